@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Everything `make test` runs: lint, types, the services the tests need, the tests,
+# and the benchmark harness once in quick mode. Services are stopped by PID on exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=.venv/bin
+
+$BIN/ruff check src tests benchmarks
+$BIN/mypy
+
+source scripts/etcd-test-cluster.sh
+trap etcd_cluster_stop EXIT
+etcd_cluster_start
+
+$BIN/python -m pytest "$@"
+if [ -f benchmarks/__main__.py ]; then
+  $BIN/python -m benchmarks --quick --no-write
+fi

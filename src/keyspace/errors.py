@@ -1,0 +1,108 @@
+"""The errors keyspace raises.
+
+Every error the library raises on purpose is a :class:`KeyspaceError`::
+
+    KeyspaceError
+    ├── InvalidName          a scope name or key the scheme cannot represent
+    ├── KeyTooLarge          a stored key over the engine's or the format's limit
+    ├── DecodeError          bytes that are not a valid encoding (names the offset)
+    ├── SchemeMismatch       reopening a keyspace with another scheme than recorded
+    ├── HashCollision        two scope names with the same 32-bit hash (ScopeHash)
+    ├── LayoutError          a scope that would hold keys and child scopes where the
+    │                        scheme cannot tell them apart
+    ├── TransactionTooLarge  an atomic batch over the engine's operation limit
+    └── StoreError           an engine failure, translated by the store adapter
+        └── StoreClosed      an operation on a closed store or keyspace
+
+Each message says what was wrong, the offending value and the limit. Bad input is
+checked before anything is written, so an error never leaves a store half-changed.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DecodeError",
+    "HashCollision",
+    "InvalidName",
+    "KeyTooLarge",
+    "KeyspaceError",
+    "LayoutError",
+    "SchemeMismatch",
+    "StoreClosed",
+    "StoreError",
+    "TransactionTooLarge",
+    "show_bytes",
+]
+
+_SHOW_LIMIT = 48
+
+
+def show_bytes(value: object, limit: int = _SHOW_LIMIT) -> str:
+    """Render a value for an error message, shortening long byte strings.
+
+    ``show_bytes(b"a" * 100)`` gives ``b'aaaa…' (100 bytes)``: messages stay one
+    readable line however large the offending value is.
+    """
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        raw = bytes(value)
+        if len(raw) <= limit:
+            return repr(raw)
+        return f"{raw[:limit]!r}… ({len(raw)} bytes)"
+    text = repr(value)
+    if len(text) <= limit + 16:
+        return text
+    return f"{text[:limit]}… ({len(text)} characters)"
+
+
+class KeyspaceError(Exception):
+    """Base class of every error raised by keyspace on purpose."""
+
+
+class InvalidName(KeyspaceError, ValueError):
+    """A scope name (or key) the scheme cannot represent, e.g. a sublevel name with
+    a byte outside the allowed range, an empty ScopeHash name, or a str that is
+    not valid UTF-8."""
+
+
+class KeyTooLarge(KeyspaceError, ValueError):
+    """A key or component over a limit: a CosmWasm component over 65535 bytes, or a
+    stored key over the engine's maximum key size."""
+
+
+class DecodeError(KeyspaceError, ValueError):
+    """Bytes that are not a valid encoding of the format being decoded.
+
+    ``offset`` is the byte offset where decoding failed, when known.
+    """
+
+    def __init__(self, message: str, offset: int | None = None) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+class SchemeMismatch(KeyspaceError):
+    """A keyspace reopened with another scheme than the one recorded in its store."""
+
+
+class HashCollision(KeyspaceError):
+    """Two distinct scope names share a 32-bit hash (ScopeHash); writing the second
+    would mix their keys."""
+
+
+class LayoutError(KeyspaceError):
+    """A scope would hold both its own keys and child scopes in a scheme that cannot
+    tell them apart (LengthPrefixed, Naive)."""
+
+
+class TransactionTooLarge(KeyspaceError):
+    """An atomic batch with more operations (or bytes) than the engine accepts in one
+    transaction. keyspace never splits an atomic batch silently."""
+
+
+class StoreError(KeyspaceError):
+    """A failure of the underlying engine, translated by its adapter. The engine's
+    own exception is chained as ``__cause__``."""
+
+
+class StoreClosed(StoreError):
+    """An operation on a store or keyspace that has been closed."""

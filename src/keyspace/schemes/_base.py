@@ -1,0 +1,187 @@
+"""The scheme interface: a namespace path and a key <-> one stored key.
+
+A scheme is a pure function family (no I/O, no store). Every scheme offers::
+
+    scheme.encode(path, key) -> bytes            stored key of `key` in scope `path`
+    scheme.decode(stored, depth=None) -> (path, key)
+    scheme.own_range(path) -> (start, stop)      half-open range of the scope's own keys
+    scheme.subtree_range(path) -> (start, stop)  the scope and everything below it
+    scheme.properties                            which of the guarantees 1-6 hold
+
+A ``stop`` of ``None`` means "to the end of the keyspace". A path is a tuple of
+components; in the byte schemes a component is ``bytes`` or ``str`` (UTF-8).
+
+Scopes use three more members to stay fast: :meth:`Scheme.prefix` (bytes every own
+key of a scope starts with, computed once per scope), :meth:`Scheme.encode_key` /
+:meth:`Scheme.decode_key` (the part after the prefix) and :attr:`key_is_raw` (the
+key part is the key itself, so a scope skips the call).
+"""
+
+from __future__ import annotations
+
+import enum
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+__all__ = ["Component", "Key", "Path", "Property", "Scheme", "component_bytes"]
+
+Component = Any
+"""One element of a namespace path: ``bytes`` or ``str`` in the byte schemes; any
+tuple-layer element (None, bytes, str, int, float, bool, UUID, tuple) in TupleScheme."""
+
+Path = tuple[Component, ...]
+Key = Any
+"""A key: ``bytes`` in the byte schemes; any tuple-layer element, or a tuple of them
+(a composite key), in TupleScheme."""
+
+
+class Property(enum.IntEnum):
+    """The guarantees of DESIGN.md, numbered as there."""
+
+    ANY_BYTES = 1
+    """Namespaces and keys may be any bytes (or typed values), any length."""
+    COLLISION_FREE = 2
+    """Two different (path, key) pairs never share a stored key."""
+    ORDER_WITHIN = 3
+    """Byte order of stored keys in one scope equals the order of the keys."""
+    NAMESPACE_ORDER = 4
+    """Scopes sort lexicographically by their path."""
+    NESTING = 5
+    """Scopes nest to any depth."""
+    DECODABLE = 6
+    """A stored key decodes back into (path, key) without outside information."""
+
+    @property
+    def title(self) -> str:
+        return _TITLES[self]
+
+
+_TITLES = {
+    Property.ANY_BYTES: "any bytes",
+    Property.COLLISION_FREE: "collision-free",
+    Property.ORDER_WITHIN: "order within scope",
+    Property.NAMESPACE_ORDER: "scopes sorted",
+    Property.NESTING: "nesting",
+    Property.DECODABLE: "decodable",
+}
+
+
+def component_bytes(component: Component) -> bytes:
+    """Return a byte-scheme path component as bytes (``str`` is UTF-8 encoded).
+
+    Raises :class:`~keyspace.errors.InvalidName` for any other type, or for a str
+    that cannot be UTF-8 encoded (lone surrogates).
+    """
+    if type(component) is bytes:
+        return component
+    if isinstance(component, str):
+        try:
+            return component.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            from ..errors import InvalidName
+
+            raise InvalidName(
+                f"scope name {component!r} is not valid UTF-8 text: {exc.reason} at index {exc.start}"
+            ) from None
+    if isinstance(component, (bytearray, memoryview)):
+        return bytes(component)
+    from ..errors import InvalidName
+
+    raise InvalidName(
+        f"scope name {component!r} has type {type(component).__name__}; this scheme takes bytes or str"
+    )
+
+
+class Scheme(ABC):
+    """Base class of every key scheme. Subclasses are immutable and hashable."""
+
+    name: ClassVar[str]
+    """Short name used in metadata, URLs and the command line (e.g. ``"tuple"``)."""
+
+    properties: ClassVar[frozenset[Property]]
+    """The guarantees this scheme declares; the test suite proves each one."""
+
+    separates_own_keys: ClassVar[bool] = True
+    """False where a scope's own keys cannot be told from its children's keys
+    (LengthPrefixed, Naive): a scope then holds keys or child scopes, not both."""
+
+    max_depth: ClassVar[int | None] = None
+    """Deepest path the scheme can encode (ScopeHash: 1), ``None`` for unlimited."""
+
+    key_is_raw: ClassVar[bool] = False
+    """True when ``encode(path, key) == prefix(path) + key`` for every bytes key."""
+
+    # -- the public interface of DESIGN.md ---------------------------------------
+
+    @abstractmethod
+    def encode(self, path: Path, key: Key) -> bytes:
+        """Return the stored key of ``key`` in scope ``path``."""
+
+    @abstractmethod
+    def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
+        """Split a stored key into ``(path, key)``; ``depth`` is the path length where
+        the format does not record it. Raises :class:`DecodeError` on bad input."""
+
+    @abstractmethod
+    def own_range(self, path: Path) -> tuple[bytes, bytes | None]:
+        """Half-open byte range that holds the scope's own keys (and, where
+        :meth:`own_range_is_exact` is False, some children's keys as well)."""
+
+    @abstractmethod
+    def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
+        """Half-open byte range holding the scope's keys and every descendant's."""
+
+    # -- what scopes use to stay fast --------------------------------------------
+
+    @abstractmethod
+    def prefix(self, path: Path) -> bytes:
+        """Bytes that every stored own key of ``path`` starts with, such that
+        ``encode(path, key) == prefix(path) + encode_key(key)``."""
+
+    def encode_key(self, key: Key) -> bytes:
+        """Encode the key part that follows :meth:`prefix` (identity by default)."""
+        if type(key) is not bytes:
+            from ..errors import InvalidName
+
+            raise InvalidName(f"key {key!r} has type {type(key).__name__}; this scheme takes bytes keys")
+        return key
+
+    def decode_key(self, raw: bytes) -> Key:
+        """Inverse of :meth:`encode_key` (identity by default)."""
+        return raw
+
+    def own_range_is_exact(self) -> bool:
+        """True when :meth:`own_range` holds only own keys (no filtering needed)."""
+        return True
+
+    def is_own_remainder(self, remainder: bytes) -> bool:
+        """For schemes whose own range also holds children's keys: True when the
+        bytes after :meth:`prefix` are an own key (not a child's)."""
+        return True
+
+    def validate_path(self, path: Path) -> None:
+        """Raise :class:`InvalidName` if the scheme cannot represent ``path``.
+        Called once when a scope is made; :meth:`prefix` calls it too."""
+
+    @property
+    def metadata_key(self) -> bytes | None:
+        """A reserved stored key that no ``encode`` result can equal, where the
+        keyspace records its scheme; ``None`` for schemes without free space."""
+        return None
+
+    def params(self) -> Mapping[str, Any]:
+        """Constructor parameters, JSON-serialisable, recorded in the metadata."""
+        return {}
+
+    # -- value semantics -----------------------------------------------------------
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and dict(self.params()) == dict(other.params())  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(sorted((k, repr(v)) for k, v in self.params().items()))))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"{type(self).__name__}({args})"

@@ -1,0 +1,127 @@
+"""The store contract: one small interface over ordered byte stores.
+
+Stores see only bytes and half-open byte ranges ``[start, stop)``; ``stop=None``
+means "to the end of the keyspace". They know nothing about scopes or schemes.
+
+Adapter methods receive exactly these argument types, already validated by the
+layers above, except for size limits, which only the adapter knows and checks.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import ContextManager
+
+__all__ = ["Capabilities", "Op", "ReadView", "Store", "WriteView"]
+
+Op = tuple[bytes, bytes | None]
+"""One operation of an atomic batch: ``(key, value)`` puts, ``(key, None)`` deletes."""
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an engine offers; the conformance suite and the layers above read it.
+
+    ``max_key_size``: largest key in bytes (``None``: no practical limit).
+    ``empty_keys``: whether ``b""`` is a valid key.
+    ``atomic_batch``: ``write(ops)`` applies all operations or none.
+    ``native_delete_range``: ``delete_range`` is one engine operation, not a scan.
+    ``snapshots``: ``snapshot()`` gives a consistent read view.
+    ``persistent``: data survives ``close()`` and reopening by URL.
+    ``multi_process``: several processes may open the same store at once.
+    ``max_batch_ops``: most operations one atomic batch may hold (``None``: no limit).
+    """
+
+    max_key_size: int | None
+    empty_keys: bool = True
+    atomic_batch: bool = True
+    native_delete_range: bool = False
+    snapshots: bool = True
+    persistent: bool = True
+    multi_process: bool = False
+    max_batch_ops: int | None = None
+    max_value_size: int | None = None
+
+
+class ReadView(ABC):
+    """Reads: the store itself, a snapshot, or a transaction."""
+
+    @abstractmethod
+    def get(self, key: bytes) -> bytes | None:
+        """Return the value stored at ``key``, or ``None``. Cost: one point read."""
+
+    @abstractmethod
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Yield ``(key, value)`` for keys in ``[start, stop)`` in byte order
+        (descending when ``reverse``), at most ``limit`` of them.
+
+        Cost: one seek, then O(1) per item."""
+
+
+class WriteView(ReadView):
+    """Reads and writes: the store itself or a transaction."""
+
+    @abstractmethod
+    def put(self, key: bytes, value: bytes) -> None:
+        """Store ``value`` at ``key``, replacing any previous value."""
+
+    @abstractmethod
+    def delete(self, key: bytes) -> None:
+        """Remove ``key``; removing a missing key is not an error."""
+
+    @abstractmethod
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        """Remove every key in ``[start, stop)``. Native where the engine has it
+        (``capabilities.native_delete_range``), else a scan and an atomic batch."""
+
+
+class Store(WriteView):
+    """An ordered byte store. Use as a context manager or call :meth:`close`.
+
+    Outside a transaction every operation is atomic on its own. ``write(ops)``
+    applies a batch atomically; ``transaction()`` gives consistent reads that see
+    their own writes and commits atomically on a clean exit (discards on error);
+    ``snapshot()`` gives a read-only consistent view.
+    """
+
+    capabilities: Capabilities
+    url: str
+
+    @abstractmethod
+    def write(self, ops: Iterable[Op]) -> None:
+        """Apply puts ``(key, value)`` and deletes ``(key, None)`` atomically, in
+        order (a later op on the same key wins)."""
+
+    @abstractmethod
+    def transaction(self) -> ContextManager[WriteView]:
+        """A read-write transaction: commits when the block exits normally,
+        discards everything when it raises."""
+
+    @abstractmethod
+    def snapshot(self) -> ContextManager[ReadView]:
+        """A read-only view of the store as it was when the block was entered."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the engine. Further use raises :class:`StoreClosed`. Idempotent."""
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
