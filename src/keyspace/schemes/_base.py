@@ -152,8 +152,14 @@ class Scheme(ABC):
         return raw
 
     def own_range_is_exact(self) -> bool:
-        """True when :meth:`own_range` holds only own keys (no filtering needed)."""
+        """True when :meth:`own_ranges` hold only own keys (no filtering needed)."""
         return True
+
+    def own_ranges(self, path: Path) -> tuple[tuple[bytes, bytes | None], ...]:
+        """Half-open ranges, in ascending order, that together hold the scope's own
+        keys. Default: ``(own_range(path),)``. Sublevel splits its own range in two
+        around its children's keys, so its own keys need no filtering."""
+        return (self.own_range(path),)
 
     def is_own_remainder(self, remainder: bytes) -> bool:
         """For schemes whose own range also holds children's keys: True when the
