@@ -4,6 +4,7 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
 
     KeyspaceError
     ├── InvalidName          a scope name or key the scheme cannot represent
+    │   └── InvalidKey       a key of the wrong type for the scope's key codec
     ├── KeyTooLarge          a stored key over the engine's or the format's limit
     ├── DecodeError          bytes that are not a valid encoding (names the offset)
     ├── SchemeMismatch       reopening a keyspace with another scheme than recorded
@@ -23,6 +24,7 @@ from __future__ import annotations
 __all__ = [
     "DecodeError",
     "HashCollision",
+    "InvalidKey",
     "InvalidName",
     "KeyTooLarge",
     "KeyspaceError",
@@ -62,6 +64,11 @@ class InvalidName(KeyspaceError, ValueError):
     """A scope name (or key) the scheme cannot represent, e.g. a sublevel name with
     a byte outside the allowed range, an empty ScopeHash name, or a str that is
     not valid UTF-8."""
+
+
+class InvalidKey(InvalidName, TypeError):
+    """A key of the wrong type or shape for the scope's key codec (e.g. a str key in
+    a bytes scope, an int outside the 64-bit range of the ``int`` codec)."""
 
 
 class KeyTooLarge(KeyspaceError, ValueError):
