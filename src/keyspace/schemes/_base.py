@@ -24,7 +24,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-__all__ = ["Component", "Key", "Path", "Property", "Scheme", "component_bytes"]
+__all__ = ["Component", "Key", "Path", "Property", "Scheme", "component_bytes", "key_bytes"]
 
 Component = Any
 """One element of a namespace path: ``bytes`` or ``str`` in the byte schemes; any
@@ -93,6 +93,20 @@ def component_bytes(component: Component) -> bytes:
     )
 
 
+def key_bytes(key: Key) -> bytes:
+    """Return a byte-scheme key as bytes, unchanged when it already is ``bytes``.
+
+    Raises :class:`~keyspace.errors.InvalidKey` for any other type: the byte schemes
+    take bytes keys (a scope's key codec turns str or int keys into bytes first).
+    Cost: one type check.
+    """
+    if type(key) is bytes:
+        return key
+    from ..errors import InvalidKey, show_bytes
+
+    raise InvalidKey(f"key {show_bytes(key)} has type {type(key).__name__}; this scheme takes bytes keys")
+
+
 class Scheme(ABC):
     """Base class of every key scheme. Subclasses are immutable and hashable."""
 
@@ -108,6 +122,9 @@ class Scheme(ABC):
 
     max_depth: ClassVar[int | None] = None
     """Deepest path the scheme can encode (ScopeHash: 1), ``None`` for unlimited."""
+
+    typed_keys: ClassVar[bool] = False
+    """True when keys are typed values (the tuple layer), not only bytes."""
 
     key_is_raw: ClassVar[bool] = False
     """True when ``encode(path, key) == prefix(path) + key`` for every bytes key."""
@@ -140,12 +157,9 @@ class Scheme(ABC):
         ``encode(path, key) == prefix(path) + encode_key(key)``."""
 
     def encode_key(self, key: Key) -> bytes:
-        """Encode the key part that follows :meth:`prefix` (identity by default)."""
-        if type(key) is not bytes:
-            from ..errors import InvalidName
-
-            raise InvalidName(f"key {key!r} has type {type(key).__name__}; this scheme takes bytes keys")
-        return key
+        """Encode the key part that follows :meth:`prefix` (identity for bytes keys by
+        default; other types raise :class:`~keyspace.errors.InvalidKey`)."""
+        return key_bytes(key)
 
     def decode_key(self, raw: bytes) -> Key:
         """Inverse of :meth:`encode_key` (identity by default)."""
