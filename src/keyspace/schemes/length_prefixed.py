@@ -1,0 +1,196 @@
+"""Length-prefixed namespaces, byte-identical to cosmwasm-std ``storage_keys``.
+
+A stored key is ``u16be(len c1) c1 … u16be(len cm) cm key``: every path component
+carries a 2-byte big-endian length, the key is appended raw. This is what
+cosmwasm-std's ``namespace_with_key`` writes and what cw-storage-plus ``Map`` keys
+look like, so CosmWasm contract storage can be read and written in place.
+
+The module keeps CosmWasm's function names::
+
+    to_length_prefixed(b"bar")                    == b"\\x00\\x03bar"
+    to_length_prefixed_nested([b"bar", b"cool"])  == b"\\x00\\x03bar\\x00\\x04cool"
+    namespace_with_key([b"bar", b"cool"], b"foo") == b"\\x00\\x03bar\\x00\\x04coolfoo"
+    decompose(b"\\x00\\x03bar\\x00\\x04coolfoo", 2) == ((b"bar", b"cool"), b"foo")
+
+Because the key is not length-prefixed, the format does not record how many
+components a stored key has: ``((b"a",), b"\\x00\\x01b")`` and ``((b"a", b"b"), b"")``
+are the same bytes. Decoding therefore needs the depth, and a scope holds either keys
+or child scopes, never both (the scope layer enforces this with ``LayoutError``).
+Among paths of one depth the encoding is collision-free.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from .._bytes import prefix_end
+from ..errors import DecodeError, KeyTooLarge, show_bytes
+from ._base import Component, Key, Path, Property, Scheme, component_bytes, key_bytes
+
+__all__ = [
+    "MAX_COMPONENT_LENGTH",
+    "LengthPrefixed",
+    "decompose",
+    "encode_length",
+    "namespace_with_key",
+    "to_length_prefixed",
+    "to_length_prefixed_nested",
+]
+
+MAX_COMPONENT_LENGTH = 0xFFFF
+"""Longest path component the 2-byte length field can describe (65535 bytes)."""
+
+_U16BE = struct.Struct(">H")
+_pack_u16 = _U16BE.pack
+_unpack_u16 = _U16BE.unpack_from
+
+
+def _too_large(component: bytes) -> KeyTooLarge:
+    return KeyTooLarge(
+        f"namespace component {show_bytes(component)} is {len(component)} bytes long; "
+        f"length-prefixed namespaces take components up to {MAX_COMPONENT_LENGTH} bytes"
+    )
+
+
+def encode_length(length: int) -> bytes:
+    """Return the 2-byte big-endian length field for a component of ``length`` bytes.
+
+    Raises :class:`KeyTooLarge` above 65535 (where cosmwasm-std panics).
+    """
+    if length > MAX_COMPONENT_LENGTH:
+        raise KeyTooLarge(
+            f"namespace component length {length} is over the limit of {MAX_COMPONENT_LENGTH} bytes"
+        )
+    return _pack_u16(length)
+
+
+def to_length_prefixed(component: Component) -> bytes:
+    """Return ``u16be(len component) | component``.
+
+    ``component`` is bytes or str (UTF-8). Raises :class:`KeyTooLarge` for a
+    component over 65535 bytes. Cost: one copy of the component.
+    """
+    raw = component_bytes(component)
+    if len(raw) > MAX_COMPONENT_LENGTH:
+        raise _too_large(raw)
+    return _pack_u16(len(raw)) + raw
+
+
+def to_length_prefixed_nested(components: Iterable[Component]) -> bytes:
+    """Return the concatenation of ``to_length_prefixed(c)`` over ``components``;
+    an empty sequence gives ``b""``.
+
+    Raises :class:`KeyTooLarge` if any component is over 65535 bytes (the limit is
+    per component, not on the total). Cost: one pass, one final join.
+    """
+    parts: list[bytes] = []
+    append = parts.append
+    for component in components:
+        raw = component_bytes(component)
+        if len(raw) > MAX_COMPONENT_LENGTH:
+            raise _too_large(raw)
+        append(_pack_u16(len(raw)))
+        append(raw)
+    return b"".join(parts)
+
+
+def namespace_with_key(components: Iterable[Component], key: bytes) -> bytes:
+    """Return ``to_length_prefixed_nested(components) | key``; the key is not
+    length-prefixed, and with no components the result is the key itself."""
+    return to_length_prefixed_nested(components) + key_bytes(key)
+
+
+def decompose(raw: bytes, depth: int) -> tuple[tuple[bytes, ...], bytes]:
+    """Split a stored key into its ``depth`` namespace components and the key.
+
+    The inverse of :func:`namespace_with_key` for a known depth:
+    ``decompose(namespace_with_key(cs, k), len(cs)) == (tuple(cs), k)`` for bytes
+    components. Raises :class:`DecodeError` (with the offset) when ``raw`` ends
+    inside a length field or a component, or when ``depth`` is negative.
+    Cost: O(depth) slices.
+    """
+    if depth < 0:
+        raise DecodeError(f"depth must be 0 or more, not {depth}")
+    components: list[bytes] = []
+    offset = 0
+    end = len(raw)
+    for index in range(depth):
+        if offset + 2 > end:
+            raise DecodeError(
+                f"stored key {show_bytes(raw)} ends at byte {end} inside the length field of "
+                f"component {index} (of {depth}) at offset {offset}",
+                offset,
+            )
+        (length,) = _unpack_u16(raw, offset)
+        start = offset + 2
+        offset = start + length
+        if offset > end:
+            raise DecodeError(
+                f"stored key {show_bytes(raw)} ends at byte {end} inside component {index} "
+                f"(of {depth}), which starts at offset {start} and declares {length} bytes",
+                start,
+            )
+        components.append(raw[start:offset])
+    return tuple(components), raw[offset:]
+
+
+class LengthPrefixed(Scheme):
+    """cosmwasm-std's length-prefixed namespaces: ``u16be(len c1) c1 … key``.
+
+    * Components are bytes or str (UTF-8) of at most 65535 bytes each
+      (:class:`KeyTooLarge` beyond); keys are any bytes, stored raw.
+    * Declared properties: 3 (order within a scope: the key is appended raw) and 5
+      (any depth). Not 1 (the component limit), not 2 (collisions across depths:
+      ``((b"a",), b"\\x00\\x01b")`` and ``((b"a", b"b"), b"")`` share bytes; paths
+      of one depth never collide), not 4 (scopes sort by length first), not 6
+      (decoding needs the depth).
+    * A scope's own range also holds its children's keys, and no byte test tells
+      them apart (:attr:`separates_own_keys` is False): the scope layer lets a
+      scope hold keys or child scopes, not both, and under that rule
+      :meth:`own_range` is exact.
+    * No metadata key: every byte string is a valid root key.
+
+    Cost: ``encode`` and ``prefix`` are O(total length) with one join.
+    """
+
+    name: ClassVar[str] = "length-prefixed"
+    properties: ClassVar[frozenset[Property]] = frozenset({Property.ORDER_WITHIN, Property.NESTING})
+    separates_own_keys: ClassVar[bool] = False
+    key_is_raw: ClassVar[bool] = True
+
+    def encode(self, path: Path, key: Key) -> bytes:
+        """Return ``namespace_with_key(path, key)``."""
+        return to_length_prefixed_nested(path) + key_bytes(key)
+
+    def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
+        """Return ``decompose(stored, depth)``; ``depth`` is required because the
+        format does not record it (:class:`DecodeError` without it)."""
+        if depth is None:
+            raise DecodeError(
+                f"cannot decode {show_bytes(stored)}: the length-prefixed format does not record "
+                "how many namespace components a stored key has; pass depth="
+            )
+        return decompose(stored, depth)
+
+    def prefix(self, path: Path) -> bytes:
+        """Return ``to_length_prefixed_nested(path)``."""
+        return to_length_prefixed_nested(path)
+
+    def validate_path(self, path: Path) -> None:
+        """Raise :class:`InvalidName` or :class:`KeyTooLarge` for an unusable path."""
+        to_length_prefixed_nested(path)
+
+    def own_range(self, path: Path) -> tuple[bytes, bytes | None]:
+        """Every stored key that starts with ``prefix(path)``: the scope's keys, or
+        (for a branch scope) its children's keys. The root gives ``(b"", None)``."""
+        start = to_length_prefixed_nested(path)
+        return start, prefix_end(start)
+
+    def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
+        """Same as :meth:`own_range`: the prefix range holds the whole subtree."""
+        return self.own_range(path)
+
+    def params(self) -> Mapping[str, Any]:
+        return {}

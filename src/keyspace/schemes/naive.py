@@ -1,0 +1,98 @@
+"""Plain concatenation, ``c1 c2 … key``: the encoding to avoid.
+
+Nothing marks where a component ends, so different scopes share stored keys: key
+``bar`` in scope ``foo`` and key ``obar`` in scope ``fo`` are both ``foobar``. The
+scheme exists to read data written that way and to show the collision; it refuses to
+encode unless constructed with ``Naive(allow_collisions=True)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from .._bytes import prefix_end
+from ..errors import DecodeError, LayoutError, show_bytes
+from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+
+__all__ = ["Naive"]
+
+
+class Naive(Scheme):
+    """``c1 c2 … key`` with no separators: unsafe, for legacy data only.
+
+    * ``encode`` and ``encode_key`` raise :class:`LayoutError` unless
+      ``allow_collisions=True`` (needed for reads too, as reads encode keys).
+    * Declared properties: 1 (any bytes) and 3 (order within a scope). Not 2
+      (``foo|bar`` = ``fo|obar``), not 4 (``(b"a",)`` < ``(b"ab",)`` but key ``c`` of
+      the first sorts after key ``""`` of the second), not 5 (``(b"a", b"b")`` and
+      ``(b"ab",)`` are the same scope), not 6 (the boundaries are not recorded).
+    * A scope's range also holds the keys of every scope whose name extends its
+      own (``fo`` holds ``foo``'s keys), and no byte test can tell them apart.
+    * No metadata key.
+    """
+
+    name: ClassVar[str] = "naive"
+    properties: ClassVar[frozenset[Property]] = frozenset({Property.ANY_BYTES, Property.ORDER_WITHIN})
+    separates_own_keys: ClassVar[bool] = False
+
+    def __init__(self, allow_collisions: bool = False) -> None:
+        self._allow_collisions = bool(allow_collisions)
+
+    @property
+    def allow_collisions(self) -> bool:
+        """True when the scheme was asked to encode despite the collisions."""
+        return self._allow_collisions
+
+    def _refuse(self, what: str) -> LayoutError:
+        return LayoutError(
+            f"the naive scheme refuses to {what}: plain concatenation makes different scopes share "
+            "stored keys (key b'bar' in scope b'foo' and key b'obar' in scope b'fo' are both b'foobar'); "
+            "use Naive(allow_collisions=True) only to read legacy data"
+        )
+
+    def encode(self, path: Path, key: Key) -> bytes:
+        """Return ``c1 c2 … key`` (only with ``allow_collisions=True``)."""
+        if not self._allow_collisions:
+            raise self._refuse(f"encode key {show_bytes(key)}")
+        return self.prefix(path) + key_bytes(key)
+
+    def encode_key(self, key: Key) -> bytes:
+        """Return ``key`` (only with ``allow_collisions=True``)."""
+        if not self._allow_collisions:
+            raise self._refuse(f"encode key {show_bytes(key)}")
+        return key_bytes(key)
+
+    def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
+        """Return ``((), stored)`` for ``depth=0``; any other depth (or none) raises
+        :class:`DecodeError`: the format does not record where components end."""
+        if depth != 0:
+            raise DecodeError(
+                f"cannot split {show_bytes(stored)} into {'path components' if depth is None else depth} "
+                "and a key: the naive scheme does not record where a component ends (only depth=0 decodes)"
+            )
+        return (), stored
+
+    def prefix(self, path: Path) -> bytes:
+        """Return the concatenated components."""
+        return b"".join([component_bytes(c) for c in path])
+
+    def validate_path(self, path: Path) -> None:
+        """Raise :class:`InvalidName` for a component that is not bytes or str."""
+        self.prefix(path)
+
+    def own_range(self, path: Path) -> tuple[bytes, bytes | None]:
+        """Every key that starts with the concatenated components (and so every
+        key of every scope whose concatenated name extends it)."""
+        start = self.prefix(path)
+        return start, prefix_end(start)
+
+    def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
+        """Same as :meth:`own_range`."""
+        return self.own_range(path)
+
+    def own_range_is_exact(self) -> bool:
+        return False
+
+    def params(self) -> Mapping[str, Any]:
+        return {"allow_collisions": self._allow_collisions}
