@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from types import TracebackType
-from typing import ContextManager
 
 __all__ = ["Capabilities", "Op", "ReadView", "Store", "WriteView"]
 
@@ -33,6 +33,14 @@ class Capabilities:
     ``persistent``: data survives ``close()`` and reopening by URL.
     ``multi_process``: several processes may open the same store at once.
     ``max_batch_ops``: most operations one atomic batch may hold (``None``: no limit).
+    ``max_value_size``: largest value in bytes (``None``: no practical limit).
+    ``serialized_transactions``: an open ``transaction()`` excludes every other writer
+    until it ends (LMDB, SQLite); writing through the store itself from the thread
+    that holds the transaction raises :class:`~keyspace.errors.StoreError` instead of
+    deadlocking. When ``False``, a transaction reads the snapshot taken when it
+    began plus its own writes, the store stays writable meanwhile, and the commit
+    applies the transaction's writes over whatever is there (last writer wins, key by
+    key).
     """
 
     max_key_size: int | None
@@ -44,6 +52,7 @@ class Capabilities:
     multi_process: bool = False
     max_batch_ops: int | None = None
     max_value_size: int | None = None
+    serialized_transactions: bool = False
 
 
 class ReadView(ABC):
@@ -103,12 +112,12 @@ class Store(WriteView):
         order (a later op on the same key wins)."""
 
     @abstractmethod
-    def transaction(self) -> ContextManager[WriteView]:
+    def transaction(self) -> AbstractContextManager[WriteView]:
         """A read-write transaction: commits when the block exits normally,
         discards everything when it raises."""
 
     @abstractmethod
-    def snapshot(self) -> ContextManager[ReadView]:
+    def snapshot(self) -> AbstractContextManager[ReadView]:
         """A read-only view of the store as it was when the block was entered."""
 
     @abstractmethod

@@ -1,0 +1,202 @@
+"""``MemoryStore``: an in-memory ordered store, the reference for every other adapter.
+
+URL: ``memory:``. Data lives in a ``sortedcontainers.SortedDict`` and is gone at
+``close()``. Snapshots are copy-on-write: taking one is O(1); the first write while
+any snapshot (or running scan) still reads the current map copies it once, O(n).
+Transactions are the generic overlay transaction over such a snapshot.
+
+Not thread-safe: share a ``MemoryStore`` between threads only behind a lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from types import TracebackType
+
+from sortedcontainers import SortedDict
+
+from ..errors import StoreClosed
+from ._base import Capabilities, Op, ReadView, Store
+from ._overlay import OverlayTransaction, Range
+
+__all__ = ["MemoryStore"]
+
+
+
+def _scan(
+    data: SortedDict[bytes, bytes],
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    limit: int | None,
+) -> Iterator[tuple[bytes, bytes]]:
+    keys = data.irange(start, stop, inclusive=(True, False), reverse=reverse)
+    if limit is not None:
+        keys = islice(keys, max(limit, 0))
+    for key in keys:
+        yield key, data[key]
+
+
+class _Snapshot(ReadView):
+    """A read-only view of one generation of the store's map."""
+
+    __slots__ = ("_data", "_open", "_store")
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+        self._data = store._pin()
+        self._open = True
+
+    def get(self, key: bytes) -> bytes | None:
+        if not self._open:
+            raise StoreClosed("this snapshot has ended")
+        return self._data.get(key)
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        if not self._open:
+            raise StoreClosed("this snapshot has ended")
+        return _scan(self._data, start, stop, reverse, limit)
+
+    def release(self) -> None:
+        """End the snapshot. Idempotent."""
+        if self._open:
+            self._open = False
+            self._store._unpin(self._data)
+
+    def __enter__(self) -> _Snapshot:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+class MemoryStore(Store):
+    """An ordered byte store in memory (``memory:``); the reference adapter.
+
+    Point operations are O(log n); a scan costs one O(log n) seek, then O(1) per item.
+    A scan reads the map as it was when the scan started, even if the store is
+    written while it runs.
+    """
+
+    capabilities = Capabilities(
+        max_key_size=None,
+        empty_keys=True,
+        atomic_batch=True,
+        native_delete_range=True,
+        snapshots=True,
+        persistent=False,
+        multi_process=False,
+        serialized_transactions=False,
+    )
+
+    def __init__(self, url: str = "memory:") -> None:
+        self.url = url
+        self._data: SortedDict[bytes, bytes] | None = SortedDict()
+        self._pins = 0  # live views reading the current map; a write first copies it
+
+    # -- copy-on-write -------------------------------------------------------
+
+    def _live(self) -> SortedDict[bytes, bytes]:
+        data = self._data
+        if data is None:
+            raise StoreClosed(f"the store {self.url} is closed")
+        return data
+
+    def _writable(self) -> SortedDict[bytes, bytes]:
+        data = self._live()
+        if self._pins:
+            data = self._data = data.copy()
+            self._pins = 0
+        return data
+
+    def _pin(self) -> SortedDict[bytes, bytes]:
+        data = self._live()
+        self._pins += 1
+        return data
+
+    def _unpin(self, data: SortedDict[bytes, bytes]) -> None:
+        if data is self._data:
+            self._pins -= 1
+
+    # -- reads ---------------------------------------------------------------
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._live().get(key)
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self._pinned_scan(self._pin(), start, stop, reverse, limit)
+
+    def _pinned_scan(
+        self,
+        data: SortedDict[bytes, bytes],
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        # Pinned when scan() is called; a scan never started leaks one pin, which
+        # costs at most one extra copy (the next write resets the count).
+        try:
+            yield from _scan(data, start, stop, reverse, limit)
+        finally:
+            self._unpin(data)
+
+    # -- writes --------------------------------------------------------------
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self._writable()[key] = value
+
+    def delete(self, key: bytes) -> None:
+        self._writable().pop(key, None)
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        self._apply([(start, stop)], [])
+
+    def write(self, ops: Iterable[Op]) -> None:
+        self._apply([], list(ops))
+
+    def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
+        data = self._writable()
+        for start, stop in ranges:
+            for key in list(data.irange(start, stop, inclusive=(True, False))):
+                del data[key]
+        for key, value in ops:
+            if value is None:
+                data.pop(key, None)
+            else:
+                data[key] = value
+
+    # -- views and lifecycle -------------------------------------------------
+
+    def snapshot(self) -> _Snapshot:
+        return _Snapshot(self)
+
+    def transaction(self) -> OverlayTransaction:
+        snap = _Snapshot(self)
+        return OverlayTransaction(snap, self._apply, snap.release)
+
+    def close(self) -> None:
+        self._data = None
+
+    def __repr__(self) -> str:
+        return f"MemoryStore({self.url!r})"
