@@ -27,6 +27,7 @@ from .length_prefixed import LengthPrefixed
 from .naive import Naive
 from .scope_hash import ScopeHash
 from .sublevel import Sublevel
+from .tuple_scheme import TupleScheme
 
 __all__ = [
     "SCHEMES",
@@ -37,6 +38,7 @@ __all__ = [
     "Scheme",
     "ScopeHash",
     "Sublevel",
+    "TupleScheme",
     "property_table",
     "scheme_from_name",
 ]
