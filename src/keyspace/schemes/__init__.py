@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 SCHEMES: dict[str, type[Scheme]] = {
-    cls.name: cls for cls in (LengthPrefixed, AsciiHex, Sublevel, ScopeHash, Naive)
+    cls.name: cls for cls in (TupleScheme, LengthPrefixed, AsciiHex, Sublevel, ScopeHash, Naive)
 }
 """Every scheme class by its :attr:`Scheme.name`, in the order of the design."""
 
