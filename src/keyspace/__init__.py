@@ -4,9 +4,11 @@ key-value stores."""
 from __future__ import annotations
 
 from . import errors
+from .codecs import Codec
 from .errors import (
     DecodeError,
     HashCollision,
+    InvalidKey,
     InvalidName,
     KeyspaceError,
     KeyTooLarge,
@@ -16,20 +18,37 @@ from .errors import (
     StoreError,
     TransactionTooLarge,
 )
+from .keyspace import Keyspace, Transaction, open
+from .schemes import AsciiHex, LengthPrefixed, Naive, Property, Scheme, ScopeHash, Sublevel, TupleScheme
+from .scope import Scope
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsciiHex",
+    "Codec",
     "DecodeError",
     "HashCollision",
+    "InvalidKey",
     "InvalidName",
     "KeyTooLarge",
+    "Keyspace",
     "KeyspaceError",
     "LayoutError",
+    "LengthPrefixed",
+    "Naive",
+    "Property",
+    "Scheme",
     "SchemeMismatch",
+    "Scope",
+    "ScopeHash",
     "StoreClosed",
     "StoreError",
+    "Sublevel",
+    "Transaction",
     "TransactionTooLarge",
+    "TupleScheme",
     "__version__",
     "errors",
+    "open",
 ]

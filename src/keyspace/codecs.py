@@ -1,0 +1,137 @@
+"""Key and value codecs: how a scope turns Python objects into bytes and back.
+
+Keys and values are ``bytes`` by default. Built in: ``"bytes"``, ``"str"`` (UTF-8),
+``"int"`` (order-preserving: 64-bit two's complement with the sign bit flipped,
+big-endian, as cw-storage-plus stores signed integers) and ``"json"`` (compact,
+sorted keys, UTF-8). Any object with ``encode(obj) -> bytes`` and
+``decode(raw) -> obj`` plugs in.
+
+Codecs never touch a store; a bad object raises :class:`~keyspace.errors.InvalidKey`
+before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from typing import Any, Protocol, runtime_checkable
+
+from .errors import DecodeError, InvalidKey, show_bytes
+
+__all__ = ["BYTES", "INT", "JSON", "STR", "Codec", "resolve_codec"]
+
+
+@runtime_checkable
+class Codec(Protocol):
+    """Anything with ``encode`` and ``decode`` is a codec."""
+
+    name: str
+
+    def encode(self, obj: Any) -> bytes: ...
+
+    def decode(self, raw: bytes) -> Any: ...
+
+
+class BytesCodec:
+    """Keys or values that are ``bytes`` already (the default)."""
+
+    name = "bytes"
+
+    def encode(self, obj: Any) -> bytes:
+        if type(obj) is bytes:
+            return obj
+        if isinstance(obj, (bytearray, memoryview)):
+            return bytes(obj)
+        raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; this scope takes bytes (codec 'bytes')")
+
+    def decode(self, raw: bytes) -> bytes:
+        return raw
+
+
+class StrCodec:
+    """``str`` as UTF-8. Byte order of UTF-8 equals code point order."""
+
+    name = "str"
+
+    def encode(self, obj: Any) -> bytes:
+        if not isinstance(obj, str):
+            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; this scope takes str (codec 'str')")
+        try:
+            return obj.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidKey(f"{obj!r} is not valid UTF-8 text: {exc.reason} at index {exc.start}") from None
+
+    def decode(self, raw: bytes) -> str:
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise DecodeError(
+                f"{show_bytes(raw)} is not UTF-8: {exc.reason} at offset {exc.start}", exc.start
+            ) from None
+
+
+_I64 = struct.Struct(">Q")
+_SIGN = 1 << 63
+_I64_MIN = -(1 << 63)
+_I64_MAX = (1 << 63) - 1
+
+
+class IntCodec:
+    """Signed 64-bit integers, order-preserving: ``(x + 2**63)`` as 8 bytes
+    big-endian, i.e. two's complement with the sign bit flipped (cw-storage-plus's
+    ``i64`` key format). ``-1`` → ``7f ff ff ff ff ff ff ff``, ``0`` → ``80 00 … 00``."""
+
+    name = "int"
+
+    def encode(self, obj: Any) -> bytes:
+        if type(obj) is not int:
+            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; this scope takes int (codec 'int')")
+        if not _I64_MIN <= obj <= _I64_MAX:
+            raise InvalidKey(f"int {obj} is outside the codec's range [{_I64_MIN}, {_I64_MAX}]")
+        return _I64.pack(obj + _SIGN)
+
+    def decode(self, raw: bytes) -> int:
+        if len(raw) != 8:
+            raise DecodeError(f"an int key is 8 bytes, got {len(raw)}: {show_bytes(raw)}", 0)
+        return int(_I64.unpack(raw)[0]) - _SIGN
+
+
+class JsonCodec:
+    """Any JSON value: compact, sorted keys, UTF-8. Not order-preserving for keys."""
+
+    name = "json"
+
+    def encode(self, obj: Any) -> bytes:
+        try:
+            return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+        except (TypeError, ValueError) as exc:
+            raise InvalidKey(f"{obj!r} cannot be encoded as JSON: {exc}") from None
+
+    def decode(self, raw: bytes) -> Any:
+        try:
+            return json.loads(raw)
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise DecodeError(f"{show_bytes(raw)} is not JSON: {exc}", getattr(exc, "pos", None)) from None
+
+
+BYTES = BytesCodec()
+STR = StrCodec()
+INT = IntCodec()
+JSON = JsonCodec()
+_BUILT_IN: dict[str, Codec] = {c.name: c for c in (BYTES, STR, INT, JSON)}
+
+
+def resolve_codec(spec: str | Codec | None) -> Codec:
+    """Return the codec for ``spec``: a built-in name, a codec object, or ``None``
+    (bytes). Raises ``ValueError`` for an unknown name or an object without
+    ``encode``/``decode``."""
+    if spec is None:
+        return BYTES
+    if isinstance(spec, str):
+        try:
+            return _BUILT_IN[spec]
+        except KeyError:
+            raise ValueError(f"unknown codec {spec!r}; built in: {', '.join(sorted(_BUILT_IN))}") from None
+    if callable(getattr(spec, "encode", None)) and callable(getattr(spec, "decode", None)):
+        return spec
+    raise ValueError(f"{spec!r} is not a codec: it needs encode(obj) -> bytes and decode(bytes) -> obj")

@@ -1,0 +1,435 @@
+"""Scope: the dict-like view of one namespace, where a path, a scheme and a store meet.
+
+A :class:`Scope` is a :class:`~collections.abc.MutableMapping` over exactly the
+scope's own keys — never a child scope's — in stored-key order (which is key order
+for every scheme that declares property 3). Child scopes are reached with
+:meth:`Scope.scope`; :meth:`Scope.scopes` lists the children that hold data,
+:meth:`Scope.clear` removes own keys, :meth:`Scope.drop` removes the scope and
+everything below it, :meth:`Scope.subtree` walks ``(path, key, value)`` below it.
+
+Making a scope writes nothing and costs one prefix computation; every operation
+after that reuses the precomputed prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+from ._bytes import prefix_end
+from .codecs import BYTES, INT, STR, Codec
+from .errors import KeyspaceError
+from .schemes._base import Key, Path, Scheme
+from .stores._base import ReadView, WriteView
+
+if TYPE_CHECKING:
+    from .keyspace import Keyspace, _WriteState
+
+__all__ = ["Scope"]
+
+_Range = tuple[bytes, bytes | None]
+
+
+def _intersect(ranges: tuple[_Range, ...], lo: bytes, hi: bytes | None) -> list[_Range]:
+    """Clip each half-open range to ``[lo, hi)``, dropping the empty ones."""
+    out: list[_Range] = []
+    for start, stop in ranges:
+        a = start if start >= lo else lo
+        if hi is None:
+            b = stop
+        elif stop is None:
+            b = hi
+        else:
+            b = stop if stop <= hi else hi
+        if b is None or a < b:
+            out.append((a, b))
+    return out
+
+
+def _native_in_tuples(codec: Codec) -> bool:
+    """Built-in bytes/str/int codecs map onto tuple-layer elements directly."""
+    return codec is BYTES or codec is STR or codec is INT
+
+
+def _key_codec(scheme: Scheme, codec: Codec) -> tuple[Callable[[Any], bytes], Callable[[bytes], Any]]:
+    """Compose the scope's key codec with the scheme's key encoding into one
+    encode and one decode function, resolved once when the scope is made."""
+    enc_key, dec_key = scheme.encode_key, scheme.decode_key
+    if scheme.typed_keys and _native_in_tuples(codec):
+        if codec is BYTES:
+            # a tuple-scheme scope takes any tuple element (or composite key) by default
+            return enc_key, dec_key
+        check = codec.encode
+
+        def encode_checked(key: Any) -> bytes:
+            check(key)  # raises InvalidKey for a key of the wrong type
+            return enc_key(key)
+
+        return encode_checked, dec_key
+    if codec is BYTES:
+        return enc_key, dec_key
+    c_enc, c_dec = codec.encode, codec.decode
+    if scheme.key_is_raw:
+        return c_enc, c_dec
+    return (lambda k: enc_key(c_enc(k))), (lambda raw: c_dec(dec_key(raw)))
+
+
+def _decoded_key_codec(scheme: Scheme, codec: Codec) -> Callable[[Any], Any] | None:
+    """What turns a key as the scheme decodes it into the scope's key type
+    (``None``: nothing to do)."""
+    if codec is BYTES or (scheme.typed_keys and _native_in_tuples(codec)):
+        return None
+    return codec.decode
+
+
+class Scope(MutableMapping[Any, Any]):
+    """One namespace of a keyspace, as a mutable mapping of its own keys.
+
+    Do not instantiate directly; use :meth:`Keyspace.scope`, :meth:`Scope.scope` or
+    ``tx.scope`` inside :meth:`Keyspace.transaction`.
+
+    Mapping methods (``s[k]``, ``s[k] = v``, ``del s[k]``, ``k in s``, ``get``) cost
+    one point operation on the store. ``len(s)`` and iteration scan the scope's own
+    range: O(own keys). Ranged views take plyvel's words: ``items(start=, stop=,
+    include_start=True, include_stop=False, reverse=False, limit=None, prefix=)``.
+
+    Attributes: ``path`` (tuple of components), ``prefix`` (the stored bytes every
+    own key starts with), ``keyspace``, ``scheme``.
+    """
+
+    __slots__ = (
+        "_dec",
+        "_enc",
+        "_exact",
+        "_key_spec",
+        "_ks",
+        "_plen",
+        "_ranges",
+        "_state",
+        "_value_spec",
+        "_vdec",
+        "_venc",
+        "_view",
+        "_write_ready",
+        "path",
+        "prefix",
+        "scheme",
+    )
+
+    def __init__(
+        self,
+        keyspace: Keyspace,
+        view: ReadView,
+        state: _WriteState,
+        path: Path,
+        key: Codec,
+        value: Codec,
+    ) -> None:
+        scheme = keyspace.scheme
+        scheme.validate_path(path)
+        self._ks = keyspace
+        self._view = view
+        self._state = state
+        self.path = path
+        self.scheme = scheme
+        self.prefix = scheme.prefix(path)
+        self._plen = len(self.prefix)
+        self._ranges = scheme.own_ranges(path)
+        self._exact = scheme.own_range_is_exact()
+        self._key_spec = key
+        self._value_spec = value
+        self._enc, self._dec = _key_codec(scheme, key)
+        self._venc: Callable[[Any], bytes] | None = None if value is BYTES else value.encode
+        self._vdec: Callable[[bytes], Any] | None = None if value is BYTES else value.decode
+        self._write_ready = False
+
+    # -- navigation ------------------------------------------------------------
+
+    @property
+    def keyspace(self) -> Keyspace:
+        return self._ks
+
+    def scope(self, *more: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
+        """The child scope at ``path + more`` (nothing is written). Codecs default to
+        this scope's codecs."""
+        from .codecs import resolve_codec
+
+        return Scope(
+            self._ks,
+            self._view,
+            self._state,
+            self.path + more,
+            self._key_spec if key is None else resolve_codec(key),
+            self._value_spec if value is None else resolve_codec(value),
+        )
+
+    def __repr__(self) -> str:
+        return f"<Scope {self.path!r} of {self._ks!r}>"
+
+    # -- point operations --------------------------------------------------------
+
+    def __getitem__(self, key: Key) -> Any:
+        raw = self._view.get(self.prefix + self._enc(key))
+        if raw is None:
+            raise KeyError(key)
+        return raw if self._vdec is None else self._vdec(raw)
+
+    def get(self, key: Key, default: Any = None) -> Any:
+        """Return the value of ``key``, or ``default``. Cost: one point read."""
+        raw = self._view.get(self.prefix + self._enc(key))
+        if raw is None:
+            return default
+        return raw if self._vdec is None else self._vdec(raw)
+
+    def __contains__(self, key: object) -> bool:
+        return self._view.get(self.prefix + self._enc(key)) is not None
+
+    def __setitem__(self, key: Key, value: Any) -> None:
+        stored = self.prefix + self._enc(key)
+        raw = value if self._venc is None else self._venc(value)
+        if type(raw) is not bytes:
+            raw = BYTES.encode(raw)
+        if not self._write_ready:
+            self._prepare_write()
+        self._writer().put(stored, raw)
+
+    def __delitem__(self, key: Key) -> None:
+        stored = self.prefix + self._enc(key)
+        view = self._writer()
+        if view.get(stored) is None:
+            raise KeyError(key)
+        view.delete(stored)
+
+    def discard(self, key: Key) -> None:
+        """Remove ``key`` if present; no error when it is missing. Cost: one delete."""
+        stored = self.prefix + self._enc(key)
+        self._writer().delete(stored)
+
+    def _writer(self) -> WriteView:
+        view = self._view
+        if not isinstance(view, WriteView):
+            raise KeyspaceError(f"scope {self.path!r} is read-only here (a snapshot view)")
+        return view
+
+    def _prepare_write(self) -> None:
+        """Checks made once per scope before its first write: the scheme accepts
+        writes to this path, the layout rule, the hash registry, the metadata."""
+        self._state.before_write(self._writer(), self.path)
+        self._write_ready = True
+
+    # -- ranged views --------------------------------------------------------------
+
+    def _stored_ranges(
+        self,
+        start: Key | None,
+        stop: Key | None,
+        include_start: bool,
+        include_stop: bool,
+        prefix: Key | None,
+    ) -> list[_Range]:
+        if prefix is not None:
+            if start is not None or stop is not None:
+                raise TypeError("'prefix' cannot be combined with 'start' or 'stop'")
+            lo, hi = self._prefix_range(prefix)
+        else:
+            lo = self.prefix
+            hi = None
+            if start is not None:
+                lo = self.prefix + self._enc(start)
+                if not include_start:
+                    lo += b"\x00"
+            if stop is not None:
+                hi = self.prefix + self._enc(stop)
+                if include_stop:
+                    hi += b"\x00"
+        return _intersect(self._ranges, lo, hi)
+
+    def _prefix_range(self, prefix: Key) -> _Range:
+        key_prefix_range = getattr(self.scheme, "key_prefix_range", None)
+        if self.scheme.typed_keys and key_prefix_range is not None:
+            kp = prefix if isinstance(prefix, tuple) else (prefix,)
+            lo, hi = key_prefix_range(self.path, kp)
+            return lo, hi
+        lo = self.prefix + self._enc(prefix)
+        return lo, prefix_end(lo)
+
+    def _scan(
+        self,
+        start: Key | None = None,
+        stop: Key | None = None,
+        include_start: bool = True,
+        include_stop: bool = False,
+        reverse: bool = False,
+        limit: int | None = None,
+        prefix: Key | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Yield ``(remainder, raw value)`` of own keys in the requested range."""
+        ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
+        if reverse:
+            ranges.reverse()
+        if limit is not None and limit <= 0:
+            return
+        plen = self._plen
+        scan = self._view.scan
+        if self._exact and len(ranges) == 1:
+            lo, hi = ranges[0]
+            for k, v in scan(lo, hi, reverse=reverse, limit=limit):
+                yield k[plen:], v
+            return
+        is_own = self.scheme.is_own_remainder
+        exact = self._exact
+        left = limit
+        for lo, hi in ranges:
+            for k, v in scan(lo, hi, reverse=reverse, limit=left if exact else None):
+                rem = k[plen:]
+                if exact or is_own(rem):
+                    yield rem, v
+                    if left is not None:
+                        left -= 1
+                        if left == 0:
+                            return
+
+    def items(  # type: ignore[override]
+        self,
+        start: Key | None = None,
+        stop: Key | None = None,
+        *,
+        include_start: bool = True,
+        include_stop: bool = False,
+        reverse: bool = False,
+        limit: int | None = None,
+        prefix: Key | None = None,
+    ) -> Iterator[tuple[Any, Any]]:
+        """Yield ``(key, value)`` of own keys in key order (descending when
+        ``reverse``), bounded by ``start``/``stop`` (``include_*`` decide the ends)
+        or by ``prefix`` (leading elements of composite keys in the tuple scheme,
+        leading bytes elsewhere), at most ``limit`` items.
+
+        Cost: one range scan of the requested part of the scope."""
+        dec, vdec = self._dec, self._vdec
+        it = self._scan(start, stop, include_start, include_stop, reverse, limit, prefix)
+        if vdec is None:
+            for rem, v in it:
+                yield dec(rem), v
+        else:
+            for rem, v in it:
+                yield dec(rem), vdec(v)
+
+    def keys(  # type: ignore[override]
+        self,
+        start: Key | None = None,
+        stop: Key | None = None,
+        *,
+        include_start: bool = True,
+        include_stop: bool = False,
+        reverse: bool = False,
+        limit: int | None = None,
+        prefix: Key | None = None,
+    ) -> Iterator[Any]:
+        """Like :meth:`items`, keys only."""
+        dec = self._dec
+        for rem, _ in self._scan(start, stop, include_start, include_stop, reverse, limit, prefix):
+            yield dec(rem)
+
+    def values(  # type: ignore[override]
+        self,
+        start: Key | None = None,
+        stop: Key | None = None,
+        *,
+        include_start: bool = True,
+        include_stop: bool = False,
+        reverse: bool = False,
+        limit: int | None = None,
+        prefix: Key | None = None,
+    ) -> Iterator[Any]:
+        """Like :meth:`items`, values only."""
+        vdec = self._vdec
+        for _, v in self._scan(start, stop, include_start, include_stop, reverse, limit, prefix):
+            yield v if vdec is None else vdec(v)
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.keys()
+
+    def __len__(self) -> int:
+        """Number of own keys. Cost: one scan of the scope's own range."""
+        return sum(1 for _ in self._scan())
+
+    def __bool__(self) -> bool:
+        return next(self._scan(limit=1), None) is not None
+
+    # -- bulk changes ----------------------------------------------------------------
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        """Put many items. Inside a transaction they commit with it; outside, they
+        are written as one atomic batch (engines with a per-batch operation limit
+        raise :class:`TransactionTooLarge` rather than split it)."""
+        if kwargs:
+            raise TypeError("Scope.update takes a mapping or an iterable of pairs, not keyword keys")
+        if len(args) != 1:
+            raise TypeError(f"update expected 1 argument, got {len(args)}")
+        source = args[0]
+        pairs = source.items() if hasattr(source, "items") else source
+        prefix, enc, venc = self.prefix, self._enc, self._venc
+        ops: list[tuple[bytes, bytes | None]] = []
+        for k, v in pairs:
+            raw = v if venc is None else venc(v)
+            if type(raw) is not bytes:
+                raw = BYTES.encode(raw)
+            ops.append((prefix + enc(k), raw))
+        if not ops:
+            return
+        if not self._write_ready:
+            self._prepare_write()
+        view = self._writer()
+        write = getattr(view, "write", None)
+        if write is not None:
+            write(ops)
+        else:
+            put = view.put
+            for k2, v2 in ops:
+                put(k2, v2)  # type: ignore[arg-type]
+
+    def clear(self) -> None:
+        """Remove every own key; child scopes stay. Cost: one range delete per own
+        range where the scheme keeps own keys contiguous, else a scan."""
+        view = self._writer()
+        if self._exact:
+            for lo, hi in self._ranges:
+                view.delete_range(lo, hi)
+            return
+        prefix = self.prefix
+        doomed = [prefix + rem for rem, _ in self._scan()]
+        write = getattr(view, "write", None)
+        if write is not None and len(doomed) <= self._ks.batch_limit:
+            write([(k, None) for k in doomed])
+        else:
+            for k in doomed:
+                view.delete(k)
+
+    def drop(self) -> None:
+        """Remove the scope and every scope below it. Cost: one range delete
+        (native where the engine has one)."""
+        lo, hi = self.scheme.subtree_range(self.path)
+        self._writer().delete_range(lo, hi)
+
+    # -- structure -------------------------------------------------------------------
+
+    def scopes(self) -> list[Any]:
+        """The direct children of this scope that hold data, in stored order (name
+        order for schemes with property 4). Cost: one seek per child and per own
+        range, not a scan of their keys."""
+        return self._state.children(self._view, self.path)
+
+    def subtree(self) -> Iterator[tuple[Path, Any, Any]]:
+        """Yield ``(path, key, value)`` for every key of this scope and the scopes
+        below it, with absolute paths, in stored order. Keys and values are decoded
+        with this scope's codecs. Cost: one scan of the subtree range."""
+        lo, hi = self.scheme.subtree_range(self.path)
+        decode_stored = self._state.decoder(self.path)
+        vdec = self._vdec
+        kdec = _decoded_key_codec(self.scheme, self._key_spec)
+        for k, v in self._view.scan(lo, hi):
+            path, key = decode_stored(k)
+            if kdec is not None:
+                key = kdec(key)
+            yield path, key, (v if vdec is None else vdec(v))
