@@ -141,11 +141,7 @@ class OverlayTransaction(WriteView):
         deleted = self._deleted
         base = self._base.scan(start, stop, reverse=reverse)
         if writes or deleted:
-            base = (
-                item
-                for item in base
-                if item[0] not in writes and not (deleted and item[0] in deleted)
-            )
+            base = (item for item in base if item[0] not in writes and not (deleted and item[0] in deleted))
         if not writes:
             return base
         keys = writes.irange(start, stop, inclusive=(True, False), reverse=reverse)

@@ -23,7 +23,6 @@ from ._overlay import OverlayTransaction, Range
 __all__ = ["MemoryStore"]
 
 
-
 def _scan(
     data: SortedDict[bytes, bytes],
     start: bytes,

@@ -1,0 +1,208 @@
+"""``LevelDBStore``: an ordered byte store in one LevelDB directory, via plyvel.
+
+URL: ``leveldb:///path/to/dir`` (created if missing). LevelDB has no transactions
+and no range delete: ``transaction()`` is the generic overlay transaction over a
+LevelDB snapshot, committed as one atomic write batch; ``delete_range`` scans the
+range and deletes its keys in one atomic write batch.
+
+One process, one handle: LevelDB locks the directory, so a second opener (in this
+process or another) gets :class:`~keyspace.errors.StoreError`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from itertools import islice
+from types import TracebackType
+from typing import Any
+
+import plyvel
+
+from ..errors import KeyspaceError, StoreClosed, StoreError
+from ._base import Capabilities, Op, ReadView, Store
+from ._overlay import OverlayTransaction, Range
+
+__all__ = ["LevelDBStore"]
+
+
+class LevelDBStore(Store):
+    """An ordered byte store in a LevelDB directory (plyvel).
+
+    ``LevelDBStore(path, sync=False)``: ``sync=True`` fsyncs every write.
+    Costs: a point operation is one LevelDB call; ``delete_range`` is O(keys in range).
+    """
+
+    capabilities = Capabilities(
+        max_key_size=None,
+        empty_keys=True,
+        atomic_batch=True,
+        native_delete_range=False,
+        snapshots=True,
+        persistent=True,
+        multi_process=False,
+        serialized_transactions=False,
+    )
+
+    def __init__(self, path: str | os.PathLike[str], *, sync: bool = False) -> None:
+        self._path = os.path.abspath(os.fspath(path))
+        self.url = f"leveldb://{self._path}"
+        self._sync = sync
+        self._db: Any = None
+        try:
+            self._db = plyvel.DB(self._path, create_if_missing=True)
+        except (plyvel.Error, OSError) as exc:
+            raise self._error(exc) from exc
+
+    # -- error translation: the one place ------------------------------------
+
+    def _error(self, exc: BaseException) -> KeyspaceError:
+        """Translate a plyvel exception into a keyspace error."""
+        text = str(exc.args[0] if exc.args else exc)
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        if (self._db is None and "lock" not in text) or "closed" in text:
+            return StoreClosed(f"the store {self.url} (or this snapshot) is closed")
+        if "lock" in text:
+            return StoreError(
+                f"{self.url} is already open: LevelDB allows one process (and one open "
+                f"handle) per directory: {text}"
+            )
+        return StoreError(f"LevelDB failed on {self.url}: {text}")
+
+    def _live(self) -> Any:
+        db = self._db
+        if db is None:
+            raise StoreClosed(f"the store {self.url} is closed")
+        return db
+
+    def _scan(
+        self, source: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        try:
+            items = source.iterator(start=start, stop=stop, reverse=reverse)
+            if limit is not None:
+                items = islice(items, max(limit, 0))
+            yield from items
+        except (plyvel.Error, RuntimeError) as exc:
+            raise self._error(exc) from exc
+
+    # -- the Store contract --------------------------------------------------
+
+    def get(self, key: bytes) -> bytes | None:
+        try:
+            return self._live().get(key)  # type: ignore[no-any-return]
+        except (plyvel.Error, RuntimeError) as exc:
+            raise self._error(exc) from exc
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self._scan(self._live(), start, stop, reverse, limit)
+
+    def put(self, key: bytes, value: bytes) -> None:
+        try:
+            self._live().put(key, value, sync=self._sync)
+        except (plyvel.Error, RuntimeError) as exc:
+            raise self._error(exc) from exc
+
+    def delete(self, key: bytes) -> None:
+        try:
+            self._live().delete(key, sync=self._sync)
+        except (plyvel.Error, RuntimeError) as exc:
+            raise self._error(exc) from exc
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        self._apply([(start, stop)], [])
+
+    def write(self, ops: Iterable[Op]) -> None:
+        self._apply([], list(ops))
+
+    def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
+        """Delete the ranges, then apply ``ops``, in one atomic write batch."""
+        db = self._live()
+        try:
+            batch = db.write_batch(sync=self._sync)
+            for start, stop in ranges:
+                for key in db.iterator(start=start, stop=stop, include_value=False):
+                    batch.delete(key)
+            for key, value in ops:
+                if value is None:
+                    batch.delete(key)
+                else:
+                    batch.put(key, value)
+            batch.write()
+        except (plyvel.Error, RuntimeError) as exc:
+            raise self._error(exc) from exc
+
+    def snapshot(self) -> _LevelDBSnapshot:
+        try:
+            return _LevelDBSnapshot(self, self._live().snapshot())
+        except (plyvel.Error, RuntimeError) as exc:
+            raise self._error(exc) from exc
+
+    def transaction(self) -> OverlayTransaction:
+        snap = self.snapshot()
+        return OverlayTransaction(snap, self._apply, snap.release)
+
+    def close(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            db.close()
+
+    def __repr__(self) -> str:
+        return f"LevelDBStore({self._path!r})"
+
+
+class _LevelDBSnapshot(ReadView):
+    """A LevelDB snapshot: the store as it was when it was taken."""
+
+    __slots__ = ("_snap", "_store")
+
+    def __init__(self, store: LevelDBStore, snap: Any) -> None:
+        self._store = store
+        self._snap = snap
+
+    def _live(self) -> Any:
+        snap = self._snap
+        if snap is None or self._store._db is None:
+            raise StoreClosed(f"this snapshot of {self._store.url} has ended")
+        return snap
+
+    def get(self, key: bytes) -> bytes | None:
+        try:
+            return self._live().get(key)  # type: ignore[no-any-return]
+        except (plyvel.Error, RuntimeError) as exc:
+            raise self._store._error(exc) from exc
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self._store._scan(self._live(), start, stop, reverse, limit)
+
+    def release(self) -> None:
+        """End the snapshot. Idempotent."""
+        snap, self._snap = self._snap, None
+        if snap is not None and self._store._db is not None:
+            snap.close()
+
+    def __enter__(self) -> _LevelDBSnapshot:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()

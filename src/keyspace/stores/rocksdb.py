@@ -1,0 +1,298 @@
+"""``RocksDBStore``: an ordered byte store in one RocksDB directory, via rocksdict.
+
+URL: ``rocksdb:///path/to/dir`` (created if missing). Always raw mode (plain
+bytewise keys; rocksdict's default mode changes the comparator for good).
+
+- ``delete_range`` is RocksDB's native range tombstone, atomic.
+- ``transaction()`` is the generic overlay transaction over a snapshot, committed
+  as one atomic write batch.
+- Lower scan bounds are checked here: rocksdict's ``set_iterate_lower_bound`` sets
+  the upper bound.
+- rocksdict's ``Snapshot`` iterators ignore the snapshot, so a snapshot here is one
+  RocksDB iterator (which pins an implicit snapshot when created); every read of
+  the snapshot seeks that iterator.
+- ``close()`` ends this store's live scans and snapshots: RocksDB keeps its
+  directory locked while any iterator lives.
+
+One process, one handle: a second opener gets :class:`~keyspace.errors.StoreError`.
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Generator, Iterable, Iterator
+from itertools import islice, takewhile
+from types import TracebackType
+from typing import Any
+
+from rocksdict import Options, Rdict, ReadOptions, WriteBatch
+
+from ..errors import KeyspaceError, StoreClosed, StoreError
+from ._base import Capabilities, Op, ReadView, Store
+from ._overlay import OverlayTransaction, Range
+
+__all__ = ["RocksDBStore"]
+
+_Items = Generator[tuple[bytes, bytes], None, None]
+
+
+class RocksDBStore(Store):
+    """An ordered byte store in a RocksDB directory (rocksdict, raw mode).
+
+    Costs: a point operation is one RocksDB call; a scan is one C-level iterator
+    (O(1) per item); ``delete_range`` is O(1) (one tombstone).
+    """
+
+    capabilities = Capabilities(
+        max_key_size=None,
+        empty_keys=True,
+        atomic_batch=True,
+        native_delete_range=True,
+        snapshots=True,
+        persistent=True,
+        multi_process=False,
+        serialized_transactions=False,
+    )
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._path = os.path.abspath(os.fspath(path))
+        self.url = f"rocksdb://{self._path}"
+        self._db: Any = None
+        self._views: weakref.WeakSet[Any] = weakref.WeakSet()  # live scans and snapshots
+        options = Options(raw_mode=True)
+        options.create_if_missing(True)
+        try:
+            self._db = Rdict(self._path, options)
+        except Exception as exc:  # rocksdict raises plain Exception for engine errors
+            raise self._error(exc) from exc
+
+    # -- error translation: the one place ------------------------------------
+
+    def _error(self, exc: BaseException) -> KeyspaceError:
+        """Translate a rocksdict exception into a keyspace error."""
+        text = str(exc)
+        if "lock" in text.lower():
+            return StoreError(
+                f"{self.url} is already open: RocksDB allows one process (and one open "
+                f"handle) per directory: {text}"
+            )
+        if self._db is None or "closed" in text.lower():
+            return StoreClosed(f"the store {self.url} is closed")
+        return StoreError(f"RocksDB failed on {self.url}: {text}")
+
+    def _live(self) -> Any:
+        db = self._db
+        if db is None:
+            raise StoreClosed(f"the store {self.url} is closed")
+        return db
+
+    def _track(self, items: _Items) -> _Items:
+        self._views.add(items)
+        return items
+
+    def _scan(self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> _Items:
+        try:
+            read = ReadOptions()
+            if stop is not None:
+                read.set_iterate_upper_bound(stop)
+            items: Iterator[tuple[bytes, bytes]]
+            if reverse:
+                # seek_for_prev(stop) under the upper bound lands on the last key < stop
+                items = self._live().items(backwards=True, from_key=stop, read_opt=read)
+                if start:
+                    items = takewhile((start,).__le__, items)  # k >= start, checked here
+            else:
+                items = self._live().items(from_key=start, read_opt=read)
+            if limit is not None:
+                items = islice(items, max(limit, 0))
+            yield from items
+        except KeyspaceError:
+            raise
+        except Exception as exc:
+            raise self._error(exc) from exc
+
+    # -- the Store contract --------------------------------------------------
+
+    def get(self, key: bytes) -> bytes | None:
+        try:
+            return self._live().get(key)  # type: ignore[no-any-return]
+        except Exception as exc:
+            raise self._error(exc) from exc
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        self._live()
+        return self._track(self._scan(start, stop, reverse, limit))
+
+    def put(self, key: bytes, value: bytes) -> None:
+        try:
+            self._live().put(key, value)
+        except Exception as exc:
+            raise self._error(exc) from exc
+
+    def delete(self, key: bytes) -> None:
+        try:
+            self._live().delete(key)
+        except Exception as exc:
+            raise self._error(exc) from exc
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        self._apply([(start, stop)], [])
+
+    def write(self, ops: Iterable[Op]) -> None:
+        self._apply([], list(ops))
+
+    def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
+        """Delete the ranges, then apply ``ops``, in one atomic write batch."""
+        db = self._live()
+        try:
+            batch = WriteBatch(raw_mode=True)
+            for start, stop in ranges:
+                if stop is None:
+                    # A tombstone needs an end: the last key, deleted on its own.
+                    last = next(iter(db.keys(backwards=True)), None)
+                    if last is None or last < start:
+                        continue
+                    batch.delete_range(start, last)
+                    batch.delete(last)
+                elif start < stop:
+                    batch.delete_range(start, stop)
+            for key, value in ops:
+                if value is None:
+                    batch.delete(key)
+                else:
+                    batch.put(key, value)
+            db.write(batch)
+        except Exception as exc:
+            raise self._error(exc) from exc
+
+    def snapshot(self) -> _RocksDBSnapshot:
+        try:
+            view = _RocksDBSnapshot(self, self._live().iter())
+        except Exception as exc:
+            raise self._error(exc) from exc
+        self._views.add(view)
+        return view
+
+    def transaction(self) -> OverlayTransaction:
+        snap = self.snapshot()
+        return OverlayTransaction(snap, self._apply, snap.release)
+
+    def close(self) -> None:
+        db, self._db = self._db, None
+        if db is None:
+            return
+        for view in list(self._views):
+            view.close()  # drops the rocksdict iterator that would keep the lock
+        self._views = weakref.WeakSet()
+        db.close()
+
+    def __repr__(self) -> str:
+        return f"RocksDBStore({self._path!r})"
+
+
+class _RocksDBSnapshot(ReadView):
+    """One RocksDB iterator, which sees the store as it was when it was created.
+
+    Reads seek it; scans share it and re-seek after their last key when another
+    read moved it meanwhile. Costs: ``get`` is one seek; scans O(1) per item in
+    Python-level steps.
+    """
+
+    __slots__ = ("_it", "_store", "_user")
+
+    def __init__(self, store: RocksDBStore, it: Any) -> None:
+        self._store = store
+        self._it: Any = it
+        self._user: object = None  # the scan that positioned the iterator last
+
+    def _live(self) -> Any:
+        it = self._it
+        if it is None:
+            raise StoreClosed(f"this snapshot of {self._store.url} has ended")
+        return it
+
+    def get(self, key: bytes) -> bytes | None:
+        it = self._live()
+        self._user = None
+        try:
+            it.seek(key)
+            if it.valid() and it.key() == key:
+                return it.value()  # type: ignore[no-any-return]
+        except Exception as exc:
+            raise self._store._error(exc) from exc
+        return None
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        self._live()
+        items = self._steps(start, stop, reverse)
+        return items if limit is None else islice(items, max(limit, 0))
+
+    def _position(self, it: Any, key: bytes | None, reverse: bool, after: bool) -> None:
+        """Seek to the first key >= ``key`` (forward) or the last key < ``key``
+        (reverse); with ``after``, past ``key`` itself."""
+        if not reverse:
+            it.seek(key)
+            if after and it.valid() and it.key() == key:
+                it.next()
+        elif key is None:
+            it.seek_to_last()
+        else:
+            it.seek_for_prev(key)
+            if it.valid() and it.key() == key:
+                it.prev()
+
+    def _steps(self, start: bytes, stop: bytes | None, reverse: bool) -> Iterator[tuple[bytes, bytes]]:
+        me = object()
+        try:
+            it = self._live()
+            self._position(it, stop if reverse else start, reverse, False)
+            self._user = me
+            while it.valid():
+                key = it.key()
+                if (key < start) if reverse else (stop is not None and key >= stop):
+                    return
+                yield key, it.value()
+                it = self._live()
+                if self._user is not me:  # someone else moved the iterator
+                    self._position(it, key, reverse, True)
+                    self._user = me
+                elif reverse:
+                    it.prev()
+                else:
+                    it.next()
+        except KeyspaceError:
+            raise
+        except Exception as exc:
+            raise self._store._error(exc) from exc
+
+    def release(self) -> None:
+        """End the snapshot. Idempotent."""
+        self._it = None
+
+    close = release
+
+    def __enter__(self) -> _RocksDBSnapshot:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
