@@ -1,0 +1,250 @@
+"""A throwaway etcd cluster on 127.0.0.1 for tests: find it, start it, kill and
+restart a member, stop it.
+
+``scripts/etcd-test-cluster.sh`` (run by ``make test``) starts the cluster and exports
+``KEYSPACE_ETCD_ENDPOINTS``, ``KEYSPACE_ETCD_PIDS`` and ``KEYSPACE_ETCD_DIR``;
+:func:`shared_cluster` uses that cluster, or reports why there is none
+(``KEYSPACE_ETCD_UNAVAILABLE`` / ``KEYSPACE_ETCD_ERROR``), or — when pytest runs on
+its own and ``etcd`` is installed — starts a 3-member cluster on free loopback ports
+itself and stops it when the process exits.
+
+The cluster directory holds, per member ``mN``: ``etcd.pid``, ``args`` (the command
+line, one argument a line), ``etcd.log`` and ``data/``. Every wait here is bounded.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["ClusterUnavailable", "LocalCluster", "shared_cluster", "start_cluster"]
+
+START_TIMEOUT = 30.0
+
+
+class ClusterUnavailable(RuntimeError):
+    """No etcd cluster can be had here; ``reason`` says why. ``skip`` is true when the
+    reason is that etcd is not installed and cannot be (tests may skip then), false
+    when etcd is there but the cluster failed (tests must fail)."""
+
+    def __init__(self, reason: str, *, skip: bool) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.skip = skip
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, killed but not yet reaped, does not count)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return "\nState:\tZ" not in status
+
+
+def _wait_gone(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not _alive(pid):
+            return True
+        time.sleep(0.02)
+    return not _alive(pid)
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as response:
+            return b'"health":"true"' in response.read()
+    except OSError:
+        return False
+
+
+def _spawn_detached(args: list[str], log: Path) -> int:
+    """Start ``args`` in the background with output appended to ``log`` and return its
+    PID. The process is not our child (a shell starts it and exits), so killing it
+    later leaves no zombie in this process."""
+    script = '"$@" >>"$KS_LOG" 2>&1 </dev/null & echo $!'
+    out = subprocess.run(
+        ["sh", "-c", script, "sh", *args],
+        env={**os.environ, "KS_LOG": str(log)},
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=True,
+    )
+    return int(out.stdout.strip())
+
+
+@dataclass
+class LocalCluster:
+    """A loopback etcd cluster: ``endpoints`` (``host:port``), and its directory when
+    known (needed to kill and restart members)."""
+
+    endpoints: list[str]
+    directory: Path | None = None
+    owned: bool = False
+
+    @property
+    def url(self) -> str:
+        return "etcd://" + ",".join(self.endpoints)
+
+    def ports(self) -> list[int]:
+        return [int(e.rsplit(":", 1)[1]) for e in self.endpoints]
+
+    def pids(self) -> list[int]:
+        """Member PIDs in endpoint order."""
+        if self.directory is not None:
+            return [int((self.directory / f"m{n}" / "etcd.pid").read_text()) for n in self._members()]
+        text = os.environ.get("KEYSPACE_ETCD_PIDS", "")
+        return [int(p) for p in text.split(",") if p]
+
+    def _members(self) -> range:
+        return range(1, len(self.endpoints) + 1)
+
+    def wait_healthy(self, timeout: float = START_TIMEOUT) -> float:
+        """Wait until every member's ``/health`` is true; return the seconds waited.
+        Raises ``TimeoutError`` after ``timeout``."""
+        started = time.monotonic()
+        while not all(_healthy(p) for p in self.ports()):
+            if time.monotonic() - started > timeout:
+                raise TimeoutError(f"etcd cluster {self.endpoints} not healthy after {timeout} s")
+            time.sleep(0.1)
+        return time.monotonic() - started
+
+    def kill(self, index: int, sig: int = signal.SIGKILL) -> int:
+        """Send ``sig`` to member ``index`` (0-based) and wait (≤ 10 s) until it is
+        gone. Returns its PID."""
+        pid = self.pids()[index]
+        os.kill(pid, sig)
+        if not _wait_gone(pid, 10.0):
+            raise TimeoutError(f"etcd member pid {pid} still running 10 s after signal {sig}")
+        return pid
+
+    def restart(self, index: int) -> int:
+        """Start member ``index`` (0-based) again with its recorded command line and
+        data; returns the new PID (also written to its ``etcd.pid``)."""
+        if self.directory is None:
+            raise RuntimeError("the cluster directory is unknown (KEYSPACE_ETCD_DIR unset)")
+        member = self.directory / f"m{index + 1}"
+        args = (member / "args").read_text().splitlines()
+        pid = _spawn_detached(args, member / "etcd.log")
+        (member / "etcd.pid").write_text(f"{pid}\n")
+        return pid
+
+    def stop(self) -> None:
+        """Stop the members one at a time (SIGTERM, ≤ 5 s, then SIGKILL) and delete the
+        directory. Only for a cluster this process started."""
+        for pid in self.pids() if self.directory is not None else []:
+            if not _alive(pid):
+                continue
+            try:
+                os.kill(pid, signal.SIGTERM)
+            except ProcessLookupError:
+                continue
+            if not _wait_gone(pid, 5.0):
+                os.kill(pid, signal.SIGKILL)
+                _wait_gone(pid, 5.0)
+        if self.directory is not None:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def _free_ports(count: int) -> list[int]:
+    sockets = []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            sockets.append(s)
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def start_cluster(members: int = 3, *, timeout: float = START_TIMEOUT) -> LocalCluster:
+    """Start ``members`` etcd members on free loopback ports under a new temporary
+    directory and wait (≤ ``timeout``) until all are healthy. The caller stops it."""
+    etcd = shutil.which("etcd")
+    if etcd is None:
+        raise ClusterUnavailable("etcd is not installed (apt-get install etcd-server etcd-client)", skip=True)
+    ports = _free_ports(2 * members)
+    clients, peers = ports[:members], ports[members:]
+    directory = Path(tempfile.mkdtemp(prefix="keyspace-etcd-"))
+    initial = ",".join(f"m{n + 1}=http://127.0.0.1:{peers[n]}" for n in range(members))
+    for n in range(members):
+        member = directory / f"m{n + 1}"
+        member.mkdir()
+        args = [
+            etcd,
+            *("--name", f"m{n + 1}", "--data-dir", str(member / "data")),
+            *("--listen-client-urls", f"http://127.0.0.1:{clients[n]}"),
+            *("--advertise-client-urls", f"http://127.0.0.1:{clients[n]}"),
+            *("--listen-peer-urls", f"http://127.0.0.1:{peers[n]}"),
+            *("--initial-advertise-peer-urls", f"http://127.0.0.1:{peers[n]}"),
+            *("--initial-cluster", initial, "--initial-cluster-state", "new"),
+            *("--initial-cluster-token", f"keyspace-test-{os.getpid()}"),
+            *("--heartbeat-interval", "50", "--election-timeout", "500"),
+            *("--logger", "zap", "--log-outputs", "stderr"),
+        ]
+        (member / "args").write_text("\n".join(args) + "\n")
+        pid = _spawn_detached(args, member / "etcd.log")
+        (member / "etcd.pid").write_text(f"{pid}\n")
+    cluster = LocalCluster([f"127.0.0.1:{p}" for p in clients], directory, owned=True)
+    try:
+        cluster.wait_healthy(timeout)
+    except BaseException:
+        cluster.stop()
+        raise
+    return cluster
+
+
+_shared: LocalCluster | ClusterUnavailable | None = None
+
+
+def shared_cluster() -> LocalCluster:
+    """The cluster the etcd tests use, found or started once per process.
+
+    Raises :class:`ClusterUnavailable` with the reason when there is none.
+    """
+    global _shared
+    if _shared is None:
+        _shared = _find_or_start()
+    if isinstance(_shared, ClusterUnavailable):
+        raise _shared
+    return _shared
+
+
+def _find_or_start() -> LocalCluster | ClusterUnavailable:
+    endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS")
+    if endpoints:
+        directory = os.environ.get("KEYSPACE_ETCD_DIR")
+        return LocalCluster(endpoints.split(","), Path(directory) if directory else None)
+    reason = os.environ.get("KEYSPACE_ETCD_UNAVAILABLE")
+    if reason:
+        return ClusterUnavailable(reason, skip=True)
+    reason = os.environ.get("KEYSPACE_ETCD_ERROR")
+    if reason:
+        return ClusterUnavailable(reason, skip=False)
+    try:
+        cluster = start_cluster()
+    except ClusterUnavailable as exc:
+        return exc
+    except (OSError, TimeoutError, subprocess.SubprocessError) as exc:
+        return ClusterUnavailable(f"could not start a local etcd cluster: {exc}", skip=False)
+    atexit.register(cluster.stop)
+    return cluster

@@ -1,0 +1,264 @@
+"""The gRPC connection under :class:`~keyspace.stores.etcd.EtcdStore`.
+
+One channel whose target lists every endpoint (gRPC balances calls over the members
+that are up), a bounded retry with backoff on ``UNAVAILABLE`` / ``DEADLINE_EXCEEDED``
+for calls that are safe to repeat, and :func:`translate` — the one place where a gRPC
+error becomes a keyspace error.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import random
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import grpc
+
+from ..errors import StoreClosed, StoreError, TransactionTooLarge
+from ._etcd_proto import kv_pb2_grpc as pb_grpc
+
+__all__ = [
+    "DEFAULT_PORT",
+    "MAX_REQUEST_BYTES",
+    "MAX_TXN_OPS",
+    "REQUEST_OVERHEAD",
+    "EtcdConnection",
+    "EtcdOptions",
+    "EtcdUnavailable",
+    "ResponseTooLarge",
+    "parse_etcd_url",
+    "translate",
+]
+
+DEFAULT_PORT = 2379
+MAX_REQUEST_BYTES = 1_572_864
+"""etcd's default ``--max-request-bytes`` (1.5 MiB): the whole request, framing included."""
+REQUEST_OVERHEAD = 64
+"""Bytes etcd adds around a request before checking it against the limit (measured: 18
+for a put; 64 leaves room)."""
+MAX_TXN_OPS = 128
+"""etcd's default ``--max-txn-ops``: compares, success ops and failure ops each."""
+MAX_RECEIVE_BYTES = 64 << 20
+"""Largest response the channel accepts. Scans page to about 1 MiB, so only a single
+pathological page comes near it; one key-value pair is at most 1.5 MiB."""
+
+_RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+
+class EtcdUnavailable(StoreError):
+    """The cluster did not answer within the retry budget (``UNAVAILABLE`` or
+    ``DEADLINE_EXCEEDED``). For a write the outcome is unknown: it may have been
+    applied."""
+
+
+class ResponseTooLarge(StoreError):
+    """A response over the channel's receive limit; scans catch it and shrink the page."""
+
+
+@dataclass(frozen=True)
+class EtcdOptions:
+    """Where and how to reach the cluster.
+
+    ``timeout``: deadline of one gRPC call, in seconds.
+    ``retry_budget``: the most time one operation may spend, retries and backoff
+    included, before it fails with :class:`EtcdUnavailable`.
+    ``max_attempts``: the most calls one operation may make.
+    """
+
+    endpoints: tuple[tuple[str, int], ...]
+    timeout: float = 2.0
+    retry_budget: float = 15.0
+    max_attempts: int = 60
+
+    def __post_init__(self) -> None:
+        if not self.endpoints:
+            raise ValueError("an etcd URL needs at least one endpoint: etcd://host:port[,host:port…]")
+        if not (self.timeout > 0 and self.retry_budget > 0 and self.max_attempts > 0):
+            raise ValueError(
+                f"timeout ({self.timeout}), retry_budget ({self.retry_budget}) and "
+                f"max_attempts ({self.max_attempts}) must be positive"
+            )
+
+
+def _parse_endpoint(text: str) -> tuple[str, int]:
+    text = text.strip()
+    if not text:
+        raise ValueError("empty endpoint in etcd URL")
+    if text.startswith("["):  # [v6]:port
+        host, sep, rest = text[1:].partition("]")
+        if not sep:
+            raise ValueError(f"bad IPv6 endpoint {text!r} in etcd URL")
+        port = rest[1:] if rest.startswith(":") else ""
+    elif text.count(":") == 1:
+        host, _, port = text.partition(":")
+    else:
+        host, port = text, ""
+    try:
+        number = int(port) if port else DEFAULT_PORT
+    except ValueError:
+        raise ValueError(f"bad port in endpoint {text!r} of etcd URL") from None
+    if not 0 < number < 65536:
+        raise ValueError(f"port {number} of endpoint {text!r} is out of range")
+    return host, number
+
+
+def parse_etcd_url(url: str, **overrides: float | int | None) -> EtcdOptions:
+    """Parse ``etcd://h1:p1,h2:p2[?timeout=2&retry_budget=15&max_attempts=60]``.
+
+    A missing port means 2379. Keyword ``overrides`` that are not ``None`` win over
+    the query string.
+    """
+    parts = urlsplit(url)
+    if parts.scheme != "etcd":
+        raise ValueError(f"not an etcd URL: {url!r} (expected etcd://host:port[,host:port…])")
+    endpoints = tuple(_parse_endpoint(e) for e in parts.netloc.split(",") if e.strip())
+    settings: dict[str, Any] = {}
+    for name, value in parse_qsl(parts.query, strict_parsing=False):
+        if name in ("timeout", "retry_budget"):
+            settings[name] = float(value)
+        elif name == "max_attempts":
+            settings[name] = int(value)
+        else:
+            raise ValueError(f"unknown etcd URL option {name!r} (known: timeout, retry_budget, max_attempts)")
+    settings.update({k: v for k, v in overrides.items() if v is not None})
+    return EtcdOptions(endpoints=endpoints, **settings)
+
+
+def channel_target(endpoints: tuple[tuple[str, int], ...]) -> str:
+    """A gRPC target naming every endpoint's address: ``ipv4:a:p,b:p`` or
+    ``ipv6:[a]:p,…``. Host names are resolved once, here (IPv4 preferred)."""
+    v4: list[str] = []
+    v6: list[str] = []
+    for host, port in endpoints:
+        try:
+            addresses = [ipaddress.ip_address(host)]
+        except ValueError:
+            try:
+                infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except OSError as exc:
+                raise StoreError(f"cannot resolve etcd endpoint {host}:{port}: {exc}") from exc
+            addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
+        four = [a for a in addresses if a.version == 4]
+        six = [a for a in addresses if a.version == 6]
+        if four:
+            v4.append(f"{four[0]}:{port}")
+        if six:
+            v6.append(f"[{six[0]}]:{port}")
+    if len(v4) == len(endpoints):
+        return "ipv4:" + ",".join(v4)
+    if len(v6) == len(endpoints):
+        return "ipv6:" + ",".join(v6)
+    raise StoreError(f"etcd endpoints {endpoints} mix IPv4-only and IPv6-only hosts; use one family")
+
+
+def translate(exc: grpc.RpcError, what: str, attempts: int = 1) -> StoreError:
+    """The one place where a gRPC error from etcd becomes a keyspace error.
+
+    The message names the operation, the gRPC status and etcd's detail; callers chain
+    the gRPC error as ``__cause__``.
+    """
+    code = exc.code()
+    name = getattr(code, "name", str(code))
+    detail = exc.details() or ""
+    text = f"{what}: etcd answered {name}: {detail}"
+    if "request is too large" in detail:
+        return _too_large(f"{text} (etcd accepts at most {MAX_REQUEST_BYTES} bytes per request)")
+    if "too many operations in txn request" in detail:
+        return _too_large(f"{text} (etcd accepts at most {MAX_TXN_OPS} operations per transaction)")
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in detail:
+        return ResponseTooLarge(text)
+    if code in _RETRYABLE:
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        return EtcdUnavailable(f"{what}: etcd cluster unavailable{tries}: {name}: {detail}")
+    return StoreError(text)
+
+
+class _TooLarge(TransactionTooLarge, StoreError):
+    """A request etcd refused for its size: both a TransactionTooLarge and a StoreError."""
+
+
+def _too_large(message: str) -> StoreError:
+    return _TooLarge(message)
+
+
+class EtcdConnection:
+    """One gRPC channel to the cluster and the retry loop every call goes through.
+
+    Thread-safe (gRPC channels are). :meth:`close` is idempotent; calls after it raise
+    :class:`StoreClosed`.
+    """
+
+    def __init__(self, options: EtcdOptions) -> None:
+        self.options = options
+        self.target = channel_target(options.endpoints)
+        self._closed = False
+        self._channel = grpc.insecure_channel(
+            self.target,
+            options=[
+                ("grpc.lb_policy_name", "round_robin"),
+                ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+                ("grpc.max_send_message_length", MAX_REQUEST_BYTES + (1 << 20)),
+                ("grpc.enable_retries", 0),
+                ("grpc.initial_reconnect_backoff_ms", 100),
+                ("grpc.min_reconnect_backoff_ms", 100),
+                ("grpc.max_reconnect_backoff_ms", 1000),
+            ],
+        )
+        self.kv = pb_grpc.KVStub(self._channel)  # type: ignore[no-untyped-call]
+        self.maintenance = pb_grpc.MaintenanceStub(self._channel)  # type: ignore[no-untyped-call]
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def check_open(self, what: str) -> None:
+        if self._closed:
+            raise StoreClosed(f"{what}: the etcd store has been closed")
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._channel.close()
+
+    def call(self, what: str, method: Callable[..., Any], request: Any, *, retry: bool = True) -> Any:
+        """Send ``request`` with ``method`` (a stub method) and return the response.
+
+        With ``retry`` (only for calls that are safe to repeat), ``UNAVAILABLE`` and
+        ``DEADLINE_EXCEEDED`` are retried with exponential backoff (50 ms doubling to
+        1 s, jittered) within ``retry_budget`` seconds and ``max_attempts`` calls. Each
+        call's deadline is ``timeout``, cut to what is left of the budget. Any other
+        error, or the last retryable one, is translated by :func:`translate`.
+        """
+        opts = self.options
+        started = time.monotonic()
+        budget_end = started + opts.retry_budget
+        delay = 0.05
+        attempts = 0
+        while True:
+            self.check_open(what)
+            attempts += 1
+            remaining = budget_end - time.monotonic()
+            try:
+                return method(request, timeout=max(0.05, min(opts.timeout, remaining)))
+            except grpc.RpcError as exc:
+                pause = delay * (0.5 + random.random())
+                if (
+                    retry
+                    and exc.code() in _RETRYABLE
+                    and attempts < opts.max_attempts
+                    and time.monotonic() + pause < budget_end
+                    and not self._closed
+                ):
+                    time.sleep(pause)
+                    delay = min(delay * 2, 1.0)
+                    continue
+                raise translate(exc, what, attempts) from exc
+            except ValueError as exc:  # gRPC raises ValueError on a closed channel
+                if self._closed:
+                    raise StoreClosed(f"{what}: the etcd store has been closed") from exc
+                raise
