@@ -392,13 +392,28 @@ class Scope(MutableMapping[Any, Any]):
     def clear(self) -> None:
         """Remove every own key; child scopes stay. Cost: one range delete per own
         range where the scheme keeps own keys contiguous, else a scan."""
+        self.clear_range()
+
+    def clear_range(
+        self,
+        start: Key | None = None,
+        stop: Key | None = None,
+        *,
+        include_start: bool = True,
+        include_stop: bool = False,
+        prefix: Key | None = None,
+    ) -> None:
+        """Remove the own keys that :meth:`items` with the same arguments would
+        yield. Cost: one range delete per own range (native where the engine has
+        one) where the scheme keeps own keys contiguous, else a scan and a batch."""
         view = self._writer()
         if self._exact:
-            for lo, hi in self._ranges:
+            for lo, hi in self._stored_ranges(start, stop, include_start, include_stop, prefix):
                 view.delete_range(lo, hi)
             return
-        prefix = self.prefix
-        doomed = [prefix + rem for rem, _ in self._scan()]
+        prefix_bytes = self.prefix
+        own = self._scan(start, stop, include_start, include_stop, prefix=prefix)
+        doomed = [prefix_bytes + rem for rem, _ in own]
         write = getattr(view, "write", None)
         if write is not None and len(doomed) <= self._ks.batch_limit:
             write([(k, None) for k in doomed])

@@ -1,0 +1,105 @@
+"""ScopeStore: a scope seen as a store, for code written against the store contract.
+
+``ScopeStore(ks.scope("app", "cache"))`` behaves like a :class:`~keyspace.stores.Store`
+whose keyspace is the scope's own bytes keys: ``get/put/delete/scan/delete_range/
+write/transaction/snapshot``. It lets such code (and the conformance suite, which
+runs every adapter again through a nested scope) use a scope as if it were a whole
+store, without ever touching the rest of the real store.
+
+It needs a scheme whose key order is byte order for bytes keys (property 3) and
+that accepts every bytes key: the tuple scheme (the default) and AsciiHex.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+
+from .errors import KeyspaceError
+from .schemes import Property
+from .scope import Scope
+from .stores._base import Op, ReadView, Store, WriteView
+
+__all__ = ["ScopeStore"]
+
+
+class _ScopeView(WriteView):
+    """Store-shaped reads and writes on one scope (bytes keys and values)."""
+
+    def __init__(self, scope: Scope) -> None:
+        if Property.ORDER_WITHIN not in scope.scheme.properties:
+            raise KeyspaceError(
+                f"scheme {scope.scheme!r} does not keep key order within a scope; a ScopeStore needs it"
+            )
+        self.scope = scope
+
+    def get(self, key: bytes) -> bytes | None:
+        value: bytes | None = self.scope.get(key)
+        return value
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self.scope.items(start=start, stop=stop, reverse=reverse, limit=limit)
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self.scope[key] = value
+
+    def delete(self, key: bytes) -> None:
+        self.scope.discard(key)
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        self.scope.clear_range(start, stop)
+
+
+class ScopeStore(_ScopeView, Store):
+    """A :class:`Scope` (of a scheme with ordered bytes keys) as a :class:`Store`.
+
+    ``close()`` closes the keyspace when ``owns_keyspace`` is true (the default is
+    to leave it open). Costs are those of the scope's operations: one encode and
+    one store operation each.
+    """
+
+    def __init__(self, scope: Scope, *, owns_keyspace: bool = False) -> None:
+        super().__init__(scope)
+        self._owns = owns_keyspace
+        store = scope.keyspace.store
+        self.url = f"{store.url}#scope={scope.path!r}"
+        limit = store.capabilities.max_key_size
+        # A bytes key may double when escaped (tuple scheme: 00 -> 00 ff) and gains
+        # a type code and a terminator.
+        own_limit = None if limit is None else max(0, (limit - len(scope.prefix) - 2) // 2)
+        self.capabilities = replace(store.capabilities, max_key_size=own_limit)
+
+    def write(self, ops: Iterable[Op]) -> None:
+        prefix, encode = self.scope.prefix, self.scope.scheme.encode_key
+        stored = [(prefix + encode(k), v) for k, v in ops]
+        scope = self.scope
+        if not scope._write_ready and any(v is not None for _, v in stored):
+            scope._prepare_write()
+        scope.keyspace.store.write(stored)
+
+    @contextmanager
+    def transaction(self) -> Iterator[WriteView]:
+        scope = self.scope
+        with scope.keyspace.transaction() as tx:
+            yield _ScopeView(tx.scope(*scope.path))
+
+    @contextmanager
+    def snapshot(self) -> Iterator[ReadView]:
+        scope = self.scope
+        with scope.keyspace.snapshot() as snap:
+            yield _ScopeView(snap.scope(*scope.path))
+
+    def close(self) -> None:
+        if self._owns:
+            self.scope.keyspace.close()
+
+    def __repr__(self) -> str:
+        return f"ScopeStore({self.scope!r})"
