@@ -210,7 +210,8 @@ def test_empty_key(store: EtcdStore) -> None:
     with pytest.raises(InvalidKey):
         store.put(b"", b"v")
     assert store.get(b"") is None
-    store.delete(b"")
+    with pytest.raises(InvalidKey):
+        store.delete(b"")
     with pytest.raises(InvalidKey):
         store.write([(b"", b"v")])
     with pytest.raises(InvalidKey), store.transaction() as tx:
@@ -229,6 +230,31 @@ def test_key_size_limit(store: EtcdStore) -> None:
     with pytest.raises(TransactionTooLarge):
         store.put(b"k", b"v" * (MAX_KEY_SIZE + 200))
     assert _all(store) == []
+
+
+def test_key_prefix_isolates_stores(cluster: LocalCluster, store: EtcdStore) -> None:
+    store.put(b"outside", b"0")
+    one = EtcdStore(cluster.url + "/ns%00one/")
+    two = EtcdStore(cluster.url + "/ns%00two/")
+    try:
+        assert one.options.prefix == b"ns\x00one/"
+        assert one.capabilities.empty_keys and one.capabilities.max_key_size == MAX_KEY_SIZE - 7
+        one.put(b"", b"empty")
+        one.write([(b"a", b"1"), (b"\xff", b"2")])
+        two.put(b"a", b"other")
+        assert list(one.scan()) == [(b"", b"empty"), (b"a", b"1"), (b"\xff", b"2")]
+        assert list(one.scan(reverse=True, limit=2)) == [(b"\xff", b"2"), (b"a", b"1")]
+        assert list(two.scan()) == [(b"a", b"other")]
+        with one.transaction() as tx:
+            tx.delete_range(b"", None)
+            tx.put(b"a", b"kept")
+        assert list(one.scan()) == [(b"a", b"kept")]
+        one.delete_range(b"", None)
+        assert list(one.scan()) == [] and two.get(b"a") == b"other"
+        assert [k for k, _ in store.scan()] == [b"ns\x00two/a", b"outside"]
+    finally:
+        one.close()
+        two.close()
 
 
 def test_capabilities(store: EtcdStore) -> None:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote_to_bytes, urlsplit
 
 import grpc
 
@@ -68,9 +68,11 @@ class EtcdOptions:
     ``retry_budget``: the most time one operation may spend, retries and backoff
     included, before it fails with :class:`EtcdUnavailable`.
     ``max_attempts``: the most calls one operation may make.
+    ``prefix``: every key is stored under this etcd key prefix (the URL's path).
     """
 
     endpoints: tuple[tuple[str, int], ...]
+    prefix: bytes = b""
     timeout: float = 2.0
     retry_budget: float = 15.0
     max_attempts: int = 60
@@ -108,16 +110,17 @@ def _parse_endpoint(text: str) -> tuple[str, int]:
 
 
 def parse_etcd_url(url: str, **overrides: float | int | None) -> EtcdOptions:
-    """Parse ``etcd://h1:p1,h2:p2[?timeout=2&retry_budget=15&max_attempts=60]``.
+    """Parse ``etcd://h1:p1,h2:p2[/prefix][?timeout=2&retry_budget=15&max_attempts=60]``.
 
-    A missing port means 2379. Keyword ``overrides`` that are not ``None`` win over
-    the query string.
+    A missing port means 2379. The path after the first ``/`` (percent-encoded bytes)
+    is a key prefix: the store then sees only the etcd keys under it, with the prefix
+    removed. Keyword ``overrides`` that are not ``None`` win over the query string.
     """
     parts = urlsplit(url)
     if parts.scheme != "etcd":
         raise ValueError(f"not an etcd URL: {url!r} (expected etcd://host:port[,host:port…])")
     endpoints = tuple(_parse_endpoint(e) for e in parts.netloc.split(",") if e.strip())
-    settings: dict[str, Any] = {}
+    settings: dict[str, Any] = {"prefix": unquote_to_bytes(parts.path[1:])}
     for name, value in parse_qsl(parts.query, strict_parsing=False):
         if name in ("timeout", "retry_budget"):
             settings[name] = float(value)

@@ -38,20 +38,26 @@ What each operation costs and guarantees:
   before the commit is retried; when the outcome still cannot be established,
   :class:`CommitOutcomeUnknown` is raised.
 
-Keys: etcd refuses the empty key (``capabilities.empty_keys`` is false: ``put(b"")``
-raises ``InvalidKey``; ``get(b"")`` is ``None``); there is no separate key limit, but a
-request (key, value and framing) must fit in 1.5 MiB.
+Key prefix: ``etcd://hosts/some%2Fprefix`` (the URL's path, percent-encoded bytes)
+stores every key under that etcd key prefix and shows the store only the keys under
+it, prefix removed — several isolated stores in one cluster.
+
+Keys: etcd refuses the empty key, so without a prefix ``capabilities.empty_keys`` is
+false: writing ``b""`` (put, delete, in a batch or a transaction) raises
+``InvalidKey`` and ``get(b"")`` is ``None``; under a prefix the empty key is fine.
+There is no separate key limit, but a request (key, value and framing) must fit in
+etcd's 1.5 MiB: ``capabilities.max_key_size`` is that less 128 bytes and the prefix.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterable, Iterator
-from itertools import islice
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from .._bytes import prefix_end
-from ..errors import InvalidKey, KeyTooLarge, StoreError, TransactionTooLarge, show_bytes
+from ..errors import InvalidKey, KeyTooLarge, StoreClosed, StoreError, TransactionTooLarge, show_bytes
 from ._base import Capabilities, Op, ReadView, Store
 from ._etcd_proto import kv_pb2 as pb
 from ._etcd_rpc import (
@@ -90,14 +96,17 @@ class CommitOutcomeUnknown(StoreError):
     the written keys could not establish whether it was applied."""
 
 
-def _bounds(start: bytes, stop: bytes | None) -> tuple[bytes, bytes] | None:
-    """``[start, stop)`` as etcd's ``(key, range_end)``, or ``None`` when empty."""
-    low = start or _FIRST_KEY
+def _bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes, bytes] | None:
+    """``[start, stop)`` under ``prefix`` as etcd's ``(key, range_end)``, or ``None``
+    when the range is empty. The one place where store ranges become etcd ranges."""
+    low = prefix + start or _FIRST_KEY
     if stop is None:
-        return low, _TO_END
-    if stop <= low:
+        end = prefix_end(prefix) if prefix else None
+        return low, _TO_END if end is None else end
+    high = prefix + stop
+    if high <= low:
         return None
-    return low, stop
+    return low, high
 
 
 def _request_size(request: pb.TxnRequest | pb.PutRequest) -> int:
@@ -122,18 +131,20 @@ class _Reader(ReadView):
 
     def __init__(self, conn: EtcdConnection, revision: int | None, *, track: bool = False) -> None:
         self._conn = conn
+        self._prefix = conn.options.prefix
+        self._limit = MAX_KEY_SIZE - len(self._prefix)
         self._revision = revision
         self._track = track
         self._ended = False
         self.points: dict[bytes, int] = {}
-        """Keys read -> their ``mod_revision`` at the snapshot (0: absent)."""
+        """etcd keys read -> their ``mod_revision`` at the snapshot (0: absent)."""
         self.ranges: list[tuple[bytes, bytes]] = []
         """Scanned ranges as etcd ``(key, range_end)``."""
 
     def _check(self, what: str) -> None:
         self._conn.check_open(what)
         if self._ended:
-            raise StoreError(f"{what}: this snapshot or transaction has ended")
+            raise StoreClosed(f"{what}: this snapshot or transaction has ended")
 
     def revision(self) -> int:
         """The revision reads are pinned to; a tracked reader takes it lazily."""
@@ -149,13 +160,14 @@ class _Reader(ReadView):
     def get(self, key: bytes) -> bytes | None:
         """One linearizable ``Range`` of ``key``. Cost: one round trip."""
         self._check("get")
-        if not key:
-            return None
+        full = self._prefix + key
+        if not full or len(key) > self._limit:
+            return None  # a key etcd cannot hold is never there
         revision = self.revision() if self._track else (self._revision or 0)
-        response = self._conn.call("get", self._conn.kv.Range, pb.RangeRequest(key=key, revision=revision))
+        response = self._conn.call("get", self._conn.kv.Range, pb.RangeRequest(key=full, revision=revision))
         kvs = response.kvs
         if self._track:
-            self.points[key] = int(kvs[0].mod_revision) if kvs else 0
+            self.points[full] = int(kvs[0].mod_revision) if kvs else 0
         return bytes(kvs[0].value) if kvs else None
 
     def scan(
@@ -168,22 +180,24 @@ class _Reader(ReadView):
     ) -> Iterator[tuple[bytes, bytes]]:
         """Pages of ``Range`` at one revision; see the module docstring for costs."""
         self._check("scan")
-        bounds = _bounds(start, stop)
+        bounds = _bounds(self._prefix, start, stop)
         if bounds is None or (limit is not None and limit <= 0):
             return iter(())
+        cut = len(self._prefix)
         if self._track:
             self.ranges.append(bounds)
-            return self._tracked(self._pages(bounds, reverse, limit, self.revision()))
+            return self._tracked(self._pages(bounds, reverse, limit, self.revision()), cut)
         return (
-            (bytes(kv.key), bytes(kv.value)) for kv in self._pages(bounds, reverse, limit, self._revision)
+            (bytes(kv.key)[cut:], bytes(kv.value))
+            for kv in self._pages(bounds, reverse, limit, self._revision)
         )
 
-    def _tracked(self, kvs: Iterator[pb.KeyValue]) -> Iterator[tuple[bytes, bytes]]:
+    def _tracked(self, kvs: Iterator[pb.KeyValue], cut: int) -> Iterator[tuple[bytes, bytes]]:
         points = self.points
         for kv in kvs:
             key = bytes(kv.key)
             points.setdefault(key, int(kv.mod_revision))
-            yield key, bytes(kv.value)
+            yield key[cut:], bytes(kv.value)
 
     def _pages(
         self, bounds: tuple[bytes, bytes], reverse: bool, limit: int | None, revision: int | None
@@ -247,14 +261,21 @@ def _check_size(request: pb.TxnRequest | pb.PutRequest, what: str) -> None:
         )
 
 
-def _check_key(key: bytes) -> None:
-    if not key:
-        raise InvalidKey("etcd cannot store the empty key b''")
-    if len(key) > MAX_KEY_SIZE:
-        raise KeyTooLarge(f"key {show_bytes(key)} is {len(key)} bytes; etcd's limit is {MAX_KEY_SIZE} bytes")
+def _key_checker(prefix: bytes) -> Callable[[bytes], None]:
+    """The key check of a store with ``prefix``: the empty key only under a prefix,
+    and at most ``MAX_KEY_SIZE - len(prefix)`` bytes."""
+    limit = MAX_KEY_SIZE - len(prefix)
+
+    def check(key: bytes) -> None:
+        if not key and not prefix:
+            raise InvalidKey("etcd cannot store the empty key b'' (open the store with a key prefix)")
+        if len(key) > limit:
+            raise KeyTooLarge(f"key {show_bytes(key)} is {len(key)} bytes; the limit here is {limit} bytes")
+
+    return check
 
 
-def _split_ranges(ranges: list[Range], puts: list[bytes]) -> list[tuple[bytes, bytes]]:
+def _split_ranges(prefix: bytes, ranges: list[Range], puts: list[bytes]) -> list[tuple[bytes, bytes]]:
     """Delete ranges as etcd ``(key, range_end)``, with holes at the put keys (etcd
     rejects a put inside a range deleted in the same txn). ``puts`` is sorted."""
     out: list[tuple[bytes, bytes]] = []
@@ -263,11 +284,11 @@ def _split_ranges(ranges: list[Range], puts: list[bytes]) -> list[tuple[bytes, b
         for key in puts:
             if key < low or (stop is not None and key >= stop):
                 continue
-            piece = _bounds(low, key)
+            piece = _bounds(prefix, low, key)
             if piece is not None:
                 out.append(piece)
             low = key + b"\x00"
-        piece = _bounds(low, stop)
+        piece = _bounds(prefix, low, stop)
         if piece is not None:
             out.append(piece)
     return out
@@ -277,32 +298,8 @@ def _covered(key: bytes, ranges: list[Range]) -> bool:
     return any(start <= key and (stop is None or key < stop) for start, stop in ranges)
 
 
-class _EtcdTransaction(OverlayTransaction):
-    """The generic overlay transaction, refusing the empty key when it is written."""
-
-    __slots__ = ()
-
-    def put(self, key: bytes, value: bytes) -> None:
-        if not key:
-            _check_key(key)
-        super().put(key, value)
-
-
 class EtcdStore(Store):
     """An etcd 3.4+ cluster as an ordered byte store (see the module docstring)."""
-
-    capabilities = Capabilities(
-        max_key_size=MAX_KEY_SIZE,
-        empty_keys=False,
-        atomic_batch=True,
-        native_delete_range=True,
-        snapshots=True,
-        persistent=True,
-        multi_process=True,
-        max_batch_ops=MAX_TXN_OPS,
-        max_value_size=MAX_KEY_SIZE,
-        serialized_transactions=False,
-    )
 
     def __init__(
         self,
@@ -320,12 +317,26 @@ class EtcdStore(Store):
         """
         options = parse_etcd_url(url, timeout=timeout, retry_budget=retry_budget, max_attempts=max_attempts)
         self.url = url
+        self._prefix = prefix = options.prefix
+        self._check_key = _key_checker(prefix)
+        self.capabilities = Capabilities(
+            max_key_size=MAX_KEY_SIZE - len(prefix),
+            empty_keys=bool(prefix),
+            atomic_batch=True,
+            native_delete_range=True,
+            snapshots=True,
+            persistent=True,
+            multi_process=True,
+            max_batch_ops=MAX_TXN_OPS,
+            max_value_size=MAX_KEY_SIZE - len(prefix),
+            serialized_transactions=False,
+        )
         self._conn = EtcdConnection(options)
         self._reader = _Reader(self._conn, None)
 
     @property
     def options(self) -> EtcdOptions:
-        """The parsed endpoints, deadlines and retry budget."""
+        """The parsed endpoints, key prefix, deadlines and retry budget."""
         return self._conn.options
 
     # -- reads ---------------------------------------------------------------
@@ -354,23 +365,21 @@ class EtcdStore(Store):
     def put(self, key: bytes, value: bytes) -> None:
         """One ``Put``; retried on an unknown outcome (repeating it is harmless)."""
         self._conn.check_open("put")
-        _check_key(key)
-        request = pb.PutRequest(key=key, value=value)
+        self._check_key(key)
+        request = pb.PutRequest(key=self._prefix + key, value=value)
         _check_size(request, "put")
         self._conn.call("put", self._conn.kv.Put, request)
 
     def delete(self, key: bytes) -> None:
-        """One ``DeleteRange`` of ``key``; a missing (or empty) key is not an error."""
+        """One ``DeleteRange`` of ``key``; a missing key is not an error."""
         self._conn.check_open("delete")
-        if not key:
-            return
-        _check_key(key)
-        self._conn.call("delete", self._conn.kv.DeleteRange, pb.DeleteRangeRequest(key=key))
+        self._check_key(key)
+        self._conn.call("delete", self._conn.kv.DeleteRange, pb.DeleteRangeRequest(key=self._prefix + key))
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
         """One native ``DeleteRange`` of ``[start, stop)``."""
         self._conn.check_open("delete_range")
-        bounds = _bounds(start, stop)
+        bounds = _bounds(self._prefix, start, stop)
         if bounds is None:
             return
         key, end = bounds
@@ -383,10 +392,8 @@ class EtcdStore(Store):
         self._conn.check_open("write")
         merged: dict[bytes, bytes | None] = {}
         for key, value in ops:
-            if value is not None or key:
-                _check_key(key)
+            self._check_key(key)
             merged[key] = value
-        merged.pop(b"", None)  # deleting the empty key: it cannot exist
         if not merged:
             return
         if len(merged) > MAX_TXN_OPS:
@@ -395,8 +402,9 @@ class EtcdStore(Store):
                 f"etcd's limit of {MAX_TXN_OPS} per transaction; an atomic batch is never split "
                 "(use put_many for a non-atomic bulk load)"
             )
+        p = self._prefix
         request = pb.TxnRequest(
-            success=[_delete_op(k) if v is None else _put_op(k, v) for k, v in merged.items()]
+            success=[_delete_op(p + k) if v is None else _put_op(p + k, v) for k, v in merged.items()]
         )
         _check_size(request, "write")
         self._conn.call("write", self._conn.kv.Txn, request)
@@ -414,12 +422,13 @@ class EtcdStore(Store):
         size = REQUEST_OVERHEAD
         count = 0
         for key, value in items:
-            _check_key(key)
-            op_size = _put_op(key, value).ByteSize() + 4
-            if batch and (key in batch or len(batch) >= MAX_TXN_OPS or size + op_size > MAX_REQUEST_BYTES):
+            self._check_key(key)
+            full = self._prefix + key
+            op_size = _put_op(full, value).ByteSize() + 4
+            if batch and (full in batch or len(batch) >= MAX_TXN_OPS or size + op_size > MAX_REQUEST_BYTES):
                 self._flush(batch)
                 batch, size = {}, REQUEST_OVERHEAD
-            batch[key] = value
+            batch[full] = value
             size += op_size
             count += 1
         if batch:
@@ -441,42 +450,45 @@ class EtcdStore(Store):
         return reader
 
     def transaction(self) -> OverlayTransaction:
-        """A read-write transaction committed as one guarded ``Txn`` (module docstring)."""
+        """A read-write transaction committed as one guarded ``Txn`` (module docstring).
+        Beginning costs one round trip (to learn the snapshot revision)."""
         self._conn.check_open("transaction")
         base = _Reader(self._conn, None, track=True)
+        base.revision()
 
         def apply(ranges: list[Range], ops: list[Op]) -> None:
             base.end()
             self._commit(base, ranges, ops)
 
-        return _EtcdTransaction(base, apply, lambda: None, _check_key)
+        return OverlayTransaction(base, apply, base.end, self._check_key)
 
     def _commit(self, base: _Reader, ranges: list[Range], ops: list[Op]) -> None:
         self._conn.check_open("commit")
+        p = self._prefix
         puts = sorted(k for k, v in ops if v is not None)
-        values = {k: v for k, v in ops if v is not None}
-        deletes = [k for k, v in ops if v is None and k and not _covered(k, ranges)]
-        success = [_put_op(k, values[k]) for k in puts]
+        values = {p + k: v for k, v in ops if v is not None}
+        deletes = [p + k for k, v in ops if v is None and not _covered(k, ranges)]
+        cleared = _split_ranges(p, ranges, puts)
+        success = [_put_op(k, v) for k, v in values.items()]
         success += [_delete_op(k) for k in deletes]
-        success += [_delete_op(k, end) for k, end in _split_ranges(ranges, puts)]
+        success += [_delete_op(k, end) for k, end in cleared]
         if not success:
             return
+        snapshot = base.revision()
         compares = [
             pb.Compare(result=pb.Compare.EQUAL, target=pb.Compare.MOD, key=k, mod_revision=rev)
             for k, rev in base.points.items()
         ]
-        if base.ranges:
-            snapshot = base.revision()
-            compares += [
-                pb.Compare(
-                    result=pb.Compare.LESS,
-                    target=pb.Compare.MOD,
-                    key=k,
-                    range_end=end,
-                    mod_revision=snapshot + 1,
-                )
-                for k, end in base.ranges
-            ]
+        compares += [
+            pb.Compare(
+                result=pb.Compare.LESS,
+                target=pb.Compare.MOD,
+                key=k,
+                range_end=end,
+                mod_revision=snapshot + 1,
+            )
+            for k, end in base.ranges
+        ]
         if len(success) > MAX_TXN_OPS or len(compares) > MAX_TXN_OPS:
             raise TransactionTooLarge(
                 f"commit: the transaction needs {len(success)} operations and {len(compares)} compares "
@@ -488,17 +500,18 @@ class EtcdStore(Store):
         if not compares:  # blind writes: as safe to repeat as write(ops)
             self._conn.call("commit", self._conn.kv.Txn, request)
             return
-        self._guarded_commit(request, values, deletes, ranges, base)
+        self._guarded_commit(request, values, deletes, cleared, snapshot)
 
     def _guarded_commit(
         self,
         request: pb.TxnRequest,
         values: dict[bytes, bytes],
         deletes: list[bytes],
-        ranges: list[Range],
-        base: _Reader,
+        cleared: list[tuple[bytes, bytes]],
+        snapshot: int,
     ) -> None:
-        """Send the guarded Txn; after an unknown outcome, re-read before retrying."""
+        """Send the guarded Txn; after an unknown outcome, re-read before retrying.
+        Bounded by the retry budget and ``max_attempts``."""
         opts = self._conn.options
         budget_end = time.monotonic() + opts.retry_budget
         uncertain: EtcdUnavailable | None = None
@@ -513,13 +526,16 @@ class EtcdStore(Store):
                 if time.monotonic() + pause >= budget_end:
                     break
                 time.sleep(pause)
-                if values and self._applied(values, deletes, ranges, base):
-                    return
+                try:
+                    if values and self._applied(values, deletes, cleared, snapshot):
+                        return
+                except EtcdUnavailable:
+                    continue
                 continue
             if response.succeeded:
                 return
             if uncertain is not None:
-                if self._applied(values, deletes, ranges, base):
+                if self._applied(values, deletes, cleared, snapshot):
                     return
                 raise CommitOutcomeUnknown(
                     "commit: a first attempt met an unknown outcome and a retry found the keys it "
@@ -527,7 +543,7 @@ class EtcdStore(Store):
                 ) from uncertain
             raise TransactionConflict(
                 f"commit: a key or range this transaction read was written after its snapshot "
-                f"(revision {base.revision()}); nothing was written, run the transaction again"
+                f"(revision {snapshot}); nothing was written, run the transaction again"
             )
         raise CommitOutcomeUnknown(
             f"commit: the etcd cluster gave no answer within {opts.retry_budget} s; the "
@@ -535,39 +551,41 @@ class EtcdStore(Store):
         ) from uncertain
 
     def _applied(
-        self, values: dict[bytes, bytes], deletes: list[bytes], ranges: list[Range], base: _Reader
+        self,
+        values: dict[bytes, bytes],
+        deletes: list[bytes],
+        cleared: list[tuple[bytes, bytes]],
+        snapshot: int,
     ) -> bool:
-        """Whether the store shows this transaction's effect: every put key holds its
-        value, all written at one revision after the snapshot (one Txn writes all its
-        keys at one revision), and every deleted key or range is empty. One read-only
-        Txn of at most 128 point reads, plus one count per deleted range."""
+        """Whether etcd shows this transaction's effect: every put key holds its value,
+        all written at ONE revision after the snapshot (a Txn writes all its keys at
+        one revision), and every deleted key and range is empty. Cost: one read-only
+        Txn (point reads, and a one-key read per deleted range)."""
         keys = list(values) + deletes
-        response = self._conn.call(
-            "commit check", self._conn.kv.Txn, pb.TxnRequest(success=[_range_op(k) for k in keys])
-        )
+        reads = [_range_op(k) for k in keys]
+        reads += [
+            pb.RequestOp(
+                request_range=pb.RangeRequest(key=k, range_end=end, limit=len(values) + 1, keys_only=True)
+            )
+            for k, end in cleared
+        ]
+        response = self._conn.call("commit check", self._conn.kv.Txn, pb.TxnRequest(success=reads))
+        results = [r.response_range.kvs for r in response.responses]
         revisions: set[int] = set()
-        for key, result in zip(keys, response.responses, strict=True):
-            kvs = result.response_range.kvs
+        for key, kvs in zip(keys, results, strict=False):
             if key in values:
                 if not kvs or bytes(kvs[0].value) != values[key]:
                     return False
                 revisions.add(int(kvs[0].mod_revision))
             elif kvs:
                 return False
-        if len(revisions) > 1 or (revisions and min(revisions) <= base.revision()):
+        if len(revisions) > 1 or (revisions and min(revisions) <= snapshot):
             return False
-        for start, stop in ranges:
-            bounds = _bounds(start, stop)
-            if bounds is None:
-                continue
-            found = next(islice(self.scan(start, stop, limit=1), 1), None)
-            if found is not None and found[0] not in values:
-                return False
-        return True
+        return all(bytes(kv.key) in values for kvs in results[len(keys) :] for kv in kvs)
 
     # -- lifecycle -----------------------------------------------------------
 
-    def status(self) -> dict[str, object]:
+    def status(self) -> dict[str, Any]:
         """``Maintenance.Status`` of whichever member answers: its etcd version,
         member id, leader id and the current revision."""
         response = self._conn.call("status", self._conn.maintenance.Status, pb.StatusRequest())

@@ -1,0 +1,1 @@
+"""Generated etcd v3 wire definitions (see README.md); not a public API."""
