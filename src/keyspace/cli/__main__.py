@@ -1,0 +1,5 @@
+"""``python -m keyspace.cli``: the ``keyspace`` command."""
+
+from . import main
+
+main()

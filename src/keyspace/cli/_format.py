@@ -1,0 +1,237 @@
+"""How the command line spells scope paths, keys and values, in and out.
+
+Path components on the command line are text unless prefixed: ``hex:00ff`` (bytes
+from hex), ``bytes:abc`` (bytes from UTF-8 text), ``int:12`` (an integer, tuple
+scheme only), ``str:hex:x`` (the text ``hex:x`` itself). Keys and values are UTF-8
+text by default, hex with ``--hex``, JSON with ``--json``.
+
+In the byte schemes (every scheme but the tuple scheme) a ``str`` component is its
+UTF-8 bytes, so bytes components are shown as text when they are valid UTF-8; in
+the tuple scheme ``str`` and ``bytes`` are different scopes and are shown apart.
+Every function here is pure and O(size of its input).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import KeyspaceError
+
+__all__ = [
+    "FORMATS",
+    "InputError",
+    "component_json",
+    "escape_line",
+    "key_from_text",
+    "parse_component",
+    "parse_path",
+    "render_component",
+    "render_key",
+    "render_path",
+    "render_value",
+    "value_from_text",
+    "value_json",
+]
+
+FORMATS = ("text", "hex", "json")
+"""How keys and values are written on the command line and printed."""
+
+_PREFIXES = ("str:", "hex:", "int:", "bytes:")
+
+JSON = Any
+
+
+class InputError(KeyspaceError):
+    """A command-line argument that cannot be turned into a component, key or value."""
+
+
+# -- path components ---------------------------------------------------------------
+
+
+def parse_component(text: str) -> Any:
+    """One path component from its command-line spelling (see the module notes).
+
+    Raises :class:`InputError` for bad hex or a bad integer."""
+    if text.startswith("str:"):
+        return text[4:]
+    if text.startswith("bytes:"):
+        return text[6:].encode("utf-8", "surrogateescape")
+    if text.startswith("hex:"):
+        try:
+            return bytes.fromhex(text[4:])
+        except ValueError:
+            raise InputError(f"path component {text!r}: {text[4:]!r} is not hex") from None
+    if text.startswith("int:"):
+        try:
+            return int(text[4:])
+        except ValueError:
+            raise InputError(f"path component {text!r}: {text[4:]!r} is not an integer") from None
+    return text
+
+
+def parse_path(texts: Sequence[str]) -> tuple[Any, ...]:
+    """A scope path from command-line components."""
+    return tuple(parse_component(t) for t in texts)
+
+
+def _printable_text(raw: bytes) -> str | None:
+    """``raw`` as text when it is valid UTF-8 without control characters."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text if text.isprintable() else None
+
+
+def render_component(component: Any, *, typed: bool) -> str:
+    """The command-line spelling of a component, which :func:`parse_component`
+    reads back (``typed``: the scheme tells ``str`` from ``bytes``)."""
+    if isinstance(component, bytes):
+        text = _printable_text(component)
+        if text is None:
+            return "hex:" + component.hex()
+        return f"bytes:{text}" if typed else _plain(text)
+    if isinstance(component, str):
+        return _plain(component)
+    if isinstance(component, int) and not isinstance(component, bool):
+        return f"int:{component}"
+    if isinstance(component, tuple):
+        return "(" + ", ".join(render_component(c, typed=typed) for c in component) + ")"
+    return repr(component)
+
+
+def _plain(text: str) -> str:
+    return "str:" + text if text.startswith(_PREFIXES) or not text else text
+
+
+def render_path(path: Sequence[Any], *, typed: bool) -> str:
+    """A path as ``a / b / c`` (``(root)`` for the empty path)."""
+    if not path:
+        return "(root)"
+    return " / ".join(render_component(c, typed=typed) for c in path)
+
+
+def component_json(component: Any, *, typed: bool) -> JSON:
+    """A component (or key) as JSON: str as a string, int as a number, bytes as
+    ``{"hex": ...}`` (as a string in the byte schemes when valid UTF-8), tuples as
+    lists, UUIDs as ``{"uuid": ...}``; None, bool and float as themselves."""
+    if isinstance(component, bytes):
+        if not typed:
+            try:
+                return component.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+        return {"hex": component.hex()}
+    if isinstance(component, tuple):
+        return [component_json(c, typed=typed) for c in component]
+    if isinstance(component, uuid.UUID):
+        return {"uuid": str(component)}
+    if component is None or isinstance(component, (str, int, float)):
+        return component
+    return {"repr": repr(component)}
+
+
+def value_json(value: bytes) -> JSON:
+    """A stored value as JSON: a string when valid UTF-8, else ``{"hex": ...}``."""
+    try:
+        return value.decode("utf-8")
+    except UnicodeDecodeError:
+        return {"hex": value.hex()}
+
+
+# -- keys and values ----------------------------------------------------------------
+
+
+def _hex(text: str, what: str) -> bytes:
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        raise InputError(f"{what} {text!r} is not hex (--hex expects pairs of hex digits)") from None
+
+
+def _from_json(doc: JSON, *, typed: bool, what: str) -> Any:
+    if isinstance(doc, dict):
+        if set(doc) == {"hex"} and isinstance(doc["hex"], str):
+            return _hex(doc["hex"], what)
+        if set(doc) == {"uuid"} and isinstance(doc["uuid"], str):
+            return uuid.UUID(doc["uuid"])
+        raise InputError(f'{what}: a JSON object must be {{"hex": ...}} or {{"uuid": ...}}, not {doc!r}')
+    if isinstance(doc, list):
+        return tuple(_from_json(d, typed=typed, what=what) for d in doc)
+    if isinstance(doc, str) and not typed:
+        return doc.encode("utf-8")
+    return doc
+
+
+def _load_json(text: str, what: str) -> JSON:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"{what} {text!r} is not JSON: {exc}") from None
+
+
+def key_from_text(text: str, fmt: str, *, typed: bool) -> Any:
+    """A key from the command line: UTF-8 bytes (``text``), bytes from hex
+    (``hex``), or a JSON value (``json``: a string, number, list for a composite
+    key, ``{"hex": ...}`` for bytes; strings are UTF-8 bytes in the byte schemes)."""
+    if fmt == "hex":
+        return _hex(text, "key")
+    if fmt == "json":
+        return _from_json(_load_json(text, "key"), typed=typed, what="key")
+    return text.encode("utf-8", "surrogateescape")
+
+
+def value_from_text(text: str, fmt: str) -> bytes:
+    """A value from the command line: UTF-8 bytes, hex, or a JSON string /
+    ``{"hex": ...}``."""
+    if fmt == "hex":
+        return _hex(text, "value")
+    if fmt == "json":
+        doc = _load_json(text, "value")
+        if isinstance(doc, str):
+            return doc.encode("utf-8")
+        value = _from_json(doc, typed=True, what="value") if isinstance(doc, dict) else None
+        if not isinstance(value, bytes):
+            raise InputError(f'value {text!r}: with --json a value is a JSON string or {{"hex": ...}}')
+        return value
+    return text.encode("utf-8", "surrogateescape")
+
+
+def escape_line(text: str) -> str:
+    """``text`` with backslash, tab, newline and other control characters escaped,
+    so that it stays on one line and one column."""
+    if text.isprintable() and "\\" not in text:
+        return text
+    out: list[str] = []
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\n":
+            out.append("\\n")
+        elif not ch.isprintable():
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def render_key(key: Any, fmt: str) -> str:
+    """A key for one output line: UTF-8 text (invalid bytes as ``\\xNN``), or hex;
+    typed keys of the tuple scheme as ``str:…``, ``int:…`` or ``(…, …)``."""
+    if isinstance(key, bytes):
+        if fmt == "hex":
+            return key.hex()
+        return escape_line(key.decode("utf-8", "backslashreplace"))
+    if isinstance(key, str):
+        return "str:" + escape_line(key)
+    return escape_line(render_component(key, typed=True))
+
+
+def render_value(value: bytes, fmt: str) -> str:
+    """A value as UTF-8 text (invalid bytes as ``\\xNN``) or hex."""
+    return value.hex() if fmt == "hex" else value.decode("utf-8", "backslashreplace")

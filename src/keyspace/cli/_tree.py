@@ -1,0 +1,132 @@
+"""The scope tree of a store with key and byte counts, built in one pass.
+
+:class:`ScopeTree` takes entries in any order (one dict lookup per level of the
+entry's path, cached for runs of keys in the same scope) and renders as a rich
+table or as nested JSON objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from ._format import JSON, component_json, render_component
+
+__all__ = ["ScopeNode", "ScopeTree", "human_bytes"]
+
+
+class ScopeNode:
+    """One scope: its own key count and bytes (stored keys + values), its
+    children in first-seen order (stored order), and subtree totals."""
+
+    __slots__ = ("bytes", "children", "keys", "path", "sub_bytes", "sub_keys")
+
+    def __init__(self, path: tuple[Any, ...]) -> None:
+        self.path = path
+        self.keys = 0
+        self.bytes = 0
+        self.sub_keys = 0
+        self.sub_bytes = 0
+        self.children: dict[Any, ScopeNode] = {}
+
+    def child(self, component: Any) -> ScopeNode:
+        node = self.children.get(_hashable(component))
+        if node is None:
+            node = self.children[_hashable(component)] = ScopeNode((*self.path, component))
+        return node
+
+
+def _hashable(component: Any) -> Any:
+    """A dict key that keeps ``1``, ``True`` and ``1.0`` (equal in Python,
+    different scopes in the tuple scheme) apart."""
+    return (type(component).__name__, component)
+
+
+class ScopeTree:
+    """Counts keys and bytes per scope. ``add(path, size)`` costs O(1) when the
+    path is the previous one, else O(len(path))."""
+
+    def __init__(self) -> None:
+        self.root = ScopeNode(())
+        self._last_path: tuple[Any, ...] | None = None
+        self._last_chain: list[ScopeNode] = []
+
+    def add(self, path: tuple[Any, ...], size: int) -> None:
+        """Count one key of ``size`` stored bytes in scope ``path``."""
+        if path != self._last_path:
+            node = self.root
+            chain = [node]
+            for component in path:
+                node = node.child(component)
+                chain.append(node)
+            self._last_path, self._last_chain = path, chain
+        chain = self._last_chain
+        leaf = chain[-1]
+        leaf.keys += 1
+        leaf.bytes += size
+        for node in chain:
+            node.sub_keys += 1
+            node.sub_bytes += size
+
+    def nodes(self, levels: int | None = None) -> Iterator[tuple[ScopeNode, str]]:
+        """Depth-first ``(node, guide)`` pairs, the guide drawing the tree lines,
+        down to ``levels`` levels below the root (all when ``None``)."""
+        yield self.root, ""
+        yield from _descend(self.root, "", levels)
+
+    def to_json(self, *, typed: bool) -> JSON:
+        """``{"path": [...], "keys": N, "bytes": M, "children": [...]}`` for the
+        root, children nested the same way."""
+        return _node_json(self.root, typed)
+
+    def table(self, title: str, *, typed: bool, levels: int | None = None) -> Table:
+        """The tree as a rich table: scope, own keys and bytes, subtree keys and bytes."""
+        table = Table(title=title, title_justify="left", box=None, pad_edge=False, header_style="bold")
+        table.add_column("scope", overflow="fold")
+        for name in ("keys", "bytes", "subtree keys", "subtree bytes"):
+            table.add_column(name, justify="right", no_wrap=True)
+        for node, guide in self.nodes(levels):
+            name = "(root)" if not node.path else render_component(node.path[-1], typed=typed)
+            label = Text(guide, style="dim") + Text(name, style="bold" if node.children else "")
+            table.add_row(
+                label,
+                f"{node.keys:,}",
+                human_bytes(node.bytes),
+                f"{node.sub_keys:,}",
+                human_bytes(node.sub_bytes),
+            )
+        return table
+
+
+def _descend(node: ScopeNode, indent: str, levels: int | None) -> Iterator[tuple[ScopeNode, str]]:
+    if levels is not None and len(node.path) >= levels:
+        return
+    kids = list(node.children.values())
+    for i, kid in enumerate(kids):
+        last = i == len(kids) - 1
+        yield kid, indent + ("└─ " if last else "├─ ")
+        yield from _descend(kid, indent + ("   " if last else "│  "), levels)
+
+
+def _node_json(node: ScopeNode, typed: bool) -> JSON:
+    return {
+        "path": [component_json(c, typed=typed) for c in node.path],
+        "keys": node.keys,
+        "bytes": node.bytes,
+        "children": [_node_json(kid, typed) for kid in node.children.values()],
+    }
+
+
+def human_bytes(n: int) -> str:
+    """``n`` bytes as ``812 B``, ``1.2 kB``, ``3.4 MB`` … (powers of 1000)."""
+    if n < 1000:
+        return f"{n} B"
+    value = float(n)
+    for unit in ("kB", "MB", "GB", "TB"):
+        value /= 1000
+        if value < 1000 or unit == "TB":
+            return f"{value:.1f} {unit}"
+    raise AssertionError("unreachable")

@@ -1,0 +1,119 @@
+"""Reading a whole store through a scheme, one key at a time, in one pass.
+
+:class:`KeyReader` turns each stored key into ``(path, key)`` or tells that it is
+reserved (a scheme record, a scope-name registry entry). It needs no scope objects
+and no second scan: the scopehash registry entry of a scope (4 bytes) sorts before
+the scope's keys, so names are known by the time their keys arrive.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import DecodeError, KeyspaceError
+from ..schemes import LengthPrefixed, Naive, Scheme, ScopeHash
+from ..stores import ReadView
+
+__all__ = ["RESERVED", "Entry", "KeyReader", "NeedsMore", "Skipped", "walk"]
+
+RESERVED = None
+"""What :meth:`KeyReader.read` returns for a key that belongs to no scope."""
+
+_REGISTRY_KEY_SIZE = 4
+
+
+class NeedsMore(KeyspaceError):
+    """The scheme cannot decode this store's keys without more information."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One stored key: its scope, its key, and the stored bytes."""
+
+    path: tuple[Any, ...]
+    key: Any
+    stored: bytes
+    value: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A stored key outside every scope: reserved (``reason`` None) or one that
+    does not decode (``reason`` says why)."""
+
+    stored: bytes
+    value: bytes
+    reason: str | None
+
+
+class KeyReader:
+    """Decodes the stored keys of one store under one scheme.
+
+    ``depth`` is the scope depth for formats that do not record it (LengthPrefixed;
+    Naive reads everything as the root scope). :meth:`read` costs one
+    ``scheme.decode``; scopehash names are looked up in the registry entries seen
+    so far, then with one point read on ``view`` when one is given.
+    """
+
+    def __init__(self, scheme: Scheme, depth: int | None = None, view: ReadView | None = None) -> None:
+        if isinstance(scheme, LengthPrefixed) and depth is None:
+            raise NeedsMore(
+                "length-prefixed keys do not record how many path components they hold; "
+                "pass --depth N (the scope depth of the stored keys)"
+            )
+        if isinstance(scheme, Naive) and depth not in (None, 0):
+            raise NeedsMore("naive keys do not record where a component ends; only --depth 0 reads them")
+        self.scheme = scheme
+        self.depth = depth
+        self._view = view
+        self._metadata_key = scheme.metadata_key
+        self._hash_names: dict[int, str] | None = {} if isinstance(scheme, ScopeHash) else None
+
+    def read(self, stored: bytes, value: bytes) -> tuple[tuple[Any, ...], Any] | None:
+        """``(path, key)`` of a stored key, or :data:`RESERVED` for the scheme
+        record and scopehash registry entries. Raises :class:`DecodeError`."""
+        if stored == self._metadata_key:
+            return RESERVED
+        names = self._hash_names
+        if names is None:
+            return self.scheme.decode(stored, self.depth)
+        if len(stored) == _REGISTRY_KEY_SIZE:
+            names[int.from_bytes(stored, "little")] = value.decode("utf-8", "replace")
+            return RESERVED
+        path, key = self.scheme.decode(stored)
+        if path:
+            path = (self._hash_name(path[0]),)
+        return path, key
+
+    def _hash_name(self, scope_hash: int) -> Any:
+        names = self._hash_names
+        assert names is not None
+        name = names.get(scope_hash)
+        if name is None and self._view is not None:
+            raw = self._view.get(scope_hash.to_bytes(_REGISTRY_KEY_SIZE, "little"))
+            if raw is not None:
+                name = names[scope_hash] = raw.decode("utf-8", "replace")
+        return scope_hash if name is None else name
+
+    def unnamed(self, path: tuple[Any, ...]) -> bool:
+        """True for a scopehash path whose name is not in the registry (the path
+        holds the int hash instead)."""
+        return self._hash_names is not None and bool(path) and isinstance(path[0], int)
+
+
+def walk(view: ReadView, reader: KeyReader) -> Iterator[Entry | Skipped]:
+    """Scan the whole store once, in stored order: an :class:`Entry` per scope key,
+    a :class:`Skipped` per reserved key or key that does not decode."""
+    read = reader.read
+    for stored, value in view.scan(b"", None):
+        try:
+            found = read(stored, value)
+        except DecodeError as exc:
+            yield Skipped(stored, value, f"not a {reader.scheme.name} key: {exc}")
+            continue
+        if found is RESERVED:
+            yield Skipped(stored, value, None)
+        else:
+            yield Entry(found[0], found[1], stored, value)

@@ -1,0 +1,245 @@
+"""``keyspace get | put | delete | scan``: keys of one scope."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from ..errors import KeyspaceError
+from ..keyspace import Keyspace
+from ._format import (
+    InputError,
+    component_json,
+    escape_line,
+    key_from_text,
+    parse_path,
+    render_key,
+    render_path,
+    render_value,
+    value_from_text,
+    value_json,
+)
+from ._open import opened
+from ._options import format_options, output_format, scheme_option
+
+__all__ = ["delete", "get", "put", "scan"]
+
+_PATH_HELP = """\b
+PATH components are text; prefixes give other types:
+  hex:00ff      bytes from hex         bytes:abc   bytes from UTF-8 text
+  int:12        an integer (tuple scheme)   str:hex:x   the text "hex:x"
+In the byte schemes (all but tuple) text and bytes components are the same.
+
+\b
+Keys and values are UTF-8 text by default; --hex takes and prints hex; --json
+takes a JSON key (string, number, list for a composite key, {"hex": "..."} for
+bytes) and a JSON string or {"hex": "..."} value, and prints JSON lines.
+Text keys are bytes keys (the default key type of a scope)."""
+
+
+def _key(ks: Keyspace, text: str, fmt: str) -> Any:
+    return key_from_text(text, fmt, typed=ks.scheme.typed_keys)
+
+
+def _no_key(path: tuple[Any, ...], key: Any, ks: Keyspace) -> KeyspaceError:
+    where = render_path(path, typed=ks.scheme.typed_keys)
+    return KeyspaceError(f"no key {render_key(key, 'text')!r} in scope {where} of {ks.url}")
+
+
+def _record(ks: Keyspace, path: tuple[Any, ...], key: Any, value: bytes) -> str:
+    typed = ks.scheme.typed_keys
+    doc = {
+        "path": [component_json(c, typed=typed) for c in path],
+        "key": component_json(key, typed=typed),
+        "value": value_json(value),
+    }
+    return json.dumps(doc, ensure_ascii=False)
+
+
+@click.command(
+    epilog=_PATH_HELP
+    + """
+
+\b
+Examples:
+  keyspace get data.lmdb acme users --key alice
+  keyspace get data.lmdb acme users --key 616c696365 --hex
+  keyspace get data.lmdb acme events --json --key '["2026-11-01", 3]'
+"""
+)
+@click.argument("url")
+@click.argument("path", nargs=-1)
+@click.option("--key", "-k", "key_text", required=True, help="The key.")
+@scheme_option()
+@format_options
+def get(
+    url: str, path: tuple[str, ...], key_text: str, scheme: str | None, as_hex: bool, as_json: bool
+) -> None:
+    """Print the value of one key of the scope PATH in the store at URL.
+
+    Exits with 1 and a one-line error when the key is missing."""
+    fmt = output_format(as_hex, as_json)
+    scope_path = parse_path(path)
+    with opened(url, scheme) as op:
+        ks = op.keyspace
+        key = _key(ks, key_text, fmt)
+        value = ks.scope(*scope_path).get(key)
+        if value is None:
+            raise _no_key(scope_path, key, ks)
+        click.echo(_record(ks, scope_path, key, value) if fmt == "json" else render_value(value, fmt))
+
+
+@click.command(
+    epilog=_PATH_HELP
+    + """
+
+\b
+Examples:
+  keyspace put data.lmdb acme users --key alice --value '{"role": "admin"}'
+  keyspace put sqlite:///app.db acme --key logo --value - < logo.png
+  keyspace put data.lmdb hex:00ff int:7 --key 01 --value ff00 --hex
+"""
+)
+@click.argument("url")
+@click.argument("path", nargs=-1)
+@click.option("--key", "-k", "key_text", required=True, help="The key.")
+@click.option("--value", "-v", "value_text", required=True, help="The value; '-' reads raw bytes from stdin.")
+@scheme_option(help_text="Key scheme; default: the recorded one, else detected, else tuple for a new store.")
+@format_options
+def put(
+    url: str,
+    path: tuple[str, ...],
+    key_text: str,
+    value_text: str,
+    scheme: str | None,
+    as_hex: bool,
+    as_json: bool,
+) -> None:
+    """Set one key of the scope PATH in the store at URL (creating the store if
+    it does not exist). One atomic write."""
+    fmt = output_format(as_hex, as_json)
+    scope_path = parse_path(path)
+    value = sys.stdin.buffer.read() if value_text == "-" else value_from_text(value_text, fmt)
+    with opened(url, scheme, create=True, writing=True) as op:
+        ks = op.keyspace
+        ks.scope(*scope_path)[_key(ks, key_text, fmt)] = value
+
+
+@click.command(
+    epilog=_PATH_HELP
+    + """
+
+\b
+Examples:
+  keyspace delete data.lmdb acme users --key alice
+  keyspace delete data.lmdb globex --drop       # the scope and all below it
+"""
+)
+@click.argument("url")
+@click.argument("path", nargs=-1)
+@click.option("--key", "-k", "key_text", default=None, help="The key to delete.")
+@click.option("--drop", is_flag=True, help="Delete the scope PATH and every scope below it instead.")
+@scheme_option()
+@format_options
+def delete(
+    url: str,
+    path: tuple[str, ...],
+    key_text: str | None,
+    drop: bool,
+    scheme: str | None,
+    as_hex: bool,
+    as_json: bool,
+) -> None:
+    """Delete one key of the scope PATH (exit 1 when it is missing), or with
+    --drop the whole scope and its subtree (one range delete)."""
+    fmt = output_format(as_hex, as_json)
+    if (key_text is None) == (not drop):
+        raise click.UsageError("give either --key K or --drop")
+    scope_path = parse_path(path)
+    with opened(url, scheme, writing=True) as op:
+        ks = op.keyspace
+        scope = ks.scope(*scope_path)
+        if drop:
+            if not scope_path:
+                raise InputError("--drop needs a scope PATH; it does not empty the whole store")
+            scope.drop()
+            return
+        assert key_text is not None
+        key = _key(ks, key_text, fmt)
+        try:
+            del scope[key]
+        except KeyError:
+            raise _no_key(scope_path, key, ks) from None
+
+
+@click.command(
+    epilog=_PATH_HELP
+    + """
+
+\b
+Output: one line per key, KEY<TAB>VALUE (tabs, newlines and backslashes
+escaped), or hex with --hex, or one JSON object per line with --json:
+{"path": [...], "key": ..., "value": ...}.
+
+\b
+Examples:
+  keyspace scan data.lmdb acme users
+  keyspace scan data.lmdb acme audit --start 0003 --stop 0006 --reverse
+  keyspace scan data.lmdb acme users --prefix a --limit 5 --json
+"""
+)
+@click.argument("url")
+@click.argument("path", nargs=-1)
+@click.option("--start", "start_text", default=None, help="First key (inclusive unless --exclude-start).")
+@click.option("--stop", "stop_text", default=None, help="End key (exclusive unless --include-stop).")
+@click.option("--exclude-start", is_flag=True, help="Leave out the --start key itself.")
+@click.option("--include-stop", is_flag=True, help="Include the --stop key itself.")
+@click.option("--prefix", "prefix_text", default=None, help="Only keys that start with this key prefix.")
+@click.option("--reverse", is_flag=True, help="Descending key order.")
+@click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N keys.")
+@scheme_option()
+@format_options
+def scan(
+    url: str,
+    path: tuple[str, ...],
+    start_text: str | None,
+    stop_text: str | None,
+    exclude_start: bool,
+    include_stop: bool,
+    prefix_text: str | None,
+    reverse: bool,
+    limit: int | None,
+    scheme: str | None,
+    as_hex: bool,
+    as_json: bool,
+) -> None:
+    """Print the own keys and values of the scope PATH in key order (not the
+    keys of its child scopes). One range scan of the store."""
+    fmt = output_format(as_hex, as_json)
+    if prefix_text is not None and (start_text is not None or stop_text is not None):
+        raise click.UsageError("--prefix cannot be combined with --start or --stop")
+    scope_path = parse_path(path)
+    with opened(url, scheme) as op:
+        ks = op.keyspace
+
+        def key(text: str | None) -> Any:
+            return None if text is None else _key(ks, text, fmt)
+
+        items = ks.scope(*scope_path).items(
+            key(start_text),
+            key(stop_text),
+            include_start=not exclude_start,
+            include_stop=include_stop,
+            reverse=reverse,
+            limit=limit,
+            prefix=key(prefix_text),
+        )
+        write = sys.stdout.write
+        for k, v in items:
+            if fmt == "json":
+                write(_record(ks, scope_path, k, v) + "\n")
+            else:
+                write(f"{render_key(k, fmt)}\t{escape_line(render_value(v, fmt))}\n")
