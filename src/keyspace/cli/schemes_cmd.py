@@ -24,7 +24,7 @@ def markdown_table(markdown: str) -> tuple[Table, list[str]]:
     table.add_column("class")
     legend: list[str] = []
     for title in titles[1:]:
-        number, _, words = title.partition(" ")
+        number = title.partition(" ")[0]
         table.add_column(number if number.isdigit() else title, justify="center")
         if number.isdigit():
             legend.append(title)
