@@ -58,6 +58,14 @@ def _alive(pid: int) -> bool:
 
 
 def _wait_gone(pid: int, timeout: float) -> bool:
+    child = _children.pop(pid, None)
+    if child is not None:
+        try:
+            child.wait(timeout)
+        except subprocess.TimeoutExpired:
+            _children[pid] = child
+            return False
+        return True
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not _alive(pid):
@@ -74,10 +82,37 @@ def _healthy(port: int) -> bool:
         return False
 
 
-def _spawn_detached(args: list[str], log: Path) -> int:
-    """Start ``args`` in the background with output appended to ``log`` and return its
-    PID. The process is not our child (a shell starts it and exits), so killing it
-    later leaves no zombie in this process."""
+_children: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+    """Linux: SIGKILL this process when its parent dies (a killed test run leaks no
+    member)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _spawn(args: list[str], log: Path, *, attached: bool) -> int:
+    """Start ``args`` with output appended to ``log``; return its PID.
+
+    ``attached``: our child, killed by the kernel if this process dies (for clusters
+    this process owns). Otherwise detached (a shell starts it and exits), so it
+    outlives this process, as a member of a cluster the test script owns must."""
+    if attached:
+        with log.open("ab") as sink:
+            child = subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_die_with_parent,
+            )
+        _children[child.pid] = child
+        return child.pid
     script = '"$@" >>"$KS_LOG" 2>&1 </dev/null & echo $!'
     out = subprocess.run(
         ["sh", "-c", script, "sh", *args],
@@ -142,7 +177,7 @@ class LocalCluster:
             raise RuntimeError("the cluster directory is unknown (KEYSPACE_ETCD_DIR unset)")
         member = self.directory / f"m{index + 1}"
         args = (member / "args").read_text().splitlines()
-        pid = _spawn_detached(args, member / "etcd.log")
+        pid = _spawn(args, member / "etcd.log", attached=self.owned)
         (member / "etcd.pid").write_text(f"{pid}\n")
         return pid
 
@@ -202,7 +237,7 @@ def start_cluster(members: int = 3, *, timeout: float = START_TIMEOUT) -> LocalC
             *("--logger", "zap", "--log-outputs", "stderr"),
         ]
         (member / "args").write_text("\n".join(args) + "\n")
-        pid = _spawn_detached(args, member / "etcd.log")
+        pid = _spawn(args, member / "etcd.log", attached=True)
         (member / "etcd.pid").write_text(f"{pid}\n")
     cluster = LocalCluster([f"127.0.0.1:{p}" for p in clients], directory, owned=True)
     try:
