@@ -1,0 +1,71 @@
+"""Opening stores for the benchmarks: a keyspace on each engine, and the engine's
+raw binding on a directory of its own, with the same settings the adapter uses."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+import keyspace
+from keyspace.keyspace import Keyspace
+
+__all__ = ["PATH", "Fresh", "open_keyspace", "open_raw"]
+
+PATH = ("tenant1", "users")
+"""The scope every store workload writes to."""
+
+SQLITE_SCHEMA = "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID"
+
+
+class Fresh:
+    """A new temporary directory; :meth:`remove` deletes it."""
+
+    def __init__(self) -> None:
+        self.path = tempfile.mkdtemp(prefix="ksbench-")
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def open_keyspace(engine: str, directory: str) -> Keyspace:
+    """A keyspace (TupleScheme) on a new store of ``engine`` inside ``directory``."""
+    urls = {
+        "lmdb": f"lmdb://{directory}/db",
+        "leveldb": f"leveldb://{directory}/db",
+        "rocksdb": f"rocksdb://{directory}/db",
+        "sqlite": f"sqlite://{directory}/db.sqlite",
+    }
+    return keyspace.open(urls[engine])
+
+
+def open_raw(engine: str, directory: str) -> tuple[Any, Callable[[], None]]:
+    """The raw binding's handle on a new store of ``engine`` and its close function.
+    Settings match the adapter's: LMDB with fsync at commit, LevelDB and RocksDB
+    without sync, SQLite in WAL mode with ``synchronous=FULL``."""
+    if engine == "lmdb":
+        import lmdb
+
+        env = lmdb.open(f"{directory}/db", map_size=4 << 30, max_dbs=0)
+        return env, env.close
+    if engine == "leveldb":
+        import plyvel
+
+        db = plyvel.DB(f"{directory}/db", create_if_missing=True)
+        return db, db.close
+    if engine == "rocksdb":
+        from rocksdict import Options, Rdict
+
+        options = Options(raw_mode=True)
+        options.create_if_missing(True)
+        rdb = Rdict(f"{directory}/db", options)
+        return rdb, rdb.close
+    if engine == "sqlite":
+        conn = sqlite3.connect(f"{directory}/db.sqlite", isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute(SQLITE_SCHEMA)
+        return conn, conn.close
+    raise ValueError(f"unknown engine {engine!r}")

@@ -1,0 +1,80 @@
+"""etcd: single puts against transactional batches (and ``EtcdStore.put_many``).
+
+Runs only when ``KEYSPACE_ETCD_ENDPOINTS`` names a cluster (``host:port,...``);
+otherwise the report says it was not run and why. Every round writes to a scope of
+its own and drops it afterwards, so the cluster is left as it was.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable, Iterator
+
+import keyspace
+
+from . import _data
+from ._harness import Comparison, Context, Ratio, Trial, workload
+
+_V = _data.VALUE
+_BATCH = 100  # below etcd's default limit of 128 operations per transaction
+_rounds = itertools.count()
+
+Factory = Callable[[], Trial]
+
+
+@workload("etcd")
+def etcd(ctx: Context) -> Iterator[Comparison]:
+    """Single puts vs ``update`` in transactions of 100 vs ``put_many`` (informational)."""
+    endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS")
+    if not endpoints:
+        reason = os.environ.get("KEYSPACE_ETCD_UNAVAILABLE") or "KEYSPACE_ETCD_ENDPOINTS is not set"
+        ctx.note(f"not run: {reason} (the test run starts a cluster and sets it)")
+        return
+    ks = keyspace.open(f"etcd://{endpoints}")
+    ctx.defer(ks.close)
+    n = ctx.n(1_000, 100)
+    keys = _data.keys(n)
+    pairs = [(k, _V) for k in keys]
+
+    def fresh_scope() -> keyspace.Scope:
+        return ks.scope("bench", f"run{next(_rounds)}")
+
+    def singles() -> Trial:
+        scope = fresh_scope()
+
+        def run() -> None:
+            for k in keys:
+                scope[k] = _V
+
+        return Trial(run, n, scope.drop)
+
+    def transactions() -> Trial:
+        path = fresh_scope().path
+
+        def run() -> None:
+            for i in range(0, n, _BATCH):
+                with ks.transaction() as tx:
+                    tx.scope(*path).update(pairs[i : i + _BATCH])
+
+        return Trial(run, n, ks.scope(*path).drop)
+
+    def put_many() -> Trial:
+        scope = fresh_scope()
+        put_many = getattr(ks.store, "put_many", None)
+        assert put_many is not None
+        prefix = scope.prefix
+        encode = ks.scheme.encode_key
+        stored = [(prefix + encode(k), v) for k, v in pairs]
+
+        def run() -> None:
+            put_many(stored)
+
+        return Trial(run, n, scope.drop)
+
+    variants: dict[str, Factory] = {"single puts": singles, "transactions": transactions}
+    ratios = [Ratio("etcd single puts vs transactions of 100", "single puts", "transactions")]
+    if hasattr(ks.store, "put_many"):
+        variants["put_many"] = put_many
+        ratios.append(Ratio("etcd transactions of 100 vs put_many", "transactions", "put_many"))
+    yield Comparison("etcd", "puts", variants, ratios, rounds=3 if not ctx.quick else 1)
