@@ -113,6 +113,7 @@ etcd_cluster_start() {
     mapfile -t _ks_args <"$KS_ETCD_DIR/m$n/args"
     "${_ks_args[@]}" >"$KS_ETCD_DIR/m$n/etcd.log" 2>&1 &
     echo $! >"$KS_ETCD_DIR/m$n/etcd.pid"
+    disown "$!" 2>/dev/null || true  # no job notice when the fault test kills a member
     endpoints="${endpoints:+$endpoints,}127.0.0.1:$((KS_ETCD_CB + n))"
     pids="${pids:+$pids,}$!"
   done
