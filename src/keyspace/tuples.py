@@ -60,6 +60,10 @@ _unpack_f = struct.Struct(">f").unpack
 _unpack_Q = struct.Struct(">Q").unpack
 _pack_Q = struct.Struct(">Q").pack
 _pack_code_Q = struct.Struct(">BQ").pack
+_pack_code_H = struct.Struct(">BH").pack
+_STR = (b"\x02", b"\x00")
+_BYTES = (b"\x01", b"\x00")
+_INT1 = tuple(bytes((0x15, i)) for i in builtins.range(0x100))
 
 _U64_MAX = (1 << 64) - 1
 _SIGN64 = 1 << 63
@@ -82,11 +86,11 @@ def _enc_none_nested(_: None) -> bytes:
 
 
 def _enc_bytes(v: bytes) -> bytes:
-    return b"\x01" + v.replace(b"\x00", b"\x00\xff") + b"\x00"
+    return v.replace(b"\x00", b"\x00\xff").join(_BYTES)
 
 
 def _enc_str(v: str) -> bytes:
-    return b"\x02" + v.encode().replace(b"\x00", b"\x00\xff") + b"\x00"
+    return v.encode().replace(b"\x00", b"\x00\xff").join(_STR)
 
 
 def _enc_int(v: int) -> bytes:
@@ -179,17 +183,31 @@ def pack(t: tuple[Any, ...]) -> bytes:
     """
     if type(t) is not tuple and not isinstance(t, tuple):
         raise TypeError(f"pack() takes a tuple, not {type(t).__name__}: {show_bytes(t)}")
-    enc = _TOP
+    out = b""
     try:
-        try:
-            return b"".join([enc[type(x)](x) for x in t])
-        except KeyError:
-            # a subclass or an unsupported type somewhere: the isinstance path decides
-            return b"".join([_enc_any(x, False) for x in t])
+        for x in t:
+            kind = type(x)
+            if kind is str:
+                # f-string + one encode; values with NUL take the escaping path
+                out += (
+                    x.encode().replace(b"\x00", b"\x00\xff").join(_STR)
+                    if "\x00" in x
+                    else f"\x02{x}\x00".encode()
+                )
+            elif kind is bytes:
+                out += x.replace(b"\x00", b"\x00\xff").join(_BYTES)
+            elif kind is int and 0 < x < 0x10000:
+                out += _INT1[x] if x < 0x100 else _pack_code_H(0x16, x)
+            else:
+                out += _TOP[kind](x)
+    except KeyError:
+        # a subclass or an unsupported type somewhere: the isinstance path decides
+        return b"".join([_enc_any(x, False) for x in t])
     except UnicodeEncodeError as exc:
         raise InvalidName(
             f"str {show_bytes(exc.object)} cannot be encoded as UTF-8: {exc.reason} at index {exc.start}"
         ) from None
+    return out
 
 
 def range(t: tuple[Any, ...]) -> tuple[bytes, bytes]:
@@ -223,12 +241,128 @@ def unpack(b: bytes, prefix_len: int = 0) -> tuple[Any, ...]:
     floats (code ``20``, returned as ``float``) and non-minimal integer encodings.
     Raises :class:`~keyspace.errors.DecodeError` (``offset`` counted from the start
     of ``b``) for anything else; never another exception, whatever the bytes.
-    Cost: linear in ``len(b)``; no recursion, however deeply tuples nest.
+
+    Cost: linear in ``len(b)``, no recursion however deeply tuples nest. Top-level
+    tuples of str, bytes, int, bool and None without ``00`` inside their values
+    take one ``split`` and one step per element; anything else (escaped ``00``,
+    nested tuples, floats, UUIDs, malformed input) one ``find`` or fixed-size read
+    per element.
     """
     if type(b) is not bytes:
         if not isinstance(b, (bytes, bytearray, memoryview)):
             raise TypeError(f"unpack() takes bytes, not {type(b).__name__}")
         b = bytes(b)
+    # Fast path. Split at every 00: each 00 then ends a piece, and is either the
+    # terminator of the str/bytes element opened in that piece or a top-level None.
+    # Pieces hold whole elements only if no value contains a 00 byte; whenever
+    # that does not hold (a piece starting with ff is an escape, an int that
+    # runs past its piece holds a 00 byte) or anything else is unusual, the exact
+    # decoder below starts over and reports errors with their offsets.
+    pieces = (b[prefix_len:] if prefix_len else b).split(b"\x00")
+    tail = pieces.pop()
+    out: list[Any] = []
+    ap = out.append
+    try:
+        for p in pieces:
+            if not p:
+                ap(None)
+                continue
+            code = p[0]
+            if code == 0x02:
+                ap(p[1:].decode())
+                continue
+            if code == 0x01:
+                ap(p[1:])
+                continue
+            # fixed-size elements, then None (the 00) or a str/bytes to the end
+            off = 0
+            m = len(p)
+            while True:
+                if code == 0x15 and off + 2 <= m:
+                    ap(p[off + 1])
+                    off += 2
+                elif code == 0x16 and off + 3 <= m:
+                    ap(p[off + 1] << 8 | p[off + 2])
+                    off += 3
+                elif 0x14 < code <= 0x1C:
+                    end = off + code - 0x13
+                    if end > m:
+                        return _unpack_exact(b, prefix_len)
+                    ap(int.from_bytes(p[off + 1 : end], "big"))
+                    off = end
+                elif code == 0x14:
+                    ap(0)
+                    off += 1
+                elif 0x0C <= code < 0x14:
+                    end = off + 0x15 - code
+                    if end > m:
+                        return _unpack_exact(b, prefix_len)
+                    ap(int.from_bytes(p[off + 1 : end], "big") - _ONES[0x14 - code])
+                    off = end
+                elif code == 0x26 or code == 0x27:
+                    ap(code == 0x27)
+                    off += 1
+                else:
+                    return _unpack_exact(b, prefix_len)
+                if off == m:
+                    ap(None)
+                    break
+                code = p[off]
+                if code == 0x02:
+                    ap(p[off + 1 :].decode())
+                    break
+                if code == 0x01:
+                    ap(p[off + 1 :])
+                    break
+        if tail and not _fixed_elements(tail, ap, False):
+            return _unpack_exact(b, prefix_len)
+    except UnicodeDecodeError:
+        return _unpack_exact(b, prefix_len)
+    return tuple(out)
+
+
+def _fixed_elements(p: bytes, ap: Callable[[Any], None], closed: bool) -> bool:
+    """Decode a piece of the fast path of :func:`unpack`: ints and bools, then at
+    most one str/bytes element that runs to the piece's end. ``closed``: a 00
+    follows the piece (the str/bytes terminator, else a None). False when the
+    exact decoder must take over."""
+    off = 0
+    m = len(p)
+    while off < m:
+        code = p[off]
+        if 0x14 < code <= 0x1C:
+            end = off + code - 0x13
+            if end > m:
+                return False
+            ap(int.from_bytes(p[off + 1 : end], "big"))
+            off = end
+        elif code == 0x02 or code == 0x01:
+            if not closed:
+                return False
+            ap(p[off + 1 :].decode() if code == 0x02 else p[off + 1 :])
+            return True
+        elif code == 0x14:
+            ap(0)
+            off += 1
+        elif 0x0C <= code < 0x14:
+            k = 0x14 - code
+            end = off + 1 + k
+            if end > m:
+                return False
+            ap(int.from_bytes(p[off + 1 : end], "big") - _ONES[k])
+            off = end
+        elif code == 0x26 or code == 0x27:
+            ap(code == 0x27)
+            off += 1
+        else:
+            return False
+    if closed:
+        ap(None)
+    return True
+
+
+def _unpack_exact(b: bytes, prefix_len: int) -> tuple[Any, ...]:
+    """The general decoder: every type, exact errors with offsets."""
     n = len(b)
     pos = prefix_len
     out: list[Any] = []
