@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from itertools import islice
+from itertools import islice, takewhile
 from types import TracebackType
 from typing import Any
 
@@ -80,7 +80,14 @@ class LevelDBStore(Store):
         self, source: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
         try:
-            items = source.iterator(start=start, stop=stop, reverse=reverse)
+            if reverse:
+                # plyvel 1.5 yields nothing in reverse when the last key equals
+                # ``start``; the lower bound is checked here instead.
+                items = source.iterator(stop=stop, reverse=True)
+                if start:
+                    items = takewhile((start,).__le__, items)  # k >= start
+            else:
+                items = source.iterator(start=start, stop=stop)
             if limit is not None:
                 items = islice(items, max(limit, 0))
             yield from items

@@ -4,10 +4,13 @@ URL: ``sqlite:///path/to/file``. One ``WITHOUT ROWID`` table ``kv(k BLOB PRIMARY
 KEY, v BLOB)``; keys and values are always bound as ``bytes``, so every row is a BLOB
 and rows sort as Python sorts ``bytes``. WAL mode: readers do not block the writer.
 
-- One connection per store, shared by the store's threads behind a lock; a snapshot
-  opens its own connection and holds one read transaction.
-- ``transaction()`` is ``BEGIN IMMEDIATE`` … ``COMMIT``: it excludes every other
-  writer (threads wait on the lock, processes on the busy timeout) until it ends.
+- Two connections per store, each shared by the store's threads behind its own
+  lock: one writes, one reads (so reads never wait for a transaction and see the
+  last committed state). A snapshot opens its own connection and holds one read
+  transaction.
+- ``transaction()`` is ``BEGIN IMMEDIATE`` … ``COMMIT`` on the writing connection:
+  it excludes every other writer (threads wait on the lock, processes on the busy
+  timeout) until it ends.
 - ``delete_range`` is one ``DELETE … WHERE k >= ? AND k < ?`` on the primary key.
 - Scans read pages of rows, so no statement stays open between items: writing to
   the store while a scan runs is safe (whether the scan sees those writes is not
@@ -86,12 +89,14 @@ class SQLiteStore(Store):
         self._timeout = timeout
         self._lock = threading.Lock()
         self._owner: int | None = None  # thread holding this store's transaction()
+        self._read_lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         try:
             conn = self._connect()
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(f"PRAGMA synchronous={'FULL' if sync else 'NORMAL'}")
             conn.execute(_SCHEMA)
+            self._reader = self._connect()
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
         self._conn = conn
@@ -131,10 +136,15 @@ class SQLiteStore(Store):
 
     # -- the Store contract --------------------------------------------------
 
+    def _reading(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreClosed(f"the store {self.url} is closed")
+        return self._reader
+
     def get(self, key: bytes) -> bytes | None:
-        conn = self._free()
+        conn = self._reading()
         try:
-            with self._lock:
+            with self._read_lock:
                 row = conn.execute(_GET, (key,)).fetchone()
         except sqlite3.Error as exc:
             raise self._error(exc) from exc
@@ -148,8 +158,7 @@ class SQLiteStore(Store):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        conn = self._free()
-        return _paged_scan(self, conn, self._lock, start, stop, reverse, limit)
+        return _paged_scan(self, self._reading(), self._read_lock, start, stop, reverse, limit)
 
     def put(self, key: bytes, value: bytes) -> None:
         self._execute(_PUT, (key, value))
@@ -189,7 +198,7 @@ class SQLiteStore(Store):
                 raise
 
     def snapshot(self) -> _SQLiteSnapshot:
-        self._free()
+        self._reading()
         try:
             conn = self._connect()
             conn.execute("BEGIN")
@@ -204,6 +213,8 @@ class SQLiteStore(Store):
     def close(self) -> None:
         conn, self._conn = self._conn, None
         if conn is not None:
+            with self._read_lock:
+                self._reader.close()
             with self._lock:
                 conn.close()
 

@@ -1,0 +1,399 @@
+"""``StoreSuite``: the contract tests, driven by ``store.capabilities``."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any, Protocol
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.stateful import run_state_machine_as_test
+
+from .._bytes import prefix_end
+from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError
+from ..stores._base import Op, Store
+from ._model import StoreModelMachine
+
+__all__ = ["MakeStore", "StoreSuite"]
+
+
+class MakeStore(Protocol):
+    """``make()`` gives a new empty store; ``make(url)`` reopens the store at ``url``."""
+
+    def __call__(self, url: str | None = None) -> Store: ...
+
+
+# Keys around the edges: the empty key, 00 and ff bytes, prefixes of each other.
+EDGE_KEYS = [
+    b"",
+    b"\x00",
+    b"\x00\x00",
+    b"\x00\xff",
+    b"\x01",
+    b"a",
+    b"a\x00",
+    b"a\xff",
+    b"a\xff\xff",
+    b"ab",
+    b"b",
+    b"\xfe\xff",
+    b"\xff",
+    b"\xff\x00",
+    b"\xff\xff",
+    b"\xff\xff\xff",
+]
+
+RANGES: list[tuple[bytes, bytes | None]] = [
+    (b"", None),
+    (b"a", b"b"),
+    (b"a", prefix_end(b"a")),
+    (b"a\xff", prefix_end(b"a\xff")),
+    (b"\x00", b"\x00\xff"),
+    (b"\x00\x00", b"\x01"),
+    (b"b", b"a"),  # empty: stop before start
+    (b"ab", b"ab"),  # empty: stop == start
+    (b"\xff", None),
+    (b"\xff\xff", prefix_end(b"\xff\xff")),  # an all-ff prefix runs to the end
+    (b"\xfe", b"\xff\xff"),
+    (b"zz", None),
+]
+
+
+class StoreSuite:
+    """Subclass in a ``test_*.py`` module and provide a ``make_store`` fixture."""
+
+    model_examples = 25
+    model_steps = 25
+
+    @pytest.fixture
+    def make_store(self) -> MakeStore:
+        raise NotImplementedError("provide a make_store fixture in the subclass")
+
+    @pytest.fixture
+    def opened(self, make_store: MakeStore) -> Iterator[Callable[..., Store]]:
+        """``make_store`` that also closes every store it opened at teardown."""
+        stores: list[Store] = []
+
+        def open_(url: str | None = None) -> Store:
+            store = make_store(url) if url is not None else make_store()
+            stores.append(store)
+            return store
+
+        yield open_
+        for store in reversed(stores):
+            store.close()
+
+    @pytest.fixture
+    def store(self, opened: Callable[..., Store]) -> Store:
+        return opened()
+
+    @staticmethod
+    def keys(store: Store) -> list[bytes]:
+        """The edge keys this store can hold."""
+        return [k for k in EDGE_KEYS if k or store.capabilities.empty_keys]
+
+    @classmethod
+    def fill(cls, store: Store) -> dict[bytes, bytes]:
+        data = {k: b"v" + k for k in cls.keys(store)}
+        store.write(list(data.items()))
+        return data
+
+    # -- factory -------------------------------------------------------------
+
+    def test_factory_gives_empty_isolated_stores(self, opened: Callable[..., Store]) -> None:
+        one, two = opened(), opened()
+        assert list(one.scan()) == [] and list(two.scan()) == []
+        one.put(b"k", b"1")
+        assert two.get(b"k") is None
+        assert list(two.scan()) == []
+        assert isinstance(one.url, str)
+        if one.capabilities.persistent:  # two persistent stores live at two places
+            assert one.url != two.url
+
+    # -- point operations ----------------------------------------------------
+
+    def test_put_get_overwrite_delete(self, store: Store) -> None:
+        assert store.get(b"k") is None
+        store.put(b"k", b"1")
+        assert store.get(b"k") == b"1"
+        store.put(b"k", b"2")
+        assert store.get(b"k") == b"2"
+        store.delete(b"k")
+        assert store.get(b"k") is None
+        store.delete(b"k")  # deleting a missing key is fine
+        store.put(b"e", b"")
+        assert store.get(b"e") == b""
+
+    def test_binary_keys_round_trip_in_byte_order(self, store: Store) -> None:
+        data = self.fill(store)
+        for key, value in data.items():
+            assert store.get(key) == value
+        assert [k for k, _ in store.scan()] == sorted(data)
+
+    def test_empty_key(self, store: Store) -> None:
+        if store.capabilities.empty_keys:
+            store.put(b"", b"empty")
+            assert store.get(b"") == b"empty"
+            assert list(store.scan(limit=1)) == [(b"", b"empty")]
+            store.delete(b"")
+            assert store.get(b"") is None
+        else:
+            with pytest.raises(InvalidName):
+                store.put(b"", b"empty")
+            with pytest.raises(InvalidName):
+                store.write([(b"a", b"1"), (b"", b"empty")])
+            assert list(store.scan()) == []
+
+    def test_large_values(self, store: Store) -> None:
+        big = bytes(range(256)) * 4096  # 1 MiB
+        store.put(b"big", big)
+        assert store.get(b"big") == big
+        store.write([(b"big2", big[::-1])])
+        assert dict(store.scan()) == {b"big": big, b"big2": big[::-1]}
+
+    # -- ranges --------------------------------------------------------------
+
+    @pytest.mark.parametrize(("start", "stop"), RANGES)
+    def test_scan_ranges(self, store: Store, start: bytes, stop: bytes | None) -> None:
+        data = self.fill(store)
+        forward = [(k, data[k]) for k in sorted(data) if k >= start and (stop is None or k < stop)]
+        for limit in (None, 0, 1, 3, 100):
+            expected = forward if limit is None else forward[:limit]
+            assert list(store.scan(start, stop, limit=limit)) == expected
+            # the reverse twin, derived from the forward expectation
+            twin = forward[::-1] if limit is None else forward[::-1][:limit]
+            assert list(store.scan(start, stop, reverse=True, limit=limit)) == twin
+
+    def test_prefix_ranges_near_ff(self, store: Store) -> None:
+        data = self.fill(store)
+        for prefix in (b"a", b"a\xff", b"\xff", b"\xff\xff", b"\x00"):
+            got = [k for k, _ in store.scan(prefix, prefix_end(prefix))]
+            assert got == sorted(k for k in data if k.startswith(prefix))
+
+    # -- delete_range --------------------------------------------------------
+
+    @pytest.mark.parametrize(("start", "stop"), RANGES)
+    def test_delete_range(self, store: Store, start: bytes, stop: bytes | None) -> None:
+        data = self.fill(store)
+        store.delete_range(start, stop)
+        kept = sorted(k for k in data if not (k >= start and (stop is None or k < stop)))
+        assert [k for k, _ in store.scan()] == kept
+
+    # -- atomic batches ------------------------------------------------------
+
+    def test_write_applies_in_order(self, store: Store) -> None:
+        store.put(b"gone", b"x")
+        store.write([(b"a", b"1"), (b"b", b"2"), (b"a", b"3"), (b"gone", None), (b"b", None)])
+        assert list(store.scan()) == [(b"a", b"3")]
+        store.write([])
+        assert list(store.scan()) == [(b"a", b"3")]
+
+    def test_write_is_all_or_nothing(self, store: Store) -> None:
+        store.put(b"keep", b"old")
+        limit = store.capabilities.max_key_size
+        if limit is not None:
+            bad: list[Op] = [(b"keep", b"new"), (b"x" * (limit + 1), b"v"), (b"z", b"v")]
+            with pytest.raises(KeyTooLarge):
+                store.write(bad)
+            assert list(store.scan()) == [(b"keep", b"old")]
+
+        def failing() -> Iterator[Op]:
+            yield b"keep", b"new"
+            yield b"y", b"v"
+            raise RuntimeError("the batch's source fails half-way")
+
+        # Without a size limit to break, a failing source of ops shows the same rule.
+        with pytest.raises(RuntimeError):
+            store.write(failing())
+        assert list(store.scan()) == [(b"keep", b"old")]
+
+    # -- transactions --------------------------------------------------------
+
+    def test_transaction_reads_its_writes_and_commits(self, store: Store) -> None:
+        self.fill(store)
+        before = dict(store.scan())
+        with store.transaction() as tx:
+            tx.put(b"new", b"1")
+            tx.delete(b"a")
+            tx.delete_range(b"\xff", None)
+            tx.put(b"\xff\x01", b"back")
+            assert tx.get(b"new") == b"1" and tx.get(b"a") is None
+            assert tx.get(b"\xff\x01") == b"back" and tx.get(b"\xff\xff") is None
+            expected = dict(before)
+            del expected[b"a"]
+            for k in [k for k in expected if k >= b"\xff"]:
+                del expected[k]
+            expected[b"new"] = b"1"
+            expected[b"\xff\x01"] = b"back"
+            assert list(tx.scan()) == sorted(expected.items())
+            assert list(tx.scan(reverse=True, limit=2)) == sorted(expected.items())[::-1][:2]
+            # not visible outside before commit
+            assert store.get(b"new") is None and store.get(b"a") == before[b"a"]
+            if store.capabilities.snapshots:
+                with store.snapshot() as snap:
+                    assert snap.get(b"new") is None
+        assert dict(store.scan()) == expected
+
+    def test_transaction_discards_on_exception(self, store: Store) -> None:
+        store.put(b"a", b"1")
+        with pytest.raises(RuntimeError), store.transaction() as tx:
+            tx.put(b"b", b"2")
+            tx.delete(b"a")
+            tx.delete_range(b"", None)
+            raise RuntimeError("abandon")
+        assert list(store.scan()) == [(b"a", b"1")]
+
+    def test_transaction_view_ends_with_block(self, store: Store) -> None:
+        with store.transaction() as tx:
+            tx.put(b"a", b"1")
+        with pytest.raises(StoreClosed):
+            tx.get(b"a")
+        with pytest.raises(StoreClosed):
+            tx.put(b"b", b"2")
+
+    def test_transaction_and_other_writers(self, store: Store) -> None:
+        store.put(b"outside", b"old")
+        if store.capabilities.serialized_transactions:
+            with store.transaction() as tx:
+                tx.put(b"mine", b"1")
+                with pytest.raises(StoreError):
+                    store.put(b"outside", b"new")  # same thread: refused, never deadlocks
+                assert store.get(b"outside") == b"old"  # reads do not wait
+            assert store.get(b"mine") == b"1" and store.get(b"outside") == b"old"
+        else:
+            with store.transaction() as tx:
+                tx.put(b"mine", b"1")
+                tx.put(b"both", b"tx")
+                store.put(b"outside", b"new")
+                store.put(b"both", b"store")
+                assert tx.get(b"outside") == b"old"  # reads the snapshot it began with
+            assert store.get(b"outside") == b"new"  # untouched by the transaction
+            assert store.get(b"both") == b"tx"  # last writer wins
+            assert store.get(b"mine") == b"1"
+
+    # -- snapshots -----------------------------------------------------------
+
+    def test_snapshot_isolation(self, store: Store) -> None:
+        if not store.capabilities.snapshots:
+            with pytest.raises(StoreError):
+                store.snapshot()
+            return
+        data = self.fill(store)
+        with store.snapshot() as snap:
+            store.put(b"late", b"1")
+            store.delete(b"a")
+            store.delete_range(b"\xff", None)
+            assert snap.get(b"late") is None and snap.get(b"a") == data[b"a"]
+            assert list(snap.scan()) == sorted(data.items())
+            assert (
+                list(snap.scan(b"a", b"b", reverse=True))
+                == sorted((k, v) for k, v in data.items() if b"a" <= k < b"b")[::-1]
+            )
+        with pytest.raises(StoreClosed):
+            snap.get(b"a")
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def test_reopen_keeps_data(self, opened: Callable[..., Store]) -> None:
+        store = opened()
+        data = self.fill(store)
+        store.delete_range(b"a", b"b")
+        with store.transaction() as tx:
+            tx.put(b"tx", b"1")
+        expected = {k: v for k, v in data.items() if not b"a" <= k < b"b"} | {b"tx": b"1"}
+        url = store.url
+        store.close()
+        if store.capabilities.persistent:
+            again = opened(url)
+            assert dict(again.scan()) == expected
+        else:
+            assert not store.capabilities.multi_process  # nothing to share
+            assert list(opened().scan()) == []
+
+    def test_use_after_close(self, opened: Callable[..., Store]) -> None:
+        with opened() as store:
+            store.put(b"a", b"1")
+        store.close()  # idempotent
+        calls: list[Callable[[], Any]] = [
+            lambda: store.get(b"a"),
+            lambda: list(store.scan()),
+            lambda: store.put(b"a", b"2"),
+            lambda: store.delete(b"a"),
+            lambda: store.delete_range(b"", None),
+            lambda: store.write([(b"a", b"2")]),
+            lambda: store.transaction().__enter__(),
+            lambda: store.snapshot().__enter__(),
+        ]
+        for call in calls:
+            with pytest.raises(StoreClosed):
+                call()
+
+    def test_close_ends_running_scans(self, opened: Callable[..., Store]) -> None:
+        store = opened()
+        store.write([(b"a", b"1"), (b"b", b"2")])
+        items = store.scan()
+        assert next(items) == (b"a", b"1")
+        store.close()
+        # A scan may have read ahead; it must never raise anything but StoreClosed.
+        with contextlib.suppress(StoreClosed):
+            list(items)
+
+    def test_key_size_limit(self, store: Store) -> None:
+        limit = store.capabilities.max_key_size
+        if limit is None:
+            key = b"k" * 100_000
+            store.put(key, b"v")
+            assert store.get(key) == b"v"
+            return
+        store.put(b"k" * limit, b"v")
+        assert store.get(b"k" * limit) == b"v"
+        size = limit + 1
+        with pytest.raises(KeyTooLarge) as info:
+            store.put(b"k" * size, b"v")
+        assert str(size) in str(info.value) and str(limit) in str(info.value)
+        with store.transaction() as tx, pytest.raises(KeyTooLarge):
+            tx.put(b"k" * size, b"v")
+        assert store.get(b"k" * size) is None  # reading such a key finds nothing
+
+    def test_errors_are_keyspace_errors(self, store: Store) -> None:
+        assert issubclass(StoreClosed, KeyspaceError) and issubclass(StoreError, KeyspaceError)
+
+    def test_sharing_between_processes(self, opened: Callable[..., Store]) -> None:
+        store = opened()
+        store.put(b"shared", b"yes")
+        if not store.capabilities.persistent:
+            assert not store.capabilities.multi_process
+            return
+        if store.capabilities.multi_process:
+            code = (
+                "import sys\nfrom keyspace.stores import open_store\n"
+                "s = open_store(sys.argv[1]); print(s.get(b'shared')); s.close()"
+            )
+            out = subprocess.run(
+                [sys.executable, "-c", code, store.url],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=True,
+            )
+            assert out.stdout.strip() == "b'yes'"
+        else:
+            with pytest.raises(StoreError):
+                opened(store.url)
+
+    # -- model-based ---------------------------------------------------------
+
+    def test_matches_the_model(self, make_store: MakeStore) -> None:
+        machine = type("Machine", (StoreModelMachine,), {"factory": staticmethod(make_store)})
+        run_state_machine_as_test(
+            machine,
+            settings=settings(
+                max_examples=self.model_examples,
+                stateful_step_count=self.model_steps,
+                deadline=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+            ),
+        )
