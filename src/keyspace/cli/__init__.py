@@ -18,6 +18,7 @@ from .data import delete, get, put, scan
 from .decode import decode
 from .demo import demo
 from .inspect_cmd import inspect
+from .migrate import migrate
 from .schemes_cmd import schemes
 
 __all__ = ["cli", "main"]
@@ -45,7 +46,7 @@ def cli() -> None:
     """Collision-free, ordered, nestable namespaces (scopes) in one key-value store."""
 
 
-for command in (demo, inspect, get, put, delete, scan, decode, schemes):
+for command in (demo, inspect, get, put, delete, scan, decode, schemes, migrate):
     cli.add_command(command)
 
 

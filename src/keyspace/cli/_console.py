@@ -35,7 +35,7 @@ def err() -> Console:
     """The console for progress and notes (stderr)."""
     global _err
     if _err is None:
-        _err = Console(stderr=True, highlight=False)
+        _err = Console(stderr=True, highlight=False, soft_wrap=True)
     return _err
 
 

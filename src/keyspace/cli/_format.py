@@ -201,18 +201,22 @@ def value_from_text(text: str, fmt: str) -> bytes:
 
 
 def escape_line(text: str) -> str:
-    """``text`` with backslash, tab, newline and other control characters escaped,
-    so that it stays on one line and one column."""
+    r"""``text`` on one line: backslash, tab, newline and other control characters
+    escaped (``\\``, ``\t``, ``\n``, ``\x00``); bytes that were not UTF-8
+    (decoded with ``surrogateescape``) as ``\xNN``."""
     if text.isprintable() and "\\" not in text:
         return text
     out: list[str] = []
     for ch in text:
+        code = ord(ch)
         if ch == "\\":
             out.append("\\\\")
         elif ch == "\t":
             out.append("\\t")
         elif ch == "\n":
             out.append("\\n")
+        elif 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
         elif not ch.isprintable():
             out.append(ch.encode("unicode_escape").decode("ascii"))
         else:
@@ -220,18 +224,24 @@ def escape_line(text: str) -> str:
     return "".join(out)
 
 
+def _line(raw: bytes) -> str:
+    return escape_line(raw.decode("utf-8", "surrogateescape"))
+
+
 def render_key(key: Any, fmt: str) -> str:
-    """A key for one output line: UTF-8 text (invalid bytes as ``\\xNN``), or hex;
-    typed keys of the tuple scheme as ``str:…``, ``int:…`` or ``(…, …)``."""
+    r"""A key for one output line: UTF-8 text (escaped as :func:`escape_line`
+    does), or hex; typed keys of the tuple scheme as ``str:…``, ``int:…`` or
+    ``(…, …)``."""
     if isinstance(key, bytes):
-        if fmt == "hex":
-            return key.hex()
-        return escape_line(key.decode("utf-8", "backslashreplace"))
+        return key.hex() if fmt == "hex" else _line(key)
     if isinstance(key, str):
         return "str:" + escape_line(key)
     return escape_line(render_component(key, typed=True))
 
 
-def render_value(value: bytes, fmt: str) -> str:
-    """A value as UTF-8 text (invalid bytes as ``\\xNN``) or hex."""
-    return value.hex() if fmt == "hex" else value.decode("utf-8", "backslashreplace")
+def render_value(value: bytes, fmt: str, *, one_line: bool = False) -> str:
+    r"""A value as hex, or as UTF-8 text: escaped onto one line with ``one_line``,
+    else as is with invalid bytes as ``\xNN``."""
+    if fmt == "hex":
+        return value.hex()
+    return _line(value) if one_line else value.decode("utf-8", "backslashreplace")

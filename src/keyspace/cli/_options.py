@@ -17,10 +17,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 def scheme_option(
     *, required: bool = False, name: str = "--scheme", help_text: str | None = None
 ) -> Callable[[F], F]:
-    """``--scheme NAME`` (one of the registered schemes)."""
+    """``--scheme NAME`` (one of the registered schemes); the parameter is named
+    after the option (``--from-scheme`` gives ``from_scheme``)."""
     return click.option(
         name,
-        "scheme",
+        name.lstrip("-").replace("-", "_"),
         type=click.Choice(list(SCHEMES)),
         required=required,
         help=help_text

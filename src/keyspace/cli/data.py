@@ -13,7 +13,6 @@ from ..keyspace import Keyspace
 from ._format import (
     InputError,
     component_json,
-    escape_line,
     key_from_text,
     parse_path,
     render_key,
@@ -242,4 +241,4 @@ def scan(
             if fmt == "json":
                 write(_record(ks, scope_path, k, v) + "\n")
             else:
-                write(f"{render_key(k, fmt)}\t{escape_line(render_value(v, fmt))}\n")
+                write(f"{render_key(k, fmt)}\t{render_value(v, fmt, one_line=True)}\n")
