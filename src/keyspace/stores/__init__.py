@@ -21,11 +21,19 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import StoreError
 from ._base import Capabilities, Op, ReadView, Store, WriteView
+from ._overlay import OverlayTransaction
 from .memory import MemoryStore
+
+if TYPE_CHECKING:
+    from .etcd import EtcdStore
+    from .leveldb import LevelDBStore
+    from .lmdb import LMDBStore
+    from .rocksdb import RocksDBStore
+    from .sqlite import SQLiteStore
 
 __all__ = [
     "Capabilities",
@@ -34,6 +42,7 @@ __all__ = [
     "LevelDBStore",
     "MemoryStore",
     "Op",
+    "OverlayTransaction",
     "ReadView",
     "RocksDBStore",
     "SQLiteStore",

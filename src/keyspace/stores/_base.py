@@ -3,8 +3,27 @@
 Stores see only bytes and half-open byte ranges ``[start, stop)``; ``stop=None``
 means "to the end of the keyspace". They know nothing about scopes or schemes.
 
-Adapter methods receive exactly these argument types, already validated by the
-layers above, except for size limits, which only the adapter knows and checks.
+Adapter methods receive bytes and half-open ranges, already validated by the layers
+above, except for size limits, which only the adapter knows and checks.
+
+Rules every adapter follows (the conformance suite in :mod:`keyspace.testing` checks
+them):
+
+- ``scan`` is half-open ``[start, stop)``, ascending or (``reverse``) descending;
+  ``limit=0`` yields nothing; ``stop <= start`` yields nothing.
+- A key over ``capabilities.max_key_size`` is refused by every write (``put``,
+  ``delete``, ``write``, a transaction's writes) with
+  :class:`~keyspace.errors.KeyTooLarge` naming the size and the limit; reading it
+  finds nothing. With ``empty_keys=False`` every operation on ``b""`` raises
+  :class:`~keyspace.errors.InvalidName`.
+- ``write(ops)`` checks the whole batch before writing anything; a failure leaves
+  the store unchanged.
+- Engine errors become :class:`~keyspace.errors.StoreError` (the engine's exception
+  chained), at one translation point per adapter; any use after ``close()`` (or of a
+  snapshot or transaction after its block) raises
+  :class:`~keyspace.errors.StoreClosed`.
+- Writing to a store while one of its scans runs is allowed; whether the scan sees
+  those writes is not specified (scans of a snapshot or transaction are consistent).
 """
 
 from __future__ import annotations
