@@ -119,7 +119,8 @@ def _choose(ks: Keyspace, scheme_name: str | None, depth: int | None, writing: b
         raise KeyspaceError(f"cannot tell the scheme of {ks.url}: the best, {best.describe()}; pass --scheme")
     runner = ranked[1].describe() if len(ranked) > 1 else "none"
     scheme = make_scheme(best.scheme.name, writing=writing)
-    return scheme, f"{best.describe()} — detected; next best {runner}"
+    untried = "" if depth is not None else "; length-prefixed needs --depth, not tried"
+    return scheme, f"{best.describe()} — detected; next best {runner}{untried}"
 
 
 @contextmanager

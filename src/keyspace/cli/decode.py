@@ -19,7 +19,7 @@ Examples:
   keyspace decode --scheme tuple 050261636d6500027573657273000001616c69636500
   keyspace decode --scheme sublevel 2161636d65212175736572732161
   keyspace decode --scheme length-prefixed --depth 2 000461636d6500057573657273616c696365
-  keyspace decode --scheme asciihex 61636d65 --json
+  keyspace decode --scheme asciihex 36313632 --json
 
 \b
 Scopehash keys decode to the 32-bit hash of the scope name (the name itself
