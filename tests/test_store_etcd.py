@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from collections.abc import Iterator
 
 import grpc
@@ -15,10 +16,11 @@ import pytest
 
 from keyspace._bytes import prefix_end
 from keyspace.errors import InvalidKey, KeyTooLarge, StoreClosed, StoreError, TransactionTooLarge
-from keyspace.stores import open_store
+from keyspace.stores import Store, open_store
 from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
 from keyspace.stores._etcd_rpc import EtcdUnavailable, parse_etcd_url
 from keyspace.stores.etcd import MAX_KEY_SIZE, EtcdStore, TransactionConflict
+from keyspace.testing import MakeStore, StoreSuite
 
 pytestmark = pytest.mark.etcd
 
@@ -459,3 +461,44 @@ def test_unreachable_cluster_fails_within_budget() -> None:
             s.get(b"a")
         assert time.monotonic() - started < 3
         assert isinstance(info.value.__cause__, grpc.RpcError)
+
+
+# -- the shared conformance suite ----------------------------------------------
+
+
+class TestEtcdStore(StoreSuite):
+    """The conformance suite; each store is isolated under its own random key prefix
+    (``etcd://…/t-<hex>/``), deleted when the test ends."""
+
+    @pytest.fixture
+    def make_store(self, cluster: LocalCluster) -> Iterator[MakeStore]:
+        prefixes: list[bytes] = []
+
+        def make(url: str | None = None) -> Store:
+            if url is None:
+                name = f"t-{uuid.uuid4().hex[:16]}/"
+                prefixes.append(name.encode())
+                url = f"{cluster.url}/{name}"
+            return EtcdStore(url)
+
+        yield make
+        with EtcdStore(cluster.url) as admin:
+            for prefix in prefixes:
+                admin.delete_range(prefix, prefix_end(prefix))
+
+    def test_transaction_and_other_writers(self, store: Store) -> None:
+        """etcd transactions are optimistic and guarded: blind writes race as last
+        writer wins, but a key the transaction READ that another writer changed
+        before the commit makes it fail with TransactionConflict, writing nothing."""
+        assert not store.capabilities.serialized_transactions
+        store.put(b"outside", b"old")
+        with store.transaction() as tx:
+            tx.put(b"mine", b"1")
+            tx.put(b"both", b"tx")
+            store.put(b"both", b"store")
+        assert store.get(b"both") == b"tx" and store.get(b"mine") == b"1"
+        with pytest.raises(TransactionConflict), store.transaction() as tx:
+            tx.put(b"mine", b"2")
+            store.put(b"outside", b"new")
+            assert tx.get(b"outside") == b"old"  # reads the snapshot it began with
+        assert store.get(b"outside") == b"new" and store.get(b"mine") == b"1"
