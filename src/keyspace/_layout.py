@@ -16,12 +16,12 @@ State learnt inside a transaction is kept only when it commits.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from . import _metadata
 from ._bytes import prefix_end
-from .errors import DecodeError, HashCollision, LayoutError, show_bytes
+from .errors import DecodeError, HashCollision, InvalidName, KeyTooLarge, LayoutError, show_bytes
 from .schemes import ScopeHash
 from .schemes._base import Key, Path
 from .stores._base import ReadView, WriteView
@@ -78,6 +78,24 @@ class WriteState:
         return None
 
     # -- checks before the first write of a scope ----------------------------------------
+
+    def check_storable(self, keys: Iterable[bytes]) -> None:
+        """Refuse, before a scope's first write records anything (the scheme
+        metadata, a ScopeHash registry entry, the leaf/branch layout), a stored key
+        the engine cannot store: over its ``max_key_size``, or empty where it takes
+        no empty key. The adapter would refuse it too, but only after those records
+        were written."""
+        store = self._ks.store
+        caps = store.capabilities
+        limit = caps.max_key_size
+        for key in keys:
+            if limit is not None and len(key) > limit:
+                raise KeyTooLarge(
+                    f"key of {len(key)} bytes is over the limit of {limit} bytes of {store.url}: "
+                    f"{show_bytes(key)}"
+                )
+            if not key and not caps.empty_keys:
+                raise InvalidName(f"{store.url} cannot store the empty key b''")
 
     def before_write(self, view: WriteView, path: Path) -> None:
         scheme = self._ks.scheme

@@ -207,6 +207,7 @@ class Scope(MutableMapping[Any, Any]):
         if type(raw) is not bytes:
             raw = BYTES.encode(raw)
         if not self._write_ready:
+            self._state.check_storable((stored,))
             self._prepare_write()
         self._writer().put(stored, raw)
 
@@ -396,6 +397,7 @@ class Scope(MutableMapping[Any, Any]):
         if not ops:
             return
         if not self._write_ready:
+            self._state.check_storable(k for k, _ in ops)
             self._prepare_write()
         view = self._writer()
         write = getattr(view, "write", None)
