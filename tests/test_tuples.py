@@ -3,6 +3,7 @@ tests against ``fdb.tuple``, order, ranges and decoding of arbitrary bytes."""
 
 from __future__ import annotations
 
+import builtins
 import enum
 import math
 import struct
@@ -369,3 +370,11 @@ def test_fast_path_shapes_round_trip(items: list[Any]) -> None:
     assert raw == fdbt.pack(value)
     assert canon(unpack(raw)) == canon(value)
     assert canon(tuples._unpack_exact(raw, 0)) == canon(value)
+
+
+def test_long_tuples() -> None:
+    value = tuple(item for i in builtins.range(60) for item in (i, -i, f"s{i}", bytes([i]), None, float(i)))
+    assert pack(value) == fdbt.pack(value)
+    assert canon(unpack(pack(value))) == canon(value)
+    with pytest.raises(TypeError, match="list"):
+        pack((*value, []))
