@@ -542,30 +542,48 @@ class _TupleBytesScope(Scope):
         prefix: Key | None = None,
     ) -> Iterator[tuple[Any, Any]]:
         """See :meth:`Scope.items`. Cost: one range scan; per item, one slice and a
-        memchr for a plain bytes key."""
+        memchr for a plain bytes key, in the one generator that yields it."""
+        return self._items_one_by_one(start, stop, include_start, include_stop, reverse, limit, prefix)
+
+    def _own_scan(
+        self,
+        start: Key | None,
+        stop: Key | None,
+        include_start: bool,
+        include_stop: bool,
+        reverse: bool,
+        limit: int | None,
+        prefix: Key | None,
+    ) -> Iterator[tuple[bytes, bytes]] | None:
+        """The store scan of the one own range asked for (``None``: nothing to read)."""
         ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
-        if len(ranges) != 1:
-            if ranges:  # (the tuple scheme keeps own keys in one range: never taken)
-                yield from super().items(
-                    start,
-                    stop,
-                    include_start=include_start,
-                    include_stop=include_stop,
-                    reverse=reverse,
-                    limit=limit,
-                    prefix=prefix,
-                )
+        if not ranges or (limit is not None and limit <= 0):
+            return None
+        (lo, hi) = ranges[0]  # the tuple scheme keeps own keys in one range
+        return self._view.scan(lo, hi, reverse=reverse, limit=limit)
+
+    def _decode_other(self, stored: bytes) -> Any:
+        """The key of an own stored key that is not a plain bytes key without zero
+        bytes: a bytes key whose zero bytes are all escaped (``00 ff``) is one
+        ``replace``; anything else (typed, composite) takes the general decoder."""
+        plen = self._plen
+        if stored[plen] == 1 and stored[-1] == 0:
+            body = stored[plen + 1 : -1]
+            if body.count(0) == body.count(_ZF):
+                return body.replace(_ZF, _Z)
+        return self._dec(stored[plen:])
+
+    def _items_one_by_one(self, *args: Any) -> Iterator[tuple[Any, bytes]]:
+        items = self._own_scan(*args)
+        if items is None:
             return
-        if limit is not None and limit <= 0:
-            return
-        lo, hi = ranges[0]
         plen = self._plen
         body_at = plen + 1
-        dec = self._dec
-        for k, v in self._view.scan(lo, hi, reverse=reverse, limit=limit):
+        other = self._decode_other
+        for k, v in items:
             if k[plen] == 1 and k[-1] == 0:
                 body = k[body_at:-1]
                 if 0 not in body:
                     yield body, v
                     continue
-            yield dec(k[plen:]), v
+            yield other(k), v
