@@ -178,7 +178,10 @@ class ScopeHash(Scheme):
         return head + _ZERO_LENGTH, prefix_end(head)
 
     def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
-        """Same as :meth:`own_range` (scopes do not nest)."""
+        """Same as :meth:`own_range`. Scopes do not nest, and that includes the
+        default scope: named scopes are its siblings in the byte order, each under
+        its own hash with registry keys between them, so they are found through the
+        registry, never by a range of the default scope."""
         return self.own_range(path)
 
     @property
