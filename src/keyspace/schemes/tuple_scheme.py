@@ -5,8 +5,8 @@ A stored key is ``raw_prefix + pack((path, *key_elements))``, so
 after ``raw_prefix``::
 
     05 <path elements, None as 00 ff> 00 <key elements>
-    └──────── P ─────────────────┘
-    └────────── prefix(path) ────────┘
+    └────────────── P ──────────────┘
+    └────────── prefix(path) ──────────┘
 
 * own keys of ``path`` are ``[prefix, prefix + ff)``: after the prefix comes a
   top-level element, whose type code is below ``ff``; a child whose first component
