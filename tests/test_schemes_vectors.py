@@ -10,6 +10,7 @@ known answers.
 from __future__ import annotations
 
 import binascii
+from pathlib import Path
 
 import pytest
 import xxhash
@@ -539,3 +540,8 @@ def test_byte_schemes_refuse_non_bytes_keys() -> None:
     for scheme in [LengthPrefixed(), AsciiHex(), Sublevel(), ScopeHash(), Naive(True)]:
         with pytest.raises(InvalidKey):
             scheme.encode((), "text")
+
+
+def test_readme_table_is_current() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert property_table() in readme
