@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
-from .errors import KeyspaceError
+from .errors import KeyspaceError, KeyTooLarge, show_bytes
 from .schemes import Property
 from .scope import Scope
 from .stores._base import Op, ReadView, Store, WriteView
@@ -27,12 +27,21 @@ __all__ = ["ScopeStore"]
 class _ScopeView(WriteView):
     """Store-shaped reads and writes on one scope (bytes keys and values)."""
 
-    def __init__(self, scope: Scope) -> None:
+    def __init__(self, scope: Scope, max_key_size: int | None) -> None:
         if Property.ORDER_WITHIN not in scope.scheme.properties:
             raise KeyspaceError(
                 f"scheme {scope.scheme!r} does not keep key order within a scope; a ScopeStore needs it"
             )
         self.scope = scope
+        self._max_key_size = max_key_size
+
+    def _check(self, key: bytes) -> None:
+        limit = self._max_key_size
+        if limit is not None and len(key) > limit:
+            raise KeyTooLarge(
+                f"key {show_bytes(key)} is {len(key)} bytes; keys of this scope store hold at most {limit} "
+                "(the engine's limit less the scope's prefix, for keys that escape to twice their size)"
+            )
 
     def get(self, key: bytes) -> bytes | None:
         value: bytes | None = self.scope.get(key)
@@ -49,6 +58,7 @@ class _ScopeView(WriteView):
         return self.scope.items(start=start, stop=stop, reverse=reverse, limit=limit)
 
     def put(self, key: bytes, value: bytes) -> None:
+        self._check(key)
         self.scope[key] = value
 
     def delete(self, key: bytes) -> None:
@@ -67,18 +77,26 @@ class ScopeStore(_ScopeView, Store):
     """
 
     def __init__(self, scope: Scope, *, owns_keyspace: bool = False) -> None:
-        super().__init__(scope)
-        self._owns = owns_keyspace
         store = scope.keyspace.store
-        self.url = f"{store.url}#scope={scope.path!r}"
         limit = store.capabilities.max_key_size
         # A bytes key may double when escaped (tuple scheme: 00 -> 00 ff) and gains
         # a type code and a terminator.
         own_limit = None if limit is None else max(0, (limit - len(scope.prefix) - 2) // 2)
-        self.capabilities = replace(store.capabilities, max_key_size=own_limit)
+        super().__init__(scope, own_limit)
+        self._owns = owns_keyspace
+        self.url = f"{store.url}#scope={scope.path!r}"
+        # Every bytes key, the empty one too, is a non-empty stored key here. The URL
+        # names a scope, which open_store cannot open in another process: share the
+        # underlying store's URL for that.
+        self.capabilities = replace(
+            store.capabilities, max_key_size=own_limit, empty_keys=True, multi_process=False
+        )
 
     def write(self, ops: Iterable[Op]) -> None:
         prefix, encode = self.scope.prefix, self.scope.scheme.encode_key
+        ops = list(ops)
+        for k, _ in ops:
+            self._check(k)
         stored = [(prefix + encode(k), v) for k, v in ops]
         scope = self.scope
         if not scope._write_ready and any(v is not None for _, v in stored):
@@ -89,13 +107,13 @@ class ScopeStore(_ScopeView, Store):
     def transaction(self) -> Iterator[WriteView]:
         scope = self.scope
         with scope.keyspace.transaction() as tx:
-            yield _ScopeView(tx.scope(*scope.path))
+            yield _ScopeView(tx.scope(*scope.path), self._max_key_size)
 
     @contextmanager
     def snapshot(self) -> Iterator[ReadView]:
         scope = self.scope
         with scope.keyspace.snapshot() as snap:
-            yield _ScopeView(snap.scope(*scope.path))
+            yield _ScopeView(snap.scope(*scope.path), self._max_key_size)
 
     def close(self) -> None:
         if self._owns:

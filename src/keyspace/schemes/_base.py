@@ -180,9 +180,10 @@ class Scheme(ABC):
         bytes after :meth:`prefix` are an own key (not a child's)."""
         return True
 
-    def validate_path(self, path: Path) -> None:
+    def validate_path(self, path: Path) -> None:  # noqa: B027 - an optional hook, not abstract
         """Raise :class:`InvalidName` if the scheme cannot represent ``path``.
-        Called once when a scope is made; :meth:`prefix` calls it too."""
+        Called once when a scope is made; :meth:`prefix` calls it too. The default
+        accepts every path."""
 
     @property
     def metadata_key(self) -> bytes | None:
