@@ -198,7 +198,10 @@ class Scheme(ABC):
     # -- value semantics -----------------------------------------------------------
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and dict(self.params()) == dict(other.params())  # type: ignore[attr-defined]
+        if type(other) is not type(self):
+            return False
+        assert isinstance(other, Scheme)
+        return dict(self.params()) == dict(other.params())
 
     def __hash__(self) -> int:
         return hash((type(self), tuple(sorted((k, repr(v)) for k, v in self.params().items()))))
