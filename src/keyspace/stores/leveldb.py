@@ -58,9 +58,8 @@ class LevelDBStore(Store):
 
     def _error(self, exc: BaseException) -> KeyspaceError:
         """Translate a plyvel exception into a keyspace error."""
-        text = str(exc.args[0] if exc.args else exc)
-        if isinstance(text, bytes):
-            text = text.decode("utf-8", "replace")
+        detail = exc.args[0] if exc.args else exc
+        text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
         if (self._db is None and "lock" not in text) or "closed" in text:
             return StoreClosed(f"the store {self.url} (or this snapshot) is closed")
         if "lock" in text:
