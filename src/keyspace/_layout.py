@@ -77,6 +77,12 @@ class WriteState:
             state = state._parent
         return None
 
+    def is_branch(self, path: Path) -> bool:
+        """Whether ``path`` is known (from writes through this keyspace) to hold child
+        scopes, so that it has no own keys: in a scheme that cannot tell a scope's
+        own keys from its children's, every stored key under its prefix is a child's."""
+        return self._layout_of(path) == _BRANCH
+
     # -- checks before the first write of a scope ----------------------------------------
 
     def check_storable(self, keys: Iterable[bytes]) -> None:

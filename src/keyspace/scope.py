@@ -104,6 +104,7 @@ class Scope(MutableMapping[Any, Any]):
         "_exact",
         "_key_spec",
         "_ks",
+        "_layered",
         "_plen",
         "_ranges",
         "_state",
@@ -153,6 +154,8 @@ class Scope(MutableMapping[Any, Any]):
         self._plen = len(self.prefix)
         self._ranges = scheme.own_ranges(path)
         self._exact = scheme.own_range_is_exact()
+        # LengthPrefixed, Naive: a branch scope's prefix holds only its children's keys
+        self._layered = not scheme.separates_own_keys
         self._key_spec = key
         self._value_spec = value
         self._enc, self._dec = _key_codec(scheme, key)
@@ -185,21 +188,29 @@ class Scope(MutableMapping[Any, Any]):
 
     # -- point operations --------------------------------------------------------
 
+    def _is_branch(self) -> bool:
+        """True when the scheme cannot tell own keys from children's keys and this
+        scope is known to hold child scopes: it then has no own keys, and the bytes
+        under its prefix belong to its children (never read, count or delete them)."""
+        return self._layered and self._state.is_branch(self.path)
+
     def __getitem__(self, key: Key) -> Any:
         raw = self._view.get(self.prefix + self._enc(key))
-        if raw is None:
+        if raw is None or (self._layered and self._is_branch()):
             raise KeyError(key)
         return raw if self._vdec is None else self._vdec(raw)
 
     def get(self, key: Key, default: Any = None) -> Any:
         """Return the value of ``key``, or ``default``. Cost: one point read."""
         raw = self._view.get(self.prefix + self._enc(key))
-        if raw is None:
+        if raw is None or (self._layered and self._is_branch()):
             return default
         return raw if self._vdec is None else self._vdec(raw)
 
     def __contains__(self, key: object) -> bool:
-        return self._view.get(self.prefix + self._enc(key)) is not None
+        if self._view.get(self.prefix + self._enc(key)) is None:
+            return False
+        return not (self._layered and self._is_branch())
 
     def __setitem__(self, key: Key, value: Any) -> None:
         stored = self.prefix + self._enc(key)
@@ -214,14 +225,16 @@ class Scope(MutableMapping[Any, Any]):
     def __delitem__(self, key: Key) -> None:
         stored = self.prefix + self._enc(key)
         view = self._writer()
-        if view.get(stored) is None:
+        if view.get(stored) is None or (self._layered and self._is_branch()):
             raise KeyError(key)
         view.delete(stored)
 
     def discard(self, key: Key) -> None:
         """Remove ``key`` if present; no error when it is missing. Cost: one delete."""
         stored = self.prefix + self._enc(key)
-        self._writer().delete(stored)
+        view = self._writer()
+        if not (self._layered and self._is_branch()):
+            view.delete(stored)
 
     def _writer(self) -> WriteView:
         view = self._view
@@ -260,6 +273,8 @@ class Scope(MutableMapping[Any, Any]):
                 hi = self.prefix + self._enc(stop)
                 if include_stop:
                     hi += b"\x00"
+        if self._layered and self._is_branch():
+            return []
         return _intersect(self._ranges, lo, hi)
 
     def _prefix_range(self, prefix: Key) -> _Range:
