@@ -582,7 +582,8 @@ class _TupleBytesScope(Scope):
         bytes: a bytes key whose zero bytes are all escaped (``00 ff``) is one
         ``replace``; anything else (typed, composite) takes the general decoder."""
         plen = self._plen
-        if stored[plen] == 1 and stored[-1] == 0:
+        # the empty composite key () is stored as the bare prefix: no type code
+        if len(stored) > plen and stored[plen] == 1 and stored[-1] == 0:
             body = stored[plen + 1 : -1]
             if body.count(0) == body.count(_ZF):
                 return body.replace(_ZF, _Z)
@@ -596,7 +597,7 @@ class _TupleBytesScope(Scope):
         body_at = plen + 1
         other = self._decode_other
         for k, v in items:
-            if k[plen] == 1 and k[-1] == 0:
+            if len(k) > plen and k[plen] == 1 and k[-1] == 0:
                 body = k[body_at:-1]
                 if 0 not in body:
                     yield body, v
