@@ -261,6 +261,18 @@ def test_scope_hash_registry_detects_collisions(tmp_path: Path) -> None:
         assert dict(ks.scope(first)) == {b"k": b"v"}
 
 
+def test_scope_hash_root_drop_removes_named_scopes() -> None:
+    with keyspace.open("memory:", scheme=ScopeHash()) as ks:
+        ks.scope()[b"own"] = b"1"
+        ks.scope("tenant_2")[b"k"] = b"2"
+        ks.scope("tenant214")[b"k"] = b"3"
+        ks.scope().drop()
+        assert dict(ks.scope()) == {} and ks.scope().scopes() == []
+        assert dict(ks.scope("tenant214")) == {}
+        ks.scope("tenant_2")[b"k"] = b"again"  # the registry still knows the names
+        assert ks.scope().scopes() == ["tenant_2"]
+
+
 def test_scope_hash_range_exact_for_ff_hash() -> None:
     with keyspace.open("memory:", scheme=ScopeHash()) as ks:
         for name in ("tenant_0", "tenant_1", "tenant_2", "tenant_3", "tenant_4", "tenant214"):

@@ -16,7 +16,7 @@ State learnt inside a transaction is kept only when it commits.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from . import _metadata
@@ -194,27 +194,42 @@ class WriteState:
             cursor = nxt if nxt is not None and nxt > k else (None if nxt is None else k + b"\x00")
         return out
 
-    def _hash_children(self, view: ReadView) -> list[str]:
+    def _hash_registry(self, view: ReadView) -> Iterator[str]:
+        """Names registered in a ScopeHash store, except the default scope's: one
+        seek per hash block (registry key, then the block's keys are skipped)."""
         scheme = self._ks.scheme
         default_key = scheme.prefix(())
-        names: list[str] = []
         cursor: bytes | None = b""
         while cursor is not None:
             item = next(iter(view.scan(cursor, None, limit=1)), None)
             if item is None:
                 break
             k, v = item
-            if len(k) < 4:
+            if len(k) < 4:  # reserved keys (metadata) sort outside every hash block
                 cursor = k + b"\x00"
                 continue
-            block = k[:4]
             if len(k) == 4 and k != default_key:
-                name = v.decode("utf-8", "replace")
-                lo, hi = scheme.own_range((name,))
-                if next(iter(view.scan(lo, hi, limit=1)), None) is not None:
-                    names.append(name)
-            cursor = prefix_end(block)
+                yield v.decode("utf-8", "replace")
+            cursor = prefix_end(k[:4])
+
+    def _hash_children(self, view: ReadView) -> list[str]:
+        scheme = self._ks.scheme
+        names: list[str] = []
+        for name in self._hash_registry(view):
+            lo, hi = scheme.own_range((name,))
+            if next(iter(view.scan(lo, hi, limit=1)), None) is not None:
+                names.append(name)
         return names
+
+    def subtree_ranges(self, view: ReadView, path: Path) -> list[tuple[bytes, bytes | None]]:
+        """The ranges holding ``path`` and every scope below it. One range, except
+        for the ScopeHash root, whose named scopes lie beside it in hash order:
+        their ranges come from the registry."""
+        scheme = self._ks.scheme
+        if isinstance(scheme, ScopeHash) and not path:
+            names = list(self._hash_registry(view))
+            return [scheme.own_range(())] + [scheme.own_range((n,)) for n in names]
+        return [scheme.subtree_range(path)]
 
     def decoder(self, path: Path) -> Callable[[bytes], tuple[Path, Key]]:
         """A function from a stored key below ``path`` to ``(path, key)``."""

@@ -457,9 +457,11 @@ class Scope(MutableMapping[Any, Any]):
 
     def drop(self) -> None:
         """Remove the scope and every scope below it. Cost: one range delete
-        (native where the engine has one)."""
-        lo, hi = self.scheme.subtree_range(self.path)
-        self._writer().delete_range(lo, hi)
+        (native where the engine has one); the ScopeHash root, whose named scopes
+        lie beside it, takes one per registered name."""
+        view = self._writer()
+        for lo, hi in self._state.subtree_ranges(view, self.path):
+            view.delete_range(lo, hi)
 
     # -- structure -------------------------------------------------------------------
 
