@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from keyspace.errors import KeyTooLarge, StoreClosed, StoreError
 from keyspace.stores import LMDBStore, Store, open_store
+from keyspace.stores import lmdb as lmdb_module
 from keyspace.testing import MakeStore, StoreSuite
 
 
@@ -35,3 +37,56 @@ def test_full_map_grows_instead_of_failing(tmp_path: Path) -> None:
             assert tx.get(b"k00000") == value
         assert sum(1 for _ in store.scan()) == 2800
         assert store.get(b"t01999") == value
+
+
+def test_small_map_transaction_keeps_a_replay_log(tmp_path: Path) -> None:
+    with LMDBStore(tmp_path / "small", map_size=64 << 10, sync=False) as store, store.transaction() as tx:
+        assert tx.fast_put is None and tx.fast_get is None and tx.fast_scan is None
+
+
+def test_transaction_begins_by_growing_a_half_full_map(tmp_path: Path) -> None:
+    with LMDBStore(tmp_path / "small", map_size=64 << 10, sync=False) as store:
+        store.write([(b"k%05d" % i, b"v" * 200) for i in range(100)])  # well over half of 64 KiB
+        size = store._env.info()["map_size"]
+        with store.transaction() as tx:
+            tx.put(b"a", b"1")
+        assert store._env.info()["map_size"] > size
+
+
+def test_fast_transaction_that_outgrows_the_map_raises_store_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lmdb_module, "FAST_HEADROOM", 16 << 10)  # the fast path on a small map
+    with LMDBStore(tmp_path / "small", map_size=256 << 10, sync=False) as store:
+        with pytest.raises(StoreError, match="outgrew the free space of the map"), store.transaction() as tx:
+            assert tx.fast_put is not None
+            for i in range(5000):
+                tx.put(b"t%05d" % i, b"v" * 200)
+        assert store.get(b"t00000") is None  # nothing of it was committed
+        with pytest.raises(StoreError, match="outgrew"), store.transaction() as tx:
+            tx.put_many([(b"t%05d" % i, b"v" * 200) for i in range(5000)])
+        store.put(b"after", b"1")  # the store is still usable
+        assert store.get(b"after") == b"1"
+
+
+def test_fast_paths_translate_like_the_methods(tmp_path: Path) -> None:
+    store = LMDBStore(tmp_path / "db", sync=False)
+    big = b"k" * 1000
+    with store.transaction() as tx:
+        assert tx.fast_put is not None and tx.fast_get is not None and tx.fast_scan is not None
+        with pytest.raises(Exception) as raw:
+            tx.fast_put(big, b"v")
+        too_large = tx.translate(raw.value, big)
+        assert isinstance(too_large, KeyTooLarge) and "1000" in str(too_large)
+        with pytest.raises(KeyTooLarge, match="1000"):
+            tx.put_many([(b"a", b"1"), (big, b"v")])
+        tx.put(b"a", b"1")
+        items = tx.fast_scan(b"", None, False, None)
+        assert list(items) == [(b"a", b"1")]
+    fast_get = tx.fast_get
+    with pytest.raises(Exception) as ended:
+        fast_get(b"a")
+    assert isinstance(tx.translate(ended.value, b"a"), StoreClosed)
+    store.close()
+    with pytest.raises(StoreClosed):
+        store.fast_scan(b"", None, False, None)  # type: ignore[misc]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from operator import itemgetter
 from types import TracebackType
@@ -159,6 +159,18 @@ class OverlayTransaction(WriteView):
         if self._check is not None:
             self._check(key)
         self._writes[key] = value
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
+        """Add every pair to the pending writes: one ``SortedDict.update`` (a sort in
+        C when the batch is large against what is pending, else one insort each)."""
+        if not self._open:
+            raise StoreClosed("this transaction has ended")
+        pairs = dict(items)
+        if self._check is not None:
+            for key in pairs:
+                self._check(key)
+        self._writes.update(pairs)
+        return len(pairs)
 
     def delete(self, key: bytes) -> None:
         if not self._open:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
+from functools import partial
 from itertools import islice, takewhile
 from types import TracebackType
 from typing import Any
@@ -31,6 +32,8 @@ class LevelDBStore(Store):
 
     ``LevelDBStore(path, sync=False)``: ``sync=True`` fsyncs every write.
     Costs: a point operation is one LevelDB call; ``delete_range`` is O(keys in range).
+    ``fast_get``/``fast_put`` are plyvel's own bound ``get``/``put`` and
+    ``fast_scan`` a plyvel iterator (no Python frame per call or item).
     """
 
     capabilities = Capabilities(
@@ -52,12 +55,17 @@ class LevelDBStore(Store):
         try:
             self._db = plyvel.DB(self._path, create_if_missing=True)
         except (plyvel.Error, OSError) as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
+        db = self._db
+        self.fast_get = db.get
+        self.fast_put = partial(db.put, sync=True) if sync else db.put  # plyvel's default: sync=False
+        self.fast_scan = self._scan_raw
 
     # -- error translation: the one place ------------------------------------
 
-    def _error(self, exc: BaseException) -> KeyspaceError:
-        """Translate a plyvel exception into a keyspace error."""
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        """Translate a plyvel exception into a keyspace error (LevelDB has no key
+        limits, so ``key`` changes nothing)."""
         detail = exc.args[0] if exc.args else exc
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
         if (self._db is None and "lock" not in text) or "closed" in text:
@@ -75,9 +83,11 @@ class LevelDBStore(Store):
             raise StoreClosed(f"the store {self.url} is closed")
         return db
 
-    def _scan(
+    def _iterate(
         self, source: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
+        """A plyvel iterator of ``source`` (the DB or a snapshot) over ``[start, stop)``,
+        bounded in C; errors while starting are translated, while iterating raw."""
         try:
             if reverse:
                 # plyvel 1.5 yields nothing in reverse when the last key equals
@@ -89,9 +99,23 @@ class LevelDBStore(Store):
                 items = source.iterator(start=start, stop=stop)
             if limit is not None:
                 items = islice(items, max(limit, 0))
+            return items  # type: ignore[no-any-return]
+        except (plyvel.Error, RuntimeError) as exc:
+            raise self.translate(exc) from exc
+
+    def _scan(
+        self, source: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        items = self._iterate(source, start, stop, reverse, limit)
+        try:
             yield from items
         except (plyvel.Error, RuntimeError) as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
+
+    def _scan_raw(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self._iterate(self._live(), start, stop, reverse, limit)
 
     # -- the Store contract --------------------------------------------------
 
@@ -99,7 +123,7 @@ class LevelDBStore(Store):
         try:
             return self._live().get(key)  # type: ignore[no-any-return]
         except (plyvel.Error, RuntimeError) as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
     def scan(
         self,
@@ -115,13 +139,13 @@ class LevelDBStore(Store):
         try:
             self._live().put(key, value, sync=self._sync)
         except (plyvel.Error, RuntimeError) as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
     def delete(self, key: bytes) -> None:
         try:
             self._live().delete(key, sync=self._sync)
         except (plyvel.Error, RuntimeError) as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
         self._apply([(start, stop)], [])
@@ -144,13 +168,13 @@ class LevelDBStore(Store):
                     batch.put(key, value)
             batch.write()
         except (plyvel.Error, RuntimeError) as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
     def snapshot(self) -> _LevelDBSnapshot:
         try:
             return _LevelDBSnapshot(self, self._live().snapshot())
         except (plyvel.Error, RuntimeError) as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
     def transaction(self) -> OverlayTransaction:
         snap = self.snapshot()
@@ -168,11 +192,16 @@ class LevelDBStore(Store):
 class _LevelDBSnapshot(ReadView):
     """A LevelDB snapshot: the store as it was when it was taken."""
 
-    __slots__ = ("_snap", "_store")
+    __slots__ = ("_snap", "_store", "fast_get", "fast_scan")
 
     def __init__(self, store: LevelDBStore, snap: Any) -> None:
         self._store = store
         self._snap = snap
+        self.fast_get = snap.get
+        self.fast_scan = partial(store._iterate, snap)
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self._store.translate(exc, key)
 
     def _live(self) -> Any:
         snap = self._snap
@@ -184,7 +213,7 @@ class _LevelDBSnapshot(ReadView):
         try:
             return self._live().get(key)  # type: ignore[no-any-return]
         except (plyvel.Error, RuntimeError) as exc:
-            raise self._store._error(exc) from exc
+            raise self._store.translate(exc) from exc
 
     def scan(
         self,

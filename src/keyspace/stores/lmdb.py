@@ -6,8 +6,17 @@ holding ``data.mdb`` and ``lock.mdb``), one unnamed database.
 - Readers never block and are never blocked; one writer at a time across processes.
 - Every write outside a transaction is one LMDB write transaction (one commit);
   ``write(ops)`` and ``delete_range`` are one transaction each.
-- The map grows on demand: a full map is grown (doubled) and the write retried,
-  including inside ``transaction()``, which keeps a log of its writes to replay.
+- The map is large by default (:data:`DEFAULT_MAP_SIZE`: 1 TiB on 64-bit systems).
+  That is a reservation of address space, not of disk or memory: the file holds
+  only the pages in use (sparse on Linux). About a hundred such stores fit in one
+  process's address space; pass a smaller ``map_size`` to open more at once.
+- The map grows instead of failing: a write outside a transaction that fills it
+  grows it (doubles it) and is retried; a ``transaction()`` doubles it first when it
+  begins with the map more than half used. A transaction that begins with at least
+  :data:`FAST_HEADROOM` free writes straight to LMDB (no per-write bookkeeping) and
+  raises :class:`~keyspace.errors.StoreError` if it outgrows that free space; one that
+  begins with less (a small ``map_size``) logs its writes, and a full map is grown
+  and the transaction replayed on it.
   Growing ends this process's other open snapshots and scans (LMDB remaps the file);
   their next use raises :class:`~keyspace.errors.StoreClosed`.
 - Keys are 1 to ``max_key_size`` bytes (511 with LMDB 0.9). Writing a longer key
@@ -20,9 +29,12 @@ holding ``data.mdb`` and ``lock.mdb``), one unnamed database.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from itertools import islice, takewhile
+from operator import gt, le
 from types import TracebackType
 from typing import Any
 
@@ -33,8 +45,13 @@ from ._base import Capabilities, Op, ReadView, Store, WriteView
 
 __all__ = ["LMDBStore"]
 
-DEFAULT_MAP_SIZE = 64 << 20
-"""Initial map size; it doubles whenever it fills, so this only sets the first step."""
+DEFAULT_MAP_SIZE = 1 << 40 if sys.maxsize > 1 << 32 else 256 << 20
+"""Initial map size: 1 TiB of address space on 64-bit systems (256 MiB on 32-bit);
+it doubles whenever it fills."""
+
+FAST_HEADROOM = 1 << 30
+"""Free map space (bytes) a ``transaction()`` needs when it begins to write without
+a replay log (always the case with the default map size)."""
 
 _PUT, _DELETE, _RANGE = 0, 1, 2
 _Logged = tuple[int, bytes, bytes | None]
@@ -43,7 +60,9 @@ _Logged = tuple[int, bytes, bytes | None]
 def _cursor_scan(
     txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
 ) -> Iterator[tuple[bytes, bytes]]:
-    """Items of ``[start, stop)`` read by one cursor; bound checks stay in C."""
+    """Items of ``[start, stop)`` read by one cursor: an ``itertools`` chain over
+    ``iternext``/``iterprev``, so no Python code runs per item. The cursor keeps
+    ``txn`` alive as long as the chain lives."""
     cursor = txn.cursor()
     items: Iterator[tuple[bytes, bytes]]
     if not reverse:
@@ -51,14 +70,14 @@ def _cursor_scan(
             return iter(())
         items = cursor.iternext()
         if stop is not None:
-            items = takewhile((stop,).__gt__, items)  # (k, v) < (stop,)  <=>  k < stop
+            items = takewhile(partial(gt, (stop,)), items)  # (stop,) > (k, v)  <=>  k < stop
     else:
         found = cursor.last() if stop is None or not cursor.set_range(stop) else cursor.prev()
         if not found:
             return iter(())
         items = cursor.iterprev()
         if start:
-            items = takewhile((start,).__le__, items)  # (k, v) >= (start,)  <=>  k >= start
+            items = takewhile(partial(le, (start,)), items)  # (start,) <= (k, v)  <=>  k >= start
     if limit is not None:
         items = islice(items, max(limit, 0))
     return items
@@ -105,8 +124,9 @@ class LMDBStore(Store):
                 self._path, map_size=map_size, sync=sync, max_readers=max_readers, max_dbs=0
             )
         except lmdb.Error as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
         self._max = int(self._env.max_key_size())
+        self.fast_scan = self._scan_raw
         self.capabilities = Capabilities(
             max_key_size=self._max,
             empty_keys=False,
@@ -120,12 +140,19 @@ class LMDBStore(Store):
 
     # -- error translation: the one place ------------------------------------
 
-    def _error(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
-        """Translate a py-lmdb exception into a keyspace error (chain it with ``from``)."""
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        """Translate a py-lmdb exception into a keyspace error (chain it with ``from``);
+        ``key``: the key of the failed operation, if any."""
         if isinstance(exc, lmdb.BadValsizeError) and key is not None:
             bad = self._bad_key(key)
             if bad is not None:
                 return bad
+        if isinstance(exc, lmdb.MapFullError):  # only a transaction without a replay log
+            return StoreError(
+                f"a transaction on {self.url} outgrew the free space of the map (it began "
+                f"with at least {FAST_HEADROOM} bytes free); commit in smaller transactions "
+                f"or open the store with a larger map_size: {exc}"
+            )
         text = str(exc)
         if self._env is None and not text.startswith("The environment"):
             return StoreClosed(f"the store {self.url} is closed")
@@ -165,6 +192,21 @@ class LMDBStore(Store):
         env.set_mapsize(int(env.info()["map_size"]) * 2)
         self._grown += 1
 
+    def _headroom(self) -> int:
+        """Free bytes in the map, after doubling it when more than half is used.
+        Call with no write transaction of this store open."""
+        env = self._live()
+        try:
+            while True:
+                info = env.info()
+                size = int(info["map_size"])
+                used = (int(info["last_pgno"]) + 1) * int(env.stat()["psize"])
+                if used <= size // 2:
+                    return size - used
+                self._grow()
+        except lmdb.Error as exc:
+            raise self.translate(exc) from exc
+
     def _write(self, body: Callable[[Any], None]) -> None:
         """Run ``body(txn)`` in one write transaction; a full map grows and retries."""
         env = self._live()
@@ -180,7 +222,7 @@ class LMDBStore(Store):
                 env.set_mapsize(0)  # another process grew the map: adopt its size
                 continue
             except lmdb.Error as exc:
-                raise self._error(exc) from exc
+                raise self.translate(exc) from exc
             try:
                 body(txn)
                 txn.commit()
@@ -190,7 +232,7 @@ class LMDBStore(Store):
                 self._grow()
             except lmdb.Error as exc:
                 txn.abort()
-                raise self._error(exc) from exc
+                raise self.translate(exc) from exc
             except BaseException:
                 txn.abort()
                 raise
@@ -202,10 +244,31 @@ class LMDBStore(Store):
         try:
             yield from _cursor_scan(txn, start, stop, reverse, limit)
         except lmdb.Error as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
         finally:
             if end:
                 txn.abort()
+
+    def _txn_scan_raw(
+        self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """``fast_scan`` of ``txn``: errors while starting are translated, errors
+        while iterating come out raw."""
+        try:
+            return _cursor_scan(txn, start, stop, reverse, limit)
+        except lmdb.Error as exc:
+            raise self.translate(exc) from exc
+
+    def _scan_raw(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """The store's ``fast_scan``: one read transaction, which ends (aborts) when
+        the returned iterator is exhausted or dropped."""
+        try:
+            txn = self._live().begin()
+        except lmdb.Error as exc:
+            raise self.translate(exc) from exc
+        return self._txn_scan_raw(txn, start, stop, reverse, limit)
 
     # -- the Store contract --------------------------------------------------
 
@@ -214,7 +277,7 @@ class LMDBStore(Store):
             with self._live().begin() as txn:
                 return txn.get(key)  # type: ignore[no-any-return]
         except lmdb.Error as exc:
-            raise self._error(exc, key) from exc
+            raise self.translate(exc, key) from exc
 
     def scan(
         self,
@@ -227,7 +290,7 @@ class LMDBStore(Store):
         try:
             txn = self._live().begin()
         except lmdb.Error as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
         return self._owned_scan(txn, start, stop, reverse, limit, True)
 
     def put(self, key: bytes, value: bytes) -> None:
@@ -260,7 +323,7 @@ class LMDBStore(Store):
         try:
             return _LMDBSnapshot(self, self._live().begin())
         except lmdb.Error as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
     def transaction(self) -> _LMDBTransaction:
         return _LMDBTransaction(self)
@@ -277,17 +340,22 @@ class LMDBStore(Store):
 class _LMDBSnapshot(ReadView):
     """A read transaction: the store as it was when the snapshot began."""
 
-    __slots__ = ("_store", "_txn")
+    __slots__ = ("_store", "_txn", "fast_get", "fast_scan")
 
     def __init__(self, store: LMDBStore, txn: Any) -> None:
         self._store = store
         self._txn = txn
+        self.fast_get = txn.get
+        self.fast_scan = partial(store._txn_scan_raw, txn)
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self._store.translate(exc, key)
 
     def get(self, key: bytes) -> bytes | None:
         try:
             return self._txn.get(key)  # type: ignore[no-any-return]
         except lmdb.Error as exc:
-            raise self._store._error(exc, key) from exc
+            raise self._store.translate(exc, key) from exc
 
     def scan(
         self,
@@ -314,17 +382,26 @@ class _LMDBSnapshot(ReadView):
 class _LMDBTransaction(WriteView):
     """One LMDB write transaction; commits on a clean exit, aborts on an exception.
 
-    ``get`` and ``put`` are one Python call around py-lmdb's bound ``txn.get`` /
-    ``txn.put``; writes are also logged so that a full map can be grown and the
-    transaction replayed on a fresh LMDB transaction instead of failing.
+    When it begins with at least :data:`FAST_HEADROOM` of free map space (always,
+    with the default map size) it writes straight to LMDB: ``get`` and ``put`` are
+    one Python call around py-lmdb's bound ``txn.get``/``txn.put``, and
+    ``fast_get``/``fast_put``/``fast_scan`` are py-lmdb's own callables (no Python
+    frame per call); filling the map then raises
+    :class:`~keyspace.errors.StoreError`. With less free space it logs its writes
+    instead (one list append per write, no fast paths), so that a full map can be
+    grown and the transaction replayed on a fresh LMDB transaction.
     """
 
-    __slots__ = ("_delete", "_get", "_log", "_put", "_store", "_txn")
+    __slots__ = ("_delete", "_get", "_log", "_put", "_store", "_txn", "fast_get", "fast_put", "fast_scan")
 
     def __init__(self, store: LMDBStore) -> None:
         self._store = store
         self._txn: Any = None
-        self._log: list[_Logged] = []
+        self._log: list[_Logged] | None = None
+        self.fast_get = self.fast_put = self.fast_scan = None
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self._store.translate(exc, key)
 
     def _begin(self) -> None:
         store = self._store
@@ -335,28 +412,29 @@ class _LMDBTransaction(WriteView):
             except lmdb.MapResizedError:
                 store._env.set_mapsize(0)
             except lmdb.Error as exc:
-                raise store._error(exc) from exc
+                raise store.translate(exc) from exc
         self._txn = txn
         self._get, self._put, self._delete = txn.get, txn.put, txn.delete
 
     def _recover(self, exc: lmdb.Error, key: bytes | None) -> None:
-        """Handle a failed write: a full map is grown and the log replayed; anything
-        else is raised translated (the transaction stays usable for reads)."""
-        if not isinstance(exc, lmdb.MapFullError):
-            raise self._store._error(exc, key) from exc
+        """Handle a failed write: with a replay log, a full map is grown and the log
+        replayed; anything else is raised translated (the transaction stays usable
+        for reads)."""
+        if self._log is None or not isinstance(exc, lmdb.MapFullError):
+            raise self._store.translate(exc, key) from exc
         while True:
             self._txn.abort()
             self._store._grow()
             self._begin()
             try:
-                self._replay()
+                self._replay(self._log)
                 return
             except lmdb.MapFullError:
                 continue
 
-    def _replay(self) -> None:
+    def _replay(self, log: list[_Logged]) -> None:
         txn = self._txn
-        for op, key, value in self._log:
+        for op, key, value in log:
             if op == _PUT:
                 txn.put(key, value)
             elif op == _DELETE:
@@ -368,7 +446,7 @@ class _LMDBTransaction(WriteView):
         try:
             return self._get(key)  # type: ignore[no-any-return]
         except lmdb.Error as exc:
-            raise self._store._error(exc, key) from exc
+            raise self._store.translate(exc, key) from exc
 
     def put(self, key: bytes, value: bytes) -> None:
         try:
@@ -376,7 +454,21 @@ class _LMDBTransaction(WriteView):
         except lmdb.Error as exc:
             self._recover(exc, key)
             self._put(key, value)  # never full right after growing
-        self._log.append((_PUT, key, value))
+        if self._log is not None:
+            self._log.append((_PUT, key, value))
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
+        """One ``cursor.putmulti`` (a loop of :meth:`put` with a replay log)."""
+        if self._log is not None:
+            return super().put_many(items)
+        pairs = items if isinstance(items, list | tuple) else list(items)
+        try:
+            self._txn.cursor().putmulti(pairs)
+            return len(pairs)
+        except lmdb.Error as exc:
+            store = self._store
+            bad = next((k for k, _ in pairs if store._bad_key(k) is not None), None)
+            raise store.translate(exc, bad) from exc
 
     def delete(self, key: bytes) -> None:
         try:
@@ -384,7 +476,8 @@ class _LMDBTransaction(WriteView):
         except lmdb.Error as exc:
             self._recover(exc, key)
             self._delete(key)
-        self._log.append((_DELETE, key, None))
+        if self._log is not None:
+            self._log.append((_DELETE, key, None))
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
         try:
@@ -392,7 +485,8 @@ class _LMDBTransaction(WriteView):
         except lmdb.Error as exc:
             self._recover(exc, None)
             _delete_range(self._txn, start, stop)
-        self._log.append((_RANGE, start, stop))
+        if self._log is not None:
+            self._log.append((_RANGE, start, stop))
 
     def scan(
         self,
@@ -408,8 +502,16 @@ class _LMDBTransaction(WriteView):
         store = self._store
         if store._writer == threading.get_ident():
             raise StoreError(f"a transaction on {store.url} is already open in this thread")
+        free = store._headroom()
         self._begin()
         store._writer = threading.get_ident()
+        if free >= FAST_HEADROOM:
+            txn = self._txn
+            self.fast_get, self.fast_put = txn.get, txn.put
+            self.fast_scan = partial(store._txn_scan_raw, txn)
+        else:
+            self._log = []
+            self.fast_get = self.fast_put = self.fast_scan = None
         return self
 
     def __exit__(

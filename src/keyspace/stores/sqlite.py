@@ -343,6 +343,15 @@ class _SQLiteTransaction(WriteView):
     def put(self, key: bytes, value: bytes) -> None:
         self._execute(_PUT, (key, value))
 
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
+        """One ``executemany`` of the insert statement."""
+        pairs = items if isinstance(items, list) else list(items)
+        try:
+            self._live().executemany(_PUT, pairs)
+        except sqlite3.Error as exc:
+            raise self._store._error(exc) from exc
+        return len(pairs)
+
     def delete(self, key: bytes) -> None:
         self._execute(_DELETE, (key,))
 
