@@ -1,0 +1,3 @@
+from typing import Any
+
+def unpack(b: object, prefix_len: object, /) -> tuple[Any, ...] | None: ...

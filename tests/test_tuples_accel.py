@@ -1,0 +1,214 @@
+"""The two decoders behind ``keyspace.tuples.unpack``: the optional C decoder
+(``keyspace._tuples_accel``) against the exact pure-Python decoder and
+``fdb.tuple``, and the pure-Python fast path, which ``unpack`` no longer reaches
+for typical keys when the C decoder is built.
+
+The C decoder must return either exactly what the exact decoder returns or None
+(hand over to Python), for every input, and never raise.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import struct
+import uuid
+from typing import Any
+
+import fdb.tuple as fdbt
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from keyspace import tuples
+from keyspace.errors import DecodeError
+
+try:
+    from keyspace import _tuples_accel as accel
+except ImportError:  # built without a C compiler: only the pure-Python tests run
+    accel = None
+
+needs_accel = pytest.mark.skipif(accel is None, reason="keyspace._tuples_accel was not built")
+
+
+def canon(value: Any) -> Any:
+    """A comparable form that keeps types apart (True vs 1, 0.0 vs -0.0, NaNs)."""
+    if isinstance(value, tuple):
+        return ("tuple", tuple(canon(v) for v in value))
+    if isinstance(value, float):
+        return ("float", struct.pack(">d", value))
+    return (type(value).__name__, value)
+
+
+def outcome(fn: Any, data: Any, prefix_len: int = 0) -> Any:
+    try:
+        return ("ok", canon(fn(data, prefix_len)))
+    except DecodeError as exc:
+        return ("error", exc.offset, str(exc))
+
+
+def exact(data: bytes, prefix_len: int = 0) -> Any:
+    return outcome(tuples._unpack_exact, data, prefix_len)
+
+
+def check_accel(data: bytes, prefix_len: int = 0) -> Any:
+    """The C result (or None); asserts it is None or what the exact decoder returns."""
+    assert accel is not None
+    got = accel.unpack(data, prefix_len)
+    if got is not None:
+        assert type(got) is tuple
+        assert ("ok", canon(got)) == exact(data, prefix_len), data
+    return got
+
+
+# The element types the C decoder handles itself (ints up to 8 bytes: 2**64 - 1
+# already takes the 9-255 byte form).
+handled = st.one_of(
+    st.none(),
+    st.binary(max_size=10),
+    st.sampled_from([b"", b"\x00", b"\xff", b"\x00\xff", b"\x00\x00", b"a\x00", b"\x00\xff\x00"]),
+    st.text(max_size=8),
+    st.sampled_from(["", "\x00", "\x00\xff", "a\x00b", "é\x00", "\uffff", "\U0010ffff"]),
+    st.integers(-(2**64) + 2, 2**64 - 2),
+    st.sampled_from([0, 1, -1, 255, 256, -255, -256, 2**63, -(2**63), 2**64 - 2, -(2**64) + 2]),
+    st.floats(),
+    st.sampled_from([0.0, -0.0, math.inf, -math.inf, math.nan, -math.nan, 5e-324]),
+    st.integers(0, 2**64 - 1).map(lambda bits: struct.unpack(">d", bits.to_bytes(8, "big"))[0]),
+    st.booleans(),
+)
+# What it hands over to Python.
+other = st.one_of(
+    st.uuids(),
+    st.sampled_from([2**64 - 1, -(2**64) + 1, 2**100, -(2**100)]),
+    st.lists(handled, max_size=3).map(tuple),
+)
+handled_tuples = st.lists(handled, max_size=6).map(tuple)
+mixed_tuples = st.lists(st.one_of(handled, other), max_size=6).map(tuple)
+
+
+@needs_accel
+@settings(max_examples=1000)
+@given(handled_tuples, st.binary(max_size=3))
+def test_accel_decodes_the_common_types(value: tuple[Any, ...], prefix: bytes) -> None:
+    raw = tuples.pack(value)
+    assert raw == fdbt.pack(value)
+    got = check_accel(prefix + raw, len(prefix))
+    assert got is not None
+    assert canon(got) == canon(value) == canon(fdbt.unpack(raw))
+    assert canon(tuples.unpack(prefix + raw, len(prefix))) == canon(value)
+
+
+@needs_accel
+@settings(max_examples=1000)
+@given(mixed_tuples)
+def test_accel_hands_over_other_types(value: tuple[Any, ...]) -> None:
+    raw = tuples.pack(value)
+    check_accel(raw)
+    assert canon(tuples.unpack(raw)) == canon(value) == canon(fdbt.unpack(raw))
+
+
+@needs_accel
+@settings(max_examples=1500)
+@given(st.binary(max_size=60), st.integers(0, 62))
+def test_accel_on_arbitrary_bytes(data: bytes, prefix_len: int) -> None:
+    check_accel(data, prefix_len)
+    assert outcome(tuples.unpack, data, prefix_len) == outcome(tuples._unpack_py, data, prefix_len)
+
+
+@needs_accel
+@settings(max_examples=1000)
+@given(mixed_tuples, st.data())
+def test_accel_on_mutated_encodings(value: tuple[Any, ...], data: st.DataObject) -> None:
+    raw = bytearray(tuples.pack(value))
+    for _ in range(data.draw(st.integers(1, 3))):
+        if not raw:
+            break
+        where = data.draw(st.integers(0, len(raw) - 1))
+        byte = data.draw(st.sampled_from([0x00, 0xFF, 0x01, 0x02, 0x05, 0x0C, 0x14, 0x1C, 0x21, 0x27, 0xC3]))
+        action = data.draw(st.sampled_from(["set", "delete", "insert", "truncate"]))
+        if action == "set":
+            raw[where] = byte
+        elif action == "delete":
+            del raw[where]
+        elif action == "insert":
+            raw.insert(where, byte)
+        else:
+            del raw[where:]
+    check_accel(bytes(raw))
+    assert outcome(tuples.unpack, bytes(raw)) == outcome(tuples._unpack_py, bytes(raw))
+
+
+@needs_accel
+def test_accel_corpus() -> None:
+    """100,000 seeded inputs built from type codes, escapes and UTF-8 fragments."""
+    rnd = random.Random(20240611)
+    alphabet = [0x00, 0x00, 0x01, 0x02, 0xFF, 0x05, 0x0C, 0x13, 0x14, 0x15, 0x16, 0x1C, 0x21, 0x26, 0x27]
+    alphabet += [0x30, 0x20, 0x1D, 0x0B, 0x33, 0x41, 0x80, 0xC3, 0xA9, 0xED, 0xA0]
+    handed_over = decoded = 0
+    for _ in range(100_000):
+        n = rnd.randrange(24)
+        data = bytes(rnd.choice(alphabet) if rnd.random() < 0.8 else rnd.randrange(256) for _ in range(n))
+        if check_accel(data) is None:
+            handed_over += 1
+        else:
+            decoded += 1
+    assert decoded > 5_000 and handed_over > 5_000  # both branches exercised
+
+
+@needs_accel
+def test_accel_argument_forms() -> None:
+    assert accel is not None
+    raw = tuples.pack(("a", 1, b"x"))
+    for data, prefix_len in [
+        (bytearray(raw), 0),
+        (memoryview(raw), 0),
+        (raw, -1),
+        (raw, len(raw) + 1),
+        (raw, True),
+        (raw, 2**70),
+        ("text", 0),
+    ]:
+        assert accel.unpack(data, prefix_len) is None
+    assert accel.unpack(raw, len(raw)) == ()
+    with pytest.raises(TypeError):
+        accel.unpack(raw)  # type: ignore[call-arg]
+    # the public function takes the same inputs either way
+    assert tuples.unpack(bytearray(raw)) == tuples.unpack(memoryview(raw)) == ("a", 1, b"x")
+    assert outcome(tuples.unpack, raw, True) == outcome(tuples._unpack_py, raw, True)
+    with pytest.raises(TypeError, match="str"):
+        tuples.unpack("text")  # type: ignore[arg-type]
+
+
+@needs_accel
+def test_accel_is_used() -> None:
+    assert accel is not None
+    assert tuples._accel_unpack is accel.unpack
+
+
+def test_accel_large_tuples_and_values() -> None:
+    value = tuple(
+        x for i in range(200) for x in (i, -i, f"s{i}\x00", bytes([i]) * 3, None, float(i), i % 2 == 0)
+    )
+    value += ("x" * 100_000, b"\x00" * 50_000, uuid.UUID(int=7))
+    raw = tuples.pack(value)
+    assert canon(tuples.unpack(raw)) == canon(value) == canon(tuples._unpack_exact(raw, 0))
+    if accel is not None:
+        assert accel.unpack(raw, 0) is None  # the UUID hands it over
+        assert canon(accel.unpack(raw[:-17], 0)) == canon(value[:-1])
+
+
+# -- the pure-Python decoder, on its own ----------------------------------------------
+
+
+@settings(max_examples=1500)
+@given(st.binary(max_size=60))
+def test_pure_python_fast_path_on_arbitrary_bytes(data: bytes) -> None:
+    assert outcome(tuples._unpack_py, data) == exact(data)
+
+
+@settings(max_examples=1000)
+@given(mixed_tuples)
+def test_pure_python_round_trip(value: tuple[Any, ...]) -> None:
+    raw = tuples.pack(value)
+    assert canon(tuples._unpack_py(raw)) == canon(value)
+    assert canon(tuples._unpack_py(b"\x15\x01" + raw, 2)) == canon(value)
