@@ -24,7 +24,7 @@ test: $(STAMP)
 	bash scripts/run-tests.sh
 
 bench: $(STAMP)
-	$(BIN)/python -m benchmarks
+	bash scripts/run-bench.sh
 
 clean:
 	rm -rf $(VENV) demo-data .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 import keyspace
 
 from . import _data
-from ._harness import Comparison, Context, Ratio, Trial, workload
+from ._harness import Comparison, Context, Ratio, Target, Trial, workload
 
 _V = _data.VALUE
 _BATCH = 100  # below etcd's default limit of 128 operations per transaction
@@ -73,7 +73,14 @@ def etcd(ctx: Context) -> Iterator[Comparison]:
         return Trial(run, n, scope.drop)
 
     variants: dict[str, Factory] = {"single puts": singles, "transactions": transactions}
-    ratios = [Ratio("etcd single puts vs transactions of 100", "single puts", "transactions")]
+    ratios = [
+        Ratio(
+            "etcd single puts vs transactions of 100",
+            "single puts",
+            "transactions",
+            Target(20.0, at_most=False, text="≥ 20 (batches ≥ 20× faster)"),
+        )
+    ]
     if hasattr(ks.store, "put_many"):
         variants["put_many"] = put_many
         ratios.append(Ratio("etcd transactions of 100 vs put_many", "transactions", "put_many"))
