@@ -23,7 +23,7 @@ from . import _metadata
 from ._bytes import prefix_end
 from .errors import DecodeError, HashCollision, InvalidName, KeyTooLarge, LayoutError, show_bytes
 from .schemes import ScopeHash
-from .schemes._base import Key, Path
+from .schemes._base import Key, Path, component_bytes
 from .stores._base import ReadView, WriteView
 
 if TYPE_CHECKING:
@@ -68,7 +68,15 @@ class WriteState:
             state = state._parent
         return None
 
+    def _same(self, path: Path) -> Path:
+        """``path`` in the form the layout is kept in: in the byte schemes ``"a"`` and
+        ``b"a"`` are one scope, so components are kept as bytes."""
+        if self._ks.scheme.typed_keys:
+            return path
+        return tuple(component_bytes(c) for c in path)
+
     def _layout_of(self, path: Path) -> str | None:
+        path = self._same(path)
         state: WriteState | None = self
         while state is not None:
             kind = state.layout.get(path)
@@ -115,6 +123,7 @@ class WriteState:
             self.recorded = True
 
     def _claim_leaf(self, path: Path) -> None:
+        path = self._same(path)
         if self._layout_of(path) == _BRANCH:
             raise LayoutError(
                 f"scope {path!r} holds child scopes, so it cannot hold keys too: this scheme cannot tell "
@@ -238,8 +247,9 @@ class WriteState:
             return self._hash_decoder()
         if scheme.separates_own_keys:
             return scheme.decode
+        same = self._same(path)
         leaves = sorted(
-            (p for p in self._all_layout() if self._layout_of(p) == _LEAF and p[: len(path)] == path),
+            (p for p in self._all_layout() if self._layout_of(p) == _LEAF and p[: len(path)] == same),
             key=len,
             reverse=True,
         )
