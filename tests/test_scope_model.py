@@ -268,7 +268,7 @@ def make_machine(scheme_name: str, store_name: str, workdir: Path) -> type[RuleB
             self.ks.close()
             shutil.rmtree(self.dir, ignore_errors=True)
 
-        # -- model helpers ----------------------------------------------------------
+        # -- the model --------------------------------------------------------------
 
         def mpath(self, path: tuple[Any, ...]) -> tuple[Any, ...]:
             return self.flavor.path(path)
