@@ -13,7 +13,7 @@ after that reuses the precomputed prefix.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from ._bytes import prefix_end
@@ -401,14 +401,7 @@ class Scope(MutableMapping[Any, Any]):
         if len(args) != 1:
             raise TypeError(f"update expected 1 argument, got {len(args)}")
         source = args[0]
-        pairs = source.items() if hasattr(source, "items") else source
-        prefix, enc, venc = self.prefix, self._enc, self._venc
-        ops: list[tuple[bytes, bytes | None]] = []
-        for k, v in pairs:
-            raw = v if venc is None else venc(v)
-            if type(raw) is not bytes:
-                raw = BYTES.encode(raw)
-            ops.append((prefix + enc(k), raw))
+        ops = self._encode_items(source.items() if hasattr(source, "items") else source)
         if not ops:
             return
         if not self._write_ready:
@@ -419,9 +412,18 @@ class Scope(MutableMapping[Any, Any]):
         if write is not None:
             write(ops)
         else:
-            put = view.put
-            for k2, v2 in ops:
-                put(k2, v2)  # type: ignore[arg-type]
+            view.put_many(ops)  # the engine's batch path inside the transaction
+
+    def _encode_items(self, pairs: Iterable[tuple[Any, Any]]) -> list[tuple[bytes, bytes]]:
+        """``(stored key, stored value)`` of each pair, in order."""
+        prefix, enc, venc = self.prefix, self._enc, self._venc
+        ops: list[tuple[bytes, bytes]] = []
+        for k, v in pairs:
+            raw = v if venc is None else venc(v)
+            if type(raw) is not bytes:
+                raw = BYTES.encode(raw)
+            ops.append((prefix + enc(k), raw))
+        return ops
 
     def clear(self) -> None:
         """Remove every own key; child scopes stay. Cost: one range delete per own
@@ -487,6 +489,8 @@ class Scope(MutableMapping[Any, Any]):
 
 
 _Z, _ZF = b"\x00", b"\x00\xff"
+_RAW: tuple[type[Exception], ...] = (Exception,)
+"""What a fast path of a store view raises for the view's ``translate``."""
 
 
 class _TupleBytesScope(Scope):
@@ -503,7 +507,7 @@ class _TupleBytesScope(Scope):
     --only lmdb`` (put/get in a transaction, scan per item).
     """
 
-    __slots__ = ("_get", "_p1", "_put")
+    __slots__ = ("_get", "_get_raw", "_p1", "_put", "_put_raw")
 
     def __init__(
         self,
@@ -516,36 +520,61 @@ class _TupleBytesScope(Scope):
     ) -> None:
         super().__init__(keyspace, view, state, path, key, value)
         self._p1 = self.prefix + b"\x01"
-        self._get = view.get
-        self._put: Callable[[bytes, bytes], None] | None = None
+        fast = view.fast_get
+        self._get = view.get if fast is None else fast
+        # what a point operation catches to translate: nothing through the view's
+        # translating methods; anything but a keyspace error through its fast paths
+        self._get_raw: tuple[type[Exception], ...] = () if fast is None else _RAW
+        self._put: Callable[[bytes, bytes], object] | None = None
+        self._put_raw: tuple[type[Exception], ...] = ()
 
     def __getitem__(self, key: Key) -> Any:
-        if type(key) is bytes:
-            raw = self._get(self._p1 + key.replace(_Z, _ZF) + _Z)
-        else:
-            raw = self._get(self.prefix + self._enc(key))
+        stored = self._p1 + key.replace(_Z, _ZF) + _Z if type(key) is bytes else self.prefix + self._enc(key)
+        try:
+            raw = self._get(stored)
+        except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
+            raise self._view.translate(exc, stored) from exc
         if raw is None:
             raise KeyError(key)
         return raw
 
     def get(self, key: Key, default: Any = None) -> Any:
         """Return the value of ``key``, or ``default``. Cost: one point read."""
-        if type(key) is bytes:
-            raw = self._get(self._p1 + key.replace(_Z, _ZF) + _Z)
-        else:
-            raw = self._get(self.prefix + self._enc(key))
+        stored = self._p1 + key.replace(_Z, _ZF) + _Z if type(key) is bytes else self.prefix + self._enc(key)
+        try:
+            raw = self._get(stored)
+        except self._get_raw as exc:
+            raise self._view.translate(exc, stored) from exc
         return default if raw is None else raw
 
     def __setitem__(self, key: Key, value: Any) -> None:
         put = self._put
         if put is not None and type(key) is bytes and type(value) is bytes:
-            put(self._p1 + key.replace(_Z, _ZF) + _Z, value)
+            stored = self._p1 + key.replace(_Z, _ZF) + _Z
+            try:
+                put(stored, value)
+            except self._put_raw as exc:  # only with the view's fast_put
+                raise self._view.translate(exc, stored) from exc
         else:
             super().__setitem__(key, value)
 
+    def _encode_items(self, pairs: Iterable[tuple[Any, Any]]) -> list[tuple[bytes, bytes]]:
+        """One list comprehension when every key and value is ``bytes``; else (or on
+        a malformed pair) the general loop, which raises the usual errors."""
+        items = pairs if type(pairs) is list else list(pairs)
+        p1 = self._p1
+        try:
+            ops = [(p1 + k.replace(_Z, _ZF) + _Z, v) for k, v in items if type(k) is bytes is type(v)]
+        except (TypeError, ValueError):
+            ops = []
+        return ops if len(ops) == len(items) else super()._encode_items(items)
+
     def _prepare_write(self) -> None:
         super()._prepare_write()
-        self._put = self._writer().put
+        view = self._writer()
+        fast = view.fast_put
+        self._put = view.put if fast is None else fast
+        self._put_raw = () if fast is None else _RAW
 
     def items(  # type: ignore[override]
         self,
@@ -572,12 +601,18 @@ class _TupleBytesScope(Scope):
         limit: int | None,
         prefix: Key | None,
     ) -> Iterator[tuple[bytes, bytes]] | None:
-        """The store scan of the one own range asked for (``None``: nothing to read)."""
+        """The store scan of the one own range asked for (``None``: nothing to read):
+        the view's ``fast_scan`` where it has one (its items come with no Python
+        code in the store layer, its errors raw), else its ``scan``."""
         ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if not ranges or (limit is not None and limit <= 0):
             return None
         (lo, hi) = ranges[0]  # the tuple scheme keeps own keys in one range
-        return self._view.scan(lo, hi, reverse=reverse, limit=limit)
+        view = self._view
+        fast = view.fast_scan
+        if fast is not None:
+            return fast(lo, hi, reverse, limit)
+        return view.scan(lo, hi, reverse=reverse, limit=limit)
 
     def _decode_other(self, stored: bytes) -> Any:
         """The key of an own stored key that is not a plain bytes key without zero
@@ -595,13 +630,19 @@ class _TupleBytesScope(Scope):
         items = self._own_scan(*args)
         if items is None:
             return
+        raw = () if self._view.fast_scan is None else _RAW
         plen = self._plen
         body_at = plen + 1
         other = self._decode_other
-        for k, v in items:
-            if len(k) > plen and k[plen] == 1 and k[-1] == 0:
-                body = k[body_at:-1]
-                if 0 not in body:
-                    yield body, v
-                    continue
-            yield other(k), v
+        try:
+            for k, v in items:
+                if len(k) > plen and k[plen] == 1 and k[-1] == 0:
+                    body = k[body_at:-1]
+                    if 0 not in body:
+                        yield body, v
+                        continue
+                yield other(k), v
+        except KeyspaceError:  # the decoder's, or a translated one: as they are
+            raise
+        except raw as exc:  # the fast scan's engine errors
+            raise self._view.translate(exc) from exc
