@@ -6,10 +6,11 @@ holding ``data.mdb`` and ``lock.mdb``), one unnamed database.
 - Readers never block and are never blocked; one writer at a time across processes.
 - Every write outside a transaction is one LMDB write transaction (one commit);
   ``write(ops)`` and ``delete_range`` are one transaction each.
-- The map is large by default (:data:`DEFAULT_MAP_SIZE`: 1 TiB on 64-bit systems).
-  That is a reservation of address space, not of disk or memory: the file holds
-  only the pages in use (sparse on Linux). About a hundred such stores fit in one
-  process's address space; pass a smaller ``map_size`` to open more at once.
+- The map is large by default (:data:`DEFAULT_MAP_SIZE`: 1 TiB on 64-bit systems
+  other than Windows). That is a reservation of address space, not of disk or
+  memory: the file holds only the pages in use (sparse on Linux). About a hundred
+  such stores fit in one process's address space; pass a smaller ``map_size`` to
+  open more at once.
 - The map grows instead of failing: a write outside a transaction that fills it
   grows it (doubles it) and is retried; a ``transaction()`` doubles it first when it
   begins with the map more than half used. A transaction that begins with at least
@@ -45,9 +46,10 @@ from ._base import Capabilities, Op, ReadView, Store, WriteView
 
 __all__ = ["LMDBStore"]
 
-DEFAULT_MAP_SIZE = 1 << 40 if sys.maxsize > 1 << 32 else 256 << 20
-"""Initial map size: 1 TiB of address space on 64-bit systems (256 MiB on 32-bit);
-it doubles whenever it fills."""
+DEFAULT_MAP_SIZE = 1 << 40 if sys.maxsize > 1 << 32 and sys.platform != "win32" else 256 << 20
+"""Initial map size: 1 TiB of address space on 64-bit systems (256 MiB on 32-bit
+systems and on Windows, where LMDB sizes the file to the map); it doubles whenever
+it fills."""
 
 FAST_HEADROOM = 1 << 30
 """Free map space (bytes) a ``transaction()`` needs when it begins to write without
@@ -102,8 +104,10 @@ class LMDBStore(Store):
     last transactions, never corrupt the store).
 
     Costs: ``get`` is one read transaction and one B-tree lookup; a write outside a
-    transaction is one commit (an fsync with ``sync=True``); inside ``transaction()``
-    puts and gets cost about what py-lmdb's own ``txn.put``/``txn.get`` cost.
+    transaction is one commit (an fsync with ``sync=True``); beginning a
+    ``transaction()`` reads the map's size and use (two LMDB calls); inside it, puts
+    and gets through a scope cost py-lmdb's own ``txn.put``/``txn.get`` plus the
+    scope's one Python frame.
     """
 
     def __init__(
