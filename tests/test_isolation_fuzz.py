@@ -162,8 +162,8 @@ class _Checker:
 
     def drop(self, path: tuple[Any, ...]) -> None:
         self.ks.scope(*path).drop()
-        if isinstance(self.scheme, ScopeHash):
-            doomed = [pk for pk in self.model if pk[0] == path]  # scopes do not nest
+        if isinstance(self.scheme, ScopeHash) and path:
+            doomed = [pk for pk in self.model if pk[0] == path]  # named scopes hold no children
         else:
             doomed = [pk for pk in self.model if pk[0][: len(path)] == path]
         for pk in doomed:
