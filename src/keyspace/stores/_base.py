@@ -42,10 +42,19 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Self
 
 from ..errors import KeyspaceError, StoreError
 
-__all__ = ["Capabilities", "Op", "ReadView", "Store", "WriteView"]
+__all__ = [
+    "BatchedWrites",
+    "Capabilities",
+    "Op",
+    "ReadView",
+    "Releasable",
+    "Store",
+    "WriteView",
+]
 
 Op = tuple[bytes, bytes | None]
 """One operation of an atomic batch: ``(key, value)`` puts, ``(key, None)`` deletes."""
@@ -206,3 +215,36 @@ class Store(WriteView):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class Releasable:
+    """A view that ends with :meth:`release`; as a context manager it ends on exit."""
+
+    def release(self) -> None:
+        """End the view. Idempotent."""
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+class BatchedWrites:
+    """For adapters whose range deletes and batches are one atomic write of
+    ``_apply(ranges, ops)``: ranges deleted first, then the puts and deletes."""
+
+    def _apply(self, ranges: list[tuple[bytes, bytes | None]], ops: list[Op]) -> None:
+        raise NotImplementedError
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        self._apply([(start, stop)], [])
+
+    def write(self, ops: Iterable[Op]) -> None:
+        self._apply([], list(ops))

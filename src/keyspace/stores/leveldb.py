@@ -12,22 +12,21 @@ process or another) gets :class:`~keyspace.errors.StoreError`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from functools import partial
 from itertools import islice, takewhile
-from types import TracebackType
 from typing import Any
 
 import plyvel
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import Capabilities, Op, ReadView, Store
+from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Store
 from ._overlay import OverlayTransaction, Range
 
 __all__ = ["LevelDBStore"]
 
 
-class LevelDBStore(Store):
+class LevelDBStore(BatchedWrites, Store):
     """An ordered byte store in a LevelDB directory (plyvel).
 
     ``LevelDBStore(path, sync=False)``: ``sync=True`` fsyncs every write.
@@ -147,11 +146,6 @@ class LevelDBStore(Store):
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
-    def delete_range(self, start: bytes, stop: bytes | None) -> None:
-        self._apply([(start, stop)], [])
-
-    def write(self, ops: Iterable[Op]) -> None:
-        self._apply([], list(ops))
 
     def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
         """Delete the ranges, then apply ``ops``, in one atomic write batch."""
@@ -189,7 +183,7 @@ class LevelDBStore(Store):
         return f"LevelDBStore({self._path!r})"
 
 
-class _LevelDBSnapshot(ReadView):
+class _LevelDBSnapshot(Releasable, ReadView):
     """A LevelDB snapshot: the store as it was when it was taken."""
 
     __slots__ = ("_snap", "_store", "fast_get", "fast_scan")
@@ -231,13 +225,3 @@ class _LevelDBSnapshot(ReadView):
         if snap is not None and self._store._db is not None:
             snap.close()
 
-    def __enter__(self) -> _LevelDBSnapshot:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.release()

@@ -10,14 +10,13 @@ Not thread-safe: share a ``MemoryStore`` between threads only behind a lock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from itertools import islice
-from types import TracebackType
 
 from sortedcontainers import SortedDict
 
 from ..errors import StoreClosed
-from ._base import Capabilities, Op, ReadView, Store
+from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Store
 from ._overlay import OverlayTransaction, Range
 
 __all__ = ["MemoryStore"]
@@ -37,7 +36,7 @@ def _scan(
         yield key, data[key]
 
 
-class _Snapshot(ReadView):
+class _Snapshot(Releasable, ReadView):
     """A read-only view of one generation of the store's map."""
 
     __slots__ = ("_data", "_open", "_store")
@@ -70,19 +69,9 @@ class _Snapshot(ReadView):
             self._open = False
             self._store._unpin(self._data)
 
-    def __enter__(self) -> _Snapshot:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.release()
 
 
-class MemoryStore(Store):
+class MemoryStore(BatchedWrites, Store):
     """An ordered byte store in memory (``memory:``); the reference adapter.
 
     Point operations are O(log n); a scan costs one O(log n) seek, then O(1) per item.
@@ -168,11 +157,6 @@ class MemoryStore(Store):
     def delete(self, key: bytes) -> None:
         self._writable().pop(key, None)
 
-    def delete_range(self, start: bytes, stop: bytes | None) -> None:
-        self._apply([(start, stop)], [])
-
-    def write(self, ops: Iterable[Op]) -> None:
-        self._apply([], list(ops))
 
     def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
         data = self._writable()

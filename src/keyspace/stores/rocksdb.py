@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterator
 from itertools import islice, takewhile
-from types import TracebackType
 from typing import Any
 
 from rocksdict import Options, Rdict, ReadOptions, WriteBatch
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import Capabilities, Op, ReadView, Store
+from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Store
 from ._overlay import OverlayTransaction, Range
 
 __all__ = ["RocksDBStore"]
@@ -37,7 +36,7 @@ __all__ = ["RocksDBStore"]
 _Items = Generator[tuple[bytes, bytes], None, None]
 
 
-class RocksDBStore(Store):
+class RocksDBStore(BatchedWrites, Store):
     """An ordered byte store in a RocksDB directory (rocksdict, raw mode).
 
     Costs: a point operation is one RocksDB call; a scan is one C-level iterator
@@ -143,11 +142,6 @@ class RocksDBStore(Store):
         except Exception as exc:
             raise self._error(exc) from exc
 
-    def delete_range(self, start: bytes, stop: bytes | None) -> None:
-        self._apply([(start, stop)], [])
-
-    def write(self, ops: Iterable[Op]) -> None:
-        self._apply([], list(ops))
 
     def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
         """Delete the ranges, then apply ``ops``, in one atomic write batch."""
@@ -198,7 +192,7 @@ class RocksDBStore(Store):
         return f"RocksDBStore({self._path!r})"
 
 
-class _RocksDBSnapshot(ReadView):
+class _RocksDBSnapshot(Releasable, ReadView):
     """One RocksDB iterator, which sees the store as it was when it was created.
 
     Reads seek it; scans share it and re-seek after their last key when another
@@ -286,13 +280,3 @@ class _RocksDBSnapshot(ReadView):
 
     close = release
 
-    def __enter__(self) -> _RocksDBSnapshot:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.release()
