@@ -64,11 +64,11 @@ class RocksDBStore(BatchedWrites, Store):
         try:
             self._db = Rdict(self._path, options)
         except Exception as exc:  # rocksdict raises plain Exception for engine errors
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
     # -- error translation: the one place ------------------------------------
 
-    def _error(self, exc: BaseException) -> KeyspaceError:
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """Translate a rocksdict exception into a keyspace error."""
         text = str(exc)
         if "lock" in text.lower():
@@ -109,7 +109,7 @@ class RocksDBStore(BatchedWrites, Store):
         except KeyspaceError:
             raise
         except Exception as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
     # -- the Store contract --------------------------------------------------
 
@@ -117,7 +117,7 @@ class RocksDBStore(BatchedWrites, Store):
         try:
             return self._live().get(key)  # type: ignore[no-any-return]
         except Exception as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
     def scan(
         self,
@@ -134,13 +134,13 @@ class RocksDBStore(BatchedWrites, Store):
         try:
             self._live().put(key, value)
         except Exception as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
     def delete(self, key: bytes) -> None:
         try:
             self._live().delete(key)
         except Exception as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
 
     def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
@@ -165,13 +165,13 @@ class RocksDBStore(BatchedWrites, Store):
                     batch.put(key, value)
             db.write(batch)
         except Exception as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
     def snapshot(self) -> _RocksDBSnapshot:
         try:
             view = _RocksDBSnapshot(self, self._live().iter())
         except Exception as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
         self._views.add(view)
         return view
 
@@ -221,7 +221,7 @@ class _RocksDBSnapshot(Releasable, ReadView):
             if it.valid() and it.key() == key:
                 return it.value()  # type: ignore[no-any-return]
         except Exception as exc:
-            raise self._store._error(exc) from exc
+            raise self._store.translate(exc) from exc
         return None
 
     def scan(
@@ -272,7 +272,7 @@ class _RocksDBSnapshot(Releasable, ReadView):
         except KeyspaceError:
             raise
         except Exception as exc:
-            raise self._store._error(exc) from exc
+            raise self._store.translate(exc) from exc
 
     def release(self) -> None:
         """End the snapshot. Idempotent."""

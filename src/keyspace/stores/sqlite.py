@@ -98,12 +98,12 @@ class SQLiteStore(Store):
             conn.execute(_SCHEMA)
             self._reader = self._connect()
         except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
         self._conn = conn
 
     # -- error translation: the one place ------------------------------------
 
-    def _error(self, exc: BaseException) -> KeyspaceError:
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """Translate a ``sqlite3`` exception into a keyspace error."""
         text = str(exc)
         if self._conn is None or "closed database" in text:
@@ -147,7 +147,7 @@ class SQLiteStore(Store):
             with self._read_lock:
                 row = conn.execute(_GET, (key,)).fetchone()
         except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
         return None if row is None else row[0]
 
     def scan(
@@ -178,7 +178,7 @@ class SQLiteStore(Store):
             with self._lock:
                 conn.execute(sql, args)
         except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
 
     def write(self, ops: Iterable[Op]) -> None:
         batch = list(ops)
@@ -187,14 +187,14 @@ class SQLiteStore(Store):
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
-                raise self._error(exc) from exc
+                raise self.translate(exc) from exc
             try:
                 _apply(conn, batch)
                 conn.execute("COMMIT")
             except BaseException as exc:
                 conn.execute("ROLLBACK")
                 if isinstance(exc, sqlite3.Error):
-                    raise self._error(exc) from exc
+                    raise self.translate(exc) from exc
                 raise
 
     def snapshot(self) -> _SQLiteSnapshot:
@@ -204,7 +204,7 @@ class SQLiteStore(Store):
             conn.execute("BEGIN")
             conn.execute("SELECT 1 FROM kv LIMIT 1").fetchall()  # starts the read transaction
         except sqlite3.Error as exc:
-            raise self._error(exc) from exc
+            raise self.translate(exc) from exc
         return _SQLiteSnapshot(self, conn)
 
     def transaction(self) -> _SQLiteTransaction:
@@ -253,7 +253,7 @@ def _paged_scan(
                 with lock:
                     rows = conn.execute(sql, (*args, size)).fetchall()
         except sqlite3.Error as exc:
-            raise store._error(exc) from exc
+            raise store.translate(exc) from exc
         yield from rows
         if len(rows) < size:
             return
@@ -277,7 +277,7 @@ class _SQLiteSnapshot(ReadView):
         try:
             row = self._conn.execute(_GET, (key,)).fetchone()
         except sqlite3.Error as exc:
-            raise self._store._error(exc) from exc
+            raise self._store.translate(exc) from exc
         return None if row is None else row[0]
 
     def scan(
@@ -321,7 +321,7 @@ class _SQLiteTransaction(WriteView):
         try:
             row = self._live().execute(_GET, (key,)).fetchone()
         except sqlite3.Error as exc:
-            raise self._store._error(exc) from exc
+            raise self._store.translate(exc) from exc
         return None if row is None else row[0]
 
     def scan(
@@ -338,7 +338,7 @@ class _SQLiteTransaction(WriteView):
         try:
             self._live().execute(sql, args)
         except sqlite3.Error as exc:
-            raise self._store._error(exc) from exc
+            raise self._store.translate(exc) from exc
 
     def put(self, key: bytes, value: bytes) -> None:
         self._execute(_PUT, (key, value))
@@ -349,7 +349,7 @@ class _SQLiteTransaction(WriteView):
         try:
             self._live().executemany(_PUT, pairs)
         except sqlite3.Error as exc:
-            raise self._store._error(exc) from exc
+            raise self._store.translate(exc) from exc
         return len(pairs)
 
     def delete(self, key: bytes) -> None:
@@ -370,7 +370,7 @@ class _SQLiteTransaction(WriteView):
         except BaseException as exc:
             store._lock.release()
             if isinstance(exc, sqlite3.Error):
-                raise store._error(exc) from exc
+                raise store.translate(exc) from exc
             raise
         store._owner = threading.get_ident()
         self._conn = conn
@@ -390,6 +390,6 @@ class _SQLiteTransaction(WriteView):
         except sqlite3.Error as error:
             if exc_type is None:
                 conn.execute("ROLLBACK")
-                raise store._error(error) from error
+                raise store.translate(error) from error
         finally:
             store._lock.release()
