@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 
 import keyspace
+from keyspace import scope as scope_module
+from keyspace import tuples
 from keyspace.errors import StoreClosed
 
 MIXED: list[Any] = [b"plain-%04d" % i for i in range(1500)]
@@ -38,6 +40,39 @@ def test_chunked_scan_matches_the_general_decoder(ks: keyspace.Keyspace) -> None
         assert list(inside.items()) == expected
         inside[b"plain-9999"] = b"new"
         assert list(inside.items(start=b"plain-9998", stop=b"plain-a")) == [(b"plain-9999", b"new")]
+
+
+@pytest.mark.skipif(tuples._accel_decode_bytes_chunk is None, reason="keyspace._tuples_accel was not built")
+def test_chunks_decode_alike_with_and_without_the_c_decoder(
+    ks: keyspace.Keyspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scope = ks.scope("t", "users")
+    scope.update({k: repr(k).encode() for k in MIXED})
+    scope.update({b"zz\x00" * i: b"only escaped keys at the end" for i in range(1, 100)})
+    accel = tuples._accel_decode_bytes_chunk
+    assert accel is not None
+    outcomes: list[bool] = []
+
+    def spy(items: list[tuple[bytes, bytes]], plen: int) -> Any:
+        got = accel(items, plen)
+        outcomes.append(got is not None)
+        return got
+
+    monkeypatch.setattr(scope_module, "_accel_decode_bytes_chunk", spy)
+    runs = [
+        list(scope.items()),
+        list(scope.items(reverse=True))[::-1],
+        list(scope.items(start=b"plain-0100", limit=900)),
+    ]
+    assert True in outcomes and False in outcomes  # C-decoded chunks and handed-over ones
+    monkeypatch.setattr(scope_module, "_accel_decode_bytes_chunk", None)
+    assert runs == [
+        list(scope.items()),
+        list(scope.items(reverse=True))[::-1],
+        list(scope.items(start=b"plain-0100", limit=900)),
+    ]
+    general = list(ks.scope("t", "users", value="bytes", key="bytes")._scan())
+    assert runs[0] == [(scope._dec(rem), v) for rem, v in general]
 
 
 def test_fast_paths_after_close_raise_store_closed(ks: keyspace.Keyspace) -> None:

@@ -212,3 +212,274 @@ def test_pure_python_round_trip(value: tuple[Any, ...]) -> None:
     raw = tuples.pack(value)
     assert canon(tuples._unpack_py(raw)) == canon(value)
     assert canon(tuples._unpack_py(b"\x15\x01" + raw, 2)) == canon(value)
+
+
+# -- the C encoder --------------------------------------------------------------------
+
+
+def check_pack(value: Any) -> bytes | None:
+    """The C encoding (or None); asserts it is None or what the pure-Python encoder
+    and fdb.tuple write, and that tuples.pack is the pure-Python result either way."""
+    assert accel is not None
+    got = accel.pack(value)
+    try:
+        expected: Any = tuples._pack_py(value)
+    except Exception as exc:  # compared by type and message below
+        assert got is None, value
+        with pytest.raises(type(exc)) as info:
+            tuples.pack(value)
+        assert str(info.value) == str(exc)
+        return None
+    if got is not None:
+        assert type(got) is bytes
+        assert got == expected == fdbt.pack(value), value
+    assert tuples.pack(value) == expected
+    return got
+
+
+class _Int(int):
+    pass
+
+
+class _Str(str):
+    pass
+
+
+class _Bytes(bytes):
+    pass
+
+
+class _Float(float):
+    pass
+
+
+PACK_EDGES: list[Any] = [
+    0,
+    1,
+    -1,
+    255,
+    256,
+    -255,
+    -256,
+    2**63 - 1,
+    2**63,
+    -(2**63),
+    -(2**63) - 1,
+    2**64 - 2,
+    -(2**64) + 2,
+    *[
+        s * 2 ** (8 * k) + d
+        for k in range(1, 9)
+        for s in (1, -1)
+        for d in (-1, 0, 1)
+        if abs(s * 2 ** (8 * k) + d) < 2**64 - 1
+    ],
+    "",
+    "\x00",
+    "a\x00",
+    "\x00\x00",
+    "é",
+    "é\x00",
+    "\uffff",
+    "\U0010ffff",
+    "x" * 300,
+    b"",
+    b"\x00",
+    b"\xff",
+    b"\x00\xff",
+    b"\x00\x00",
+    b"a\x00",
+    b"\x00" * 300,
+    bytes(range(256)),
+    None,
+    True,
+    False,
+    0.0,
+    -0.0,
+    math.inf,
+    -math.inf,
+    math.nan,
+    -math.nan,
+    5e-324,
+    -5e-324,
+    1.5,
+]
+PACK_FALLBACKS: list[Any] = [
+    2**64 - 1,
+    -(2**64) + 1,
+    2**64,
+    -(2**64),
+    2**100,
+    -(2**100),
+    2**2040,
+    _Int(3),
+    _Str("s"),
+    _Bytes(b"b"),
+    _Float(1.0),
+    uuid.UUID(int=5),
+    (),
+    (1, "a"),
+    ((None,),),
+]
+
+
+@needs_accel
+def test_accel_pack_edges() -> None:
+    for x in PACK_EDGES:
+        assert check_pack((x,)) is not None, x
+        assert check_pack(("k", x, b"v")) is not None, x
+    assert check_pack(tuple(PACK_EDGES)) is not None
+    assert check_pack(()) == b""
+    assert check_pack(tuple(PACK_EDGES) * 20) is not None  # longer than the 32-element join
+    for x in PACK_FALLBACKS:
+        assert check_pack((x,)) is None, x
+        assert check_pack((b"a", x, 1)) is None, x
+    assert isinstance(tuples.pack((True,)), bytes) and tuples.pack((True,)) != tuples.pack((1,))
+
+
+@needs_accel
+def test_accel_pack_hands_over_errors() -> None:
+    assert accel is not None
+    for bad in ["a", b"a", [1, 2], None, 5]:
+        assert accel.pack(bad) is None
+        with pytest.raises(TypeError, match="takes a tuple"):
+            tuples.pack(bad)  # type: ignore[arg-type]
+    for t in [("\ud800",), ("ok", "x\udfffy"), (object(),), (1.0, [1]), (2**2041,)]:
+        assert check_pack(t) is None
+    with pytest.raises(TypeError):
+        accel.pack()  # type: ignore[call-arg]
+
+
+@needs_accel
+def test_accel_pack_large_values() -> None:
+    value = ("x" * 100_000, b"\x00" * 50_000, "é\x00" * 20_000, -(2**63), 2.5)
+    assert check_pack(value) is not None
+
+
+@needs_accel
+@settings(max_examples=1500)
+@given(handled_tuples)
+def test_accel_pack_matches_python_and_fdb(value: tuple[Any, ...]) -> None:
+    got = check_pack(value)
+    assert got is not None
+    assert canon(tuples.unpack(got)) == canon(value)
+
+
+@needs_accel
+@settings(max_examples=1000)
+@given(
+    st.lists(
+        st.one_of(
+            handled,
+            other,
+            st.text(st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF), min_size=1, max_size=2),
+        ),
+        max_size=6,
+    ).map(tuple)
+)
+def test_accel_pack_hands_over_other_types(value: tuple[Any, ...]) -> None:
+    check_pack(value)
+
+
+def test_pack_uses_the_pure_python_encoder_without_accel(monkeypatch: pytest.MonkeyPatch) -> None:
+    value = ("a", b"\x00", 1, -(2**63), None, True, 0.5, (1, None), uuid.UUID(int=1), 2**70)
+    with_accel = tuples.pack(value)
+    monkeypatch.setattr(tuples, "_accel_pack", None)
+    assert tuples.pack(value) == with_accel == fdbt.pack(value)
+    assert tuples.pack(value[:7]) == fdbt.pack(value[:7])
+
+
+# -- the C chunk decoder of bytes-scope scans ------------------------------------------
+
+
+def single_bytes_key(key: bytes, plen: int) -> bytes | None:
+    """What the general decoder makes of key[plen:] if it is one bytes element."""
+    try:
+        got = tuples._unpack_exact(key, plen)
+    except DecodeError:
+        return None
+    return got[0] if len(got) == 1 and type(got[0]) is bytes else None
+
+
+def check_chunk(items: list[tuple[bytes, Any]], plen: int) -> list[tuple[Any, Any]] | None:
+    """The C result; asserts it is the general decoder's, and None exactly when some
+    key is not a single bytes element after plen bytes."""
+    assert accel is not None
+    got = accel.decode_bytes_chunk(items, plen)
+    expected = [(single_bytes_key(k, plen), v) for k, v in items]
+    if any(k is None for k, _ in expected):
+        assert got is None, items
+    else:
+        assert got is not None, items
+        assert type(got) is list and all(type(pair) is tuple and type(pair[0]) is bytes for pair in got)
+        assert got == expected
+        assert all(g[1] is e[1] for g, e in zip(got, items, strict=True))  # values handed through as they are
+    return got
+
+
+bytes_keys = st.one_of(
+    st.binary(max_size=12), st.sampled_from([b"", b"\x00", b"\x00\xff", b"\xff\x00", b"\x00\x00"])
+)
+stored_keys = st.one_of(
+    bytes_keys.map(lambda k: tuples.pack((k,))),
+    bytes_keys.map(lambda k: tuples.pack((k,))),
+    mixed_tuples.map(tuples.pack),
+    st.binary(max_size=12),
+)
+
+
+@needs_accel
+@settings(max_examples=1500)
+@given(st.binary(max_size=3), st.lists(stored_keys, max_size=8), st.data())
+def test_accel_chunk_decoder_matches_the_general_decoder(
+    prefix: bytes, keys: list[bytes], data: st.DataObject
+) -> None:
+    items = [(prefix + k, data.draw(st.one_of(st.binary(max_size=4), st.none()))) for k in keys]
+    check_chunk(items, len(prefix))
+
+
+@needs_accel
+@settings(max_examples=1000)
+@given(st.lists(st.binary(max_size=30), max_size=6), st.integers(0, 8))
+def test_accel_chunk_decoder_on_arbitrary_keys(keys: list[bytes], plen: int) -> None:
+    check_chunk([(k, b"v") for k in keys], plen)
+
+
+@needs_accel
+def test_accel_chunk_decoder_edges() -> None:
+    assert accel is not None
+    p = b"\x15\x07"
+    for body in [b"", b"\x00", b"\x00\xff", b"\xff", b"a\x00b", b"\x00" * 1000, bytes(range(256)) * 10]:
+        assert check_chunk([(p + tuples.pack((body,)), b"v")], 2) == [(body, b"v")]
+    for key in [
+        p,
+        p + b"\x01",
+        p + b"\x01\x00\x00",
+        p + b"\x01a\x00\x00",
+        p + b"\x01\x00\xff",
+        p + b"\x02a\x00",
+        p + b"\x01a\x00\x01b\x00",
+        p + b"\x01\x00\xfe\x00",
+        b"\x01\x00",
+        b"",
+    ]:
+        assert check_chunk([(p + b"\x01ok\x00", b"v"), (key, b"w")], 2) is None, key
+    assert check_chunk([], 0) == []
+    assert check_chunk([(b"\x01a\x00", b"v")], 0) == [(b"a", b"v")]
+    for items, plen in [
+        ((b"\x01a\x00", b"v"), 0),  # not a list
+        ([[b"\x01a\x00", b"v"]], 0),  # not a tuple pair
+        ([(b"\x01a\x00",)], 0),
+        ([(b"\x01a\x00", b"v", b"w")], 0),
+        ([(bytearray(b"\x01a\x00"), b"v")], 0),
+        ([(memoryview(b"\x01a\x00"), b"v")], 0),
+        ([("\x01a\x00", b"v")], 0),
+        ([(b"\x01a\x00", b"v")], -1),
+        ([(b"\x01a\x00", b"v")], 2**70),
+        ([(b"\x01a\x00", b"v")], True),
+        ([(b"\x01a\x00", b"v")], 1.0),
+    ]:
+        assert accel.decode_bytes_chunk(items, plen) is None
+    with pytest.raises(TypeError):
+        accel.decode_bytes_chunk([])  # type: ignore[call-arg]
+    assert tuples._accel_decode_bytes_chunk is accel.decode_bytes_chunk

@@ -1,4 +1,4 @@
-/* Optional C decoder for keyspace.tuples.unpack.
+/* Optional C encoder and decoders for keyspace.tuples and bytes scopes.
  *
  * unpack(b, prefix_len) decodes the common top-level element types of the
  * FoundationDB tuple encoding (None, bytes, str, ints of at most 8 bytes, bools,
@@ -7,10 +7,26 @@
  * single floats, big ints, unknown codes, truncated or invalid input, a
  * prefix_len that is not a position in b, an argument that is not bytes): the
  * Python decoder then decides, so results and error messages are those of
- * keyspace.tuples in every case. Only MemoryError propagates.
+ * keyspace.tuples in every case.
  *
- * Cost: one memchr per bytes/str element, one allocation per element, no
- * intermediate copies unless a value holds escaped 00 bytes.
+ * pack(t) encodes a tuple (exactly tuple) whose elements are exactly None,
+ * bytes, str, bool, int of at most 8 bytes or float, into one growing buffer;
+ * for anything else (subclasses, nested tuples, UUIDs, bigger ints, str that
+ * is not valid Unicode, a t that is not a tuple) it returns None and the
+ * Python encoder decides, so results and errors are those of keyspace.tuples.
+ *
+ * decode_bytes_chunk(items, plen) decodes the keys of a list of (key, value)
+ * pairs read from a bytes scope of the tuple scheme: when every key is
+ * `prefix 01 body 00` (plen bytes of prefix, every 00 of body escaped as 00 ff)
+ * it returns [(unescaped body, value), ...]; else None for the whole list, and
+ * the Python decoding of the scope decides.
+ *
+ * None of them raises anything but MemoryError (and TypeError for a wrong
+ * number of arguments).
+ *
+ * Cost: one memchr per bytes/str element or key, one allocation per element
+ * (pack: one per call, plus one UTF-8 copy per non-ASCII str), no intermediate
+ * copies unless a value holds 00 bytes.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -237,18 +253,381 @@ error:
     return NULL;
 }
 
+/* -- encoding ---------------------------------------------------------------- */
+
+#define STACK_BYTES 256
+
+typedef struct {
+    char *data;
+    Py_ssize_t len;
+    Py_ssize_t cap;
+    char stack[STACK_BYTES];
+} Buf;
+
+/* Room for extra more bytes. Returns -1 (MemoryError set) on failure. */
+static int
+buf_reserve(Buf *b, Py_ssize_t extra)
+{
+    if (extra <= b->cap - b->len) {
+        return 0;
+    }
+    if (extra > PY_SSIZE_T_MAX / 2 - b->len) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t cap = (b->len + extra) * 2;
+    char *grown;
+    if (b->data == b->stack) {
+        grown = PyMem_Malloc((size_t)cap);
+        if (grown != NULL) {
+            memcpy(grown, b->stack, (size_t)b->len);
+        }
+    }
+    else {
+        grown = PyMem_Realloc(b->data, (size_t)cap);
+    }
+    if (grown == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->data = grown;
+    b->cap = cap;
+    return 0;
+}
+
+static void
+buf_free(Buf *b)
+{
+    if (b->data != b->stack) {
+        PyMem_Free(b->data);
+    }
+}
+
+/* code | s[0:n] with every 00 written as 00 ff | 00 */
+static int
+put_escaped(Buf *b, unsigned char code, const char *s, Py_ssize_t n)
+{
+    Py_ssize_t zeros = 0;
+    const char *p = s;
+    const char *end = s + n;
+    const char *z;
+    while (p < end && (z = memchr(p, 0, (size_t)(end - p))) != NULL) {
+        zeros++;
+        p = z + 1;
+    }
+    if (n > PY_SSIZE_T_MAX - 2 - zeros) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (buf_reserve(b, n + zeros + 2) < 0) {
+        return -1;
+    }
+    char *out = b->data + b->len;
+    *out++ = (char)code;
+    if (zeros == 0) {
+        memcpy(out, s, (size_t)n);
+        out += n;
+    }
+    else {
+        p = s;
+        while (p < end && (z = memchr(p, 0, (size_t)(end - p))) != NULL) {
+            memcpy(out, p, (size_t)(z - p + 1));
+            out += z - p + 1;
+            *out++ = (char)0xFF;
+            p = z + 1;
+        }
+        memcpy(out, p, (size_t)(end - p));
+        out += end - p;
+    }
+    *out++ = 0;
+    b->len = out - b->data;
+    return 0;
+}
+
+/* code | the k low bytes of u, big-endian (k <= 8) */
+static int
+put_fixed(Buf *b, unsigned char code, uint64_t u, unsigned int k)
+{
+    if (buf_reserve(b, 1 + (Py_ssize_t)k) < 0) {
+        return -1;
+    }
+    unsigned char *out = (unsigned char *)b->data + b->len;
+    out[0] = code;
+    for (unsigned int i = k; i > 0; i--) {
+        out[i] = (unsigned char)(u & 0xFF);
+        u >>= 8;
+    }
+    b->len += 1 + (Py_ssize_t)k;
+    return 0;
+}
+
+static unsigned int
+byte_length(uint64_t u)
+{
+    unsigned int k = 0;
+    while (u != 0) {
+        k++;
+        u >>= 8;
+    }
+    return k;
+}
+
+/* An int of type int: 1 written, 0 not handled (|v| >= 2**64 - 1, which takes
+ * the 9-255 byte form), -1 on memory errors. */
+static int
+put_int(Buf *b, PyObject *x)
+{
+    int overflow;
+    long long ll = PyLong_AsLongLongAndOverflow(x, &overflow);
+    uint64_t magnitude;
+    int negative;
+    if (ll == -1 && PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_MemoryError)) {
+            return -1;
+        }
+        PyErr_Clear();
+        return 0;
+    }
+    if (overflow == 0) {
+        if (ll == 0) {
+            return put_fixed(b, 0x14, 0, 0) < 0 ? -1 : 1;
+        }
+        negative = ll < 0;
+        /* -(ll + 1) + 1 has no overflow for LLONG_MIN */
+        magnitude = negative ? (uint64_t)(-(ll + 1)) + 1 : (uint64_t)ll;
+    }
+    else {
+        negative = overflow < 0;
+        PyObject *m = negative ? PyNumber_Negative(x) : Py_NewRef(x);
+        if (m == NULL) {
+            return -1;
+        }
+        magnitude = PyLong_AsUnsignedLongLong(m);
+        Py_DECREF(m);
+        if (magnitude == (uint64_t)-1 && PyErr_Occurred()) {
+            if (PyErr_ExceptionMatches(PyExc_MemoryError)) {
+                return -1;
+            }
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    if (magnitude == UINT64_MAX) {
+        return 0;
+    }
+    unsigned int k = byte_length(magnitude);
+    if (!negative) {
+        return put_fixed(b, (unsigned char)(0x14 + k), magnitude, k) < 0 ? -1 : 1;
+    }
+    /* one's complement: (2**(8k) - 1) - |v| */
+    uint64_t ones = k == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * k)) - 1;
+    return put_fixed(b, (unsigned char)(0x14 - k), ones - magnitude, k) < 0 ? -1 : 1;
+}
+
+static PyObject *
+accel_pack(PyObject *module, PyObject *t)
+{
+    (void)module;
+    if (!PyTuple_CheckExact(t)) {
+        Py_RETURN_NONE;
+    }
+    Buf b;
+    b.data = b.stack;
+    b.len = 0;
+    b.cap = STACK_BYTES;
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyTuple_GET_ITEM(t, i);
+        int rc;
+        if (PyUnicode_CheckExact(x)) {
+            if (PyUnicode_IS_ASCII(x)) {
+                rc = put_escaped(&b, 0x02, (const char *)PyUnicode_DATA(x), PyUnicode_GET_LENGTH(x));
+            }
+            else {
+                /* a temporary: PyUnicode_AsUTF8AndSize would keep a copy in x */
+                PyObject *utf8 = PyUnicode_AsUTF8String(x);
+                if (utf8 == NULL) {
+                    if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+                        PyErr_Clear(); /* lone surrogates: Python raises InvalidName */
+                        goto fallback;
+                    }
+                    goto error;
+                }
+                rc = put_escaped(&b, 0x02, PyBytes_AS_STRING(utf8), PyBytes_GET_SIZE(utf8));
+                Py_DECREF(utf8);
+            }
+        }
+        else if (PyBytes_CheckExact(x)) {
+            rc = put_escaped(&b, 0x01, PyBytes_AS_STRING(x), PyBytes_GET_SIZE(x));
+        }
+        else if (PyLong_CheckExact(x)) {
+            rc = put_int(&b, x);
+            if (rc == 0) {
+                goto fallback;
+            }
+        }
+        else if (x == Py_None) {
+            rc = put_fixed(&b, 0x00, 0, 0);
+        }
+        else if (x == Py_True || x == Py_False) {
+            rc = put_fixed(&b, x == Py_True ? 0x27 : 0x26, 0, 0);
+        }
+        else if (PyFloat_CheckExact(x)) {
+            double d = PyFloat_AS_DOUBLE(x);
+            uint64_t bits;
+            memcpy(&bits, &d, sizeof bits);
+            bits = (bits & ((uint64_t)1 << 63)) ? ~bits : bits ^ ((uint64_t)1 << 63);
+            rc = put_fixed(&b, 0x21, bits, 8);
+        }
+        else {
+            goto fallback;
+        }
+        if (rc < 0) {
+            goto error;
+        }
+    }
+    PyObject *result = PyBytes_FromStringAndSize(b.data, b.len);
+    buf_free(&b);
+    return result;
+
+fallback:
+    buf_free(&b);
+    Py_RETURN_NONE;
+
+error:
+    buf_free(&b);
+    return NULL;
+}
+
+/* -- scans of bytes scopes ------------------------------------------------------ */
+
+/* The bytes key in key[plen:] if that is exactly 01 body 00 with every 00 of body
+ * escaped (00 ff): a new bytes object, Py_None (borrowed, not a value) for any
+ * other key, or NULL on memory errors. */
+static PyObject *
+bytes_key(PyObject *key, Py_ssize_t plen)
+{
+    if (!PyBytes_CheckExact(key)) {
+        return Py_None;
+    }
+    Py_ssize_t n = PyBytes_GET_SIZE(key);
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(key);
+    if (n - plen < 2 || s[plen] != 0x01 || s[n - 1] != 0x00) {
+        return Py_None;
+    }
+    const unsigned char *body = s + plen + 1;
+    const unsigned char *end = s + n - 1; /* the terminator */
+    const unsigned char *z = memchr(body, 0, (size_t)(end - body));
+    if (z == NULL) {
+        return PyBytes_FromStringAndSize((const char *)body, end - body);
+    }
+    Py_ssize_t escapes = 0;
+    do {
+        if (z + 1 >= end || z[1] != 0xFF) {
+            return Py_None; /* an unescaped 00: more than one element */
+        }
+        escapes++;
+        z = memchr(z + 2, 0, (size_t)(end - z - 2));
+    } while (z != NULL);
+    PyObject *v = PyBytes_FromStringAndSize(NULL, (end - body) - escapes);
+    if (v == NULL) {
+        return NULL;
+    }
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(v);
+    for (const unsigned char *p = body; p < end; p++) {
+        *out++ = *p;
+        if (*p == 0) {
+            p++; /* the ff of the escape */
+        }
+    }
+    return v;
+}
+
+static PyObject *
+accel_decode_bytes_chunk(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "decode_bytes_chunk() takes exactly 2 arguments");
+        return NULL;
+    }
+    PyObject *items = args[0];
+    if (!PyList_CheckExact(items) || !PyLong_CheckExact(args[1])) {
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t plen = PyLong_AsSsize_t(args[1]);
+    if (plen == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (plen < 0) {
+        Py_RETURN_NONE;
+    }
+    Py_ssize_t n = PyList_GET_SIZE(items);
+    PyObject *result = PyList_New(n);
+    if (result == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (PyList_GET_SIZE(items) != n) { /* changed under us: let Python decide */
+            goto fallback;
+        }
+        PyObject *item = PyList_GET_ITEM(items, i);
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2) {
+            goto fallback;
+        }
+        Py_INCREF(item); /* the allocations below may run arbitrary code (gc) */
+        PyObject *key = bytes_key(PyTuple_GET_ITEM(item, 0), plen);
+        if (key == Py_None || key == NULL) {
+            Py_DECREF(item);
+            if (key == NULL) {
+                goto error;
+            }
+            goto fallback;
+        }
+        PyObject *pair = PyTuple_New(2);
+        if (pair == NULL) {
+            Py_DECREF(key);
+            Py_DECREF(item);
+            goto error;
+        }
+        PyTuple_SET_ITEM(pair, 0, key); /* steals */
+        PyTuple_SET_ITEM(pair, 1, Py_NewRef(PyTuple_GET_ITEM(item, 1)));
+        Py_DECREF(item);
+        PyList_SET_ITEM(result, i, pair); /* steals */
+    }
+    return result;
+
+fallback:
+    Py_DECREF(result); /* the unset slots are NULL: list_dealloc skips them */
+    Py_RETURN_NONE;
+
+error:
+    Py_DECREF(result);
+    return NULL;
+}
+
 static PyMethodDef accel_methods[] = {
     {"unpack", (PyCFunction)(void (*)(void))accel_unpack, METH_FASTCALL,
      "unpack(b, prefix_len, /)\n--\n\n"
      "Decode the tuple in b[prefix_len:] if it holds only None, bytes, str, ints of\n"
      "at most 8 bytes, bools and doubles, and is well formed; else return None."},
+    {"pack", (PyCFunction)accel_pack, METH_O,
+     "pack(t, /)\n--\n\n"
+     "Encode the tuple t if it is exactly a tuple of None, bytes, str (valid\n"
+     "Unicode), bools, ints of at most 8 bytes and floats (exact types); else\n"
+     "return None."},
+    {"decode_bytes_chunk", (PyCFunction)(void (*)(void))accel_decode_bytes_chunk, METH_FASTCALL,
+     "decode_bytes_chunk(items, plen, /)\n--\n\n"
+     "[(bytes key, value), ...] for a list of (stored key, value) pairs whose keys\n"
+     "are all key[:plen] + 01 + escaped bytes + 00; else return None."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef accel_module = {
     PyModuleDef_HEAD_INIT,
     "keyspace._tuples_accel",
-    "Optional C decoder for the common cases of keyspace.tuples.unpack.",
+    "Optional C encoder and decoders for the common cases of keyspace.tuples.",
     0,
     accel_methods,
     NULL,

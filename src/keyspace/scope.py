@@ -23,6 +23,7 @@ from .errors import KeyspaceError
 from .schemes._base import Key, Path, Scheme
 from .schemes.tuple_scheme import TupleScheme
 from .stores._base import ReadView, WriteView
+from .tuples import _accel_decode_bytes_chunk
 
 if TYPE_CHECKING:
     from .keyspace import Keyspace, _WriteState
@@ -503,11 +504,12 @@ class _TupleBytesScope(Scope):
     (``fast_get``/``fast_put``, else its ``get``/``put``) are bound once, so a point
     operation costs one Python frame (this method) over the engine's own call;
     engine errors are translated by the view on the error path only. A scan reads
-    the view's ``fast_scan`` (else ``scan``) in chunks, each decoded by one list
-    comprehension (see :meth:`items`); keys other than plain bytes (composite,
-    typed, escaped zero bytes) take the general decoder. ``update`` encodes bytes
-    pairs in one list comprehension and hands them to the view's ``put_many`` inside
-    a transaction. Any other argument type takes the general path of
+    the view's ``fast_scan`` (else ``scan``) in chunks, each decoded by one C call
+    when the optional C module is built and every key of the chunk is a bytes key,
+    else by one list comprehension (see :meth:`items`), where keys other than plain
+    bytes (composite, typed, escaped zero bytes) take the general decoder.
+    ``update`` encodes bytes pairs in one list comprehension and hands them to the
+    view's ``put_many`` inside a transaction. Any other argument type takes the general path of
     :class:`Scope`. Measured by ``python -m benchmarks --only lmdb --only bulk``.
     """
 
@@ -595,7 +597,10 @@ class _TupleBytesScope(Scope):
         then up to 1024; so it reads up to one chunk ahead) and decoded by one list
         comprehension per chunk — one slice and a memchr per plain bytes key, the
         general decoder for any other — handed out through ``itertools.chain``:
-        no generator is resumed per item."""
+        no generator is resumed per item. With the optional C module a chunk whose
+        keys are all bytes keys (zero bytes escaped or not) is decoded by one C call
+        (``decode_bytes_chunk``); a chunk holding any other key takes the list
+        comprehension, with the same results."""
         return chain.from_iterable(
             self._decoded_chunks(start, stop, include_start, include_stop, reverse, limit, prefix)
         )
@@ -644,21 +649,31 @@ class _TupleBytesScope(Scope):
         plen = self._plen
         body_at = plen + 1
         other = self._decode_other
+        accel = _accel_decode_bytes_chunk
         size = 16
         try:
             while True:
                 chunk = list(islice(items, size))
                 if not chunk:
                     return
-                yield [
-                    (
-                        body
-                        if k[-1] == 0 and len(k) > plen and k[plen] == 1 and 0 not in (body := k[body_at:-1])
-                        else other(k),
-                        v,
-                    )
-                    for k, v in chunk
-                ]
+                # C: every key a bytes key (zero bytes escaped or not), else None
+                decoded = None if accel is None else accel(chunk, plen)
+                yield (
+                    decoded
+                    if decoded is not None
+                    else [
+                        (
+                            body
+                            if k[-1] == 0
+                            and len(k) > plen
+                            and k[plen] == 1
+                            and 0 not in (body := k[body_at:-1])
+                            else other(k),
+                            v,
+                        )
+                        for k, v in chunk
+                    ]
+                )
                 if size < 1024:
                     size *= 4
         except KeyspaceError:  # the decoder's, or a translated one: as they are

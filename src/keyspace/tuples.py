@@ -186,13 +186,26 @@ def pack(t: tuple[Any, ...]) -> bytes:
 
     Raises :class:`TypeError` when ``t`` is not a tuple or holds an unsupported
     type, :class:`~keyspace.errors.InvalidName` for a str with lone surrogates or
-    an int over 255 bytes. Cost: linear in the output size.
+    an int over 255 bytes. Cost: linear in the output size. With the optional C
+    module, a tuple of None, bytes, str, bools, ints of at most 8 bytes and floats
+    (exact types) is encoded in one C call; anything else (subclasses, nested
+    tuples, UUIDs, bigger ints, invalid str, errors) goes through the pure-Python
+    encoder, so results and errors do not depend on whether it was built.
     """
+    if _accel_pack is not None:
+        got = _accel_pack(t)
+        if got is not None:
+            return got
+    return _pack_py(t)
+
+
+def _pack_py(t: tuple[Any, ...]) -> bytes:
+    """The pure-Python :func:`pack`: same results and errors."""
     if type(t) is not tuple and not isinstance(t, tuple):
         raise TypeError(f"pack() takes a tuple, not {type(t).__name__}: {show_bytes(t)}")
     if len(t) > 32:
         # bytes += bytes copies: join keeps long tuples linear
-        return b"".join([pack((x,)) for x in t])
+        return b"".join([_pack_py((x,)) for x in t])
     out = b""
     try:
         for x in t:
@@ -244,17 +257,27 @@ def _escaped_end(b: bytes, zero: int, n: int) -> int:
             return zero
 
 
-def _load_accel() -> Callable[[bytes, int], tuple[Any, ...] | None] | None:
-    """The C decoder built with the package, or None when it was not built (no C
-    compiler at install time)."""
+def _load_accel() -> Any:
+    """The C module built with the package (``keyspace._tuples_accel``), or None when
+    it was not built (no C compiler at install time)."""
     try:
-        from ._tuples_accel import unpack as accel
+        from . import _tuples_accel
     except ImportError:
         return None
-    return accel
+    return _tuples_accel
 
 
-_accel_unpack = _load_accel()
+_accel = _load_accel()
+_accel_unpack: Callable[[bytes, int], tuple[Any, ...] | None] | None = (
+    None if _accel is None else _accel.unpack
+)
+_accel_pack: Callable[[tuple[Any, ...]], bytes | None] | None = None if _accel is None else _accel.pack
+_accel_decode_bytes_chunk: (
+    Callable[[list[tuple[bytes, bytes]], int], list[tuple[Any, bytes]] | None] | None
+) = None if _accel is None else _accel.decode_bytes_chunk
+"""``decode_bytes_chunk(items, plen)``: the keys of ``(stored key, value)`` pairs of a
+bytes scope decoded in C when every key is ``prefix 01 escaped-bytes 00``, else
+None (used by the scans of :class:`keyspace.scope.Scope`)."""
 
 
 def unpack(b: bytes, prefix_len: int = 0) -> tuple[Any, ...]:
