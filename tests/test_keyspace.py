@@ -196,6 +196,30 @@ def test_metadata_records_scheme(tmp_path: Path) -> None:
         keyspace.open(url, scheme="sublevel")
 
 
+def test_prefixed_tuple_keyspaces_share_a_store(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'shared.sqlite'}"
+    with keyspace.open(url) as ks:
+        ks.scope("root")[b"k"] = b"at the root"
+    app = TupleScheme(raw_prefix=b"app/")
+    with keyspace.open(url, scheme=app) as ks:  # disjoint from the root keyspace: no mismatch
+        assert ks.scheme == app
+        ks.scope("root")[b"k"] = b"under app/"
+    with keyspace.open(url, scheme=app) as ks:
+        assert dict(ks.scope("root")) == {b"k": b"under app/"}
+    with keyspace.open(url) as ks:
+        assert ks.scheme == TupleScheme()
+        assert dict(ks.scope("root")) == {b"k": b"at the root"}
+        assert ks.scope().scopes() == ["root"]
+    # a prefix whose keys would fall inside the root keyspace's own keys is refused
+    with pytest.raises(SchemeMismatch):
+        keyspace.open(url, scheme=TupleScheme(raw_prefix=b"\x05"))
+    # a scheme that may write anywhere is refused too
+    with pytest.raises(SchemeMismatch):
+        keyspace.open(url, scheme=AsciiHex())
+    with pytest.raises(SchemeMismatch):
+        keyspace.open(url, scheme=ScopeHash())
+
+
 @pytest.mark.parametrize("scheme", [Sublevel(), LengthPrefixed()], ids=lambda s: s.name)
 def test_interop_schemes_write_no_metadata(scheme: Any) -> None:
     with keyspace.open("memory:", scheme=scheme) as ks:
