@@ -1,9 +1,10 @@
-"""The part of the build that pyproject.toml does not state: the optional C decoder
-of ``keyspace.tuples`` (``keyspace._tuples_accel``).
+"""The part of the build that pyproject.toml does not state: the optional C modules,
+``keyspace._tuples_accel`` (tuple encoding and decoding of the common cases) and
+``keyspace._scope_accel`` (point operations of bytes scopes).
 
 ``optional=True``: without a C compiler or the Python headers the install still
-succeeds (setuptools prints a warning) and ``keyspace.tuples`` uses its pure-Python
-decoder, which gives the same results.
+succeeds (setuptools prints a warning) and keyspace uses its pure-Python code,
+which gives the same results.
 """
 
 from setuptools import Extension, setup
@@ -11,5 +12,6 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension("keyspace._tuples_accel", sources=["src/keyspace/_tuples_accel.c"], optional=True),
+        Extension("keyspace._scope_accel", sources=["src/keyspace/_scope_accel.c"], optional=True),
     ]
 )

@@ -25,6 +25,12 @@ from .schemes.tuple_scheme import TupleScheme
 from .stores._base import ReadView, WriteView
 from .tuples import _accel_decode_bytes_chunk
 
+_point_op: Callable[..., Callable[..., Any]] | None
+try:  # the optional C point operations (setup.py builds them when it can)
+    from ._scope_accel import point_op as _point_op
+except ImportError:  # pragma: no cover - the pure-Python methods below then run
+    _point_op = None
+
 if TYPE_CHECKING:
     from .keyspace import Keyspace, _WriteState
 
@@ -503,7 +509,11 @@ class _TupleBytesScope(Scope):
     ``replace`` and two concatenations inline, and the view's engine callables
     (``fast_get``/``fast_put``, else its ``get``/``put``) are bound once, so a point
     operation costs one Python frame (this method) over the engine's own call;
-    engine errors are translated by the view on the error path only. A scan reads
+    engine errors are translated by the view on the error path only. With the
+    optional C module, ``[]``, ``get`` and ``[]=`` on bytes keys are C methods
+    (``keyspace._scope_accel``) that build the stored key in one allocation and call
+    the engine with no Python frame at all; every other case goes to the Python
+    method, their ``__wrapped__``. A scan reads
     the view's ``fast_scan`` (else ``scan``) in chunks, each decoded by one C call
     when the optional C module is built and every key of the chunk is a bytes key,
     else by one list comprehension (see :meth:`items`), where keys other than plain
@@ -563,6 +573,11 @@ class _TupleBytesScope(Scope):
                 raise self._view.translate(exc, stored) from exc
         else:
             super().__setitem__(key, value)
+
+    def _raise_raw(self, exc: BaseException, stored: bytes) -> None:
+        """Raise what the view makes of ``exc``, an error of a fast engine call for
+        the stored key ``stored`` (called by the C point operations)."""
+        raise self._view.translate(exc, stored) from exc
 
     def _encode_items(self, pairs: Iterable[tuple[Any, Any]]) -> list[tuple[bytes, bytes]]:
         """One list comprehension when every key and value is ``bytes``; else (or on
@@ -680,3 +695,22 @@ class _TupleBytesScope(Scope):
             raise
         except raw as exc:  # the fast scan's engine errors
             raise self._view.translate(exc) from exc
+
+
+def _install_point_ops(cls: type[_TupleBytesScope]) -> None:
+    """Replace ``[]``, ``get`` and ``[]=`` of ``cls`` by their C versions, which read
+    the slots ``_p1``, ``_get``/``_put`` and ``_get_raw``/``_put_raw`` and fall back
+    to the Python methods for everything but bytes keys and values."""
+    if _point_op is None:
+        return
+    slot = cls.__dict__  # the member descriptors of the slots
+    for name, kind, call, raw in (
+        ("__getitem__", "getitem", "_get", "_get_raw"),
+        ("get", "get", "_get", "_get_raw"),
+        ("__setitem__", "setitem", "_put", "_put_raw"),
+    ):
+        op = _point_op(kind, cls, slot[name], cls._raise_raw, slot["_p1"], slot[call], slot[raw])
+        setattr(cls, name, op)
+
+
+_install_point_ops(_TupleBytesScope)

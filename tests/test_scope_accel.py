@@ -1,0 +1,220 @@
+"""The C point operations of bytes scopes (``keyspace._scope_accel``): ``[]``, ``get``
+and ``[]=`` store and return exactly what their pure-Python methods (``__wrapped__``)
+do, hand every other case to those methods, and translate engine errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import lmdb
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import keyspace
+from keyspace.errors import InvalidKey, KeyTooLarge, StoreClosed
+from keyspace.scope import _TupleBytesScope
+
+try:
+    from keyspace import _scope_accel as accel
+except ImportError:  # built without a C compiler: the Python methods are the only ones
+    accel = None
+
+needs_accel = pytest.mark.skipif(accel is None, reason="keyspace._scope_accel was not built")
+
+GETITEM = _TupleBytesScope.__dict__["__getitem__"]
+GET = _TupleBytesScope.__dict__["get"]
+SETITEM = _TupleBytesScope.__dict__["__setitem__"]
+
+
+@pytest.fixture(params=["memory", "lmdb", "leveldb", "sqlite"])
+def ks(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[keyspace.Keyspace]:
+    url = {
+        "memory": "memory:",
+        "lmdb": str(tmp_path / "db"),
+        "leveldb": f"leveldb://{tmp_path / 'ldb'}",
+        "sqlite": f"sqlite:///{tmp_path / 'db.sqlite'}",
+    }
+    with keyspace.open(url[request.param]) as opened:
+        yield opened
+
+
+def raw_items(ks: keyspace.Keyspace) -> list[tuple[bytes, bytes]]:
+    return list(ks.store.scan(b"", None))
+
+
+@needs_accel
+def test_the_c_methods_are_installed() -> None:
+    for op, name in ((GETITEM, "__getitem__"), (GET, "get"), (SETITEM, "__setitem__")):
+        assert type(op).__name__ == "PointOp"
+        assert op.__name__ == name
+        assert op.__doc__ == op.__wrapped__.__doc__
+        assert callable(op.__wrapped__) and type(op.__wrapped__).__name__ == "function"
+
+
+keys = st.binary(max_size=40) | st.sampled_from([b"", b"\x00", b"\x00\x00", b"a\x00", b"\xff\x00\xff"])
+
+
+@needs_accel
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(pairs=st.dictionaries(keys, st.binary(max_size=20), max_size=12), missing=keys)
+def test_c_and_python_store_and_read_the_same_bytes(
+    ks: keyspace.Keyspace, pairs: dict[bytes, bytes], missing: bytes
+) -> None:
+    ks.store.delete_range(b"", None)
+    c_scope, py_scope = ks.scope("c", 1), ks.scope("py", 1)
+    for k, v in pairs.items():
+        c_scope[k] = v  # the C method (after the first write has prepared the writer)
+        SETITEM.__wrapped__(py_scope, k, v)
+    stored = raw_items(ks)
+    c_raw = sorted((s, v) for s, v in stored if s.startswith(c_scope.prefix))
+    assert c_raw == sorted((ks.scheme.encode(("c", 1), k), v) for k, v in pairs.items())
+    py_raw = sorted((s, v) for s, v in stored if s.startswith(py_scope.prefix))
+    assert [v for _, v in c_raw] == [v for _, v in py_raw]
+    for k, v in pairs.items():
+        assert c_scope[k] == GETITEM.__wrapped__(c_scope, k) == v
+        assert c_scope.get(k) == c_scope.get(k, b"default") == v
+    if missing not in pairs:
+        with pytest.raises(KeyError) as caught:
+            c_scope[missing]
+        assert caught.value.args == (missing,)
+        assert c_scope.get(missing) is None
+        assert c_scope.get(missing, 7) == 7
+        assert GET.__wrapped__(c_scope, missing, 7) == 7
+
+
+@needs_accel
+def test_inside_a_transaction(ks: keyspace.Keyspace) -> None:
+    with ks.transaction() as tx:
+        scope = tx.scope("t")
+        scope[b"a\x00b"] = b"1"
+        scope[b"c"] = b"2"
+        assert scope[b"a\x00b"] == b"1"
+        assert scope.get(b"c") == b"2"
+        assert ks.scope("t").get(b"c") is None  # not committed yet
+    assert dict(ks.scope("t")) == {b"a\x00b": b"1", b"c": b"2"}
+
+
+@needs_accel
+def test_every_other_case_takes_the_python_method(ks: keyspace.Keyspace) -> None:
+    scope = ks.scope("t")
+    scope[b"bytes"] = b"v"
+    scope["text"] = b"str key"  # not bytes: the general path
+    scope[(b"a", 2)] = b"composite"
+    with pytest.raises(InvalidKey):
+        scope[bytearray(b"ba")] = b"bytearray key"
+    with pytest.raises(InvalidKey):
+        scope[bytearray(b"ba")]
+    scope[b"value"] = bytearray(b"bytearray value")
+    assert scope["text"] == b"str key"
+    assert scope[(b"a", 2)] == b"composite"
+    assert scope.get("missing", default=3) == 3  # keyword argument
+    assert scope.get(key=b"bytes") == b"v"
+    assert scope[b"value"] == b"bytearray value"
+    assert dict(scope) == {
+        b"bytes": b"v",
+        b"value": b"bytearray value",
+        "text": b"str key",
+        (b"a", 2): b"composite",
+    }
+    with pytest.raises(TypeError):
+        scope.get()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        scope.get(b"a", 1, 2)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        SETITEM(scope, b"k")
+
+
+@needs_accel
+def test_bound_and_unbound_calls(ks: keyspace.Keyspace) -> None:
+    scope = ks.scope("t")
+    scope.__setitem__(b"k", b"v")
+    SETITEM(scope, b"k2", b"v2")
+    assert scope.__getitem__(b"k") == b"v"
+    assert GETITEM(scope, b"k2") == b"v2"
+    bound = scope.get
+    assert bound(b"k") == b"v" and bound.__self__ is scope
+    assert _TupleBytesScope.__getitem__ is GETITEM
+
+
+@needs_accel
+def test_an_instance_of_another_class_gets_the_python_method() -> None:
+    class Other:
+        pass
+
+    with pytest.raises(AttributeError):
+        GETITEM(Other(), b"k")  # the Python method, which finds no slots on Other
+
+
+@needs_accel
+def test_engine_errors_are_translated(tmp_path: Path) -> None:
+    ks = keyspace.open(str(tmp_path / "db"))
+    scope = ks.scope("t")
+    scope[b"first"] = b"v"
+    with pytest.raises(KeyTooLarge, match="511"):
+        scope[b"k" * 600] = b"v"  # over LMDB's 511-byte key limit
+    # in a transaction, py-lmdb's own get and put: raw errors, translated
+    with pytest.raises(KeyTooLarge, match="511") as caught, ks.transaction() as tx:
+        inside = tx.scope("t")
+        inside[b"second"] = b"v"
+        with pytest.raises(KeyError):  # a key no store can hold is missing, as in Python
+            inside[b"k" * 600]
+        with pytest.raises(KeyError):
+            GETITEM.__wrapped__(inside, b"k" * 600)
+        inside[b"k" * 600] = b"v"  # raises, and so aborts the transaction
+    assert isinstance(caught.value.__cause__, lmdb.Error)
+    assert dict(scope) == {b"first": b"v"}  # the store is unchanged
+    ks.close()
+    with pytest.raises(StoreClosed):
+        scope[b"first"]
+    with pytest.raises(StoreClosed):
+        scope.get(b"first")
+    with pytest.raises(StoreClosed):
+        scope[b"second"] = b"v"
+
+
+@needs_accel
+def test_point_op_checks_its_arguments() -> None:
+    assert accel is not None
+    cls = _TupleBytesScope
+    args: list[Any] = [cls, GETITEM.__wrapped__, cls._raise_raw, cls._p1, cls._get, cls._get_raw]
+    with pytest.raises(ValueError, match="kind must be"):
+        accel.point_op("delitem", *args)
+    with pytest.raises(TypeError, match="cls must be a type"):
+        accel.point_op("get", "not a type", *args[1:])
+    with pytest.raises(TypeError, match="must be callable"):
+        accel.point_op("get", cls, None, *args[2:])
+    with pytest.raises(TypeError, match="member descriptor"):
+        accel.point_op("get", cls, args[1], args[2], "prefix", cls._get, cls._get_raw)
+    with pytest.raises(TypeError, match="object slot of"):
+        accel.point_op("get", int, *args[1:])
+    with pytest.raises(TypeError, match="7 arguments"):
+        accel.point_op("get", cls)
+
+
+def test_without_the_c_module_the_python_methods_run(tmp_path: Path) -> None:
+    program = """
+import sys
+sys.modules["keyspace._scope_accel"] = None  # as if it had not been built
+import keyspace
+from keyspace.scope import _TupleBytesScope
+assert type(_TupleBytesScope.__dict__["__getitem__"]).__name__ == "function"
+with keyspace.open(sys.argv[1]) as ks:
+    scope = ks.scope("t")
+    scope[b"a\\x00b"] = b"1"
+    with ks.transaction() as tx:
+        tx.scope("t")[b"c"] = b"2"
+    assert scope[b"a\\x00b"] == b"1" and scope.get(b"c") == b"2" and scope.get(b"x", 3) == 3
+    print(sorted(ks.store.scan(b"", None)))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", program, str(tmp_path / "db")], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    with keyspace.open(str(tmp_path / "db")) as ks:
+        assert out.stdout.strip() == repr(sorted(ks.store.scan(b"", None)))
+        assert dict(ks.scope("t")) == {b"a\x00b": b"1", b"c": b"2"}
