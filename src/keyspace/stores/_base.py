@@ -220,6 +220,8 @@ class Store(WriteView):
 class Releasable:
     """A view that ends with :meth:`release`; as a context manager it ends on exit."""
 
+    __slots__ = ()
+
     def release(self) -> None:
         """End the view. Idempotent."""
         raise NotImplementedError
@@ -239,6 +241,8 @@ class Releasable:
 class BatchedWrites:
     """For adapters whose range deletes and batches are one atomic write of
     ``_apply(ranges, ops)``: ranges deleted first, then the puts and deletes."""
+
+    __slots__ = ()
 
     def _apply(self, ranges: list[tuple[bytes, bytes | None]], ops: list[Op]) -> None:
         raise NotImplementedError

@@ -42,7 +42,7 @@ from typing import Any
 import lmdb
 
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
-from ._base import Capabilities, Op, ReadView, Store, WriteView
+from ._base import Capabilities, Op, ReadView, Releasable, Store, WriteView
 
 __all__ = ["LMDBStore"]
 
@@ -341,7 +341,7 @@ class LMDBStore(Store):
         return f"LMDBStore({self._path!r})"
 
 
-class _LMDBSnapshot(ReadView):
+class _LMDBSnapshot(Releasable, ReadView):
     """A read transaction: the store as it was when the snapshot began."""
 
     __slots__ = ("_store", "_txn", "fast_get", "fast_scan")
@@ -371,15 +371,7 @@ class _LMDBSnapshot(ReadView):
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._store._owned_scan(self._txn, start, stop, reverse, limit, False)
 
-    def __enter__(self) -> _LMDBSnapshot:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def release(self) -> None:
         self._txn.abort()
 
 

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator
 from types import TracebackType
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import Capabilities, Op, ReadView, Store, WriteView
+from ._base import Capabilities, Op, ReadView, Releasable, Store, WriteView
 
 __all__ = ["SQLiteStore"]
 
@@ -264,7 +264,7 @@ def _paged_scan(
         args = ((last,) if stop is None else (last, stop)) if not reverse else (start, last)
 
 
-class _SQLiteSnapshot(ReadView):
+class _SQLiteSnapshot(Releasable, ReadView):
     """A read transaction on a connection of its own (WAL snapshot isolation)."""
 
     __slots__ = ("_conn", "_store")
@@ -290,15 +290,7 @@ class _SQLiteSnapshot(ReadView):
     ) -> Iterator[tuple[bytes, bytes]]:
         return _paged_scan(self._store, self._conn, None, start, stop, reverse, limit)
 
-    def __enter__(self) -> _SQLiteSnapshot:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def release(self) -> None:
         self._conn.close()
 
 
