@@ -230,6 +230,15 @@ def _apply(conn: sqlite3.Connection, ops: list[Op]) -> None:
             conn.execute(_PUT, (key, value))
 
 
+def _point_get(store: SQLiteStore, conn: sqlite3.Connection, key: bytes) -> bytes | None:
+    """The value of ``key`` on ``conn`` (a snapshot's or a transaction's), or None."""
+    try:
+        row = conn.execute(_GET, (key,)).fetchone()
+    except sqlite3.Error as exc:
+        raise store.translate(exc) from exc
+    return None if row is None else row[0]
+
+
 def _paged_scan(
     store: SQLiteStore,
     conn: sqlite3.Connection,
@@ -274,11 +283,7 @@ class _SQLiteSnapshot(Releasable, ReadView):
         self._conn = conn
 
     def get(self, key: bytes) -> bytes | None:
-        try:
-            row = self._conn.execute(_GET, (key,)).fetchone()
-        except sqlite3.Error as exc:
-            raise self._store.translate(exc) from exc
-        return None if row is None else row[0]
+        return _point_get(self._store, self._conn, key)
 
     def scan(
         self,
@@ -310,11 +315,7 @@ class _SQLiteTransaction(WriteView):
         return conn
 
     def get(self, key: bytes) -> bytes | None:
-        try:
-            row = self._live().execute(_GET, (key,)).fetchone()
-        except sqlite3.Error as exc:
-            raise self._store.translate(exc) from exc
-        return None if row is None else row[0]
+        return _point_get(self._store, self._live(), key)
 
     def scan(
         self,
