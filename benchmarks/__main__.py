@@ -58,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     missed = [o for o in outcomes if o.met is False]
     if missed:
         print("targets missed: " + ", ".join(o.ratio.label for o in missed))
+    if args.quick:
+        print("quick mode (tiny sizes, few rounds): the harness ran; its verdicts mean nothing,")
+        print("`make bench` measures the targets")
     if not args.no_write:
         command = "python -m benchmarks" + (" --quick" if args.quick else "")
         if args.only:
