@@ -485,20 +485,3 @@ class TestEtcdStore(StoreSuite):
         with EtcdStore(cluster.url) as admin:
             for prefix in prefixes:
                 admin.delete_range(prefix, prefix_end(prefix))
-
-    def test_transaction_and_other_writers(self, store: Store) -> None:
-        """etcd transactions are optimistic and guarded: blind writes race as last
-        writer wins, but a key the transaction READ that another writer changed
-        before the commit makes it fail with TransactionConflict, writing nothing."""
-        assert not store.capabilities.serialized_transactions
-        store.put(b"outside", b"old")
-        with store.transaction() as tx:
-            tx.put(b"mine", b"1")
-            tx.put(b"both", b"tx")
-            store.put(b"both", b"store")
-        assert store.get(b"both") == b"tx" and store.get(b"mine") == b"1"
-        with pytest.raises(TransactionConflict), store.transaction() as tx:
-            tx.put(b"mine", b"2")
-            store.put(b"outside", b"new")
-            assert tx.get(b"outside") == b"old"  # reads the snapshot it began with
-        assert store.get(b"outside") == b"new" and store.get(b"mine") == b"1"

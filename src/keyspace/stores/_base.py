@@ -79,7 +79,11 @@ class Capabilities:
     deadlocking. When ``False``, a transaction reads the snapshot taken when it
     began plus its own writes, the store stays writable meanwhile, and the commit
     applies the transaction's writes over whatever is there (last writer wins, key by
-    key).
+    key) — unless ``guarded_reads``.
+    ``guarded_reads``: (with ``serialized_transactions=False``) a transaction whose
+    commit finds that a key or range it read was changed by another writer since
+    it began writes nothing and raises a :class:`~keyspace.errors.StoreError`
+    (etcd's ``TransactionConflict``); blind writes still win key by key.
     """
 
     max_key_size: int | None
@@ -92,6 +96,7 @@ class Capabilities:
     max_batch_ops: int | None = None
     max_value_size: int | None = None
     serialized_transactions: bool = False
+    guarded_reads: bool = False
 
 
 FastScan = Callable[[bytes, bytes | None, bool, int | None], Iterator[tuple[bytes, bytes]]]

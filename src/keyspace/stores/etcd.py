@@ -330,6 +330,7 @@ class EtcdStore(Store):
             max_batch_ops=MAX_TXN_OPS,
             max_value_size=MAX_KEY_SIZE - len(prefix),
             serialized_transactions=False,
+            guarded_reads=True,
         )
         self._conn = EtcdConnection(options)
         self._reader = _Reader(self._conn, None)

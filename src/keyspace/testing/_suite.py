@@ -264,15 +264,24 @@ class StoreSuite:
                 assert store.get(b"outside") == b"old"  # reads do not wait
             assert store.get(b"mine") == b"1" and store.get(b"outside") == b"old"
         else:
-            with store.transaction() as tx:
+            with store.transaction() as tx:  # blind writes: last writer wins, key by key
                 tx.put(b"mine", b"1")
                 tx.put(b"both", b"tx")
-                store.put(b"outside", b"new")
                 store.put(b"both", b"store")
-                assert tx.get(b"outside") == b"old"  # reads the snapshot it began with
+            assert store.get(b"both") == b"tx" and store.get(b"mine") == b"1"
+            if store.capabilities.guarded_reads:  # a read key changed meanwhile: nothing written
+                with pytest.raises(StoreError), store.transaction() as tx:
+                    tx.put(b"mine", b"2")
+                    store.put(b"outside", b"new")
+                    assert tx.get(b"outside") == b"old"  # reads the snapshot it began with
+                assert store.get(b"mine") == b"1"
+            else:
+                with store.transaction() as tx:
+                    tx.put(b"mine", b"2")
+                    store.put(b"outside", b"new")
+                    assert tx.get(b"outside") == b"old"  # reads the snapshot it began with
+                assert store.get(b"mine") == b"2"
             assert store.get(b"outside") == b"new"  # untouched by the transaction
-            assert store.get(b"both") == b"tx"  # last writer wins
-            assert store.get(b"mine") == b"1"
 
     # -- snapshots -----------------------------------------------------------
 
