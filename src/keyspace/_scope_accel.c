@@ -138,7 +138,11 @@ point_op_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, Py
         return NULL;
     }
     PyObject *call_args[2] = {stored, op->kind == KIND_SETITEM ? args[2] : NULL};
+    /* the slot may be rebound while the engine runs (another thread preparing the
+       scope's writer): hold our own reference to the callable for the call */
+    Py_INCREF(call);
     PyObject *res = PyObject_Vectorcall(call, call_args, op->kind == KIND_SETITEM ? 2 : 1, NULL);
+    Py_DECREF(call);
     if (res == NULL) {
         engine_error(op, self, stored);
         Py_DECREF(stored);
