@@ -136,12 +136,22 @@ def scaling(ctx: Context) -> Iterator[Comparison]:
         variants[f"ks get {size}"] = _ks_get(ks_store, reads)
         variants[f"raw get {size}"] = _raw_get(raw_store, reads)
         ratios.append(
-            Ratio(f"LMDB scan per item, {size:,} others", f"ks scan {size}", f"raw scan {size}",
-                  series="scan per item", size=size)
+            Ratio(
+                f"LMDB scan per item, {size:,} others",
+                f"ks scan {size}",
+                f"raw scan {size}",
+                series="scan per item",
+                size=size,
+            )
         )
         ratios.append(
-            Ratio(f"LMDB get in txn, {size:,} others", f"ks get {size}", f"raw get {size}",
-                  series="get in transaction", size=size)
+            Ratio(
+                f"LMDB get in txn, {size:,} others",
+                f"ks get {size}",
+                f"raw get {size}",
+                series="get in transaction",
+                size=size,
+            )
         )
     first = sizes[0]
     ratios.extend(

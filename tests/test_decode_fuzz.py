@@ -78,8 +78,29 @@ def test_arbitrary_bytes_raise_only_decode_error(raw: bytes) -> None:
 
 
 @settings(max_examples=500)
-@given(st.lists(st.sampled_from([b"\x00", b"\xff", b"\x01", b"\x02", b"\x05", b"!", b"\x15", b"\x1c",
-                                 b"\x21", b"\x30", b"\x33", b"\x0b", b"\x14", b"\x0c"]), max_size=40))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                b"\x00",
+                b"\xff",
+                b"\x01",
+                b"\x02",
+                b"\x05",
+                b"!",
+                b"\x15",
+                b"\x1c",
+                b"\x21",
+                b"\x30",
+                b"\x33",
+                b"\x0b",
+                b"\x14",
+                b"\x0c",
+            ]
+        ),
+        max_size=40,
+    )
+)
 def test_format_bytes_raise_only_decode_error(parts: list[bytes]) -> None:
     """Strings made of the bytes the formats give meaning to (type codes, escapes,
     separators, length bytes) reach deeper into the decoders than random bytes."""

@@ -186,8 +186,10 @@ class _Checker:
             assert (key in scope) == (key in own)
 
     def name(self, component: Any) -> Any:
-        return component if self.scheme.typed_keys or isinstance(self.scheme, ScopeHash) else (
-            component_bytes(component)
+        return (
+            component
+            if self.scheme.typed_keys or isinstance(self.scheme, ScopeHash)
+            else (component_bytes(component))
         )
 
     def scopes(self, path: tuple[Any, ...]) -> None:
@@ -204,9 +206,7 @@ class _Checker:
         actual = dict(self.raw())
         meta = self.scheme.metadata_key
         registry = isinstance(self.scheme, ScopeHash)
-        extra = {
-            k for k in actual if k not in expected and k != meta and not (registry and len(k) == 4)
-        }
+        extra = {k for k in actual if k not in expected and k != meta and not (registry and len(k) == 4)}
         assert not extra, f"keys outside every scope's model: {sorted(extra)[:5]}"
         assert {k: actual.get(k) for k in expected} == expected
 

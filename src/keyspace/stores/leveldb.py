@@ -146,7 +146,6 @@ class LevelDBStore(BatchedWrites, Store):
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
-
     def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
         """Delete the ranges, then apply ``ops``, in one atomic write batch."""
         db = self._live()
@@ -224,4 +223,3 @@ class _LevelDBSnapshot(Releasable, ReadView):
         snap, self._snap = self._snap, None
         if snap is not None and self._store._db is not None:
             snap.close()
-

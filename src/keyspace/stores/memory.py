@@ -70,7 +70,6 @@ class _Snapshot(Releasable, ReadView):
             self._store._unpin(self._data)
 
 
-
 class MemoryStore(BatchedWrites, Store):
     """An ordered byte store in memory (``memory:``); the reference adapter.
 
@@ -156,7 +155,6 @@ class MemoryStore(BatchedWrites, Store):
 
     def delete(self, key: bytes) -> None:
         self._writable().pop(key, None)
-
 
     def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
         data = self._writable()

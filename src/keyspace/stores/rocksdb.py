@@ -142,7 +142,6 @@ class RocksDBStore(BatchedWrites, Store):
         except Exception as exc:
             raise self.translate(exc) from exc
 
-
     def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
         """Delete the ranges, then apply ``ops``, in one atomic write batch."""
         db = self._live()
@@ -279,4 +278,3 @@ class _RocksDBSnapshot(Releasable, ReadView):
         self._it = None
 
     close = release
-
