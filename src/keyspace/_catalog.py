@@ -237,12 +237,18 @@ class Catalog:
         Where the engine caps the operations of one batch (etcd: 128) and the
         hidden records would push a batch that fits over the cap, the checks and
         records commit first, in their own atomic batch, then the write (a batch
-        over the cap on its own is refused before anything is written)."""
-        if view is not self.store:
-            self._before_write(view, path)
+        over the cap on its own is refused before anything is written). Inside a
+        transaction on such an engine the records always commit first, so that
+        they never count against the transaction's own operations; they stay if
+        the transaction then fails (they say only what this keyspace is)."""
+        limit = self.store.capabilities.max_batch_ops
+        if view is not self.store:  # inside the caller's transaction
+            if limit is None:
+                self._before_write(view, path)
+            else:  # the transaction's own operations may fill the cap: records go first
+                self._atomically(lambda tx: self._before_write(tx, path))
             apply(view)
             return
-        limit = self.store.capabilities.max_batch_ops
         split = limit is not None and count + _HIDDEN_OPS > limit
         if split and limit is not None and count > limit:
             raise TransactionTooLarge(
