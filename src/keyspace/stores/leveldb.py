@@ -12,7 +12,7 @@ process or another) gets :class:`~keyspace.errors.StoreError`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from itertools import islice, takewhile
 from typing import Any
@@ -21,7 +21,7 @@ import plyvel
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Store
-from ._overlay import OverlayTransaction, Range
+from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory
 
 __all__ = ["LevelDBStore"]
@@ -66,6 +66,7 @@ class LevelDBStore(BatchedWrites, Store):
         self._sync = sync
         self._db: Any = None
         self._opened = False
+        self._gate = TransactionGate(self.url)
         check_directory(
             self._path, self.url, "LevelDB", ("CURRENT", "LOCK"), create=create_if_missing and not readonly
         )
@@ -197,8 +198,13 @@ class LevelDBStore(BatchedWrites, Store):
             raise self.translate(exc) from exc
 
     def transaction(self) -> OverlayTransaction:
+        """An overlay transaction over a snapshot, committed as one write batch;
+        transactions of this store run one at a time (the next waits for this one)."""
+        return self._gate.begin(self._snapshot_and_release, self._apply)
+
+    def _snapshot_and_release(self) -> tuple[_LevelDBSnapshot, Callable[[], None]]:
         snap = self.snapshot()
-        return OverlayTransaction(snap, self._apply, snap.release)
+        return snap, snap.release
 
     def close(self) -> None:
         db, self._db = self._db, None

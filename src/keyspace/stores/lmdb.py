@@ -558,10 +558,14 @@ class _LMDBTransaction(WriteView):
             self._log.append((_PUT, key, value))
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
-        """One ``cursor.putmulti`` (a loop of :meth:`put` with a replay log)."""
-        if self._log is not None:
-            return super().put_many(items)
+        """One ``cursor.putmulti`` (a loop of :meth:`put` with a replay log). Every
+        key is checked first, so a bad one leaves none of the pairs written."""
         pairs = items if isinstance(items, list | tuple) else list(items)
+        check = self._store._check
+        for key, _ in pairs:
+            check(key)
+        if self._log is not None:
+            return super().put_many(pairs)
         try:
             self._txn.cursor().putmulti(pairs)
             return len(pairs)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from itertools import islice, takewhile
 from typing import Any
 
@@ -38,12 +38,37 @@ from rocksdict import (
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Store
-from ._overlay import OverlayTransaction, Range
+from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory
 
 __all__ = ["RocksDBStore"]
 
 _Items = Generator[tuple[bytes, bytes], None, None]
+
+
+class _LiveScan(Iterator[tuple[bytes, bytes]]):
+    """A running scan of the store: ``close()`` (the store closing) drops its
+    RocksDB iterator, and its next step then raises
+    :class:`~keyspace.errors.StoreClosed` rather than ending as if complete."""
+
+    __slots__ = ("__weakref__", "_ended", "_items", "_url")
+
+    def __init__(self, url: str, items: _Items) -> None:
+        self._url = url
+        self._items = items
+        self._ended = False
+
+    def __iter__(self) -> _LiveScan:
+        return self
+
+    def __next__(self) -> tuple[bytes, bytes]:
+        if self._ended:
+            raise StoreClosed(f"the store {self._url} was closed while this scan ran")
+        return next(self._items)
+
+    def close(self) -> None:
+        self._ended = True
+        self._items.close()
 
 
 class RocksDBStore(BatchedWrites, Store):
@@ -80,6 +105,7 @@ class RocksDBStore(BatchedWrites, Store):
         self.url = f"rocksdb://{self._path}"
         self._db: Any = None
         self._opened = False
+        self._gate = TransactionGate(self.url)
         self._views: weakref.WeakSet[Any] = weakref.WeakSet()  # live scans and snapshots
         check_directory(
             self._path,
@@ -130,9 +156,10 @@ class RocksDBStore(BatchedWrites, Store):
             raise StoreClosed(f"the store {self.url} is closed")
         return db
 
-    def _track(self, items: _Items) -> _Items:
-        self._views.add(items)
-        return items
+    def _track(self, items: _Items) -> _LiveScan:
+        scan = _LiveScan(self.url, items)
+        self._views.add(scan)
+        return scan
 
     def _scan(self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> _Items:
         try:
@@ -219,8 +246,13 @@ class RocksDBStore(BatchedWrites, Store):
         return view
 
     def transaction(self) -> OverlayTransaction:
+        """An overlay transaction over a snapshot, committed as one write batch;
+        transactions of this store run one at a time (the next waits for this one)."""
+        return self._gate.begin(self._snapshot_and_release, self._apply)
+
+    def _snapshot_and_release(self) -> tuple[_RocksDBSnapshot, Callable[[], None]]:
         snap = self.snapshot()
-        return OverlayTransaction(snap, self._apply, snap.release)
+        return snap, snap.release
 
     def close(self) -> None:
         db, self._db = self._db, None
