@@ -19,7 +19,17 @@ from .errors import (
     TransactionTooLarge,
 )
 from .keyspace import Keyspace, Transaction, open
-from .schemes import AsciiHex, LengthPrefixed, Naive, Property, Scheme, ScopeHash, Sublevel, TupleScheme
+from .schemes import (
+    AsciiHex,
+    Delimited,
+    LengthPrefixed,
+    Naive,
+    Property,
+    Scheme,
+    ScopeHash,
+    Sublevel,
+    TupleScheme,
+)
 from .scope import Scope
 
 __version__ = "0.1.0"
@@ -28,6 +38,7 @@ __all__ = [
     "AsciiHex",
     "Codec",
     "DecodeError",
+    "Delimited",
     "HashCollision",
     "InvalidKey",
     "InvalidName",
