@@ -182,3 +182,12 @@ def test_migrate_refuses_ambiguous_keys_before_writing(tmp_path: Path) -> None:
     assert "b'plain' (0 separator(s) ':', fewer than the depth 1)" in proc.stderr
     assert not dst.exists()  # refused before the destination was opened
     assert _raw(src) == sorted(keys)
+
+
+def test_demo_shows_the_notes_orders_and_the_refused_injection(tmp_path: Path) -> None:
+    text = run("demo", str(tmp_path / "demo")).stdout
+    assert "':'  rod.vagg  rod1977  rod  roderick     not name order" in text
+    assert "'!'  rod  rod.vagg  rod1977  roderick     name order" in text
+    assert "'~'  rod.vagg  rod1977  roderick  rod     not name order" in text
+    assert "'\\x00'  rod  rod.vagg  rod1977  roderick     name order" in text
+    assert "tenant 'acme|users' reads key alice  → refused: InvalidName: scope name b'acme|users'" in text
