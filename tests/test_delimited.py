@@ -245,3 +245,16 @@ def test_ambiguity() -> None:
     assert "one of 2 possible" in (scheme.ambiguity(b"user:42:name") or "")
     assert not keyspace.TupleScheme().ambiguous_splits
     assert keyspace.TupleScheme().ambiguity(b"anything") is None
+
+
+def test_open_by_name_and_by_instance(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'd.db'}"
+    with keyspace.open(url, scheme="delimited") as ks:
+        assert ks.scheme == Delimited(":", depth=1)
+        ks.scope("rod")[b"last_login"] = b"1"
+    with keyspace.open(url, scheme=Delimited(":", depth=1)) as ks:
+        assert ks.scope("rod")[b"last_login"] == b"1"
+        assert [k for k, _ in ks.store.scan(b"", None)] == [b"rod:last_login"]  # no record added
+    deeper = scheme_from_name("delimited", separator=":", depth=2)
+    with keyspace.open(url, scheme=deeper) as ks, pytest.raises(LayoutError, match=r"depth 1; .* depth 2"):
+        ks.scope("rod")
