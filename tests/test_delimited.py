@@ -187,20 +187,23 @@ def test_keyspace_scopes_of_one_depth() -> None:
 
 
 _NAMES = st.sampled_from([b"", b"a", b"a9", b"a;", b"a\x00", b"b", b"\xff"])
-_KEYS = st.sampled_from([b"", b"k", b":", b"k:", b":k", b"a:b", b"\xff"])
+KEYS = [b"", b"k", b":", b"k:", b":k", b"a:b", b"\xff"]
+_KEYS = st.sampled_from(KEYS)
 
 
 @settings(max_examples=150, deadline=None)
 @given(
     ops=st.lists(
-        st.tuples(st.sampled_from(["put", "delete", "clear"]), st.tuples(_NAMES, _NAMES), _KEYS),
+        st.tuples(
+            st.sampled_from(["put", "put", "delete", "clear", "drop"]), st.tuples(_NAMES, _NAMES), _KEYS
+        ),
         max_size=25,
     )
 )
 def test_scopes_match_a_model(ops: list[tuple[str, tuple[bytes, bytes], bytes]]) -> None:
-    """Puts, deletes and clears on scopes whose names sit around ':' and whose keys
-    hold it: every scope reads exactly its own keys, and the store holds exactly the
-    model's stored keys."""
+    """Puts, deletes, clears and drops on scopes whose names sit around ':' and whose
+    keys hold it: every scope reads and counts exactly its own keys, and the store
+    holds exactly the model's stored keys."""
     model: dict[tuple[bytes, bytes], dict[bytes, bytes]] = {}
     with keyspace.open("memory:", scheme=Delimited(":", depth=2)) as ks:
         for n, (op, path, key) in enumerate(ops):
@@ -211,12 +214,18 @@ def test_scopes_match_a_model(ops: list[tuple[str, tuple[bytes, bytes], bytes]])
             elif op == "delete":
                 scope.discard(key)
                 own.pop(key, None)
-            else:
+            elif op == "clear":
                 scope.clear()
                 own.clear()
+            else:
+                scope.drop()
+                own.clear()
         for path, own in model.items():
-            assert dict(ks.scope(*path).items()) == own
-            assert list(ks.scope(*path).keys()) == sorted(own)
+            scope = ks.scope(*path)
+            assert list(scope.items()) == sorted(own.items())
+            assert len(scope) == len(own) and scope.scopes() == []
+            for key in KEYS:
+                assert scope.get(key) == own.get(key)
         raw = {k for k, _ in ks.store.scan(b"", None)}
         assert raw == {b":".join(path) + b":" + key for path, own in model.items() for key in own}
 
