@@ -103,6 +103,8 @@ def test_names_with_the_separator_are_refused_keys_may_hold_it() -> None:
         scheme.encode(("acme|users",), b"alice")
     with pytest.raises(InvalidName, match="offset 0"):
         scheme.validate_path((b"|",))
+    with pytest.raises(InvalidName):  # the name is reported before the depth
+        scheme.prefix(("acme|users", "x"))
     assert scheme.encode(("acme",), b"users|alice") == b"acme|users|alice"
 
 

@@ -154,12 +154,13 @@ class Delimited(Scheme):
     def prefix(self, path: Path) -> bytes:
         """Return ``c1 SEP … cn SEP`` (``b""`` for the root), checking every name.
         Any depth up to the declared one is encoded: the bytes a subtree starts with."""
-        if len(path) > self._depth:
-            self._check_depth(path)
         if not path:
             return b""
         sep = self._sep
-        return sep.join([self._name(c) for c in path]) + sep
+        names = [self._name(c) for c in path]
+        if len(path) > self._depth:
+            self._check_depth(path)
+        return sep.join(names) + sep
 
     # -- the scheme interface ----------------------------------------------------------
 
