@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import click
@@ -59,7 +60,7 @@ def decode(dump: str, schema_name: str, as_json: bool) -> None:
     schema = load_schema(schema_name)
     try:
         if dump == "-":
-            text = click.get_text_stream("stdin").read()
+            text = sys.stdin.read()
         else:
             with open(dump, encoding="utf-8") as f:
                 text = f.read()
