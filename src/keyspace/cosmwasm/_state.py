@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..collections import KeySpec
 from ..errors import DecodeError, show_bytes
 from ..schemes.length_prefixed import decompose as _split
 from ._defs import Deque, IndexedMap, Item, Map, MultiIndex, SnapshotItem, SnapshotMap
-from ._dump import as_pairs
+from ._dump import decode_model
 from ._schema import Schema, SchemaError, load_schema
 
 __all__ = ["Row", "decode_state", "summarize"]
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(NamedTuple):
     """One decoded entry: ``collection`` (namespace; ``None`` when unknown),
     ``kind`` (``item``, ``map``, ``indexed_map``, ``unique_index``,
     ``multi_index``, ``deque``, ``deque_head``, ``deque_tail``, ``snapshot_map``,
@@ -36,11 +36,9 @@ class Row:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form: ``{"collection", "kind", "key", "value"}``; unknown rows
-        carry ``key_hex`` and ``value_base64`` instead; bytes key elements are
-        ``{"hex": …}``."""
+        carry ``key_hex`` and ``value_base64`` instead; bytes key elements and
+        values are ``{"hex": …}``."""
         if self.kind == "unknown":
-            import base64
-
             doc: dict[str, Any] = {
                 "collection": None,
                 "kind": "unknown",
@@ -62,9 +60,12 @@ _Decoded = tuple[str, str, tuple[Any, ...], Any]
 _Decoder = Callable[[bytes, bytes], _Decoded]
 
 
+_parse_json = json.JSONDecoder().decode
+
+
 def _json(raw: bytes) -> Any:
     try:
-        return json.loads(raw)
+        return _parse_json(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise DecodeError(f"value {show_bytes(raw)} is not JSON: {exc}") from None
 
@@ -97,6 +98,16 @@ def _keys_decoder(spec: KeySpec) -> Callable[[bytes], tuple[Any, ...]]:
         only = types[0].from_bytes
         return lambda rest: (only(rest),)
     depth = len(types) - 1
+    if depth == 1:
+        first, last = types[0].from_bytes, types[1].from_bytes
+
+        def decode2(rest: bytes) -> tuple[Any, ...]:
+            end = 2 + ((rest[0] << 8) | rest[1]) if len(rest) >= 2 else len(rest) + 1
+            if end > len(rest):
+                raise DecodeError(f"key remainder {show_bytes(rest)} ends inside its first element", 0)
+            return first(rest[:end][2:]), last(rest[end:])
+
+        return decode2
 
     def decode(rest: bytes) -> tuple[Any, ...]:
         parts, last = _split(rest, depth)
@@ -194,9 +205,19 @@ def decode_state(
     """
     if isinstance(models, Mapping):
         models = models.get("models", [])
-    decoders = _Decoders(load_schema(schema))
-    row = decoders.row
-    return [row(k, v) for k, v in as_pairs(models)]
+    row = _Decoders(load_schema(schema)).row
+    out: list[Row] = []
+    append = out.append
+    fromhex, a2b = bytes.fromhex, binascii.a2b_base64
+    for i, model in enumerate(models):
+        if type(model) is dict:
+            try:
+                append(row(fromhex(model["key"]), a2b(model["value"] or "", strict_mode=True)))
+                continue
+            except (KeyError, TypeError, ValueError, binascii.Error):
+                pass  # decode_model names what is wrong
+        append(row(*decode_model(i, model)))
+    return out
 
 
 def summarize(rows: Iterable[Row]) -> dict[str, int]:
