@@ -4,6 +4,7 @@ schema: entries per second on a generated cw721-base contract-state dump."""
 from __future__ import annotations
 
 import base64
+import binascii
 import json
 import random
 import time
@@ -45,11 +46,15 @@ def generate(n: int, seed: int = 7) -> list[dict[str, str]]:
 
 def by_hand(models: list[dict[str, str]]) -> list[tuple[Any, ...]]:
     """What an indexer writes without keyspace: this one schema's namespaces
-    matched and split inline."""
+    matched and split inline, with the same C hex, base64 and JSON routines."""
     out: list[tuple[Any, ...]] = []
     append = out.append
-    b64 = base64.b64decode
-    loads = json.loads
+    b64 = binascii.a2b_base64
+    parse = json.JSONDecoder().decode
+
+    def loads(raw: bytes) -> Any:
+        return parse(raw.decode())
+
     for m in models:
         key = bytes.fromhex(m["key"])
         value = b64(m["value"])
