@@ -127,6 +127,12 @@ def test_composite_key_round_trip_through_a_store(layout: Layout, case: tuple[An
     m = Map(open_scope(layout), "things", key=spec, layout=layout)
     m.save(key, value)
     assert m.load(key) == value
+    if layout is TUPLE:  # a tuple-layer key: (path + (namespace,), *elements)
+        elements = m.spec.elements(key)
+        stored = [(p, k) for p, k, _ in m.scope.keyspace.scope().subtree()]
+        assert stored == [(("app", 1, "things"), elements[0] if len(elements) == 1 else elements)]
+    else:  # exactly cw-storage-plus's bytes in the store
+        assert [k for k, _ in m.scope.keyspace.store.scan()] == [cosmwasm.Map("things", key=spec).key(key)]
     assert list(m.items()) == [(key, value)]
     assert key in m
     m.remove(key)
