@@ -56,8 +56,9 @@ class Row(NamedTuple):
         }
 
 
-_Decoded = tuple[str, str, tuple[Any, ...], Any]
-_Decoder = Callable[[bytes, bytes], _Decoded]
+_Decoder = Callable[[bytes, bytes, bytes], Row]
+"""``(stored key, key after the namespace, value) -> row``."""
+_new = tuple.__new__  # a row without the Python frame of Row.__new__
 
 
 _parse_json = json.JSONDecoder().decode
@@ -118,15 +119,16 @@ def _keys_decoder(spec: KeySpec) -> Callable[[bytes], tuple[Any, ...]]:
 
 def _map_decoder(name: str, kind: str, spec: KeySpec, value: Callable[[bytes], Any]) -> _Decoder:
     keys = _keys_decoder(spec)
-    return lambda rest, raw: (name, kind, keys(rest), value(raw))
+    return lambda key, rest, raw: _new(Row, (name, kind, keys(rest), value(raw), key, raw, None))
 
 
 def _deque_decoder(name: str, value: Callable[[bytes], Any]) -> _Decoder:
-    def decode(rest: bytes, raw: bytes) -> _Decoded:
+    def decode(key: bytes, rest: bytes, raw: bytes) -> Row:
         if len(rest) == 4:
-            return name, "deque", (int.from_bytes(rest, "big"),), value(raw)
+            return Row(name, "deque", (int.from_bytes(rest, "big"),), value(raw), key, raw)
         if rest in (b"h", b"t") and len(raw) == 4:
-            return name, "deque_head" if rest == b"h" else "deque_tail", (), int.from_bytes(raw, "big")
+            kind = "deque_head" if rest == b"h" else "deque_tail"
+            return Row(name, kind, (), int.from_bytes(raw, "big"), key, raw)
         raise DecodeError(f"deque key remainder {show_bytes(rest)} is no position, 'h' or 't'")
 
     return decode
@@ -171,22 +173,6 @@ class _Decoders:
                     spec = idx.spec + d.spec if isinstance(idx, MultiIndex) else idx.spec
                     self._space(idx.namespace, _map_decoder(str(idx.namespace), idx.kind, spec, _json))
 
-    def row(self, key: bytes, raw: bytes) -> Row:
-        item = self.items.get(key)
-        try:
-            if item is not None:
-                name, kind, value = item
-                return Row(name, kind, (), value(raw), key, raw)
-            if len(key) >= 2:
-                end = 2 + ((key[0] << 8) | key[1])
-                decoder = self.spaces.get(key[2:end])
-                if decoder is not None and end <= len(key):
-                    name, kind, k, v = decoder(key[end:], raw)
-                    return Row(name, kind, k, v, key, raw)
-        except DecodeError as exc:
-            return Row(None, "unknown", (), None, key, raw, str(exc))
-        return Row(None, "unknown", (), None, key, raw)
-
 
 def decode_state(
     models: Iterable[Any] | Mapping[str, Any], schema: Schema | Mapping[str, Any] | str | Any
@@ -205,18 +191,30 @@ def decode_state(
     """
     if isinstance(models, Mapping):
         models = models.get("models", [])
-    row = _Decoders(load_schema(schema)).row
+    decoders = _Decoders(load_schema(schema))
+    items, spaces = decoders.items.get, decoders.spaces.get
     out: list[Row] = []
     append = out.append
     fromhex, a2b = bytes.fromhex, binascii.a2b_base64
     for i, model in enumerate(models):
-        if type(model) is dict:
-            try:
-                append(row(fromhex(model["key"]), a2b(model["value"] or "", strict_mode=True)))
+        try:
+            key, raw = fromhex(model["key"]), a2b(model["value"] or "", strict_mode=True)
+        except (KeyError, TypeError, ValueError, binascii.Error):
+            key, raw = decode_model(i, model)  # a pair of bytes, or an error naming the entry
+        try:
+            item = items(key)
+            if item is not None:
+                append(_new(Row, (item[0], item[1], (), item[2](raw), key, raw, None)))
                 continue
-            except (KeyError, TypeError, ValueError, binascii.Error):
-                pass  # decode_model names what is wrong
-        append(row(*decode_model(i, model)))
+            if len(key) >= 2:
+                end = 2 + ((key[0] << 8) | key[1])
+                decoder = spaces(key[2:end])
+                if decoder is not None and end <= len(key):
+                    append(decoder(key, key[end:], raw))
+                    continue
+            append(_new(Row, (None, "unknown", (), None, key, raw, None)))
+        except DecodeError as exc:
+            append(_new(Row, (None, "unknown", (), None, key, raw, str(exc))))
     return out
 
 
