@@ -30,7 +30,8 @@ def _cell(value: Any) -> str:
 def _key_text(row: Row) -> str:
     if row.kind == "unknown":
         return "0x" + row.raw_key.hex()
-    return "(" + ", ".join(_cell(k) if not isinstance(k, str) else json.dumps(k) for k in row.key) + ")"
+    parts = (json.dumps(k, ensure_ascii=False) if isinstance(k, str) else _cell(k) for k in row.key)
+    return "[" + ", ".join(parts) + "]"
 
 
 @cosmwasm.command(
