@@ -156,14 +156,14 @@ KEY_TYPES, _LEGACY = _build()
 def key_type(name: str | KeyType, *, legacy_signed: bool = False) -> KeyType:
     """The element type called ``name``. ``legacy_signed=True`` gives signed ints in
     plain two's complement (cw-storage-plus before v0.11) instead of the sign-flip
-    rule. Raises ``ValueError`` for an unknown name."""
+    rule. Raises :class:`InvalidKey` (a ``ValueError``) for an unknown name."""
     if isinstance(name, KeyType):
         return name
     table = _LEGACY if legacy_signed else KEY_TYPES
     try:
         return table[name]
     except (KeyError, TypeError):
-        raise ValueError(
+        raise InvalidKey(
             f"unknown key element type {name!r}; known: {', '.join(sorted(KEY_TYPES))}"
         ) from None
 
@@ -191,9 +191,9 @@ class KeySpec:
             return key_type(spec, legacy_signed=legacy)
         if isinstance(spec, Sequence):
             if not spec:
-                raise ValueError("a key spec needs at least one element type")
+                raise InvalidKey("a key spec needs at least one element type")
             return tuple(cls._normalise(s, legacy) for s in spec)
-        raise ValueError(f"{spec!r} is not a key spec: give a type name or a tuple of them")
+        raise InvalidKey(f"{spec!r} is not a key spec: give a type name or a tuple of them")
 
     @classmethod
     def _flatten_types(cls, shape: Any, out: list[KeyType]) -> None:

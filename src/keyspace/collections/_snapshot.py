@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..codecs import Codec
+from ..errors import InvalidName
 from ..scope import Scope
 from ._base import Collection
 from ._keys import KeySpec, SpecLike
@@ -19,7 +20,7 @@ _STRATEGIES = ("every_block", "never")
 
 def _strategy(strategy: str) -> str:
     if strategy not in _STRATEGIES:
-        raise ValueError(f"unknown snapshot strategy {strategy!r}; supported: {', '.join(_STRATEGIES)}")
+        raise InvalidName(f"unknown snapshot strategy {strategy!r}; supported: {', '.join(_STRATEGIES)}")
     return strategy
 
 
