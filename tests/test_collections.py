@@ -17,14 +17,17 @@ from keyspace.collections import (
     KEY_TYPES,
     TUPLE,
     Deque,
+    IndexedMap,
     Item,
     KeySpec,
     Layout,
     Map,
+    MultiIndex,
     SnapshotItem,
     SnapshotMap,
+    UniqueIndex,
 )
-from keyspace.errors import DecodeError, InvalidKey
+from keyspace.errors import DecodeError, InvalidKey, UniqueViolation
 
 INT_TYPES = [f"{s}{b}" for s in "ui" for b in (8, 16, 32, 64, 128)]
 
@@ -351,3 +354,47 @@ def test_snapshot_map_changelog_bytes() -> None:
     stored = dict(ks.store.scan())
     assert stored[b"\x00\x07membersab"] == b"1"
     assert stored[b"\x00\x12members__changelog\x00\x02ab" + (0x1D0).to_bytes(8, "big")] == b'{"old":null}'
+
+
+# -- IndexedMap with composite keys ------------------------------------------------------
+
+
+@pytest.mark.parametrize("layout", LAYOUTS.values(), ids=list(LAYOUTS))
+def test_indexed_map_with_composite_record_and_index_keys(layout: Layout) -> None:
+    scope = open_scope(layout)
+    orders = IndexedMap(
+        scope,
+        "orders",
+        key=("addr", "u32"),
+        indexes={
+            "ref": UniqueIndex(lambda o: (o["shop"], o["ref"]), "orders__ref", key=("str", "u64")),
+            "day": MultiIndex(lambda o: (o["day"], o["shop"]), "orders__day", key=("u16", "str")),
+        },
+        layout=layout,
+    )
+    rows = {
+        ("alice", 1): {"shop": "s1", "ref": 10, "day": 3},
+        ("alice", 2): {"shop": "s1", "ref": 11, "day": 3},
+        ("bob", 1): {"shop": "s2", "ref": 10, "day": 3},
+        ("bob", 7): {"shop": "s1", "ref": 12, "day": 4},
+    }
+    for k, v in rows.items():
+        orders.save(k, v)
+    with pytest.raises(UniqueViolation):
+        orders.save(("carol", 1), {"shop": "s1", "ref": 10, "day": 9})
+    assert orders.may_load(("carol", 1)) is None
+    ref = orders.index("ref")
+    assert ref.load(("s2", 10)) == (("bob", 1), rows[("bob", 1)])
+    assert ref.may_load(("s2", 11)) is None
+    assert [k for k, _ in ref.prefix("s1").items(start=11)] == [("alice", 2), ("bob", 7)]
+    day = orders.index("day")
+    assert [k for k, _ in day.prefix((3, "s1")).items()] == [("alice", 1), ("alice", 2)]
+    assert [k for k, _ in day.prefix((3, "s1")).items(start=("alice", 2), reverse=True)] == [("alice", 2)]
+    assert len(day.prefix(3)) == 3
+    orders.save(("alice", 1), {"shop": "s9", "ref": 10, "day": 4})  # both index keys move
+    assert ref.load(("s9", 10))[0] == ("alice", 1) and ref.may_load(("s1", 10)) is None
+    assert [k for k, _ in day.prefix(4).items()] == [("bob", 7), ("alice", 1)]  # shop s1 < s9
+    del orders[("bob", 7)]
+    assert [k for k, _ in day.prefix(4).items()] == [("alice", 1)]
+    orders.clear()
+    assert len(ref) == len(day) == len(orders) == 0
