@@ -246,6 +246,7 @@ def test_map_clear_item_and_update(layout: Layout) -> None:
     other.save("x", 1)
     assert m.update(("a", 9), lambda old: (old or 0) + 1) == 1
     assert list(m.sub_prefix("a").keys(reverse=True, limit=2)) == [9, 4]
+    assert list(m.prefix("a").range(3, 4, include_stop=True)) == [(3, 3), (4, 4)]
     with pytest.raises(KeyError):
         m.load(("b", 1))
     with pytest.raises(InvalidKey):

@@ -129,6 +129,10 @@ class _Ranged:
         for k, v in it:
             yield key_of(elements(k)[skip:]), decode(v)
 
+    def range(self, start: Any = None, stop: Any = None, **kwargs: Any) -> Iterator[tuple[Any, Any]]:
+        """cw-storage-plus's name for :meth:`items`."""
+        return self.items(start, stop, **kwargs)
+
     def keys(self, start: Any = None, stop: Any = None, **kwargs: Any) -> Iterator[Any]:
         """Like :meth:`items`, keys only."""
         for k, _ in self.items(start, stop, **kwargs):
