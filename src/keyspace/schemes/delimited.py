@@ -256,7 +256,8 @@ def guess_separator(keys: Iterable[bytes], candidates: Iterable[str] = COMMON_SE
 
     "Text names": the bytes before the first separator are non-empty valid UTF-8
     without control characters, as hand-made names are (tuple-layer, hash and
-    length-prefixed keys are not: the last start with a zero length byte). Cost: one pass over the keys per candidate.
+    length-prefixed keys are not: the last start with a zero length byte).
+    Cost: one pass over the keys per candidate.
     """
     sample = list(keys)
     if not sample:
