@@ -21,7 +21,17 @@ from .errors import (
     UnreadableRecord,
 )
 from .keyspace import Keyspace, Transaction, attach, open
-from .schemes import AsciiHex, LengthPrefixed, Naive, Property, Scheme, ScopeHash, Sublevel, TupleScheme
+from .schemes import (
+    AsciiHex,
+    Delimited,
+    LengthPrefixed,
+    Naive,
+    Property,
+    Scheme,
+    ScopeHash,
+    Sublevel,
+    TupleScheme,
+)
 from .scope import Scope
 
 __version__ = "0.1.0"
@@ -30,6 +40,7 @@ __all__ = [
     "AsciiHex",
     "Codec",
     "DecodeError",
+    "Delimited",
     "HashCollision",
     "InvalidKey",
     "InvalidName",
