@@ -84,6 +84,8 @@ class Capabilities:
     commit finds that a key or range it read was changed by another writer since
     it began writes nothing and raises a :class:`~keyspace.errors.StoreError`
     (etcd's ``TransactionConflict``); blind writes still win key by key.
+    ``shared_in_process``: opening the store again in the same process shares the
+    open engine (LMDB: one environment per path per process) instead of failing.
     """
 
     max_key_size: int | None
@@ -97,6 +99,7 @@ class Capabilities:
     max_value_size: int | None = None
     serialized_transactions: bool = False
     guarded_reads: bool = False
+    shared_in_process: bool = False
 
 
 FastScan = Callable[[bytes, bytes | None, bool, int | None], Iterator[tuple[bytes, bytes]]]

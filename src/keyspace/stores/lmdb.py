@@ -1,7 +1,9 @@
 """``LMDBStore``: the embedded default, on py-lmdb.
 
 URL: ``lmdb:///path/to/dir`` (or a bare path). One LMDB environment (a directory
-holding ``data.mdb`` and ``lock.mdb``), one unnamed database.
+holding ``data.mdb`` and ``lock.mdb``), its unnamed database, or with ``db=NAME``
+(``lmdb:///path?db=NAME``) one of its named databases (``max_dbs``: how many named
+databases the environment may open; 16 when ``db`` is given and ``max_dbs`` is not).
 
 - Readers never block and are never blocked; one writer at a time across processes.
 - Every write outside a transaction is one LMDB write transaction (one commit);
@@ -23,8 +25,13 @@ holding ``data.mdb`` and ``lock.mdb``), one unnamed database.
 - Keys are 1 to ``max_key_size`` bytes (511 with LMDB 0.9). Writing a longer key
   raises :class:`~keyspace.errors.KeyTooLarge`; reading one finds nothing. The
   empty key cannot be stored or read: :class:`~keyspace.errors.InvalidName`.
-- One environment per path per process: opening a path this process already has
-  open raises :class:`~keyspace.errors.StoreError`; share the open store instead.
+- One environment per path per process: stores of one path (its unnamed database
+  and its named databases) share it, and it closes with the last of them. A
+  ``transaction()`` begun on one of them while another's transaction is open in the
+  same thread joins that transaction: their writes commit together when the first
+  one ends, and are discarded together if either block raises. :meth:`LMDBStore.join`
+  gives a view of a database inside a transaction or snapshot of another one, and
+  :meth:`LMDBStore.databases` lists the named databases.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from typing import Any
 import lmdb
 
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
+from . import _lmdb_env
 from ._base import Capabilities, Op, ReadView, Releasable, Store, WriteView
 
 __all__ = ["LMDBStore"]
@@ -55,17 +63,21 @@ FAST_HEADROOM = 1 << 30
 """Free map space (bytes) a ``transaction()`` needs when it begins to write without
 a replay log (always the case with the default map size)."""
 
+NAMED_DBS = 16
+"""``max_dbs`` of an environment first opened with ``db=NAME`` and no ``max_dbs``."""
+
 _PUT, _DELETE, _RANGE = 0, 1, 2
-_Logged = tuple[int, bytes, bytes | None]
+_Logged = tuple[int, bytes, bytes | None, Any]  # op, key, value or stop, database (None: own)
 
 
 def _cursor_scan(
-    txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
 ) -> Iterator[tuple[bytes, bytes]]:
-    """Items of ``[start, stop)`` read by one cursor: an ``itertools`` chain over
-    ``iternext``/``iterprev``, so no Python code runs per item. The cursor keeps
-    ``txn`` alive as long as the chain lives."""
-    cursor = txn.cursor()
+    """Items of ``[start, stop)`` read by one cursor (on database ``db``, default: the
+    transaction's): an ``itertools`` chain over ``iternext``/``iterprev``, so no
+    Python code runs per item. The cursor keeps ``txn`` alive as long as the chain
+    lives."""
+    cursor = txn.cursor(db)
     items: Iterator[tuple[bytes, bytes]]
     if not reverse:
         if not cursor.set_range(start):
@@ -85,8 +97,8 @@ def _cursor_scan(
     return items
 
 
-def _delete_range(txn: Any, start: bytes, stop: bytes | None) -> None:
-    cursor = txn.cursor()
+def _delete_range(txn: Any, start: bytes, stop: bytes | None, db: Any = None) -> None:
+    cursor = txn.cursor(db)
     if not cursor.set_range(start):
         return
     delete = cursor.delete
@@ -117,18 +129,34 @@ class LMDBStore(Store):
         map_size: int = DEFAULT_MAP_SIZE,
         sync: bool = True,
         max_readers: int = 126,
+        max_dbs: int = 0,
+        db: str = "",
     ) -> None:
         self._path = os.path.abspath(os.fspath(path))
-        self.url = f"lmdb://{self._path}"
+        self.url = f"lmdb://{self._path}" + (f"?db={db}" if db else "")
+        self.db_name = db
         self._env: Any = None
         self._grown = 0
-        self._writer: int | None = None  # thread holding this store's transaction()
+        if db and max_dbs < 1:
+            max_dbs = NAMED_DBS
+
+        def open_env() -> Any:
+            return lmdb.open(
+                self._path, map_size=map_size, sync=sync, max_readers=max_readers, max_dbs=max_dbs
+            )
+
         try:
-            self._env = lmdb.open(
-                self._path, map_size=map_size, sync=sync, max_readers=max_readers, max_dbs=0
+            self._shared = _lmdb_env.acquire(
+                self._path, max_dbs=max_dbs, readonly=False, url=self.url, open_env=open_env
             )
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
+        try:
+            self._db = self._shared.open_db(db, create=True, url=self.url)
+        except BaseException:
+            _lmdb_env.release(self._shared)
+            raise
+        self._env = self._shared.env
         self._max = int(self._env.max_key_size())
         self.fast_scan = self._scan_raw
         self.capabilities = Capabilities(
@@ -140,6 +168,7 @@ class LMDBStore(Store):
             persistent=True,
             multi_process=True,
             serialized_transactions=True,
+            shared_in_process=True,
         )
 
     # -- error translation: the one place ------------------------------------
@@ -214,14 +243,14 @@ class LMDBStore(Store):
     def _write(self, body: Callable[[Any], None]) -> None:
         """Run ``body(txn)`` in one write transaction; a full map grows and retries."""
         env = self._live()
-        if self._writer == threading.get_ident():
+        if self._shared.writer == threading.get_ident():
             raise StoreError(
                 f"a transaction on {self.url} is open in this thread; write through it "
                 "(writing through the store would wait for it forever)"
             )
         while True:
             try:
-                txn = env.begin(write=True)
+                txn = env.begin(write=True, db=self._db)
             except lmdb.MapResizedError:
                 env.set_mapsize(0)  # another process grew the map: adopt its size
                 continue
@@ -242,11 +271,19 @@ class LMDBStore(Store):
                 raise
 
     def _owned_scan(
-        self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, end: bool
+        self,
+        txn: Any,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        end: bool,
+        db: Any = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        """Scan ``txn``, translating errors; ``end``: abort ``txn`` when done."""
+        """Scan ``txn`` (database ``db``, default: the transaction's), translating
+        errors; ``end``: abort ``txn`` when done."""
         try:
-            yield from _cursor_scan(txn, start, stop, reverse, limit)
+            yield from _cursor_scan(txn, start, stop, reverse, limit, db)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
         finally:
@@ -254,12 +291,12 @@ class LMDBStore(Store):
                 txn.abort()
 
     def _txn_scan_raw(
-        self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+        self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
     ) -> Iterator[tuple[bytes, bytes]]:
-        """``fast_scan`` of ``txn``: errors while starting are translated, errors
-        while iterating come out raw."""
+        """``fast_scan`` of ``txn`` (database ``db``, default: the transaction's):
+        errors while starting are translated, errors while iterating come out raw."""
         try:
-            return _cursor_scan(txn, start, stop, reverse, limit)
+            return _cursor_scan(txn, start, stop, reverse, limit, db)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
 
@@ -269,7 +306,7 @@ class LMDBStore(Store):
         """The store's ``fast_scan``: one read transaction, which ends (aborts) when
         the returned iterator is exhausted or dropped."""
         try:
-            txn = self._live().begin()
+            txn = self._live().begin(db=self._db)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
         return self._txn_scan_raw(txn, start, stop, reverse, limit)
@@ -278,7 +315,7 @@ class LMDBStore(Store):
 
     def get(self, key: bytes) -> bytes | None:
         try:
-            with self._live().begin() as txn:
+            with self._live().begin(db=self._db) as txn:
                 return txn.get(key)  # type: ignore[no-any-return]
         except lmdb.Error as exc:
             raise self.translate(exc, key) from exc
@@ -292,7 +329,7 @@ class LMDBStore(Store):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         try:
-            txn = self._live().begin()
+            txn = self._live().begin(db=self._db)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
         return self._owned_scan(txn, start, stop, reverse, limit, True)
@@ -325,39 +362,82 @@ class LMDBStore(Store):
 
     def snapshot(self) -> _LMDBSnapshot:
         try:
-            return _LMDBSnapshot(self, self._live().begin())
+            return _LMDBSnapshot(self, self._live().begin(db=self._db))
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
 
     def transaction(self) -> _LMDBTransaction:
         return _LMDBTransaction(self)
 
+    def join(self, view: ReadView) -> ReadView:
+        """A view of this store's database inside ``view``, a snapshot or transaction
+        of a store of the same environment: one LMDB transaction for both, so reads
+        are consistent across the databases and writes commit together. The view
+        ends with ``view``. Raises :class:`StoreError` for a view of another
+        environment. Cost: one object, no LMDB call."""
+        owner = getattr(view, "_store", None)
+        if not isinstance(owner, LMDBStore) or owner._shared is not self._shared:
+            raise StoreError(f"cannot join {self.url} to {view!r}: it is not a view of the same environment")
+        if isinstance(view, _LMDBTransaction):
+            return _JoinedTransaction(self, view)
+        if isinstance(view, _LMDBSnapshot):
+            return _LMDBSnapshot(self, view._txn, owned=False)
+        raise StoreError(f"cannot join {self.url} to {view!r}: not an LMDB snapshot or transaction")
+
+    def databases(self) -> list[str]:
+        """The names of the environment's named databases, sorted by their bytes
+        (the keys of the unnamed database that LMDB marks as databases). Opening
+        each one to tell takes one of the ``max_dbs`` slots (an environment opened
+        with ``max_dbs=0`` lists none). Cost: one scan of the unnamed database."""
+        shared = self._shared
+        if shared.max_dbs < 1:
+            return []
+        names: list[str] = []
+        env = self._live()
+        try:
+            with env.begin() as txn:
+                candidates = [k for k, v in txn.cursor() if len(v) == 48]
+        except lmdb.Error as exc:
+            raise self.translate(exc) from exc
+        for raw in candidates:
+            try:
+                name = raw.decode("utf-8")
+                shared.open_db(name, create=False, url=self.url)
+            except (UnicodeDecodeError, StoreError):
+                continue  # a 48-byte value of a plain key, or a name that is not UTF-8
+            names.append(name)
+        return names
+
     def close(self) -> None:
         env, self._env = self._env, None
         if env is not None:
-            env.close()
+            _lmdb_env.release(self._shared)
 
     def __repr__(self) -> str:
         return f"LMDBStore({self._path!r})"
 
 
 class _LMDBSnapshot(Releasable, ReadView):
-    """A read transaction: the store as it was when the snapshot began."""
+    """A read transaction: the store as it was when the snapshot began. With
+    ``owned=False`` it reads the store's database through another store's snapshot
+    of the same environment (:meth:`LMDBStore.join`) and ends with that one."""
 
-    __slots__ = ("_store", "_txn", "fast_get", "fast_scan")
+    __slots__ = ("_db", "_owned", "_store", "_txn", "fast_get", "fast_scan")
 
-    def __init__(self, store: LMDBStore, txn: Any) -> None:
+    def __init__(self, store: LMDBStore, txn: Any, *, owned: bool = True) -> None:
         self._store = store
         self._txn = txn
-        self.fast_get = txn.get
-        self.fast_scan = partial(store._txn_scan_raw, txn)
+        self._owned = owned
+        self._db = None if owned else store._db  # owned: the transaction's default database
+        self.fast_get = txn.get if owned else partial(txn.get, db=store._db)
+        self.fast_scan = partial(store._txn_scan_raw, txn, db=self._db)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
 
     def get(self, key: bytes) -> bytes | None:
         try:
-            return self._txn.get(key)  # type: ignore[no-any-return]
+            return self._txn.get(key, db=self._db)  # type: ignore[no-any-return]
         except lmdb.Error as exc:
             raise self._store.translate(exc, key) from exc
 
@@ -369,10 +449,11 @@ class _LMDBSnapshot(Releasable, ReadView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        return self._store._owned_scan(self._txn, start, stop, reverse, limit, False)
+        return self._store._owned_scan(self._txn, start, stop, reverse, limit, False, self._db)
 
     def release(self) -> None:
-        self._txn.abort()
+        if self._owned:
+            self._txn.abort()
 
 
 class _LMDBTransaction(WriteView):
@@ -388,12 +469,26 @@ class _LMDBTransaction(WriteView):
     grown and the transaction replayed on a fresh LMDB transaction.
     """
 
-    __slots__ = ("_delete", "_get", "_log", "_put", "_store", "_txn", "fast_get", "fast_put", "fast_scan")
+    __slots__ = (
+        "_delete",
+        "_failed",
+        "_get",
+        "_joined",
+        "_log",
+        "_put",
+        "_store",
+        "_txn",
+        "fast_get",
+        "fast_put",
+        "fast_scan",
+    )
 
     def __init__(self, store: LMDBStore) -> None:
         self._store = store
         self._txn: Any = None
         self._log: list[_Logged] | None = None
+        self._joined: _JoinedTransaction | None = None  # set when it joins another's transaction
+        self._failed = False  # a joined block raised: abort at the end
         self.fast_get = self.fast_put = self.fast_scan = None
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
@@ -403,7 +498,7 @@ class _LMDBTransaction(WriteView):
         store = self._store
         while True:
             try:
-                txn = store._live().begin(write=True)
+                txn = store._live().begin(write=True, db=store._db)
                 break
             except lmdb.MapResizedError:
                 store._env.set_mapsize(0)
@@ -430,13 +525,28 @@ class _LMDBTransaction(WriteView):
 
     def _replay(self, log: list[_Logged]) -> None:
         txn = self._txn
-        for op, key, value in log:
-            if op == _PUT:
-                txn.put(key, value)
-            elif op == _DELETE:
-                txn.delete(key)
-            else:
-                _delete_range(txn, key, value)
+        for op, key, value, db in log:
+            self._run(txn, op, key, value, db)
+
+    @staticmethod
+    def _run(txn: Any, op: int, key: bytes, value: bytes | None, db: Any) -> None:
+        if op == _PUT:
+            txn.put(key, value, db=db)
+        elif op == _DELETE:
+            txn.delete(key, db=db)
+        else:
+            _delete_range(txn, key, value, db)
+
+    def _apply(self, op: int, key: bytes, value: bytes | None, db: Any) -> None:
+        """One write to database ``db`` of this transaction's environment, made for a
+        joined store: logged, grown and replayed like this transaction's own."""
+        try:
+            self._run(self._txn, op, key, value, db)
+        except lmdb.Error as exc:
+            self._recover(exc, None if op == _RANGE else key)
+            self._run(self._txn, op, key, value, db)
+        if self._log is not None:
+            self._log.append((op, key, value, db))
 
     def get(self, key: bytes) -> bytes | None:
         try:
@@ -451,7 +561,7 @@ class _LMDBTransaction(WriteView):
             self._recover(exc, key)
             self._put(key, value)  # never full right after growing
         if self._log is not None:
-            self._log.append((_PUT, key, value))
+            self._log.append((_PUT, key, value, None))
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         """One ``cursor.putmulti`` (a loop of :meth:`put` with a replay log)."""
@@ -473,7 +583,7 @@ class _LMDBTransaction(WriteView):
             self._recover(exc, key)
             self._delete(key)
         if self._log is not None:
-            self._log.append((_DELETE, key, None))
+            self._log.append((_DELETE, key, None, None))
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
         try:
@@ -482,7 +592,7 @@ class _LMDBTransaction(WriteView):
             self._recover(exc, None)
             _delete_range(self._txn, start, stop)
         if self._log is not None:
-            self._log.append((_RANGE, start, stop))
+            self._log.append((_RANGE, start, stop, None))
 
     def scan(
         self,
@@ -494,13 +604,20 @@ class _LMDBTransaction(WriteView):
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._store._owned_scan(self._txn, start, stop, reverse, limit, False)
 
-    def __enter__(self) -> _LMDBTransaction:
+    def __enter__(self) -> WriteView:
         store = self._store
-        if store._writer == threading.get_ident():
-            raise StoreError(f"a transaction on {store.url} is already open in this thread")
+        shared = store._shared
+        me = threading.get_ident()
+        if shared.writer == me:
+            outer = shared.joint
+            if outer is None or outer._store is store:
+                raise StoreError(f"a transaction on {store.url} is already open in this thread")
+            # another database of this environment: join its transaction
+            self._joined = _JoinedTransaction(store, outer)
+            return self._joined
         free = store._headroom()
         self._begin()
-        store._writer = threading.get_ident()
+        shared.writer, shared.joint = me, self
         if free >= FAST_HEADROOM:
             txn = self._txn
             self.fast_get, self.fast_put = txn.get, txn.put
@@ -516,10 +633,21 @@ class _LMDBTransaction(WriteView):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        store = self._store
-        store._writer = None
-        if exc_type is not None:
+        joined = self._joined
+        if joined is not None:  # the joined transaction commits or aborts it all
+            self._joined = None
+            if exc_type is not None:
+                joined._outer._failed = True
+            return
+        shared = self._store._shared
+        shared.writer = shared.joint = None
+        if exc_type is not None or self._failed:
             self._txn.abort()
+            if exc_type is None:
+                raise StoreError(
+                    f"a transaction on another database joined to this transaction on {self._store.url} "
+                    "raised, so the joint transaction was discarded (nothing of it was written)"
+                )
             return
         while True:
             try:
@@ -527,3 +655,46 @@ class _LMDBTransaction(WriteView):
                 return
             except lmdb.Error as error:
                 self._recover(error, None)  # a full map at commit: grow, replay, commit again
+
+
+class _JoinedTransaction(WriteView):
+    """A store's database inside the write transaction of another database of the
+    same environment (``outer``): reads see the joint transaction, writes go into it
+    (logged, grown and replayed by it) and commit or abort with it. No fast paths:
+    the outer transaction may replace its LMDB transaction when the map grows."""
+
+    __slots__ = ("_db", "_outer", "_store", "fast_get", "fast_put", "fast_scan")
+
+    def __init__(self, store: LMDBStore, outer: _LMDBTransaction) -> None:
+        self._store = store
+        self._outer = outer
+        self._db = store._db
+        self.fast_get = self.fast_put = self.fast_scan = None
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self._store.translate(exc, key)
+
+    def get(self, key: bytes) -> bytes | None:
+        try:
+            return self._outer._txn.get(key, db=self._db)  # type: ignore[no-any-return]
+        except lmdb.Error as exc:
+            raise self._store.translate(exc, key) from exc
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self._outer._apply(_PUT, key, value, self._db)
+
+    def delete(self, key: bytes) -> None:
+        self._outer._apply(_DELETE, key, None, self._db)
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        self._outer._apply(_RANGE, start, stop, self._db)
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self._store._owned_scan(self._outer._txn, start, stop, reverse, limit, False, self._db)
