@@ -380,6 +380,8 @@ class LMDBStore(Store):
             raise StoreError(f"cannot join {self.url} to {view!r}: it is not a view of the same environment")
         if isinstance(view, _LMDBTransaction):
             return _JoinedTransaction(self, view)
+        if isinstance(view, _JoinedTransaction):
+            return _JoinedTransaction(self, view._outer)
         if isinstance(view, _LMDBSnapshot):
             return _LMDBSnapshot(self, view._txn, owned=False)
         raise StoreError(f"cannot join {self.url} to {view!r}: not an LMDB snapshot or transaction")

@@ -1,0 +1,319 @@
+"""Open a scoped-heed environment in place: the LMDB environment a Rust service
+writes with the ``scoped-heed`` crate, read and written from Python.
+
+``keyspace.scoped_heed.open(path, name, api=...)`` returns a :class:`Keyspace` over
+the scoped database ``name``: its root scope ``()`` is scoped-heed's default scope,
+its one-level scopes ``("tenant1",)`` are the named scopes, each a full
+:class:`~keyspace.scope.Scope` (ranges, ``len``, ``clear``, ``drop``, transactions
+spanning the default and named scopes). Names are registered in scoped-heed's own
+registry database ``__global_scope_metadata`` with the first write of a scope, so
+a name whose 32-bit hash another name (written by either side) already holds
+raises :class:`~keyspace.errors.HashCollision`; nothing else is written.
+
+Supported: scoped-heed 0.2.0-alpha.3 and later (``NAME`` / ``NAME_scoped`` /
+``__global_scope_metadata``, XXH32 hashes; the reference is 0.2.0-alpha.8), and
+0.2.0-alpha.1/2 environments whose default scope is ``NAME_default`` beside the
+registry. Refused with :class:`~keyspace.errors.SchemeMismatch`: 0.1.x environments
+(``NAME_default``/``NAME_scoped`` without the registry: their scope hashes are
+SipHash and no name can be recovered).
+
+Layout per ``api`` (the builder call of the Rust side):
+
+=============  ====================================  =============================
+api            default scope key / named scope key   value
+=============  ====================================  =============================
+``raw_bytes``  key / ``u32le(h) u64le(len) key``     as-is (``value`` codec: bytes)
+``bytes_keys`` key / ``u32le(h) u64le(len) key``     bincode(V) (default ``Vec<u8>``)
+``types``      bincode(K) / ``u32le(h) bincode(K)``  bincode(V) (default ``Vec<u8>``)
+=============  ====================================  =============================
+
+``key``/``value`` are the codecs of K and V (:mod:`keyspace.bincode`, e.g.
+``key=bincode.U64, value=bincode.STRING`` for ``types::<u64, String>()``).
+``unnamed_default=True`` is ``.unnamed_for_default()``: the default scope is the
+unnamed database, which also holds LMDB's records of the named databases (read
+as scoped-heed's own ``iter()`` reads them; writing or deleting one of them raises
+:class:`~keyspace.errors.StoreError`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from . import bincode
+from ._layout import WriteState
+from .codecs import BYTES, Codec, resolve_codec
+from .errors import DecodeError, HashCollision, SchemeMismatch, StoreError, show_bytes
+from .keyspace import Keyspace, Transaction
+from .schemes._base import Key, Path
+from .schemes.scoped_heed import APIS, DEFAULT_TAG, NAMED_TAG, REGISTRY_TAG, ScopedHeed
+from .scope import Scope
+from .stores._base import ReadView, Store, WriteView
+from .stores._union import PrefixUnion
+from .stores.lmdb import LMDBStore
+
+__all__ = ["REGISTRY_DB", "ScopedHeedKeyspace", "open", "registry_names"]
+
+REGISTRY_DB = "__global_scope_metadata"
+"""scoped-heed's environment-wide registry database: ``u32le(hash) -> bincode String``."""
+
+MAX_DBS = 64
+"""``max_dbs`` the environment is opened with unless given."""
+
+
+def registry_names(view: ReadView) -> list[tuple[int, str]]:
+    """``(hash, name)`` of every registry entry of a scoped-heed byte space, in
+    stored order. Cost: one scan of the registry."""
+    lo, hi = ScopedHeed.registry_range
+    out: list[tuple[int, str]] = []
+    for k, v in view.scan(lo, hi):
+        out.append((int.from_bytes(k[1:5], "little"), _registered_name(k, v)))
+    return out
+
+
+def _registered_name(key: bytes, raw: bytes) -> str:
+    try:
+        return str(bincode.STRING.decode(raw))
+    except DecodeError as exc:
+        raise DecodeError(
+            f"registry entry {show_bytes(key[1:])} of {REGISTRY_DB} is not a bincode String: {exc}",
+            exc.offset,
+        ) from None
+
+
+class _Registry(WriteState):
+    """The facts of a scoped-heed keyspace: names registered by this keyspace (the
+    registry itself is the source of truth); no metadata, no layout rules."""
+
+    def child(self) -> _Registry:
+        return _Registry(self._ks, recorded=True, parent=self)
+
+    def before_write(self, view: WriteView, path: Path) -> None:
+        """Register ``path``'s name in scoped-heed's registry, or raise
+        :class:`HashCollision` if another name holds its hash."""
+        if not path:
+            return
+        name = path[0]
+        key = ScopedHeed.registry_key(name)
+        if self._registered(key) == name:
+            return
+        existing = view.get(key)
+        if existing is None:
+            view.put(key, bincode.STRING.encode(name))
+        else:
+            other = _registered_name(key, existing)
+            if other != name:
+                raise HashCollision(
+                    f"scope name {name!r} has the same xxh32 hash {show_bytes(key[1:])} as {other!r}, which "
+                    f"is registered in {REGISTRY_DB}; writing it would mix the two scopes' keys"
+                )
+        self.registered[key] = name
+
+    def check_name(self, view: ReadView, path: Path) -> None:
+        """Raise :class:`HashCollision` when the registry gives ``path``'s hash to
+        another name (reading it would show that scope's keys)."""
+        if not path:
+            return
+        name = path[0]
+        key = ScopedHeed.registry_key(name)
+        if self._registered(key) == name:
+            return
+        existing = view.get(key)
+        if existing is not None and _registered_name(key, existing) != name:
+            other = _registered_name(key, existing)
+            raise HashCollision(
+                f"scope name {name!r} has the same xxh32 hash {show_bytes(key[1:])} as {other!r}, which is "
+                f"registered in {REGISTRY_DB}: its keys are {other!r}'s"
+            )
+
+    def children(self, view: ReadView, path: Path) -> list[Any]:
+        """Registered names whose scope holds data: one seek per name."""
+        if path:
+            return []
+        scheme = self._ks.scheme
+        names: list[Any] = []
+        for _, name in registry_names(view):
+            lo, hi = scheme.own_range((name,))
+            if next(iter(view.scan(lo, hi, limit=1)), None) is not None:
+                names.append(name)
+        return names
+
+    def subtree_ranges(self, view: ReadView, path: Path) -> list[tuple[bytes, bytes | None]]:
+        return [self._ks.scheme.subtree_range(path)]
+
+    def decoder(self, path: Path) -> Callable[[bytes], tuple[Path, Key]]:
+        scheme = self._ks.scheme
+        store = self._ks.store
+        names: dict[int, str] = {}
+
+        def decode(stored: bytes) -> tuple[Path, Key]:
+            found, key = scheme.decode(stored)
+            if not found:
+                return (), key
+            h = int(found[0])
+            name = names.get(h)
+            if name is None:
+                raw = store.get(ScopedHeed.registry_key(h))
+                if raw is None:
+                    raise DecodeError(f"no name in {REGISTRY_DB} for scope hash {h:#010x}", 1)
+                name = names[h] = _registered_name(ScopedHeed.registry_key(h), raw)
+            return (name,), key
+
+        return decode
+
+
+class ScopedHeedKeyspace(Keyspace):
+    """A :class:`Keyspace` over one scoped database of a scoped-heed environment
+    (made by :func:`open`). ``scope()`` defaults to the database's key and value
+    codecs; ``name``, ``api``, ``key_codec``, ``value_codec`` say which. Naming a
+    scope whose hash the registry gives to another name raises
+    :class:`HashCollision` (one point read when the scope is made)."""
+
+    def __init__(self, store: Store, scheme: ScopedHeed, *, name: str, key: Codec, value: Codec) -> None:
+        super().__init__(store, scheme, recorded=True)
+        self._state = _Registry(self, recorded=True)
+        self.name = name
+        self.api = scheme.api
+        self.key_codec = key
+        self.value_codec = value
+
+    def _codecs(self, key: str | Codec | None, value: str | Codec | None) -> tuple[Codec, Codec]:
+        return (
+            self.key_codec if key is None else resolve_codec(key),
+            self.value_codec if value is None else resolve_codec(value),
+        )
+
+    def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
+        k, v = self._codecs(key, value)
+        scope = Scope(self, self.store, self._state, tuple(path), k, v)
+        self._state.check_name(self.store, scope.path)  # type: ignore[attr-defined]
+        return scope
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        state = self._state.child()
+        with self.store.transaction() as view:
+            yield _HeedTransaction(self, view, state)
+        state.commit()
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Transaction]:
+        with self.store.snapshot() as view:
+            yield _HeedTransaction(self, view, self._state.child())
+
+    def scope_names(self) -> list[str]:
+        """Every name in the environment's registry (of any scoped database, with
+        data here or not), in stored order."""
+        return [name for _, name in registry_names(self.store)]
+
+    def __repr__(self) -> str:
+        return f"ScopedHeedKeyspace({self.url!r}, name={self.name!r}, api={self.api!r})"
+
+
+class _HeedTransaction(Transaction):
+    keyspace: ScopedHeedKeyspace
+
+    def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
+        k, v = self.keyspace._codecs(key, value)
+        scope = Scope(self.keyspace, self.view, self._state, tuple(path), k, v)
+        self._state.check_name(self.view, scope.path)  # type: ignore[attr-defined]
+        return scope
+
+
+class _ReadOnly(PrefixUnion):
+    """A :class:`PrefixUnion` that refuses every write."""
+
+    def _refuse(self, *args: Any) -> None:
+        raise StoreError(f"{self.url} is open read-only (readonly=True): nothing can be written")
+
+    put = delete = delete_range = write = _refuse  # type: ignore[assignment]
+
+    @contextmanager
+    def transaction(self) -> Iterator[WriteView]:
+        self._refuse()
+        yield self  # pragma: no cover
+
+
+def _layout(path: str, name: str, unnamed_default: bool, readonly: bool, dbs: set[str]) -> str:
+    """The database that holds the default scope; refuses layouts it cannot read."""
+    where = f"lmdb://{path}"
+    legacy = f"{name}_default"
+    default = "" if unnamed_default else name
+    if REGISTRY_DB not in dbs and (legacy in dbs or f"{name}_scoped" in dbs):
+        raise SchemeMismatch(
+            f"{where} holds scoped-heed database {name!r} without the registry {REGISTRY_DB}: written by "
+            "scoped-heed 0.1.x, whose scope hashes are SipHash of a per-instance hasher (no scope name can "
+            "be recovered, and its keys are not XXH32); keyspace reads scoped-heed 0.2.0-alpha.1 and later"
+        )
+    if not unnamed_default and name not in dbs and legacy in dbs:
+        return legacy  # 0.2.0-alpha.1/2: the default scope in NAME_default, XXH32 and the registry
+    if readonly:
+        missing = [d for d in (default, f"{name}_scoped", REGISTRY_DB) if d and d not in dbs]
+        if missing:
+            raise StoreError(
+                f"{where} has no scoped-heed database {name!r} (missing LMDB databases "
+                f"{', '.join(missing)}; it has {', '.join(sorted(dbs)) or 'none'})"
+            )
+    return default
+
+
+def open(
+    path: str | os.PathLike[str],
+    name: str,
+    *,
+    api: str = "raw_bytes",
+    unnamed_default: bool = False,
+    key: str | Codec | None = None,
+    value: str | Codec | None = None,
+    readonly: bool = False,
+    max_dbs: int = MAX_DBS,
+    map_size: int | None = None,
+) -> ScopedHeedKeyspace:
+    """Open the scoped database ``name`` of the scoped-heed environment at ``path``
+    (see the module docstring). Missing databases are created (as scoped-heed's
+    ``create`` does) unless ``readonly``, which opens only an existing database and
+    refuses every write with :class:`StoreError`. ``key``/``value``: codecs of K
+    and V (``key`` only for ``types``). ``max_dbs``: named-database slots of the
+    environment if this process does not have it open yet.
+
+    Raises :class:`SchemeMismatch` for a scoped-heed 0.1.x environment,
+    :class:`StoreError` for a missing database with ``readonly``, ``ValueError``
+    for an unknown ``api`` or an empty ``name``."""
+    if api not in APIS:
+        raise ValueError(f"unknown scoped-heed api {api!r}; known: {', '.join(APIS)}")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"scoped-heed database name {name!r} must be a non-empty str")
+    if unnamed_default and api != "raw_bytes":
+        raise ValueError("unnamed_default is a raw_bytes option (scoped-heed's unnamed_for_default)")
+    if api == "raw_bytes" and key is not None and resolve_codec(key) is not BYTES:
+        raise ValueError("a raw_bytes database has raw bytes keys; key codecs are for api='types'")
+    if api == "bytes_keys" and key is not None and resolve_codec(key) is not BYTES:
+        raise ValueError("a bytes_keys database has raw bytes keys; key codecs are for api='types'")
+    where = os.path.abspath(os.fspath(path))
+    options: dict[str, Any] = {"max_dbs": max_dbs}
+    if map_size is not None:
+        options["map_size"] = map_size
+    stores: list[LMDBStore] = []
+    try:
+        probe = LMDBStore(where, **options)
+        stores.append(probe)
+        default_db = _layout(where, name, unnamed_default, readonly, set(probe.databases()))
+        # appended one by one, so a failure closes the ones opened before it
+        stores.extend(
+            LMDBStore(where, db=db, **options) for db in (default_db, f"{name}_scoped", REGISTRY_DB)
+        )
+        probe.close()
+        stores.remove(probe)
+    except BaseException:
+        for store in stores:
+            store.close()
+        raise
+    url = f"lmdb://{where}?scoped_heed={name}&api={api}"
+    parts = [(DEFAULT_TAG, stores[0]), (NAMED_TAG, stores[1]), (REGISTRY_TAG, stores[2])]
+    union = _ReadOnly(parts, url=url) if readonly else PrefixUnion(parts, url=url)
+    default_value: Codec = BYTES if api == "raw_bytes" else bincode.BYTES
+    key_codec = resolve_codec(key) if key is not None else (bincode.BYTES if api == "types" else BYTES)
+    value_codec = resolve_codec(value) if value is not None else default_value
+    return ScopedHeedKeyspace(union, ScopedHeed(api), name=name, key=key_codec, value=value_codec)
