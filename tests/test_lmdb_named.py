@@ -129,3 +129,14 @@ def test_named_database_errors(tmp_path: Path) -> None:
     assert unnamed.databases() == ["a"]
     small.close()
     unnamed.close()
+
+
+def test_url_names_the_database(tmp_path: Path) -> None:
+    with keyspace.open(f"lmdb://{tmp_path}?db=alpha&max_dbs=4") as ks:
+        ks.scope("t")[b"k"] = b"v"
+        assert ks.store.url == f"lmdb://{tmp_path}?db=alpha"
+    assert _raw(tmp_path, None).keys() == {b"alpha"}
+    with keyspace.open(f"lmdb://{tmp_path}?db=alpha", readonly=True) as ks:
+        assert ks.scope("t")[b"k"] == b"v"
+    with pytest.raises(StoreError, match="no named database 'beta'"):
+        keyspace.open(f"lmdb://{tmp_path}?db=beta", readonly=True)

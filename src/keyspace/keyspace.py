@@ -112,6 +112,7 @@ class Transaction:
 
 def _local_path(url: str) -> str | None:
     """The file-system path of a local store URL (``None`` for memory/etcd)."""
+    url = url.partition("?")[0]  # options are not part of the path
     for scheme in ("lmdb://", "sqlite://", "leveldb://", "rocksdb://"):
         if url.startswith(scheme):
             return url[len(scheme) :]
@@ -125,6 +126,7 @@ def open(
     *,
     scheme: Scheme | str | None = None,
     create: bool = True,
+    readonly: bool = False,
     **options: Any,
 ) -> Keyspace:
     """Open a keyspace on the store at ``url_or_path``.
@@ -135,8 +137,16 @@ def open(
     without one, the scheme recorded in the store is used, else ``TupleScheme()``.
     Opening with another scheme than the recorded one raises
     :class:`SchemeMismatch`. With ``create=False`` a missing local store raises
-    :class:`StoreError` instead of being created. ``options`` go to the store
-    (for LMDB: ``db=NAME`` opens a named database, ``max_dbs``, ``map_size``, …).
+    :class:`StoreError` instead of being created.
+
+    ``options`` are the store's (``map_size``, ``sync``, ``timeout``, LMDB's
+    ``db=NAME`` for a named database and ``max_dbs``, …; see
+    :func:`keyspace.stores.open_store`), also accepted as URL query parameters;
+    an unknown one raises :class:`StoreError` listing the known ones.
+    ``readonly=True`` opens an existing store of the URL's engine without creating
+    or changing anything (a path that is not such a store raises
+    :class:`StoreError`); every write then raises :class:`StoreError`. Every
+    failure to open is a :class:`StoreError` naming its cause.
 
     The scheme is recorded (for schemes with reserved space) with the first write,
     so opening and reading never change a store.
@@ -148,7 +158,7 @@ def open(
             raise StoreError(f"no store at {url!r} (create=False)")
     if isinstance(scheme, str):
         scheme = scheme_from_name(scheme)
-    store = open_store(url, **options)
+    store = open_store(url, readonly=readonly, **options)
     try:
         recorded = _metadata.read(store, scheme)
         if scheme is None:

@@ -292,7 +292,7 @@ def open(
     if api == "bytes_keys" and key is not None and resolve_codec(key) is not BYTES:
         raise ValueError("a bytes_keys database has raw bytes keys; key codecs are for api='types'")
     where = os.path.abspath(os.fspath(path))
-    options: dict[str, Any] = {"max_dbs": max_dbs}
+    options: dict[str, Any] = {"max_dbs": max_dbs, "readonly": readonly}
     if map_size is not None:
         options["map_size"] = map_size
     stores: list[LMDBStore] = []

@@ -134,12 +134,17 @@ def opened(
 ) -> Iterator[Opened]:
     """Open ``url`` with ``scheme_name``, or with the recorded or detected scheme
     when it is ``None``, and close it on exit. ``create`` allows a new local store.
+    A command that neither writes nor creates opens the store read-only: nothing
+    is created or changed, and a path that is not a store fails.
     Raises :class:`KeyspaceError` (one line) when nothing fits."""
+    readonly = not writing and not create
     if scheme_name is not None:
-        ks = open_keyspace(url, scheme=make_scheme(scheme_name, writing=writing), create=create)
+        ks = open_keyspace(
+            url, scheme=make_scheme(scheme_name, writing=writing), create=create, readonly=readonly
+        )
         how = f"{scheme_name} (given)"
     else:
-        ks = open_keyspace(url, create=create)
+        ks = open_keyspace(url, create=create, readonly=readonly)
         try:
             scheme, how = _choose(ks, scheme_name, depth, writing)
         except BaseException:
@@ -147,7 +152,7 @@ def opened(
             raise
         if scheme != ks.scheme:
             ks.close()
-            ks = open_keyspace(url, scheme=scheme, create=False)
+            ks = open_keyspace(url, scheme=scheme, create=False, readonly=readonly)
     try:
         yield Opened(ks, how)
     finally:
