@@ -17,6 +17,7 @@ from ..errors import DecodeError, KeyspaceError
 from ..keyspace import Keyspace
 from ..schemes import SCHEMES, AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
 from ..stores import ReadView
+from ._heed import HEED_URL, open_heed
 from ._walk import RESERVED, KeyReader
 
 __all__ = ["Detection", "Opened", "detect", "make_scheme", "opened"]
@@ -138,6 +139,17 @@ def opened(
     is created or changed, and a path that is not a store fails.
     Raises :class:`KeyspaceError` (one line) when nothing fits."""
     readonly = not writing and not create
+    if url.startswith(HEED_URL):  # a scoped-heed database: its own layout, no scheme to choose
+        if scheme_name is not None:
+            raise KeyspaceError(
+                f"{url} is a scoped-heed database with its own layout; --scheme does not apply"
+            )
+        heed, how = open_heed(url, readonly=readonly)
+        try:
+            yield Opened(heed, how)
+        finally:
+            heed.close()
+        return
     if scheme_name is not None:
         ks = open_keyspace(
             url, scheme=make_scheme(scheme_name, writing=writing), create=create, readonly=readonly

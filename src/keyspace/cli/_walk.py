@@ -69,7 +69,12 @@ class KeyReader:
         self.depth = depth
         self._view = view
         self._metadata_key = scheme.metadata_key
-        self._hash_names: dict[int, str] | None = {} if isinstance(scheme, ScopeHash) else None
+        # schemes that keep a name registry among their keys (scoped-heed) say how to read it
+        self._entry = getattr(scheme, "registry_entry", None)
+        self._registry_key = getattr(scheme, "registry_key", None)
+        self._registry_name = getattr(scheme, "registry_name", None)
+        hashed = isinstance(scheme, ScopeHash) or self._entry is not None
+        self._hash_names: dict[int, str] | None = {} if hashed else None
 
     def read(self, stored: bytes, value: bytes) -> tuple[tuple[Any, ...], Any] | None:
         """``(path, key)`` of a stored key, or :data:`RESERVED` for the scheme
@@ -79,7 +84,12 @@ class KeyReader:
         names = self._hash_names
         if names is None:
             return self.scheme.decode(stored, self.depth)
-        if len(stored) == _REGISTRY_KEY_SIZE:
+        if self._entry is not None:
+            entry = self._entry(stored, value)
+            if entry is not None:
+                names[entry[0]] = entry[1]
+                return RESERVED
+        elif len(stored) == _REGISTRY_KEY_SIZE:
             names[int.from_bytes(stored, "little")] = value.decode("utf-8", "replace")
             return RESERVED
         path, key = self.scheme.decode(stored)
@@ -92,9 +102,15 @@ class KeyReader:
         assert names is not None
         name = names.get(scope_hash)
         if name is None and self._view is not None:
-            raw = self._view.get(scope_hash.to_bytes(_REGISTRY_KEY_SIZE, "little"))
+            key = (
+                scope_hash.to_bytes(_REGISTRY_KEY_SIZE, "little")
+                if self._registry_key is None
+                else self._registry_key(scope_hash)
+            )
+            raw = self._view.get(key)
             if raw is not None:
-                name = names[scope_hash] = raw.decode("utf-8", "replace")
+                read = self._registry_name
+                name = names[scope_hash] = raw.decode("utf-8", "replace") if read is None else read(raw)
         return scope_hash if name is None else name
 
     def unnamed(self, path: tuple[Any, ...]) -> bool:

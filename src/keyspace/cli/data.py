@@ -21,6 +21,7 @@ from ._format import (
     value_from_text,
     value_json,
 )
+from ._heed import heed_options, resolve_url
 from ._open import opened
 from ._options import format_options, output_format, scheme_option
 
@@ -36,7 +37,12 @@ In the byte schemes (all but tuple) text and bytes components are the same.
 Keys and values are UTF-8 text by default; --hex takes and prints hex; --json
 takes a JSON key (string, number, list for a composite key, {"hex": "..."} for
 bytes) and a JSON string or {"hex": "..."} value, and prints JSON lines.
-Text keys are bytes keys (the default key type of a scope)."""
+Text keys are bytes keys (the default key type of a scope).
+
+\b
+scoped-heed: URL --scoped-heed NAME [--api types --key-type u64 --value-type String]
+or the URL scoped-heed:///env?name=NAME&api=types&key=u64&value=String; PATH is
+() for the default scope or one scope name from the registry."""
 
 
 def _key(ks: Keyspace, text: str, fmt: str) -> Any:
@@ -74,13 +80,25 @@ Examples:
 @click.option("--key", "-k", "key_text", required=True, help="The key.")
 @scheme_option()
 @format_options
+@heed_options
 def get(
-    url: str, path: tuple[str, ...], key_text: str, scheme: str | None, as_hex: bool, as_json: bool
+    url: str,
+    path: tuple[str, ...],
+    key_text: str,
+    scheme: str | None,
+    as_hex: bool,
+    as_json: bool,
+    heed_name: str | None = None,
+    api: str = "raw_bytes",
+    unnamed_default: bool = False,
+    key_type: str | None = None,
+    value_type: str | None = None,
 ) -> None:
     """Print the value of one key of the scope PATH in the store at URL.
 
     Exits with 1 and a one-line error when the key is missing."""
     fmt = output_format(as_hex, as_json)
+    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     scope_path = parse_path(path)
     with opened(url, scheme) as op:
         ks = op.keyspace
@@ -108,6 +126,7 @@ Examples:
 @click.option("--value", "-v", "value_text", required=True, help="The value; '-' reads raw bytes from stdin.")
 @scheme_option(help_text="Key scheme; default: the recorded one, else detected, else tuple for a new store.")
 @format_options
+@heed_options
 def put(
     url: str,
     path: tuple[str, ...],
@@ -116,10 +135,16 @@ def put(
     scheme: str | None,
     as_hex: bool,
     as_json: bool,
+    heed_name: str | None = None,
+    api: str = "raw_bytes",
+    unnamed_default: bool = False,
+    key_type: str | None = None,
+    value_type: str | None = None,
 ) -> None:
     """Set one key of the scope PATH in the store at URL (creating the store if
     it does not exist). One atomic write."""
     fmt = output_format(as_hex, as_json)
+    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     scope_path = parse_path(path)
     value = sys.stdin.buffer.read() if value_text == "-" else value_from_text(value_text, fmt)
     with opened(url, scheme, create=True, writing=True) as op:
@@ -143,6 +168,7 @@ Examples:
 @click.option("--drop", is_flag=True, help="Delete the scope PATH and every scope below it instead.")
 @scheme_option()
 @format_options
+@heed_options
 def delete(
     url: str,
     path: tuple[str, ...],
@@ -151,10 +177,16 @@ def delete(
     scheme: str | None,
     as_hex: bool,
     as_json: bool,
+    heed_name: str | None = None,
+    api: str = "raw_bytes",
+    unnamed_default: bool = False,
+    key_type: str | None = None,
+    value_type: str | None = None,
 ) -> None:
     """Delete one key of the scope PATH (exit 1 when it is missing), or with
     --drop the whole scope and its subtree (one range delete)."""
     fmt = output_format(as_hex, as_json)
+    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     if (key_text is None) == (not drop):
         raise click.UsageError("give either --key K or --drop")
     scope_path = parse_path(path)
@@ -201,6 +233,7 @@ Examples:
 @click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N keys.")
 @scheme_option()
 @format_options
+@heed_options
 def scan(
     url: str,
     path: tuple[str, ...],
@@ -214,10 +247,16 @@ def scan(
     scheme: str | None,
     as_hex: bool,
     as_json: bool,
+    heed_name: str | None = None,
+    api: str = "raw_bytes",
+    unnamed_default: bool = False,
+    key_type: str | None = None,
+    value_type: str | None = None,
 ) -> None:
     """Print the own keys and values of the scope PATH in key order (not the
     keys of its child scopes). One range scan of the store."""
     fmt = output_format(as_hex, as_json)
+    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     if prefix_text is not None and (start_text is not None or stop_text is not None):
         raise click.UsageError("--prefix cannot be combined with --start or --stop")
     scope_path = parse_path(path)

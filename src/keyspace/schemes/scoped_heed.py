@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 from xxhash import xxh32_intdigest
 
 from .._bytes import prefix_end
+from ..bincode import STRING
 from ..errors import DecodeError, InvalidName, show_bytes
 from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
 
@@ -108,6 +109,21 @@ class ScopedHeed(Scheme):
 
     registry_range: ClassVar[tuple[bytes, bytes]] = (REGISTRY_TAG, b"\x03")
     """The registry's entries, all of them."""
+
+    @staticmethod
+    def registry_name(value: bytes) -> str:
+        """The name a registry entry's value (bincode ``String``) holds;
+        :class:`DecodeError` if it is none."""
+        return str(STRING.decode(value))
+
+    @staticmethod
+    def registry_entry(stored: bytes, value: bytes) -> tuple[int, str] | None:
+        """``(hash, name)`` when ``stored`` is a registry entry, else ``None``."""
+        if stored[:1] != REGISTRY_TAG:
+            return None
+        if len(stored) != 5:
+            raise DecodeError(f"registry key {show_bytes(stored)} is not 02 + a 4-byte hash", 1)
+        return _HASH.unpack_from(stored, 1)[0], ScopedHeed.registry_name(value)
 
     # -- keys -------------------------------------------------------------------
 
