@@ -28,15 +28,16 @@ def _raw(path: Path, name: str | None) -> dict[bytes, bytes]:
 def test_named_databases_are_separate_and_share_the_environment(tmp_path: Path) -> None:
     a = keyspace.open(tmp_path, db="alpha", scheme="scopehash")
     b = keyspace.open(tmp_path, db="beta")  # the same path again: shared, not refused
-    main = keyspace.open(tmp_path)
+    main = LMDBStore(tmp_path)  # the unnamed database (it holds the databases' records)
     a.scope("t")[b"k"] = b"in alpha"
     b.scope("t")[b"k"] = b"in beta"
-    main.store.put(b"plain", b"unnamed")
+    main.put(b"plain", b"unnamed")
     assert a.scope("t")[b"k"] == b"in alpha" and b.scope("t")[b"k"] == b"in beta"
     assert a.store.url.endswith("?db=alpha")
-    assert sorted(main.store.databases()) == ["alpha", "beta"]  # type: ignore[attr-defined]
-    for ks in (a, b, main):
+    assert main.databases() == ["alpha", "beta"]
+    for ks in (a, b):
         ks.close()
+    main.close()
     alpha, beta, unnamed = _raw(tmp_path, "alpha"), _raw(tmp_path, "beta"), _raw(tmp_path, None)
     assert b"in alpha" in alpha.values() and b"in alpha" not in beta.values()
     assert b"in beta" in beta.values()

@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from . import bincode
-from ._layout import WriteState
+from ._catalog import Catalog, ReadGuard
 from .codecs import BYTES, Codec, resolve_codec
 from .errors import DecodeError, HashCollision, SchemeMismatch, StoreError, show_bytes
 from .keyspace import Keyspace, Transaction
@@ -83,56 +83,73 @@ def _registered_name(key: bytes, raw: bytes) -> str:
         ) from None
 
 
-class _Registry(WriteState):
-    """The facts of a scoped-heed keyspace: names registered by this keyspace (the
-    registry itself is the source of truth); no metadata, no layout rules."""
+class _Registry(Catalog):
+    """The catalog of a scoped-heed keyspace: scoped-heed's registry is the source
+    of truth for names (read before a named scope's first read and first write;
+    registered with its first write, in the same transaction); no scheme record,
+    no layout rules."""
+
+    def __init__(self, store: Store, scheme: ScopedHeed) -> None:
+        super().__init__(store, scheme, recorded=True)
+        self._plain = False  # a named scope's first write registers its name
 
     def child(self) -> _Registry:
-        return _Registry(self._ks, recorded=True, parent=self)
+        child = super().child()
+        child.__class__ = _Registry
+        return child  # type: ignore[return-value]
 
-    def before_write(self, view: WriteView, path: Path) -> None:
-        """Register ``path``'s name in scoped-heed's registry, or raise
-        :class:`HashCollision` if another name holds its hash."""
-        if not path:
-            return
-        name = path[0]
+    def _owner(self, view: ReadView, name: str) -> str | None:
+        """The name the registry gives to ``name``'s hash (``None``: no entry)."""
         key = ScopedHeed.registry_key(name)
         if self._registered(key) == name:
-            return
-        existing = view.get(key)
-        if existing is None:
-            view.put(key, bincode.STRING.encode(name))
-        else:
-            other = _registered_name(key, existing)
-            if other != name:
+            return name
+        raw = view.get(key)
+        return None if raw is None else _registered_name(key, raw)
+
+    def guard(self, path: Path) -> ReadGuard | None:
+        """Before reads of a named scope: :class:`HashCollision` when the registry
+        gives its hash to another name (its keys are that scope's)."""
+        if not path:
+            return None
+        name = path[0]
+        key = ScopedHeed.registry_key(name)
+
+        def check(view: ReadView) -> bool:
+            other = self._owner(view, name)
+            if other is not None and other != name:
+                raise HashCollision(
+                    f"scope name {name!r} has the same xxh32 hash {show_bytes(key[1:])} as {other!r}, which "
+                    f"is registered in {REGISTRY_DB}: its keys are {other!r}'s"
+                )
+            if other == name and view is self.store:
+                self.registered[key] = name
+            return True
+
+        return check
+
+    def _before_write(self, view: WriteView, path: Path) -> None:
+        """Register ``path``'s name in scoped-heed's registry, or raise
+        :class:`HashCollision` if another name holds its hash."""
+        self.scheme.encode(path, b"")  # validates the path
+        if path:
+            name = path[0]
+            key = ScopedHeed.registry_key(name)
+            other = self._owner(view, name)
+            if other is None:
+                view.put(key, bincode.STRING.encode(name))
+            elif other != name:
                 raise HashCollision(
                     f"scope name {name!r} has the same xxh32 hash {show_bytes(key[1:])} as {other!r}, which "
                     f"is registered in {REGISTRY_DB}; writing it would mix the two scopes' keys"
                 )
-        self.registered[key] = name
-
-    def check_name(self, view: ReadView, path: Path) -> None:
-        """Raise :class:`HashCollision` when the registry gives ``path``'s hash to
-        another name (reading it would show that scope's keys)."""
-        if not path:
-            return
-        name = path[0]
-        key = ScopedHeed.registry_key(name)
-        if self._registered(key) == name:
-            return
-        existing = view.get(key)
-        if existing is not None and _registered_name(key, existing) != name:
-            other = _registered_name(key, existing)
-            raise HashCollision(
-                f"scope name {name!r} has the same xxh32 hash {show_bytes(key[1:])} as {other!r}, which is "
-                f"registered in {REGISTRY_DB}: its keys are {other!r}'s"
-            )
+            self.registered[key] = name
+        self.prepared.add(self._same(path))
 
     def children(self, view: ReadView, path: Path) -> list[Any]:
         """Registered names whose scope holds data: one seek per name."""
         if path:
             return []
-        scheme = self._ks.scheme
+        scheme = self.scheme
         names: list[Any] = []
         for _, name in registry_names(view):
             lo, hi = scheme.own_range((name,))
@@ -141,11 +158,10 @@ class _Registry(WriteState):
         return names
 
     def subtree_ranges(self, view: ReadView, path: Path) -> list[tuple[bytes, bytes | None]]:
-        return [self._ks.scheme.subtree_range(path)]
+        return [self.scheme.subtree_range(path)]
 
-    def decoder(self, path: Path) -> Callable[[bytes], tuple[Path, Key]]:
-        scheme = self._ks.scheme
-        store = self._ks.store
+    def decoder(self, view: ReadView, path: Path) -> Callable[[bytes], tuple[Path, Key]]:
+        scheme = self.scheme
         names: dict[int, str] = {}
 
         def decode(stored: bytes) -> tuple[Path, Key]:
@@ -155,7 +171,7 @@ class _Registry(WriteState):
             h = int(found[0])
             name = names.get(h)
             if name is None:
-                raw = store.get(ScopedHeed.registry_key(h))
+                raw = view.get(ScopedHeed.registry_key(h))
                 if raw is None:
                     raise DecodeError(f"no name in {REGISTRY_DB} for scope hash {h:#010x}", 1)
                 name = names[h] = _registered_name(ScopedHeed.registry_key(h), raw)
@@ -167,13 +183,13 @@ class _Registry(WriteState):
 class ScopedHeedKeyspace(Keyspace):
     """A :class:`Keyspace` over one scoped database of a scoped-heed environment
     (made by :func:`open`). ``scope()`` defaults to the database's key and value
-    codecs; ``name``, ``api``, ``key_codec``, ``value_codec`` say which. Naming a
-    scope whose hash the registry gives to another name raises
-    :class:`HashCollision` (one point read when the scope is made)."""
+    codecs; ``name``, ``api``, ``key_codec``, ``value_codec`` say which. Reading or
+    writing a scope whose hash the registry gives to another name raises
+    :class:`HashCollision`."""
 
     def __init__(self, store: Store, scheme: ScopedHeed, *, name: str, key: Codec, value: Codec) -> None:
         super().__init__(store, scheme, recorded=True)
-        self._state = _Registry(self, recorded=True)
+        self.catalog = _Registry(store, scheme)
         self.name = name
         self.api = scheme.api
         self.key_codec = key
@@ -187,13 +203,11 @@ class ScopedHeedKeyspace(Keyspace):
 
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         k, v = self._codecs(key, value)
-        scope = Scope(self, self.store, self._state, tuple(path), k, v)
-        self._state.check_name(self.store, scope.path)  # type: ignore[attr-defined]
-        return scope
+        return Scope(self, self.store, self.catalog, tuple(path), k, v)
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
-        state = self._state.child()
+        state = self.catalog.child()
         with self.store.transaction() as view:
             yield _HeedTransaction(self, view, state)
         state.commit()
@@ -201,7 +215,7 @@ class ScopedHeedKeyspace(Keyspace):
     @contextmanager
     def snapshot(self) -> Iterator[Transaction]:
         with self.store.snapshot() as view:
-            yield _HeedTransaction(self, view, self._state.child())
+            yield _HeedTransaction(self, view, self.catalog.child())
 
     def scope_names(self) -> list[str]:
         """Every name in the environment's registry (of any scoped database, with
@@ -217,9 +231,7 @@ class _HeedTransaction(Transaction):
 
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         k, v = self.keyspace._codecs(key, value)
-        scope = Scope(self.keyspace, self.view, self._state, tuple(path), k, v)
-        self._state.check_name(self.view, scope.path)  # type: ignore[attr-defined]
-        return scope
+        return Scope(self.keyspace, self.view, self.catalog, tuple(path), k, v)
 
 
 class _ReadOnly(PrefixUnion):

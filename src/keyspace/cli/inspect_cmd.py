@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import click
 
-from ..errors import show_bytes
+from ..errors import KeyspaceError, show_bytes
 from ..keyspace import Keyspace
 from ..stores import open_store
 from ._console import Ticker, err, out
@@ -162,6 +162,23 @@ def inspect(
                 out().print(f"  scoped-heed: {line}", markup=False)
             if only_records:
                 return
+    try:
+        _show(url, scheme, depth, as_json, levels, databases)
+    except KeyspaceError as exc:
+        if not databases or scheme is not None:
+            raise
+        # the environment's databases are listed; its unnamed database cannot be read
+        if as_json:
+            click.echo(
+                json.dumps({"path": [], "keys": 0, "bytes": 0, "children": [], "databases": databases})
+            )
+        err().print(f"warning: the unnamed database is not shown: {exc}", markup=False)
+
+
+def _show(
+    url: str, scheme: str | None, depth: int | None, as_json: bool, levels: int | None, databases: list[str]
+) -> None:
+    """The scope tree of the keyspace at ``url`` on stdout."""
     with opened(url, scheme, depth=depth) as op:
         ks = op.keyspace
         err().print(f"scheme: {op.how}", markup=False)
