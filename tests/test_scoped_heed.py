@@ -153,6 +153,29 @@ def test_reads_without_the_codecs_give_the_stored_bytes(env: Path) -> None:
         assert ks.scope("tenant1")[bincode.STRING.encode("b")] == bincode.STRING.encode("short")
 
 
+@pytest.mark.parametrize("api", ["raw_bytes", "bytes_keys"])
+def test_string_keys_of_a_typed_database_read_through_the_bytes_apis(env: Path, api: str) -> None:
+    """A bincode String key is u64le(len) utf8: the bytes layout of its UTF-8 bytes."""
+    expected = _expected("typed")
+    with scoped_heed.open(env, "typed", api=api, value=bincode.STRING, readonly=True) as ks:
+        for path, items in expected.items():
+            if path:
+                assert dict(ks.scope(*path).items()) == {k.encode(): v for k, v in items.items()}
+
+
+def test_the_copy_is_the_reference(env: Path) -> None:
+    """The stored bytes of every database are the dump's raw lines."""
+    raw = _raw(env)
+    for line in DUMP:
+        if line["kind"] == "raw_db":
+            assert len(raw[line["db"]]) == line["entries"]
+        elif line["kind"] == "raw" and line["db"] is not None:
+            assert raw[line["db"]][bytes.fromhex(line["key_hex"])] == bytes.fromhex(line["value_hex"])
+    assert {d["hash"]: d["recomputed_xxh32"] for d in DUMP if d["kind"] == "scope"} == {
+        h: xxh32_intdigest(n.encode()) for n, h in REGISTERED.items()
+    }
+
+
 # -- writing: layout rules, byte-compared with py-lmdb ----------------------------------------
 
 
@@ -378,8 +401,9 @@ def test_readonly(env: Path, tmp_path: Path) -> None:
             ks.scope("tenant1")[b"x"] = b"y"
         with pytest.raises(StoreError, match="read-only"):
             ks.scope().clear()
-        with pytest.raises(StoreError, match="read-only"), ks.transaction():
-            pass
+        with pytest.raises(StoreError, match="read-only"), ks.transaction() as tx:
+            assert tx.scope("tenant1")[b"key1"] == b"tenant1-value1"
+            tx.scope("tenant1")[b"key1"] = b"changed"
     assert _raw(env) == before
     with pytest.raises(StoreError, match="no scoped-heed database 'absent'"):
         scoped_heed.open(env, "absent", readonly=True)
@@ -402,10 +426,17 @@ def test_bad_arguments(env: Path) -> None:
 
 
 def test_the_unnamed_default_shows_the_database_records(env: Path) -> None:
+    before = _raw(env)
     with _open(env, "legacy") as ks:
         assert ks.scope()[b"cache_scoped"][:4] == b"\x00\x00\x00\x00"  # what scoped-heed's iter() shows
-        with pytest.raises(StoreError):
+        with pytest.raises(StoreError, match="record of a named database"):
             ks.scope()[b"cache_scoped"] = b"overwrite a database record"
+        with pytest.raises(StoreError, match="record of a named database"):
+            ks.scope().clear()  # one transaction: refused as a whole
+        with pytest.raises(StoreError, match="record of a named database"):
+            del ks.scope()[b"bkeys"]
+    assert _raw(env) == before
+    with _open(env, "legacy") as ks:
         ks.scope()[b"legacy-new"] = b"ok"
         assert ks.scope()[b"legacy-new"] == b"ok"
     assert _raw(env)[None][b"legacy-new"] == b"ok"

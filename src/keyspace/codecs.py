@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 from . import bincode
 from .errors import DecodeError, InvalidKey, show_bytes
 
-__all__ = ["BYTES", "INT", "JSON", "STR", "Codec", "resolve_codec"]
+__all__ = ["BYTES", "INT", "JSON", "STR", "Codec", "bincode", "resolve_codec"]
 
 
 @runtime_checkable

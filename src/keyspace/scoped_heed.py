@@ -51,6 +51,7 @@ from .schemes._base import Key, Path
 from .schemes.scoped_heed import APIS, DEFAULT_TAG, NAMED_TAG, REGISTRY_TAG, ScopedHeed
 from .scope import Scope
 from .stores._base import ReadView, Store, WriteView
+from .stores._readonly import ReadOnlyStore
 from .stores._union import PrefixUnion
 from .stores.lmdb import LMDBStore
 
@@ -234,20 +235,6 @@ class _HeedTransaction(Transaction):
         return Scope(self.keyspace, self.view, self.catalog, tuple(path), k, v)
 
 
-class _ReadOnly(PrefixUnion):
-    """A :class:`PrefixUnion` that refuses every write."""
-
-    def _refuse(self, *args: Any) -> None:
-        raise StoreError(f"{self.url} is open read-only (readonly=True): nothing can be written")
-
-    put = delete = delete_range = write = _refuse  # type: ignore[assignment]
-
-    @contextmanager
-    def transaction(self) -> Iterator[WriteView]:
-        self._refuse()
-        yield self  # pragma: no cover
-
-
 def _layout(path: str, name: str, unnamed_default: bool, readonly: bool, dbs: set[str]) -> str:
     """The database that holds the default scope; refuses layouts it cannot read."""
     where = f"lmdb://{path}"
@@ -324,7 +311,9 @@ def open(
         raise
     url = f"lmdb://{where}?scoped_heed={name}&api={api}"
     parts = [(DEFAULT_TAG, stores[0]), (NAMED_TAG, stores[1]), (REGISTRY_TAG, stores[2])]
-    union = _ReadOnly(parts, url=url) if readonly else PrefixUnion(parts, url=url)
+    union: Store = PrefixUnion(parts, url=url)
+    if readonly:
+        union = ReadOnlyStore(union)
     default_value: Codec = BYTES if api == "raw_bytes" else bincode.BYTES
     key_codec = resolve_codec(key) if key is not None else (bincode.BYTES if api == "types" else BYTES)
     value_codec = resolve_codec(value) if value is not None else default_value

@@ -273,6 +273,11 @@ class LMDBStore(Store):
                 f"or open the store with a larger map_size: {exc}"
             )
         text = str(exc)
+        if isinstance(exc, lmdb.IncompatibleError) and self._opened:
+            return StoreError(
+                f"LMDB refused a write on {self.url}: a key of the unnamed database that is the record of "
+                f"a named database cannot be written or deleted as data (nothing was changed): {text}"
+            )
         if isinstance(exc, lmdb.DiskError) or (
             isinstance(exc, lmdb.Error) and "Input/output error" in text and _nearly_full(self._path)
         ):
