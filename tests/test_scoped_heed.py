@@ -410,6 +410,9 @@ def test_readonly(env: Path, tmp_path: Path) -> None:
 
 
 def test_bad_arguments(env: Path) -> None:
+    import keyspace
+
+    assert keyspace.scoped_heed.open is scoped_heed.open
     with pytest.raises(ValueError, match="unknown scoped-heed api"):
         scoped_heed.open(env, "cache", api="json")
     with pytest.raises(ValueError, match="non-empty"):

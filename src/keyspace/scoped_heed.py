@@ -15,7 +15,7 @@ Supported: scoped-heed 0.2.0-alpha.3 and later (``NAME`` / ``NAME_scoped`` /
 0.2.0-alpha.1/2 environments whose default scope is ``NAME_default`` beside the
 registry. Refused with :class:`~keyspace.errors.SchemeMismatch`: 0.1.x environments
 (``NAME_default``/``NAME_scoped`` without the registry: their scope hashes are
-SipHash and no name can be recovered).
+SipHash and no name can be recovered), and any other without the registry.
 
 Layout per ``api`` (the builder call of the Rust side):
 
