@@ -13,7 +13,7 @@ from ..stores import open_store
 from ._console import Ticker, err, out
 from ._heed import HEED_URL, heed_options, resolve_url
 from ._open import opened
-from ._options import depth_option, scheme_option
+from ._options import depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
 from ._walk import Entry, KeyReader, walk
 
@@ -109,6 +109,7 @@ Examples:
   keyspace inspect lmdb:///cw --scheme length-prefixed --depth 2
   keyspace inspect lmdb:///srv/env                   # lists its named databases
   keyspace inspect lmdb:///srv/env --scoped-heed cache
+  keyspace inspect leveldb:///sessions --scheme delimited --separator : --depth 1
 
 \b
 JSON: one object for the root scope,
@@ -123,6 +124,7 @@ object; when its unnamed database holds nothing else, that is all it shows.
 @click.argument("url")
 @scheme_option()
 @depth_option
+@separator_option
 @click.option("--json", "as_json", is_flag=True, help="Print the tree as one JSON object, nothing else.")
 @click.option("--levels", type=click.IntRange(min=0), default=None, help="Show only N levels below the root.")
 @heed_options
@@ -130,6 +132,7 @@ def inspect(
     url: str,
     scheme: str | None,
     depth: int | None,
+    separator: str | None,
     as_json: bool,
     levels: int | None,
     heed_name: str | None = None,
@@ -163,7 +166,7 @@ def inspect(
             if only_records:
                 return
     try:
-        _show(url, scheme, depth, as_json, levels, databases)
+        _show(url, scheme, depth, separator, as_json, levels, databases)
     except KeyspaceError as exc:
         if not databases or scheme is not None:
             raise
@@ -176,10 +179,16 @@ def inspect(
 
 
 def _show(
-    url: str, scheme: str | None, depth: int | None, as_json: bool, levels: int | None, databases: list[str]
+    url: str,
+    scheme: str | None,
+    depth: int | None,
+    separator: str | None,
+    as_json: bool,
+    levels: int | None,
+    databases: list[str],
 ) -> None:
     """The scope tree of the keyspace at ``url`` on stdout."""
-    with opened(url, scheme, depth=depth) as op:
+    with opened(url, scheme, depth=depth, separator=separator) as op:
         ks = op.keyspace
         err().print(f"scheme: {op.how}", markup=False)
         tree, outside = scope_tree(ks, depth)
