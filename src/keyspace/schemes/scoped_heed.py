@@ -23,8 +23,9 @@ one whose :meth:`encode_key` applies to a path.
 
 Paths are ``()`` or ``(name,)`` with a non-empty ``str`` name. Ranges are exact,
 also for a hash whose low byte is ``ff`` (scoped-heed's own range end carries the
-wrong way there). Declared properties: none (one level, 32-bit hashes, length-first
-or bincode key order).
+wrong way there). Declared properties: none for the bytes databases (one level,
+32-bit hashes, length-first keys); order within a scope (3) for ``types``, whose keys
+are stored as their codec's bytes.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from ..bincode import STRING
 from ..errors import DecodeError, InvalidName, show_bytes
 from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
 
-__all__ = ["APIS", "DEFAULT_TAG", "NAMED_TAG", "REGISTRY_TAG", "ScopedHeed"]
+__all__ = ["APIS", "DEFAULT_TAG", "NAMED_TAG", "REGISTRY_TAG", "ScopedHeed", "ScopedHeedTypes"]
 
 DEFAULT_TAG, NAMED_TAG, REGISTRY_TAG = b"\x00", b"\x01", b"\x02"
 APIS = ("raw_bytes", "bytes_keys", "types")
@@ -52,13 +53,21 @@ class ScopedHeed(Scheme):
     """The byte space of one scoped-heed database (see the module docstring).
 
     ``ScopedHeed(api)`` with ``api`` one of ``"raw_bytes"``, ``"bytes_keys"``,
-    ``"types"``. Cost: ``encode`` is one XXH32 of the name, one ``struct.pack`` and
+    ``"types"``. Declared properties: none for the bytes databases (one level,
+    32-bit hashes, length-first keys); 3 for ``types`` (:class:`ScopedHeedTypes`).
+    Cost: ``encode`` is one XXH32 of the name, one ``struct.pack`` and
     two concatenations.
     """
 
     name: ClassVar[str] = "scoped-heed"
     properties: ClassVar[frozenset[Property]] = frozenset()
     max_depth: ClassVar[int | None] = 1
+
+    def __new__(cls, api: str = "raw_bytes", *, _framed: bool | None = None) -> ScopedHeed:
+        """``ScopedHeed("types")`` is a :class:`ScopedHeedTypes` (it keeps key order)."""
+        if cls is ScopedHeed and api == "types":
+            cls = ScopedHeedTypes
+        return super().__new__(cls)
 
     def __init__(self, api: str = "raw_bytes", *, _framed: bool | None = None) -> None:
         if api not in APIS:
@@ -175,3 +184,12 @@ class ScopedHeed(Scheme):
 
     def params(self) -> Mapping[str, Any]:
         return {"api": self.api}
+
+
+class ScopedHeedTypes(ScopedHeed):
+    """:class:`ScopedHeed` of a ``types`` database: a key is stored as the bytes its
+    key codec gives (bincode of ``K``), after the scope's prefix, so stored order
+    within a scope is the byte order of those bytes (property 3; the bincode of an
+    integer is little-endian, so integer keys themselves are not in order)."""
+
+    properties: ClassVar[frozenset[Property]] = frozenset({Property.ORDER_WITHIN})
