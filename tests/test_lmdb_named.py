@@ -141,3 +141,15 @@ def test_url_names_the_database(tmp_path: Path) -> None:
         assert ks.scope("t")[b"k"] == b"v"
     with pytest.raises(StoreError, match="no named database 'beta'"):
         keyspace.open(f"lmdb://{tmp_path}?db=beta", readonly=True)
+
+
+def test_listing_more_databases_than_slots_is_an_error(tmp_path: Path) -> None:
+    for name in ("a", "b", "c"):
+        LMDBStore(tmp_path, db=name).close()
+    few = LMDBStore(tmp_path, max_dbs=2)
+    with pytest.raises(StoreError, match="max_dbs=2"):
+        few.databases()
+    few.close()
+    many = LMDBStore(tmp_path, max_dbs=3)
+    assert many.databases() == ["a", "b", "c"]
+    many.close()

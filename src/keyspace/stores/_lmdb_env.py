@@ -18,7 +18,11 @@ from typing import Any
 
 from ..errors import StoreError
 
-__all__ = ["SharedEnv", "acquire", "release"]
+__all__ = ["NotADatabase", "SharedEnv", "acquire", "release"]
+
+
+class NotADatabase(StoreError):
+    """A key of the unnamed database that is no named database."""
 
 
 class SharedEnv:
@@ -68,7 +72,7 @@ class SharedEnv:
                     "larger max_dbs"
                 ) from None
             except lmdb.IncompatibleError:
-                raise StoreError(
+                raise NotADatabase(
                     f"{name!r} in {url} is a key of the unnamed database, not a named database"
                 ) from None
             self.dbs[name] = handle

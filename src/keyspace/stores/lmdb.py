@@ -513,7 +513,7 @@ class LMDBStore(Store):
             try:
                 name = raw.decode("utf-8")
                 shared.open_db(name, create=False, url=self.url)
-            except (UnicodeDecodeError, StoreError):
+            except (UnicodeDecodeError, _lmdb_env.NotADatabase):
                 continue  # a 48-byte value of a plain key, or a name that is not UTF-8
             names.append(name)
         return names
