@@ -120,6 +120,16 @@ class _Int(BincodeCodec):
         _need(raw, offset, size, self.name)
         return self._struct.unpack_from(raw, offset)[0], offset + size
 
+    def encode(self, obj: Any) -> bytes:
+        if type(obj) is int and self._lo <= obj <= self._hi:
+            return self._struct.pack(obj)
+        return super().encode(obj)  # raises the named error
+
+    def decode(self, raw: bytes) -> Any:
+        if len(raw) == self._struct.size:
+            return self._struct.unpack(raw)[0]
+        return super().decode(raw)
+
 
 def _unsigned(bits: int, fmt: str) -> _Int:
     return _Int(f"u{bits}", fmt, 0, (1 << bits) - 1)
@@ -231,6 +241,11 @@ class _String(BincodeCodec):
             raise InvalidKey(f"{obj!r} is not valid UTF-8 text: {exc.reason} at index {exc.start}") from None
         out.append(_LEN.pack(len(data)))
         out.append(data)
+
+    def encode(self, obj: Any) -> bytes:
+        if type(obj) is str and obj.isascii():
+            return _LEN.pack(len(obj)) + obj.encode()
+        return super().encode(obj)
 
     def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
         length, start = _read_len(raw, offset, "String")

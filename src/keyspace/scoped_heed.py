@@ -99,9 +99,9 @@ class _Registry(Catalog):
         child.__class__ = _Registry
         return child  # type: ignore[return-value]
 
-    def _owner(self, view: ReadView, name: str) -> str | None:
-        """The name the registry gives to ``name``'s hash (``None``: no entry)."""
-        key = ScopedHeed.registry_key(name)
+    def _owner(self, view: ReadView, name: str, key: bytes) -> str | None:
+        """The name the registry gives to ``name``'s hash, whose registry key is
+        ``key`` (``None``: no entry). Cost: a dict lookup once it is known."""
         if self._registered(key) == name:
             return name
         raw = view.get(key)
@@ -116,7 +116,7 @@ class _Registry(Catalog):
         key = ScopedHeed.registry_key(name)
 
         def check(view: ReadView) -> bool:
-            other = self._owner(view, name)
+            other = self._owner(view, name, key)
             if other is not None and other != name:
                 raise HashCollision(
                     f"scope name {name!r} has the same xxh32 hash {show_bytes(key[1:])} as {other!r}, which "
@@ -135,7 +135,7 @@ class _Registry(Catalog):
         if path:
             name = path[0]
             key = ScopedHeed.registry_key(name)
-            other = self._owner(view, name)
+            other = self._owner(view, name, key)
             if other is None:
                 view.put(key, bincode.STRING.encode(name))
             elif other != name:

@@ -46,13 +46,19 @@ class _Routed(WriteView):
     """Reads and writes routed by tag to the parts' views (stores, snapshots or
     transactions)."""
 
-    __slots__ = ("_parts", "_url")
+    __slots__ = ("_by_byte", "_parts", "_url")
 
     def __init__(self, parts: Sequence[tuple[bytes, Any]], url: str) -> None:
         self._parts: list[_Part] = [(tag, prefix_end(tag), view) for tag, view in parts]
         self._url = url
+        # one-byte tags (the common case): route by the key's first byte
+        self._by_byte = {t[0]: v for t, v in parts} if all(len(t) == 1 for t, _ in parts) else None
 
     def _route(self, key: bytes) -> tuple[Any, bytes] | None:
+        by_byte = self._by_byte
+        if by_byte is not None:
+            view = by_byte.get(key[0]) if key else None
+            return None if view is None else (view, key[1:])
         for tag, _, view in self._parts:
             if key.startswith(tag):
                 return view, key[len(tag) :]
