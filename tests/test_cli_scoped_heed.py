@@ -89,11 +89,15 @@ def test_get_scan_put_delete(env: str) -> None:
 
 
 def test_migrate_out_and_back_is_byte_exact(env: str, tmp_path: Path) -> None:
-    copy = str(tmp_path / "copy.lmdb")
     back = tmp_path / "back"
+    middles = {  # another store and scheme in between: tuple on LMDB, asciihex (bytes names) on SQLite
+        "typed": (str(tmp_path / "copy.lmdb"), ()),
+        "cache": (f"sqlite:///{tmp_path / 'copy.db'}", ("--to-scheme", "asciihex")),
+    }
     for db, api in (("typed", "types"), ("cache", "raw_bytes")):
-        run("migrate", f"scoped-heed://{env}?name={db}&api={api}", f"{copy}-{db}")
-        run("migrate", f"{copy}-{db}", f"scoped-heed://{back}?name={db}&api={api}")
+        middle, scheme = middles[db]
+        run("migrate", f"scoped-heed://{env}?name={db}&api={api}", middle, *scheme)
+        run("migrate", middle, f"scoped-heed://{back}?name={db}&api={api}")
         names = (db.encode(), f"{db}_scoped".encode())
         assert _databases(env, *names) == _databases(str(back), *names)
     registry = _databases(str(back), b"__global_scope_metadata")[b"__global_scope_metadata"]

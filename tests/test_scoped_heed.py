@@ -424,8 +424,9 @@ def test_bad_arguments(env: Path) -> None:
             ks.scope("")
         with pytest.raises(InvalidName):
             ks.scope("a", "b")
-        with pytest.raises(InvalidName):
-            ks.scope(b"bytes-name")
+        with pytest.raises(InvalidName, match="not UTF-8"):
+            ks.scope(b"\xff")
+        assert ks.scope(b"tenant1")[b"key1"] == b"tenant1-value1"  # bytes names are their UTF-8
 
 
 def test_the_unnamed_default_shows_the_database_records(env: Path) -> None:

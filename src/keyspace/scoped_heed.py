@@ -112,7 +112,7 @@ class _Registry(Catalog):
         gives its hash to another name (its keys are that scope's)."""
         if not path:
             return None
-        name = path[0]
+        name = ScopedHeed.scope_name(path[0])
         key = ScopedHeed.registry_key(name)
 
         def check(view: ReadView) -> bool:
@@ -133,7 +133,7 @@ class _Registry(Catalog):
         :class:`HashCollision` if another name holds its hash."""
         self.scheme.encode(path, b"")  # validates the path
         if path:
-            name = path[0]
+            name = ScopedHeed.scope_name(path[0])
             key = ScopedHeed.registry_key(name)
             other = self._owner(view, name, key)
             if other is None:

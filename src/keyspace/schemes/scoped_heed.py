@@ -21,7 +21,8 @@ scope's key codec) for ``types``. Default-scope keys are stored as they are in
 every kind, so the scheme is per scope: :meth:`ScopedHeed.scope_scheme` gives the
 one whose :meth:`encode_key` applies to a path.
 
-Paths are ``()`` or ``(name,)`` with a non-empty ``str`` name. Ranges are exact,
+Paths are ``()`` or ``(name,)`` with a non-empty ``str`` name (bytes names are
+their UTF-8 text: ``b"t"`` and ``"t"`` are one scope). Ranges are exact,
 also for a hash whose low byte is ``ff`` (scoped-heed's own range end carries the
 wrong way there). Declared properties: none for the bytes databases (one level,
 32-bit hashes, length-first keys); order within a scope (3) for ``types``, whose keys
@@ -84,21 +85,36 @@ class ScopedHeed(Scheme):
         """XXH32 (seed 0) of the UTF-8 name, scoped-heed's scope hash."""
         return xxh32_intdigest(component_bytes(name))
 
+    @staticmethod
+    def scope_name(component: Any) -> str:
+        """The scope name of a path component: a non-empty ``str``, or bytes that
+        are its UTF-8 (the same scope, as in the other byte schemes). Raises
+        :class:`InvalidName` for anything else."""
+        if isinstance(component, bytes | bytearray):
+            try:
+                component = bytes(component).decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InvalidName(
+                    f"scope name {show_bytes(component)} is not UTF-8 ({exc.reason} at offset {exc.start}); "
+                    "scoped-heed names scopes with text"
+                ) from None
+        if not isinstance(component, str) or not component:
+            raise InvalidName(
+                f"scope name {component!r} is not a non-empty str; scoped-heed names scopes with non-empty "
+                "text (the default scope is ())"
+            )
+        return component
+
     def _hash(self, path: Path) -> int | None:
         if not path:
             return None
         if len(path) > 1:
             raise InvalidName(f"scope path {path!r} has {len(path)} levels; scoped-heed scopes have 1")
-        name = path[0]
-        if not isinstance(name, str) or not name:
-            raise InvalidName(
-                f"scope name {show_bytes(name) if not isinstance(name, str) else repr(name)} is not a "
-                "non-empty str; scoped-heed names scopes with non-empty text (the default scope is ())"
-            )
-        return xxh32_intdigest(component_bytes(name))
+        return xxh32_intdigest(component_bytes(self.scope_name(path[0])))
 
     def validate_path(self, path: Path) -> None:
-        """Raise :class:`InvalidName` unless ``path`` is ``()`` or ``(non-empty str,)``."""
+        """Raise :class:`InvalidName` unless ``path`` is ``()`` or ``(name,)`` with a
+        non-empty ``str`` name (or its UTF-8 bytes)."""
         self._hash(path)
 
     def scope_scheme(self, path: Path) -> ScopedHeed:
