@@ -119,8 +119,10 @@ def test_named_database_errors(tmp_path: Path) -> None:
     small = LMDBStore(tmp_path, db="a", max_dbs=1)
     with pytest.raises(StoreError, match="max_dbs"):
         LMDBStore(tmp_path, db="b")
+    again = LMDBStore(tmp_path, db="a", max_dbs=4)  # shares the environment as it is
     with pytest.raises(StoreError, match="max_dbs=1"):
-        LMDBStore(tmp_path, db="a", max_dbs=4)
+        LMDBStore(tmp_path, db="c", max_dbs=4)
+    again.close()
     small.close()
     small = LMDBStore(tmp_path, db="a")
     unnamed = LMDBStore(tmp_path)  # shares the environment (max_dbs 16)

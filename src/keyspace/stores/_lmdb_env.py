@@ -67,9 +67,9 @@ class SharedEnv:
                 raise StoreError(f"{url} has no named database {name!r}") from None
             except lmdb.DbsFullError:
                 raise StoreError(
-                    f"cannot open database {name!r} of {url}: the environment was opened with "
-                    f"max_dbs={self.max_dbs} and that many named databases are open; open it with a "
-                    "larger max_dbs"
+                    f"cannot open database {name!r} of {url}: the environment was opened in this process "
+                    f"with max_dbs={self.max_dbs} and that many named databases are open; open its first "
+                    "store with a larger max_dbs"
                 ) from None
             except lmdb.IncompatibleError:
                 raise NotADatabase(
@@ -85,27 +85,21 @@ _LOCK = threading.RLock()
 
 def acquire(path: str, *, max_dbs: int, readonly: bool, url: str, open_env: Callable[[], Any]) -> SharedEnv:
     """The shared environment of ``path``, opened with ``open_env()`` if this process
-    has none. A second store of the same path shares it; it must not need more
-    named-database slots (``max_dbs``) than the first store opened it with, nor
-    write when it was opened read-only (:class:`StoreError`)."""
+    has none. A second store of the same path shares it as it is: with the
+    ``max_dbs`` of the first (LMDB fixes it when the environment opens; running
+    out of slots is a :class:`StoreError` naming it), and it cannot write when the
+    first opened it read-only (:class:`StoreError`)."""
     key = os.path.realpath(path)
     with _LOCK:
         shared = _OPEN.get(key)
         if shared is None:
             shared = SharedEnv(open_env(), key, max_dbs, readonly)
             _OPEN[key] = shared
-        else:
-            if max_dbs > shared.max_dbs:
-                raise StoreError(
-                    f"{url} is already open in this process with max_dbs={shared.max_dbs}; LMDB fixes "
-                    f"max_dbs when the environment opens, so max_dbs={max_dbs} needs every store of it "
-                    "closed first (or open the first one with the larger max_dbs)"
-                )
-            if shared.readonly and not readonly:
-                raise StoreError(
-                    f"{url} is already open read-only in this process; LMDB allows one environment "
-                    "per path per process, so close the read-only store before opening it for writing"
-                )
+        elif shared.readonly and not readonly:
+            raise StoreError(
+                f"{url} is already open read-only in this process; LMDB allows one environment "
+                "per path per process, so close the read-only store before opening it for writing"
+            )
         shared.refs += 1
         return shared
 
