@@ -114,3 +114,33 @@ def test_named_database_url_and_errors(tmp_path: Path, env: str) -> None:
     assert err.returncode == 1 and "own layout" in err.stderr
     err = run("scan", env, "--key-type", "u8", ok=False)
     assert err.returncode == 2 and "--scoped-heed" in err.stderr
+
+
+@pytest.mark.parametrize(
+    ("rust", "text", "stored"),
+    [
+        ("String", "ключ".encode(), bincode.STRING.encode("ключ")),
+        ("Vec<u8>", b"\x00\xff", bincode.BYTES.encode(b"\x00\xff")),
+        ("bool", b"true", b"\x01"),
+        ("u64", b"256", bytes.fromhex("0001000000000000")),
+        ("i16", b"-2", bytes.fromhex("feff")),
+    ],
+)
+def test_text_bridge(rust: str, text: bytes, stored: bytes) -> None:
+    from keyspace.cli._heed import _TextBridge
+
+    bridge = _TextBridge(rust)
+    assert bridge.encode(text) == stored
+    assert bridge.decode(stored) == text
+
+
+def test_text_bridge_refuses_bad_text() -> None:
+    from keyspace.cli._heed import _TextBridge
+    from keyspace.errors import InvalidKey
+
+    with pytest.raises(InvalidKey, match="not a bool"):
+        _TextBridge("bool").encode(b"yes please")
+    with pytest.raises(InvalidKey, match="not an integer"):
+        _TextBridge("u8").encode(b"x")
+    with pytest.raises(InvalidKey, match="outside the range of u8"):
+        _TextBridge("u8").encode(b"256")
