@@ -310,3 +310,47 @@ def test_optional_engine_not_installed(
     with pytest.raises(StoreError, match=rf"pip install keyspace\[{extra}\]"):
         keyspace.open(url)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("engine", ["leveldb", "rocksdb"])
+def test_corrupt_leveldb_and_rocksdb_manifest(tmp_path: Path, engine: str) -> None:
+    url = f"{engine}://{tmp_path / 'db'}"
+    with keyspace.open(url) as ks:
+        ks.scope("a").update({b"k%d" % i: b"v" * 100 for i in range(500)})
+    manifest = tmp_path / "db" / (tmp_path / "db" / "CURRENT").read_text().strip()
+    manifest.write_bytes(b"garbage" * 10)
+    with pytest.raises(StoreError, match="corrupt") as caught:
+        keyspace.open(url)
+    assert not isinstance(caught.value, StoreClosed)
+
+
+def test_corrupt_sqlite_file(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    with keyspace.open(f"sqlite://{path}") as ks:
+        ks.scope("a").update({b"k%d" % i: b"v" * 100 for i in range(3000)})
+    data = bytearray(path.read_bytes())
+    data[4096:8192] = b"\xff" * 4096
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match="corrupt"):
+        with keyspace.open(f"sqlite://{path}") as ks:
+            list(ks.scope("a").keys())
+
+
+def test_readers_full_names_the_max_readers_option_which_exists(tmp_path: Path) -> None:
+    url = f"lmdb://{tmp_path / 'r'}?max_readers=2"
+    with keyspace.open(url) as ks:
+        held = []
+        with pytest.raises(StoreError, match="max_readers") as caught:
+            for _ in range(3):
+                snap = ks.snapshot()
+                held.append(snap)
+                snap.__enter__()
+        for snap in held:
+            snap.__exit__(None, None, None)
+    assert "larger max_readers" in str(caught.value)
+    with keyspace.open(url.replace("max_readers=2", "max_readers=8")) as ks:
+        snaps = [ks.snapshot() for _ in range(3)]
+        for snap in snaps:
+            snap.__enter__()
+        for snap in snaps:
+            snap.__exit__(None, None, None)

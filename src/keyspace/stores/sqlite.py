@@ -174,6 +174,8 @@ class SQLiteStore(Store):
                 f"the disk holding {self.url} is full (SQLite: {text}); nothing of the failed "
                 "write or transaction was committed; free some space and retry"
             )
+        if "malformed" in text or "not a database" in text:
+            return StoreError(f"{self.url} is corrupt or not an SQLite database: {text}")
         if "readonly database" in text:
             return StoreError(f"SQLite at {self.url} cannot be written (read-only file or open): {text}")
         if "unable to open" in text:
