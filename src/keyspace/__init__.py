@@ -17,10 +17,21 @@ from .errors import (
     StoreClosed,
     StoreError,
     TransactionTooLarge,
+    UniqueViolation,
     UnreadableRecord,
 )
 from .keyspace import Keyspace, Transaction, attach, open
-from .schemes import AsciiHex, LengthPrefixed, Naive, Property, Scheme, ScopeHash, Sublevel, TupleScheme
+from .schemes import (
+    AsciiHex,
+    Delimited,
+    LengthPrefixed,
+    Naive,
+    Property,
+    Scheme,
+    ScopeHash,
+    Sublevel,
+    TupleScheme,
+)
 from .scope import Scope
 
 __version__ = "0.1.0"
@@ -29,6 +40,7 @@ __all__ = [
     "AsciiHex",
     "Codec",
     "DecodeError",
+    "Delimited",
     "HashCollision",
     "InvalidKey",
     "InvalidName",
@@ -49,6 +61,7 @@ __all__ = [
     "Transaction",
     "TransactionTooLarge",
     "TupleScheme",
+    "UniqueViolation",
     "UnreadableRecord",
     "__version__",
     "attach",
