@@ -331,9 +331,8 @@ def test_corrupt_sqlite_file(tmp_path: Path) -> None:
     data = bytearray(path.read_bytes())
     data[4096:8192] = b"\xff" * 4096
     path.write_bytes(bytes(data))
-    with pytest.raises(StoreError, match="corrupt"):
-        with keyspace.open(f"sqlite://{path}") as ks:
-            list(ks.scope("a").keys())
+    with pytest.raises(StoreError, match="corrupt"), keyspace.open(f"sqlite://{path}") as ks:
+        list(ks.scope("a").keys())
 
 
 def test_readers_full_names_the_max_readers_option_which_exists(tmp_path: Path) -> None:
