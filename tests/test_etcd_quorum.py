@@ -117,3 +117,17 @@ def test_quorum_loss(cluster: LocalCluster, capsys: pytest.CaptureFixture[str]) 
             + ", ".join(f"{name}: {cls} in {elapsed:.2f}s" for name, cls, elapsed in outcomes)
             + f"; longest {worst:.2f}s against a {BUDGET}s budget; members back in {recovery:.2f}s"
         )
+
+
+def test_etcd_options_as_keywords_and_url_parameters(cluster: LocalCluster) -> None:
+    url = f"etcd://{','.join(cluster.endpoints)}/options-{time.time_ns()}"
+    with keyspace.open(url, timeout=1.5, retry_budget=4) as ks:
+        options = ks.store.options  # type: ignore[attr-defined]
+        assert (options.timeout, options.retry_budget) == (1.5, 4)
+    with keyspace.open(url + "?timeout=0.5&retry_budget=3&max_attempts=7") as ks:
+        options = ks.store.options  # type: ignore[attr-defined]
+        assert (options.timeout, options.retry_budget, options.max_attempts) == (0.5, 3, 7)
+    with pytest.raises(KeyspaceError, match="known"):
+        keyspace.open(url, retry_budgit=4)
+    with pytest.raises(KeyspaceError, match="known"):
+        keyspace.open(url + "?retry_budgit=4")

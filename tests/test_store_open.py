@@ -303,7 +303,9 @@ def test_optional_engine_not_installed(
     import keyspace.stores as stores
 
     monkeypatch.setitem(sys.modules, module, None)  # makes `import module` fail
-    monkeypatch.delitem(sys.modules, f"keyspace.stores.{adapter}", raising=False)
+    for name in list(sys.modules):  # the adapter and its helpers, imported afresh
+        if name == f"keyspace.stores.{adapter}" or name.startswith(f"keyspace.stores._{adapter}"):
+            monkeypatch.delitem(sys.modules, name)
     for name in ("LevelDBStore", "RocksDBStore", "EtcdStore"):
         monkeypatch.delitem(stores.__dict__, name, raising=False)
     url = "etcd://127.0.0.1:1" if scheme == "etcd" else f"{scheme}://{tmp_path / 'db'}"

@@ -185,7 +185,7 @@ class SQLiteStore(Store):
         if "locked" in text or "busy" in text:
             return StoreError(
                 f"SQLite at {self.url} stayed locked by another writer for the whole busy "
-                f"timeout ({self._timeout} s): {text}"
+                f"timeout ({self._timeout} s; open it with a larger timeout= to wait longer): {text}"
             )
         return StoreError(f"SQLite failed on {self.url}: {text}")
 
