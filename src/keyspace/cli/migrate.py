@@ -221,16 +221,14 @@ def migrate(
     (each one atomic transaction on DST), with a progress bar on stderr."""
     if src == dst:
         raise KeyspaceError(f"source and destination are the same store ({src})")
-    with (
-        opened(src, from_scheme, depth=depth, separator=separator) as source,
-        opened(dst, to_scheme, create=True, writing=True) as target,
-    ):
-        refuse_ambiguous(source.keyspace)
-        err().print(f"from {source.keyspace.url}: {source.how}", markup=False)
-        err().print(f"to   {target.keyspace.url}: {target.how}", markup=False)
-        tally = copy_all(
-            source.keyspace, target.keyspace, batch=batch, depth=depth, keep_bytes=keep_bytes_names
-        )
+    with opened(src, from_scheme, depth=depth, separator=separator) as source:
+        refuse_ambiguous(source.keyspace)  # before the destination is even opened
+        with opened(dst, to_scheme, create=True, writing=True) as target:
+            err().print(f"from {source.keyspace.url}: {source.how}", markup=False)
+            err().print(f"to   {target.keyspace.url}: {target.how}", markup=False)
+            tally = copy_all(
+                source.keyspace, target.keyspace, batch=batch, depth=depth, keep_bytes=keep_bytes_names
+            )
     out().print(
         f"{tally.total:,} keys read: {tally.new:,} copied, {tally.updated:,} overwritten, "
         f"{tally.unchanged:,} already present; {tally.batches:,} transaction(s)",
