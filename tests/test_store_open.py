@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -237,33 +239,43 @@ def test_truncated_lmdb_file_is_a_store_error_not_sigbus(tmp_path: Path, keep: i
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch to an unprivileged user")
 @pytest.mark.parametrize("engine", ["lmdb", "sqlite", "leveldb", "rocksdb"])
-def test_permission_denied(tmp_path: Path, engine: str) -> None:
-    tmp_path.chmod(0o755)
-    private = tmp_path / "private"
-    private.mkdir()
-    target = f"{engine}://{private / 'store'}"
-    with keyspace.open(target) as ks:
-        ks.scope()[b"k"] = b"v"
-    os.chmod(private, 0o700)
-    code = (
-        "import os, sys, keyspace\nfrom keyspace.errors import StoreError\n"
-        "import keyspace.stores.lmdb, keyspace.stores.sqlite\n"
-        "import keyspace.stores.leveldb, keyspace.stores.rocksdb\n"
-        "os.setgid(65534)\nos.setuid(65534)\n"  # imports done: now an unprivileged user
-        "try:\n    keyspace.open(sys.argv[1], readonly=sys.argv[2] == 'r')\n"
-        "except StoreError as exc:\n    print('StoreError:', exc)\n"
-    )
-    for mode in ("r", "w"):
-        proc = subprocess.run(
-            [sys.executable, "-c", code, target, mode],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            cwd="/",
+@pytest.mark.parametrize("where", ["store", "folder"])
+def test_permission_denied(tmp_path: Path, engine: str, where: str) -> None:
+    """An unprivileged process opens a store it may not read (``store``: the store
+    itself is private; ``folder``: the folder holding it is)."""
+    base = Path(tempfile.mkdtemp(prefix="keyspace-perm-", dir="/tmp"))  # reachable by any user
+    try:
+        base.chmod(0o755)
+        private = base / "private"
+        private.mkdir(mode=0o755)
+        store = private / "store"
+        target = f"{engine}://{store}"
+        with keyspace.open(target) as ks:
+            ks.scope()[b"k"] = b"v"
+        (private if where == "folder" else store).chmod(0o700 if engine != "sqlite" else 0o600)
+        if where == "folder":
+            private.chmod(0o700)
+        code = (
+            "import os, sys, pickle, keyspace\nfrom keyspace.errors import StoreError\n"
+            "import keyspace.stores.lmdb, keyspace.stores.sqlite\n"
+            "import keyspace.stores.leveldb, keyspace.stores.rocksdb\n"
+            "os.setgid(65534)\nos.setuid(65534)\n"  # imports done: now an unprivileged user
+            "try:\n    keyspace.open(sys.argv[1], readonly=sys.argv[2] == 'r')\n    print('opened')\n"
+            "except StoreError as exc:\n    print('StoreError:', exc)\n"
         )
-        assert proc.returncode == 0, proc.stderr
-        assert proc.stdout.startswith("StoreError:"), proc.stdout
-        assert "ermission denied" in proc.stdout or "cannot open" in proc.stdout, proc.stdout
+        for mode in ("r", "w"):
+            proc = subprocess.run(
+                [sys.executable, "-c", code, target, mode],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd="/",
+            )
+            assert proc.returncode == 0, proc.stderr
+            assert proc.stdout.startswith("StoreError:"), proc.stdout
+            assert "permission denied" in proc.stdout.lower(), proc.stdout
+    finally:
+        shutil.rmtree(base)
 
 
 @pytest.mark.parametrize("engine", ["leveldb", "rocksdb"])

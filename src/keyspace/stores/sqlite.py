@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Capabilities, Op, ReadView, Releasable, Store, WriteView
+from ._paths import kind_of
 
 __all__ = ["SQLiteStore"]
 
@@ -67,11 +68,16 @@ def _check_file(path: str, url: str, readonly: bool) -> None:
     """Refuse what cannot be an SQLite store before SQLite touches it: a missing
     parent directory, a directory, and (``readonly``) a missing file."""
     parent = os.path.dirname(path)
-    if not os.path.isdir(parent):
+    if kind_of(parent, url) != "dir":
         raise StoreError(f"cannot open {url}: the parent directory {parent} does not exist")
-    if os.path.isdir(path):
+    kind = kind_of(path, url)
+    if kind == "dir":
         raise StoreError(f"cannot open {url}: {path} is a directory, not an SQLite file")
-    if readonly and not os.path.exists(path):
+    if kind is not None and not os.access(path, os.R_OK if readonly else os.R_OK | os.W_OK):
+        raise StoreError(f"cannot open {url}: permission denied: {path}")
+    if kind is None and not readonly and not os.access(parent, os.W_OK | os.X_OK):
+        raise StoreError(f"cannot open {url}: permission denied: cannot create a file in {parent}")
+    if readonly and kind is None:
         raise StoreError(f"{url} is not an SQLite store: {path} does not exist (opened read-only)")
 
 
