@@ -12,10 +12,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import keyspace
 from keyspace.errors import StoreClosed, StoreError
 from keyspace.stores import open_store
+from keyspace.stores._options import parse_value
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -367,3 +370,63 @@ def test_readers_full_names_the_max_readers_option_which_exists(tmp_path: Path) 
             snap.__enter__()
         for snap in snaps:
             snap.__exit__(None, None, None)
+
+
+# -- properties --------------------------------------------------------------------
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+_UNITS |= {"KB": 10**3, "MB": 10**6, "GB": 10**9, "TiB": 1 << 40}
+
+
+@given(st.integers(min_value=0, max_value=1 << 20), st.sampled_from(sorted(_UNITS)))
+def test_size_options_read_every_suffix(number: int, unit: str) -> None:
+    assert parse_value("map_size", f"{number}{unit}", 1) == number * _UNITS[unit]
+
+
+_WRITES = st.lists(
+    st.tuples(
+        st.sampled_from(["put", "delete", "update", "clear", "drop", "transaction"]),
+        st.binary(min_size=1, max_size=8),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@pytest.fixture(scope="module")
+def readonly_stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("ro")
+    urls = {}
+    for engine in ("lmdb", "sqlite", "leveldb", "rocksdb"):
+        url = f"{engine}://{root / engine}"
+        with keyspace.open(url) as ks:
+            ks.scope("a").update({b"k%d" % i: b"v%d" % i for i in range(20)})
+            ks.scope("a", "child")[b"c"] = b"1"
+        urls[engine] = url
+    return urls
+
+
+@settings(max_examples=25)
+@given(engine=st.sampled_from(["lmdb", "sqlite", "leveldb", "rocksdb"]), writes=_WRITES)
+def test_a_readonly_store_refuses_every_write_and_stays_unchanged(
+    readonly_stores: dict[str, str], engine: str, writes: list[tuple[str, bytes]]
+) -> None:
+    with keyspace.open(readonly_stores[engine], readonly=True) as ks:
+        before = list(ks.scope("a").subtree())
+        scope = ks.scope("a")
+        for kind, key in writes:
+            with pytest.raises(StoreError, match="read-only"):
+                if kind == "put":
+                    scope[key] = b"x"
+                elif kind == "delete":
+                    del scope[b"k%d" % (key[0] % 20)]  # a key that is there
+                elif kind == "update":
+                    scope.update({key: b"x", key + b"2": b"y"})
+                elif kind == "clear":
+                    scope.clear()
+                elif kind == "drop":
+                    scope.drop()
+                else:
+                    with ks.transaction() as tx:
+                        tx.scope("a")[key] = b"x"
+        assert list(ks.scope("a").subtree()) == before
