@@ -61,9 +61,13 @@ def test_readonly_open_of_a_missing_store_creates_nothing(tmp_path: Path, engine
 
 
 @pytest.mark.parametrize("readonly", [True, False])
-def test_another_applications_sqlite_file_is_refused_unchanged(tmp_path: Path, readonly: bool) -> None:
+@pytest.mark.parametrize("journal", ["delete", "wal"])
+def test_another_applications_sqlite_file_is_refused_unchanged(
+    tmp_path: Path, readonly: bool, journal: str
+) -> None:
     path = tmp_path / "app.db"
     conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA journal_mode={journal}")
     conn.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
     conn.execute("INSERT INTO photos (name) VALUES ('cat')")
     conn.commit()
@@ -73,7 +77,7 @@ def test_another_applications_sqlite_file_is_refused_unchanged(tmp_path: Path, r
         keyspace.open(f"sqlite://{path}", readonly=readonly)
     assert _tree(tmp_path) == before
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # no WAL switch
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == journal  # no WAL switch
     assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["photos"]
     conn.close()
 

@@ -145,6 +145,8 @@ class SQLiteStore(Store):
         _check_file(self._path, self.url, readonly)
         conn: sqlite3.Connection | None = None
         try:
+            if readonly:
+                self._probe()
             conn = self._connect()
             if not _holds_store(conn, self.url, readonly):
                 conn.execute("PRAGMA journal_mode=WAL")
@@ -161,6 +163,18 @@ class SQLiteStore(Store):
             raise
         self._conn = conn
         self._opened = True
+
+    def _probe(self) -> None:
+        """Check, for a read-only open, that the file holds a keyspace store without
+        leaving a trace: with no ``-wal`` file beside it, the whole database is in the
+        file, and an ``immutable`` connection reads it without creating the
+        ``-wal``/``-shm`` files a reader of a WAL database otherwise leaves behind."""
+        immutable = "&immutable=1" if not os.path.exists(self._path + "-wal") else ""
+        probe = sqlite3.connect(f"file:{quote('/' + self._path.lstrip('/'))}?mode=ro{immutable}", uri=True)
+        try:
+            _holds_store(probe, self.url, True)
+        finally:
+            probe.close()
 
     def _open_error(self, exc: sqlite3.Error) -> KeyspaceError:
         text = str(exc)
