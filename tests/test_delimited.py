@@ -269,3 +269,10 @@ def test_open_by_name_and_by_instance(tmp_path: Path) -> None:
     deeper = scheme_from_name("delimited", separator=":", depth=2)
     with keyspace.open(url, scheme=deeper) as ks, pytest.raises(LayoutError, match=r"depth 1; .* depth 2"):
         ks.scope("rod")
+
+
+def test_guess_refuses_keys_of_other_formats() -> None:
+    cosmwasm = [keyspace.LengthPrefixed().encode((b"balance", o), b"uatom") for o in (b"alice", b"bob")]
+    assert guess_separator(cosmwasm) is None  # 00 07 balance …: no text name before the first 00
+    assert guess_separator([b":k", b":j"]) is None  # empty names are not hand-made
+    assert guess_delimited([b"a:b::k", b"c:d::j"]) == Delimited(":", depth=2)  # the third name is empty
