@@ -17,6 +17,7 @@ from .errors import (
     StoreClosed,
     StoreError,
     TransactionTooLarge,
+    UniqueViolation,
     UnreadableRecord,
 )
 from .keyspace import Keyspace, Transaction, attach, open
@@ -60,6 +61,7 @@ __all__ = [
     "Transaction",
     "TransactionTooLarge",
     "TupleScheme",
+    "UniqueViolation",
     "UnreadableRecord",
     "__version__",
     "attach",

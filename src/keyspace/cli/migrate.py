@@ -79,6 +79,30 @@ def _write_batch(dst: Keyspace, batch: list[Entry], convert: Any, tally: Tally) 
     tally.batches += 1
 
 
+def check_no_merge(src: Keyspace, dst: Keyspace, reader: KeyReader, convert: Any) -> int:
+    """Raise :class:`KeyspaceError`, before anything is written, when two source
+    keys would become one destination key (tuple scopes ``("a",)`` and
+    ``(b"a",)`` into a byte scheme; names a scheme cannot tell apart), naming both
+    source paths. Returns the number of stored keys of ``src``. Cost: one scan of
+    ``src`` and one ``encode`` per key; memory: one entry per source key."""
+    seen: dict[bytes, Entry] = {}
+    encode = dst.scheme.encode
+    count = 0
+    for item in walk(src.store, reader):
+        count += 1
+        if not isinstance(item, Entry) or reader.unnamed(item.path):
+            continue  # copy_all reports these
+        target = encode(convert(item.path), item.key)
+        first = seen.setdefault(target, item)
+        if first is not item:
+            raise KeyspaceError(
+                f"source keys {show_bytes(first.key)} in scope {first.path!r} and {show_bytes(item.key)} in "
+                f"scope {item.path!r} would both become the destination key {show_bytes(target)} under "
+                f"{dst.scheme!r}: migrate does not merge keys; nothing was written"
+            )
+    return count
+
+
 def refuse_ambiguous(src: Keyspace) -> None:
     """Raise :class:`KeyspaceError` naming the source keys whose split into (path,
     key) is ambiguous (a scheme with :attr:`Scheme.ambiguous_splits`: delimited keys
@@ -102,30 +126,6 @@ def refuse_ambiguous(src: Keyspace) -> None:
             f"{'; '.join(found)}{more}. Give the depth their writer used (--depth), or rename those keys "
             "first"
         )
-
-
-def check_no_merge(src: Keyspace, dst: Keyspace, reader: KeyReader, convert: Any) -> int:
-    """Raise :class:`KeyspaceError`, before anything is written, when two source
-    keys would become one destination key (tuple scopes ``("a",)`` and
-    ``(b"a",)`` into a byte scheme; names a scheme cannot tell apart), naming both
-    source paths. Returns the number of stored keys of ``src``. Cost: one scan of
-    ``src`` and one ``encode`` per key; memory: one entry per source key."""
-    seen: dict[bytes, Entry] = {}
-    encode = dst.scheme.encode
-    count = 0
-    for item in walk(src.store, reader):
-        count += 1
-        if not isinstance(item, Entry) or reader.unnamed(item.path):
-            continue  # copy_all reports these
-        target = encode(convert(item.path), item.key)
-        first = seen.setdefault(target, item)
-        if first is not item:
-            raise KeyspaceError(
-                f"source keys {show_bytes(first.key)} in scope {first.path!r} and {show_bytes(item.key)} in "
-                f"scope {item.path!r} would both become the destination key {show_bytes(target)} under "
-                f"{dst.scheme!r}: migrate does not merge keys; nothing was written"
-            )
-    return count
 
 
 def copy_all(

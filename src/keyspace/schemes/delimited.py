@@ -103,7 +103,6 @@ class Delimited(Scheme):
         code = _separator_byte(separator)
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
             raise LayoutError(f"delimited depth {depth!r} must be an int of 1 or more (the names per scope)")
-        self._code = code
         self._sep = bytes((code,))
         self._separator = chr(code)
         self._depth = depth
