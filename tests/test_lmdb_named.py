@@ -155,3 +155,25 @@ def test_listing_more_databases_than_slots_is_an_error(tmp_path: Path) -> None:
     many = LMDBStore(tmp_path, max_dbs=3)
     assert many.databases() == ["a", "b", "c"]
     many.close()
+
+
+def test_a_joint_transaction_that_fills_a_small_map_grows_and_replays_both(tmp_path: Path) -> None:
+    """With a small map a transaction logs its writes; the joined database's
+    writes are in the same log, so growing and replaying keeps both."""
+    a = LMDBStore(tmp_path, db="a", map_size=256 << 10)
+    b = LMDBStore(tmp_path, db="b")
+    value = b"x" * 1000
+    with a.transaction() as ta, b.transaction() as tb:
+        for i in range(600):  # about 1.2 MB: several times the map
+            ta.put(b"a%05d" % i, value)
+            tb.put(b"b%05d" % i, value)
+        tb.delete(b"b00000")
+        tb.delete_range(b"b00001", b"b00003")
+    assert len(list(a.scan())) == 600 and a.get(b"a00599") == value
+    assert [k for k, _ in b.scan(limit=2)] == [b"b00003", b"b00004"] and len(list(b.scan())) == 597
+    # growing the map outside a transaction keeps every store of the environment working
+    for i in range(600):
+        b.put(b"c%05d" % i, value)
+    assert a.get(b"a00000") == value and len(list(b.scan())) == 1197
+    a.close()
+    b.close()

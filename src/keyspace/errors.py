@@ -15,7 +15,9 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     ├── TransactionTooLarge  an atomic batch over the engine's operation limit
     ├── UniqueViolation      a record whose unique index key another record holds
     └── StoreError           an engine failure, translated by the store adapter
-        └── StoreClosed      an operation on a closed store or keyspace
+        ├── StoreClosed      an operation on a closed store or keyspace
+        └── EtcdUnavailable  an etcd cluster that gave no answer within the budget
+            └── CommitOutcomeUnknown  a commit that may or may not have been applied
 
 Each message says what was wrong, the offending value and the limit. Bad input is
 checked before anything is written, so an error never leaves a store half-changed.
@@ -24,7 +26,9 @@ checked before anything is written, so an error never leaves a store half-change
 from __future__ import annotations
 
 __all__ = [
+    "CommitOutcomeUnknown",
     "DecodeError",
+    "EtcdUnavailable",
     "HashCollision",
     "InvalidKey",
     "InvalidName",
@@ -128,3 +132,16 @@ class StoreError(KeyspaceError):
 
 class StoreClosed(StoreError):
     """An operation on a store or keyspace that has been closed."""
+
+
+class EtcdUnavailable(StoreError):
+    """The etcd cluster did not answer within the retry budget (members down, no
+    quorum, an election): gRPC ``UNAVAILABLE``, ``DEADLINE_EXCEEDED``, or etcd's
+    "context deadline exceeded" / "request timed out". For a write the outcome is
+    unknown: it may have been applied."""
+
+
+class CommitOutcomeUnknown(EtcdUnavailable):
+    """A transaction commit that met an unavailable cluster, and re-reading the
+    written keys within the retry budget could not establish whether it was
+    applied. Read the keys again once the cluster is back before retrying."""

@@ -75,13 +75,13 @@ def registry_names(view: ReadView) -> list[tuple[int, str]]:
 
 
 def _registered_name(key: bytes, raw: bytes) -> str:
+    """The name of the registry entry at ``key`` (``02 u32le(hash)``), checked: a
+    value that is no bincode String, or a name with another hash, is a
+    :class:`DecodeError` (a corrupt entry is never trusted)."""
     try:
-        return str(bincode.STRING.decode(raw))
+        return ScopedHeed.registry_name(raw, int.from_bytes(key[1:5], "little"))
     except DecodeError as exc:
-        raise DecodeError(
-            f"registry entry {show_bytes(key[1:])} of {REGISTRY_DB} is not a bincode String: {exc}",
-            exc.offset,
-        ) from None
+        raise DecodeError(f"{REGISTRY_DB}: {exc}", exc.offset) from None
 
 
 class _Registry(Catalog):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import click
@@ -11,6 +10,7 @@ from ..errors import KeyspaceError, show_bytes
 from ..keyspace import Keyspace
 from ..stores import open_store
 from ._console import Ticker, err, out
+from ._format import dumps
 from ._heed import HEED_URL, heed_options, resolve_url
 from ._open import opened
 from ._options import depth_option, scheme_option, separator_option
@@ -155,9 +155,7 @@ def inspect(
     if databases:
         if as_json:
             if only_records:
-                click.echo(
-                    json.dumps({"path": [], "keys": 0, "bytes": 0, "children": [], "databases": databases})
-                )
+                click.echo(dumps({"path": [], "keys": 0, "bytes": 0, "children": [], "databases": databases}))
                 return
         else:
             out().print(f"named databases (lmdb://…?db=NAME): {', '.join(databases)}", markup=False)
@@ -172,9 +170,7 @@ def inspect(
             raise
         # the environment's databases are listed; its unnamed database cannot be read
         if as_json:
-            click.echo(
-                json.dumps({"path": [], "keys": 0, "bytes": 0, "children": [], "databases": databases})
-            )
+            click.echo(dumps({"path": [], "keys": 0, "bytes": 0, "children": [], "databases": databases}))
         err().print(f"warning: the unnamed database is not shown: {exc}", markup=False)
 
 
@@ -197,7 +193,7 @@ def _show(
             doc = tree.to_json(typed=typed)
             if databases:
                 doc["databases"] = databases
-            click.echo(json.dumps(doc, ensure_ascii=False))
+            click.echo(dumps(doc))
         else:
             out().print(tree.table(f"{ks.url}  ({ks.scheme!r})", typed=typed, levels=levels))
             if outside.reserved:

@@ -136,19 +136,30 @@ class ScopedHeed(Scheme):
     """The registry's entries, all of them."""
 
     @staticmethod
-    def registry_name(value: bytes) -> str:
-        """The name a registry entry's value (bincode ``String``) holds;
-        :class:`DecodeError` if it is none."""
-        return str(STRING.decode(value))
+    def registry_name(value: bytes, scope_hash: int | None = None) -> str:
+        """The name a registry entry's value (bincode ``String``) holds, checked
+        against the entry's hash when given: :class:`DecodeError` for a value that
+        is no name, or a name that does not hash to ``scope_hash`` (a corrupt entry
+        is never trusted)."""
+        name = str(STRING.decode(value))
+        if scope_hash is not None and (not name or xxh32_intdigest(name.encode()) != scope_hash):
+            raise DecodeError(
+                f"registry entry {scope_hash:#010x} holds the name {name!r}, whose hash is not that one: "
+                "the registry is corrupt, so the scope under that hash cannot be named",
+                0,
+            )
+        return name
 
     @staticmethod
     def registry_entry(stored: bytes, value: bytes) -> tuple[int, str] | None:
-        """``(hash, name)`` when ``stored`` is a registry entry, else ``None``."""
+        """``(hash, name)`` when ``stored`` is a registry entry, else ``None``;
+        :class:`DecodeError` for a corrupt one."""
         if stored[:1] != REGISTRY_TAG:
             return None
         if len(stored) != 5:
             raise DecodeError(f"registry key {show_bytes(stored)} is not 02 + a 4-byte hash", 1)
-        return _HASH.unpack_from(stored, 1)[0], ScopedHeed.registry_name(value)
+        scope_hash = _HASH.unpack_from(stored, 1)[0]
+        return scope_hash, ScopedHeed.registry_name(value, scope_hash)
 
     # -- keys -------------------------------------------------------------------
 

@@ -27,10 +27,26 @@ class NotADatabase(StoreError):
 
 class SharedEnv:
     """An open LMDB environment and what its stores share: the database handles
-    opened so far, the thread holding its write transaction and that transaction
-    (``joint``), and how often the map grew."""
+    opened so far; the writer lock (``wlock``: growing the map needs no write
+    transaction open in this process); the thread holding the write transaction
+    and that transaction (``joint``); the open snapshots (``views``, and per thread
+    in ``local.views``) and whether the map is being resized, under ``cond``."""
 
-    __slots__ = ("dbs", "env", "grown", "joint", "key", "max_dbs", "readonly", "refs", "writer")
+    __slots__ = (
+        "cond",
+        "dbs",
+        "env",
+        "joint",
+        "key",
+        "local",
+        "max_dbs",
+        "readonly",
+        "refs",
+        "resizing",
+        "views",
+        "wlock",
+        "writer",
+    )
 
     def __init__(self, env: Any, key: str, max_dbs: int, readonly: bool) -> None:
         self.env = env
@@ -41,7 +57,11 @@ class SharedEnv:
         self.dbs: dict[str, Any] = {}
         self.writer: int | None = None
         self.joint: Any = None
-        self.grown = 0
+        self.wlock = threading.Lock()
+        self.cond = threading.Condition()
+        self.views = 0
+        self.local = threading.local()
+        self.resizing = False
 
     def open_db(self, name: str, *, create: bool, url: str) -> Any:
         """The handle of the named database ``name`` (created if missing and
