@@ -20,7 +20,7 @@ from xxhash import xxh32_intdigest
 
 from keyspace import bincode, scoped_heed
 from keyspace.codecs import BYTES, Codec
-from keyspace.errors import HashCollision, InvalidName, SchemeMismatch, StoreError
+from keyspace.errors import DecodeError, HashCollision, InvalidName, SchemeMismatch, StoreError
 
 DATA = Path(__file__).parent / "data" / "scoped-heed"
 REGISTRY = "__global_scope_metadata"
@@ -461,3 +461,22 @@ def test_all_databases_of_the_environment_open_at_once(many: list[scoped_heed.Sc
         ty.scope("tenant1")[b"joint"] = "2"
     assert cache.scope("tenant1")[b"joint"] == b"1" and bkeys.scope("tenant1")[b"joint"] == "2"
     assert typed.scope("tenant2")["key1"] == "tenant2-typed1"
+
+
+def test_a_corrupt_registry_entry_is_never_trusted(tmp_path: Path) -> None:
+    h = struct.pack("<I", xxh32_intdigest(b"tenant1"))
+    _make(
+        tmp_path,
+        {
+            "db": {},
+            "db_scoped": {h + struct.pack("<Q", 1) + b"k": b"v"},
+            REGISTRY: {h: bincode.STRING.encode("not-tenant1")},  # a name with another hash
+        },
+    )
+    with scoped_heed.open(tmp_path, "db", readonly=True) as ks:
+        with pytest.raises(DecodeError, match="corrupt"):
+            ks.scope().scopes()
+        with pytest.raises(DecodeError, match="corrupt"):
+            ks.scope("tenant1").get(b"k")
+        with pytest.raises(DecodeError, match="corrupt"):
+            list(ks.scope().subtree())
