@@ -4,8 +4,11 @@ key-value stores."""
 from __future__ import annotations
 
 from . import errors
+from ._watch import ScopeWatch, WatchEvent
 from .codecs import Codec
 from .errors import (
+    AccessDenied,
+    AuthenticationFailed,
     DecodeError,
     HashCollision,
     InvalidKey,
@@ -17,6 +20,8 @@ from .errors import (
     StoreClosed,
     StoreError,
     TransactionTooLarge,
+    WatchCompacted,
+    WatchUnsupported,
 )
 from .keyspace import Keyspace, Transaction, open
 from .schemes import AsciiHex, LengthPrefixed, Naive, Property, Scheme, ScopeHash, Sublevel, TupleScheme
@@ -25,7 +30,9 @@ from .scope import Scope
 __version__ = "0.1.0"
 
 __all__ = [
+    "AccessDenied",
     "AsciiHex",
+    "AuthenticationFailed",
     "Codec",
     "DecodeError",
     "HashCollision",
@@ -42,12 +49,16 @@ __all__ = [
     "SchemeMismatch",
     "Scope",
     "ScopeHash",
+    "ScopeWatch",
     "StoreClosed",
     "StoreError",
     "Sublevel",
     "Transaction",
     "TransactionTooLarge",
     "TupleScheme",
+    "WatchCompacted",
+    "WatchEvent",
+    "WatchUnsupported",
     "__version__",
     "errors",
     "open",

@@ -12,8 +12,13 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     ├── LayoutError          a scope that would hold keys and child scopes where the
     │                        scheme cannot tell them apart
     ├── TransactionTooLarge  an atomic batch over the engine's operation limit
-    └── StoreError           an engine failure, translated by the store adapter
-        └── StoreClosed      an operation on a closed store or keyspace
+    ├── StoreError           an engine failure, translated by the store adapter
+    │   ├── StoreClosed      an operation on a closed store or keyspace
+    │   ├── AccessDenied     the server refused an operation the credentials do
+    │   │                    not permit (etcd roles); nothing was changed
+    │   ├── AuthenticationFailed  wrong user, password or certificate at open
+    │   └── WatchCompacted   a watch asked to start at a revision compacted away
+    └── WatchUnsupported     ``watch`` on an engine that cannot see changes
 
 Each message says what was wrong, the offending value and the limit. Bad input is
 checked before anything is written, so an error never leaves a store half-changed.
@@ -22,6 +27,8 @@ checked before anything is written, so an error never leaves a store half-change
 from __future__ import annotations
 
 __all__ = [
+    "AccessDenied",
+    "AuthenticationFailed",
     "DecodeError",
     "HashCollision",
     "InvalidKey",
@@ -33,6 +40,8 @@ __all__ = [
     "StoreClosed",
     "StoreError",
     "TransactionTooLarge",
+    "WatchCompacted",
+    "WatchUnsupported",
     "show_bytes",
 ]
 
@@ -113,3 +122,30 @@ class StoreError(KeyspaceError):
 
 class StoreClosed(StoreError):
     """An operation on a store or keyspace that has been closed."""
+
+
+class AccessDenied(StoreError):
+    """The server refused an operation that the credentials in use do not permit
+    (an etcd role without permission on the keys). Nothing was changed."""
+
+
+class AuthenticationFailed(StoreError):
+    """The server refused the credentials given at open: an unknown user, a wrong
+    password, or a certificate it does not accept (or that does not match it).
+    Raised once, at open; never retried."""
+
+
+class WatchCompacted(StoreError):
+    """A watch asked for changes from a revision the store has compacted away.
+
+    ``revision`` is the one asked for, ``compact_revision`` the oldest still kept."""
+
+    def __init__(self, message: str, revision: int, compact_revision: int) -> None:
+        super().__init__(message)
+        self.revision = revision
+        self.compact_revision = compact_revision
+
+
+class WatchUnsupported(KeyspaceError):
+    """``watch`` on a store whose engine cannot report changes (its
+    ``capabilities.watch`` is ``None``). Raised at once, never an empty stream."""

@@ -32,6 +32,7 @@ except ImportError:  # pragma: no cover - the pure-Python methods below then run
     _point_op = None
 
 if TYPE_CHECKING:
+    from ._watch import ScopeWatch
     from .keyspace import Keyspace, _WriteState
 
 __all__ = ["Scope"]
@@ -494,6 +495,45 @@ class Scope(MutableMapping[Any, Any]):
             if kdec is not None:
                 key = kdec(key)
             yield path, key, (v if vdec is None else vdec(v))
+
+    # -- changes -----------------------------------------------------------------------
+
+    def watch(self, *, subtree: bool = False, start_revision: int | None = None) -> ScopeWatch:
+        """A stream of :class:`~keyspace.WatchEvent` (put or delete, ``path``, decoded
+        ``key`` and ``value``, store ``revision``) for exactly this scope's own keys,
+        or with ``subtree=True`` for the scope and every scope below it. From now on,
+        or from ``start_revision``. Iterate it (sync or ``async for``), or ``get(timeout)``;
+        ``close()`` it (or use ``with``). See :mod:`keyspace._watch`.
+
+        On etcd: one native Watch, resumed after a member failure with no event lost
+        or repeated; a compacted ``start_revision`` raises
+        :class:`~keyspace.errors.WatchCompacted`. Embedded engines cannot report
+        changes (``capabilities.watch`` is ``None``): they raise
+        :class:`~keyspace.errors.WatchUnsupported` here. Cost: one stream and one
+        thread per watch."""
+        from ._watch import watch_scope
+
+        scheme, vdec = self.scheme, self._vdec
+        kdec = _decoded_key_codec(scheme, self._key_spec)
+        decode = self._state.decoder(self.path)
+
+        def subtree_decode(stored: bytes) -> tuple[Path, Any]:
+            path, key = decode(stored)
+            return path, key if kdec is None else kdec(key)
+
+        return watch_scope(
+            self._ks.store,
+            self.path,
+            own_ranges=scheme.own_ranges(self.path),
+            own_exact=scheme.own_range_is_exact(),
+            is_own=scheme.is_own_remainder,
+            prefix=self.prefix,
+            key_decode=self._dec,
+            subtree_range=scheme.subtree_range(self.path) if subtree else None,
+            subtree_decode=subtree_decode,
+            value=vdec,
+            start_revision=start_revision,
+        )
 
 
 _Z, _ZF = b"\x00", b"\x00\xff"

@@ -1,0 +1,121 @@
+"""Change streams of stores: what :meth:`Store.watch` returns.
+
+A :class:`StoreWatch` delivers :class:`StoreEvent` objects (bytes only, like every
+store interface) in revision order, each exactly once. A producer (an engine's
+reader thread) calls :meth:`StoreWatch._push` / :meth:`StoreWatch._fail`; the
+consumer iterates, or calls :meth:`StoreWatch.get` with a timeout. Events wait in
+an unbounded in-memory queue between the two, so a consumer that stops reading
+makes the queue grow; :meth:`StoreWatch.close` ends the stream.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Literal, Self
+
+from ..errors import StoreClosed
+
+__all__ = ["StoreEvent", "StoreWatch"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoreEvent:
+    """One change: ``kind`` is ``"put"`` or ``"delete"``; ``value`` is ``None`` for a
+    delete; ``revision`` is the store revision that made the change (several events
+    share one revision when one atomic batch made them)."""
+
+    kind: Literal["put", "delete"]
+    key: bytes
+    value: bytes | None
+    revision: int
+
+
+_END = object()
+
+
+class StoreWatch:
+    """The consumer side of a change stream (iterator, context manager)."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._closed = threading.Event()
+        self._failed: BaseException | None = None
+        self.revision = 0
+        """The revision of the last event handed to the consumer (0: none yet)."""
+
+    # -- producer side ---------------------------------------------------------
+
+    def _push(self, event: StoreEvent) -> None:
+        self._queue.put(event)
+
+    def _fail(self, error: BaseException) -> None:
+        """End the stream with ``error``: the consumer gets the events queued before
+        it, then the error."""
+        self._queue.put(error)
+
+    def _cancel(self) -> None:
+        """Stop the producer (engines override)."""
+
+    # -- consumer side ---------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    def get(self, timeout: float | None = None) -> StoreEvent | None:
+        """The next event, waiting at most ``timeout`` seconds (``None``: until one
+        comes); ``None`` when the time ran out. Raises the error that ended the
+        stream (e.g. :class:`~keyspace.errors.WatchCompacted`), or
+        :class:`~keyspace.errors.StoreClosed` after :meth:`close`."""
+        if self._failed is not None:
+            raise self._failed
+        if self._closed.is_set():
+            raise StoreClosed("this watch has been closed")
+        try:
+            item = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if item is _END:
+            raise StoreClosed("this watch has been closed")
+        if isinstance(item, BaseException):
+            self._failed = item
+            self._closed.set()
+            self._cancel()
+            raise item
+        assert isinstance(item, StoreEvent)
+        self.revision = item.revision
+        return item
+
+    def __iter__(self) -> Iterator[StoreEvent]:
+        return self
+
+    def __next__(self) -> StoreEvent:
+        """The next event, waiting as long as it takes; iteration ends when the watch
+        is closed (from another thread too)."""
+        try:
+            event = self.get()
+        except StoreClosed:
+            if self._failed is None:
+                raise StopIteration from None
+            raise
+        assert event is not None
+        return event
+
+    def close(self) -> None:
+        """End the stream and release the connection. Idempotent."""
+        if not self._closed.is_set():
+            self._closed.set()
+            self._cancel()
+            self._queue.put(_END)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
