@@ -125,6 +125,7 @@ def open(
     *,
     scheme: Scheme | str | None = None,
     create: bool = True,
+    **options: Any,
 ) -> Keyspace:
     """Open a keyspace on the store at ``url_or_path``.
 
@@ -134,7 +135,9 @@ def open(
     without one, the scheme recorded in the store is used, else ``TupleScheme()``.
     Opening with another scheme than the recorded one raises
     :class:`SchemeMismatch`. With ``create=False`` a missing local store raises
-    :class:`StoreError` instead of being created.
+    :class:`StoreError` instead of being created. ``options`` go to the store's
+    constructor (etcd: ``user``, ``password``, ``cacert``, ``cert``, ``key``,
+    ``timeout``, …; the same names work as URL query parameters).
 
     The scheme is recorded (for schemes with reserved space) with the first write,
     so opening and reading never change a store.
@@ -146,7 +149,7 @@ def open(
             raise StoreError(f"no store at {url!r} (create=False)")
     if isinstance(scheme, str):
         scheme = scheme_from_name(scheme)
-    store = open_store(url)
+    store = open_store(url, **options)
     try:
         recorded = _metadata.read(store, scheme)
         if scheme is None:

@@ -102,6 +102,10 @@ class Capabilities:
     """``"native"``: :meth:`Store.watch` reports every change, whoever made it;
     ``None``: the engine cannot report changes and ``watch`` raises
     :class:`~keyspace.errors.WatchUnsupported`."""
+    access_control: bool = False
+    """The server enforces per-user key permissions (etcd roles): the store offers
+    ``access()``, ``etcd_range``, ``etcd_key`` and ``probe_key`` for
+    :mod:`keyspace.access`."""
 
 
 FastScan = Callable[[bytes, bytes | None, bool, int | None], Iterator[tuple[bytes, bytes]]]

@@ -38,6 +38,10 @@ def _perm_type(p: Permission) -> int:
 class EtcdAccess:
     """Users, roles and permissions of the cluster behind ``conn``."""
 
+    def permission(self, key: bytes, range_end: bytes, *, write: bool = True) -> Permission:
+        """A read (and, with ``write``, write) permission on ``[key, range_end)``."""
+        return Permission(key, range_end, read=True, write=write)
+
     def __init__(self, conn: EtcdConnection) -> None:
         self._conn = conn
 

@@ -227,7 +227,9 @@ def translate(exc: grpc.RpcError, what: str, attempts: int = 1) -> StoreError:
     return StoreError(text)
 
 
-_TLS_WORDS = ("handshake", "ssl", "certificate", "tls")
+_TLS_WORDS = ("handshake", "ssl", "certificate", "tls", "tsi_data_corrupted")
+"""Words of gRPC's details for a refused TLS handshake (``TSI_DATA_CORRUPTED``: the
+server answered our client certificate with a "bad certificate" alert)."""
 
 
 def _is_credentials_failure(code: grpc.StatusCode, detail: str) -> bool:

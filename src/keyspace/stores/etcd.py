@@ -363,6 +363,7 @@ class EtcdStore(Store):
             serialized_transactions=False,
             guarded_reads=True,
             watch="native",
+            access_control=True,
         )
         self._conn = EtcdConnection(options)
         self._reader = _Reader(self._conn, None)
@@ -646,6 +647,11 @@ class EtcdStore(Store):
         """The etcd ``(key, range_end)`` of the store range ``[start, stop)`` (the
         store's key prefix applied), or ``None`` when it is empty."""
         return _bounds(self._prefix, start, stop)
+
+    def probe_key(self) -> bytes:
+        """The etcd key a snapshot or transaction reads (count only) to learn the
+        current revision; restricted users need read permission on it."""
+        return probe_key(self._prefix)
 
     def etcd_key(self, key: bytes) -> bytes:
         """The etcd key of the store key ``key`` (the store's prefix applied)."""
