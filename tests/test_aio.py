@@ -25,7 +25,7 @@ import pytest
 import keyspace
 import keyspace.aio
 from keyspace.errors import InvalidKey, KeyspaceError, StoreError, WatchUnsupported
-from keyspace.stores import Store
+from keyspace.stores import Store, open_store
 from keyspace.stores._base import Op, ReadView, WriteView
 from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
 from keyspace.stores.etcd import TransactionConflict
@@ -47,6 +47,14 @@ def _url(kind: str, tmp_path: Path) -> str:
     if kind == "etcd":
         return _etcd().url + "/aio-" + uuid.uuid4().hex
     return {"memory": "memory:", "lmdb": f"lmdb:///{tmp_path}/db", "sqlite": f"sqlite:///{tmp_path}/db"}[kind]
+
+
+def _wipe(kind: str, url: str) -> None:
+    """Remove an etcd test keyspace's keys, its scheme record too."""
+    if kind == "etcd":
+        store = open_store(url)
+        store.delete_range(b"", None)
+        store.close()
 
 
 KINDS = ["memory", "lmdb", "sqlite", pytest.param("etcd", marks=pytest.mark.etcd)]
@@ -101,6 +109,7 @@ def test_100_concurrent_read_modify_write_transactions(kind: str, tmp_path: Path
             await beating
             await ks.scope().drop()
             await ks.close()
+            _wipe(kind, ks.url)
         return total, conflicts, heart
 
     total, _conflicts, heart = asyncio.run(asyncio.wait_for(main(), 90))
@@ -148,6 +157,7 @@ def test_same_semantics_and_errors(kind: str, tmp_path: Path) -> None:
         finally:
             await ks.scope().drop()
             await ks.close()
+            _wipe(kind, ks.url)
         with pytest.raises(KeyspaceError):
             await s.get(b"a")  # closed
 
@@ -355,9 +365,7 @@ class TestSuiteThroughAioOverEtcd(StoreSuite):
 
         yield make
         for raw in made:
-            store = keyspace.open(raw).store
-            store.delete_range(b"", None)
-            store.close()
+            _wipe("etcd", raw)
 
     def test_sharing_between_processes(self, opened: Callable[..., Store]) -> None:
         """A scope of a shared server has no store URL of its own that another

@@ -40,8 +40,10 @@ def cluster() -> LocalCluster:
 
 @pytest.fixture
 def ks(cluster: LocalCluster) -> Iterator[keyspace.Keyspace]:
+    wipe = EtcdStore(cluster.url)
+    wipe.delete_range(b"", None)
+    wipe.close()
     k = keyspace.open(cluster.url)
-    k.store.delete_range(b"", None)
     try:
         yield k
     finally:
@@ -118,9 +120,11 @@ def test_subtree_watch_has_paths_and_codecs(ks: keyspace.Keyspace) -> None:
 def test_sublevel_own_ranges_skip_children(cluster: LocalCluster) -> None:
     """Sublevel keeps own keys in two ranges around its children's: the watch covers
     both and still reports only own keys."""
+    wipe = EtcdStore(cluster.url + "/sublevel-watch")
+    wipe.delete_range(b"", None)
+    wipe.close()
     ks = keyspace.open(cluster.url + "/sublevel-watch", scheme="sublevel")
     try:
-        ks.store.delete_range(b"", None)
         s = ks.scope("a")
         with _started(s.watch()) as w:
             s.scope("b")[b"k"] = b"child"
@@ -188,16 +192,18 @@ def test_start_revision_replays_and_compacted_revision_is_named(
     ks: keyspace.Keyspace, cluster: LocalCluster
 ) -> None:
     s = ks.scope("replay")
-    s[b"a"] = b"1"
-    first = ks.store.status()["revision"]
-    s[b"b"] = b"2"
+    with _started(s.watch()) as live:
+        s[b"a"] = b"1"
+        s[b"b"] = b"2"
+        first, second = (e.revision for e in _drain(live, 2))
     with s.watch(start_revision=first) as w:
-        assert [(e.key, e.revision) for e in _drain(w, 2)] == [(b"a", first), (b"b", first + 1)]
+        assert [(e.key, e.revision) for e in _drain(w, 2)] == [(b"a", first), (b"b", second)]
     etcdctl = shutil.which("etcdctl")
     if etcdctl is None:
         pytest.fail("etcdctl (package etcd-client) is needed to compact the test cluster")
-    s[b"c"] = b"3"
-    now = ks.store.status()["revision"]
+    with _started(s.watch()) as live:
+        s[b"c"] = b"3"
+        (now,) = (e.revision for e in _drain(live, 1))
     subprocess.run(
         [etcdctl, "--endpoints", ",".join(cluster.endpoints), "compact", str(now)],
         check=True,

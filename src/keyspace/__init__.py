@@ -20,10 +20,11 @@ from .errors import (
     StoreClosed,
     StoreError,
     TransactionTooLarge,
+    UnreadableRecord,
     WatchCompacted,
     WatchUnsupported,
 )
-from .keyspace import Keyspace, Transaction, open
+from .keyspace import Keyspace, Transaction, attach, open
 from .schemes import AsciiHex, LengthPrefixed, Naive, Property, Scheme, ScopeHash, Sublevel, TupleScheme
 from .scope import Scope
 
@@ -56,10 +57,12 @@ __all__ = [
     "Transaction",
     "TransactionTooLarge",
     "TupleScheme",
+    "UnreadableRecord",
     "WatchCompacted",
     "WatchEvent",
     "WatchUnsupported",
     "__version__",
+    "attach",
     "errors",
     "open",
 ]

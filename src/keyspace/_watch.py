@@ -137,21 +137,21 @@ def watch_scope(
     is_own: Callable[[bytes], bool],
     prefix: bytes,
     key_decode: Callable[[bytes], Any],
-    subtree_range: tuple[bytes, bytes | None] | None,
+    subtree_ranges: list[tuple[bytes, bytes | None]] | None,
     subtree_decode: Callable[[bytes], tuple[Path, Any]],
     value: Callable[[bytes], Any] | None,
     start_revision: int | None,
 ) -> ScopeWatch:
-    """The watch of one scope from its public facts: with ``subtree_range`` every
+    """The watch of one scope from its public facts: with ``subtree_ranges`` every
     key of the subtree, decoded by ``subtree_decode``; else only the keys that
     ``own_ranges`` hold and (unless ``own_exact``) ``is_own`` accepts, decoded by
     ``key_decode`` after the scope's ``prefix``."""
-    if subtree_range is not None:
+    if subtree_ranges is not None:
 
         def decode_subtree(stored: bytes) -> tuple[Path, Any] | None:
             return subtree_decode(stored)
 
-        return watch_ranges(store, [subtree_range], decode_subtree, value, start_revision)
+        return watch_ranges(store, subtree_ranges, decode_subtree, value, start_revision)
     plen = len(prefix)
 
     def decode_own(stored: bytes) -> tuple[Path, Any] | None:

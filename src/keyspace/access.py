@@ -10,8 +10,9 @@ user (created when missing, with ``password``). The role's permissions are:
   the library's one range helper, so a tenant ``admin`` never reaches ``admin2``);
 - read-write on the scope's anchor key ``scheme.prefix(path)`` where that key lies
   outside the subtree range (the ScopeHash registry entry of the scope's hash);
-- read-only on what every keyspace reads to open: the places of the scheme record
-  and the store's revision probe key.
+- read-only on what every keyspace reads to open: the places of the scheme record,
+  the footprint registry of raw-prefixed keyspaces, and the store's revision probe
+  key.
 
 A keyspace opened with that user's credentials then works inside the scope; a
 read, write, scan, ``drop`` or ``scopes()`` outside it is refused by the server and
@@ -25,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _metadata
+from ._bytes import prefix_end
 from .errors import StoreError
 from .keyspace import Keyspace
 from .schemes._base import Path
@@ -39,10 +41,11 @@ def role_name(user: str) -> str:
 
 def _access_store(ks: Keyspace) -> Any:
     store = ks.store
-    if not getattr(store.capabilities, "access_control", False):
+    if not getattr(store.capabilities, "access_control", False) or not hasattr(store, "access"):
         raise StoreError(
             f"the store at {ks.url!r} has no server-side access control "
-            "(capabilities.access_control is false); grant needs an etcd store"
+            "(capabilities.access_control is false, or it was opened read-only); grant needs an "
+            "etcd store opened for writing with root credentials"
         )
     return store
 
@@ -64,6 +67,9 @@ def scope_permissions(ks: Keyspace, path: Path, *, read_only: bool = False) -> l
     if anchor < start or (stop is not None and anchor >= stop):
         out.append(make(store.etcd_key(anchor), b"", write=not read_only))
     out.extend(make(store.etcd_key(key), b"", write=False) for key in _metadata._candidate_keys(scheme))
+    registry = store.etcd_range(_metadata.REGISTRY_START, prefix_end(_metadata.REGISTRY_START))
+    if registry is not None:
+        out.append(make(registry[0], registry[1], write=False))
     out.append(make(store.probe_key(), b"", write=False))
     return out
 

@@ -13,7 +13,7 @@ after that reuses the precomputed prefix.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from itertools import chain, islice
 from typing import TYPE_CHECKING, Any
 
@@ -32,8 +32,9 @@ except ImportError:  # pragma: no cover - the pure-Python methods below then run
     _point_op = None
 
 if TYPE_CHECKING:
+    from ._catalog import Catalog
     from ._watch import ScopeWatch
-    from .keyspace import Keyspace, _WriteState
+    from .keyspace import Keyspace
 
 __all__ = ["Scope"]
 
@@ -111,9 +112,9 @@ class Scope(MutableMapping[Any, Any]):
         "_dec",
         "_enc",
         "_exact",
+        "_guard",
         "_key_spec",
         "_ks",
-        "_layered",
         "_plen",
         "_ranges",
         "_state",
@@ -131,7 +132,7 @@ class Scope(MutableMapping[Any, Any]):
         cls,
         keyspace: Keyspace,
         view: ReadView,
-        state: _WriteState,
+        state: Catalog,
         path: Path,
         key: Codec,
         value: Codec,
@@ -147,7 +148,7 @@ class Scope(MutableMapping[Any, Any]):
         self,
         keyspace: Keyspace,
         view: ReadView,
-        state: _WriteState,
+        state: Catalog,
         path: Path,
         key: Codec,
         value: Codec,
@@ -163,8 +164,8 @@ class Scope(MutableMapping[Any, Any]):
         self._plen = len(self.prefix)
         self._ranges = scheme.own_ranges(path)
         self._exact = scheme.own_range_is_exact()
-        # LengthPrefixed, Naive: a branch scope's prefix holds only its children's keys
-        self._layered = not scheme.separates_own_keys
+        # run before each read of own keys (ScopeHash names, LengthPrefixed, Naive)
+        self._guard = state.guard(path)
         self._key_spec = key
         self._value_spec = value
         self._enc, self._dec = _key_codec(scheme, key)
@@ -197,53 +198,62 @@ class Scope(MutableMapping[Any, Any]):
 
     # -- point operations --------------------------------------------------------
 
-    def _is_branch(self) -> bool:
-        """True when the scheme cannot tell own keys from children's keys and this
-        scope is known to hold child scopes: it then has no own keys, and the bytes
-        under its prefix belong to its children (never read, count or delete them)."""
-        return self._layered and self._state.is_branch(self.path)
+    def _hidden(self) -> bool:
+        """The catalog's check before a read of own keys (:meth:`Catalog.guard`):
+        raises for a scope that may not be read (a ScopeHash name whose hash
+        another name holds); True when the scope has no own keys (a branch in a
+        scheme that cannot tell own keys from children's: the bytes under its
+        prefix are its children's, never read, count or delete them)."""
+        guard = self._guard
+        return guard is not None and not guard(self._view)
 
     def __getitem__(self, key: Key) -> Any:
-        raw = self._view.get(self.prefix + self._enc(key))
-        if raw is None or (self._layered and self._is_branch()):
+        stored = self.prefix + self._enc(key)
+        if self._guard is not None and self._hidden():
+            raise KeyError(key)
+        raw = self._view.get(stored)
+        if raw is None:
             raise KeyError(key)
         return raw if self._vdec is None else self._vdec(raw)
 
     def get(self, key: Key, default: Any = None) -> Any:
         """Return the value of ``key``, or ``default``. Cost: one point read."""
-        raw = self._view.get(self.prefix + self._enc(key))
-        if raw is None or (self._layered and self._is_branch()):
+        stored = self.prefix + self._enc(key)
+        if self._guard is not None and self._hidden():
+            return default
+        raw = self._view.get(stored)
+        if raw is None:
             return default
         return raw if self._vdec is None else self._vdec(raw)
 
     def __contains__(self, key: object) -> bool:
-        if self._view.get(self.prefix + self._enc(key)) is None:
+        stored = self.prefix + self._enc(key)
+        if self._guard is not None and self._hidden():
             return False
-        return not (self._layered and self._is_branch())
+        return self._view.get(stored) is not None
 
     def __setitem__(self, key: Key, value: Any) -> None:
         stored = self.prefix + self._enc(key)
         raw = value if self._venc is None else self._venc(value)
         if type(raw) is not bytes:
             raw = BYTES.encode(raw)
-        if not self._write_ready:
-            self._state.check_storable((stored,))
-            self._prepare_write()
+        if not self._write_ready and self._prepare_write([(stored, raw)]):
+            return
         self._writer().put(stored, raw)
 
     def __delitem__(self, key: Key) -> None:
         stored = self.prefix + self._enc(key)
         view = self._writer()
-        if view.get(stored) is None or (self._layered and self._is_branch()):
+        if (self._guard is not None and self._hidden()) or view.get(stored) is None:
             raise KeyError(key)
-        view.delete(stored)
+        self._state.destructive(view, lambda v: v.delete(stored))
 
     def discard(self, key: Key) -> None:
         """Remove ``key`` if present; no error when it is missing. Cost: one delete."""
         stored = self.prefix + self._enc(key)
         view = self._writer()
-        if not (self._layered and self._is_branch()):
-            view.delete(stored)
+        if not (self._guard is not None and self._hidden()):
+            self._state.destructive(view, lambda v: v.delete(stored))
 
     def _writer(self) -> WriteView:
         view = self._view
@@ -251,11 +261,25 @@ class Scope(MutableMapping[Any, Any]):
             raise KeyspaceError(f"scope {self.path!r} is read-only here (a snapshot view)")
         return view
 
-    def _prepare_write(self) -> None:
-        """Checks made once per scope before its first write: the scheme accepts
-        writes to this path, the layout rule, the hash registry, the metadata."""
-        self._state.before_write(self._writer(), self.path)
+    def _prepare_write(self, ops: Sequence[tuple[bytes, bytes | None]]) -> bool:
+        """Before this scope's first write of ``ops``: unless the catalog says the
+        path is ready, run the write as the catalog's first write (the scheme
+        accepts the path, the layout rule, the hash registry, the scheme record,
+        checked and recorded in one atomic batch with ``ops``). True when ``ops``
+        were written here."""
+        state = self._state
+        view = self._writer()
+        if state.write_ready(self.path):
+            self._write_ready = True
+            return False
+        state.check_storable(k for k, v in ops if v is not None)
+        k, v = ops[0]
+        if len(ops) == 1 and v is not None:
+            state.first_write(view, self.path, lambda w: w.put(k, v))
+        else:
+            state.first_write(view, self.path, lambda w: _write_all(w, ops))
         self._write_ready = True
+        return True
 
     # -- ranged views --------------------------------------------------------------
 
@@ -282,7 +306,7 @@ class Scope(MutableMapping[Any, Any]):
                 hi = self.prefix + self._enc(stop)
                 if include_stop:
                     hi += b"\x00"
-        if self._layered and self._is_branch():
+        if self._guard is not None and self._hidden():
             return []
         return _intersect(self._ranges, lo, hi)
 
@@ -413,15 +437,9 @@ class Scope(MutableMapping[Any, Any]):
         ops = self._encode_items(source.items() if hasattr(source, "items") else source)
         if not ops:
             return
-        if not self._write_ready:
-            self._state.check_storable(k for k, _ in ops)
-            self._prepare_write()
-        view = self._writer()
-        write = getattr(view, "write", None)
-        if write is not None:
-            write(ops)
-        else:
-            view.put_many(ops)  # the engine's batch path inside the transaction
+        if not self._write_ready and self._prepare_write(ops):
+            return
+        _write_all(self._writer(), ops)
 
     def _encode_items(self, pairs: Iterable[tuple[Any, Any]]) -> list[tuple[bytes, bytes]]:
         """``(stored key, stored value)`` of each pair, in order."""
@@ -453,26 +471,42 @@ class Scope(MutableMapping[Any, Any]):
         one) where the scheme keeps own keys contiguous, else a scan and a batch."""
         view = self._writer()
         if self._exact:
-            for lo, hi in self._stored_ranges(start, stop, include_start, include_stop, prefix):
-                view.delete_range(lo, hi)
+            ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
+
+            def delete_ranges(w: WriteView) -> None:
+                for lo, hi in ranges:
+                    w.delete_range(lo, hi)
+
+            self._state.destructive(view, delete_ranges)
             return
         prefix_bytes = self.prefix
         own = self._scan(start, stop, include_start, include_stop, prefix=prefix)
         doomed = [prefix_bytes + rem for rem, _ in own]
-        write = getattr(view, "write", None)
-        if write is not None and len(doomed) <= self._ks.batch_limit:
-            write([(k, None) for k in doomed])
-        else:
-            for k in doomed:
-                view.delete(k)
+        limit = self._state.batch_limit
+
+        def delete_keys(w: WriteView) -> None:
+            write = getattr(w, "write", None)
+            if write is not None and len(doomed) <= limit:
+                write([(k, None) for k in doomed])
+            else:
+                for k in doomed:
+                    w.delete(k)
+
+        self._state.destructive(view, delete_keys)
 
     def drop(self) -> None:
         """Remove the scope and every scope below it. Cost: one range delete
         (native where the engine has one); the ScopeHash root, whose named scopes
         lie beside it, takes one per registered name."""
         view = self._writer()
-        for lo, hi in self._state.subtree_ranges(view, self.path):
-            view.delete_range(lo, hi)
+        if self._guard is not None:
+            self._hidden()  # a ScopeHash name whose hash another name holds raises
+
+        def delete_subtree(w: WriteView) -> None:
+            for lo, hi in self._state.subtree_ranges(w, self.path):
+                w.delete_range(lo, hi)
+
+        self._state.destructive(view, delete_subtree)
 
     # -- structure -------------------------------------------------------------------
 
@@ -480,21 +514,27 @@ class Scope(MutableMapping[Any, Any]):
         """The direct children of this scope that hold data, in stored order (name
         order for schemes with property 4). Cost: one seek per child and per own
         range, not a scan of their keys."""
+        if self._guard is not None:
+            self._hidden()
         return self._state.children(self._view, self.path)
 
     def subtree(self) -> Iterator[tuple[Path, Any, Any]]:
         """Yield ``(path, key, value)`` for every key of this scope and the scopes
         below it, with absolute paths, in stored order. Keys and values are decoded
-        with this scope's codecs. Cost: one scan of the subtree range."""
-        lo, hi = self.scheme.subtree_range(self.path)
-        decode_stored = self._state.decoder(self.path)
+        with this scope's codecs. Covers exactly the keys :meth:`drop` removes.
+        Cost: one scan of the subtree range (the ScopeHash root: one per name)."""
+        view = self._view
+        if self._guard is not None:
+            self._hidden()
+        decode_stored = self._state.decoder(view, self.path)
         vdec = self._vdec
         kdec = _decoded_key_codec(self.scheme, self._key_spec)
-        for k, v in self._view.scan(lo, hi):
-            path, key = decode_stored(k)
-            if kdec is not None:
-                key = kdec(key)
-            yield path, key, (v if vdec is None else vdec(v))
+        for lo, hi in self._state.subtree_ranges(view, self.path):
+            for k, v in view.scan(lo, hi):
+                path, key = decode_stored(k)
+                if kdec is not None:
+                    key = kdec(key)
+                yield path, key, (v if vdec is None else vdec(v))
 
     # -- changes -----------------------------------------------------------------------
 
@@ -513,9 +553,11 @@ class Scope(MutableMapping[Any, Any]):
         thread per watch."""
         from ._watch import watch_scope
 
-        scheme, vdec = self.scheme, self._vdec
+        if self._guard is not None:
+            self._hidden()
+        scheme, vdec, view = self.scheme, self._vdec, self._view
         kdec = _decoded_key_codec(scheme, self._key_spec)
-        decode = self._state.decoder(self.path)
+        decode = self._state.decoder(view, self.path)
 
         def subtree_decode(stored: bytes) -> tuple[Path, Any]:
             path, key = decode(stored)
@@ -529,11 +571,29 @@ class Scope(MutableMapping[Any, Any]):
             is_own=scheme.is_own_remainder,
             prefix=self.prefix,
             key_decode=self._dec,
-            subtree_range=scheme.subtree_range(self.path) if subtree else None,
+            subtree_ranges=self._state.subtree_ranges(view, self.path) if subtree else None,
             subtree_decode=subtree_decode,
             value=vdec,
             start_revision=start_revision,
         )
+
+
+def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]]) -> None:
+    """Write ``ops`` (puts, and deletes as ``(key, None)``) as one atomic batch:
+    ``write`` where the view has it (the store: engines with a per-batch
+    operation limit raise :class:`TransactionTooLarge` rather than split it), else
+    in the transaction the view is, which commits them with everything else."""
+    write = getattr(view, "write", None)
+    if write is not None:
+        write(ops)
+    elif all(v is not None for _, v in ops):
+        view.put_many(ops)  # type: ignore[arg-type]  # no None values: checked above
+    else:
+        for k, v in ops:
+            if v is None:
+                view.delete(k)
+            else:
+                view.put(k, v)
 
 
 _Z, _ZF = b"\x00", b"\x00\xff"
@@ -569,7 +629,7 @@ class _TupleBytesScope(Scope):
         self,
         keyspace: Keyspace,
         view: ReadView,
-        state: _WriteState,
+        state: Catalog,
         path: Path,
         key: Codec,
         value: Codec,
@@ -630,12 +690,13 @@ class _TupleBytesScope(Scope):
             ops = []
         return ops if len(ops) == len(items) else super()._encode_items(items)
 
-    def _prepare_write(self) -> None:
-        super()._prepare_write()
+    def _prepare_write(self, ops: Sequence[tuple[bytes, bytes | None]]) -> bool:
+        wrote = super()._prepare_write(ops)
         view = self._writer()
         fast = view.fast_put
         self._put = view.put if fast is None else fast
         self._put_raw = () if fast is None else _RAW
+        return wrote
 
     def items(  # type: ignore[override]
         self,

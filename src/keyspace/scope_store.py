@@ -99,8 +99,8 @@ class ScopeStore(_ScopeView, Store):
             self._check(k)
         stored = [(prefix + encode(k), v) for k, v in ops]
         scope = self.scope
-        if not scope._write_ready and any(v is not None for _, v in stored):
-            scope._prepare_write()
+        if not scope._write_ready and any(v is not None for _, v in stored) and scope._prepare_write(stored):
+            return  # written as the scope's first write, with its checks and records
         scope.keyspace.store.write(stored)
 
     @contextmanager

@@ -37,7 +37,7 @@ def grant(
 ) -> None:
     """Let USER read (and write) the scope PATH and everything below it, enforced by
     the etcd server, through the role keyspace:USER. Prints the role's permissions."""
-    with opened(url, scheme) as op:
+    with opened(url, scheme, writing=True) as op:
         _show(access.grant(op.keyspace, parse_path(path), user=user, password=password, read_only=read_only))
 
 
@@ -49,6 +49,6 @@ def grant(
 def revoke(url: str, path: tuple[str, ...], user: str, scheme: str | None) -> None:
     """Take USER's access to the scope PATH away (without PATH: all of keyspace:USER).
     Prints the permissions left."""
-    with opened(url, scheme) as op:
+    with opened(url, scheme, writing=True) as op:
         paths = (parse_path(path),) if path else ()
         _show(access.revoke(op.keyspace, *paths, user=user))
