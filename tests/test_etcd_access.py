@@ -14,15 +14,19 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import pytest
 from _tls import Pki, make_pki
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import keyspace
 from keyspace import access
 from keyspace.cli import main
 from keyspace.errors import AccessDenied, AuthenticationFailed, StoreError
+from keyspace.schemes import scheme_from_name
 from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, ServerTLS, start_cluster
 from keyspace.stores.etcd import EtcdStore
 
@@ -286,3 +290,51 @@ def test_token_is_refreshed_after_expiry(alice: keyspace.Keyspace) -> None:
     time.sleep(TOKEN_TTL + 1.5)  # the simple token expires after TOKEN_TTL s unused
     assert alice.scope("admin")[b"a"] == b"A's"
     assert tokens.refreshes == first + 1
+
+
+# -- the granted range, as a property (no server needed) ---------------------------------
+
+_COMPONENT = st.one_of(
+    st.text(alphabet=st.sampled_from(["a", "d", "m", "n", "2", "\x00", "\xff", "ÿ"]), min_size=1, max_size=4),
+    st.binary(min_size=1, max_size=3).map(lambda b: b + b"\xff"),  # ff tails
+)
+_PATHS = st.lists(_COMPONENT, min_size=1, max_size=3).map(tuple)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    granted=_PATHS,
+    other=_PATHS,
+    key=st.binary(max_size=3),
+    scheme_name=st.sampled_from(["tuple", "asciihex"]),
+)
+def test_granted_range_holds_exactly_the_subtree(
+    granted: tuple[Any, ...], other: tuple[Any, ...], key: bytes, scheme_name: str
+) -> None:
+    """Property: a key of any scope at or below the granted path falls in the one
+    writable range of the grant (the store's key prefix applied); a key of any
+    other scope (siblings with ff tails, longer or shorter names, the parent) falls
+    in no range of the grant, writable or not."""
+    scheme = scheme_from_name(scheme_name)
+    store = EtcdStore("etcd://127.0.0.1:1/tenant%ff")  # no request is sent
+    ks = keyspace.Keyspace.__new__(keyspace.Keyspace)
+    ks.store, ks.scheme = store, scheme  # only what scope_permissions reads
+    try:
+        perms = access.scope_permissions(ks, granted)
+    finally:
+        store.close()
+
+    def covered(etcd_key: bytes, writable: bool) -> bool:
+        return any(
+            (p.key <= etcd_key < p.range_end if p.range_end else etcd_key == p.key)
+            for p in perms
+            if p.write or not writable
+        )
+
+    def stored(path: tuple[Any, ...]) -> bytes:
+        return b"tenant\xff" + scheme.encode(path, key)
+
+    inside = other[: len(granted)] == granted
+    assert covered(stored(granted + other), writable=True)
+    if not inside and other != granted:
+        assert not covered(stored(other), writable=False), (granted, other)
