@@ -547,10 +547,12 @@ class Scope(MutableMapping[Any, Any]):
 
         On etcd: one native Watch, resumed after a member failure with no event lost
         or repeated; a compacted ``start_revision`` raises
-        :class:`~keyspace.errors.WatchCompacted`. Embedded engines cannot report
-        changes (``capabilities.watch`` is ``None``): they raise
-        :class:`~keyspace.errors.WatchUnsupported` here. Cost: one stream and one
-        thread per watch."""
+        :class:`~keyspace.errors.WatchCompacted`. The memory store sees every write
+        (they all go through it) but keeps no history: from now only. LMDB, SQLite,
+        LevelDB and RocksDB files may be written by other processes unseen
+        (``capabilities.watch`` is ``None``): they raise
+        :class:`~keyspace.errors.WatchUnsupported` here. Cost: one stream (etcd: and
+        one thread) per watch."""
         from ._watch import watch_scope
 
         if self._guard is not None:

@@ -99,7 +99,8 @@ class Capabilities:
     serialized_transactions: bool = False
     guarded_reads: bool = False
     watch: str | None = None
-    """``"native"``: :meth:`Store.watch` reports every change, whoever made it;
+    """``"native"``: :meth:`Store.watch` reports every change, whoever made it
+    (etcd; the memory store, whose every write goes through the one object);
     ``None``: the engine cannot report changes and ``watch`` raises
     :class:`~keyspace.errors.WatchUnsupported`."""
     access_control: bool = False

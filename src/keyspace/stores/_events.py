@@ -19,7 +19,7 @@ from typing import Literal, Self
 
 from ..errors import StoreClosed
 
-__all__ = ["StoreEvent", "StoreWatch"]
+__all__ = ["LocalFeed", "StoreEvent", "StoreWatch"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,3 +119,65 @@ class StoreWatch:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+class _LocalWatch(StoreWatch):
+    """A watch fed by a :class:`LocalFeed` (in this process, no thread)."""
+
+    def __init__(self, feed: LocalFeed, ranges: list[tuple[bytes, bytes | None]]) -> None:
+        super().__init__()
+        self._feed = feed
+        self._ranges = ranges
+
+    def _offer(self, kind: Literal["put", "delete"], key: bytes, value: bytes | None, revision: int) -> None:
+        if any(start <= key and (stop is None or key < stop) for start, stop in self._ranges):
+            self._push(StoreEvent(kind, key, value, revision))
+
+    def _cancel(self) -> None:
+        self._feed._drop(self)
+
+
+class LocalFeed:
+    """The change feed of a store whose every write goes through one Python object
+    (``MemoryStore``): adapters call :meth:`publish` after each applied change, and
+    :meth:`watch` hands out streams. Keeps no history: a watch starts now, and any
+    ``start_revision`` raises :class:`~keyspace.errors.WatchCompacted`. Revisions
+    count the changes made while something watches. Cost without watchers: one
+    truth test per write."""
+
+    def __init__(self) -> None:
+        self.revision = 0
+        self.watches: list[_LocalWatch] = []
+        self._lock = threading.Lock()
+
+    def publish(self, changes: list[tuple[bytes, bytes | None]]) -> None:
+        """One atomic change (one new revision): puts ``(key, value)``, deletes
+        ``(key, None)`` of keys that existed."""
+        if not changes:
+            return
+        with self._lock:
+            self.revision += 1
+            revision, watches = self.revision, list(self.watches)
+        for watch in watches:
+            for key, value in changes:
+                watch._offer("delete" if value is None else "put", key, value, revision)
+
+    def watch(self, ranges: list[tuple[bytes, bytes | None]], start_revision: int | None) -> StoreWatch:
+        from ..errors import WatchCompacted
+
+        with self._lock:
+            if start_revision is not None:
+                raise WatchCompacted(
+                    f"watch: this store keeps no history, so it cannot replay from revision "
+                    f"{start_revision}: watch from now (start_revision=None)",
+                    start_revision,
+                    self.revision + 1,
+                )
+            watch = _LocalWatch(self, list(ranges))
+            self.watches.append(watch)
+        return watch
+
+    def _drop(self, watch: _LocalWatch) -> None:
+        with self._lock:
+            if watch in self.watches:
+                self.watches.remove(watch)
