@@ -20,12 +20,23 @@ from .errors import (
     StoreClosed,
     StoreError,
     TransactionTooLarge,
+    UniqueViolation,
     UnreadableRecord,
     WatchCompacted,
     WatchUnsupported,
 )
 from .keyspace import Keyspace, Transaction, attach, open
-from .schemes import AsciiHex, LengthPrefixed, Naive, Property, Scheme, ScopeHash, Sublevel, TupleScheme
+from .schemes import (
+    AsciiHex,
+    Delimited,
+    LengthPrefixed,
+    Naive,
+    Property,
+    Scheme,
+    ScopeHash,
+    Sublevel,
+    TupleScheme,
+)
 from .scope import Scope
 
 __version__ = "0.1.0"
@@ -36,6 +47,7 @@ __all__ = [
     "AuthenticationFailed",
     "Codec",
     "DecodeError",
+    "Delimited",
     "HashCollision",
     "InvalidKey",
     "InvalidName",
@@ -57,6 +69,7 @@ __all__ = [
     "Transaction",
     "TransactionTooLarge",
     "TupleScheme",
+    "UniqueViolation",
     "UnreadableRecord",
     "WatchCompacted",
     "WatchEvent",

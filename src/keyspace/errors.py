@@ -13,6 +13,7 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     ├── LayoutError          a scope that would hold keys and child scopes where the
     │                        scheme cannot tell them apart
     ├── TransactionTooLarge  an atomic batch over the engine's operation limit
+    ├── UniqueViolation      a record whose unique index key another record holds
     ├── StoreError           an engine failure, translated by the store adapter
     │   ├── StoreClosed      an operation on a closed store or keyspace
     │   ├── AccessDenied     the server refused an operation the credentials do
@@ -41,6 +42,7 @@ __all__ = [
     "StoreClosed",
     "StoreError",
     "TransactionTooLarge",
+    "UniqueViolation",
     "UnreadableRecord",
     "WatchCompacted",
     "WatchUnsupported",
@@ -121,6 +123,11 @@ class LayoutError(KeyspaceError):
 class TransactionTooLarge(KeyspaceError):
     """An atomic batch with more operations (or bytes) than the engine accepts in one
     transaction. keyspace never splits an atomic batch silently."""
+
+
+class UniqueViolation(KeyspaceError):
+    """Saving a record of an ``IndexedMap`` whose unique index key is already held
+    by another record. Nothing of the save is written."""
 
 
 class StoreError(KeyspaceError):
