@@ -175,6 +175,14 @@ def test_read_only_grant(secure: Secure, root: keyspace.Keyspace) -> None:
     assert root.scope("B")[b"k"] == b"B"
 
 
+def test_passwords_stay_out_of_urls_and_messages(root: keyspace.Keyspace, secure: Secure) -> None:
+    assert ROOT_PASSWORD not in root.url and quote(ROOT_PASSWORD, safe="") not in root.url
+    assert "root:***@" in root.url and quote(ROOT_PASSWORD, safe="") not in repr(root.store)
+    with pytest.raises(AuthenticationFailed) as info:
+        keyspace.open(secure.url("alice", "wrong-secret"))
+    assert "wrong-secret" not in str(info.value)
+
+
 def test_root_sees_everything(root: keyspace.Keyspace) -> None:
     assert set(root.scope().scopes()) >= {"admin", "admin2", "admin\xff", "admin\x00", "admim", "admio", "B"}
     assert root.scope().get(b"root-key") == b"root"
@@ -228,6 +236,8 @@ def test_cli_grant_and_revoke(
         dave.close()
     assert main(["revoke", url, "--user", "dave"]) == 0
     assert access.permissions(root, "dave") is None
+    assert main(["grant", url, "erin", "--user", "erin"]) == 2  # a new user needs --password
+    assert "give a password" in capsys.readouterr().err
     # a tenant cannot grant itself more
     assert main(["grant", secure.url("alice", "alice-pw"), "B", "--user", "alice"]) == 1
     assert "refused by the etcd server" in capsys.readouterr().err

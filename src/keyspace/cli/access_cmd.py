@@ -38,7 +38,13 @@ def grant(
     """Let USER read (and write) the scope PATH and everything below it, enforced by
     the etcd server, through the role keyspace:USER. Prints the role's permissions."""
     with opened(url, scheme, writing=True) as op:
-        _show(access.grant(op.keyspace, parse_path(path), user=user, password=password, read_only=read_only))
+        try:
+            granted = access.grant(
+                op.keyspace, parse_path(path), user=user, password=password, read_only=read_only
+            )
+        except ValueError as exc:  # a new user without --password
+            raise click.UsageError(str(exc)) from None
+        _show(granted)
 
 
 @click.command(epilog=_HELP)

@@ -35,6 +35,7 @@ __all__ = [
     "EtcdUnavailable",
     "ResponseTooLarge",
     "parse_etcd_url",
+    "redact_url",
     "translate",
 ]
 
@@ -169,6 +170,21 @@ def parse_etcd_url(url: str, **overrides: float | int | str | None) -> EtcdOptio
             )
     settings.update({k: v for k, v in overrides.items() if v is not None})
     return EtcdOptions(endpoints=endpoints, **settings)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with the password of ``user:password@`` and of ``?password=`` replaced
+    by ``***``, for messages and ``repr``."""
+    parts = urlsplit(url)
+    userinfo, at, hosts = parts.netloc.rpartition("@")
+    if at and ":" in userinfo:
+        userinfo = userinfo.split(":", 1)[0] + ":***"
+    query = "&".join(
+        f"{name}=***" if name == "password" else f"{name}={value}"
+        for name, _, value in (item.partition("=") for item in parts.query.split("&") if item)
+    )
+    netloc = f"{userinfo}@{hosts}" if at else hosts
+    return parts._replace(netloc=netloc, query=query).geturl()
 
 
 def channel_target(endpoints: tuple[tuple[str, int], ...]) -> str:

@@ -70,6 +70,7 @@ from ._etcd_rpc import (
     EtcdUnavailable,
     ResponseTooLarge,
     parse_etcd_url,
+    redact_url,
 )
 from ._etcd_watch import EtcdWatch
 from ._events import StoreWatch
@@ -347,7 +348,8 @@ class EtcdStore(Store):
             cert=cert,
             key=key,
         )
-        self.url = url
+        self.url = redact_url(url)
+        """The URL with any password replaced by ``***`` (it appears in messages)."""
         self._prefix = prefix = options.prefix
         self._check_key = _key_checker(prefix)
         self.capabilities = Capabilities(
