@@ -58,6 +58,7 @@ class EtcdWatch(StoreWatch):
         self._next = start_revision or 0
         """Revision the next stream starts at (0: "now", only before the first)."""
         self._call: Any = None
+        self._done = threading.Event()
         self._lock = threading.Lock()
         self.started = threading.Event()
         """Set once the first stream is established (events after it are seen)."""
@@ -78,9 +79,9 @@ class EtcdWatch(StoreWatch):
 
     # -- the reader thread ------------------------------------------------------
 
-    def _requests(self, create: wa.WatchCreateRequest) -> Iterator[wa.WatchRequest]:
+    def _requests(self, create: wa.WatchCreateRequest, done: threading.Event) -> Iterator[wa.WatchRequest]:
         yield wa.WatchRequest(create_request=create)
-        self._closed.wait()  # keep the request side open until the watch ends
+        done.wait()  # keep the request side open until this stream ends
 
     def _run(self) -> None:
         opts = self._conn.options
@@ -94,11 +95,13 @@ class EtcdWatch(StoreWatch):
                 key=key, range_end=end, start_revision=self._next, progress_notify=True
             )
             metadata = (("hasleader", "true"), *(self._conn.metadata() or ()))
+            done = threading.Event()  # ends this stream's request side (no thread left behind)
             try:
                 with self._lock:
                     if self._closed.is_set():
                         return
-                    self._call = self._conn.watch.Watch(self._requests(create), metadata=metadata)
+                    self._done = done
+                    self._call = self._conn.watch.Watch(self._requests(create, done), metadata=metadata)
                 for response in self._call:
                     if self._handle(response):
                         return
@@ -128,6 +131,8 @@ class EtcdWatch(StoreWatch):
                 return
             except ValueError:  # gRPC: the channel was closed under the call
                 return
+            finally:
+                done.set()
             now = time.monotonic()
             outage_since = now if outage_since is None else outage_since
             if now - outage_since > opts.retry_budget:
@@ -195,6 +200,7 @@ class EtcdWatch(StoreWatch):
 
     def _cancel(self) -> None:
         with self._lock:
-            call = self._call
+            call, done = self._call, self._done
+        done.set()
         if call is not None:
             call.cancel()
