@@ -396,3 +396,31 @@ def test_memory_watch_keeps_no_history() -> None:
     ks.scope("a")[b"k"] = b"3"
     assert ks.store._feed.watches == []  # type: ignore[attr-defined]  # a closed watch is dropped
     ks.close()
+
+
+def test_async_watch_wakes_without_threads_and_ends_on_close() -> None:
+    """async for on a memory watch: events written by another task arrive, no
+    executor thread waits meanwhile, and closing ends the loop."""
+    ks = keyspace.open("memory:")
+
+    async def main() -> list[bytes]:
+        w = ks.scope("a").watch()
+        got: list[bytes] = []
+
+        async def writer() -> None:
+            for i in range(3):
+                await asyncio.sleep(0.01)
+                ks.scope("a")[b"%d" % i] = b"v"
+            await asyncio.sleep(0.01)
+            w.close()
+
+        task = asyncio.create_task(writer())
+        before = threading.active_count()
+        async for event in w:
+            got.append(event.key)
+            assert threading.active_count() == before
+        await task
+        return got
+
+    assert asyncio.run(asyncio.wait_for(main(), 10)) == [b"0", b"1", b"2"]
+    ks.close()

@@ -12,11 +12,13 @@ never an empty stream.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Literal, Self
 
+from .errors import StoreClosed
 from .schemes._base import Path
 from .stores._base import Store
 from .stores._events import StoreWatch
@@ -90,19 +92,31 @@ class ScopeWatch:
     def __aiter__(self) -> AsyncIterator[WatchEvent]:
         return self._async_events()
 
-    async def _async_events(self, poll: float = 0.25) -> AsyncIterator[WatchEvent]:
-        """Waits in a worker thread of the loop's default executor, ``poll`` seconds
-        at a time, so the event loop never blocks."""
+    async def _async_events(self) -> AsyncIterator[WatchEvent]:
+        """Wakes up through :meth:`StoreWatch.listen` (the producer sets an
+        :class:`asyncio.Event` with ``call_soon_threadsafe``): no thread waits, the
+        loop never blocks. Ends when the watch is closed."""
         loop = asyncio.get_running_loop()
-        while not self._source.closed:
-            event = await loop.run_in_executor(None, self._poll, poll)
-            if event is not None:
-                yield event
+        ready = asyncio.Event()
 
-    def _poll(self, timeout: float) -> WatchEvent | None:
-        if self._source.closed:
-            return None
-        return self.get(timeout)
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+                loop.call_soon_threadsafe(ready.set)
+
+        remove = self._source.listen(wake)
+        try:
+            while True:
+                ready.clear()  # before looking, so a push after the look still wakes us
+                try:
+                    event = self.get(0)
+                except StoreClosed:  # closed (a failure raises its own error)
+                    return
+                if event is not None:
+                    yield event
+                else:
+                    await ready.wait()
+        finally:
+            remove()
 
     def close(self) -> None:
         self._source.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Literal, Self
@@ -46,16 +46,36 @@ class StoreWatch:
         self._failed: BaseException | None = None
         self.revision = 0
         """The revision of the last event handed to the consumer (0: none yet)."""
+        self._listeners: list[Callable[[], object]] = []
 
     # -- producer side ---------------------------------------------------------
 
     def _push(self, event: StoreEvent) -> None:
         self._queue.put(event)
+        self._notify()
 
     def _fail(self, error: BaseException) -> None:
         """End the stream with ``error``: the consumer gets the events queued before
         it, then the error."""
         self._queue.put(error)
+        self._notify()
+
+    def _notify(self) -> None:
+        for listener in list(self._listeners):
+            listener()
+
+    def listen(self, callback: Callable[[], object]) -> Callable[[], None]:
+        """Call ``callback()`` (from the producer's thread) after each item is
+        queued and when the watch closes: how an event loop learns, without a
+        waiting thread, that :meth:`get` has something. Returns a function that
+        removes the listener."""
+        self._listeners.append(callback)
+
+        def remove() -> None:
+            if callback in self._listeners:
+                self._listeners.remove(callback)
+
+        return remove
 
     def _cancel(self) -> None:
         """Stop the producer (engines override)."""
@@ -111,6 +131,7 @@ class StoreWatch:
             self._closed.set()
             self._cancel()
             self._queue.put(_END)
+            self._notify()
 
     def __enter__(self) -> Self:
         return self
