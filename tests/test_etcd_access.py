@@ -348,3 +348,28 @@ def test_granted_range_holds_exactly_the_subtree(
     assert covered(stored(granted + other), writable=True)
     if not inside and other != granted:
         assert not covered(stored(other), writable=False), (granted, other)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    user=st.text(min_size=1, max_size=12).filter(lambda t: "\x00" not in t),
+    password=st.text(min_size=1, max_size=12),
+    hosts=st.lists(st.integers(1, 65535), min_size=1, max_size=3),
+)
+def test_credentials_in_the_url_parse_back_and_never_show(user: str, password: str, hosts: list[int]) -> None:
+    """Property: any user and password, percent-encoded into the URL, parse back
+    exactly, and the redacted URL contains the password in no form."""
+    from keyspace.stores._etcd_rpc import parse_etcd_url, redact_url
+
+    def make(secret: str) -> str:
+        return (
+            f"etcd://{quote(user, safe='')}:{secret}@"
+            + ",".join(f"127.0.0.1:{p}" for p in hosts)
+            + f"/pre?timeout=3&password={secret}"
+        )
+
+    url = make(quote(password, safe=""))
+    options = parse_etcd_url(url)
+    assert (options.user, options.password) == (user, password)
+    assert options.endpoints == tuple(("127.0.0.1", p) for p in hosts) and options.prefix == b"pre"
+    assert redact_url(url) == make("***")  # both places, nothing else changed
