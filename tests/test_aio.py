@@ -272,7 +272,12 @@ class AsyncBridgeStore(_AsyncScopeView, Store):
         super().__init__(scope, self.loop, own)
         self.url = url
         self.capabilities = replace(
-            store.capabilities, max_key_size=own, empty_keys=True, multi_process=False
+            store.capabilities,
+            max_key_size=own,
+            empty_keys=True,
+            multi_process=False,
+            watch=None,
+            access_control=False,
         )
         self._closed = False
 

@@ -82,6 +82,12 @@ class StoreWatch:
 
     # -- consumer side ---------------------------------------------------------
 
+    def wait_started(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` s) until every change committed from now on is
+        certain to be reported; True when it is. Immediate unless the engine sets
+        the watch up remotely (etcd)."""
+        return True
+
     @property
     def closed(self) -> bool:
         return self._closed.is_set()
