@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import grpc
 import pytest
 from _tls import Pki, make_pki
 from hypothesis import given, settings
@@ -28,6 +29,7 @@ from keyspace.cli import main
 from keyspace.errors import AccessDenied, AuthenticationFailed, StoreError
 from keyspace.schemes import scheme_from_name
 from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, ServerTLS, start_cluster
+from keyspace.stores._etcd_rpc import EtcdUnavailable, translate
 from keyspace.stores.etcd import EtcdStore
 
 pytestmark = [pytest.mark.etcd, pytest.mark.timeout(120)]
@@ -373,3 +375,34 @@ def test_credentials_in_the_url_parse_back_and_never_show(user: str, password: s
     assert (options.user, options.password) == (user, password)
     assert options.endpoints == tuple(("127.0.0.1", p) for p in hosts) and options.prefix == b"pre"
     assert redact_url(url) == make("***")  # both places, nothing else changed
+
+
+class _FakeRpcError(grpc.RpcError):
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        self._code, self._details = code, details
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._details
+
+
+@pytest.mark.parametrize(
+    ("code", "details", "expected"),
+    [
+        ("PERMISSION_DENIED", "etcdserver: permission denied", AccessDenied),
+        ("INVALID_ARGUMENT", "etcdserver: authentication failed, invalid user ID", AuthenticationFailed),
+        ("INVALID_ARGUMENT", "etcdserver: user name is empty", AuthenticationFailed),
+        ("UNAUTHENTICATED", "etcdserver: invalid auth token", AuthenticationFailed),
+        ("UNAVAILABLE", "Ssl handshake failed: CERTIFICATE_VERIFY_FAILED", AuthenticationFailed),
+        ("UNAVAILABLE", "Unwrap failed (TSI_DATA_CORRUPTED)", AuthenticationFailed),
+        ("UNAVAILABLE", "failed to connect to all addresses; Connection refused", EtcdUnavailable),
+    ],
+)
+def test_translation_of_refusals(code: str, details: str, expected: type[Exception]) -> None:
+    """The one translation point: refusals by the server and credential failures
+    get their named errors; a member that is down stays EtcdUnavailable (retried)."""
+    error = translate(_FakeRpcError(getattr(grpc.StatusCode, code), details), "get")
+    assert type(error) is expected
+    assert details in str(error)

@@ -254,6 +254,8 @@ def _is_credentials_failure(code: grpc.StatusCode, detail: str) -> bool:
     low = detail.lower()
     if code == grpc.StatusCode.UNAUTHENTICATED or "authentication failed" in low:
         return True
+    if "user name is empty" in low:  # auth is on and no user was given
+        return True
     return code == grpc.StatusCode.UNAVAILABLE and any(w in low for w in _TLS_WORDS)
 
 
