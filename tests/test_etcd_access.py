@@ -238,7 +238,7 @@ def test_cli_grant_and_revoke(
         dave.close()
     assert main(["revoke", url, "--user", "dave"]) == 0
     assert access.permissions(root, "dave") is None
-    assert main(["grant", url, "erin", "--user", "erin"]) == 2  # a new user needs --password
+    assert main(["grant", url, "erin", "--user", "erin"]) == 1  # a new user needs --password
     assert "give a password" in capsys.readouterr().err
     # a tenant cannot grant itself more
     assert main(["grant", secure.url("alice", "alice-pw"), "B", "--user", "alice"]) == 1

@@ -16,6 +16,8 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     ├── UniqueViolation      a record whose unique index key another record holds
     ├── StoreError           an engine failure, translated by the store adapter
     │   ├── StoreClosed      an operation on a closed store or keyspace
+    │   ├── EtcdUnavailable  an etcd cluster that gave no answer within the budget
+    │   │   └── CommitOutcomeUnknown  a commit that may or may not have been applied
     │   ├── AccessDenied     the server refused an operation the credentials do
     │   │                    not permit (etcd roles); nothing was changed
     │   ├── AuthenticationFailed  wrong user, password or certificate at open
@@ -31,7 +33,9 @@ from __future__ import annotations
 __all__ = [
     "AccessDenied",
     "AuthenticationFailed",
+    "CommitOutcomeUnknown",
     "DecodeError",
+    "EtcdUnavailable",
     "HashCollision",
     "InvalidKey",
     "InvalidName",
@@ -164,3 +168,16 @@ class WatchCompacted(StoreError):
 class WatchUnsupported(KeyspaceError):
     """``watch`` on a store whose engine cannot report changes (its
     ``capabilities.watch`` is ``None``). Raised at once, never an empty stream."""
+
+
+class EtcdUnavailable(StoreError):
+    """The etcd cluster did not answer within the retry budget (members down, no
+    quorum, an election): gRPC ``UNAVAILABLE``, ``DEADLINE_EXCEEDED``, or etcd's
+    "context deadline exceeded" / "request timed out". For a write the outcome is
+    unknown: it may have been applied."""
+
+
+class CommitOutcomeUnknown(EtcdUnavailable):
+    """A transaction commit that met an unavailable cluster, and re-reading the
+    written keys within the retry budget could not establish whether it was
+    applied. Read the keys again once the cluster is back before retrying."""

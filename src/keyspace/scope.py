@@ -277,7 +277,7 @@ class Scope(MutableMapping[Any, Any]):
         if len(ops) == 1 and v is not None:
             state.first_write(view, self.path, lambda w: w.put(k, v))
         else:
-            state.first_write(view, self.path, lambda w: _write_all(w, ops))
+            state.first_write(view, self.path, lambda w: _write_all(w, ops), len(ops))
         self._write_ready = True
         return True
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -13,6 +12,7 @@ from ..keyspace import Keyspace
 from ._format import (
     InputError,
     component_json,
+    dumps,
     key_from_text,
     parse_path,
     render_key,
@@ -56,7 +56,7 @@ def _record(ks: Keyspace, path: tuple[Any, ...], key: Any, value: bytes) -> str:
         "key": component_json(key, typed=typed),
         "value": value_json(value),
     }
-    return json.dumps(doc, ensure_ascii=False)
+    return dumps(doc)
 
 
 @click.command(
@@ -205,7 +205,8 @@ escaped), or hex with --hex, or one JSON object per line with --json:
 Examples:
   keyspace scan data.lmdb acme users
   keyspace scan data.lmdb acme audit --start 0003 --stop 0006 --reverse
-  keyspace scan data.lmdb acme users --prefix a --limit 5 --json
+  keyspace scan data.lmdb acme users --start b --limit 2
+  keyspace scan data.lmdb acme users --json --limit 2
 """
 )
 @click.argument("url")
@@ -214,7 +215,13 @@ Examples:
 @click.option("--stop", "stop_text", default=None, help="End key (exclusive unless --include-stop).")
 @click.option("--exclude-start", is_flag=True, help="Leave out the --start key itself.")
 @click.option("--include-stop", is_flag=True, help="Include the --stop key itself.")
-@click.option("--prefix", "prefix_text", default=None, help="Only keys that start with this key prefix.")
+@click.option(
+    "--prefix",
+    "prefix_text",
+    default=None,
+    help="Only keys under this prefix: leading bytes in the byte schemes; leading elements "
+    "of composite keys in the tuple scheme (where bytes keys do not match on part of their bytes).",
+)
 @click.option("--reverse", is_flag=True, help="Descending key order.")
 @click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N keys.")
 @scheme_option()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import click
@@ -10,6 +9,7 @@ import click
 from ..errors import show_bytes
 from ..keyspace import Keyspace
 from ._console import Ticker, err, out
+from ._format import dumps
 from ._open import opened
 from ._options import depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
@@ -94,7 +94,7 @@ def inspect(
         tree, outside = scope_tree(ks, depth)
         typed = ks.scheme.typed_keys
         if as_json:
-            click.echo(json.dumps(tree.to_json(typed=typed), ensure_ascii=False))
+            click.echo(dumps(tree.to_json(typed=typed)))
         else:
             out().print(tree.table(f"{ks.url}  ({ks.scheme!r})", typed=typed, levels=levels))
             if outside.reserved:

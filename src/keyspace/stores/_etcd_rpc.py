@@ -11,15 +11,24 @@ from __future__ import annotations
 import ipaddress
 import random
 import socket
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, unquote_to_bytes, urlsplit
 
 import grpc
 
-from ..errors import AccessDenied, AuthenticationFailed, StoreClosed, StoreError, TransactionTooLarge
+from ..errors import (
+    AccessDenied,
+    AuthenticationFailed,
+    EtcdUnavailable,
+    StoreClosed,
+    StoreError,
+    TransactionTooLarge,
+)
 from ._etcd_auth import TokenKeeper, tls_channel_options, tls_credentials
 from ._etcd_proto import kv_pb2 as pb
 from ._etcd_proto import kv_pb2_grpc as pb_grpc
@@ -52,12 +61,24 @@ MAX_RECEIVE_BYTES = 64 << 20
 pathological page comes near it; one key-value pair is at most 1.5 MiB."""
 
 _RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+_UNAVAILABLE_DETAILS = (
+    "context deadline exceeded",  # a member without quorum answers UNKNOWN with this
+    "request timed out",
+    "leader changed",
+    "no leader",
+    "not capable",
+    "timed out",
+)
+"""etcd details that mean "no quorum or no leader right now", whatever the status code."""
 
 
-class EtcdUnavailable(StoreError):
-    """The cluster did not answer within the retry budget (``UNAVAILABLE`` or
-    ``DEADLINE_EXCEEDED``). For a write the outcome is unknown: it may have been
-    applied."""
+def retryable(exc: grpc.RpcError) -> bool:
+    """Whether ``exc`` means the cluster could not answer now (safe to retry for
+    calls that are safe to repeat; an unknown outcome for writes)."""
+    if exc.code() in _RETRYABLE:
+        return True
+    detail = (exc.details() or "").lower()
+    return any(text in detail for text in _UNAVAILABLE_DETAILS)
 
 
 class ResponseTooLarge(StoreError):
@@ -237,7 +258,7 @@ def translate(exc: grpc.RpcError, what: str, attempts: int = 1) -> StoreError:
         )
     if _is_credentials_failure(code, detail):
         return AuthenticationFailed(f"{what}: etcd refused the credentials: {name}: {detail}")
-    if code in _RETRYABLE:
+    if retryable(exc):
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         return EtcdUnavailable(f"{what}: etcd cluster unavailable{tries}: {name}: {detail}")
     return StoreError(text)
@@ -276,6 +297,7 @@ class EtcdConnection:
 
     def __init__(self, options: EtcdOptions) -> None:
         self.options = options
+        self._local = threading.local()  # .end: the budget end of an enclosing operation
         self.target = channel_target(options.endpoints)
         self._closed = False
         channel_options: list[tuple[str, Any]] = [
@@ -327,11 +349,28 @@ class EtcdConnection:
             self._closed = True
             self._channel.close()
 
+    @contextmanager
+    def budget(self) -> Iterator[float]:
+        """Bound every call made in this thread inside the block by ONE retry budget
+        (``retry_budget`` seconds from now; an enclosing block's end wins when it is
+        earlier), so that an operation made of several calls — a commit, its
+        re-reads and its retries — ends within the budget. Yields the end time."""
+        previous = getattr(self._local, "end", None)
+        end = time.monotonic() + self.options.retry_budget
+        if previous is not None:
+            end = min(end, previous)
+        self._local.end = end
+        try:
+            yield end
+        finally:
+            self._local.end = previous
+
     def call(self, what: str, method: Callable[..., Any], request: Any, *, retry: bool = True) -> Any:
         """Send ``request`` with ``method`` (a stub method) and return the response.
 
-        With ``retry`` (only for calls that are safe to repeat), ``UNAVAILABLE`` and
-        ``DEADLINE_EXCEEDED`` are retried with exponential backoff (50 ms doubling to
+        With ``retry`` (only for calls that are safe to repeat), ``UNAVAILABLE``,
+        ``DEADLINE_EXCEEDED`` and etcd's no-quorum answers (:func:`retryable`) are
+        retried with exponential backoff (50 ms doubling to
         1 s, jittered) within ``retry_budget`` seconds and ``max_attempts`` calls. Each
         call's deadline is ``timeout``, cut to what is left of the budget. Any other
         error, or the last retryable one, is translated by :func:`translate`.
@@ -339,6 +378,9 @@ class EtcdConnection:
         opts = self.options
         started = time.monotonic()
         budget_end = started + opts.retry_budget
+        outer = getattr(self._local, "end", None)
+        if outer is not None:
+            budget_end = min(budget_end, outer)
         delay = 0.05
         attempts = 0
         refreshed = False
@@ -346,6 +388,11 @@ class EtcdConnection:
             self.check_open(what)
             attempts += 1
             remaining = budget_end - time.monotonic()
+            if remaining <= 0:
+                raise EtcdUnavailable(
+                    f"{what}: the retry budget of {opts.retry_budget} s was spent before the "
+                    "etcd cluster answered"
+                )
             try:
                 return method(
                     request, timeout=max(0.05, min(opts.timeout, remaining)), metadata=self.metadata()
@@ -358,7 +405,7 @@ class EtcdConnection:
                     continue
                 if (
                     retry
-                    and exc.code() in _RETRYABLE
+                    and retryable(exc)
                     and not _is_credentials_failure(exc.code(), exc.details() or "")
                     and attempts < opts.max_attempts
                     and time.monotonic() + pause < budget_end

@@ -57,7 +57,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .._bytes import prefix_end
-from ..errors import InvalidKey, KeyTooLarge, StoreClosed, StoreError, TransactionTooLarge, show_bytes
+from ..errors import (
+    CommitOutcomeUnknown,
+    InvalidKey,
+    KeyTooLarge,
+    StoreClosed,
+    StoreError,
+    TransactionTooLarge,
+    show_bytes,
+)
 from ._base import Capabilities, Op, ReadView, Store
 from ._etcd_access import EtcdAccess
 from ._etcd_proto import kv_pb2 as pb
@@ -93,11 +101,6 @@ _PAGE_FIRST = 256
 class TransactionConflict(StoreError):
     """A transaction's commit found that a key or range it read had changed since its
     snapshot revision. Nothing was written; run the transaction again."""
-
-
-class CommitOutcomeUnknown(StoreError):
-    """A transaction commit was interrupted (member down, election) and re-reading
-    the written keys could not establish whether it was applied."""
 
 
 def _bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes, bytes] | None:
@@ -499,7 +502,8 @@ class EtcdStore(Store):
 
         def apply(ranges: list[Range], ops: list[Op]) -> None:
             base.end()
-            self._commit(base, ranges, ops)
+            with self._conn.budget():  # the whole commit, re-reads and retries included
+                self._commit(base, ranges, ops)
 
         return OverlayTransaction(base, apply, base.end, self._check_key)
 
@@ -539,7 +543,16 @@ class EtcdStore(Store):
         request = pb.TxnRequest(compare=compares, success=success)
         _check_size(request, "commit")
         if not compares:  # blind writes: as safe to repeat as write(ops)
-            self._conn.call("commit", self._conn.kv.Txn, request)
+            try:
+                self._conn.call("commit", self._conn.kv.Txn, request)
+            except CommitOutcomeUnknown:
+                raise
+            except EtcdUnavailable as exc:
+                raise CommitOutcomeUnknown(
+                    f"commit: the etcd cluster gave no answer within the retry budget of "
+                    f"{self._conn.options.retry_budget} s; the transaction may or may not have been "
+                    f"applied: {exc}"
+                ) from exc
             return
         self._guarded_commit(request, values, deletes, cleared, snapshot)
 
@@ -553,8 +566,19 @@ class EtcdStore(Store):
     ) -> None:
         """Send the guarded Txn; after an unknown outcome, re-read before retrying.
         Bounded by the retry budget and ``max_attempts``."""
+        with self._conn.budget() as budget_end:
+            self._guarded_attempts(request, values, deletes, cleared, snapshot, budget_end)
+
+    def _guarded_attempts(
+        self,
+        request: pb.TxnRequest,
+        values: dict[bytes, bytes],
+        deletes: list[bytes],
+        cleared: list[tuple[bytes, bytes]],
+        snapshot: int,
+        budget_end: float,
+    ) -> None:
         opts = self._conn.options
-        budget_end = time.monotonic() + opts.retry_budget
         uncertain: EtcdUnavailable | None = None
         delay = 0.05
         for _attempt in range(opts.max_attempts):
@@ -576,7 +600,13 @@ class EtcdStore(Store):
             if response.succeeded:
                 return
             if uncertain is not None:
-                if self._applied(values, deletes, cleared, snapshot):
+                try:
+                    applied = self._applied(values, deletes, cleared, snapshot)
+                except EtcdUnavailable as exc:
+                    raise CommitOutcomeUnknown(
+                        f"commit: a first attempt met an unknown outcome and the re-read failed: {exc}"
+                    ) from exc
+                if applied:
                     return
                 raise CommitOutcomeUnknown(
                     "commit: a first attempt met an unknown outcome and a retry found the keys it "
