@@ -26,7 +26,7 @@ import grpc
 
 from ..errors import AccessDenied, StoreError, WatchCompacted
 from ._etcd_proto import watch_auth_pb2 as wa
-from ._etcd_rpc import EtcdConnection, EtcdUnavailable, translate
+from ._etcd_rpc import EtcdConnection, EtcdUnavailable, retryable, translate
 from ._events import StoreEvent, StoreWatch
 
 __all__ = ["EtcdWatch"]
@@ -121,7 +121,7 @@ class EtcdWatch(StoreWatch):
                         self._fail(failure)
                         return
                     continue
-                if exc.code() not in _RESUMABLE:
+                if exc.code() not in _RESUMABLE and not retryable(exc):
                     self._fail(translate(exc, "watch"))
                     return
                 error = translate(exc, "watch")
