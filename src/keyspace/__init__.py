@@ -4,8 +4,11 @@ key-value stores."""
 from __future__ import annotations
 
 from . import errors
+from ._watch import ScopeWatch, WatchEvent
 from .codecs import Codec
 from .errors import (
+    AccessDenied,
+    AuthenticationFailed,
     DecodeError,
     HashCollision,
     InvalidKey,
@@ -19,6 +22,8 @@ from .errors import (
     TransactionTooLarge,
     UniqueViolation,
     UnreadableRecord,
+    WatchCompacted,
+    WatchUnsupported,
 )
 from .keyspace import Keyspace, Transaction, attach, open
 from .schemes import (
@@ -37,7 +42,9 @@ from .scope import Scope
 __version__ = "0.1.0"
 
 __all__ = [
+    "AccessDenied",
     "AsciiHex",
+    "AuthenticationFailed",
     "Codec",
     "DecodeError",
     "Delimited",
@@ -55,6 +62,7 @@ __all__ = [
     "SchemeMismatch",
     "Scope",
     "ScopeHash",
+    "ScopeWatch",
     "StoreClosed",
     "StoreError",
     "Sublevel",
@@ -63,6 +71,9 @@ __all__ = [
     "TupleScheme",
     "UniqueViolation",
     "UnreadableRecord",
+    "WatchCompacted",
+    "WatchEvent",
+    "WatchUnsupported",
     "__version__",
     "attach",
     "errors",
