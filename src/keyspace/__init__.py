@@ -7,8 +7,11 @@ import importlib
 from typing import Any
 
 from . import bincode, errors
+from ._watch import ScopeWatch, WatchEvent
 from .codecs import Codec
 from .errors import (
+    AccessDenied,
+    AuthenticationFailed,
     DecodeError,
     HashCollision,
     InvalidKey,
@@ -22,6 +25,8 @@ from .errors import (
     TransactionTooLarge,
     UniqueViolation,
     UnreadableRecord,
+    WatchCompacted,
+    WatchUnsupported,
 )
 from .keyspace import Keyspace, Transaction, attach, open
 from .schemes import (
@@ -40,7 +45,9 @@ from .scope import Scope
 __version__ = "0.1.0"
 
 __all__ = [
+    "AccessDenied",
     "AsciiHex",
+    "AuthenticationFailed",
     "Codec",
     "DecodeError",
     "Delimited",
@@ -58,6 +65,7 @@ __all__ = [
     "SchemeMismatch",
     "Scope",
     "ScopeHash",
+    "ScopeWatch",
     "StoreClosed",
     "StoreError",
     "Sublevel",
@@ -66,6 +74,9 @@ __all__ = [
     "TupleScheme",
     "UniqueViolation",
     "UnreadableRecord",
+    "WatchCompacted",
+    "WatchEvent",
+    "WatchUnsupported",
     "__version__",
     "attach",
     "bincode",

@@ -14,6 +14,7 @@ import sys
 import click
 
 from ..errors import KeyspaceError
+from .access_cmd import grant, revoke
 from .cosmwasm_cmd import cosmwasm
 from .data import delete, get, put, scan
 from .decode import decode
@@ -47,7 +48,7 @@ def cli() -> None:
     """Collision-free, ordered, nestable namespaces (scopes) in one key-value store."""
 
 
-for command in (demo, inspect, get, put, delete, scan, decode, schemes, migrate, cosmwasm):
+for command in (demo, inspect, get, put, delete, scan, decode, schemes, migrate, cosmwasm, grant, revoke):
     cli.add_command(command)
 
 
