@@ -141,7 +141,7 @@ def test_separator_is_refused_for_other_schemes(tmp_path: Path) -> None:
     proc = run("inspect", f"sqlite:///{tmp_path / 'x.db'}", "--scheme", "tuple", "--separator", ":", ok=False)
     assert proc.returncode == 1 and "takes no --separator" in proc.stderr
     proc = run("inspect", "memory:", "--separator", "ab", ok=False)
-    assert proc.returncode == 2 and "not one byte" in proc.stderr
+    assert proc.returncode == 1 and "not one byte" in proc.stderr  # a usage error: one line, exit 1
 
 
 def test_decode_command() -> None:

@@ -20,6 +20,7 @@ import keyspace
 from keyspace.errors import DecodeError, InvalidName, LayoutError
 from keyspace.schemes import Delimited, NulDelimited, Property, scheme_from_name
 from keyspace.schemes.delimited import guess_delimited, guess_separator
+from keyspace.stores import open_store
 from keyspace.tuples import pack
 
 USERS = ["rod", "rod.vagg", "rod1977", "roderick"]
@@ -193,21 +194,27 @@ KEYS = [b"", b"k", b":", b"k:", b":k", b"a:b", b"\xff"]
 _KEYS = st.sampled_from(KEYS)
 
 
-@settings(max_examples=150, deadline=None)
-@given(
-    ops=st.lists(
-        st.tuples(
-            st.sampled_from(["put", "put", "delete", "clear", "drop"]), st.tuples(_NAMES, _NAMES), _KEYS
-        ),
-        max_size=25,
-    )
+_OPS = st.lists(
+    st.tuples(st.sampled_from(["put", "put", "delete", "clear", "drop"]), st.tuples(_NAMES, _NAMES), _KEYS),
+    max_size=25,
 )
-def test_scopes_match_a_model(ops: list[tuple[str, tuple[bytes, bytes], bytes]]) -> None:
+ENGINES = {"memory": ("memory:", 150), "lmdb": ("lmdb://{}", 30), "leveldb": ("leveldb://{}", 30)}
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_scopes_match_a_model(engine: str, tmp_path: Path) -> None:
     """Puts, deletes, clears and drops on scopes whose names sit around ':' and whose
     keys hold it: every scope reads and counts exactly its own keys, and the store
-    holds exactly the model's stored keys."""
-    model: dict[tuple[bytes, bytes], dict[bytes, bytes]] = {}
-    with keyspace.open("memory:", scheme=Delimited(":", depth=2)) as ks:
+    holds exactly the model's stored keys. One store per engine, wiped per example."""
+    url, examples = ENGINES[engine]
+    store = open_store(url.format(tmp_path / engine))
+
+    @settings(max_examples=examples, deadline=None)
+    @given(ops=_OPS)
+    def run(ops: list[tuple[str, tuple[bytes, bytes], bytes]]) -> None:
+        store.delete_range(b"", None)
+        ks = keyspace.attach(store, scheme=Delimited(":", depth=2), close_store=False)
+        model: dict[tuple[bytes, bytes], dict[bytes, bytes]] = {}
         for n, (op, path, key) in enumerate(ops):
             scope, own = ks.scope(*path), model.setdefault(path, {})
             if op == "put":
@@ -228,8 +235,13 @@ def test_scopes_match_a_model(ops: list[tuple[str, tuple[bytes, bytes], bytes]])
             assert len(scope) == len(own) and scope.scopes() == []
             for key in KEYS:
                 assert scope.get(key) == own.get(key)
-        raw = {k for k, _ in ks.store.scan(b"", None)}
+        raw = {k for k, _ in store.scan(b"", None)}
         assert raw == {b":".join(path) + b":" + key for path, own in model.items() for key in own}
+
+    try:
+        run()
+    finally:
+        store.close()
 
 
 # -- separator detection ---------------------------------------------------------------------------
@@ -269,3 +281,10 @@ def test_open_by_name_and_by_instance(tmp_path: Path) -> None:
     deeper = scheme_from_name("delimited", separator=":", depth=2)
     with keyspace.open(url, scheme=deeper) as ks, pytest.raises(LayoutError, match=r"depth 1; .* depth 2"):
         ks.scope("rod")
+
+
+def test_guess_refuses_keys_of_other_formats() -> None:
+    cosmwasm = [keyspace.LengthPrefixed().encode((b"balance", o), b"uatom") for o in (b"alice", b"bob")]
+    assert guess_separator(cosmwasm) is None  # 00 07 balance …: no text name before the first 00
+    assert guess_separator([b":k", b":j"]) is None  # empty names are not hand-made
+    assert guess_delimited([b"a:b::k", b"c:d::j"]) == Delimited(":", depth=2)  # the third name is empty

@@ -3,9 +3,15 @@ key-value stores."""
 
 from __future__ import annotations
 
-from . import errors
+import importlib
+from typing import Any
+
+from . import bincode, errors
+from ._watch import ScopeWatch, WatchEvent
 from .codecs import Codec
 from .errors import (
+    AccessDenied,
+    AuthenticationFailed,
     DecodeError,
     HashCollision,
     InvalidKey,
@@ -19,6 +25,8 @@ from .errors import (
     TransactionTooLarge,
     UniqueViolation,
     UnreadableRecord,
+    WatchCompacted,
+    WatchUnsupported,
 )
 from .keyspace import Keyspace, Transaction, attach, open
 from .schemes import (
@@ -37,7 +45,9 @@ from .scope import Scope
 __version__ = "0.1.0"
 
 __all__ = [
+    "AccessDenied",
     "AsciiHex",
+    "AuthenticationFailed",
     "Codec",
     "DecodeError",
     "Delimited",
@@ -55,6 +65,7 @@ __all__ = [
     "SchemeMismatch",
     "Scope",
     "ScopeHash",
+    "ScopeWatch",
     "StoreClosed",
     "StoreError",
     "Sublevel",
@@ -63,8 +74,20 @@ __all__ = [
     "TupleScheme",
     "UniqueViolation",
     "UnreadableRecord",
+    "WatchCompacted",
+    "WatchEvent",
+    "WatchUnsupported",
     "__version__",
     "attach",
+    "bincode",
     "errors",
     "open",
+    "scoped_heed",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``keyspace.scoped_heed`` is imported when first used (it opens LMDB)."""
+    if name == "scoped_heed":
+        return importlib.import_module(".scoped_heed", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

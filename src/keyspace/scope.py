@@ -33,6 +33,7 @@ except ImportError:  # pragma: no cover - the pure-Python methods below then run
 
 if TYPE_CHECKING:
     from ._catalog import Catalog
+    from ._watch import ScopeWatch
     from .keyspace import Keyspace
 
 __all__ = ["Scope"]
@@ -152,7 +153,7 @@ class Scope(MutableMapping[Any, Any]):
         key: Codec,
         value: Codec,
     ) -> None:
-        scheme = keyspace.scheme
+        scheme = keyspace.scheme.scope_scheme(path)
         scheme.validate_path(path)
         self._ks = keyspace
         self._view = view
@@ -534,6 +535,49 @@ class Scope(MutableMapping[Any, Any]):
                 if kdec is not None:
                     key = kdec(key)
                 yield path, key, (v if vdec is None else vdec(v))
+
+    # -- changes -----------------------------------------------------------------------
+
+    def watch(self, *, subtree: bool = False, start_revision: int | None = None) -> ScopeWatch:
+        """A stream of :class:`~keyspace.WatchEvent` (put or delete, ``path``, decoded
+        ``key`` and ``value``, store ``revision``) for exactly this scope's own keys,
+        or with ``subtree=True`` for the scope and every scope below it. From now on,
+        or from ``start_revision``. Iterate it (sync or ``async for``), or ``get(timeout)``;
+        ``close()`` it (or use ``with``). See :mod:`keyspace._watch`.
+
+        On etcd: one native Watch, resumed after a member failure with no event lost
+        or repeated; a compacted ``start_revision`` raises
+        :class:`~keyspace.errors.WatchCompacted`. The memory store sees every write
+        (they all go through it) but keeps no history: from now only. LMDB, SQLite,
+        LevelDB and RocksDB files may be written by other processes unseen
+        (``capabilities.watch`` is ``None``): they raise
+        :class:`~keyspace.errors.WatchUnsupported` here. Cost: one stream (etcd: and
+        one thread) per watch."""
+        from ._watch import watch_scope
+
+        if self._guard is not None:
+            self._hidden()
+        scheme, vdec, view = self.scheme, self._vdec, self._view
+        kdec = _decoded_key_codec(scheme, self._key_spec)
+        decode = self._state.decoder(view, self.path)
+
+        def subtree_decode(stored: bytes) -> tuple[Path, Any]:
+            path, key = decode(stored)
+            return path, key if kdec is None else kdec(key)
+
+        return watch_scope(
+            self._ks.store,
+            self.path,
+            own_ranges=scheme.own_ranges(self.path),
+            own_exact=scheme.own_range_is_exact(),
+            is_own=scheme.is_own_remainder,
+            prefix=self.prefix,
+            key_decode=self._dec,
+            subtree_ranges=self._state.subtree_ranges(view, self.path) if subtree else None,
+            subtree_decode=subtree_decode,
+            value=vdec,
+            start_revision=start_revision,
+        )
 
 
 def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]]) -> None:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
-from ._format import InputError, component_json, render_key, render_path
+from ._format import InputError, component_json, dumps, render_key, render_path
 from ._open import make_scheme
 from ._options import depth_option, scheme_option, separator_option
 
@@ -47,7 +45,7 @@ def decode(scheme: str, depth: int | None, separator: str | None, as_json: bool,
             "path": [component_json(c, typed=typed) for c in path],
             "key": component_json(key, typed=typed),
         }
-        click.echo(json.dumps(doc, ensure_ascii=False))
+        click.echo(dumps(doc))
         return
     click.echo(f"path: {render_path(path, typed=typed)}")
     click.echo(f"key:  {render_key(key, 'text')}")

@@ -222,7 +222,7 @@ def migrate(
     if src == dst:
         raise KeyspaceError(f"source and destination are the same store ({src})")
     with opened(src, from_scheme, depth=depth, separator=separator) as source:
-        refuse_ambiguous(source.keyspace)  # before the destination is even opened
+        refuse_ambiguous(source.keyspace)  # before DST is opened (and perhaps created)
         with opened(dst, to_scheme, create=True, writing=True) as target:
             err().print(f"from {source.keyspace.url}: {source.how}", markup=False)
             err().print(f"to   {target.keyspace.url}: {target.how}", markup=False)

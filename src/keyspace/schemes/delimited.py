@@ -103,7 +103,6 @@ class Delimited(Scheme):
         code = _separator_byte(separator)
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
             raise LayoutError(f"delimited depth {depth!r} must be an int of 1 or more (the names per scope)")
-        self._code = code
         self._sep = bytes((code,))
         self._separator = chr(code)
         self._depth = depth
@@ -251,13 +250,12 @@ Delimited.variants = (NulDelimited,)
 
 
 def guess_separator(keys: Iterable[bytes], candidates: Iterable[str] = COMMON_SEPARATORS) -> str | None:
-    """The one separator of ``candidates`` that every key holds, with text names
-    before it, or ``None`` when none or several fit (ambiguous) or ``keys`` is empty.
+    """The one separator of ``candidates`` that every key holds after a text name,
+    or ``None`` when none or several fit (ambiguous) or ``keys`` is empty.
 
-    "Text names": the bytes before the first separator are non-empty valid UTF-8
-    without control characters, as hand-made names are (tuple-layer, hash and
-    length-prefixed keys are not: the last start with a zero length byte).
-    Cost: one pass over the keys per candidate.
+    "A text name": the bytes before the first separator are non-empty, valid UTF-8
+    and printable, as hand-made names are (tuple-layer, length-prefixed and hash
+    keys start otherwise). Cost: one pass over the keys per candidate.
     """
     sample = list(keys)
     if not sample:
@@ -265,29 +263,40 @@ def guess_separator(keys: Iterable[bytes], candidates: Iterable[str] = COMMON_SE
     fitting: list[str] = []
     for candidate in candidates:
         sep = bytes((_separator_byte(candidate),))
-        if all(_text_name(key, sep) for key in sample):
+        if all(_text_names(key, sep, 1) for key in sample):
             fitting.append(candidate)
     return fitting[0] if len(fitting) == 1 else None
-
-
-def _text_name(key: bytes, sep: bytes) -> bool:
-    head, found, _ = key.partition(sep)
-    if not found:
-        return False
-    try:
-        text = head.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return bool(text) and text.isprintable()
 
 
 def guess_delimited(keys: Iterable[bytes], depth: int | None = None) -> Delimited | None:
     """A :class:`Delimited` scheme for ``keys``: the separator of
     :func:`guess_separator` (``None`` when it finds none) and ``depth``, else the
-    fewest separators any key holds (keys may hold more: their key holds it)."""
+    largest depth at which every key starts with that many text names (keys may
+    hold more separators: their key holds it)."""
     sample = list(keys)
     separator = guess_separator(sample)
     if separator is None:
         return None
+    if depth:
+        return Delimited(separator, depth)
     sep = separator.encode("latin-1")
-    return Delimited(separator, depth if depth else min(key.count(sep) for key in sample))
+    found = min(key.count(sep) for key in sample)
+    while found > 1 and not all(_text_names(key, sep, found) for key in sample):
+        found -= 1
+    return Delimited(separator, found)
+
+
+def _text_names(key: bytes, sep: bytes, depth: int) -> bool:
+    """Whether ``key`` starts with ``depth`` non-empty printable names, each
+    followed by ``sep``."""
+    names = key.split(sep, depth)
+    if len(names) <= depth:
+        return False
+    for name in names[:depth]:
+        try:
+            text = name.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        if not text or not text.isprintable():
+            return False
+    return True
