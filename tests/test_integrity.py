@@ -536,3 +536,31 @@ def test_naive_layout_is_declared_after_a_reopen(engine: Engine) -> None:
         ks.scope(b"a").get(b"bc")
     with engine.keyspace(naive, leaf_depth=1) as ks:
         assert ks.scope(b"ab")[b"c"] == b"v"
+
+
+# -- rule 6: reading never creates or changes anything (the CLI's read commands) -----------
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_cli_reads_leave_a_folder_that_is_not_a_store_unchanged(tmp_path: Path) -> None:
+    import sqlite3
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    (photos / "cat.jpg").write_bytes(b"\xff\xd8\xff not really a jpeg")
+    app = tmp_path / "app.db"
+    conn = sqlite3.connect(app)
+    conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+    conn.execute("INSERT INTO notes (text) VALUES ('hello')")
+    conn.commit()
+    conn.close()
+    before = _snapshot(tmp_path)
+    for url in (str(photos), f"lmdb://{photos}", f"sqlite:///{app}", str(tmp_path / "missing")):
+        for args in (("inspect", url), ("get", url, "a", "--key", "k"), ("scan", url, "a")):
+            proc = cli(*args)
+            assert one_error_line(proc), (args, proc.stderr)
+    assert _snapshot(tmp_path) == before
+    assert not (tmp_path / "missing").exists()
