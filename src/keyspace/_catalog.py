@@ -258,8 +258,23 @@ class Catalog:
             return self._hash_guard(path)
         if self._layered:
             self.scheme.validate_path(path)
-            return lambda view: self._status(view, path) != _BRANCH
+            return self._layout_guard(path)
         return None
+
+    def _layout_guard(self, path: Path) -> ReadGuard:
+        """A leaf stays a leaf and a branch a branch (layout records are never
+        removed), so once either is known the guard costs one comparison."""
+        known: list[str] = []
+
+        def check(view: ReadView) -> bool:
+            if known:
+                return known[0] == _LEAF
+            status = self._status(view, path)
+            if status != _FREE and (self.leaf_depth is not None or view is self.store):
+                known.append(status)  # committed (or declared): it cannot change
+            return status != _BRANCH
+
+        return check
 
     def _hash_guard(self, path: Path) -> ReadGuard:
         scheme = self.scheme
