@@ -82,7 +82,7 @@ def test_one_transaction_across_parts(union: PrefixUnion) -> None:
     assert union.get(b"\x07no") is None
 
 
-def test_tags_must_not_overlap(tmp_path: object) -> None:
+def test_tags_must_not_overlap() -> None:
     with tempfile.TemporaryDirectory() as path:
         a, b = LMDBStore(path, db="a"), LMDBStore(path, db="b")
         with pytest.raises(StoreError, match="overlap"):
