@@ -260,12 +260,13 @@ class LMDBStore(Store):
             )
         except (lmdb.Error, OSError) as exc:
             raise self.translate(exc) from exc
+        self._env = self._shared.env
         try:
-            self._db = self._shared.open_db(db, create=not readonly, url=self.url)
+            self._db = self._open_db(db, create=not readonly)
         except BaseException:
+            self._env = None
             _lmdb_env.release(self._shared)
             raise
-        self._env = self._shared.env
         self._opened = True  # from now on, a missing environment means closed
         self._max = int(self._env.max_key_size())
         self.fast_scan = self._scan_raw
@@ -402,6 +403,19 @@ class LMDBStore(Store):
             self._shared.views -= 1
             self._shared.cond.notify_all()
         self._shared.local.views = max(getattr(self._shared.local, "views", 0) - 1, 0)
+
+    def _open_db(self, name: str, *, create: bool) -> Any:
+        """The handle of database ``name`` (``""``: the unnamed one). Opening one
+        begins an LMDB transaction, so a map another process grew since this
+        environment was mapped is adopted first and the open retried."""
+        for _ in range(_RETRIES):
+            try:
+                return self._shared.open_db(name, create=create, url=self.url)
+            except lmdb.MapResizedError:
+                self._adopt()
+            except lmdb.Error as exc:
+                raise self.translate(exc) from exc
+        raise StoreError(f"the map of {self.url} kept growing while it was opened ({_RETRIES} attempts)")
 
     def _read_begin(self) -> Any:
         """A read transaction; a map another process grew is adopted first."""
@@ -626,16 +640,16 @@ class LMDBStore(Store):
         if shared.max_dbs < 1:
             return []
         names: list[str] = []
-        env = self._live()
+        unnamed = self._open_db("", create=False)
         try:
-            with env.begin() as txn:
-                candidates = [k for k, v in txn.cursor() if len(v) == 48]
+            with self._read_begin() as txn:
+                candidates = [k for k, v in txn.cursor(db=unnamed) if len(v) == 48]
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
         for raw in candidates:
             try:
                 name = raw.decode("utf-8")
-                shared.open_db(name, create=False, url=self.url)
+                self._open_db(name, create=False)
             except (UnicodeDecodeError, _lmdb_env.NotADatabase):
                 continue  # a 48-byte value of a plain key, or a name that is not UTF-8
             names.append(name)
