@@ -379,12 +379,20 @@ class Catalog:
     def destructive(self, view: WriteView, apply: Callable[[WriteView], None]) -> None:
         """Run ``apply``, a delete, after checking that no record in the store says
         these keys belong to another keyspace: free once this keyspace has seen its
-        record; before that, the check and the delete are one atomic batch."""
+        record; before that, the check and the delete are one atomic batch. Inside
+        a transaction on an engine that caps its batches, the records are checked
+        and claimed first in their own batch, as :meth:`first_write` does there: a
+        check read inside the transaction would be changed by the records a later
+        first write of the same transaction commits, or by another keyspace's first
+        write, and fail the whole transaction; its own batch is run again instead."""
         if self.recorded:
             apply(view)
             return
         if view is not self.store:
-            self._check_records(view)
+            if self.store.capabilities.max_batch_ops is None:
+                self._check_records(view)
+            else:
+                self._atomically(self._claim_record)
             apply(view)
             return
 
