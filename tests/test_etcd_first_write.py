@@ -33,17 +33,20 @@ def url() -> Iterator[str]:
     store.close()
 
 
-def test_delete_then_put_in_one_transaction(url: str) -> None:
-    """The delete's record check and the put's records (committed first) do not
-    make the transaction conflict with itself."""
-    with keyspace.open(url) as ks:
+@pytest.mark.parametrize("scheme", ["tuple", "asciihex", "scopehash", "length-prefixed"])
+def test_read_delete_then_put_in_one_transaction(url: str, scheme: str) -> None:
+    """A read (its scope's guard: the name registry, the layout), a delete (its
+    record check) and the put's records (committed first) in one transaction on
+    a fresh keyspace: the transaction does not conflict with itself."""
+    with keyspace.open(url, scheme=scheme) as ks:
         with ks.transaction() as tx:
-            scope = tx.scope("s", b"\x00\xff")
+            scope = tx.scope("s")
+            assert scope.get(b"k") is None
             scope.discard(b"k")
             scope[b"k"] = b"v"
-        assert ks.scope("s", b"\x00\xff")[b"k"] == b"v"
-    with keyspace.open(url) as again:
-        assert again.scope("s", b"\x00\xff")[b"k"] == b"v"
+        assert ks.scope("s")[b"k"] == b"v"
+    with keyspace.open(url, scheme=scheme) as again:
+        assert again.scope("s")[b"k"] == b"v"
 
 
 def test_another_keyspace_first_write_meanwhile(url: str) -> None:

@@ -255,11 +255,22 @@ class Catalog:
         :data:`ReadGuard`), or ``None`` when nothing needs checking. Called once
         when the scope is made; costs one hash of the name at most."""
         if self._hashed and path:
-            return self._hash_guard(path)
+            return self._committed(self._hash_guard(path))
         if self._layered:
             self.scheme.validate_path(path)
-            return self._layout_guard(path)
+            return self._committed(self._layout_guard(path))
         return None
+
+    def _committed(self, check: ReadGuard) -> ReadGuard:
+        """``check`` reading the committed records where a transaction's first write
+        commits them in their own batch (an engine that caps batches, see
+        :meth:`first_write`): read inside the transaction, they would be changed by
+        that batch and fail the transaction. Registry and layout records are never
+        removed, so the committed ones say at least what the transaction's would."""
+        if self.store.capabilities.max_batch_ops is None:
+            return check
+        store = self.store
+        return lambda view: check(store)
 
     def _layout_guard(self, path: Path) -> ReadGuard:
         """A leaf stays a leaf and a branch a branch (layout records are never
