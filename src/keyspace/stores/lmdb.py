@@ -435,7 +435,7 @@ class LMDBStore(Store):
         Call with no write transaction of this store open."""
         env = self._live()
         try:
-            while True:
+            for _attempt in range(_RETRIES):
                 info = env.info()
                 size = int(info["map_size"])
                 used = (int(info["last_pgno"]) + 1) * int(env.stat()["psize"])
@@ -444,6 +444,7 @@ class LMDBStore(Store):
                 self._grow()
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
+        raise StoreError(f"the map of {self.url} could not be grown to twice its use ({_RETRIES} attempts)")
 
     def _write(self, body: Callable[[Any], None]) -> None:
         """Run ``body(txn)`` in one write transaction; a full map grows and retries."""
@@ -454,7 +455,7 @@ class LMDBStore(Store):
                 "(writing through the store would wait for it forever)"
             )
         with self._shared.wlock:
-            while True:
+            for _attempt in range(_RETRIES):
                 try:
                     txn = env.begin(write=True, db=self._db)
                 except lmdb.MapResizedError:
@@ -475,6 +476,7 @@ class LMDBStore(Store):
                 except BaseException:
                     txn.abort()
                     raise
+            raise StoreError(f"a write to {self.url} kept finding the map full or resized ({_RETRIES} tries)")
 
     def _page(self, start: bytes, stop: bytes | None, reverse: bool, size: int) -> list[tuple[bytes, bytes]]:
         """At most ``size`` items of ``[start, stop)`` read in one short read
@@ -745,7 +747,7 @@ class _LMDBTransaction(WriteView):
 
     def _begin(self) -> None:
         store = self._store
-        while True:
+        for _attempt in range(_RETRIES):
             try:
                 txn = store._live().begin(write=True, db=store._db)
                 break
@@ -753,6 +755,8 @@ class _LMDBTransaction(WriteView):
                 store._resize(0)  # another process grew the map (we hold _wlock)
             except lmdb.Error as exc:
                 raise store.translate(exc) from exc
+        else:
+            raise StoreError(f"the map of {store.url} kept growing under this transaction ({_RETRIES} tries)")
         self._txn = txn
         self._get, self._put, self._delete = txn.get, txn.put, txn.delete
 
@@ -762,7 +766,7 @@ class _LMDBTransaction(WriteView):
         for reads)."""
         if self._log is None or not isinstance(exc, lmdb.MapFullError):
             raise self._store.translate(exc, key) from exc
-        while True:
+        for _attempt in range(_RETRIES):
             self._txn.abort()
             self._store._grow()
             self._begin()
@@ -771,6 +775,7 @@ class _LMDBTransaction(WriteView):
                 return
             except lmdb.MapFullError:
                 continue
+        raise StoreError(f"the map of {self._store.url} stayed full while growing ({_RETRIES} attempts)")
 
     def _replay(self, log: list[_Logged]) -> None:
         txn = self._txn
@@ -907,12 +912,13 @@ class _LMDBTransaction(WriteView):
                         "raised, so the joint transaction was discarded (nothing of it was written)"
                     )
                 return
-            while True:
+            for _attempt in range(_RETRIES):
                 try:
                     self._txn.commit()
                     return
                 except lmdb.Error as error:
                     self._recover(error, None)  # a full map at commit: grow, replay, commit again
+            raise StoreError(f"the commit to {store.url} kept finding the map full ({_RETRIES} attempts)")
         finally:
             store._shared.wlock.release()
 
