@@ -41,6 +41,7 @@ from typing import Any
 
 from . import _metadata
 from ._bytes import prefix_end
+from ._metadata import LAYOUT_START, LAYOUT_STOP
 from .errors import (
     DecodeError,
     HashCollision,
@@ -61,11 +62,6 @@ from .stores._base import ReadView, Store, WriteView
 __all__ = ["LAYOUT_START", "LAYOUT_STOP", "Catalog", "ReadGuard"]
 
 _LEAF, _BRANCH, _FREE = "leaf", "branch", "free"
-LAYOUT_START = b"\xff\xffkeyspace-layout\x00"
-"""Where a LengthPrefixed keyspace records its leaves: ``ff ff`` announces a first
-component of 65535 bytes, which a key this short cannot hold, so no scope below
-the root can have a key here; a root that holds keys leaves this range out."""
-LAYOUT_STOP = b"\xff\xffkeyspace-layout\x01"
 _LAYOUT_KEY_LIMIT = 2 + 0xFFFF
 _REGISTRY_KEY_SIZE = 4
 _HIDDEN_OPS = 3
@@ -458,12 +454,12 @@ class Catalog:
     def _before_write(self, view: WriteView, path: Path) -> None:
         scheme = self.scheme
         scheme.encode(path, b"")  # Naive refuses here unless allow_collisions=True
+        if not self.recorded:  # first: another keyspace's keys are a SchemeMismatch
+            self._claim_record(view)
         if self._layered:
             self._claim_leaf(view, path)
         if self._hashed:
             self._register(view, path)
-        if not self.recorded:
-            self._claim_record(view)
         self.prepared.add(self._same(path))
 
     def _claim_record(self, view: WriteView) -> None:
