@@ -22,7 +22,10 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from ._layouts import Layout
 
 __all__ = ["Component", "Key", "Path", "Property", "Scheme", "component_bytes", "key_bytes"]
 
@@ -164,6 +167,16 @@ class Scheme(ABC):
     def decode_key(self, raw: bytes) -> Key:
         """Inverse of :meth:`encode_key` (identity by default)."""
         return raw
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """Compile ``path`` into the :class:`~keyspace.schemes._layouts.Layout` a
+        scope runs on (``stored(key) == encode(path, key)``). The default is the
+        ``general`` transform, through :meth:`encode_key`/:meth:`decode_key`;
+        schemes with a simpler transform name it. ``accelerate=False`` keeps the
+        pure-Python functions. Cost: one :meth:`prefix` and :meth:`own_ranges`."""
+        from ._layouts import Layout
+
+        return Layout(self, path, accelerate=accelerate)
 
     def own_range_is_exact(self) -> bool:
         """True when :meth:`own_ranges` hold only own keys (no filtering needed)."""

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from .._bytes import prefix_end
 from ..errors import DecodeError, show_bytes
 from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._layouts import HEX, Layout
 
 __all__ = ["AsciiHex"]
 
@@ -110,6 +111,10 @@ class AsciiHex(Scheme):
     def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
         """Same as :meth:`own_range`: the scope and everything below it."""
         return self.own_range(path)
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``hex`` transform; own keys are the remainders without ``00``."""
+        return Layout(self, path, kind=HEX, accelerate=accelerate)
 
     def own_range_is_exact(self) -> bool:
         return False

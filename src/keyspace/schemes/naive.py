@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from .._bytes import prefix_end
 from ..errors import DecodeError, LayoutError, show_bytes
 from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._layouts import GENERAL, RAW, Layout
 
 __all__ = ["Naive"]
 
@@ -90,6 +91,12 @@ class Naive(Scheme):
     def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
         """Same as :meth:`own_range`."""
         return self.own_range(path)
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``raw`` transform with ``allow_collisions=True``; else ``general``,
+        whose every key refuses (:class:`LayoutError`)."""
+        kind = RAW if self._allow_collisions else GENERAL
+        return Layout(self, path, kind=kind, accelerate=accelerate)
 
     def own_range_is_exact(self) -> bool:
         return False

@@ -29,6 +29,7 @@ from xxhash import xxh32_intdigest
 from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidName, show_bytes
 from ._base import Component, Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._layouts import U64LEN, Layout
 
 __all__ = ["DEFAULT_SCOPE_HASH", "ScopeHash", "hash_name", "registry_key"]
 
@@ -183,6 +184,10 @@ class ScopeHash(Scheme):
         its own hash with registry keys between them, so they are found through the
         registry, never by a range of the default scope."""
         return self.own_range(path)
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``u64len`` transform: ``u64le(len key) key`` after the hash."""
+        return Layout(self, path, kind=U64LEN, accelerate=accelerate)
 
     @property
     def metadata_key(self) -> bytes | None:

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from ..errors import DecodeError, InvalidName, show_bytes
 from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._layouts import RAW, Layout
 
 __all__ = ["Sublevel"]
 
@@ -170,6 +171,10 @@ class Sublevel(Scheme):
     def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
         """Same as :meth:`own_range`: the sublevel and all its nested sublevels."""
         return self.own_range(path)
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``raw`` transform; a key may not start with the separator."""
+        return Layout(self, path, kind=RAW, forbidden=self._sep_byte, accelerate=accelerate)
 
     def params(self) -> Mapping[str, Any]:
         return {"separator": self._separator}

@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 from ..errors import DecodeError, InvalidKey, InvalidName, show_bytes
 from ..tuples import pack, unpack
 from ._base import Key, Path, Property, Scheme
+from ._layouts import TUPLE, Layout
 
 __all__ = ["TupleScheme"]
 
@@ -127,6 +128,11 @@ class TupleScheme(Scheme):
         """Inverse of :meth:`encode_key` (see the class notes on one-element keys).
         Raises :class:`DecodeError`."""
         return _key_of(unpack(raw))
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``tuple`` transform: bytes keys framed ``01 key(00 -> 00 ff) 00``,
+        str keys ``02 utf8 00``, every other key packed."""
+        return Layout(self, path, kind=TUPLE, accelerate=accelerate)
 
     # -- the scheme interface ---------------------------------------------------
 
