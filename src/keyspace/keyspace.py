@@ -16,9 +16,10 @@ from typing import Any
 
 from . import _metadata
 from ._layout import WriteState
-from .codecs import Codec, resolve_codec
+from .codecs import BYTES, Codec, resolve_codec
 from .errors import StoreError
 from .schemes import Scheme, TupleScheme, scheme_from_name
+from .schemes._layouts import LayoutCache
 from .scope import Scope
 from .stores import open_store
 from .stores._base import ReadView, Store
@@ -41,6 +42,7 @@ class Keyspace:
         self.store = store
         self.scheme = scheme
         self._state = WriteState(self, recorded=recorded)
+        self._layouts = LayoutCache(scheme)
         limit = store.capabilities.max_batch_ops
         self.batch_limit = limit if limit is not None else 1 << 62
 
@@ -57,7 +59,9 @@ class Keyspace:
         ``"json"``, ``"bytes"``) or pass objects with ``encode``/``decode``.
 
         Raises :class:`InvalidName` when the scheme cannot represent the path."""
-        return Scope(self, self.store, self._state, tuple(path), resolve_codec(key), resolve_codec(value))
+        if key is None and value is None:
+            return Scope(self, self.store, self._state, path, BYTES, BYTES)
+        return Scope(self, self.store, self._state, path, resolve_codec(key), resolve_codec(value))
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
@@ -105,9 +109,7 @@ class Transaction:
 
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The scope at ``path`` inside this transaction (same API as outside)."""
-        return Scope(
-            self.keyspace, self.view, self._state, tuple(path), resolve_codec(key), resolve_codec(value)
-        )
+        return Scope(self.keyspace, self.view, self._state, path, resolve_codec(key), resolve_codec(value))
 
 
 def _local_path(url: str) -> str | None:

@@ -154,25 +154,28 @@ class Layout:
         True where :attr:`exact`)."""
         return self.exact or self.scheme.is_own_remainder(stored[len(self.prefix) :])
 
-    def prefix_range(self, key_prefix: Key) -> tuple[bytes, bytes | None, Callable[[Any], bool] | None]:
-        """The stored range of the own keys that start with ``key_prefix`` and a
-        filter on decoded keys where one range cannot say it (``None`` where it can).
+    def prefix_range(
+        self, key_prefix: Key, stored: Stored | None = None
+    ) -> tuple[bytes, bytes | None, Callable[[bytes], bool] | None]:
+        """The stored range of the own keys that start with ``key_prefix``, and a
+        filter on stored keys where one range cannot say it (``None`` where it can).
 
         ``key_prefix`` is what the scheme's keys start with: leading elements of
         composite keys in the tuple scheme (a non-tuple is one element), leading
-        bytes in the byte schemes. ScopeHash stores the key's length first, so no
-        range holds the keys with a byte prefix: the range is the scope's own, and
-        the filter keeps the keys that start with ``key_prefix``."""
-        scheme = self.scheme
-        key_prefix_range = getattr(scheme, "key_prefix_range", None)
+        bytes in the byte schemes, turned into a stored key by ``stored`` (a
+        scope's key codec composed with :attr:`stored`; :attr:`stored` by default).
+        ScopeHash stores a key's length before it, so no range holds the keys with
+        a byte prefix: the range is the scope's own and the filter keeps the stored
+        keys whose key starts with the prefix."""
+        key_prefix_range = getattr(self.scheme, "key_prefix_range", None)
         if key_prefix_range is not None:
             lo, hi = key_prefix_range(self.path, key_prefix)
             return lo, hi, None
+        lo = (self.stored if stored is None else stored)(key_prefix)
         if self.kind == U64LEN:
-            self.stored(key_prefix)  # the scheme's checks: a bytes key
-            kp: bytes = key_prefix
-            return self.ranges[0][0], self.ranges[-1][1], lambda key: key.startswith(kp)
-        lo = self.stored(key_prefix)
+            at = len(self.prefix) + 8
+            head = lo[at:]
+            return self.ranges[0][0], self.ranges[-1][1], lambda k: k.startswith(head, at)
         return lo, prefix_end(lo), None
 
     def route(self, codec: Any, native: bool, text: bool) -> tuple[Stored, Callable[[bytes], Any], Chunk]:
@@ -379,7 +382,10 @@ class LayoutCache:
 
         Raises what ``scheme.layout(path)`` raises for a path the scheme cannot
         represent (:class:`InvalidName`, :class:`KeyTooLarge`)."""
-        layout = self._layouts.get(path)
+        try:
+            layout = self._layouts.get(path)
+        except TypeError:  # an unhashable component: the scheme names the fault
+            return self._scheme.layout(path)
         if layout is not None:
             return layout
         layout = self._scheme.layout(path)
