@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 BIN=.venv/bin
 
 $BIN/ruff check src tests benchmarks
+$BIN/ruff format --check src tests benchmarks
 $BIN/mypy
 
 source scripts/etcd-test-cluster.sh

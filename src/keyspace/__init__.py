@@ -17,8 +17,9 @@ from .errors import (
     StoreClosed,
     StoreError,
     TransactionTooLarge,
+    UnreadableRecord,
 )
-from .keyspace import Keyspace, Transaction, open
+from .keyspace import Keyspace, Transaction, attach, open
 from .schemes import AsciiHex, LengthPrefixed, Naive, Property, Scheme, ScopeHash, Sublevel, TupleScheme
 from .scope import Scope
 
@@ -48,7 +49,9 @@ __all__ = [
     "Transaction",
     "TransactionTooLarge",
     "TupleScheme",
+    "UnreadableRecord",
     "__version__",
+    "attach",
     "errors",
     "open",
 ]

@@ -1,4 +1,4 @@
-"""The scheme record a keyspace keeps in its store.
+"""The scheme records a keyspace keeps in its store, and how to read them safely.
 
 Schemes with reserved space (a key no user key can equal) record
 ``{"keyspace": 1, "scheme": name, "params": {...}}`` as JSON at their
@@ -6,7 +6,14 @@ Schemes with reserved space (a key no user key can equal) record
 
 A ``TupleScheme`` with a ``raw_prefix`` owns only the keys that start with that
 prefix, so several of them (and one at the root) can share a store: a record
-found elsewhere counts only when the two keyspaces' footprints overlap.
+found elsewhere counts only when the two keyspaces' footprints overlap. Such a
+keyspace also lists itself in the *footprint registry*, one key per raw prefix
+under :data:`REGISTRY_START` (outside every keyspace's keys), so that a keyspace
+whose footprint holds it finds it with one short scan, whichever wrote first.
+
+A record that cannot be read (not JSON, truncated, empty, another format version,
+parameters the scheme does not take, nesting too deep) is never passed over nor
+overwritten: :class:`UnreadableRecord` names where it is.
 """
 
 from __future__ import annotations
@@ -15,13 +22,29 @@ import json
 from typing import Any
 
 from ._bytes import prefix_end
-from .errors import SchemeMismatch
+from .errors import KeyspaceError, SchemeMismatch, UnreadableRecord, show_bytes
 from .schemes import AsciiHex, Scheme, ScopeHash, TupleScheme, scheme_from_name
 from .stores._base import ReadView, WriteView
 
-__all__ = ["check", "read", "record", "write"]
+__all__ = [
+    "REGISTRY_START",
+    "check",
+    "overlapping",
+    "parse",
+    "read",
+    "record",
+    "registry_key",
+    "reserved_prefix",
+    "write",
+]
 
 _FORMAT = 1
+REGISTRY_START = b"\xffkeyspace\x00"
+"""Keys ``REGISTRY_START + raw_prefix`` list the raw-prefixed tuple keyspaces."""
+_REGISTRY_STOP = prefix_end(REGISTRY_START)
+_RESERVED_PREFIX = b"\xffkeyspace"
+
+_Range = tuple[bytes, bytes | None]
 
 
 def record(scheme: Scheme) -> bytes:
@@ -33,17 +56,48 @@ def record(scheme: Scheme) -> bytes:
     ).encode()
 
 
-def _parse(raw: bytes) -> Scheme | None:
+def _unreadable(key: bytes, raw: bytes, why: str, url: str) -> UnreadableRecord:
+    where = f" of {url}" if url else ""
+    return UnreadableRecord(
+        f"the scheme record at key {show_bytes(key)}{where} is unreadable ({why}): {show_bytes(raw)}; "
+        "it was left as it is: restore it, or remove it if the store holds no keyspace data"
+    )
+
+
+def parse(key: bytes, raw: bytes, url: str = "") -> Scheme:
+    """The scheme that the record ``raw``, found at ``key``, names. Raises
+    :class:`UnreadableRecord` for anything that is not a well-formed record of
+    this format whose scheme keeps its record at ``key``."""
     try:
         doc: Any = json.loads(raw)
-    except ValueError:
-        return None
-    if not isinstance(doc, dict) or doc.get("keyspace") != _FORMAT or not isinstance(doc.get("scheme"), str):
-        return None
-    params = doc.get("params") or {}
-    if not isinstance(params, dict):
-        return None
-    return scheme_from_name(doc["scheme"], **params)
+    except (ValueError, RecursionError) as exc:
+        raise _unreadable(key, raw, f"not JSON: {str(exc)[:80]}", url) from None
+    if not isinstance(doc, dict):
+        raise _unreadable(key, raw, "not a JSON object", url)
+    if doc.get("keyspace") != _FORMAT:
+        raise _unreadable(
+            key, raw, f"format version {doc.get('keyspace')!r}, this library reads {_FORMAT}", url
+        )
+    name, params = doc.get("scheme"), doc.get("params", {})
+    if not isinstance(name, str) or not isinstance(params, dict):
+        raise _unreadable(key, raw, "'scheme' must be a string and 'params' an object", url)
+    try:
+        found = scheme_from_name(name, **params)
+    except (KeyspaceError, TypeError, ValueError) as exc:
+        raise _unreadable(key, raw, f"scheme {name!r} with these parameters: {exc}", url) from None
+    if found.metadata_key != key and registry_key(found) != key:
+        raise _unreadable(key, raw, f"it names {found!r}, whose record is not kept at this key", url)
+    return found
+
+
+def _claims_record(raw: bytes) -> bool:
+    """Whether ``raw`` says it is a keyspace record (a JSON object with a
+    ``"keyspace"`` member), however broken the rest is."""
+    try:
+        doc = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(doc, dict) and "keyspace" in doc
 
 
 def _candidate_keys(scheme: Scheme | None) -> list[bytes]:
@@ -57,18 +111,30 @@ def _candidate_keys(scheme: Scheme | None) -> list[bytes]:
     return keys
 
 
-_Range = tuple[bytes, bytes | None]
+def registry_key(scheme: Scheme) -> bytes | None:
+    """The footprint-registry key of a raw-prefixed tuple keyspace, else ``None``."""
+    if isinstance(scheme, TupleScheme) and scheme.raw_prefix:
+        return REGISTRY_START + scheme.raw_prefix
+    return None
 
 
 def _footprint(scheme: Scheme) -> list[_Range]:
     """The byte ranges a keyspace of ``scheme`` may write. Only a tuple scheme is
     bounded: its stored keys continue ``raw_prefix`` with ``05``, and its record
-    is one key beside them. Every other scheme may write anywhere."""
+    (and registry entry) are single keys beside them. Every other scheme may
+    write anywhere."""
     if isinstance(scheme, TupleScheme) and scheme.metadata_key is not None:
         start, _ = scheme.subtree_range(())
-        record_key = scheme.metadata_key
-        return [(start, prefix_end(start)), (record_key, record_key + b"\x00")]
+        out: list[_Range] = [(start, prefix_end(start)), _point(scheme.metadata_key)]
+        entry = registry_key(scheme)
+        if entry is not None:
+            out.append(_point(entry))
+        return out
     return [(b"", None)]
+
+
+def _point(key: bytes) -> _Range:
+    return key, key + b"\x00"
 
 
 def _overlaps(a: _Range, b: _Range) -> bool:
@@ -80,20 +146,58 @@ def _shares_space(found: Scheme, wanted: Scheme) -> bool:
     return any(_overlaps(a, b) for a in _footprint(found) for b in _footprint(wanted))
 
 
-def read(store: ReadView, scheme: Scheme | None) -> Scheme | None:
+def _might_be_data(key: bytes, wanted: Scheme | None) -> bool:
+    """Whether ``key`` could be a user key of ``wanted`` (a scheme without reserved
+    space may store anything anywhere), so a non-record value there is data."""
+    if wanted is None or key == wanted.metadata_key:
+        return False
+    if wanted.metadata_key is None:
+        return True
+    return any(_overlaps(_point(key), r) for r in _footprint(wanted)[:1]) and not _is_reserved(key)
+
+
+def _is_reserved(key: bytes) -> bool:
+    return key.startswith(_RESERVED_PREFIX)
+
+
+def read(store: ReadView, scheme: Scheme | None, url: str = "") -> Scheme | None:
     """The scheme recorded in ``store`` (looked up where ``scheme`` and the default
     instances of the schemes with metadata keep it), or ``None``. A record of
     another keyspace whose keys cannot meet those of ``scheme`` (tuple schemes
-    under disjoint raw prefixes) is passed over. Cost: up to four point reads."""
+    under disjoint raw prefixes) is passed over. Raises :class:`UnreadableRecord`
+    for a record that cannot be read (a value at another scheme's record key
+    that ``scheme`` could hold as its own data counts as a record only when it
+    says it is one). Cost: up to four point reads."""
     for key in _candidate_keys(scheme):
         raw = store.get(key)
-        if raw is not None:
-            found = _parse(raw)
-            if found is None or found.metadata_key != key:
-                continue
-            if scheme is None or key == scheme.metadata_key or _shares_space(found, scheme):
-                return found
+        if raw is None:
+            continue
+        if _might_be_data(key, scheme) and not _claims_record(raw):
+            continue
+        found = parse(key, raw, url)
+        if scheme is None or key == scheme.metadata_key or _shares_space(found, scheme):
+            return found
     return None
+
+
+def overlapping(view: ReadView, scheme: Scheme, url: str = "") -> Scheme | None:
+    """A raw-prefixed tuple keyspace listed in the footprint registry of ``view``
+    whose footprint overlaps that of ``scheme``, else ``None``. Cost: one scan
+    of one entry per raw-prefixed keyspace."""
+    own = registry_key(scheme)
+    for key, raw in view.scan(REGISTRY_START, _REGISTRY_STOP):
+        if key == own:
+            continue
+        other = parse(key, raw, url)
+        if other != scheme and _shares_space(other, scheme):
+            return other
+    return None
+
+
+def reserved_prefix(scheme: Scheme) -> bool:
+    """Whether ``scheme`` would write where the records live (a raw prefix that
+    starts with ``ff "keyspace"``)."""
+    return isinstance(scheme, TupleScheme) and scheme.raw_prefix.startswith(_RESERVED_PREFIX)
 
 
 def check(recorded: Scheme, wanted: Scheme, url: str) -> None:
@@ -106,7 +210,11 @@ def check(recorded: Scheme, wanted: Scheme, url: str) -> None:
 
 
 def write(view: WriteView, scheme: Scheme) -> None:
-    """Record ``scheme`` in the store (a no-op for schemes without reserved space)."""
+    """Record ``scheme`` in the store (a no-op for schemes without reserved space),
+    and list a raw-prefixed tuple keyspace in the footprint registry."""
     key = scheme.metadata_key
     if key is not None:
         view.put(key, record(scheme))
+    entry = registry_key(scheme)
+    if entry is not None:
+        view.put(entry, record(scheme))

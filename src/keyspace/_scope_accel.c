@@ -34,8 +34,10 @@
  *   call   = s.<call_slot>    the engine's get(stored) or put(stored, value)
  *   raw    = s.<raw_slot>     the exception types call raises untranslated
  *   codec  = s.<codec_slot>   None, or the value decoder (get) / encoder (set)
- *   guard  = s.<guard_slot>   None, or a callable: true when the scope may hold
- *                             no own keys (a found key then counts as missing)
+ *   guard  = s.<guard_slot>   None, or a callable run before each read: true
+ *                             when the scope holds no own keys (every key then
+ *                             counts as missing and the engine is not called);
+ *                             it may raise
  *
  * and calls call with stored(key). getitem raises KeyError(key) for a missing
  * key, get returns its default, setitem returns None (a value that is not bytes
@@ -586,29 +588,27 @@ point_op_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, Py
         res = Py_NewRef(Py_None);
         goto done;
     }
-    PyObject *raw = PyObject_Vectorcall(call, &stored, 1, NULL);
-    if (raw == NULL) {
-        engine_error(op, self, stored);
-        goto done;
+    PyObject *raw;
+    PyObject *guard = slot_value(self, op->off_guard);
+    int hidden = 0;
+    if (guard != NULL && guard != Py_None) {
+        Py_INCREF(guard);
+        PyObject *g = PyObject_CallNoArgs(guard);
+        Py_DECREF(guard);
+        hidden = g == NULL ? -1 : PyObject_IsTrue(g);
+        Py_XDECREF(g);
+        if (hidden < 0) {
+            goto done;
+        }
     }
-    if (raw != Py_None) {
-        PyObject *guard = slot_value(self, op->off_guard);
-        if (guard != NULL && guard != Py_None) {
-            int branch = -1;
-            Py_INCREF(guard);
-            PyObject *g = PyObject_CallNoArgs(guard);
-            Py_DECREF(guard);
-            if (g != NULL) {
-                branch = PyObject_IsTrue(g);
-                Py_DECREF(g);
-            }
-            if (branch < 0) {
-                Py_DECREF(raw);
-                goto done;
-            }
-            if (branch) {
-                Py_SETREF(raw, Py_NewRef(Py_None));
-            }
+    if (hidden) {
+        raw = Py_NewRef(Py_None);
+    }
+    else {
+        raw = PyObject_Vectorcall(call, &stored, 1, NULL);
+        if (raw == NULL) {
+            engine_error(op, self, stored);
+            goto done;
         }
     }
     if (raw == Py_None) {

@@ -8,6 +8,7 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     ├── KeyTooLarge          a stored key over the engine's or the format's limit
     ├── DecodeError          bytes that are not a valid encoding (names the offset)
     ├── SchemeMismatch       reopening a keyspace with another scheme than recorded
+    ├── UnreadableRecord     a scheme record in the store that cannot be read
     ├── HashCollision        two scope names with the same 32-bit hash (ScopeHash)
     ├── LayoutError          a scope that would hold keys and child scopes where the
     │                        scheme cannot tell them apart
@@ -33,6 +34,7 @@ __all__ = [
     "StoreClosed",
     "StoreError",
     "TransactionTooLarge",
+    "UnreadableRecord",
     "show_bytes",
 ]
 
@@ -89,6 +91,12 @@ class DecodeError(KeyspaceError, ValueError):
 
 class SchemeMismatch(KeyspaceError):
     """A keyspace reopened with another scheme than the one recorded in its store."""
+
+
+class UnreadableRecord(KeyspaceError):
+    """A scheme record in the store that cannot be read (garbage, truncated, empty,
+    another format version, parameters the scheme does not take). The message
+    names the key; the record is never passed over nor overwritten."""
 
 
 class HashCollision(KeyspaceError):

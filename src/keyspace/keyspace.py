@@ -15,19 +15,16 @@ from types import TracebackType
 from typing import Any
 
 from . import _metadata
-from ._layout import WriteState
+from ._catalog import Catalog
 from .codecs import BYTES, Codec, resolve_codec
-from .errors import StoreError
+from .errors import InvalidName, SchemeMismatch, StoreError
 from .schemes import Scheme, TupleScheme, scheme_from_name
 from .schemes._layouts import LayoutCache
 from .scope import Scope
 from .stores import open_store
 from .stores._base import ReadView, Store
 
-__all__ = ["Keyspace", "Transaction", "open"]
-
-# Exported for scope.py's type hints.
-_WriteState = WriteState
+__all__ = ["Keyspace", "Transaction", "attach", "open"]
 
 
 class Keyspace:
@@ -35,16 +32,17 @@ class Keyspace:
 
     ``scope(*path)`` gives a :class:`Scope`; ``transaction()`` an atomic context;
     ``close()`` (or ``with``) releases the store. ``scheme``, ``store`` and ``url``
-    are read-only attributes.
+    are read-only attributes; ``catalog`` holds the facts that keep its scopes
+    apart (:class:`~keyspace._catalog.Catalog`), which every scope shares.
     """
 
     def __init__(self, store: Store, scheme: Scheme, *, recorded: bool) -> None:
         self.store = store
         self.scheme = scheme
-        self._state = WriteState(self, recorded=recorded)
+        self.catalog = Catalog(store, scheme, recorded=recorded)
         self._layouts = LayoutCache(scheme)
-        limit = store.capabilities.max_batch_ops
-        self.batch_limit = limit if limit is not None else 1 << 62
+        self.batch_limit = self.catalog.batch_limit
+        self._close_store = True
 
     @property
     def url(self) -> str:
@@ -60,8 +58,8 @@ class Keyspace:
 
         Raises :class:`InvalidName` when the scheme cannot represent the path."""
         if key is None and value is None:
-            return Scope(self, self.store, self._state, path, BYTES, BYTES)
-        return Scope(self, self.store, self._state, path, resolve_codec(key), resolve_codec(value))
+            return Scope(self, self.store, self.catalog, path, BYTES, BYTES)
+        return Scope(self, self.store, self.catalog, path, resolve_codec(key), resolve_codec(value))
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
@@ -73,7 +71,7 @@ class Keyspace:
 
         Commits when the block exits normally; discards everything when it raises.
         Reads inside see a consistent snapshot and the transaction's own writes."""
-        state = self._state.child()
+        state = self.catalog.child()
         with self.store.transaction() as view:
             yield Transaction(self, view, state)
         state.commit()
@@ -83,11 +81,13 @@ class Keyspace:
         """A read-only consistent view: ``snap.scope(...)`` reads the store as it
         was when the block was entered."""
         with self.store.snapshot() as view:
-            yield Transaction(self, view, self._state.child())
+            yield Transaction(self, view, self.catalog.child())
 
     def close(self) -> None:
-        """Close the store. Idempotent; further use raises :class:`StoreClosed`."""
-        self.store.close()
+        """Close the store (unless attached with ``close_store=False``). Idempotent;
+        further use raises :class:`StoreClosed`."""
+        if self._close_store:
+            self.store.close()
 
     def __enter__(self) -> Keyspace:
         return self
@@ -102,18 +102,19 @@ class Transaction:
     """The handle of :meth:`Keyspace.transaction`: ``scope(*path)`` gives scopes
     whose reads and writes belong to the transaction."""
 
-    def __init__(self, keyspace: Keyspace, view: ReadView, state: WriteState) -> None:
+    def __init__(self, keyspace: Keyspace, view: ReadView, state: Catalog) -> None:
         self.keyspace = keyspace
         self.view = view
-        self._state = state
+        self.catalog = state
 
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The scope at ``path`` inside this transaction (same API as outside)."""
-        return Scope(self.keyspace, self.view, self._state, path, resolve_codec(key), resolve_codec(value))
+        return Scope(self.keyspace, self.view, self.catalog, path, resolve_codec(key), resolve_codec(value))
 
 
 def _local_path(url: str) -> str | None:
     """The file-system path of a local store URL (``None`` for memory/etcd)."""
+    url = url.partition("?")[0]  # options are not part of the path
     for scheme in ("lmdb://", "sqlite://", "leveldb://", "rocksdb://"):
         if url.startswith(scheme):
             return url[len(scheme) :]
@@ -127,19 +128,34 @@ def open(
     *,
     scheme: Scheme | str | None = None,
     create: bool = True,
+    readonly: bool = False,
+    **options: Any,
 ) -> Keyspace:
     """Open a keyspace on the store at ``url_or_path``.
 
     A bare path opens LMDB; URLs: ``memory:``, ``lmdb:///path``,
     ``sqlite:///file``, ``leveldb:///dir``, ``rocksdb:///dir``,
     ``etcd://h1:p1,h2:p2``. ``scheme`` is a :class:`Scheme` or a scheme name;
-    without one, the scheme recorded in the store is used, else ``TupleScheme()``.
-    Opening with another scheme than the recorded one raises
-    :class:`SchemeMismatch`. With ``create=False`` a missing local store raises
-    :class:`StoreError` instead of being created.
+    without one, the scheme recorded in the store is used; an empty store gets
+    ``TupleScheme()``, and a store that holds keys but no record raises
+    :class:`SchemeMismatch` (its scheme is never guessed: name it). Opening with
+    another scheme than the recorded one, or one whose keys would overlap another
+    keyspace's recorded in the store, raises :class:`SchemeMismatch`; a record
+    that cannot be read raises :class:`UnreadableRecord` and stays as it is. With
+    ``create=False`` a missing local store raises :class:`StoreError` instead of
+    being created.
+
+    ``options`` are the store's (``map_size``, ``sync``, ``timeout``, …; see
+    :func:`keyspace.stores.open_store`), also accepted as URL query parameters;
+    an unknown one raises :class:`StoreError` listing the known ones.
+    ``readonly=True`` opens an existing store of the URL's engine without creating
+    or changing anything (a path that is not such a store raises
+    :class:`StoreError`); every write then raises :class:`StoreError`. Every
+    failure to open is a :class:`StoreError` naming its cause.
 
     The scheme is recorded (for schemes with reserved space) with the first write,
-    so opening and reading never change a store.
+    inside that write's own atomic transaction, so opening and reading never
+    change a store. Cost: up to four point reads and two short scans.
     """
     url = os.fspath(url_or_path)
     if not create:
@@ -148,14 +164,52 @@ def open(
             raise StoreError(f"no store at {url!r} (create=False)")
     if isinstance(scheme, str):
         scheme = scheme_from_name(scheme)
-    store = open_store(url)
+    store = open_store(url, readonly=readonly, **options)
     try:
-        recorded = _metadata.read(store, scheme)
-        if scheme is None:
-            scheme = recorded if recorded is not None else TupleScheme()
-        elif recorded is not None:
-            _metadata.check(recorded, scheme, url)
+        scheme, recorded = _scheme_of(store, scheme, url)
     except BaseException:
         store.close()
         raise
-    return Keyspace(store, scheme, recorded=recorded is not None)
+    return Keyspace(store, scheme, recorded=recorded)
+
+
+def attach(store: Store, *, scheme: Scheme | str | None = None, close_store: bool = True) -> Keyspace:
+    """A keyspace over ``store``, a store object already open (for example one
+    :class:`~keyspace.stores.MemoryStore` shared by several keyspace objects).
+    The scheme is chosen and checked as by :func:`open`; closing the keyspace
+    closes the store unless ``close_store`` is false."""
+    if isinstance(scheme, str):
+        scheme = scheme_from_name(scheme)
+    chosen, recorded = _scheme_of(store, scheme, store.url)
+    ks = Keyspace(store, chosen, recorded=recorded)
+    ks._close_store = close_store
+    return ks
+
+
+def _scheme_of(store: ReadView, scheme: Scheme | None, url: str) -> tuple[Scheme, bool]:
+    """The scheme to open ``store`` with, and whether its record is there: the
+    checks of :func:`open` (the first write repeats them inside its batch)."""
+    recorded = _metadata.read(store, scheme, url)
+    if scheme is None:
+        if recorded is None:
+            if next(iter(store.scan(b"", None, limit=1)), None) is not None:
+                raise SchemeMismatch(
+                    f"the store at {url!r} holds keys but no scheme record (data another program wrote, "
+                    "or a keyspace that records no scheme); its scheme is not guessed: open it with "
+                    "scheme=... naming the scheme its keys were written with"
+                )
+            return TupleScheme(), False
+        scheme = recorded
+    elif recorded is not None:
+        _metadata.check(recorded, scheme, url)
+    if _metadata.reserved_prefix(scheme):
+        raise InvalidName(
+            f"{scheme!r}: a raw prefix that starts with ff 'keyspace' is reserved for the records keyspaces "
+            "keep in a store"
+        )
+    other = _metadata.overlapping(store, scheme, url)
+    if other is not None:
+        raise SchemeMismatch(
+            f"the store at {url!r} holds the keyspace {other!r}, whose keys would overlap those of {scheme!r}"
+        )
+    return scheme, recorded is not None

@@ -18,7 +18,16 @@ layout's ``decode_chunk``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, ItemsView, Iterable, Iterator, KeysView, MutableMapping, ValuesView
+from collections.abc import (
+    Callable,
+    ItemsView,
+    Iterable,
+    Iterator,
+    KeysView,
+    MutableMapping,
+    Sequence,
+    ValuesView,
+)
 from itertools import chain, islice
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
@@ -36,7 +45,8 @@ except ImportError:  # pragma: no cover - the pure-Python methods below then run
     _point_op = None
 
 if TYPE_CHECKING:
-    from .keyspace import Keyspace, _WriteState
+    from ._catalog import Catalog
+    from .keyspace import Keyspace
 
 __all__ = ["Scope", "ScopeItems", "ScopeKeys", "ScopeValues"]
 
@@ -99,6 +109,7 @@ class Scope(MutableMapping[Any, Any]):
         "_get",
         "_get_raw",
         "_guard",
+        "_hide",
         "_key_of",
         "_key_spec",
         "_ks",
@@ -120,7 +131,7 @@ class Scope(MutableMapping[Any, Any]):
         self,
         keyspace: Keyspace,
         view: ReadView,
-        state: _WriteState,
+        state: Catalog,
         path: Path,
         key: Codec,
         value: Codec,
@@ -152,8 +163,10 @@ class Scope(MutableMapping[Any, Any]):
         self._get_raw = () if fast is None else _RAW
         self._put: Callable[[bytes, bytes], object] | None = None
         self._put_raw: tuple[type[Exception], ...] = ()
-        # LengthPrefixed, Naive: a branch scope's prefix holds only its children's keys
-        self._guard = None if scheme.separates_own_keys else self._is_branch
+        # the catalog's check before each read of own keys (ScopeHash names,
+        # LengthPrefixed, Naive); None where reads need none
+        guard = self._guard = state.guard(path)
+        self._hide = None if guard is None else self._hidden
 
     # -- navigation ------------------------------------------------------------
 
@@ -185,19 +198,22 @@ class Scope(MutableMapping[Any, Any]):
 
     # -- point operations --------------------------------------------------------
 
-    def _is_branch(self) -> bool:
-        """True when the scheme cannot tell own keys from children's keys and this
-        scope is known to hold child scopes: it then has no own keys, and the bytes
-        under its prefix belong to its children (never read, count or delete them)."""
-        return self._state.is_branch(self.path)
+    def _hidden(self) -> bool:
+        """The catalog's check before a read of own keys (:meth:`Catalog.guard`):
+        raises for a scope that may not be read (a ScopeHash name whose hash
+        another name holds); True when the scope has no own keys (a branch in a
+        scheme that cannot tell own keys from children's: the bytes under its
+        prefix are its children's, never read, count or delete them)."""
+        guard = self._guard
+        return guard is not None and not guard(self._view)
 
     def _read(self, stored: bytes) -> bytes | None:
+        if self._hide is not None and self._hidden():
+            return None
         try:
             raw = self._get(stored)
         except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
             raise self._view.translate(exc, stored) from exc
-        if raw is None or (self._guard is not None and self._guard()):
-            return None
         return raw
 
     def __getitem__(self, key: Key) -> Any:
@@ -223,8 +239,9 @@ class Scope(MutableMapping[Any, Any]):
             raw = _not_bytes(raw)
         put = self._put
         if put is None:
-            self._state.check_storable((stored,))
-            put = self._prepare_write()
+            if self._first_write(((stored, raw),)):
+                return
+            put = self._bind_put()
         try:
             put(stored, raw)
         except self._put_raw as exc:  # only with the view's fast_put
@@ -235,14 +252,14 @@ class Scope(MutableMapping[Any, Any]):
         view = self._writer()
         if self._read(stored) is None:
             raise KeyError(key)
-        view.delete(stored)
+        self._state.destructive(view, lambda v: v.delete(stored))
 
     def discard(self, key: Key) -> None:
         """Remove ``key`` if present; no error when it is missing. Cost: one delete."""
         stored = self._stored(key)
         view = self._writer()
-        if self._guard is None or not self._guard():
-            view.delete(stored)
+        if self._hide is None or not self._hidden():
+            self._state.destructive(view, lambda v: v.delete(stored))
 
     def pop(self, key: Key, default: Any = _MISSING) -> Any:
         """Remove ``key`` and return its value; ``default`` when it is missing, else
@@ -254,7 +271,7 @@ class Scope(MutableMapping[Any, Any]):
             if default is _MISSING:
                 raise KeyError(key)
             return default
-        view.delete(stored)
+        self._state.destructive(view, lambda v: v.delete(stored))
         return raw if self._vdec is None else self._vdec(raw)
 
     def popitem(self) -> tuple[Any, Any]:
@@ -282,12 +299,29 @@ class Scope(MutableMapping[Any, Any]):
             raise KeyspaceError(f"scope {self.path!r} is read-only here (a snapshot view)")
         return view
 
-    def _prepare_write(self) -> Callable[[bytes, bytes], object]:
-        """Checks made once per scope before its first write: the scheme accepts
-        writes to this path, the layout rule, the hash registry, the metadata. Binds
-        the view's put (its ``fast_put`` where it has one) and returns it."""
+    def _first_write(self, ops: Sequence[tuple[bytes, bytes | None]]) -> bool:
+        """Before this scope's first write of ``ops``: unless the catalog says the
+        path is ready, run the write as the catalog's first write (the scheme
+        accepts the path, the layout rule, the hash registry, the scheme record,
+        checked and recorded in one atomic batch with ``ops``). True when ``ops``
+        were written here. Binds the view's put for the writes that follow."""
+        state = self._state
         view = self._writer()
-        self._state.before_write(view, self.path)
+        if state.write_ready(self.path):
+            self._bind_put()
+            return False
+        state.check_storable(k for k, v in ops if v is not None)
+        k, v = ops[0]
+        if len(ops) == 1 and v is not None:
+            state.first_write(view, self.path, lambda w: w.put(k, v))
+        else:
+            state.first_write(view, self.path, lambda w: _write_all(w, ops))
+        self._bind_put()
+        return True
+
+    def _bind_put(self) -> Callable[[bytes, bytes], object]:
+        """Bind the view's put (its ``fast_put`` where it has one) and return it."""
+        view = self._writer()
         fast = view.fast_put
         self._put_raw = () if fast is None else _RAW
         put = self._put = view.put if fast is None else fast
@@ -326,7 +360,7 @@ class Scope(MutableMapping[Any, Any]):
                 hi = self._stored(stop)
                 if include_stop:
                     hi += b"\x00"
-        if self._guard is not None and self._guard():
+        if self._hide is not None and self._hidden():
             return [], None
         return _intersect(self._layout.ranges, lo, hi), keep
 
@@ -509,39 +543,25 @@ class Scope(MutableMapping[Any, Any]):
 
     def update(self, other: Any = (), /, **kwargs: Any) -> None:
         """Put the pairs of a mapping (or of an iterable of pairs) and of keyword
-        arguments, as ``dict.update``. Inside a transaction they commit with it;
-        outside, they are written as one atomic batch (engines with a per-batch
-        operation limit raise :class:`TransactionTooLarge` rather than split it).
-
-        The pairs are encoded as the store takes them, in chunks of 4096 inside a
-        transaction, with no list of the whole input built here; a scope's first
-        write checks every stored key before its records are written, and so
-        reads its input once into one list."""
+        arguments, as ``dict.update``. All or nothing: inside a transaction they
+        commit with it; outside, they are written as one atomic batch (engines with
+        a per-batch operation limit raise :class:`TransactionTooLarge` rather than
+        split it). The input is read once, as it comes, into the one list of
+        encoded pairs that the store's batch takes; no other copy is made."""
+        view = self._writer()
         pairs: Iterable[tuple[Any, Any]] = other.items() if hasattr(other, "items") else other
         if kwargs:
             pairs = chain(pairs, kwargs.items())
-        encoded = self._encode_items(pairs)
-        view = self._writer()
-        if self._put is None:
-            ops = list(encoded)
-            if not ops:
-                return
-            self._state.check_storable(k for k, _ in ops)
-            self._prepare_write()
-            encoded = iter(ops)
-        write = getattr(view, "write", None)
-        if write is not None:
-            write(encoded)
-            return
-        while chunk := list(islice(encoded, 4096)):
-            view.put_many(chunk)  # the engine's batch path inside the transaction
-
-    def _encode_items(self, pairs: Iterable[tuple[Any, Any]]) -> Iterator[tuple[bytes, bytes]]:
-        """``(stored key, stored value)`` of each pair, in order, as they are read."""
         stored, venc = self._stored, self._venc
-        for k, v in pairs:
-            raw = v if venc is None else venc(v)
-            yield stored(k), (raw if type(raw) is bytes else _not_bytes(raw))
+        if venc is None:
+            ops = [(stored(k), v if type(v) is bytes else _not_bytes(v)) for k, v in pairs]
+        else:
+            ops = [(stored(k), _as_bytes(venc(v))) for k, v in pairs]
+        if not ops:
+            return
+        if self._put is None and self._first_write(ops):
+            return
+        _write_all(view, ops)
 
     def clear(self) -> None:
         """Remove every own key; child scopes stay. Cost: one range delete per own
@@ -563,28 +583,43 @@ class Scope(MutableMapping[Any, Any]):
         view = self._writer()
         ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if self._layout.exact and keep is None:
-            for lo, hi in ranges:
-                view.delete_range(lo, hi)
+
+            def delete_ranges(w: WriteView) -> None:
+                for lo, hi in ranges:
+                    w.delete_range(lo, hi)
+
+            self._state.destructive(view, delete_ranges)
             return
         doomed = [
             k
             for chunk in self._chunks(start, stop, include_start, include_stop, prefix=prefix, decode=False)
             for k, _ in chunk
         ]
-        write = getattr(view, "write", None)
-        if write is not None and len(doomed) <= self._ks.batch_limit:
-            write([(k, None) for k in doomed])
-        else:
-            for k in doomed:
-                view.delete(k)
+        limit = self._state.batch_limit
+
+        def delete_keys(w: WriteView) -> None:
+            write = getattr(w, "write", None)
+            if write is not None and len(doomed) <= limit:
+                write([(k, None) for k in doomed])
+            else:
+                for k in doomed:
+                    w.delete(k)
+
+        self._state.destructive(view, delete_keys)
 
     def drop(self) -> None:
         """Remove the scope and every scope below it. Cost: one range delete
         (native where the engine has one); the ScopeHash root, whose named scopes
         lie beside it, takes one per registered name."""
         view = self._writer()
-        for lo, hi in self._state.subtree_ranges(view, self.path):
-            view.delete_range(lo, hi)
+        if self._hide is not None:
+            self._hidden()  # a ScopeHash name whose hash another name holds raises
+
+        def delete_subtree(w: WriteView) -> None:
+            for lo, hi in self._state.subtree_ranges(w, self.path):
+                w.delete_range(lo, hi)
+
+        self._state.destructive(view, delete_subtree)
 
     # -- structure -------------------------------------------------------------------
 
@@ -592,21 +627,49 @@ class Scope(MutableMapping[Any, Any]):
         """The direct children of this scope that hold data, in stored order (name
         order for schemes with property 4). Cost: one seek per child and per own
         range, not a scan of their keys."""
+        if self._hide is not None:
+            self._hidden()
         return self._state.children(self._view, self.path)
 
     def subtree(self) -> Iterator[tuple[Path, Any, Any]]:
         """Yield ``(path, key, value)`` for every key of this scope and the scopes
         below it, with absolute paths, in stored order. Keys and values are decoded
-        with this scope's codecs. Cost: one scan of the subtree range."""
-        lo, hi = self.scheme.subtree_range(self.path)
-        decode_stored = self._state.decoder(self.path)
+        with this scope's codecs. Covers exactly the keys :meth:`drop` removes.
+        Cost: one scan of the subtree range (the ScopeHash root: one per name)."""
+        view = self._view
+        if self._hide is not None:
+            self._hidden()
+        decode_stored = self._state.decoder(view, self.path)
         vdec = self._vdec
         kdec = _decoded_key_codec(self.scheme, self._key_spec)
-        for k, v in self._view.scan(lo, hi):
-            path, key = decode_stored(k)
-            if kdec is not None:
-                key = kdec(key)
-            yield path, key, (v if vdec is None else vdec(v))
+        for lo, hi in self._state.subtree_ranges(view, self.path):
+            for k, v in view.scan(lo, hi):
+                path, key = decode_stored(k)
+                if kdec is not None:
+                    key = kdec(key)
+                yield path, key, (v if vdec is None else vdec(v))
+
+
+def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]]) -> None:
+    """Write ``ops`` (puts, and deletes as ``(key, None)``) as one atomic batch:
+    ``write`` where the view has it (the store: engines with a per-batch
+    operation limit raise :class:`TransactionTooLarge` rather than split it), else
+    in the transaction the view is, which commits them with everything else."""
+    write = getattr(view, "write", None)
+    if write is not None:
+        write(ops)
+    elif all(v is not None for _, v in ops):
+        view.put_many(ops)  # type: ignore[arg-type]  # no None values: checked above
+    else:
+        for k, v in ops:
+            if v is None:
+                view.delete(k)
+            else:
+                view.put(k, v)
+
+
+def _as_bytes(raw: Any) -> bytes:
+    return raw if type(raw) is bytes else _not_bytes(raw)
 
 
 class ScopeKeys(KeysView[Any]):
@@ -645,7 +708,7 @@ class ScopeValues(ValuesView[Any]):
 def _install_point_ops(cls: type[Scope]) -> None:
     """Replace ``[]``, ``get`` and ``[]=`` of ``cls`` by their C versions, which read
     the slots ``_stored``, ``_get``/``_put``, ``_get_raw``/``_put_raw``, ``_vdec``/
-    ``_venc`` and ``_guard``, and fall back to the Python methods (their
+    ``_venc`` and ``_hide``, and fall back to the Python methods (their
     ``__wrapped__``) for everything they do not handle."""
     if _point_op is None:
         return
@@ -664,7 +727,7 @@ def _install_point_ops(cls: type[Scope]) -> None:
             slot[call],
             slot[raw],
             slot[codec],
-            slot["_guard"],
+            slot["_hide"],
         )
         setattr(cls, name, op)
 

@@ -105,8 +105,8 @@ class ScopeStore(_ScopeView, Store):
             self._check(k)
         stored = [(stored_key(k), v) for k, v in ops]
         scope = self.scope
-        if scope._put is None and any(v is not None for _, v in stored):
-            scope._prepare_write()
+        if scope._put is None and any(v is not None for _, v in stored) and scope._first_write(stored):
+            return  # written as the scope's first write, with its checks and records
         scope.keyspace.store.write(stored)
 
     @contextmanager

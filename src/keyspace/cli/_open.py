@@ -2,21 +2,26 @@
 
 Without ``--scheme``, the scheme recorded in the store is used; a store without a
 record (data another system wrote) has its scheme detected by decoding a sample
-of its keys with each scheme that can read keys on its own.
+of its keys with each scheme that can read keys on its own — for reading only,
+reporting how sure it is, and refusing when two schemes decode the keys. A
+command that writes into a store with keys but no record needs ``--scheme``.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from .. import _metadata
 from .. import open as open_keyspace
-from ..errors import DecodeError, KeyspaceError
-from ..keyspace import Keyspace
+from ..errors import DecodeError, KeyspaceError, StoreError
+from ..keyspace import Keyspace, _local_path
+from ..keyspace import _scheme_of as scheme_of
 from ..schemes import SCHEMES, AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
-from ..stores import ReadView
+from ..stores import ReadView, open_store
+from ..stores._base import Store
 from ._walk import RESERVED, KeyReader
 
 __all__ = ["Detection", "Opened", "detect", "make_scheme", "opened"]
@@ -66,6 +71,21 @@ def _sample(view: ReadView) -> list[tuple[bytes, bytes]]:
     return head + [kv for kv in reversed(tail) if kv[0] not in seen]
 
 
+# Stored keys that no format gives meaning to: a scheme that decodes all of them
+# takes any bytes as a root key, so only its keys in named scopes are evidence.
+_PROBES = (b"\x00\x03bar\x00\x04coolfoo", b"\xfe\x01\x00\x00zz", b"plain text key", b"\x13\x37")
+
+
+def _permissive(scheme: Scheme, depth: int | None) -> bool:
+    try:
+        reader = KeyReader(scheme, depth)
+        for probe in _PROBES:
+            reader.read(probe, b"")
+    except DecodeError:
+        return False
+    return True
+
+
 def _score(scheme: Scheme, sample: list[tuple[bytes, bytes]], depth: int | None) -> Detection:
     reader = KeyReader(scheme, depth)
     decoded = nested = 0
@@ -77,13 +97,17 @@ def _score(scheme: Scheme, sample: list[tuple[bytes, bytes]], depth: int | None)
         decoded += 1
         if found is not RESERVED and found[0]:
             nested += 1
+    if not nested and _permissive(scheme, depth):
+        decoded = 0  # every key read as a root key of a scheme that takes any bytes: no evidence
     return Detection(scheme, len(sample), decoded, nested)
 
 
 def detect(view: ReadView, depth: int | None = None) -> list[Detection]:
     """Every candidate scheme scored on a sample of the store's keys, best first
     (most keys decoding, then most keys in named scopes, then the design's order).
-    LengthPrefixed is a candidate only with ``depth``. Cost: two short scans."""
+    A scheme that reads any bytes as a root key (sublevel) is credited with
+    nothing unless it finds keys in named scopes. LengthPrefixed is a candidate only with
+    ``depth``. Cost: two short scans."""
     sample = _sample(view)
     candidates: list[Scheme] = [TupleScheme(), AsciiHex(), Sublevel(), ScopeHash()]
     if depth is not None:
@@ -105,22 +129,50 @@ def _empty(view: ReadView) -> bool:
     return next(iter(view.scan(b"", None, limit=1)), None) is None
 
 
-def _choose(ks: Keyspace, scheme_name: str | None, depth: int | None, writing: bool) -> tuple[Scheme, str]:
-    """The scheme for an open keyspace: recorded, else detected (or the default
-    on an empty store)."""
-    recorded = _metadata.read(ks.store, None)
+CONFIDENT = 0.9
+"""Share of sampled keys the detected scheme must decode for a read to go ahead."""
+
+
+def _choose(store: Store, depth: int | None, writing: bool) -> tuple[Scheme, str]:
+    """The scheme for an unnamed one: recorded, else the default on an empty
+    store, else (reading only) detected. Never guesses for a write, nor when the
+    best scheme decodes too few keys or another decodes as many."""
+    recorded = _metadata.read(store, None, store.url)
     if recorded is not None:
         return recorded, f"{recorded.name} (recorded in the store)"
-    if _empty(ks.store):
-        return ks.scheme, f"{ks.scheme.name} (empty store: the default)"
-    ranked = detect(ks.store, depth)
+    if _empty(store):
+        return TupleScheme(), "tuple (empty store: the default)"
+    if writing:
+        raise KeyspaceError(
+            f"{store.url} holds keys but no scheme record; its scheme is not guessed for a write: "
+            "pass --scheme NAME (the scheme its keys were written with)"
+        )
+    ranked = detect(store, depth)
     best = ranked[0]
-    if best.share < 0.5:
-        raise KeyspaceError(f"cannot tell the scheme of {ks.url}: the best, {best.describe()}; pass --scheme")
+    untried = "" if depth is not None else " (length-prefixed needs --depth, not tried)"
+    if best.share < CONFIDENT:
+        raise KeyspaceError(
+            f"cannot tell the scheme of {store.url}: the best, {best.describe()}{untried}; pass --scheme"
+        )
+    rivals = [d for d in ranked[1:] if d.decoded * 10 >= best.decoded * 9]
+    if rivals:
+        raise KeyspaceError(
+            f"cannot tell the scheme of {store.url}: {best.describe()}, and "
+            f"{'; '.join(d.describe() for d in rivals)}; pass --scheme"
+        )
     runner = ranked[1].describe() if len(ranked) > 1 else "none"
     scheme = make_scheme(best.scheme.name, writing=writing)
-    untried = "" if depth is not None else "; length-prefixed needs --depth, not tried"
-    return scheme, f"{best.describe()} — detected; next best {runner}{untried}"
+    return scheme, (
+        f"{best.describe()} — detected (confidence {best.share:.0%}, read only); next best {runner}{untried}"
+    )
+
+
+def _open_store(url: str, create: bool, readonly: bool) -> Store:
+    if not create:
+        local = _local_path(url)
+        if local is not None and not os.path.exists(local):
+            raise StoreError(f"no store at {url!r} (create=False)")
+    return open_store(url, readonly=readonly)
 
 
 @contextmanager
@@ -132,22 +184,28 @@ def opened(
     depth: int | None = None,
     writing: bool = False,
 ) -> Iterator[Opened]:
-    """Open ``url`` with ``scheme_name``, or with the recorded or detected scheme
-    when it is ``None``, and close it on exit. ``create`` allows a new local store.
-    Raises :class:`KeyspaceError` (one line) when nothing fits."""
+    """Open ``url`` with ``scheme_name``, or with the recorded scheme when it is
+    ``None`` (an empty store: the default; a store with keys but no record: the
+    scheme detected from its keys, for reading only), and close it on exit.
+    ``create`` allows a new local store. A command that neither writes nor
+    creates opens the store read-only: nothing is created or changed, and a path
+    that is not a store fails. Raises :class:`KeyspaceError` (one line) when
+    nothing fits; nothing is written before the command writes."""
+    readonly = not writing and not create
     if scheme_name is not None:
-        ks = open_keyspace(url, scheme=make_scheme(scheme_name, writing=writing), create=create)
+        ks = open_keyspace(
+            url, scheme=make_scheme(scheme_name, writing=writing), create=create, readonly=readonly
+        )
         how = f"{scheme_name} (given)"
     else:
-        ks = open_keyspace(url, create=create)
+        store = _open_store(url, create, readonly)
         try:
-            scheme, how = _choose(ks, scheme_name, depth, writing)
+            scheme, how = _choose(store, depth, writing)
+            chosen, recorded = scheme_of(store, scheme, url)
         except BaseException:
-            ks.close()
+            store.close()
             raise
-        if scheme != ks.scheme:
-            ks.close()
-            ks = open_keyspace(url, scheme=scheme, create=False)
+        ks = Keyspace(store, chosen, recorded=recorded)
     try:
         yield Opened(ks, how)
     finally:

@@ -15,7 +15,7 @@ from ._open import opened
 from ._options import depth_option, scheme_option
 from ._walk import Entry, KeyReader, walk
 
-__all__ = ["Tally", "copy_all", "migrate"]
+__all__ = ["Tally", "check_no_merge", "copy_all", "migrate"]
 
 
 @dataclass
@@ -76,12 +76,37 @@ def _write_batch(dst: Keyspace, batch: list[Entry], convert: Any, tally: Tally) 
     tally.batches += 1
 
 
+def check_no_merge(src: Keyspace, dst: Keyspace, reader: KeyReader, convert: Any) -> int:
+    """Raise :class:`KeyspaceError`, before anything is written, when two source
+    keys would become one destination key (tuple scopes ``("a",)`` and
+    ``(b"a",)`` into a byte scheme; names a scheme cannot tell apart), naming both
+    source paths. Returns the number of stored keys of ``src``. Cost: one scan of
+    ``src`` and one ``encode`` per key; memory: one entry per source key."""
+    seen: dict[bytes, Entry] = {}
+    encode = dst.scheme.encode
+    count = 0
+    for item in walk(src.store, reader):
+        count += 1
+        if not isinstance(item, Entry) or reader.unnamed(item.path):
+            continue  # copy_all reports these
+        target = encode(convert(item.path), item.key)
+        first = seen.setdefault(target, item)
+        if first is not item:
+            raise KeyspaceError(
+                f"source keys {show_bytes(first.key)} in scope {first.path!r} and {show_bytes(item.key)} in "
+                f"scope {item.path!r} would both become the destination key {show_bytes(target)} under "
+                f"{dst.scheme!r}: migrate does not merge keys; nothing was written"
+            )
+    return count
+
+
 def copy_all(
     src: Keyspace, dst: Keyspace, *, batch: int, depth: int | None = None, keep_bytes: bool = False
 ) -> Tally:
     """Copy every scope key of ``src`` into ``dst`` in batches of at most ``batch``
-    keys, each one transaction of ``dst``. One scan of ``src`` (two when a
-    progress bar with a total is shown). Reserved keys (scheme records, name
+    keys, each one transaction of ``dst``. Two scans of ``src``: the first checks
+    that no two source keys become one destination key (:func:`check_no_merge`)
+    and counts them for the progress bar. Reserved keys (scheme records, name
     registries) are not copied; ``dst`` writes its own.
 
     Raises :class:`KeyspaceError` for a source key that does not decode or a
@@ -90,10 +115,10 @@ def copy_all(
     reader = KeyReader(src.scheme, depth, src.store)
     convert = _path_converter(src, dst, keep_bytes)
     size = max(1, min(batch, dst.batch_limit - 2))
-    total = sum(1 for _ in src.store.scan(b"", None)) if err().is_terminal else None
+    total = check_no_merge(src, dst, KeyReader(src.scheme, depth, src.store), convert)
     tally = Tally()
     pending: list[Entry] = []
-    with Ticker("copying keys", total) as ticker:
+    with Ticker("copying keys", total if err().is_terminal else None) as ticker:
         for item in walk(src.store, reader):
             ticker.advance()
             if not isinstance(item, Entry):

@@ -23,9 +23,11 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from ..errors import StoreError
+from ..errors import KeyspaceError, StoreError
 from ._base import Capabilities, Op, ReadView, Store, WriteView
+from ._options import known_options, parse_value, resolve_options, split_query
 from ._overlay import OverlayTransaction
+from ._readonly import ReadOnlyStore
 from .memory import MemoryStore
 
 if TYPE_CHECKING:
@@ -43,6 +45,7 @@ __all__ = [
     "MemoryStore",
     "Op",
     "OverlayTransaction",
+    "ReadOnlyStore",
     "ReadView",
     "RocksDBStore",
     "SQLiteStore",
@@ -78,34 +81,108 @@ def __getattr__(name: str) -> Any:
     return cls
 
 
-def open_store(url: str | os.PathLike[str], **options: Any) -> Store:
+_EXTRAS = {"LevelDBStore": "leveldb", "RocksDBStore": "rocksdb", "EtcdStore": "etcd"}
+"""Adapters whose engine is an optional dependency -> the extra that installs it."""
+
+
+def open_store(url: str | os.PathLike[str], *, readonly: bool | str = False, **options: Any) -> Store:
     """Open the store named by ``url``; ``options`` go to the adapter's constructor.
 
     ``memory:`` gives a new empty :class:`MemoryStore`; ``lmdb:///path``,
     ``sqlite:///file``, ``leveldb:///dir`` and ``rocksdb:///dir`` open (creating if
     needed) the store at that path (``lmdb://relative/path`` is relative); a bare
-    path means LMDB; ``etcd://h1:p1,h2:p2`` connects to an etcd cluster. An unknown
-    scheme raises :class:`~keyspace.errors.StoreError` listing the known ones.
+    path means LMDB; ``etcd://h1:p1,h2:p2`` connects to an etcd cluster.
+
+    Options are the keyword-only parameters of the adapter's constructor, given as
+    keywords or as URL query parameters (``lmdb:///p?map_size=64GiB&sync=false``;
+    keywords win); an unknown one raises :class:`~keyspace.errors.StoreError`
+    listing the known ones. ``readonly=True`` opens a store that must already exist
+    and be a store of that engine, creates and changes nothing, and refuses every
+    write with :class:`~keyspace.errors.StoreError`.
+
+    Every failure to open is a :class:`~keyspace.errors.StoreError` naming the
+    cause: an empty URL, an unknown scheme (listing the known ones), a bare path
+    that is a scheme name (``"memory"`` for ``"memory:"``), an engine that is not
+    installed (with the ``pip install`` line), and each adapter's own causes.
     """
     text = os.fspath(url)
+    if not text.strip():
+        raise StoreError("the store URL is empty; give a path or a URL such as lmdb:///path or memory:")
     scheme, sep, rest = text.partition(":")
     if not sep or not scheme.isidentifier() or len(scheme) == 1:
         # No scheme (or a Windows drive letter): a bare path, the embedded default.
-        return _adapter("LMDBStore")(text, **options)
+        path, query = split_query(text)
+        _check_bare(path, text)
+        return _open(_adapter("LMDBStore"), "LMDB", path, text, query, options, readonly)
     scheme = scheme.lower()
     if scheme == "memory":
-        return MemoryStore(text, **options)
+        base, query = split_query(text)
+        return _open(MemoryStore, "memory", base, text, query, options, readonly)
     if scheme == "etcd":
-        return _adapter("EtcdStore")(text, **options)
+        factory = _adapter("EtcdStore")
+        return _open(factory, "etcd", text, text, [], options, readonly)
     name = _PATH_SCHEMES.get(scheme)
     if name is None:
-        known = ", ".join(["memory:", *(f"{s}://" for s in _PATH_SCHEMES), "etcd://"])
-        raise StoreError(f"unknown store URL scheme {scheme!r} in {text!r}; known: {known}")
+        raise StoreError(f"unknown store URL scheme {scheme!r} in {text!r}; known: {_known_schemes()}")
+    rest, query = split_query(rest)
     path = rest[2:] if rest.startswith("//") else rest
     if not path:
         raise StoreError(f"the store URL {text!r} names no path")
-    return _adapter(name)(path, **options)
+    return _open(_adapter(name), name.removesuffix("Store"), path, text, query, options, readonly)
+
+
+def _known_schemes() -> str:
+    return ", ".join(["memory:", *(f"{s}://" for s in _PATH_SCHEMES), "etcd://"])
+
+
+def _check_bare(path: str, text: str) -> None:
+    """Refuse a bare path that is a URL scheme with its colon missing (``memory``,
+    ``sqlite/x.db``) unless such a path exists."""
+    head = path.replace("\\", "/").split("/", 1)[0].lower()
+    if (head in _PATH_SCHEMES or head in ("memory", "etcd")) and not os.path.exists(path):
+        raise StoreError(
+            f"{text!r} looks like a store URL without its colon and no such path exists; "
+            f"did you mean {head}:{'' if head == 'memory' else '//'}…? known: {_known_schemes()}"
+        )
+
+
+def _open(
+    factory: Callable[..., Store],
+    engine: str,
+    target: str,
+    text: str,
+    query: list[tuple[str, str]],
+    given: dict[str, Any],
+    readonly: bool | str,
+) -> Store:
+    if isinstance(readonly, str):
+        readonly = parse_value("readonly", readonly, False)
+    for name, value in query:
+        if name == "readonly":
+            readonly = readonly or parse_value(name, value, False)
+    query = [(n, v) for n, v in query if n != "readonly"]
+    options = resolve_options(factory, engine, text, query, given)
+    if readonly and "readonly" in known_options(factory):
+        options["readonly"] = True
+    try:
+        store = factory(target, **options)
+    except KeyspaceError:
+        raise
+    except ValueError as exc:  # a malformed URL or option value
+        raise StoreError(f"cannot open {text!r}: {exc}") from exc
+    except OSError as exc:
+        raise StoreError(f"cannot open {text!r}: {exc.strerror or exc}") from exc
+    return ReadOnlyStore(store) if readonly else store
 
 
 def _adapter(name: str) -> Callable[..., Store]:
-    return cast("Callable[..., Store]", __getattr__(name))
+    try:
+        return cast("Callable[..., Store]", __getattr__(name))
+    except ModuleNotFoundError as exc:
+        extra = _EXTRAS.get(name)
+        if extra is None:
+            raise
+        raise StoreError(
+            f"{name.removesuffix('Store')} support is not installed (no module {exc.name!r}); "
+            f"install it with: pip install keyspace[{extra}]"
+        ) from exc

@@ -6,14 +6,18 @@ commits by handing everything to the store's ``apply`` function, which the engin
 turns into ONE atomic write batch. Nothing reaches the engine before commit, so a
 discarded transaction costs nothing to undo.
 
-Concurrent writers are not detected: a commit applies the transaction's writes over
-whatever the store holds by then (last writer wins, key by key). Engines that need
-serialisable writers use their native transactions instead (LMDB, SQLite).
+Transactions of one store made through :class:`TransactionGate` run one at a time
+(memory, LevelDB, RocksDB): the next one takes its snapshot only when the previous
+one has committed or been discarded, so a read-modify-write in a transaction never
+loses another transaction's update. Writes made outside transactions are not held
+back: a commit applies the transaction's writes over whatever the store holds by
+then (last writer wins, key by key).
 """
 
 from __future__ import annotations
 
 import heapq
+import threading
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
@@ -22,10 +26,10 @@ from types import TracebackType
 
 from sortedcontainers import SortedDict
 
-from ..errors import StoreClosed
+from ..errors import StoreClosed, StoreError
 from ._base import Op, ReadView, WriteView
 
-__all__ = ["Apply", "OverlayTransaction", "Range", "RangeSet"]
+__all__ = ["Apply", "OverlayTransaction", "Range", "RangeSet", "TransactionGate"]
 
 Range = tuple[bytes, bytes | None]
 """A half-open byte range ``[start, stop)``; ``stop=None`` is the end of the keyspace."""
@@ -89,10 +93,11 @@ class OverlayTransaction(WriteView):
     with the pending writes in O(1) per item.
 
     ``check`` validates a key before it is accepted (size limits), so a bad key fails
-    at ``put`` time, not at commit.
+    at ``put`` time, not at commit. ``done`` is called once the transaction has
+    ended, after its commit was applied (or failed) or it was discarded.
     """
 
-    __slots__ = ("_apply", "_base", "_check", "_deleted", "_open", "_release", "_writes")
+    __slots__ = ("_apply", "_base", "_check", "_deleted", "_done", "_open", "_release", "_writes")
 
     def __init__(
         self,
@@ -100,7 +105,9 @@ class OverlayTransaction(WriteView):
         apply: Apply,
         release: Callable[[], None],
         check: Callable[[bytes], None] | None = None,
+        done: Callable[[], None] | None = None,
     ) -> None:
+        self._done = done
         self._base = base
         self._apply = apply
         self._release = release
@@ -196,15 +203,21 @@ class OverlayTransaction(WriteView):
         if not self._open:
             raise StoreClosed("this transaction has ended")
         self._finish()
-        ops: list[Op] = list(self._writes.items())
-        ranges = self._deleted.ranges()
-        if ops or ranges:
-            self._apply(ranges, ops)
+        try:
+            ops: list[Op] = list(self._writes.items())
+            ranges = self._deleted.ranges()
+            if ops or ranges:
+                self._apply(ranges, ops)
+        finally:
+            if self._done is not None:
+                self._done()
 
     def discard(self) -> None:
         """Drop every pending write and end the transaction. Idempotent."""
         if self._open:
             self._finish()
+            if self._done is not None:
+                self._done()
 
     def _finish(self) -> None:
         self._open = False
@@ -223,3 +236,49 @@ class OverlayTransaction(WriteView):
             self.commit()
         else:
             self.discard()
+
+
+class TransactionGate:
+    """Lets one overlay transaction of a store run at a time, across threads.
+
+    :meth:`begin` waits until no other transaction of the store is open, then takes
+    the snapshot and returns the transaction; its commit or discard opens the gate
+    again. A second transaction begun in the thread that holds the gate raises
+    :class:`~keyspace.errors.StoreError` instead of waiting for itself forever.
+    Cost: one uncontended lock acquire and release per transaction.
+    """
+
+    __slots__ = ("_lock", "_owner", "_url")
+
+    def __init__(self, url: str) -> None:
+        self._url = url
+        self._lock = threading.Lock()
+        self._owner: int | None = None
+
+    def begin(
+        self,
+        snapshot: Callable[[], tuple[ReadView, Callable[[], None]]],
+        apply: Apply,
+        check: Callable[[bytes], None] | None = None,
+    ) -> OverlayTransaction:
+        """An :class:`OverlayTransaction` over the view of ``snapshot()``, taken once
+        the gate is held (``snapshot`` returns the view and the function that ends
+        it, called when the transaction ends)."""
+        me = threading.get_ident()
+        if self._owner == me:
+            raise StoreError(
+                f"a transaction on {self._url} is already open in this thread; transactions of "
+                "this store run one at a time, so finish it first"
+            )
+        self._lock.acquire()
+        self._owner = me
+        try:
+            view, release = snapshot()
+        except BaseException:
+            self._open()
+            raise
+        return OverlayTransaction(view, apply, release, check, self._open)
+
+    def _open(self) -> None:
+        self._owner = None
+        self._lock.release()

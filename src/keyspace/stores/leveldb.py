@@ -12,7 +12,7 @@ process or another) gets :class:`~keyspace.errors.StoreError`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from itertools import islice, takewhile
 from typing import Any
@@ -21,7 +21,8 @@ import plyvel
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Store
-from ._overlay import OverlayTransaction, Range
+from ._overlay import OverlayTransaction, Range, TransactionGate
+from ._paths import check_directory
 
 __all__ = ["LevelDBStore"]
 
@@ -29,7 +30,12 @@ __all__ = ["LevelDBStore"]
 class LevelDBStore(BatchedWrites, Store):
     """An ordered byte store in a LevelDB directory (plyvel).
 
-    ``LevelDBStore(path, sync=False)``: ``sync=True`` fsyncs every write.
+    ``LevelDBStore(path, sync=False, create_if_missing=True, cache_size=8 MiB,
+    readonly=False)``: ``sync=True`` fsyncs every write; ``cache_size`` is LevelDB's
+    block cache in bytes. LevelDB has no read-only mode: with ``readonly`` (or
+    ``create_if_missing=False``) a directory that is not a LevelDB store is refused
+    before LevelDB touches it, and :func:`~keyspace.stores.open_store` refuses the
+    writes; LevelDB itself still rewrites its own log and manifest files when it opens.
     Costs: a point operation is one LevelDB call; ``delete_range`` is O(keys in range).
     ``fast_get``/``fast_put`` are plyvel's own bound ``get``/``put`` and
     ``fast_scan`` a plyvel iterator (no Python frame per call or item).
@@ -46,15 +52,31 @@ class LevelDBStore(BatchedWrites, Store):
         serialized_transactions=False,
     )
 
-    def __init__(self, path: str | os.PathLike[str], *, sync: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        sync: bool = False,
+        create_if_missing: bool = True,
+        cache_size: int = 8 << 20,
+        readonly: bool = False,
+    ) -> None:
         self._path = os.path.abspath(os.fspath(path))
         self.url = f"leveldb://{self._path}"
         self._sync = sync
         self._db: Any = None
+        self._opened = False
+        self._gate = TransactionGate(self.url)
+        check_directory(
+            self._path, self.url, "LevelDB", ("CURRENT", "LOCK"), create=create_if_missing and not readonly
+        )
         try:
-            self._db = plyvel.DB(self._path, create_if_missing=True)
+            self._db = plyvel.DB(
+                self._path, create_if_missing=create_if_missing and not readonly, lru_cache_size=cache_size
+            )
         except (plyvel.Error, OSError) as exc:
             raise self.translate(exc) from exc
+        self._opened = True
         db = self._db
         self.fast_get = db.get
         self.fast_put = partial(db.put, sync=True) if sync else db.put  # plyvel's default: sync=False
@@ -67,8 +89,14 @@ class LevelDBStore(BatchedWrites, Store):
         limits, so ``key`` changes nothing)."""
         detail = exc.args[0] if exc.args else exc
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
-        if (self._db is None and "lock" not in text) or "closed" in text:
+        if (self._opened and self._db is None and "lock" not in text) or "closed" in text:
             return StoreClosed(f"the store {self.url} (or this snapshot) is closed")
+        if "Corruption" in text or "corrupt" in text:
+            return StoreError(f"{self.url} is a corrupt LevelDB store: {text}")
+        if "No space left" in text:
+            return StoreError(f"the disk holding {self.url} is full (no space left on device): {text}")
+        if "Permission denied" in text:
+            return StoreError(f"cannot open {self.url}: permission denied: {text}")
         if "lock" in text:
             return StoreError(
                 f"{self.url} is already open: LevelDB allows one process (and one open "
@@ -170,8 +198,13 @@ class LevelDBStore(BatchedWrites, Store):
             raise self.translate(exc) from exc
 
     def transaction(self) -> OverlayTransaction:
+        """An overlay transaction over a snapshot, committed as one write batch;
+        transactions of this store run one at a time (the next waits for this one)."""
+        return self._gate.begin(self._snapshot_and_release, self._apply)
+
+    def _snapshot_and_release(self) -> tuple[_LevelDBSnapshot, Callable[[], None]]:
         snap = self.snapshot()
-        return OverlayTransaction(snap, self._apply, snap.release)
+        return snap, snap.release
 
     def close(self) -> None:
         db, self._db = self._db, None

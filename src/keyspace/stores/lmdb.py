@@ -29,7 +29,9 @@ holding ``data.mdb`` and ``lock.mdb``), one unnamed database.
 
 from __future__ import annotations
 
+import errno
 import os
+import struct
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -43,6 +45,7 @@ import lmdb
 
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
 from ._base import Capabilities, Op, ReadView, Releasable, Store, WriteView
+from ._paths import check_directory
 
 __all__ = ["LMDBStore"]
 
@@ -96,6 +99,78 @@ def _delete_range(txn: Any, start: bytes, stop: bytes | None) -> None:
             break
 
 
+_META_MAGIC = 0xBEEFC0DE
+_META = struct.Struct("<II")  # mm_magic, mm_version at offset 16 of a meta page
+_META_TAIL = struct.Struct("<QQ")  # mm_last_pg, mm_txnid at offset 136 (64-bit builds)
+
+
+def _check_environment(path: str, url: str, readonly: bool) -> None:
+    """Refuse, before LMDB maps anything, a path that cannot be an LMDB store: a
+    missing parent directory, a file where the environment directory belongs, a
+    ``data.mdb`` that is not LMDB or is shorter than its header says (mapping a
+    truncated file kills the process with SIGBUS on the first read past its end),
+    and, for ``readonly``, a directory without ``data.mdb``. Cost: one stat and,
+    when ``data.mdb`` exists, one read of its first two pages."""
+    if not check_directory(path, url, "LMDB", ("data.mdb", "lock.mdb"), create=not readonly):
+        return
+    data = os.path.join(path, "data.mdb")
+    if not os.path.isfile(data):
+        if readonly:
+            raise StoreError(f"{url} is not an LMDB store: {path} holds no data.mdb")
+        return
+    try:
+        with open(data, "rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            head = file.read(2 * 65536)
+    except OSError as exc:
+        raise StoreError(f"cannot open {url}: {exc.strerror or exc}: {data}") from exc
+    if size == 0 and not readonly:
+        return  # a new environment that was never written: LMDB initialises it
+    psize = struct.unpack_from("<I", head, 40)[0] if len(head) >= 44 else 0
+    if psize < 512 or psize > 65536 or psize & (psize - 1):
+        psize = 0  # not a page size: no LMDB header
+    metas = []
+    for offset in (0, psize):
+        if psize and offset + 152 <= len(head):
+            magic, _version = _META.unpack_from(head, offset + 16)
+            if magic == _META_MAGIC:
+                metas.append(_META_TAIL.unpack_from(head, offset + 136))
+    if not metas:
+        raise StoreError(f"{url} is not an LMDB store: {data} has no LMDB header")
+    last_page, _txnid = max(metas, key=lambda meta: meta[1])
+    needed = (last_page + 1) * psize
+    if size < needed:
+        raise StoreError(
+            f"{url} is truncated or corrupt: {data} has {size} bytes but its header says "
+            f"{needed} ({last_page + 1} pages of {psize}); restore it from a copy"
+        )
+
+
+def _nearly_full(path: str) -> bool:
+    """Whether the file system holding ``path`` has under 1 MiB free: LMDB reports a
+    write that ran out of space as a short write ("Input/output error")."""
+    try:
+        stat = os.statvfs(path)
+    except OSError:
+        return False
+    return stat.f_bavail * stat.f_frsize < 1 << 20
+
+
+def _os_cause(exc: BaseException) -> str | None:
+    """The operating-system cause of an LMDB or OS error, worded for a user, or None."""
+    number = getattr(exc, "errno", None)
+    text = str(exc)
+    if number == errno.ENOSPC or "No space left on device" in text:
+        return f"the disk is full (no space left on device): {text}"
+    if number in (errno.EACCES, errno.EPERM) or "Permission denied" in text:
+        return f"permission denied: {text}"
+    if number == errno.EROFS or "Read-only file system" in text:
+        return f"the file system is read-only: {text}"
+    if number == errno.ENOENT and isinstance(exc, OSError):
+        return f"no such file or directory: {text}"
+    return None
+
+
 class LMDBStore(Store):
     """An ordered byte store in one LMDB environment.
 
@@ -117,18 +192,30 @@ class LMDBStore(Store):
         map_size: int = DEFAULT_MAP_SIZE,
         sync: bool = True,
         max_readers: int = 126,
+        max_dbs: int = 0,
+        readonly: bool = False,
     ) -> None:
         self._path = os.path.abspath(os.fspath(path))
         self.url = f"lmdb://{self._path}"
         self._env: Any = None
+        self._opened = False
         self._grown = 0
         self._writer: int | None = None  # thread holding this store's transaction()
+        self._max_readers = max_readers
+        _check_environment(self._path, self.url, readonly)
         try:
             self._env = lmdb.open(
-                self._path, map_size=map_size, sync=sync, max_readers=max_readers, max_dbs=0
+                self._path,
+                map_size=map_size,
+                sync=sync,
+                max_readers=max_readers,
+                max_dbs=max_dbs,
+                readonly=readonly,
+                create=not readonly,
             )
-        except lmdb.Error as exc:
+        except (lmdb.Error, OSError) as exc:
             raise self.translate(exc) from exc
+        self._opened = True  # from now on, a missing environment means closed
         self._max = int(self._env.max_key_size())
         self.fast_scan = self._scan_raw
         self.capabilities = Capabilities(
@@ -158,7 +245,24 @@ class LMDBStore(Store):
                 f"or open the store with a larger map_size: {exc}"
             )
         text = str(exc)
-        if self._env is None and not text.startswith("The environment"):
+        if isinstance(exc, lmdb.DiskError) or (
+            isinstance(exc, lmdb.Error) and "Input/output error" in text and _nearly_full(self._path)
+        ):
+            return StoreError(
+                f"the disk holding {self.url} is full (no space left on device): the write was not "
+                f"committed; free some space and retry: {text}"
+            )
+        cause = _os_cause(exc)
+        if cause is not None:
+            return StoreError(f"LMDB on {self.url}: {cause}")
+        if isinstance(exc, lmdb.ReadersFullError):
+            return StoreError(
+                f"LMDB on {self.url} has no free reader slot (max_readers={self._max_readers}): too many "
+                f"threads or processes read at once; open it with a larger max_readers: {text}"
+            )
+        if isinstance(exc, lmdb.InvalidError | lmdb.VersionMismatchError | lmdb.CorruptedError):
+            return StoreError(f"{self.url} is not a usable LMDB store (corrupt, or another format): {text}")
+        if self._opened and self._env is None and not text.startswith("The environment"):
             return StoreClosed(f"the store {self.url} is closed")
         if "closed/deleted/dropped" in text:
             grown = " (or the map grew, which ends open snapshots and scans)" if self._grown else ""
@@ -454,10 +558,14 @@ class _LMDBTransaction(WriteView):
             self._log.append((_PUT, key, value))
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
-        """One ``cursor.putmulti`` (a loop of :meth:`put` with a replay log)."""
-        if self._log is not None:
-            return super().put_many(items)
+        """One ``cursor.putmulti`` (a loop of :meth:`put` with a replay log). Every
+        key is checked first, so a bad one leaves none of the pairs written."""
         pairs = items if isinstance(items, list | tuple) else list(items)
+        check = self._store._check
+        for key, _ in pairs:
+            check(key)
+        if self._log is not None:
+            return super().put_many(pairs)
         try:
             self._txn.cursor().putmulti(pairs)
             return len(pairs)

@@ -5,19 +5,20 @@ URL: ``memory:``. Data lives in a ``sortedcontainers.SortedDict`` and is gone at
 any snapshot (or running scan) still reads the current map copies it once, O(n).
 Transactions are the generic overlay transaction over such a snapshot.
 
-Not thread-safe: share a ``MemoryStore`` between threads only behind a lock.
+Not thread-safe, except that transactions run one at a time: share a
+``MemoryStore`` between threads behind a lock, or write through transactions only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import islice
 
 from sortedcontainers import SortedDict
 
 from ..errors import StoreClosed
 from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Store
-from ._overlay import OverlayTransaction, Range
+from ._overlay import OverlayTransaction, Range, TransactionGate
 
 __all__ = ["MemoryStore"]
 
@@ -92,6 +93,7 @@ class MemoryStore(BatchedWrites, Store):
     def __init__(self, url: str = "memory:") -> None:
         self.url = url
         self._data: SortedDict[bytes, bytes] | None = SortedDict()
+        self._gate = TransactionGate(url)
         self._pins = 0  # live views reading the current map; a write first copies it
 
     # -- copy-on-write -------------------------------------------------------
@@ -144,7 +146,10 @@ class MemoryStore(BatchedWrites, Store):
         # Pinned when scan() is called; a scan never started leaks one pin, which
         # costs at most one extra copy (the next write resets the count).
         try:
-            yield from _scan(data, start, stop, reverse, limit)
+            for item in _scan(data, start, stop, reverse, limit):
+                if self._data is None:
+                    raise StoreClosed(f"the store {self.url} was closed while this scan ran")
+                yield item
         finally:
             self._unpin(data)
 
@@ -173,8 +178,12 @@ class MemoryStore(BatchedWrites, Store):
         return _Snapshot(self)
 
     def transaction(self) -> OverlayTransaction:
+        """An overlay transaction; transactions of this store run one at a time."""
+        return self._gate.begin(self._snapshot_and_release, self._apply)
+
+    def _snapshot_and_release(self) -> tuple[_Snapshot, Callable[[], None]]:
         snap = _Snapshot(self)
-        return OverlayTransaction(snap, self._apply, snap.release)
+        return snap, snap.release
 
     def close(self) -> None:
         self._data = None

@@ -21,19 +21,54 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from itertools import islice, takewhile
 from typing import Any
 
-from rocksdict import Options, Rdict, ReadOptions, WriteBatch
+from rocksdict import (
+    AccessType,
+    BlockBasedOptions,
+    Cache,
+    Options,
+    Rdict,
+    ReadOptions,
+    WriteBatch,
+    WriteOptions,
+)
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Store
-from ._overlay import OverlayTransaction, Range
+from ._overlay import OverlayTransaction, Range, TransactionGate
+from ._paths import check_directory
 
 __all__ = ["RocksDBStore"]
 
 _Items = Generator[tuple[bytes, bytes], None, None]
+
+
+class _LiveScan(Iterator[tuple[bytes, bytes]]):
+    """A running scan of the store: ``close()`` (the store closing) drops its
+    RocksDB iterator, and its next step then raises
+    :class:`~keyspace.errors.StoreClosed` rather than ending as if complete."""
+
+    __slots__ = ("__weakref__", "_ended", "_items", "_url")
+
+    def __init__(self, url: str, items: _Items) -> None:
+        self._url = url
+        self._items = items
+        self._ended = False
+
+    def __iter__(self) -> _LiveScan:
+        return self
+
+    def __next__(self) -> tuple[bytes, bytes]:
+        if self._ended:
+            raise StoreClosed(f"the store {self._url} was closed while this scan ran")
+        return next(self._items)
+
+    def close(self) -> None:
+        self._ended = True
+        self._items.close()
 
 
 class RocksDBStore(BatchedWrites, Store):
@@ -54,29 +89,64 @@ class RocksDBStore(BatchedWrites, Store):
         serialized_transactions=False,
     )
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        sync: bool = False,
+        create_if_missing: bool = True,
+        cache_size: int = 32 << 20,
+        readonly: bool = False,
+    ) -> None:
+        """``sync=True`` fsyncs the write-ahead log at every write; ``cache_size`` is the
+        block cache in bytes; ``readonly`` opens with RocksDB's read-only access (a
+        directory that is not a RocksDB store is refused before RocksDB touches it)."""
         self._path = os.path.abspath(os.fspath(path))
         self.url = f"rocksdb://{self._path}"
         self._db: Any = None
+        self._opened = False
+        self._gate = TransactionGate(self.url)
         self._views: weakref.WeakSet[Any] = weakref.WeakSet()  # live scans and snapshots
+        check_directory(
+            self._path,
+            self.url,
+            "RocksDB",
+            ("CURRENT", "IDENTITY", "LOCK"),
+            create=create_if_missing and not readonly,
+        )
         options = Options(raw_mode=True)
-        options.create_if_missing(True)
+        options.create_if_missing(create_if_missing and not readonly)
+        table = BlockBasedOptions()
+        table.set_block_cache(Cache(cache_size))
+        options.set_block_based_table_factory(table)
         try:
-            self._db = Rdict(self._path, options)
+            access = AccessType.read_only() if readonly else AccessType.read_write()
+            self._db = Rdict(self._path, options, access_type=access)
+            if sync:
+                write = WriteOptions()
+                write.sync = True
+                self._db.set_write_options(write)
         except Exception as exc:  # rocksdict raises plain Exception for engine errors
             raise self.translate(exc) from exc
+        self._opened = True
 
     # -- error translation: the one place ------------------------------------
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """Translate a rocksdict exception into a keyspace error."""
         text = str(exc)
+        if "No space left" in text:
+            return StoreError(f"the disk holding {self.url} is full (no space left on device): {text}")
+        if "Corruption" in text:
+            return StoreError(f"{self.url} is a corrupt RocksDB store: {text}")
+        if "Permission denied" in text:
+            return StoreError(f"cannot open {self.url}: permission denied: {text}")
         if "lock" in text.lower():
             return StoreError(
                 f"{self.url} is already open: RocksDB allows one process (and one open "
                 f"handle) per directory: {text}"
             )
-        if self._db is None or "closed" in text.lower():
+        if (self._opened and self._db is None) or "closed" in text.lower():
             return StoreClosed(f"the store {self.url} is closed")
         return StoreError(f"RocksDB failed on {self.url}: {text}")
 
@@ -86,9 +156,10 @@ class RocksDBStore(BatchedWrites, Store):
             raise StoreClosed(f"the store {self.url} is closed")
         return db
 
-    def _track(self, items: _Items) -> _Items:
-        self._views.add(items)
-        return items
+    def _track(self, items: _Items) -> _LiveScan:
+        scan = _LiveScan(self.url, items)
+        self._views.add(scan)
+        return scan
 
     def _scan(self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> _Items:
         try:
@@ -175,8 +246,13 @@ class RocksDBStore(BatchedWrites, Store):
         return view
 
     def transaction(self) -> OverlayTransaction:
+        """An overlay transaction over a snapshot, committed as one write batch;
+        transactions of this store run one at a time (the next waits for this one)."""
+        return self._gate.begin(self._snapshot_and_release, self._apply)
+
+    def _snapshot_and_release(self) -> tuple[_RocksDBSnapshot, Callable[[], None]]:
         snap = self.snapshot()
-        return OverlayTransaction(snap, self._apply, snap.release)
+        return snap, snap.release
 
     def close(self) -> None:
         db, self._db = self._db, None

@@ -19,11 +19,13 @@ and rows sort as Python sorts ``bytes``. WAL mode: readers do not block the writ
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from types import TracebackType
+from urllib.parse import quote
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Capabilities, Op, ReadView, Releasable, Store, WriteView
@@ -61,6 +63,40 @@ _SCANS = {
 }
 
 
+def _check_file(path: str, url: str, readonly: bool) -> None:
+    """Refuse what cannot be an SQLite store before SQLite touches it: a missing
+    parent directory, a directory, and (``readonly``) a missing file."""
+    parent = os.path.dirname(path)
+    if not os.path.isdir(parent):
+        raise StoreError(f"cannot open {url}: the parent directory {parent} does not exist")
+    if os.path.isdir(path):
+        raise StoreError(f"cannot open {url}: {path} is a directory, not an SQLite file")
+    if readonly and not os.path.exists(path):
+        raise StoreError(f"{url} is not an SQLite store: {path} does not exist (opened read-only)")
+
+
+def _holds_store(conn: sqlite3.Connection, url: str, readonly: bool) -> bool:
+    """Whether the database holds keyspace's ``kv`` table. An empty database (a new
+    file) does not, and is made a store unless ``readonly``; a database with other
+    tables only (another application's) is refused, and never changed."""
+    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    names = sorted(str(row[0]) for row in rows)
+    if "kv" in names:
+        columns = [str(row[1]) for row in conn.execute("PRAGMA table_info(kv)").fetchall()]
+        if columns[:2] == ["k", "v"]:
+            return True
+        raise StoreError(f"{url} is not a keyspace store: its kv table has columns {columns}, not (k, v)")
+    if names:
+        shown = ", ".join(names[:8]) + (", …" if len(names) > 8 else "")
+        raise StoreError(
+            f"{url} is not a keyspace store: an SQLite database of another application "
+            f"(tables: {shown}; a keyspace store holds one table, kv); it was left unchanged"
+        )
+    if readonly:
+        raise StoreError(f"{url} is not a keyspace store: an empty SQLite database (opened read-only)")
+    return False
+
+
 class SQLiteStore(Store):
     """An ordered byte store in one SQLite database file.
 
@@ -83,30 +119,66 @@ class SQLiteStore(Store):
         serialized_transactions=True,
     )
 
-    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 30.0, sync: bool = True) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        timeout: float = 30.0,
+        sync: bool = True,
+        readonly: bool = False,
+    ) -> None:
         self._path = os.path.abspath(os.fspath(path))
         self.url = f"sqlite://{self._path}"
         self._timeout = timeout
+        self._readonly = readonly
         self._lock = threading.Lock()
         self._owner: int | None = None  # thread holding this store's transaction()
         self._read_lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        self._opened = False
+        _check_file(self._path, self.url, readonly)
+        conn: sqlite3.Connection | None = None
         try:
             conn = self._connect()
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(f"PRAGMA synchronous={'FULL' if sync else 'NORMAL'}")
-            conn.execute(_SCHEMA)
+            if not _holds_store(conn, self.url, readonly):
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(_SCHEMA)
+            if not readonly:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute(f"PRAGMA synchronous={'FULL' if sync else 'NORMAL'}")
             self._reader = self._connect()
-        except sqlite3.Error as exc:
-            raise self.translate(exc) from exc
+        except BaseException as exc:
+            if conn is not None:
+                conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise self._open_error(exc) from exc
+            raise
         self._conn = conn
+        self._opened = True
+
+    def _open_error(self, exc: sqlite3.Error) -> KeyspaceError:
+        text = str(exc)
+        if "not a database" in text:
+            return StoreError(f"{self.url} is not a store of this engine: not an SQLite database ({text})")
+        if "malformed" in text:
+            return StoreError(f"{self.url} is corrupt: {text}")
+        return self.translate(exc)
 
     # -- error translation: the one place ------------------------------------
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """Translate a ``sqlite3`` exception into a keyspace error."""
         text = str(exc)
-        if self._conn is None or "closed database" in text:
+        if "database or disk is full" in text or "No space left" in text:
+            return StoreError(
+                f"the disk holding {self.url} is full (SQLite: {text}); nothing of the failed "
+                "write or transaction was committed; free some space and retry"
+            )
+        if "readonly database" in text:
+            return StoreError(f"SQLite at {self.url} cannot be written (read-only file or open): {text}")
+        if "unable to open" in text:
+            return StoreError(f"cannot open {self.url}: {text} (check the path and its permissions)")
+        if (self._opened and self._conn is None) or "closed database" in text:
             return StoreClosed(f"the store {self.url} (or this snapshot) is closed")
         if "locked" in text or "busy" in text:
             return StoreError(
@@ -118,6 +190,14 @@ class SQLiteStore(Store):
     # -- plumbing ------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
+        if self._readonly:
+            return sqlite3.connect(
+                f"file:{quote('/' + self._path.lstrip('/'))}?mode=ro",  # "//x" would be a URI authority
+                uri=True,
+                timeout=self._timeout,
+                isolation_level=None,
+                check_same_thread=False,
+            )
         return sqlite3.connect(
             self._path, timeout=self._timeout, isolation_level=None, check_same_thread=False
         )
@@ -192,7 +272,7 @@ class SQLiteStore(Store):
                 _apply(conn, batch)
                 conn.execute("COMMIT")
             except BaseException as exc:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 if isinstance(exc, sqlite3.Error):
                     raise self.translate(exc) from exc
                 raise
@@ -220,6 +300,15 @@ class SQLiteStore(Store):
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self._path!r})"
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Roll back the open transaction, if SQLite has not already done so (it rolls
+    back by itself on ``SQLITE_FULL`` and a few other errors)."""
+    if conn.in_transaction:
+        # If the engine ended it meanwhile, nothing of it is committed either way.
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
 
 
 def _apply(conn: sqlite3.Connection, ops: list[Op]) -> None:
@@ -300,19 +389,38 @@ class _SQLiteSnapshot(Releasable, ReadView):
 
 
 class _SQLiteTransaction(WriteView):
-    """``BEGIN IMMEDIATE`` on the store's connection, holding the store's lock."""
+    """``BEGIN IMMEDIATE`` on the store's connection, holding the store's lock.
 
-    __slots__ = ("_conn", "_store")
+    A write that fails in a way that ends SQLite's transaction (a full disk:
+    SQLite rolls back on ``SQLITE_FULL``) kills this transaction: it is rolled back,
+    and every later operation and the commit raise that same
+    :class:`~keyspace.errors.StoreError`, so nothing of it is committed even when
+    the caller catches the first error and carries on (statements after an engine
+    rollback would otherwise run in autocommit mode, one by one)."""
+
+    __slots__ = ("_conn", "_dead", "_store")
 
     def __init__(self, store: SQLiteStore) -> None:
         self._store = store
         self._conn: sqlite3.Connection | None = None
+        self._dead: KeyspaceError | None = None
 
     def _live(self) -> sqlite3.Connection:
         conn = self._conn
         if conn is None:
             raise StoreClosed(f"this transaction on {self._store.url} has ended")
+        if self._dead is not None:
+            raise StoreError(f"this transaction on {self._store.url} was rolled back: {self._dead}")
         return conn
+
+    def _failed(self, conn: sqlite3.Connection, exc: sqlite3.Error) -> KeyspaceError:
+        """Translate ``exc``; if SQLite's transaction is gone (or the disk is full),
+        roll back what is left and mark this transaction dead."""
+        error = self._store.translate(exc)
+        if not conn.in_transaction or "full" in str(exc):
+            _rollback(conn)
+            self._dead = error
+        return error
 
     def get(self, key: bytes) -> bytes | None:
         return _point_get(self._store, self._live(), key)
@@ -328,10 +436,11 @@ class _SQLiteTransaction(WriteView):
         return _paged_scan(self._store, self._live(), None, start, stop, reverse, limit)
 
     def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
+        conn = self._live()
         try:
-            self._live().execute(sql, args)
+            conn.execute(sql, args)
         except sqlite3.Error as exc:
-            raise self._store.translate(exc) from exc
+            raise self._failed(conn, exc) from exc
 
     def put(self, key: bytes, value: bytes) -> None:
         self._execute(_PUT, (key, value))
@@ -339,10 +448,11 @@ class _SQLiteTransaction(WriteView):
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         """One ``executemany`` of the insert statement."""
         pairs = items if isinstance(items, list) else list(items)
+        conn = self._live()
         try:
-            self._live().executemany(_PUT, pairs)
+            conn.executemany(_PUT, pairs)
         except sqlite3.Error as exc:
-            raise self._store.translate(exc) from exc
+            raise self._failed(conn, exc) from exc
         return len(pairs)
 
     def delete(self, key: bytes) -> None:
@@ -375,14 +485,21 @@ class _SQLiteTransaction(WriteView):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        store, conn = self._store, self._live()
+        store, conn, dead = self._store, self._conn, self._dead
+        if conn is None:
+            raise StoreClosed(f"this transaction on {store.url} has ended")
         self._conn = None
         store._owner = None
         try:
-            conn.execute("COMMIT" if exc_type is None else "ROLLBACK")
-        except sqlite3.Error as error:
-            if exc_type is None:
-                conn.execute("ROLLBACK")
+            if dead is not None or exc_type is not None:
+                _rollback(conn)
+                if dead is not None and exc_type is None:
+                    raise StoreError(f"this transaction on {store.url} was rolled back: {dead}") from dead
+                return
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as error:
+                _rollback(conn)
                 raise store.translate(error) from error
         finally:
             store._lock.release()

@@ -1,0 +1,455 @@
+"""The catalog: the facts that keep a keyspace's scopes apart, checked on every path.
+
+A :class:`Catalog` belongs to one keyspace (one store, one scheme); every scope
+holds it. It knows
+
+- the **scheme record** (``_metadata``): a keyspace that has not seen its record
+  reads and writes it inside the atomic batch of its first write, together with
+  the records of the keyspaces whose footprint could overlap its own (raw-prefixed
+  tuple keyspaces, listed in the footprint registry), so two keyspaces racing on
+  a fresh store, or one opened before the other wrote, never mix their keys;
+- the **ScopeHash registry** ``u32le(hash) -> name`` at the 4-byte key of each
+  hash: a name whose hash another name holds raises :class:`HashCollision` on
+  every access (reads too), and an entry whose name does not hash to its key is a
+  :class:`DecodeError`, never trusted;
+- the **leaf/branch layout** of schemes that cannot tell a scope's own keys from
+  its children's (``LengthPrefixed``, ``Naive``): a scope holds keys or child
+  scopes, not both (:class:`LayoutError`);
+- what the engine can store (``check_storable``).
+
+What a scope calls, and what it costs:
+
+- :meth:`guard` once when the scope is made: ``None`` when reads need no check
+  (every scheme but ScopeHash names and the layered schemes), else a function
+  called before each read of own keys (a dict lookup, or one point read until a
+  ScopeHash name is seen registered);
+- :meth:`write_ready` / :meth:`first_write`: a path's first write runs the checks
+  and records in one atomic transaction with the data (inside the caller's
+  transaction when there is one); after it, writes cost nothing extra;
+- :meth:`children`, :meth:`subtree_ranges`, :meth:`decoder` for structure.
+
+State learnt inside a transaction is kept only when it commits (:meth:`child`,
+:meth:`commit`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from . import _metadata
+from ._bytes import prefix_end
+from .errors import (
+    DecodeError,
+    HashCollision,
+    InvalidName,
+    KeyTooLarge,
+    LayoutError,
+    SchemeMismatch,
+    show_bytes,
+)
+from .schemes import ScopeHash
+from .schemes._base import Key, Path, Scheme, component_bytes
+from .schemes.scope_hash import hash_name
+from .stores._base import ReadView, Store, WriteView
+
+__all__ = ["Catalog", "ReadGuard"]
+
+_LEAF, _BRANCH = "leaf", "branch"
+_REGISTRY_KEY_SIZE = 4
+
+ReadGuard = Callable[[ReadView], bool]
+"""Called before a read of a scope's own keys with the view read: raises when the
+scope may not be read, returns ``False`` when it has no own keys (a branch)."""
+
+
+class Catalog:
+    """The safety facts of one keyspace (module docstring). A transaction works on
+    a :meth:`child` whose facts merge into the parent on :meth:`commit`."""
+
+    def __init__(
+        self, store: Store, scheme: Scheme, *, recorded: bool, parent: Catalog | None = None
+    ) -> None:
+        self.store = store
+        self.scheme = scheme
+        self.url = store.url
+        limit = store.capabilities.max_batch_ops
+        self.batch_limit = limit if limit is not None else 1 << 62
+        self._parent = parent
+        self.recorded = recorded
+        self.registered: dict[bytes, str] = {}
+        self.layout: dict[Path, str] = {}
+        self.prepared: set[Path] = set()
+        self._hashed = isinstance(scheme, ScopeHash)
+        self._layered = not scheme.separates_own_keys
+        # the common case: once recorded, no path needs anything before a write
+        self._plain = not (self._hashed or self._layered)
+
+    # -- transactions -------------------------------------------------------------
+
+    def child(self) -> Catalog:
+        child = Catalog.__new__(Catalog)
+        child.__dict__.update(self.__dict__)
+        child._parent = self
+        child.registered, child.layout, child.prepared = {}, {}, set()
+        return child
+
+    def commit(self) -> None:
+        parent = self._parent
+        if parent is None:
+            return
+        parent.recorded = parent.recorded or self.recorded
+        parent.registered.update(self.registered)
+        parent.layout.update(self.layout)
+        parent.prepared.update(self.prepared)
+
+    def _chain(self) -> Iterator[Catalog]:
+        state: Catalog | None = self
+        while state is not None:
+            yield state
+            state = state._parent
+
+    def _registered(self, key: bytes) -> str | None:
+        for state in self._chain():
+            name = state.registered.get(key)
+            if name is not None:
+                return name
+        return None
+
+    def _same(self, path: Path) -> Path:
+        """``path`` in the form facts are kept in: in the byte schemes ``"a"`` and
+        ``b"a"`` are one scope, so components are kept as bytes."""
+        if self.scheme.typed_keys:
+            return path
+        return tuple(component_bytes(c) for c in path)
+
+    def _layout_of(self, path: Path) -> str | None:
+        path = self._same(path)
+        for state in self._chain():
+            kind = state.layout.get(path)
+            if kind is not None:
+                return kind
+        return None
+
+    def is_branch(self, path: Path) -> bool:
+        """Whether ``path`` is known to hold child scopes, so that it has no own keys:
+        in a scheme that cannot tell a scope's own keys from its children's, every
+        stored key under its prefix is a child's."""
+        return self._layout_of(path) == _BRANCH
+
+    # -- reads ----------------------------------------------------------------------
+
+    def guard(self, path: Path) -> ReadGuard | None:
+        """What a scope at ``path`` runs before each read of its own keys (see
+        :data:`ReadGuard`), or ``None`` when nothing needs checking. Called once
+        when the scope is made; costs one hash of the name at most."""
+        if self._hashed and path:
+            return self._hash_guard(path)
+        if self._layered:
+            return lambda _view: not self.is_branch(path)
+        return None
+
+    def _hash_guard(self, path: Path) -> ReadGuard:
+        scheme = self.scheme
+        key = scheme.prefix(path)
+        name = path[0]
+        if key == scheme.prefix(()):
+            raise HashCollision(
+                f"scope name {name!r} has the same xxh32 hash {show_bytes(key)} as the default scope, "
+                "which reserves it; choose another name"
+            )
+
+        def check(view: ReadView) -> bool:
+            if self._registered(key) == name:
+                return True
+            raw = view.get(key)
+            if raw is None:
+                return True  # no name holds the hash: nothing of another scope is there
+            other = self._registry_name(key, raw)
+            if other != name:
+                raise HashCollision(
+                    f"scope name {name!r} has the same xxh32 hash {show_bytes(key)} as {other!r}, which "
+                    "is registered in this store; its keys are that scope's, so this one cannot be used"
+                )
+            if view is self.store:  # committed: the entry stays (drop never removes it)
+                self.registered[key] = name
+            return True
+
+        return check
+
+    @staticmethod
+    def _registry_name(key: bytes, raw: bytes) -> str:
+        """The name of a ScopeHash registry entry, checked: it must be UTF-8 text
+        whose hash is ``key``; anything else is a :class:`DecodeError`."""
+        try:
+            name = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            name = None
+        if name is None or not name or hash_name(name) != int.from_bytes(key, "little"):
+            raise DecodeError(
+                f"the scopehash registry entry at {show_bytes(key)} holds {show_bytes(raw)}, which is not a "
+                "name with that hash: the registry is corrupt, so the scopes under that hash cannot be "
+                "told apart",
+                0,
+            )
+        return name
+
+    # -- writes ---------------------------------------------------------------------
+
+    def write_ready(self, path: Path) -> bool:
+        """True when a write to ``path`` needs no check first (it was prepared by an
+        earlier write through this keyspace). Cost: a flag, or a set lookup."""
+        if not self.recorded:
+            return False
+        if self._plain:
+            return True
+        same = self._same(path)
+        return any(same in state.prepared for state in self._chain())
+
+    def first_write(self, view: WriteView, path: Path, apply: Callable[[WriteView], None]) -> None:
+        """Run the first write of ``path``: the checks and records it depends on
+        (scheme record, footprint, registry entry, layout) and ``apply``, the write
+        itself, in ONE atomic batch: ``view`` when it is a transaction's, else a
+        transaction of the store. Nothing is recorded when anything raises."""
+        if view is not self.store:
+            self._before_write(view, path)
+            apply(view)
+            return
+        state = self.child()
+        with self.store.transaction() as tx:
+            state._before_write(tx, path)
+            apply(tx)
+        state.commit()
+
+    def destructive(self, view: WriteView, apply: Callable[[WriteView], None]) -> None:
+        """Run ``apply``, a delete, after checking that no record in the store says
+        these keys belong to another keyspace: free once this keyspace has seen its
+        record; before that, the check and the delete are one atomic batch."""
+        if self.recorded:
+            apply(view)
+            return
+        if view is not self.store:
+            self._check_records(view)
+            apply(view)
+            return
+        with self.store.transaction() as tx:
+            self._check_records(tx)
+            apply(tx)
+
+    def check_storable(self, keys: Iterable[bytes]) -> None:
+        """Refuse, before a scope's first write, a stored key the engine cannot
+        store: over its ``max_key_size``, or empty where it takes no empty key."""
+        store = self.store
+        caps = store.capabilities
+        limit = caps.max_key_size
+        for key in keys:
+            if limit is not None and len(key) > limit:
+                raise KeyTooLarge(
+                    f"key of {len(key)} bytes is over the limit of {limit} bytes of {store.url}: "
+                    f"{show_bytes(key)}"
+                )
+            if not key and not caps.empty_keys:
+                raise InvalidName(f"{store.url} cannot store the empty key b''")
+
+    def _before_write(self, view: WriteView, path: Path) -> None:
+        scheme = self.scheme
+        scheme.encode(path, b"")  # Naive refuses here unless allow_collisions=True
+        if self._layered:
+            self._claim_leaf(path)
+        if self._hashed:
+            self._register(view, path)
+        if not self.recorded:
+            self._claim_record(view)
+        self.prepared.add(self._same(path))
+
+    def _claim_record(self, view: WriteView) -> None:
+        """Inside the write: read the records this keyspace depends on (a compare on
+        etcd) and write its own when there is none."""
+        if self._check_records(view) is None:
+            _metadata.write(view, self.scheme)
+        self.recorded = True
+
+    def _check_records(self, view: ReadView) -> Scheme | None:
+        """This keyspace's record in ``view`` (``None``: there is none). Raises
+        :class:`SchemeMismatch` when it names another scheme or when another
+        keyspace whose keys would overlap this one's is recorded."""
+        scheme = self.scheme
+        found = _metadata.read(view, scheme, self.url)
+        if found is not None:
+            _metadata.check(found, scheme, self.url)
+        other = _metadata.overlapping(view, scheme, self.url)
+        if other is not None:
+            raise SchemeMismatch(
+                f"the store at {self.url!r} holds the keyspace {other!r}, whose keys would overlap "
+                f"those of {scheme!r}; refusing to change it"
+            )
+        return found
+
+    def _claim_leaf(self, path: Path) -> None:
+        path = self._same(path)
+        if self._layout_of(path) == _BRANCH:
+            raise LayoutError(
+                f"scope {path!r} holds child scopes, so it cannot hold keys too: this scheme cannot tell "
+                "a scope's own keys from its children's keys (a scope holds keys or child scopes, not both)"
+            )
+        for depth in range(len(path)):
+            ancestor = path[:depth]
+            if self._layout_of(ancestor) == _LEAF:
+                raise LayoutError(
+                    f"scope {ancestor!r} holds keys, so it cannot hold the child scope {path!r}: this scheme "
+                    "cannot tell a scope's own keys from its children's keys"
+                )
+        self.layout[path] = _LEAF
+        for depth in range(len(path)):
+            self.layout[path[:depth]] = _BRANCH
+
+    def _register(self, view: WriteView, path: Path) -> None:
+        if not path:
+            return
+        scheme = self.scheme
+        key = scheme.prefix(path)  # u32le(hash): the registry entry of that hash
+        name = path[0]
+        if self._registered(key) == name:
+            return
+        self._hash_guard(path)(view)  # HashCollision for a taken hash
+        if view.get(key) is None:
+            view.put(key, name.encode())
+        self.registered[key] = name
+
+    # -- structure ----------------------------------------------------------------------
+
+    def children(self, view: ReadView, path: Path) -> list[Any]:
+        """Direct children of ``path`` holding data: one seek per child."""
+        scheme = self.scheme
+        if self._hashed:
+            return self._hash_children(view) if not path else []
+        if self._layered and self._layout_of(path) == _LEAF:
+            return []
+        lo, hi = scheme.subtree_range(path)
+        own = scheme.own_ranges(path) if scheme.separates_own_keys else ()
+        exact = scheme.own_range_is_exact()
+        plen = len(scheme.prefix(path))
+        depth = len(path)
+        # formats that do not record the depth are decoded at the children's depth
+        want_depth = None if scheme.separates_own_keys else depth + 1
+        out: list[Any] = []
+        cursor: bytes | None = lo
+        while cursor is not None:
+            item = next(iter(view.scan(cursor, hi, limit=1)), None)
+            if item is None:
+                break
+            k = item[0]
+            found, own_end = _own_end(own, k)
+            if found and (exact or scheme.is_own_remainder(k[plen:])):
+                cursor = own_end if exact else k + b"\x00"
+                continue
+            try:
+                child_path, _ = scheme.decode(k, want_depth)
+            except DecodeError:
+                cursor = k + b"\x00"
+                continue
+            if len(child_path) <= depth:
+                cursor = k + b"\x00"
+                continue
+            child = child_path[depth]
+            out.append(child)
+            nxt = scheme.subtree_range((*path, child))[1]
+            cursor = nxt if nxt is not None and nxt > k else (None if nxt is None else k + b"\x00")
+        return out
+
+    def _hash_registry(self, view: ReadView) -> Iterator[tuple[bytes, str]]:
+        """``(registry key, name)`` of every name registered in a ScopeHash store,
+        except the default scope's: one seek per hash block (registry key, then the
+        block's keys are skipped). Raises :class:`DecodeError` for an entry whose
+        name does not hash to its key."""
+        default_key = self.scheme.prefix(())
+        cursor: bytes | None = b""
+        while cursor is not None:
+            item = next(iter(view.scan(cursor, None, limit=1)), None)
+            if item is None:
+                break
+            k, v = item
+            if len(k) < _REGISTRY_KEY_SIZE:  # reserved keys (metadata) sort outside every hash block
+                cursor = k + b"\x00"
+                continue
+            if len(k) == _REGISTRY_KEY_SIZE and k != default_key:
+                yield k, self._registry_name(k, v)
+            cursor = prefix_end(k[:_REGISTRY_KEY_SIZE])
+
+    def _hash_children(self, view: ReadView) -> list[str]:
+        scheme = self.scheme
+        names: list[str] = []
+        for _, name in self._hash_registry(view):
+            lo, hi = scheme.own_range((name,))
+            if next(iter(view.scan(lo, hi, limit=1)), None) is not None:
+                names.append(name)
+        return names
+
+    def subtree_ranges(self, view: ReadView, path: Path) -> list[tuple[bytes, bytes | None]]:
+        """The ranges holding ``path`` and every scope below it, in ascending order.
+        One range, except for the ScopeHash root, whose named scopes lie beside it
+        in hash order: their ranges come from the (checked) registry."""
+        scheme = self.scheme
+        if self._hashed and not path:
+            ranges = [scheme.own_range(())] + [scheme.own_range((n,)) for _, n in self._hash_registry(view)]
+            return sorted(ranges)
+        return [scheme.subtree_range(path)]
+
+    def decoder(self, view: ReadView, path: Path) -> Callable[[bytes], tuple[Path, Key]]:
+        """A function from a stored key below ``path`` to ``(path, key)``."""
+        scheme = self.scheme
+        if self._hashed:
+            return self._hash_decoder(view)
+        if scheme.separates_own_keys:
+            return scheme.decode
+        same = self._same(path)
+        leaves = sorted(
+            (p for p in self._all_layout() if self._layout_of(p) == _LEAF and p[: len(path)] == same),
+            key=len,
+            reverse=True,
+        )
+        prefixes = [(leaf, scheme.prefix(leaf)) for leaf in leaves]
+
+        def decode(stored: bytes) -> tuple[Path, Key]:
+            for leaf, prefix in prefixes:
+                if stored.startswith(prefix):
+                    return leaf, scheme.decode_key(stored[len(prefix) :])
+            raise LayoutError(
+                f"cannot tell which scope the stored key {show_bytes(stored)} belongs to: "
+                f"{scheme.name} keys do not record their depth; open the leaf scope that holds it"
+            )
+
+        return decode
+
+    def _hash_decoder(self, view: ReadView) -> Callable[[bytes], tuple[Path, Key]]:
+        scheme = self.scheme
+        default_key = scheme.prefix(())
+
+        def decode(stored: bytes) -> tuple[Path, Key]:
+            _, key = scheme.decode(stored)
+            block = stored[:_REGISTRY_KEY_SIZE]
+            if block == default_key:
+                return (), key
+            name = self._registered(block)
+            if name is None:
+                raw = view.get(block)
+                if raw is None:
+                    raise DecodeError(f"no registered scope name for hash {show_bytes(block)}", 0)
+                name = self._registry_name(block, raw)
+            return (name,), key
+
+        return decode
+
+    def _all_layout(self) -> set[Path]:
+        paths: set[Path] = set()
+        for state in self._chain():
+            paths.update(state.layout)
+        return paths
+
+
+def _own_end(own: tuple[tuple[bytes, bytes | None], ...], key: bytes) -> tuple[bool, bytes | None]:
+    """Whether an own range holds ``key``, and that range's end."""
+    for lo, hi in own:
+        if lo <= key and (hi is None or key < hi):
+            return True, hi
+    return False, None

@@ -1,0 +1,133 @@
+"""A read-only face over any store: reads pass through, every write is refused.
+
+``open_store(url, readonly=True)`` opens the engine in its own non-creating,
+read-only mode where it has one (each adapter first checks that the path holds a
+store of its engine, so nothing is created or changed anywhere) and wraps it here,
+so that every write — ``put``, ``delete``, ``write``, ``delete_range``, a
+transaction's first write — raises the same :class:`~keyspace.errors.StoreError`
+on every engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import AbstractContextManager
+from types import TracebackType
+from typing import Any
+
+from ..errors import KeyspaceError, StoreError
+from ._base import Capabilities, Op, ReadView, Store, WriteView
+
+__all__ = ["ReadOnlyStore"]
+
+
+class ReadOnlyStore(Store):
+    """``inner`` with every write refused. Reads cost one Python call more than the
+    inner store's, except through ``fast_get``/``fast_scan``, which are the inner's."""
+
+    def __init__(self, inner: Store) -> None:
+        self.inner = inner
+        self.url = inner.url
+        self.capabilities: Capabilities = inner.capabilities
+        self.fast_get = inner.fast_get
+        self.fast_scan = inner.fast_scan
+        self.readonly = True
+
+    def _refuse(self, what: str) -> StoreError:
+        return StoreError(f"{self.url} was opened read-only: {what} refused (open it without readonly)")
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self.inner.translate(exc, key)
+
+    def get(self, key: bytes) -> bytes | None:
+        return self.inner.get(key)
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self.inner.scan(start, stop, reverse=reverse, limit=limit)
+
+    def put(self, key: bytes, value: bytes) -> None:
+        raise self._refuse("put")
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
+        raise self._refuse("put")
+
+    def delete(self, key: bytes) -> None:
+        raise self._refuse("delete")
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        raise self._refuse("delete_range")
+
+    def write(self, ops: Iterable[Op]) -> None:
+        raise self._refuse("write")
+
+    def snapshot(self) -> AbstractContextManager[ReadView]:
+        return self.inner.snapshot()
+
+    def transaction(self) -> AbstractContextManager[WriteView]:
+        return _ReadOnlyTransaction(self, self.inner.snapshot())
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def __repr__(self) -> str:
+        return f"ReadOnlyStore({self.inner!r})"
+
+
+class _ReadOnlyTransaction(WriteView):
+    """A transaction of a read-only store: a snapshot whose writes are refused."""
+
+    def __init__(self, store: ReadOnlyStore, snapshot: AbstractContextManager[ReadView]) -> None:
+        self._store = store
+        self._context = snapshot
+        self._view: ReadView | None = None
+
+    def __enter__(self) -> _ReadOnlyTransaction:
+        self._view = self._context.__enter__()
+        self.fast_get = self._view.fast_get
+        self.fast_scan = self._view.fast_scan
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> Any:
+        return self._context.__exit__(exc_type, exc, tb)
+
+    def _live(self) -> ReadView:
+        if self._view is None:
+            raise StoreError("a transaction of a read-only store used outside its block")
+        return self._view
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self._live().translate(exc, key)
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._live().get(key)
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self._live().scan(start, stop, reverse=reverse, limit=limit)
+
+    def put(self, key: bytes, value: bytes) -> None:
+        raise self._store._refuse("put")
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
+        raise self._store._refuse("put")
+
+    def delete(self, key: bytes) -> None:
+        raise self._store._refuse("delete")
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        raise self._store._refuse("delete_range")

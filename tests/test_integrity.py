@@ -1,0 +1,261 @@
+"""Integrity of the facts that keep keyspaces and scopes apart, on every path.
+
+- Scheme records that cannot be read are refused, named and left as they are.
+- A store with keys but no record is never guessed into a scheme for writing
+  (the library refuses; the CLI detects for reading only and says how sure it is).
+- ``migrate`` refuses to merge two source keys into one destination key.
+- ScopeHash collisions are refused on reads too; a corrupt registry is never trusted.
+- Raw-prefixed tuple keyspaces never overlap another keyspace, whichever writes first.
+- A refused first write records nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import keyspace
+from keyspace import AsciiHex, LengthPrefixed, ScopeHash, Sublevel, TupleScheme
+from keyspace.errors import (
+    HashCollision,
+    KeyTooLarge,
+    SchemeMismatch,
+    UnreadableRecord,
+)
+from keyspace.schemes.scope_hash import hash_name, registry_key
+from keyspace.stores import MemoryStore, open_store
+from keyspace.stores._base import Store
+
+# Two names with the same xxh32 (seed 0), found by a birthday search.
+COLLIDING = ("scope72590", "scope159129")
+assert hash_name(COLLIDING[0]) == hash_name(COLLIDING[1])
+
+ENGINES = ["memory", "lmdb", "sqlite"]
+
+
+class Engine:
+    """One store for a test: ``url`` for the file engines, one shared store object
+    for memory (each ``keyspace()`` is a new keyspace object over it)."""
+
+    def __init__(self, name: str, tmp: Path) -> None:
+        self.name = name
+        self.url = {"memory": "", "lmdb": f"lmdb://{tmp / 'db'}", "sqlite": f"sqlite:///{tmp / 'db.sqlite'}"}[
+            name
+        ]
+        self._memory = MemoryStore() if name == "memory" else None
+
+    def keyspace(self, scheme: Any = None) -> keyspace.Keyspace:
+        if self._memory is not None:
+            return keyspace.attach(self._memory, scheme=scheme, close_store=False)
+        return keyspace.open(self.url, scheme=scheme)
+
+    def raw(self) -> Store:
+        return self._memory if self._memory is not None else open_store(self.url)
+
+    def items(self) -> list[tuple[bytes, bytes]]:
+        store = self.raw()
+        try:
+            return list(store.scan(b"", None))
+        finally:
+            if store is not self._memory:
+                store.close()
+
+    def put_raw(self, key: bytes, value: bytes) -> None:
+        store = self.raw()
+        try:
+            store.put(key, value)
+        finally:
+            if store is not self._memory:
+                store.close()
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    yield Engine(request.param, tmp_path)
+
+
+def cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "keyspace.cli", *args], capture_output=True, text=True, timeout=60
+    )
+
+
+def one_error_line(proc: subprocess.CompletedProcess[str]) -> bool:
+    return proc.returncode == 1 and proc.stderr.startswith("error: ") and proc.stderr.count("\n") == 1
+
+
+# -- rule 3: a record that cannot be read is never ignored or overwritten ---------------
+
+GOOD = TupleScheme().metadata_key
+assert GOOD is not None
+CORRUPT = {
+    "garbage": b"\x00\x9f garbage \xff",
+    "truncated": b'{"keyspace":1,"params":{"raw_prefix":""},"sch',
+    "empty": b"",
+    "unknown version": b'{"keyspace":2,"params":{},"scheme":"tuple"}',
+    "wrong parameter types": b'{"keyspace":1,"params":{"raw_prefix":5},"scheme":"tuple"}',
+    "unknown parameter": b'{"keyspace":1,"params":{"depth":"x"},"scheme":"tuple"}',
+    "unknown scheme": b'{"keyspace":1,"params":{},"scheme":"nope"}',
+    "not an object": b"[1, 2, 3]",
+    "deeply nested": b"[" * 100_000 + b"]" * 100_000,
+}
+
+
+@pytest.mark.parametrize("corruption", list(CORRUPT))
+def test_unreadable_record_is_refused_and_kept(engine: Engine, corruption: str) -> None:
+    with engine.keyspace() as ks:
+        ks.scope("a")[b"k"] = b"v"
+    engine.put_raw(GOOD, CORRUPT[corruption])
+    before = engine.items()
+    for scheme in (None, TupleScheme(), AsciiHex(), ScopeHash()):
+        with pytest.raises(UnreadableRecord) as info:
+            engine.keyspace(scheme)
+        assert "unreadable" in str(info.value) and repr(GOOD)[:8] in str(info.value)
+    assert engine.items() == before
+    if engine.url:
+        for args in (
+            ("get", engine.url, "a", "--key", "k"),
+            ("put", engine.url, "a", "--key", "k", "--value", "w"),
+        ):
+            proc = cli(*args)
+            assert one_error_line(proc), proc.stderr
+            assert "unreadable" in proc.stderr
+        assert engine.items() == before
+
+
+def test_record_at_a_key_a_schemeless_store_may_use_is_data(engine: Engine) -> None:
+    """LengthPrefixed reserves no key: a value at another scheme's record key that
+    does not say it is a record is one of its keys."""
+    with engine.keyspace(LengthPrefixed()) as ks:
+        ks.scope()[GOOD] = b"just a value"
+        assert ks.scope()[GOOD] == b"just a value"
+    with engine.keyspace(LengthPrefixed()) as ks:
+        assert ks.scope()[GOOD] == b"just a value"
+
+
+# -- rule 5: no guessing where writing is concerned ----------------------------------------
+
+
+def test_open_without_scheme_refuses_keys_without_record(engine: Engine) -> None:
+    with engine.keyspace(LengthPrefixed()) as ks:
+        ks.scope(b"balances")[b"alice"] = b"10"
+    before = engine.items()
+    with pytest.raises(SchemeMismatch, match="scheme="):
+        engine.keyspace()
+    assert engine.items() == before
+    with engine.keyspace(LengthPrefixed()) as ks:  # naming it works
+        assert ks.scope(b"balances")[b"alice"] == b"10"
+    assert engine.items() == before
+
+
+def test_open_without_scheme_on_empty_store_is_tuple(engine: Engine) -> None:
+    with engine.keyspace() as ks:
+        assert ks.scheme == TupleScheme()
+        assert list(ks.store.scan(b"", None)) == []
+
+
+def _cosmwasm_store(url: str) -> None:
+    with keyspace.open(url, scheme=LengthPrefixed()) as ks:
+        for owner in (b"alice", b"bob", b"carol"):
+            ks.scope(b"balance", owner)[b"uatom"] = b"100"
+
+
+@pytest.mark.parametrize("kind", ["lmdb", "sqlite"])
+def test_cli_writes_need_scheme_on_unrecorded_store(tmp_path: Path, kind: str) -> None:
+    url = Engine(kind, tmp_path).url
+    _cosmwasm_store(url)
+    eng = Engine(kind, tmp_path)
+    before = eng.items()
+    for args in (
+        ("put", url, "x", "--key", "k", "--value", "v"),
+        ("delete", url, "hex:62616c616e6365", "--drop"),
+        ("migrate", str(tmp_path / "src.lmdb"), url),
+    ):
+        if args[0] == "migrate":
+            with keyspace.open(args[1]) as src:
+                src.scope("s")[b"k"] = b"v"
+        proc = cli(*args)
+        assert one_error_line(proc), (args, proc.stderr)
+        assert "--scheme" in proc.stderr
+        assert eng.items() == before
+
+
+def test_cli_does_not_detect_cosmwasm_data_as_sublevel(tmp_path: Path) -> None:
+    url = f"lmdb://{tmp_path / 'cw'}"
+    _cosmwasm_store(url)
+    proc = cli("scan", url)
+    assert one_error_line(proc), proc.stderr
+    assert "cannot tell the scheme" in proc.stderr
+    proc = cli("inspect", url, "--depth", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "length-prefixed: 100%" in proc.stderr and "confidence 100%" in proc.stderr
+
+
+def test_cli_refuses_when_two_schemes_decode_the_keys(tmp_path: Path) -> None:
+    """scoped-heed data (no registry, no record) whose hashes start ``00 0n``: every
+    key is also a length-prefixed key of depth 1, so with --depth 1 two schemes
+    decode all of them and the CLI refuses to choose."""
+    names = [
+        n for n in (f"tenant{i}" for i in range(200_000)) if registry_key(n)[:2] in (b"\x00\x00", b"\x00\x01")
+    ]
+    assert len(names) >= 2
+    url = f"sqlite:///{tmp_path / 'heed.sqlite'}"
+    store = open_store(url)
+    try:
+        for name in names[:4]:
+            for key in (b"k1", b"k2"):
+                store.put(ScopeHash().encode((name,), key), b"v")
+    finally:
+        store.close()
+    proc = cli("inspect", url, "--depth", "1")
+    assert one_error_line(proc), proc.stderr
+    assert "cannot tell the scheme" in proc.stderr
+    assert "length-prefixed: 100%" in proc.stderr and "scopehash: 100%" in proc.stderr
+    proc = cli("inspect", url, "--scheme", "scopehash")
+    assert proc.returncode == 0, proc.stderr
+
+
+# -- rule 8: migrate never merges -------------------------------------------------------------
+
+
+def test_migrate_refuses_to_merge_keys(tmp_path: Path) -> None:
+    src = str(tmp_path / "src.lmdb")
+    dst = f"sqlite:///{tmp_path / 'dst.sqlite'}"
+    with keyspace.open(src) as ks:
+        ks.scope("a")[b"k"] = b"from str"
+        ks.scope(b"a")[b"k"] = b"from bytes"
+    proc = cli("migrate", src, dst, "--to-scheme", "asciihex")
+    assert proc.returncode == 1 and proc.stderr.splitlines()[-1].startswith("error: "), proc.stderr
+    assert "Traceback" not in proc.stderr and "overwritten" not in proc.stdout
+    assert "('a',)" in proc.stderr and "(b'a',)" in proc.stderr and "does not merge" in proc.stderr
+    store = open_store(dst)
+    try:
+        assert list(store.scan(b"", None)) == []
+    finally:
+        store.close()
+
+
+def test_migrate_without_merge_copies(tmp_path: Path) -> None:
+    src = str(tmp_path / "src.lmdb")
+    dst = f"sqlite:///{tmp_path / 'dst.sqlite'}"
+    with keyspace.open(src) as ks:
+        ks.scope("a")[b"k"] = b"1"
+        ks.scope("b")[b"k"] = b"2"
+    proc = cli("migrate", src, dst, "--to-scheme", "asciihex")
+    assert proc.returncode == 0, proc.stderr
+    assert "2 copied, 0 overwritten" in proc.stdout
+    with keyspace.open(dst) as ks:
+        assert ks.scope(b"a")[b"k"] == b"1" and ks.scope(b"b")[b"k"] == b"2"
+
+
+def _json(proc: subprocess.CompletedProcess[str]) -> Any:
+    return json.loads(proc.stdout)
+
+
+_ = (HashCollision, KeyTooLarge, Sublevel, registry_key, Callable)

@@ -1,0 +1,312 @@
+"""Opening stores: options, read-only opens, and every open failure as a StoreError."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import keyspace
+from keyspace.errors import StoreClosed, StoreError
+from keyspace.stores import open_store
+
+
+def _tree(root: Path) -> dict[str, str]:
+    """Every file under ``root`` with a hash of its bytes: "byte-for-byte unchanged"."""
+    found = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            found[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def _photos(tmp_path: Path) -> Path:
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "cat.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    return folder
+
+
+# -- read-only opens never create or change anything ---------------------------
+
+
+@pytest.mark.parametrize("engine", ["lmdb", "leveldb", "rocksdb"])
+@pytest.mark.parametrize("readonly", [True, False])
+def test_a_folder_that_is_not_a_store_is_refused_and_left_unchanged(
+    tmp_path: Path, engine: str, readonly: bool
+) -> None:
+    folder = _photos(tmp_path)
+    before = _tree(tmp_path)
+    with pytest.raises(StoreError, match=r"not an? .* store") as caught:
+        keyspace.open(f"{engine}://{folder}", readonly=readonly)
+    assert not isinstance(caught.value, StoreClosed)
+    assert _tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("engine", ["lmdb", "leveldb", "rocksdb", "sqlite"])
+def test_readonly_open_of_a_missing_store_creates_nothing(tmp_path: Path, engine: str) -> None:
+    with pytest.raises(StoreError, match=r"not an? .* store"):
+        keyspace.open(f"{engine}://{tmp_path / 'missing'}", readonly=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("readonly", [True, False])
+def test_another_applications_sqlite_file_is_refused_unchanged(tmp_path: Path, readonly: bool) -> None:
+    path = tmp_path / "app.db"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
+    conn.execute("INSERT INTO photos (name) VALUES ('cat')")
+    conn.commit()
+    conn.close()
+    before = _tree(tmp_path)
+    with pytest.raises(StoreError, match="another application"):
+        keyspace.open(f"sqlite://{path}", readonly=readonly)
+    assert _tree(tmp_path) == before
+    conn = sqlite3.connect(path)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # no WAL switch
+    assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["photos"]
+    conn.close()
+
+
+@pytest.mark.parametrize("engine", ["lmdb", "sqlite", "leveldb", "rocksdb"])
+def test_readonly_open_reads_and_refuses_every_write(tmp_path: Path, engine: str) -> None:
+    url = f"{engine}://{tmp_path / 'store'}"
+    with keyspace.open(url) as ks:
+        ks.scope("a")[b"k"] = b"v"
+    with keyspace.open(url, readonly=True) as ks:
+        scope = ks.scope("a")
+        assert scope[b"k"] == b"v"
+        assert list(scope.items()) == [(b"k", b"v")]
+        for write in (
+            lambda: scope.__setitem__(b"x", b"y"),
+            lambda: scope.__delitem__(b"k"),
+            lambda: scope.update({b"x": b"y"}),
+            scope.clear,
+        ):
+            with pytest.raises(StoreError, match="read-only"):
+                write()
+        with pytest.raises(StoreError, match="read-only"), ks.transaction() as tx:
+            tx.scope("a")[b"x"] = b"y"
+        with ks.snapshot() as snap:
+            assert snap.scope("a")[b"k"] == b"v"
+    with keyspace.open(url) as ks:
+        assert dict(ks.scope("a").items()) == {b"k": b"v"}
+
+
+def test_readonly_via_url_query(tmp_path: Path) -> None:
+    url = f"lmdb://{tmp_path / 's'}"
+    keyspace.open(url).close()
+    with keyspace.open(url + "?readonly=true") as ks, pytest.raises(StoreError, match="read-only"):
+        ks.scope()[b"k"] = b"v"
+
+
+# -- URLs and options ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", ["", "  ", "memory", "lmdb", "sqlite/x.db", "etcd"])
+def test_empty_url_and_scheme_typos_raise_and_create_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(StoreError):
+        keyspace.open(url)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_url_options_are_passed_and_never_part_of_the_path(tmp_path: Path) -> None:
+    store = open_store(f"lmdb://{tmp_path / 'db'}?sync=false&map_size=4MiB&max_readers=7")
+    try:
+        info = store._env.info()  # type: ignore[attr-defined]
+        assert info["map_size"] == 4 << 20
+        assert info["max_readers"] == 7
+    finally:
+        store.close()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["db"]
+    with keyspace.open(f"sqlite://{tmp_path / 'x.db'}?timeout=0.5&sync=false") as ks:
+        assert ks.store._timeout == 0.5  # type: ignore[attr-defined]
+    with keyspace.open(tmp_path / "bare", map_size=1 << 20) as ks:
+        assert ks.store._env.info()["map_size"] == 1 << 20  # type: ignore[attr-defined]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bare", "db", "x.db"]
+
+
+@pytest.mark.parametrize(
+    ("url", "options", "known"),
+    [
+        ("lmdb://{}/a?syncc=false", {}, "map_size, max_dbs, max_readers, readonly, sync"),
+        ("lmdb://{}/a", {"mapsize": 1}, "map_size"),
+        ("sqlite://{}/a.db?busy=1", {}, "readonly, sync, timeout"),
+        ("leveldb://{}/a", {"cache": 1}, "cache_size, create_if_missing"),
+        ("rocksdb://{}/a?wal=1", {}, "cache_size, create_if_missing"),
+        ("memory:?size=1", {}, "none"),
+    ],
+)
+def test_unknown_options_are_refused_with_the_known_ones(
+    tmp_path: Path, url: str, options: dict[str, int], known: str
+) -> None:
+    with pytest.raises(StoreError, match=r"unknown .*option") as caught:
+        keyspace.open(url.format(tmp_path), **options)
+    assert known in str(caught.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_option_value_is_a_store_error(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="not a boolean"):
+        keyspace.open(f"lmdb://{tmp_path}/a?sync=maybe")
+    with pytest.raises(StoreError, match="not an integer"):
+        keyspace.open(f"lmdb://{tmp_path}/a?map_size=lots")
+
+
+def test_create_if_missing_false(tmp_path: Path) -> None:
+    for engine in ("leveldb", "rocksdb"):
+        with pytest.raises(StoreError, match="does not exist"):
+            keyspace.open(f"{engine}://{tmp_path / engine}?create_if_missing=false")
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- each cause of a failed open is named ----------------------------------------
+
+
+@pytest.mark.parametrize("engine", ["lmdb", "sqlite", "leveldb", "rocksdb"])
+def test_missing_parent_directory(tmp_path: Path, engine: str) -> None:
+    with pytest.raises(StoreError, match=r"parent directory .* does not exist"):
+        keyspace.open(f"{engine}://{tmp_path / 'no' / 'such'}")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("engine", ["lmdb", "leveldb", "rocksdb"])
+def test_a_file_where_a_directory_is_expected(tmp_path: Path, engine: str) -> None:
+    (tmp_path / "f").write_bytes(b"x")
+    with pytest.raises(StoreError, match="is a file, not a directory"):
+        keyspace.open(f"{engine}://{tmp_path / 'f'}")
+
+
+def test_a_directory_where_an_sqlite_file_is_expected(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="is a directory"):
+        keyspace.open(f"sqlite://{tmp_path}")
+
+
+def test_a_file_that_is_not_sqlite(tmp_path: Path) -> None:
+    (tmp_path / "x.db").write_bytes(b"this is no database " * 300)
+    before = _tree(tmp_path)
+    for readonly in (False, True):
+        with pytest.raises(StoreError, match="not an SQLite database"):
+            keyspace.open(f"sqlite://{tmp_path / 'x.db'}", readonly=readonly)
+    assert _tree(tmp_path) == before
+
+
+def test_lmdb_data_file_that_is_not_lmdb(tmp_path: Path) -> None:
+    store = tmp_path / "s"
+    store.mkdir()
+    (store / "data.mdb").write_bytes(b"garbage" * 2000)
+    before = _tree(tmp_path)
+    with pytest.raises(StoreError, match="no LMDB header"):
+        keyspace.open(store)
+    assert _tree(tmp_path) == before
+
+
+_TRUNCATED = """
+import sys, keyspace
+from keyspace.errors import StoreError
+try:
+    with keyspace.open(sys.argv[1]) as ks:
+        print(len(list(ks.scope("s").items())))
+except StoreError as exc:
+    print("StoreError:", exc)
+"""
+
+
+@pytest.mark.parametrize("keep", [90_000, 8192, 5000, 100])
+def test_truncated_lmdb_file_is_a_store_error_not_sigbus(tmp_path: Path, keep: int) -> None:
+    path = tmp_path / "s"
+    with keyspace.open(path, map_size=8 << 20) as ks:
+        ks.scope("s").update({b"k%05d" % i: b"v" * 100 for i in range(3000)})
+    assert (path / "data.mdb").stat().st_size > keep
+    os.truncate(path / "data.mdb", keep)
+    proc = subprocess.run(
+        [sys.executable, "-c", _TRUNCATED, str(path)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)  # -7 would be SIGBUS
+    assert proc.stdout.startswith("StoreError:"), proc.stdout
+    assert "truncated" in proc.stdout or "LMDB header" in proc.stdout
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch to an unprivileged user")
+@pytest.mark.parametrize("engine", ["lmdb", "sqlite", "leveldb", "rocksdb"])
+def test_permission_denied(tmp_path: Path, engine: str) -> None:
+    tmp_path.chmod(0o755)
+    private = tmp_path / "private"
+    private.mkdir()
+    target = f"{engine}://{private / 'store'}"
+    with keyspace.open(target) as ks:
+        ks.scope()[b"k"] = b"v"
+    os.chmod(private, 0o700)
+    code = (
+        "import os, sys, keyspace\nfrom keyspace.errors import StoreError\n"
+        "import keyspace.stores.lmdb, keyspace.stores.sqlite\n"
+        "import keyspace.stores.leveldb, keyspace.stores.rocksdb\n"
+        "os.setgid(65534)\nos.setuid(65534)\n"  # imports done: now an unprivileged user
+        "try:\n    keyspace.open(sys.argv[1], readonly=sys.argv[2] == 'r')\n"
+        "except StoreError as exc:\n    print('StoreError:', exc)\n"
+    )
+    for mode in ("r", "w"):
+        proc = subprocess.run(
+            [sys.executable, "-c", code, target, mode],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd="/",
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.startswith("StoreError:"), proc.stdout
+        assert "ermission denied" in proc.stdout or "cannot open" in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize("engine", ["leveldb", "rocksdb"])
+def test_store_locked_by_another_process(tmp_path: Path, engine: str) -> None:
+    url = f"{engine}://{tmp_path / 'db'}"
+    keyspace.open(url).close()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import keyspace, sys; ks = keyspace.open({url!r}); print('ok'); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ok"
+        with pytest.raises(StoreError, match="already open") as caught:
+            keyspace.open(url)
+        assert not isinstance(caught.value, StoreClosed)
+    finally:
+        holder.communicate("", timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("module", "adapter", "scheme", "extra"),
+    [
+        ("plyvel", "leveldb", "leveldb", "leveldb"),
+        ("rocksdict", "rocksdb", "rocksdb", "rocksdb"),
+        ("grpc", "etcd", "etcd", "etcd"),
+    ],
+)
+def test_optional_engine_not_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: str, adapter: str, scheme: str, extra: str
+) -> None:
+    import keyspace.stores as stores
+
+    monkeypatch.setitem(sys.modules, module, None)  # makes `import module` fail
+    monkeypatch.delitem(sys.modules, f"keyspace.stores.{adapter}", raising=False)
+    for name in ("LevelDBStore", "RocksDBStore", "EtcdStore"):
+        monkeypatch.delitem(stores.__dict__, name, raising=False)
+    url = "etcd://127.0.0.1:1" if scheme == "etcd" else f"{scheme}://{tmp_path / 'db'}"
+    with pytest.raises(StoreError, match=rf"pip install keyspace\[{extra}\]"):
+        keyspace.open(url)
+    assert list(tmp_path.iterdir()) == []
