@@ -370,11 +370,13 @@ class LayoutCache:
     goes. Cost of a hit: one dictionary lookup.
     """
 
-    __slots__ = ("_layouts", "_scheme", "size")
+    __slots__ = ("_accelerate", "_layouts", "_scheme", "size")
 
-    def __init__(self, scheme: Scheme, size: int = 4096) -> None:
+    def __init__(self, scheme: Scheme, size: int = 4096, *, accelerate: bool = True) -> None:
+        """``accelerate=False`` compiles pure-Python layouts (see :meth:`Scheme.layout`)."""
         self._scheme = scheme
         self._layouts: dict[Path, Layout] = {}
+        self._accelerate = accelerate
         self.size = size
 
     def get(self, path: Path) -> Layout:
@@ -385,10 +387,10 @@ class LayoutCache:
         try:
             layout = self._layouts.get(path)
         except TypeError:  # an unhashable component: the scheme names the fault
-            return self._scheme.layout(path)
+            return self._scheme.layout(path, accelerate=self._accelerate)
         if layout is not None:
             return layout
-        layout = self._scheme.layout(path)
+        layout = self._scheme.layout(path, accelerate=self._accelerate)
         if all(type(c) is str or type(c) is bytes for c in path):
             layouts = self._layouts
             if len(layouts) >= self.size:
