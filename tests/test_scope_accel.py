@@ -240,7 +240,7 @@ def test_engine_errors_are_translated(tmp_path: Path) -> None:
 def test_point_op_checks_its_arguments() -> None:
     assert accel is not None
     cls = Scope
-    slots = [cls._stored, cls._get, cls._get_raw, cls._vdec, cls._guard]  # type: ignore[attr-defined]
+    slots = [cls._stored, cls._get, cls._get_raw, cls._vdec, cls._guard, cls._view]  # type: ignore[attr-defined]
     args: list[Any] = [cls, GETITEM.__wrapped__, cls._raise_raw, *slots]
     with pytest.raises(ValueError, match="kind must be"):
         accel.point_op("delitem", *args)
@@ -252,7 +252,7 @@ def test_point_op_checks_its_arguments() -> None:
         accel.point_op("get", cls, args[1], args[2], "prefix", *slots[1:])
     with pytest.raises(TypeError, match="object slot of"):
         accel.point_op("get", int, *args[1:])
-    with pytest.raises(TypeError, match="9 arguments"):
+    with pytest.raises(TypeError, match="10 arguments"):
         accel.point_op("get", cls)
 
 

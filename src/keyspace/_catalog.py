@@ -146,7 +146,19 @@ class Catalog:
         if self._hashed and path:
             return self._hash_guard(path)
         if self._layered:
-            return lambda _view: not self.is_branch(path)
+            same = self._same(path)
+            # the layout facts of this catalog and its parents (a fixed chain; the
+            # dicts fill as writes are learnt), looked up without a call per level
+            layouts = [state.layout for state in self._chain()]
+
+            def readable(_view: ReadView) -> bool:
+                for layout in layouts:
+                    kind = layout.get(same)
+                    if kind is not None:
+                        return kind != _BRANCH
+                return True
+
+            return readable
         return None
 
     def _hash_guard(self, path: Path) -> ReadGuard:
@@ -159,9 +171,15 @@ class Catalog:
                 "which reserves it; choose another name"
             )
 
+        registries = [state.registered for state in self._chain()]  # as _registered walks them
+
         def check(view: ReadView) -> bool:
-            if self._registered(key) == name:
-                return True
+            for registered in registries:
+                known = registered.get(key)
+                if known is not None:
+                    if known == name:
+                        return True
+                    break
             raw = view.get(key)
             if raw is None:
                 return True  # no name holds the hash: nothing of another scope is there

@@ -26,7 +26,7 @@
  * and errors are the reference's.
  *
  * point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot,
- * codec_slot, guard_slot) makes a callable that a class installs as
+ * codec_slot, guard_slot, view_slot) makes a callable that a class installs as
  * __getitem__ (kind "getitem"), get ("get") or __setitem__ ("setitem"). Called
  * as a method of an instance s of cls, it reads the __slots__ of s by offset:
  *
@@ -34,10 +34,10 @@
  *   call   = s.<call_slot>    the engine's get(stored) or put(stored, value)
  *   raw    = s.<raw_slot>     the exception types call raises untranslated
  *   codec  = s.<codec_slot>   None, or the value decoder (get) / encoder (set)
- *   guard  = s.<guard_slot>   None, or a callable run before each read: true
- *                             when the scope holds no own keys (every key then
- *                             counts as missing and the engine is not called);
- *                             it may raise
+ *   guard  = s.<guard_slot>   None, or a callable run as guard(s.<view_slot>)
+ *                             before each read: false when the scope holds no
+ *                             own keys (every key then counts as missing and
+ *                             the engine is not called); it may raise
  *
  * and calls call with stored(key). getitem raises KeyError(key) for a missing
  * key, get returns its default, setitem returns None (a value that is not bytes
@@ -508,6 +508,7 @@ typedef struct {
     Py_ssize_t off_raw;
     Py_ssize_t off_codec;
     Py_ssize_t off_guard;
+    Py_ssize_t off_view;
 } PointOp;
 
 static inline PyObject *
@@ -592,14 +593,22 @@ point_op_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, Py
     PyObject *guard = slot_value(self, op->off_guard);
     int hidden = 0;
     if (guard != NULL && guard != Py_None) {
-        Py_INCREF(guard);
-        PyObject *g = PyObject_CallNoArgs(guard);
-        Py_DECREF(guard);
-        hidden = g == NULL ? -1 : PyObject_IsTrue(g);
-        Py_XDECREF(g);
-        if (hidden < 0) {
+        PyObject *view = slot_value(self, op->off_view);
+        if (view == NULL) {
+            PyErr_SetString(PyExc_AttributeError, "the scope's view slot is not set");
             goto done;
         }
+        Py_INCREF(guard);
+        Py_INCREF(view);
+        PyObject *g = PyObject_CallOneArg(guard, view);
+        Py_DECREF(view);
+        Py_DECREF(guard);
+        int readable = g == NULL ? -1 : PyObject_IsTrue(g);
+        Py_XDECREF(g);
+        if (readable < 0) {
+            goto done;
+        }
+        hidden = !readable;
     }
     if (hidden) {
         raw = Py_NewRef(Py_None);
@@ -733,8 +742,8 @@ slot_offset(PyTypeObject *cls, PyObject *descr, const char *what)
 static PyObject *
 point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 9) {
-        PyErr_Format(PyExc_TypeError, "point_op() takes 9 arguments (%zd given)", nargs);
+    if (nargs != 10) {
+        PyErr_Format(PyExc_TypeError, "point_op() takes 10 arguments (%zd given)", nargs);
         return NULL;
     }
     const char *name = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : NULL;
@@ -762,9 +771,9 @@ point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "fallback and raise_raw must be callable");
         return NULL;
     }
-    static const char *names[] = {"stored_slot", "call_slot", "raw_slot", "codec_slot", "guard_slot"};
-    Py_ssize_t offsets[5];
-    for (int i = 0; i < 5; i++) {
+    static const char *names[] = {"stored_slot", "call_slot", "raw_slot", "codec_slot", "guard_slot", "view_slot"};
+    Py_ssize_t offsets[6];
+    for (int i = 0; i < 6; i++) {
         offsets[i] = slot_offset(cls, args[4 + i], names[i]);
         if (offsets[i] < 0) {
             return NULL;
@@ -784,13 +793,15 @@ point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     op->off_raw = offsets[2];
     op->off_codec = offsets[3];
     op->off_guard = offsets[4];
+    op->off_view = offsets[5];
     PyObject_GC_Track(op);
     return (PyObject *)op;
 }
 
 static PyMethodDef scope_accel_methods[] = {
     {"point_op", (PyCFunction)(void (*)(void))point_op, METH_FASTCALL,
-     "point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot, codec_slot, guard_slot)\n\n"
+     "point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot, codec_slot, guard_slot,\n"
+     "         view_slot)\n\n"
      "A C method for cls: kind 'getitem', 'get' or 'setitem' (see the module)."},
     {NULL, NULL, 0, NULL},
 };

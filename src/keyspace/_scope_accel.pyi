@@ -27,5 +27,6 @@ def point_op(
     raw_slot: object,
     codec_slot: object,
     guard_slot: object,
+    view_slot: object,
     /,
 ) -> Callable[..., Any]: ...

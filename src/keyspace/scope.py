@@ -109,7 +109,6 @@ class Scope(MutableMapping[Any, Any]):
         "_get",
         "_get_raw",
         "_guard",
-        "_hide",
         "_key_of",
         "_key_spec",
         "_ks",
@@ -165,8 +164,7 @@ class Scope(MutableMapping[Any, Any]):
         self._put_raw: tuple[type[Exception], ...] = ()
         # the catalog's check before each read of own keys (ScopeHash names,
         # LengthPrefixed, Naive); None where reads need none
-        guard = self._guard = state.guard(path)
-        self._hide = None if guard is None else self._hidden
+        self._guard = state.guard(path)
 
     # -- navigation ------------------------------------------------------------
 
@@ -208,7 +206,7 @@ class Scope(MutableMapping[Any, Any]):
         return guard is not None and not guard(self._view)
 
     def _read(self, stored: bytes) -> bytes | None:
-        if self._hide is not None and self._hidden():
+        if self._guard is not None and self._hidden():
             return None
         try:
             raw = self._get(stored)
@@ -258,7 +256,7 @@ class Scope(MutableMapping[Any, Any]):
         """Remove ``key`` if present; no error when it is missing. Cost: one delete."""
         stored = self._stored(key)
         view = self._writer()
-        if self._hide is None or not self._hidden():
+        if self._guard is None or not self._hidden():
             self._state.destructive(view, lambda v: v.delete(stored))
 
     def pop(self, key: Key, default: Any = _MISSING) -> Any:
@@ -360,7 +358,7 @@ class Scope(MutableMapping[Any, Any]):
                 hi = self._stored(stop)
                 if include_stop:
                     hi += b"\x00"
-        if self._hide is not None and self._hidden():
+        if self._guard is not None and self._hidden():
             return [], None
         return _intersect(self._layout.ranges, lo, hi), keep
 
@@ -427,8 +425,50 @@ class Scope(MutableMapping[Any, Any]):
         except raw as exc:  # the fast scan's engine errors
             raise view.translate(exc) from exc
 
+    def _short(
+        self,
+        start: Key | None,
+        stop: Key | None,
+        include_start: bool,
+        include_stop: bool,
+        reverse: bool,
+        limit: int | None,
+        prefix: Key | None,
+    ) -> _Chunk | None:
+        """The decoded items of a short scan (``limit`` up to 1024 where the own
+        ranges are exact) read at once, with no generator between the store and the
+        caller; ``None`` for every other scan (the chunked route)."""
+        if limit is None or limit > 1024 or not self._layout.exact:
+            return None
+        ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
+        if keep is not None:
+            return None
+        if reverse:
+            ranges.reverse()
+        view = self._view
+        fast = view.fast_scan
+        raw = () if fast is None else _RAW
+        out: _Chunk = []
+        try:
+            for lo, hi in ranges:
+                left = limit - len(out)
+                if left <= 0:
+                    break
+                items = (
+                    view.scan(lo, hi, reverse=reverse, limit=left)
+                    if fast is None
+                    else fast(lo, hi, reverse, left)
+                )
+                out += self._chunk(list(items))
+        except KeyspaceError:
+            raise
+        except raw as exc:
+            raise view.translate(exc) from exc
+        return out
+
     def _iter_items(self, *args: Any) -> Iterator[tuple[Any, Any]]:
-        pairs = chain.from_iterable(self._chunks(*args))
+        short = self._short(*args) if len(args) == 7 else None
+        pairs = iter(short) if short is not None else chain.from_iterable(self._chunks(*args))
         vdec = self._vdec
         if vdec is None:
             return pairs
@@ -492,12 +532,9 @@ class Scope(MutableMapping[Any, Any]):
             and not include_stop
         ):
             return ScopeKeys(self)
-        return map(
-            _first,
-            chain.from_iterable(
-                self._chunks(start, stop, include_start, include_stop, reverse, limit, prefix)
-            ),
-        )
+        args = (start, stop, include_start, include_stop, reverse, limit, prefix)
+        short = self._short(*args)
+        return map(_first, iter(short) if short is not None else chain.from_iterable(self._chunks(*args)))
 
     def values(
         self,
@@ -525,7 +562,8 @@ class Scope(MutableMapping[Any, Any]):
         return self._iter_values(start, stop, include_start, include_stop, reverse, limit, prefix)
 
     def _iter_values(self, *args: Any) -> Iterator[Any]:
-        values = map(_second, chain.from_iterable(self._chunks(*args)))
+        short = self._short(*args) if len(args) == 7 else None
+        values = map(_second, iter(short) if short is not None else chain.from_iterable(self._chunks(*args)))
         return values if self._vdec is None else map(self._vdec, values)
 
     def __iter__(self) -> Iterator[Any]:
@@ -612,7 +650,7 @@ class Scope(MutableMapping[Any, Any]):
         (native where the engine has one); the ScopeHash root, whose named scopes
         lie beside it, takes one per registered name."""
         view = self._writer()
-        if self._hide is not None:
+        if self._guard is not None:
             self._hidden()  # a ScopeHash name whose hash another name holds raises
 
         def delete_subtree(w: WriteView) -> None:
@@ -627,7 +665,7 @@ class Scope(MutableMapping[Any, Any]):
         """The direct children of this scope that hold data, in stored order (name
         order for schemes with property 4). Cost: one seek per child and per own
         range, not a scan of their keys."""
-        if self._hide is not None:
+        if self._guard is not None:
             self._hidden()
         return self._state.children(self._view, self.path)
 
@@ -637,7 +675,7 @@ class Scope(MutableMapping[Any, Any]):
         with this scope's codecs. Covers exactly the keys :meth:`drop` removes.
         Cost: one scan of the subtree range (the ScopeHash root: one per name)."""
         view = self._view
-        if self._hide is not None:
+        if self._guard is not None:
             self._hidden()
         decode_stored = self._state.decoder(view, self.path)
         vdec = self._vdec
@@ -708,7 +746,7 @@ class ScopeValues(ValuesView[Any]):
 def _install_point_ops(cls: type[Scope]) -> None:
     """Replace ``[]``, ``get`` and ``[]=`` of ``cls`` by their C versions, which read
     the slots ``_stored``, ``_get``/``_put``, ``_get_raw``/``_put_raw``, ``_vdec``/
-    ``_venc`` and ``_hide``, and fall back to the Python methods (their
+    ``_venc``, ``_guard`` and ``_view``, and fall back to the Python methods (their
     ``__wrapped__``) for everything they do not handle."""
     if _point_op is None:
         return
@@ -727,7 +765,8 @@ def _install_point_ops(cls: type[Scope]) -> None:
             slot[call],
             slot[raw],
             slot[codec],
-            slot["_hide"],
+            slot["_guard"],
+            slot["_view"],
         )
         setattr(cls, name, op)
 
