@@ -435,31 +435,40 @@ class Scope(MutableMapping[Any, Any]):
         limit: int | None,
         prefix: Key | None,
     ) -> _Chunk | None:
-        """The decoded items of a short scan (``limit`` up to 1024 where the own
-        ranges are exact) read at once, with no generator between the store and the
-        caller; ``None`` for every other scan (the chunked route)."""
-        if limit is None or limit > 1024 or not self._layout.exact:
+        """The decoded items of a short scan (``limit`` up to 1024) read at once,
+        with no generator between the store and the caller; ``None`` for every other
+        scan (the chunked route). Where the own ranges are not exact, reads go on
+        until ``limit`` own keys are found or the range ends."""
+        if limit is None or limit > 1024:
             return None
         ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if keep is not None:
             return None
         if reverse:
             ranges.reverse()
+        exact = self._layout.exact
         view = self._view
         fast = view.fast_scan
         raw = () if fast is None else _RAW
+        decode = self._chunk
         out: _Chunk = []
         try:
             for lo, hi in ranges:
                 left = limit - len(out)
                 if left <= 0:
                     break
+                lim = left if exact else None
                 items = (
-                    view.scan(lo, hi, reverse=reverse, limit=left)
+                    view.scan(lo, hi, reverse=reverse, limit=lim)
                     if fast is None
-                    else fast(lo, hi, reverse, left)
+                    else fast(lo, hi, reverse, lim)
                 )
-                out += self._chunk(list(items))
+                while left > 0:
+                    chunk = list(islice(items, left))
+                    if not chunk:
+                        break
+                    out += decode(chunk)
+                    left = limit - len(out)
         except KeyspaceError:
             raise
         except raw as exc:

@@ -129,6 +129,10 @@ class Scheme(ABC):
     typed_keys: ClassVar[bool] = False
     """True when keys are typed values (the tuple layer), not only bytes."""
 
+    _memo: dict[Path, Layout]
+    """Set by :meth:`_compiled` on first use (so reading it first may raise
+    AttributeError): path -> layout, read by :meth:`encode`."""
+
     key_is_raw: ClassVar[bool] = False
     """True when ``encode(path, key) == prefix(path) + key`` for every bytes key."""
 
@@ -177,6 +181,18 @@ class Scheme(ABC):
         from ._layouts import Layout
 
         return Layout(self, path, accelerate=accelerate)
+
+    def _compiled(self, path: Path) -> Layout:
+        """The layout of ``path`` from a bounded memo kept by this scheme object,
+        which :meth:`encode` reads first (``self._memo``: path -> layout)."""
+        from ._layouts import LayoutCache
+
+        cache: LayoutCache | None = self.__dict__.get("_layout_memo")
+        if cache is None:
+            cache = LayoutCache(self, 1024)
+            self.__dict__["_layout_memo"] = cache
+            self.__dict__["_memo"] = cache.layouts
+        return cache.get(path)
 
     def own_range_is_exact(self) -> bool:
         """True when :meth:`own_ranges` hold only own keys (no filtering needed)."""

@@ -400,3 +400,9 @@ class LayoutCache:
 
     def __len__(self) -> int:
         return len(self._layouts)
+
+    @property
+    def layouts(self) -> dict[Path, Layout]:
+        """The memo itself, for lookups that must cost one dictionary access (a miss
+        goes through :meth:`get`)."""
+        return self._layouts

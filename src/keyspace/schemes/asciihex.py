@@ -54,7 +54,11 @@ class AsciiHex(Scheme):
 
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``prefix(path) + hexlify(key)``."""
-        return self.prefix(path) + _hexlify(key_bytes(key))
+        # the layout of the path, compiled once (a bounded memo), builds the key
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def prefix(self, path: Path) -> bytes:
         """Return each component's hex digits followed by ``00``; ``b""`` for the root."""

@@ -163,7 +163,11 @@ class LengthPrefixed(Scheme):
 
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``namespace_with_key(path, key)``."""
-        return to_length_prefixed_nested(path) + key_bytes(key)
+        # the layout of the path, compiled once (a bounded memo), builds the key
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Return ``decompose(stored, depth)``; ``depth`` is required because the

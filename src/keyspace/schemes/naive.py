@@ -56,7 +56,10 @@ class Naive(Scheme):
         """Return ``c1 c2 … key`` (only with ``allow_collisions=True``)."""
         if not self._allow_collisions:
             raise self._refuse(f"encode key {show_bytes(key)}")
-        return self.prefix(path) + key_bytes(key)
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def encode_key(self, key: Key) -> bytes:
         """Return ``key`` (only with ``allow_collisions=True``)."""

@@ -120,8 +120,11 @@ class ScopeHash(Scheme):
 
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``u32le(hash) u64le(len key) key``."""
-        raw = key_bytes(key)
-        return _HEAD.pack(self._hash(path), len(raw)) + raw
+        # the layout of the path, compiled once (a bounded memo), builds the key
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def prefix(self, path: Path) -> bytes:
         """Return ``u32le(hash)``."""

@@ -119,7 +119,10 @@ class Sublevel(Scheme):
 
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``prefix(path) + key`` after checking the names and the key."""
-        return self.prefix(path) + self.encode_key(key)
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Read ``!name!`` groups while the rest starts with the separator; the rest

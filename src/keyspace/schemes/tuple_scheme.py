@@ -138,7 +138,11 @@ class TupleScheme(Scheme):
 
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``raw_prefix + pack((path, *key_elements))``."""
-        return self.prefix(path) + self.encode_key(key)
+        # the layout of the path, compiled once (a bounded memo), builds the key
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Split a stored key into ``(path, key)``.
