@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from keyspace import tuples
 from keyspace.errors import DecodeError
-from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, ScopeHash, Sublevel, TupleScheme
+from keyspace.schemes import AsciiHex, Delimited, LengthPrefixed, Naive, ScopeHash, Sublevel, TupleScheme
 
 SCHEMES = [
     TupleScheme(),
@@ -32,6 +32,8 @@ SCHEMES = [
     Sublevel(),
     Sublevel(separator="#"),
     ScopeHash(),
+    Delimited(":"),
+    Delimited("\x00", depth=2),
     Naive(),
     Naive(allow_collisions=True),
 ]

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _xxh32 import colliding_name
 
 import keyspace
-from keyspace import AsciiHex, LengthPrefixed, ScopeHash, Sublevel, TupleScheme
+from keyspace import AsciiHex, LengthPrefixed, ScopeHash, TupleScheme
 from keyspace.errors import (
+    DecodeError,
     HashCollision,
-    KeyTooLarge,
     SchemeMismatch,
     UnreadableRecord,
 )
@@ -32,7 +33,8 @@ from keyspace.schemes.scope_hash import hash_name, registry_key
 from keyspace.stores import MemoryStore, open_store
 from keyspace.stores._base import Store
 
-# Two names with the same xxh32 (seed 0), found by a birthday search.
+# Two names with the same xxh32 (seed 0), found by a birthday search, and a name
+# with the default scope's hash (computed: tests/_xxh32.py).
 COLLIDING = ("scope72590", "scope159129")
 assert hash_name(COLLIDING[0]) == hash_name(COLLIDING[1])
 
@@ -40,15 +42,20 @@ ENGINES = ["memory", "lmdb", "sqlite"]
 
 
 class Engine:
-    """One store for a test: ``url`` for the file engines, one shared store object
-    for memory (each ``keyspace()`` is a new keyspace object over it)."""
+    """One store for a test: its ``url`` (memory has none), and one shared store
+    object for memory and LMDB (one environment per path per process), over
+    which each ``keyspace()`` is a new keyspace object; SQLite opens by URL."""
 
     def __init__(self, name: str, tmp: Path) -> None:
         self.name = name
         self.url = {"memory": "", "lmdb": f"lmdb://{tmp / 'db'}", "sqlite": f"sqlite:///{tmp / 'db.sqlite'}"}[
             name
         ]
-        self._memory = MemoryStore() if name == "memory" else None
+        self._memory: Store | None = None
+        if name == "memory":
+            self._memory = MemoryStore()
+        elif name == "lmdb":
+            self._memory = open_store(self.url)
 
     def keyspace(self, scheme: Any = None) -> keyspace.Keyspace:
         if self._memory is not None:
@@ -74,10 +81,26 @@ class Engine:
             if store is not self._memory:
                 store.close()
 
+    def close(self) -> None:
+        if self._memory is not None:
+            self._memory.close()
+
 
 @pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
-    yield Engine(request.param, tmp_path)
+    eng = Engine(request.param, tmp_path)
+    try:
+        yield eng
+    finally:
+        eng.close()
+
+
+def raw_items(url: str) -> list[tuple[bytes, bytes]]:
+    store = open_store(url)
+    try:
+        return list(store.scan(b"", None))
+    finally:
+        store.close()
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -168,10 +191,9 @@ def _cosmwasm_store(url: str) -> None:
 
 @pytest.mark.parametrize("kind", ["lmdb", "sqlite"])
 def test_cli_writes_need_scheme_on_unrecorded_store(tmp_path: Path, kind: str) -> None:
-    url = Engine(kind, tmp_path).url
+    url = {"lmdb": f"lmdb://{tmp_path / 'db'}", "sqlite": f"sqlite:///{tmp_path / 'db.sqlite'}"}[kind]
     _cosmwasm_store(url)
-    eng = Engine(kind, tmp_path)
-    before = eng.items()
+    before = raw_items(url)
     for args in (
         ("put", url, "x", "--key", "k", "--value", "v"),
         ("delete", url, "hex:62616c616e6365", "--drop"),
@@ -183,7 +205,7 @@ def test_cli_writes_need_scheme_on_unrecorded_store(tmp_path: Path, kind: str) -
         proc = cli(*args)
         assert one_error_line(proc), (args, proc.stderr)
         assert "--scheme" in proc.stderr
-        assert eng.items() == before
+        assert raw_items(url) == before
 
 
 def test_cli_does_not_detect_cosmwasm_data_as_sublevel(tmp_path: Path) -> None:
@@ -258,4 +280,173 @@ def _json(proc: subprocess.CompletedProcess[str]) -> Any:
     return json.loads(proc.stdout)
 
 
-_ = (HashCollision, KeyTooLarge, Sublevel, registry_key, Callable)
+# -- rule 1: ScopeHash collisions are refused on every access ------------------------------
+
+ACCESSES: dict[str, Callable[[keyspace.Scope], Any]] = {
+    "[]": lambda s: s[b"k"],
+    "get": lambda s: s.get(b"k"),
+    "in": lambda s: b"k" in s,
+    "iter": lambda s: list(s),
+    "len": len,
+    "bool": bool,
+    "items": lambda s: list(s.items()),
+    "keys": lambda s: list(s.keys()),
+    "values": lambda s: list(s.values()),
+    "clear": lambda s: s.clear(),
+    "clear_range": lambda s: s.clear_range(b"a", b"z"),
+    "drop": lambda s: s.drop(),
+    "del": lambda s: s.__delitem__(b"k"),
+    "discard": lambda s: s.discard(b"k"),
+    "subtree": lambda s: list(s.subtree()),
+    "scopes": lambda s: s.scopes(),
+    "set": lambda s: s.__setitem__(b"k", b"x"),
+    "update": lambda s: s.update({b"k": b"x", b"j": b"y"}),
+}
+
+
+@pytest.mark.parametrize("access", list(ACCESSES))
+def test_hash_collision_refused_on_every_access(engine: Engine, access: str) -> None:
+    first, second = COLLIDING
+    with engine.keyspace(ScopeHash()) as ks:
+        ks.scope(first).update({b"k": b"first's", b"m": b"more"})
+    before = engine.items()
+    op = ACCESSES[access]
+    with engine.keyspace() as ks:
+        with pytest.raises(HashCollision, match=second):
+            op(ks.scope(second))
+        with pytest.raises(HashCollision), ks.transaction() as tx:
+            op(tx.scope(second))
+        if access not in ("clear", "clear_range", "drop", "del", "discard", "set", "update"):
+            with ks.snapshot() as snap, pytest.raises(HashCollision):
+                op(snap.scope(second))
+        assert dict(ks.scope(first)) == {b"k": b"first's", b"m": b"more"}
+    assert engine.items() == before
+
+
+def test_hash_collision_in_every_cli_command(tmp_path: Path) -> None:
+    first, second = COLLIDING
+    url = f"lmdb://{tmp_path / 'h'}"
+    with keyspace.open(url, scheme=ScopeHash()) as ks:
+        ks.scope(first)[b"k"] = b"v"
+    before = raw_items(url)
+    for args in (
+        ("get", url, second, "--key", "k"),
+        ("scan", url, second),
+        ("delete", url, second, "--key", "k"),
+        ("delete", url, second, "--drop"),
+        ("put", url, second, "--key", "k", "--value", "x"),
+    ):
+        proc = cli(*args)
+        assert one_error_line(proc), (args, proc.stderr)
+        assert "same xxh32 hash" in proc.stderr
+    assert raw_items(url) == before
+
+
+def test_corrupt_registry_entry_is_never_trusted(engine: Engine) -> None:
+    with engine.keyspace(ScopeHash()) as ks:
+        ks.scope("tenant1")[b"k"] = b"1"
+        ks.scope("tenant2")[b"k"] = b"2"
+    engine.put_raw(registry_key("tenant2"), b"intruder")  # a name that does not hash to the key
+    before = engine.items()
+    with engine.keyspace() as ks:
+        with pytest.raises(DecodeError, match="registry"):
+            ks.scope().scopes()
+        with pytest.raises(DecodeError, match="registry"):
+            ks.scope().drop()
+        with pytest.raises(DecodeError, match="registry"):
+            list(ks.scope().subtree())
+        with pytest.raises(DecodeError, match="registry"):
+            ks.scope("tenant2").get(b"k")
+        assert ks.scope("tenant1")[b"k"] == b"1"
+    assert engine.items() == before
+    if engine.url:
+        proc = cli("migrate", engine.url, f"sqlite:///{engine.url.rsplit('/', 1)[0]}/out.sqlite")
+        assert proc.returncode == 1 and "registry" in proc.stderr, proc.stderr
+        proc = cli("inspect", engine.url)
+        assert proc.returncode == 0 and "not a name with that hash" in proc.stdout + proc.stderr
+
+
+def test_scope_hash_root_subtree_and_drop_cover_the_same_keys(engine: Engine) -> None:
+    with engine.keyspace(ScopeHash()) as ks:
+        ks.scope()[b"own"] = b"0"
+        for name in ("tenant_0", "tenant_1", "tenant214"):
+            ks.scope(name)[b"k"] = name.encode()
+        walked = {ScopeHash().encode(path, key) for path, key, _ in ks.scope().subtree()}
+        assert len(walked) == 4
+    before = {k for k, _ in engine.items()}
+    with engine.keyspace() as ks:
+        ks.scope().drop()
+    after = {k for k, _ in engine.items()}
+    assert before - after == walked
+
+
+# -- rule 4: raw-prefixed keyspaces never overlap, whichever writes first ----------------
+
+
+@pytest.mark.parametrize("order", ["root first", "prefixed first"])
+@pytest.mark.parametrize(
+    ("outer", "inner"),
+    [
+        (TupleScheme(), TupleScheme(raw_prefix=b"\x05x")),
+        (TupleScheme(raw_prefix=b"app"), TupleScheme(raw_prefix=b"app\x05x")),
+        (AsciiHex(), TupleScheme(raw_prefix=b"app")),
+        (ScopeHash(), TupleScheme(raw_prefix=b"app")),
+    ],
+    ids=["root-tuple", "nested-prefix", "asciihex-root", "scopehash-root"],
+)
+def test_overlapping_footprints_refused_in_either_order(
+    engine: Engine, order: str, outer: Any, inner: Any
+) -> None:
+    first, second = (outer, inner) if order == "root first" else (inner, outer)
+    a = engine.keyspace(first)
+    b = engine.keyspace(second)  # opened before the first wrote: a stale open
+    try:
+        a.scope("x")[b"k"] = b"first"
+        a_keys = list(a.store.scan(b"", None))
+        with pytest.raises(SchemeMismatch):
+            b.scope("x")[b"k"] = b"second"
+        for destructive in (lambda s: s.drop(), lambda s: s.clear()):
+            with pytest.raises(SchemeMismatch):
+                destructive(b.scope())
+        assert list(a.store.scan(b"", None)) == a_keys
+    finally:
+        a.close()
+        b.close()
+    with pytest.raises(SchemeMismatch):  # and a fresh open is refused too
+        engine.keyspace(second)
+
+
+def test_disjoint_raw_prefixes_share_a_store(engine: Engine) -> None:
+    spaces = [TupleScheme(), TupleScheme(raw_prefix=b"app/"), TupleScheme(raw_prefix=b"app\x06")]
+    for i, scheme in enumerate(spaces):
+        with engine.keyspace(scheme) as ks:
+            ks.scope("s")[b"k"] = bytes([i])
+    for i, scheme in enumerate(spaces):
+        with engine.keyspace(scheme) as ks:
+            assert dict(ks.scope("s")) == {b"k": bytes([i])}
+            ks.scope().drop()
+            ks.scope("s")[b"k"] = bytes([i])
+    for i, scheme in enumerate(spaces):
+        with engine.keyspace(scheme) as ks:
+            assert dict(ks.scope("s")) == {b"k": bytes([i])}
+
+
+# -- rule 9: a refused first write records nothing ------------------------------------------
+
+
+def test_refused_first_write_records_nothing(engine: Engine) -> None:
+    """A first write the catalog refuses (a name with the default scope's hash, a
+    name a colliding name holds, a key the engine cannot store) records nothing:
+    no scheme record, no registry entry."""
+    with engine.keyspace(ScopeHash()) as ks, pytest.raises(HashCollision):
+        ks.scope(DEFAULT_TWIN)[b"k"] = b"v"
+    assert engine.items() == []
+    with engine.keyspace(ScopeHash()) as ks:
+        ks.scope(COLLIDING[0])[b"k"] = b"v"
+    before = engine.items()
+    with engine.keyspace(ScopeHash()) as ks, pytest.raises(HashCollision):
+        ks.scope(COLLIDING[1]).update({b"a": b"1", b"b": b"2"})
+    assert engine.items() == before
+
+
+DEFAULT_TWIN = colliding_name("")

@@ -20,6 +20,7 @@ from keyspace.errors import DecodeError, InvalidKey, InvalidName, KeyTooLarge, L
 from keyspace.schemes import (
     SCHEMES,
     AsciiHex,
+    Delimited,
     LengthPrefixed,
     Naive,
     Property,
@@ -514,13 +515,22 @@ def test_naive_refuses_without_permission() -> None:
 
 
 def test_registry_round_trips_params() -> None:
-    for scheme in [LengthPrefixed(), AsciiHex(), Sublevel(), Sublevel("%"), ScopeHash(), Naive(True)]:
+    for scheme in [
+        LengthPrefixed(),
+        AsciiHex(),
+        Sublevel(),
+        Sublevel("%"),
+        ScopeHash(),
+        Naive(True),
+        Delimited(":", depth=2),
+        Delimited("\x00"),
+    ]:
         rebuilt = scheme_from_name(scheme.name, **scheme.params())
         assert rebuilt == scheme
         assert hash(rebuilt) == hash(scheme)
     assert Sublevel("%") != Sublevel()
     assert repr(Sublevel()) == "Sublevel(separator='!')"
-    assert set(SCHEMES) >= {"length-prefixed", "asciihex", "sublevel", "scopehash", "naive"}
+    assert set(SCHEMES) >= {"length-prefixed", "asciihex", "sublevel", "scopehash", "naive", "delimited"}
     with pytest.raises(SchemeMismatch, match="unknown scheme 'nope'"):
         scheme_from_name("nope")
 
@@ -528,11 +538,15 @@ def test_registry_round_trips_params() -> None:
 def test_property_table() -> None:
     table = property_table().splitlines()
     assert table[0].startswith("| scheme | 1 any bytes | 2 collision-free |")
-    assert len(table) == 2 + len(SCHEMES)
+    assert len(table) == 2 + sum(1 + len(cls.variants) for cls in SCHEMES.values())
     row = next(line for line in table if "`AsciiHex`" in line)
     assert row.count("✔") == 6
     row = next(line for line in table if "`LengthPrefixed`" in line)
     assert row.count("✔") == 2
+    colon = next(line for line in table if '`Delimited(":")`' in line)
+    nul = next(line for line in table if '`Delimited("\\x00")`' in line)
+    assert colon.split(" | ")[1:] == ["✘", "✔", "✔", "✘", "✘", "✔ |"]
+    assert nul.split(" | ")[1:] == ["✘", "✔", "✔", "✔", "✘", "✔ |"]
     assert LengthPrefixed.properties == {Property.ORDER_WITHIN, Property.NESTING}
 
 

@@ -68,13 +68,16 @@ def test_update_is_all_or_nothing_when_a_key_is_over_the_engine_limit(
         if in_transaction:
             with ks.transaction() as tx:
                 scope = tx.scope("s")
+                scope[b"before"] = b"b"  # the scope has written: its next writes go straight on
                 with pytest.raises(KeyTooLarge):
                     scope.update(pairs)
                 scope[b"after"] = b"4"  # the caller carries on; the transaction commits
         else:
+            scope = ks.scope("s")
+            scope[b"before"] = b"b"
             with pytest.raises(KeyTooLarge):
-                ks.scope("s").update(pairs)
-        expected = {b"old": b"0", **({b"after": b"4"} if in_transaction else {})}
+                scope.update(pairs)
+        expected = {b"old": b"0", b"before": b"b", **({b"after": b"4"} if in_transaction else {})}
         assert dict(ks.scope("s").items()) == expected
 
 
@@ -88,13 +91,17 @@ def test_update_is_all_or_nothing_when_a_pair_cannot_be_encoded(
         ks.scope("s")[b"old"] = b"0"
         if in_transaction:
             with ks.transaction() as tx:
+                scope = tx.scope("s")
+                scope[b"before"] = b"b"
                 with pytest.raises(InvalidKey):
-                    tx.scope("s").update(pairs)
-                tx.scope("s")[b"after"] = b"4"
+                    scope.update(pairs)
+                scope[b"after"] = b"4"
         else:
+            scope = ks.scope("s")
+            scope[b"before"] = b"b"
             with pytest.raises(InvalidKey):
-                ks.scope("s").update(pairs)
-        expected = {b"old": b"0", **({b"after": b"4"} if in_transaction else {})}
+                scope.update(pairs)
+        expected = {b"old": b"0", b"before": b"b", **({b"after": b"4"} if in_transaction else {})}
         assert dict(ks.scope("s").items()) == expected
 
 

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import keyspace
 from keyspace.errors import StoreClosed, StoreError
 from keyspace.stores import open_store
+from keyspace.stores._options import parse_value
 
 
 def _tree(root: Path) -> dict[str, str]:
@@ -56,9 +61,13 @@ def test_readonly_open_of_a_missing_store_creates_nothing(tmp_path: Path, engine
 
 
 @pytest.mark.parametrize("readonly", [True, False])
-def test_another_applications_sqlite_file_is_refused_unchanged(tmp_path: Path, readonly: bool) -> None:
+@pytest.mark.parametrize("journal", ["delete", "wal"])
+def test_another_applications_sqlite_file_is_refused_unchanged(
+    tmp_path: Path, readonly: bool, journal: str
+) -> None:
     path = tmp_path / "app.db"
     conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA journal_mode={journal}")
     conn.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
     conn.execute("INSERT INTO photos (name) VALUES ('cat')")
     conn.commit()
@@ -68,7 +77,7 @@ def test_another_applications_sqlite_file_is_refused_unchanged(tmp_path: Path, r
         keyspace.open(f"sqlite://{path}", readonly=readonly)
     assert _tree(tmp_path) == before
     conn = sqlite3.connect(path)
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"  # no WAL switch
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == journal  # no WAL switch
     assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["photos"]
     conn.close()
 
@@ -237,33 +246,43 @@ def test_truncated_lmdb_file_is_a_store_error_not_sigbus(tmp_path: Path, keep: i
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch to an unprivileged user")
 @pytest.mark.parametrize("engine", ["lmdb", "sqlite", "leveldb", "rocksdb"])
-def test_permission_denied(tmp_path: Path, engine: str) -> None:
-    tmp_path.chmod(0o755)
-    private = tmp_path / "private"
-    private.mkdir()
-    target = f"{engine}://{private / 'store'}"
-    with keyspace.open(target) as ks:
-        ks.scope()[b"k"] = b"v"
-    os.chmod(private, 0o700)
-    code = (
-        "import os, sys, keyspace\nfrom keyspace.errors import StoreError\n"
-        "import keyspace.stores.lmdb, keyspace.stores.sqlite\n"
-        "import keyspace.stores.leveldb, keyspace.stores.rocksdb\n"
-        "os.setgid(65534)\nos.setuid(65534)\n"  # imports done: now an unprivileged user
-        "try:\n    keyspace.open(sys.argv[1], readonly=sys.argv[2] == 'r')\n"
-        "except StoreError as exc:\n    print('StoreError:', exc)\n"
-    )
-    for mode in ("r", "w"):
-        proc = subprocess.run(
-            [sys.executable, "-c", code, target, mode],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            cwd="/",
+@pytest.mark.parametrize("where", ["store", "folder"])
+def test_permission_denied(tmp_path: Path, engine: str, where: str) -> None:
+    """An unprivileged process opens a store it may not read (``store``: the store
+    itself is private; ``folder``: the folder holding it is)."""
+    base = Path(tempfile.mkdtemp(prefix="keyspace-perm-", dir="/tmp"))  # reachable by any user
+    try:
+        base.chmod(0o755)
+        private = base / "private"
+        private.mkdir(mode=0o755)
+        store = private / "store"
+        target = f"{engine}://{store}"
+        with keyspace.open(target) as ks:
+            ks.scope()[b"k"] = b"v"
+        (private if where == "folder" else store).chmod(0o700 if engine != "sqlite" else 0o600)
+        if where == "folder":
+            private.chmod(0o700)
+        code = (
+            "import os, sys, pickle, keyspace\nfrom keyspace.errors import StoreError\n"
+            "import keyspace.stores.lmdb, keyspace.stores.sqlite\n"
+            "import keyspace.stores.leveldb, keyspace.stores.rocksdb\n"
+            "os.setgid(65534)\nos.setuid(65534)\n"  # imports done: now an unprivileged user
+            "try:\n    keyspace.open(sys.argv[1], readonly=sys.argv[2] == 'r')\n    print('opened')\n"
+            "except StoreError as exc:\n    print('StoreError:', exc)\n"
         )
-        assert proc.returncode == 0, proc.stderr
-        assert proc.stdout.startswith("StoreError:"), proc.stdout
-        assert "ermission denied" in proc.stdout or "cannot open" in proc.stdout, proc.stdout
+        for mode in ("r", "w"):
+            proc = subprocess.run(
+                [sys.executable, "-c", code, target, mode],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd="/",
+            )
+            assert proc.returncode == 0, proc.stderr
+            assert proc.stdout.startswith("StoreError:"), proc.stdout
+            assert "permission denied" in proc.stdout.lower(), proc.stdout
+    finally:
+        shutil.rmtree(base)
 
 
 @pytest.mark.parametrize("engine", ["leveldb", "rocksdb"])
@@ -303,10 +322,115 @@ def test_optional_engine_not_installed(
     import keyspace.stores as stores
 
     monkeypatch.setitem(sys.modules, module, None)  # makes `import module` fail
-    monkeypatch.delitem(sys.modules, f"keyspace.stores.{adapter}", raising=False)
+    for name in list(sys.modules):  # the adapter and its helpers, imported afresh
+        if name == f"keyspace.stores.{adapter}" or name.startswith(f"keyspace.stores._{adapter}"):
+            monkeypatch.delitem(sys.modules, name)
     for name in ("LevelDBStore", "RocksDBStore", "EtcdStore"):
         monkeypatch.delitem(stores.__dict__, name, raising=False)
     url = "etcd://127.0.0.1:1" if scheme == "etcd" else f"{scheme}://{tmp_path / 'db'}"
     with pytest.raises(StoreError, match=rf"pip install keyspace\[{extra}\]"):
         keyspace.open(url)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("engine", ["leveldb", "rocksdb"])
+def test_corrupt_leveldb_and_rocksdb_manifest(tmp_path: Path, engine: str) -> None:
+    url = f"{engine}://{tmp_path / 'db'}"
+    with keyspace.open(url) as ks:
+        ks.scope("a").update({b"k%d" % i: b"v" * 100 for i in range(500)})
+    manifest = tmp_path / "db" / (tmp_path / "db" / "CURRENT").read_text().strip()
+    manifest.write_bytes(b"garbage" * 10)
+    with pytest.raises(StoreError, match="corrupt") as caught:
+        keyspace.open(url)
+    assert not isinstance(caught.value, StoreClosed)
+
+
+def test_corrupt_sqlite_file(tmp_path: Path) -> None:
+    path = tmp_path / "c.db"
+    with keyspace.open(f"sqlite://{path}") as ks:
+        ks.scope("a").update({b"k%d" % i: b"v" * 100 for i in range(3000)})
+    data = bytearray(path.read_bytes())
+    data[4096:8192] = b"\xff" * 4096
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match="corrupt"), keyspace.open(f"sqlite://{path}") as ks:
+        list(ks.scope("a").keys())
+
+
+def test_readers_full_names_the_max_readers_option_which_exists(tmp_path: Path) -> None:
+    url = f"lmdb://{tmp_path / 'r'}?max_readers=2"
+    with keyspace.open(url) as ks:
+        held = []
+        with pytest.raises(StoreError, match="max_readers") as caught:
+            for _ in range(3):
+                snap = ks.snapshot()
+                held.append(snap)
+                snap.__enter__()
+        for snap in held:
+            snap.__exit__(None, None, None)
+    assert "larger max_readers" in str(caught.value)
+    with keyspace.open(url.replace("max_readers=2", "max_readers=8")) as ks:
+        snaps = [ks.snapshot() for _ in range(3)]
+        for snap in snaps:
+            snap.__enter__()
+        for snap in snaps:
+            snap.__exit__(None, None, None)
+
+
+# -- properties --------------------------------------------------------------------
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+_UNITS |= {"KB": 10**3, "MB": 10**6, "GB": 10**9, "TiB": 1 << 40}
+
+
+@given(st.integers(min_value=0, max_value=1 << 20), st.sampled_from(sorted(_UNITS)))
+def test_size_options_read_every_suffix(number: int, unit: str) -> None:
+    assert parse_value("map_size", f"{number}{unit}", 1) == number * _UNITS[unit]
+
+
+_WRITES = st.lists(
+    st.tuples(
+        st.sampled_from(["put", "delete", "update", "clear", "drop", "transaction"]),
+        st.binary(min_size=1, max_size=8),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@pytest.fixture(scope="module")
+def readonly_stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("ro")
+    urls = {}
+    for engine in ("lmdb", "sqlite", "leveldb", "rocksdb"):
+        url = f"{engine}://{root / engine}"
+        with keyspace.open(url) as ks:
+            ks.scope("a").update({b"k%d" % i: b"v%d" % i for i in range(20)})
+            ks.scope("a", "child")[b"c"] = b"1"
+        urls[engine] = url
+    return urls
+
+
+@settings(max_examples=25)
+@given(engine=st.sampled_from(["lmdb", "sqlite", "leveldb", "rocksdb"]), writes=_WRITES)
+def test_a_readonly_store_refuses_every_write_and_stays_unchanged(
+    readonly_stores: dict[str, str], engine: str, writes: list[tuple[str, bytes]]
+) -> None:
+    with keyspace.open(readonly_stores[engine], readonly=True) as ks:
+        before = list(ks.scope("a").subtree())
+        scope = ks.scope("a")
+        for kind, key in writes:
+            with pytest.raises(StoreError, match="read-only"):
+                if kind == "put":
+                    scope[key] = b"x"
+                elif kind == "delete":
+                    del scope[b"k%d" % (key[0] % 20)]  # a key that is there
+                elif kind == "update":
+                    scope.update({key: b"x", key + b"2": b"y"})
+                elif kind == "clear":
+                    scope.clear()
+                elif kind == "drop":
+                    scope.drop()
+                else:
+                    with ks.transaction() as tx:
+                        tx.scope("a")[key] = b"x"
+        assert list(ks.scope("a").subtree()) == before

@@ -2,8 +2,8 @@
 suite on a sublevel): a scope seen as a store must be indistinguishable from a
 whole store, and must never touch keys outside its own range. It runs for every
 scheme that keeps key order within a scope (property 3) and takes every bytes key:
-tuple, length-prefixed, asciihex and naive (Sublevel refuses keys that start with
-its separator, which the store contract allows)."""
+tuple, length-prefixed, asciihex, naive and delimited (Sublevel refuses keys that
+start with its separator, which the store contract allows)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 import keyspace
-from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Property, Scheme, TupleScheme
+from keyspace.errors import KeyspaceError
+from keyspace.schemes import AsciiHex, Delimited, LengthPrefixed, Naive, Property, Scheme, TupleScheme
 from keyspace.scope_store import ScopeStore
 from keyspace.stores import Store
 from keyspace.testing import MakeStore, StoreSuite
@@ -27,7 +28,13 @@ DECOYS = {  # parent, child and sibling keys the scope's view must never see or 
 }
 
 
-SCHEMES: list[Scheme] = [TupleScheme(), LengthPrefixed(), AsciiHex(), Naive(allow_collisions=True)]
+SCHEMES: list[Scheme] = [
+    TupleScheme(),
+    LengthPrefixed(),
+    AsciiHex(),
+    Naive(allow_collisions=True),
+    Delimited(":", depth=len(PATH)),
+]
 assert all(Property.ORDER_WITHIN in s.properties for s in SCHEMES)
 
 
@@ -37,11 +44,22 @@ def scheme(request: pytest.FixtureRequest) -> Scheme:
     return chosen
 
 
+def _valid(scheme: Scheme, path: tuple[object, ...]) -> bool:
+    try:
+        scheme.validate_path(path)
+    except KeyspaceError:
+        return False
+    return True
+
+
 def _decoys(scheme: Scheme) -> dict[tuple[tuple[object, ...]], bytes]:
-    """Where a scope holds keys or child scopes, not both, only the sibling."""
-    if scheme.separates_own_keys:
-        return DECOYS
-    return {(path,): value for (path,), value in DECOYS.items() if value == b"sibling"}
+    """Where a scope holds keys or child scopes, not both, only the sibling; only
+    the paths the scheme takes (Delimited: one depth)."""
+    return {
+        (path,): value
+        for (path,), value in DECOYS.items()
+        if (scheme.separates_own_keys or value == b"sibling") and _valid(scheme, path)
+    }
 
 
 def _open(url: str, scheme: Scheme) -> ScopeStore:

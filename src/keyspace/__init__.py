@@ -4,8 +4,11 @@ key-value stores."""
 from __future__ import annotations
 
 from . import errors
+from ._watch import ScopeWatch, WatchEvent
 from .codecs import Codec
 from .errors import (
+    AccessDenied,
+    AuthenticationFailed,
     DecodeError,
     HashCollision,
     InvalidKey,
@@ -17,18 +20,34 @@ from .errors import (
     StoreClosed,
     StoreError,
     TransactionTooLarge,
+    UniqueViolation,
     UnreadableRecord,
+    WatchCompacted,
+    WatchUnsupported,
 )
 from .keyspace import Keyspace, Transaction, attach, open
-from .schemes import AsciiHex, LengthPrefixed, Naive, Property, Scheme, ScopeHash, Sublevel, TupleScheme
+from .schemes import (
+    AsciiHex,
+    Delimited,
+    LengthPrefixed,
+    Naive,
+    Property,
+    Scheme,
+    ScopeHash,
+    Sublevel,
+    TupleScheme,
+)
 from .scope import Scope
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AccessDenied",
     "AsciiHex",
+    "AuthenticationFailed",
     "Codec",
     "DecodeError",
+    "Delimited",
     "HashCollision",
     "InvalidKey",
     "InvalidName",
@@ -43,13 +62,18 @@ __all__ = [
     "SchemeMismatch",
     "Scope",
     "ScopeHash",
+    "ScopeWatch",
     "StoreClosed",
     "StoreError",
     "Sublevel",
     "Transaction",
     "TransactionTooLarge",
     "TupleScheme",
+    "UniqueViolation",
     "UnreadableRecord",
+    "WatchCompacted",
+    "WatchEvent",
+    "WatchUnsupported",
     "__version__",
     "attach",
     "errors",

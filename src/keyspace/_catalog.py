@@ -34,6 +34,8 @@ State learnt inside a transaction is kept only when it commits (:meth:`child`,
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -46,6 +48,8 @@ from .errors import (
     KeyTooLarge,
     LayoutError,
     SchemeMismatch,
+    StoreError,
+    TransactionTooLarge,
     show_bytes,
 )
 from .schemes import ScopeHash
@@ -57,6 +61,21 @@ __all__ = ["Catalog", "ReadGuard"]
 
 _LEAF, _BRANCH = "leaf", "branch"
 _REGISTRY_KEY_SIZE = 4
+_HIDDEN_OPS = 3
+"""Most records a first write adds: scheme record, footprint entry, name entry."""
+_ATTEMPTS = 5
+_LOCKS: weakref.WeakKeyDictionary[Store, threading.Lock] = weakref.WeakKeyDictionary()
+_LOCKS_LOCK = threading.Lock()
+
+
+def _store_lock(store: Store) -> threading.Lock:
+    """The lock that orders first writes through one store object."""
+    with _LOCKS_LOCK:
+        lock = _LOCKS.get(store)
+        if lock is None:
+            lock = _LOCKS[store] = threading.Lock()
+        return lock
+
 
 ReadGuard = Callable[[ReadView], bool]
 """Called before a read of a scope's own keys with the view read: raises when the
@@ -224,20 +243,48 @@ class Catalog:
         same = self._same(path)
         return any(same in state.prepared for state in self._chain())
 
-    def first_write(self, view: WriteView, path: Path, apply: Callable[[WriteView], None]) -> None:
+    def first_write(
+        self, view: WriteView, path: Path, apply: Callable[[WriteView], None], count: int = 1
+    ) -> None:
         """Run the first write of ``path``: the checks and records it depends on
         (scheme record, footprint, registry entry, layout) and ``apply``, the write
-        itself, in ONE atomic batch: ``view`` when it is a transaction's, else a
-        transaction of the store. Nothing is recorded when anything raises."""
-        if view is not self.store:
-            self._before_write(view, path)
+        itself (``count`` operations), in ONE atomic batch: ``view`` when it is a
+        transaction's, else a transaction of the store. Nothing is recorded when
+        anything raises.
+
+        Where the engine caps the operations of one batch (etcd: 128) and the
+        hidden records would push a batch that fits over the cap, the checks and
+        records commit first, in their own atomic batch, then the write (a batch
+        over the cap on its own is refused before anything is written). Inside a
+        transaction on such an engine the records always commit first, so that
+        they never count against the transaction's own operations; they stay if
+        the transaction then fails (they say only what this keyspace is)."""
+        limit = self.store.capabilities.max_batch_ops
+        if view is not self.store:  # inside the caller's transaction
+            if limit is None:
+                self._before_write(view, path)
+            else:  # the transaction's own operations may fill the cap: records go first
+                self._atomically(lambda tx: self._before_write(tx, path))
             apply(view)
             return
+        split = limit is not None and count + _HIDDEN_OPS > limit
+        if split and limit is not None and count > limit:
+            raise TransactionTooLarge(
+                f"a batch of {count} operations is over the limit of {limit} per atomic batch of {self.url}"
+            )
         state = self.child()
-        with self.store.transaction() as tx:
+
+        def attempt(tx: WriteView) -> None:
+            nonlocal state
+            state = self.child()
             state._before_write(tx, path)
-            apply(tx)
+            if not split:
+                apply(tx)
+
+        self._atomically(attempt)
         state.commit()
+        if split:
+            apply(view)
 
     def destructive(self, view: WriteView, apply: Callable[[WriteView], None]) -> None:
         """Run ``apply``, a delete, after checking that no record in the store says
@@ -250,9 +297,39 @@ class Catalog:
             self._check_records(view)
             apply(view)
             return
-        with self.store.transaction() as tx:
+
+        def attempt(tx: WriteView) -> None:
             self._check_records(tx)
             apply(tx)
+
+        self._atomically(attempt)
+
+    def _atomically(self, body: Callable[[WriteView], None]) -> None:
+        """Run ``body`` in a transaction of the store that no other first write can
+        interleave with: engines whose transactions exclude each other (LMDB,
+        SQLite) need nothing more; on an engine that guards the keys a transaction
+        read (etcd), a transaction that lost the race to another writer is run
+        again (at most :data:`_ATTEMPTS` times), so it reads what the winner wrote;
+        on the one-process engines whose transactions do neither, first writes
+        through the same store object take one lock."""
+        store = self.store
+        caps = store.capabilities
+        if caps.serialized_transactions:
+            with store.transaction() as tx:
+                body(tx)
+            return
+        if not caps.guarded_reads:
+            with _store_lock(store), store.transaction() as tx:
+                body(tx)
+            return
+        for left in range(_ATTEMPTS - 1, -1, -1):
+            try:
+                with store.transaction() as tx:
+                    body(tx)
+                return
+            except StoreError:
+                if left == 0:
+                    raise
 
     def check_storable(self, keys: Iterable[bytes]) -> None:
         """Refuse, before a scope's first write, a stored key the engine cannot

@@ -13,8 +13,16 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     ├── LayoutError          a scope that would hold keys and child scopes where the
     │                        scheme cannot tell them apart
     ├── TransactionTooLarge  an atomic batch over the engine's operation limit
-    └── StoreError           an engine failure, translated by the store adapter
-        └── StoreClosed      an operation on a closed store or keyspace
+    ├── UniqueViolation      a record whose unique index key another record holds
+    ├── StoreError           an engine failure, translated by the store adapter
+    │   ├── StoreClosed      an operation on a closed store or keyspace
+    │   ├── EtcdUnavailable  an etcd cluster that gave no answer within the budget
+    │   │   └── CommitOutcomeUnknown  a commit that may or may not have been applied
+    │   ├── AccessDenied     the server refused an operation the credentials do
+    │   │                    not permit (etcd roles); nothing was changed
+    │   ├── AuthenticationFailed  wrong user, password or certificate at open
+    │   └── WatchCompacted   a watch asked to start at a revision compacted away
+    └── WatchUnsupported     ``watch`` on an engine that cannot see changes
 
 Each message says what was wrong, the offending value and the limit. Bad input is
 checked before anything is written, so an error never leaves a store half-changed.
@@ -23,7 +31,11 @@ checked before anything is written, so an error never leaves a store half-change
 from __future__ import annotations
 
 __all__ = [
+    "AccessDenied",
+    "AuthenticationFailed",
+    "CommitOutcomeUnknown",
     "DecodeError",
+    "EtcdUnavailable",
     "HashCollision",
     "InvalidKey",
     "InvalidName",
@@ -34,7 +46,10 @@ __all__ = [
     "StoreClosed",
     "StoreError",
     "TransactionTooLarge",
+    "UniqueViolation",
     "UnreadableRecord",
+    "WatchCompacted",
+    "WatchUnsupported",
     "show_bytes",
 ]
 
@@ -114,6 +129,11 @@ class TransactionTooLarge(KeyspaceError):
     transaction. keyspace never splits an atomic batch silently."""
 
 
+class UniqueViolation(KeyspaceError):
+    """Saving a record of an ``IndexedMap`` whose unique index key is already held
+    by another record. Nothing of the save is written."""
+
+
 class StoreError(KeyspaceError):
     """A failure of the underlying engine, translated by its adapter. The engine's
     own exception is chained as ``__cause__``."""
@@ -121,3 +141,43 @@ class StoreError(KeyspaceError):
 
 class StoreClosed(StoreError):
     """An operation on a store or keyspace that has been closed."""
+
+
+class AccessDenied(StoreError):
+    """The server refused an operation that the credentials in use do not permit
+    (an etcd role without permission on the keys). Nothing was changed."""
+
+
+class AuthenticationFailed(StoreError):
+    """The server refused the credentials given at open: an unknown user, a wrong
+    password, or a certificate it does not accept (or that does not match it).
+    Raised once, at open; never retried."""
+
+
+class WatchCompacted(StoreError):
+    """A watch asked for changes from a revision the store has compacted away.
+
+    ``revision`` is the one asked for, ``compact_revision`` the oldest still kept."""
+
+    def __init__(self, message: str, revision: int, compact_revision: int) -> None:
+        super().__init__(message)
+        self.revision = revision
+        self.compact_revision = compact_revision
+
+
+class WatchUnsupported(KeyspaceError):
+    """``watch`` on a store whose engine cannot report changes (its
+    ``capabilities.watch`` is ``None``). Raised at once, never an empty stream."""
+
+
+class EtcdUnavailable(StoreError):
+    """The etcd cluster did not answer within the retry budget (members down, no
+    quorum, an election): gRPC ``UNAVAILABLE``, ``DEADLINE_EXCEEDED``, or etcd's
+    "context deadline exceeded" / "request timed out". For a write the outcome is
+    unknown: it may have been applied."""
+
+
+class CommitOutcomeUnknown(EtcdUnavailable):
+    """A transaction commit that met an unavailable cluster, and re-reading the
+    written keys within the retry budget could not establish whether it was
+    applied. Read the keys again once the cluster is back before retrying."""

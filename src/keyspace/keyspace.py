@@ -145,7 +145,8 @@ def open(
     ``create=False`` a missing local store raises :class:`StoreError` instead of
     being created.
 
-    ``options`` are the store's (``map_size``, ``sync``, ``timeout``, …; see
+    ``options`` are the store's (``map_size``, ``sync``, ``timeout``, …; on etcd
+    also ``user``, ``password``, ``cacert``, ``cert``, ``key``; see
     :func:`keyspace.stores.open_store`), also accepted as URL query parameters;
     an unknown one raises :class:`StoreError` listing the known ones.
     ``readonly=True`` opens an existing store of the URL's engine without creating

@@ -46,6 +46,7 @@ except ImportError:  # pragma: no cover - the pure-Python methods below then run
 
 if TYPE_CHECKING:
     from ._catalog import Catalog
+    from ._watch import ScopeWatch
     from .keyspace import Keyspace
 
 __all__ = ["Scope", "ScopeItems", "ScopeKeys", "ScopeValues"]
@@ -313,7 +314,7 @@ class Scope(MutableMapping[Any, Any]):
         if len(ops) == 1 and v is not None:
             state.first_write(view, self.path, lambda w: w.put(k, v))
         else:
-            state.first_write(view, self.path, lambda w: _write_all(w, ops))
+            state.first_write(view, self.path, lambda w: _write_all(w, ops), len(ops))
         self._bind_put()
         return True
 
@@ -695,6 +696,50 @@ class Scope(MutableMapping[Any, Any]):
                 if kdec is not None:
                     key = kdec(key)
                 yield path, key, (v if vdec is None else vdec(v))
+
+    # -- changes -----------------------------------------------------------------------
+
+    def watch(self, *, subtree: bool = False, start_revision: int | None = None) -> ScopeWatch:
+        """A stream of :class:`~keyspace.WatchEvent` (put or delete, ``path``, decoded
+        ``key`` and ``value``, store ``revision``) for exactly this scope's own keys,
+        or with ``subtree=True`` for the scope and every scope below it. From now on,
+        or from ``start_revision``. Iterate it (sync or ``async for``), or ``get(timeout)``;
+        ``close()`` it (or use ``with``). See :mod:`keyspace._watch`.
+
+        On etcd: one native Watch, resumed after a member failure with no event lost
+        or repeated; a compacted ``start_revision`` raises
+        :class:`~keyspace.errors.WatchCompacted`. The memory store sees every write
+        (they all go through it) but keeps no history: from now only. LMDB, SQLite,
+        LevelDB and RocksDB files may be written by other processes unseen
+        (``capabilities.watch`` is ``None``): they raise
+        :class:`~keyspace.errors.WatchUnsupported` here. Cost: one stream (etcd: and
+        one thread) per watch."""
+        from ._watch import watch_scope
+
+        if self._guard is not None:
+            self._hidden()
+        scheme, vdec, view, layout = self.scheme, self._vdec, self._view, self._layout
+        kdec = _decoded_key_codec(scheme, self._key_spec)
+        decode = self._state.decoder(view, self.path)
+        key_of, prefix = self._key_of, self.prefix
+
+        def subtree_decode(stored: bytes) -> tuple[Path, Any]:
+            path, key = decode(stored)
+            return path, key if kdec is None else kdec(key)
+
+        return watch_scope(
+            self._ks.store,
+            self.path,
+            own_ranges=layout.ranges,
+            own_exact=layout.exact,
+            is_own=scheme.is_own_remainder,
+            prefix=prefix,
+            key_decode=lambda rem: key_of(prefix + rem),
+            subtree_ranges=self._state.subtree_ranges(view, self.path) if subtree else None,
+            subtree_decode=subtree_decode,
+            value=vdec,
+            start_revision=start_revision,
+        )
 
 
 def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]]) -> None:

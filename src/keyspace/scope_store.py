@@ -95,7 +95,12 @@ class ScopeStore(_ScopeView, Store):
         # names a scope, which open_store cannot open in another process: share the
         # underlying store's URL for that.
         self.capabilities = replace(
-            store.capabilities, max_key_size=own_limit, empty_keys=True, multi_process=False
+            store.capabilities,
+            max_key_size=own_limit,
+            empty_keys=True,
+            multi_process=False,
+            watch=None,  # watch the scope itself (Scope.watch), not this view
+            access_control=False,
         )
 
     def write(self, ops: Iterable[Op]) -> None:

@@ -2,8 +2,8 @@
 migrate.
 
 The top layer: it uses the library's public API (and the scheme record reader for
-detection). Every error the library raises on purpose is printed as one line,
-``error: <message>``, on stderr, with exit code 1; usage errors exit with 2.
+detection). Every failure, usage errors included, is printed as one line,
+``error: <message>``, on stderr, with exit code 1.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import sys
 import click
 
 from ..errors import KeyspaceError
+from .access_cmd import grant, revoke
+from .cosmwasm_cmd import cosmwasm
 from .data import delete, get, put, scan
 from .decode import decode
 from .demo import demo
@@ -46,32 +48,54 @@ def cli() -> None:
     """Collision-free, ordered, nestable namespaces (scopes) in one key-value store."""
 
 
-for command in (demo, inspect, get, put, delete, scan, decode, schemes, migrate):
+for command in (demo, inspect, get, put, delete, scan, decode, schemes, migrate, cosmwasm, grant, revoke):
     cli.add_command(command)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the command line; return (and, as a script, exit with) its exit code."""
+    """Run the command line; return (and, as a script, exit with) its exit code.
+
+    Every failure — a usage error, bad input, an error of the library, anything
+    unexpected — prints one line ``error: …`` on stderr and exits with 1 (130 when
+    interrupted); no traceback is shown (set ``KEYSPACE_TRACEBACK=1`` to see one).
+    A reader that goes away (``keyspace scan … | head``) ends the command quietly
+    with exit code 0."""
     try:
         code = cli.main(args=argv, prog_name="keyspace", standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError:
+        code = _error("no command given; run `keyspace --help` for the commands")
+    except click.UsageError as exc:
+        where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
+        code = _error(f"{exc.format_message()}{where}")
     except click.ClickException as exc:
-        exc.show()
-        code = exc.exit_code
+        code = _error(exc.format_message())
     except click.Abort:
-        click.echo("error: aborted", err=True)
-        code = 130
+        code = _error("aborted", 130)
     except KeyspaceError as exc:
-        message = " ".join(str(exc).split())
-        click.echo(f"error: {message}", err=True)
-        code = 1
+        code = _error(str(exc))
     except KeyboardInterrupt:
-        click.echo("error: interrupted", err=True)
-        code = 130
+        code = _error("interrupted", 130)
     except BrokenPipeError:
-        # the reader went away (e.g. `| head`): stop quietly
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - replaces the closed pipe until exit
-        code = 0
+        code = _quiet()
+    except SystemExit as exc:
+        # click exits with 1 when stdout is a closed pipe, after wrapping it
+        code = _quiet() if type(sys.stdout).__name__.endswith("PacifyFlushWrapper") else exc.code
+    except Exception as exc:
+        if os.environ.get("KEYSPACE_TRACEBACK"):
+            raise
+        code = _error(f"unexpected {type(exc).__name__}: {exc}")
     code = code if isinstance(code, int) else 0
     if argv is None:
         sys.exit(code)
     return code
+
+
+def _error(message: str, code: int = 1) -> int:
+    click.echo(f"error: {' '.join(message.split())}", err=True)
+    return code
+
+
+def _quiet() -> int:
+    """The reader went away (e.g. `| head`): stop quietly, with success."""
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - replaces the closed pipe until exit
+    return 0

@@ -19,6 +19,17 @@ from rich.progress import (
 
 __all__ = ["Ticker", "err", "out"]
 
+
+class _Console(Console):
+    """A console whose closed pipe (``keyspace inspect … | head``) ends the
+    command as a success: :func:`keyspace.cli.main` stops quietly on the
+    :class:`BrokenPipeError` (rich's own handling exits with 1)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError("the reader of the output went away")
+
+
 _out: Console | None = None
 _err: Console | None = None
 
@@ -27,7 +38,7 @@ def out() -> Console:
     """The console for results (stdout); plain text when stdout is not a terminal."""
     global _out
     if _out is None:
-        _out = Console(highlight=False, soft_wrap=True)
+        _out = _Console(highlight=False, soft_wrap=True)
     return _out
 
 
@@ -35,7 +46,7 @@ def err() -> Console:
     """The console for progress and notes (stderr)."""
     global _err
     if _err is None:
-        _err = Console(stderr=True, highlight=False, soft_wrap=True)
+        _err = _Console(stderr=True, highlight=False, soft_wrap=True)
     return _err
 
 

@@ -5,6 +5,14 @@ from hex), ``bytes:abc`` (bytes from UTF-8 text), ``int:12`` (an integer, tuple
 scheme only), ``str:hex:x`` (the text ``hex:x`` itself). Keys and values are UTF-8
 text by default, hex with ``--hex``, JSON with ``--json``.
 
+Typed keys of the tuple scheme are printed in text as ``str:…``, ``int:…``,
+``float:…``, ``bool:…``, ``none:``, ``uuid:…`` and ``(…, …)``, and a key given in
+that spelling to ``--key`` is read back as the same typed key (a bytes key whose
+text starts so is printed ``bytes:…``, in every scheme, and ``--key bytes:…``
+is that bytes key). In JSON output a float that JSON cannot
+hold (NaN, ±Infinity) is ``{"float": "NaN"}``, which ``--json --key`` reads back,
+so every line is strict JSON.
+
 In the byte schemes (every scheme but the tuple scheme) a ``str`` component is its
 UTF-8 bytes, so bytes components are shown as text when they are valid UTF-8; in
 the tuple scheme ``str`` and ``bytes`` are different scopes and are shown apart.
@@ -24,6 +32,7 @@ __all__ = [
     "FORMATS",
     "InputError",
     "component_json",
+    "dumps",
     "escape_line",
     "key_from_text",
     "parse_component",
@@ -39,7 +48,8 @@ __all__ = [
 FORMATS = ("text", "hex", "json")
 """How keys and values are written on the command line and printed."""
 
-_PREFIXES = ("str:", "hex:", "int:", "bytes:")
+_PREFIXES = ("str:", "hex:", "int:", "bytes:", "float:", "bool:", "none:", "uuid:")
+_TYPED_PREFIXES = ("str:", "hex:", "int:", "bytes:", "float:", "bool:", "none:", "uuid:", "(")
 
 JSON = Any
 
@@ -96,8 +106,16 @@ def render_component(component: Any, *, typed: bool) -> str:
         return f"bytes:{text}" if typed else _plain(text)
     if isinstance(component, str):
         return _plain(component)
-    if isinstance(component, int) and not isinstance(component, bool):
+    if isinstance(component, bool):
+        return f"bool:{str(component).lower()}"
+    if isinstance(component, int):
         return f"int:{component}"
+    if isinstance(component, float):
+        return f"float:{component!r}"
+    if component is None:
+        return "none:"
+    if isinstance(component, uuid.UUID):
+        return f"uuid:{component}"
     if isinstance(component, tuple):
         return "(" + ", ".join(render_component(c, typed=typed) for c in component) + ")"
     return repr(component)
@@ -129,9 +147,20 @@ def component_json(component: Any, *, typed: bool) -> JSON:
         return [component_json(c, typed=typed) for c in component]
     if isinstance(component, uuid.UUID):
         return {"uuid": str(component)}
+    if (isinstance(component, float) and component != component) or component in (_INF, -_INF):
+        return {"float": repr(component).replace("nan", "NaN").replace("inf", "Infinity")}
     if component is None or isinstance(component, (str, int, float)):
         return component
     return {"repr": repr(component)}
+
+
+_INF = float("inf")
+
+
+def dumps(doc: JSON) -> str:
+    """One line of strict JSON (no NaN or Infinity literals: :func:`component_json`
+    writes those floats as ``{"float": ...}``)."""
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False)
 
 
 def value_json(value: bytes) -> JSON:
@@ -157,8 +186,15 @@ def _from_json(doc: JSON, *, typed: bool, what: str) -> Any:
         if set(doc) == {"hex"} and isinstance(doc["hex"], str):
             return _hex(doc["hex"], what)
         if set(doc) == {"uuid"} and isinstance(doc["uuid"], str):
-            return uuid.UUID(doc["uuid"])
-        raise InputError(f'{what}: a JSON object must be {{"hex": ...}} or {{"uuid": ...}}, not {doc!r}')
+            try:
+                return uuid.UUID(doc["uuid"])
+            except ValueError:
+                raise InputError(f"{what}: {doc['uuid']!r} is not a UUID") from None
+        if set(doc) == {"float"} and isinstance(doc["float"], str):
+            return _float(doc["float"], what)
+        raise InputError(
+            f'{what}: a JSON object must be {{"hex": ...}}, {{"uuid": ...}} or {{"float": ...}}, not {doc!r}'
+        )
     if isinstance(doc, list):
         return tuple(_from_json(d, typed=typed, what=what) for d in doc)
     if isinstance(doc, str) and not typed:
@@ -166,11 +202,61 @@ def _from_json(doc: JSON, *, typed: bool, what: str) -> Any:
     return doc
 
 
+def _float(text: str, what: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(f"{what}: {text!r} is not a number (NaN, Infinity, -Infinity or digits)") from None
+
+
 def _load_json(text: str, what: str) -> JSON:
     try:
         return json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"{what} {text!r} is not JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:
+        shown = text if len(text) <= 60 else text[:60] + "…"
+        raise InputError(f"{what} {shown!r} is not JSON (or nested too deeply): {exc}") from None
+
+
+def _typed_from_text(text: str, what: str) -> Any:
+    """A typed key from its text spelling (see the module notes)."""
+    if text.startswith("(") and text.endswith(")"):
+        inner = text[1:-1]
+        return tuple(_typed_from_text(part, what) for part in _split_top(inner)) if inner else ()
+    if text.startswith("float:"):
+        return _float(text[6:], what)
+    if text.startswith("bool:"):
+        if text[5:] not in ("true", "false"):
+            raise InputError(f"{what} {text!r}: bool: is followed by true or false")
+        return text[5:] == "true"
+    if text == "none:":
+        return None
+    if text.startswith("uuid:"):
+        try:
+            return uuid.UUID(text[5:])
+        except ValueError:
+            raise InputError(f"{what} {text!r}: {text[5:]!r} is not a UUID") from None
+    return parse_component(text)  # inside a tuple plain text is str, as printed
+
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at the ``", "`` separators that are not inside parentheses."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif depth == 0 and text.startswith(", ", i):
+            parts.append(text[start:i])
+            start = i + 2
+            i += 1
+        i += 1
+    parts.append(text[start:])
+    return parts
 
 
 def key_from_text(text: str, fmt: str, *, typed: bool) -> Any:
@@ -181,6 +267,10 @@ def key_from_text(text: str, fmt: str, *, typed: bool) -> Any:
         return _hex(text, "key")
     if fmt == "json":
         return _from_json(_load_json(text, "key"), typed=typed, what="key")
+    if text.startswith("bytes:"):
+        return text[6:].encode("utf-8", "surrogateescape")
+    if typed and text.startswith(_TYPED_PREFIXES):
+        return _typed_from_text(text, "key")
     return text.encode("utf-8", "surrogateescape")
 
 
@@ -230,10 +320,14 @@ def _line(raw: bytes) -> str:
 
 def render_key(key: Any, fmt: str) -> str:
     r"""A key for one output line: UTF-8 text (escaped as :func:`escape_line`
-    does), or hex; typed keys of the tuple scheme as ``str:…``, ``int:…`` or
-    ``(…, …)``."""
+    does), or hex; typed keys of the tuple scheme as ``str:…``, ``int:…``,
+    ``float:…`` or ``(…, …)``, which :func:`key_from_text` reads back (a bytes key
+    whose text starts with such a prefix is printed ``bytes:…``)."""
     if isinstance(key, bytes):
-        return key.hex() if fmt == "hex" else _line(key)
+        if fmt == "hex":
+            return key.hex()
+        line = _line(key)
+        return "bytes:" + line if line.startswith(_TYPED_PREFIXES) else line
     if isinstance(key, str):
         return "str:" + escape_line(key)
     return escape_line(render_component(key, typed=True))

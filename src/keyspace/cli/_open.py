@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from .. import _metadata
 from .. import open as open_keyspace
@@ -20,6 +21,7 @@ from ..errors import DecodeError, KeyspaceError, StoreError
 from ..keyspace import Keyspace, _local_path
 from ..keyspace import _scheme_of as scheme_of
 from ..schemes import SCHEMES, AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
+from ..schemes.delimited import guess_delimited
 from ..stores import ReadView, open_store
 from ..stores._base import Store
 from ._walk import RESERVED, KeyReader
@@ -30,15 +32,17 @@ SAMPLE = 1000
 """Keys read for detection: half from the start of the store, half from the end."""
 
 
-def make_scheme(name: str, *, writing: bool = False) -> Scheme:
-    """The scheme called ``name`` with default parameters. ``naive`` reads with
+def make_scheme(name: str, *, writing: bool = False, **options: Any) -> Scheme:
+    """The scheme called ``name``, with the ``options`` it declares in
+    :attr:`Scheme.parameters` (``None`` values and the others are left out: ``depth``
+    is also a reading option) and defaults for the rest. ``naive`` reads with
     ``allow_collisions=True`` and refuses writes (``writing``), as the library does."""
     if name == Naive.name:
         return Naive(allow_collisions=not writing)
     cls = SCHEMES.get(name)
     if cls is None:
         raise KeyspaceError(f"unknown scheme {name!r}; known schemes: {', '.join(SCHEMES)}")
-    return cls()
+    return cls(**{k: v for k, v in options.items() if v is not None and k in cls.parameters})
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,9 @@ class Detection:
     def describe(self) -> str:
         pct = f"{self.share:.0%}"
         nested = f"{self.nested / self.sampled:.0%}" if self.sampled else "0%"
-        return f"{self.scheme.name}: {pct} of {self.sampled:,} sampled keys decode ({nested} in named scopes)"
+        params = self.scheme.params() if self.scheme.parameters else {}
+        name = self.scheme.name + "".join(f" {k} {v!r}" for k, v in params.items())
+        return f"{name}: {pct} of {self.sampled:,} sampled keys decode ({nested} in named scopes)"
 
 
 def _sample(view: ReadView) -> list[tuple[bytes, bytes]]:
@@ -113,6 +119,10 @@ def detect(view: ReadView, depth: int | None = None) -> list[Detection]:
     if depth is not None:
         candidates.insert(1, LengthPrefixed())
     scores = [_score(s, sample, depth) for s in candidates]
+    # hand-made delimited keys: a candidate only where no format puts every key in a scope
+    delimited = guess_delimited((k for k, _ in sample), depth)
+    if delimited is not None and not any(d.decoded == d.sampled and d.nested for d in scores):
+        scores.append(_score(delimited, sample, depth))
     order = {id(d): i for i, d in enumerate(scores)}
     return sorted(scores, key=lambda d: (-d.decoded, -d.nested, order[id(d)]))
 
@@ -161,7 +171,7 @@ def _choose(store: Store, depth: int | None, writing: bool) -> tuple[Scheme, str
             f"{'; '.join(d.describe() for d in rivals)}; pass --scheme"
         )
     runner = ranked[1].describe() if len(ranked) > 1 else "none"
-    scheme = make_scheme(best.scheme.name, writing=writing)
+    scheme = make_scheme(best.scheme.name, writing=writing, **best.scheme.params())
     return scheme, (
         f"{best.describe()} — detected (confidence {best.share:.0%}, read only); next best {runner}{untried}"
     )
@@ -183,19 +193,25 @@ def opened(
     create: bool = False,
     depth: int | None = None,
     writing: bool = False,
+    separator: str | None = None,
 ) -> Iterator[Opened]:
     """Open ``url`` with ``scheme_name``, or with the recorded scheme when it is
     ``None`` (an empty store: the default; a store with keys but no record: the
     scheme detected from its keys, for reading only), and close it on exit.
     ``create`` allows a new local store. A command that neither writes nor
     creates opens the store read-only: nothing is created or changed, and a path
-    that is not a store fails. Raises :class:`KeyspaceError` (one line) when
-    nothing fits; nothing is written before the command writes."""
+    that is not a store fails. ``separator`` (and ``depth``) parametrise the
+    delimited scheme; a separator with no scheme name means ``delimited``.
+    Raises :class:`KeyspaceError` (one line) when nothing fits; nothing is
+    written before the command writes."""
     readonly = not writing and not create
+    if scheme_name is None and separator is not None:
+        scheme_name = "delimited"
     if scheme_name is not None:
-        ks = open_keyspace(
-            url, scheme=make_scheme(scheme_name, writing=writing), create=create, readonly=readonly
-        )
+        if separator is not None and "separator" not in SCHEMES.get(scheme_name, Naive).parameters:
+            raise KeyspaceError(f"scheme {scheme_name} takes no --separator (it is for: delimited)")
+        scheme = make_scheme(scheme_name, writing=writing, separator=separator, depth=depth)
+        ks = open_keyspace(url, scheme=scheme, create=create, readonly=readonly)
         how = f"{scheme_name} (given)"
     else:
         store = _open_store(url, create, readonly)

@@ -9,7 +9,14 @@ import click
 
 from ..schemes import SCHEMES
 
-__all__ = ["depth_option", "format_options", "output_format", "scheme_option"]
+__all__ = [
+    "depth_option",
+    "format_options",
+    "output_format",
+    "parse_separator",
+    "scheme_option",
+    "separator_option",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,7 +42,36 @@ def depth_option(f: F) -> F:
         "--depth",
         type=click.IntRange(min=0),
         default=None,
-        help="Scope depth of the stored keys, for schemes that do not record it (length-prefixed).",
+        help="Scope depth of the stored keys, for schemes that do not record it (length-prefixed, "
+        "delimited: default 1).",
+    )(f)
+
+
+def parse_separator(text: str) -> str:
+    """A one-byte separator from the command line: one character (code 0-255), or
+    ``\\xHH`` / ``\\0`` / ``\\t`` for bytes a shell cannot pass (``\\x00``).
+    Raises :class:`click.BadParameter` otherwise."""
+    escapes = {"\\0": "\x00", "\\t": "\t", "\\n": "\n", "\\\\": "\\"}
+    if text in escapes:
+        return escapes[text]
+    if len(text) == 4 and text[:2] == "\\x":
+        try:
+            return chr(int(text[2:], 16))
+        except ValueError:
+            pass
+    if len(text) == 1 and ord(text) <= 0xFF:
+        return text
+    raise click.BadParameter(f"{text!r} is not one byte: give one character, or \\xHH (e.g. \\x00)")
+
+
+def separator_option(f: F) -> F:
+    """``--separator C`` for the delimited scheme (implies ``--scheme delimited``)."""
+    return click.option(
+        "--separator",
+        default=None,
+        callback=lambda _ctx, _param, value: None if value is None else parse_separator(value),
+        help="Separator byte of delimited keys (':', '!', '~', '|', '\\x00', ...); implies --scheme "
+        "delimited when no scheme is given.",
     )(f)
 
 

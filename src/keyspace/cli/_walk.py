@@ -80,7 +80,8 @@ class KeyReader:
         if names is None:
             return self.scheme.decode(stored, self.depth)
         if len(stored) == _REGISTRY_KEY_SIZE:
-            names[int.from_bytes(stored, "little")] = value.decode("utf-8", "replace")
+            scope_hash = int.from_bytes(stored, "little")
+            names[scope_hash] = _registered_name(stored, value)
             return RESERVED
         path, key = self.scheme.decode(stored)
         if path:
@@ -92,15 +93,35 @@ class KeyReader:
         assert names is not None
         name = names.get(scope_hash)
         if name is None and self._view is not None:
-            raw = self._view.get(scope_hash.to_bytes(_REGISTRY_KEY_SIZE, "little"))
+            key = scope_hash.to_bytes(_REGISTRY_KEY_SIZE, "little")
+            raw = self._view.get(key)
             if raw is not None:
-                name = names[scope_hash] = raw.decode("utf-8", "replace")
+                try:
+                    name = names[scope_hash] = _registered_name(key, raw)
+                except DecodeError:
+                    return scope_hash
         return scope_hash if name is None else name
 
     def unnamed(self, path: tuple[Any, ...]) -> bool:
         """True for a scopehash path whose name is not in the registry (the path
         holds the int hash instead)."""
         return self._hash_names is not None and bool(path) and isinstance(path[0], int)
+
+
+def _registered_name(key: bytes, value: bytes) -> str:
+    """The name of a scopehash registry entry; :class:`DecodeError` unless it is
+    UTF-8 text whose hash is the entry's key (a corrupt entry is never trusted)."""
+    try:
+        name = value.decode("utf-8")
+    except UnicodeDecodeError:
+        name = ""
+    if not name or ScopeHash.hash_name(name) != int.from_bytes(key, "little"):
+        raise DecodeError(
+            f"scopehash registry entry {key.hex()} holds {value!r}, which is not a name with that hash "
+            "(a corrupt registry: its scopes cannot be told apart)",
+            0,
+        )
+    return name
 
 
 def walk(view: ReadView, reader: KeyReader) -> Iterator[Entry | Skipped]:

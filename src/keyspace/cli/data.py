@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -13,6 +12,7 @@ from ..keyspace import Keyspace
 from ._format import (
     InputError,
     component_json,
+    dumps,
     key_from_text,
     parse_path,
     render_key,
@@ -22,7 +22,7 @@ from ._format import (
     value_json,
 )
 from ._open import opened
-from ._options import format_options, output_format, scheme_option
+from ._options import depth_option, format_options, output_format, scheme_option, separator_option
 
 __all__ = ["delete", "get", "put", "scan"]
 
@@ -31,6 +31,7 @@ PATH components are text; prefixes give other types:
   hex:00ff      bytes from hex         bytes:abc   bytes from UTF-8 text
   int:12        an integer (tuple scheme)   str:hex:x   the text "hex:x"
 In the byte schemes (all but tuple) text and bytes components are the same.
+Delimited keys (c1:c2:key) take --separator and --depth (the names per scope).
 
 \b
 Keys and values are UTF-8 text by default; --hex takes and prints hex; --json
@@ -55,7 +56,7 @@ def _record(ks: Keyspace, path: tuple[Any, ...], key: Any, value: bytes) -> str:
         "key": component_json(key, typed=typed),
         "value": value_json(value),
     }
-    return json.dumps(doc, ensure_ascii=False)
+    return dumps(doc)
 
 
 @click.command(
@@ -73,16 +74,25 @@ Examples:
 @click.argument("path", nargs=-1)
 @click.option("--key", "-k", "key_text", required=True, help="The key.")
 @scheme_option()
+@separator_option
+@depth_option
 @format_options
 def get(
-    url: str, path: tuple[str, ...], key_text: str, scheme: str | None, as_hex: bool, as_json: bool
+    url: str,
+    path: tuple[str, ...],
+    key_text: str,
+    scheme: str | None,
+    separator: str | None,
+    depth: int | None,
+    as_hex: bool,
+    as_json: bool,
 ) -> None:
     """Print the value of one key of the scope PATH in the store at URL.
 
     Exits with 1 and a one-line error when the key is missing."""
     fmt = output_format(as_hex, as_json)
     scope_path = parse_path(path)
-    with opened(url, scheme) as op:
+    with opened(url, scheme, separator=separator, depth=depth) as op:
         ks = op.keyspace
         key = _key(ks, key_text, fmt)
         value = ks.scope(*scope_path).get(key)
@@ -107,6 +117,8 @@ Examples:
 @click.option("--key", "-k", "key_text", required=True, help="The key.")
 @click.option("--value", "-v", "value_text", required=True, help="The value; '-' reads raw bytes from stdin.")
 @scheme_option(help_text="Key scheme; default: the recorded one, else detected, else tuple for a new store.")
+@separator_option
+@depth_option
 @format_options
 def put(
     url: str,
@@ -114,6 +126,8 @@ def put(
     key_text: str,
     value_text: str,
     scheme: str | None,
+    separator: str | None,
+    depth: int | None,
     as_hex: bool,
     as_json: bool,
 ) -> None:
@@ -122,7 +136,7 @@ def put(
     fmt = output_format(as_hex, as_json)
     scope_path = parse_path(path)
     value = sys.stdin.buffer.read() if value_text == "-" else value_from_text(value_text, fmt)
-    with opened(url, scheme, create=True, writing=True) as op:
+    with opened(url, scheme, create=True, writing=True, separator=separator, depth=depth) as op:
         ks = op.keyspace
         ks.scope(*scope_path)[_key(ks, key_text, fmt)] = value
 
@@ -142,6 +156,8 @@ Examples:
 @click.option("--key", "-k", "key_text", default=None, help="The key to delete.")
 @click.option("--drop", is_flag=True, help="Delete the scope PATH and every scope below it instead.")
 @scheme_option()
+@separator_option
+@depth_option
 @format_options
 def delete(
     url: str,
@@ -149,6 +165,8 @@ def delete(
     key_text: str | None,
     drop: bool,
     scheme: str | None,
+    separator: str | None,
+    depth: int | None,
     as_hex: bool,
     as_json: bool,
 ) -> None:
@@ -158,7 +176,7 @@ def delete(
     if (key_text is None) == (not drop):
         raise click.UsageError("give either --key K or --drop")
     scope_path = parse_path(path)
-    with opened(url, scheme, writing=True) as op:
+    with opened(url, scheme, writing=True, separator=separator, depth=depth) as op:
         ks = op.keyspace
         scope = ks.scope(*scope_path)
         if drop:
@@ -187,7 +205,8 @@ escaped), or hex with --hex, or one JSON object per line with --json:
 Examples:
   keyspace scan data.lmdb acme users
   keyspace scan data.lmdb acme audit --start 0003 --stop 0006 --reverse
-  keyspace scan data.lmdb acme users --prefix a --limit 5 --json
+  keyspace scan data.lmdb acme users --start b --limit 2
+  keyspace scan data.lmdb acme users --json --limit 2
 """
 )
 @click.argument("url")
@@ -196,10 +215,18 @@ Examples:
 @click.option("--stop", "stop_text", default=None, help="End key (exclusive unless --include-stop).")
 @click.option("--exclude-start", is_flag=True, help="Leave out the --start key itself.")
 @click.option("--include-stop", is_flag=True, help="Include the --stop key itself.")
-@click.option("--prefix", "prefix_text", default=None, help="Only keys that start with this key prefix.")
+@click.option(
+    "--prefix",
+    "prefix_text",
+    default=None,
+    help="Only keys under this prefix: leading bytes in the byte schemes; leading elements "
+    "of composite keys in the tuple scheme (where bytes keys do not match on part of their bytes).",
+)
 @click.option("--reverse", is_flag=True, help="Descending key order.")
 @click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N keys.")
 @scheme_option()
+@separator_option
+@depth_option
 @format_options
 def scan(
     url: str,
@@ -212,6 +239,8 @@ def scan(
     reverse: bool,
     limit: int | None,
     scheme: str | None,
+    separator: str | None,
+    depth: int | None,
     as_hex: bool,
     as_json: bool,
 ) -> None:
@@ -221,7 +250,7 @@ def scan(
     if prefix_text is not None and (start_text is not None or stop_text is not None):
         raise click.UsageError("--prefix cannot be combined with --start or --stop")
     scope_path = parse_path(path)
-    with opened(url, scheme) as op:
+    with opened(url, scheme, separator=separator, depth=depth) as op:
         ks = op.keyspace
 
         def key(text: str | None) -> Any:

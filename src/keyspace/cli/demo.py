@@ -12,7 +12,8 @@ import click
 from rich.table import Table
 
 from .. import open as open_keyspace
-from ..schemes import AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
+from ..errors import InvalidName
+from ..schemes import AsciiHex, Delimited, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
 from ._console import out
 from ._format import render_path
 from .inspect_cmd import scope_tree
@@ -87,7 +88,17 @@ def _show_naive_collision() -> None:
     console.print()
 
 
-SAFE_SCHEMES: tuple[Scheme, ...] = (TupleScheme(), LengthPrefixed(), AsciiHex(), Sublevel(), ScopeHash())
+SAFE_SCHEMES: tuple[Scheme, ...] = (
+    TupleScheme(),
+    LengthPrefixed(),
+    AsciiHex(),
+    Sublevel(),
+    ScopeHash(),
+    Delimited(":"),
+)
+
+NOTE_USERS = ("rod", "rod.vagg", "rod1977", "roderick")
+"""The users of the LevelDB namespacing note's session store."""
 
 
 def _show_safe_encodings() -> None:
@@ -108,6 +119,33 @@ def _show_safe_encodings() -> None:
     console.print()
 
 
+def _show_delimiters() -> None:
+    """The LevelDB namespacing note: the order each separator gives, and the
+    injection the Delimited scheme refuses."""
+    console = out()
+    console.print("[bold]4. Hand-made delimiters (the LevelDB namespacing note)[/bold]")
+    console.print(f"   users {', '.join(NOTE_USERS)}; stored order of '<user><SEP>last_login' per separator:")
+    for separator in (":", "!", "~", "\x00"):
+        with open_keyspace("memory:", scheme=Delimited(separator)) as ks:
+            for user in NOTE_USERS:
+                ks.scope(user)[b"last_login"] = b"1367488445080"
+            stored = [k for k, _ in ks.store.scan(b"", None)]
+        users = [k.split(separator.encode("latin-1"), 1)[0].decode() for k in stored]
+        verdict = "[green]name order[/green]" if users == sorted(NOTE_USERS) else "[red]not name order[/red]"
+        console.print(f"   {separator!r:>6}  {'  '.join(users):<36} {verdict}", highlight=False)
+    console.print("   only '\\x00' keeps every name in order ('!' fails for names with a byte below '!')")
+    with open_keyspace("memory:", scheme=Delimited("|")) as ks:
+        ks.scope("acme")[b"users|alice"] = b"acme-only"
+        try:
+            ks.scope("acme|users").get(b"alice")
+            refused = "read"
+        except InvalidName as exc:
+            refused = f"refused: InvalidName: {exc}"
+    console.print("   Delimited('|'): tenant acme writes key users|alice → stored b'acme|users|alice'")
+    console.print(f"   tenant 'acme|users' reads key alice  → {refused}", markup=False)
+    console.print()
+
+
 @click.command(
     epilog="""\b
 Examples:
@@ -123,7 +161,9 @@ def demo(directory: str) -> None:
     Writes DIRECTORY/keyspace.lmdb (removed first, so the demo can be re-run):
     three tenants with settings, users, an audit log and nested projects, in the
     tuple scheme. Then shows the naive scheme's collisions, the distinct
-    encodings of the safe schemes, and the store's scope tree with key counts.
+    encodings of the safe schemes, the sort orders of hand-made delimiters and
+    the injection the delimited scheme refuses, and the store's scope tree with
+    key counts.
     """
     console = out()
     os.makedirs(directory, exist_ok=True)
@@ -143,7 +183,8 @@ def demo(directory: str) -> None:
     console.print()
     _show_naive_collision()
     _show_safe_encodings()
-    console.print("[bold]4. The scope tree[/bold] (keys and bytes as stored; own and with the subtree)")
+    _show_delimiters()
+    console.print("[bold]5. The scope tree[/bold] (keys and bytes as stored; own and with the subtree)")
     with open_keyspace(path, create=False) as ks:
         tree, _skipped = scope_tree(ks)
         console.print(tree.table("", typed=True))

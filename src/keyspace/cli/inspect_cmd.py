@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 import click
@@ -10,8 +9,9 @@ import click
 from ..errors import show_bytes
 from ..keyspace import Keyspace
 from ._console import Ticker, err, out
+from ._format import dumps
 from ._open import opened
-from ._options import depth_option, scheme_option
+from ._options import depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
 from ._walk import Entry, KeyReader, walk
 
@@ -61,6 +61,7 @@ Examples:
   keyspace inspect sqlite:///app.db --levels 2
   keyspace inspect data.lmdb --json | jq '.children[].path'
   keyspace inspect lmdb:///cw --scheme length-prefixed --depth 2
+  keyspace inspect leveldb:///sessions --scheme delimited --separator : --depth 1
 
 \b
 JSON: one object for the root scope,
@@ -73,9 +74,12 @@ own keys (stored key + value bytes). Path components: strings, numbers,
 @click.argument("url")
 @scheme_option()
 @depth_option
+@separator_option
 @click.option("--json", "as_json", is_flag=True, help="Print the tree as one JSON object, nothing else.")
 @click.option("--levels", type=click.IntRange(min=0), default=None, help="Show only N levels below the root.")
-def inspect(url: str, scheme: str | None, depth: int | None, as_json: bool, levels: int | None) -> None:
+def inspect(
+    url: str, scheme: str | None, depth: int | None, separator: str | None, as_json: bool, levels: int | None
+) -> None:
     """Show the scope tree of the store at URL: per scope, its own keys and bytes
     (stored keys + values) and the totals of its subtree.
 
@@ -84,13 +88,13 @@ def inspect(url: str, scheme: str | None, depth: int | None, as_json: bool, leve
     certainty are printed on stderr). One scan of the store; a progress bar on
     stderr when it takes long.
     """
-    with opened(url, scheme, depth=depth) as op:
+    with opened(url, scheme, depth=depth, separator=separator) as op:
         ks = op.keyspace
         err().print(f"scheme: {op.how}", markup=False)
         tree, outside = scope_tree(ks, depth)
         typed = ks.scheme.typed_keys
         if as_json:
-            click.echo(json.dumps(tree.to_json(typed=typed), ensure_ascii=False))
+            click.echo(dumps(tree.to_json(typed=typed)))
         else:
             out().print(tree.table(f"{ks.url}  ({ks.scheme!r})", typed=typed, levels=levels))
             if outside.reserved:

@@ -12,10 +12,13 @@ from ..keyspace import Keyspace
 from ..scope import Scope
 from ._console import Ticker, err, out
 from ._open import opened
-from ._options import depth_option, scheme_option
+from ._options import depth_option, scheme_option, separator_option
 from ._walk import Entry, KeyReader, walk
 
-__all__ = ["Tally", "check_no_merge", "copy_all", "migrate"]
+__all__ = ["Tally", "check_no_merge", "copy_all", "migrate", "refuse_ambiguous"]
+
+_SHOWN = 5
+"""Ambiguous keys named in the error message (all are counted)."""
 
 
 @dataclass
@@ -100,6 +103,31 @@ def check_no_merge(src: Keyspace, dst: Keyspace, reader: KeyReader, convert: Any
     return count
 
 
+def refuse_ambiguous(src: Keyspace) -> None:
+    """Raise :class:`KeyspaceError` naming the source keys whose split into (path,
+    key) is ambiguous (a scheme with :attr:`Scheme.ambiguous_splits`: delimited keys
+    with more or fewer separators than the depth), before anything is written.
+    Cost: one scan of the source, for those schemes only."""
+    scheme = src.scheme
+    if not scheme.ambiguous_splits:
+        return
+    found: list[str] = []
+    count = 0
+    for stored, _ in src.store.scan(b"", None):
+        reason = scheme.ambiguity(stored)
+        if reason is not None:
+            count += 1
+            if len(found) < _SHOWN:
+                found.append(f"{show_bytes(stored)} ({reason})")
+    if count:
+        more = f" and {count - _SHOWN:,} more" if count > _SHOWN else ""
+        raise KeyspaceError(
+            f"{count:,} source key(s) do not split unambiguously with {scheme!r}, so nothing was copied: "
+            f"{'; '.join(found)}{more}. Give the depth their writer used (--depth), or rename those keys "
+            "first"
+        )
+
+
 def copy_all(
     src: Keyspace, dst: Keyspace, *, batch: int, depth: int | None = None, keep_bytes: bool = False
 ) -> Tally:
@@ -145,6 +173,8 @@ Examples:
   keyspace migrate leveldb:///srv/node-db data.lmdb --from-scheme sublevel --to-scheme tuple
   keyspace migrate lmdb:///cw sqlite:///cw.db --from-scheme length-prefixed --depth 2 \\
       --to-scheme asciihex
+  keyspace migrate leveldb:///sessions data.lmdb --from-scheme delimited --separator : \\
+      --depth 1 --to-scheme tuple
   keyspace inspect leveldb:///srv/node-db --json > before.json    # then compare with
   keyspace inspect data.lmdb --json > after.json                  # the same tree and counts
 
@@ -158,7 +188,10 @@ reports how many keys it left unchanged. Nothing is deleted from DST.
 Needs more information: length-prefixed and naive keys do not record their
 depth (give --depth; naive reads only depth 0); scopehash keys hold only a
 hash of the scope name, resolved through the name registry that keyspace keeps
-in the store (scopes without a registered name are refused). Names that are
+in the store (scopes without a registered name are refused). Delimited keys
+(--separator, --depth describe SRC) are split at their first --depth
+separators; a key with more or fewer separators is ambiguous, and the copy is
+refused before anything is written, naming the keys. Names that are
 bytes in the byte schemes become text in the tuple scheme when they are valid
 UTF-8 (--keep-bytes-names keeps them bytes).
 """
@@ -171,6 +204,7 @@ UTF-8 (--keep-bytes-names keeps them bytes).
     "--batch", type=click.IntRange(min=1), default=1000, show_default=True, help="Keys per transaction."
 )
 @depth_option
+@separator_option
 @click.option("--keep-bytes-names", is_flag=True, help="Keep bytes scope names bytes in the tuple scheme.")
 def migrate(
     src: str,
@@ -179,6 +213,7 @@ def migrate(
     to_scheme: str | None,
     batch: int,
     depth: int | None,
+    separator: str | None,
     keep_bytes_names: bool,
 ) -> None:
     """Copy every scope and key of the store SRC into the store DST, decoding
@@ -186,15 +221,14 @@ def migrate(
     (each one atomic transaction on DST), with a progress bar on stderr."""
     if src == dst:
         raise KeyspaceError(f"source and destination are the same store ({src})")
-    with (
-        opened(src, from_scheme, depth=depth) as source,
-        opened(dst, to_scheme, create=True, writing=True) as target,
-    ):
-        err().print(f"from {source.keyspace.url}: {source.how}", markup=False)
-        err().print(f"to   {target.keyspace.url}: {target.how}", markup=False)
-        tally = copy_all(
-            source.keyspace, target.keyspace, batch=batch, depth=depth, keep_bytes=keep_bytes_names
-        )
+    with opened(src, from_scheme, depth=depth, separator=separator) as source:
+        refuse_ambiguous(source.keyspace)  # before DST is opened (and perhaps created)
+        with opened(dst, to_scheme, create=True, writing=True) as target:
+            err().print(f"from {source.keyspace.url}: {source.how}", markup=False)
+            err().print(f"to   {target.keyspace.url}: {target.how}", markup=False)
+            tally = copy_all(
+                source.keyspace, target.keyspace, batch=batch, depth=depth, keep_bytes=keep_bytes_names
+            )
     out().print(
         f"{tally.total:,} keys read: {tally.new:,} copied, {tally.updated:,} overwritten, "
         f"{tally.unchanged:,} already present; {tally.batches:,} transaction(s)",

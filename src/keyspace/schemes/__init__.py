@@ -7,6 +7,7 @@ class              format                             compatible with
 ``AsciiHex``       ``hex(c1) 00 … hex(key)``          key-namespacing "0x00 separated ASCIIHEX"
 ``Sublevel``       ``!c1!!c2!key``                    abstract-level / subleveldown sublevels
 ``ScopeHash``      ``u32le(xxh32) u64le(len) key``    scoped-heed bytes databases
+``Delimited``      ``c1 SEP c2 SEP … key``            hand-made ``ns:key`` keys (fixed depth)
 ``Naive``          ``c1 c2 … key``                    nothing (legacy reads only)
 =================  =================================  ======================================
 
@@ -23,6 +24,7 @@ from typing import Any
 from ..errors import SchemeMismatch
 from ._base import Property, Scheme
 from .asciihex import AsciiHex
+from .delimited import Delimited, NulDelimited
 from .length_prefixed import LengthPrefixed
 from .naive import Naive
 from .scope_hash import ScopeHash
@@ -32,8 +34,10 @@ from .tuple_scheme import TupleScheme
 __all__ = [
     "SCHEMES",
     "AsciiHex",
+    "Delimited",
     "LengthPrefixed",
     "Naive",
+    "NulDelimited",
     "Property",
     "Scheme",
     "ScopeHash",
@@ -44,14 +48,15 @@ __all__ = [
 ]
 
 SCHEMES: dict[str, type[Scheme]] = {
-    cls.name: cls for cls in (TupleScheme, LengthPrefixed, AsciiHex, Sublevel, ScopeHash, Naive)
+    cls.name: cls for cls in (TupleScheme, LengthPrefixed, AsciiHex, Sublevel, ScopeHash, Delimited, Naive)
 }
 """Every scheme class by its :attr:`Scheme.name`, in the order of the design."""
 
 
 def scheme_from_name(name: str, **params: Any) -> Scheme:
     """Return the scheme called ``name`` built with ``params`` (as recorded by
-    :meth:`Scheme.params`), e.g. ``scheme_from_name("sublevel", separator="!")``.
+    :meth:`Scheme.params`), e.g. ``scheme_from_name("sublevel", separator="!")`` or
+    ``scheme_from_name("delimited", separator=":", depth=2)``.
 
     Raises :class:`SchemeMismatch` for an unknown name, naming the known ones, and
     :class:`TypeError` for parameters the scheme does not take.
@@ -64,14 +69,16 @@ def scheme_from_name(name: str, **params: Any) -> Scheme:
 
 
 def property_table() -> str:
-    """Return a Markdown table, one row per scheme and one column per property,
-    with ✔ where the scheme declares the property and ✘ where it does not."""
+    """Return a Markdown table, one row per scheme (and per variant whose properties
+    differ, e.g. ``Delimited(":")`` and ``Delimited("\\x00")``) and one column per
+    property, with ✔ where the scheme declares the property and ✘ where it does not."""
     header = "| scheme | " + " | ".join(f"{int(p)} {p.title}" for p in Property) + " |"
     rule = "|---|" + "---|" * len(Property)
     rows = [
-        f"| `{cls.__name__}` ({cls.name}) | "
+        f"| `{cls.table_label or cls.__name__}` ({cls.name}) | "
         + " | ".join("✔" if p in cls.properties else "✘" for p in Property)
         + " |"
-        for cls in SCHEMES.values()
+        for top in SCHEMES.values()
+        for cls in (top, *top.variants)
     ]
     return "\n".join([header, rule, *rows])

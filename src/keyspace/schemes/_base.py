@@ -136,6 +136,23 @@ class Scheme(ABC):
     key_is_raw: ClassVar[bool] = False
     """True when ``encode(path, key) == prefix(path) + key`` for every bytes key."""
 
+    parameters: ClassVar[tuple[str, ...]] = ()
+    """Constructor parameters that may be given by name where a scheme is chosen by
+    name (``scheme_from_name``, the command line's ``--separator``/``--depth``)."""
+
+    ambiguous_splits: ClassVar[bool] = False
+    """True when a stored key can decode without error yet not into the path its
+    writer meant (hand-made Delimited keys whose key holds the separator);
+    :meth:`ambiguity` then tells which keys."""
+
+    table_label: ClassVar[str | None] = None
+    """How the property table names this class (default: the class name)."""
+
+    variants: ClassVar[tuple[type[Scheme], ...]] = ()
+    """Subclasses that a parameter selects and that declare other properties
+    (``Delimited("\\x00")`` is a :class:`NulDelimited`): the property table gives
+    each a row of its own."""
+
     # -- the public interface of DESIGN.md ---------------------------------------
 
     @abstractmethod
@@ -213,6 +230,11 @@ class Scheme(ABC):
         """Raise :class:`InvalidName` if the scheme cannot represent ``path``.
         Called once when a scope is made; :meth:`prefix` calls it too. The default
         accepts every path."""
+
+    def ambiguity(self, stored: bytes) -> str | None:
+        """Why ``stored`` may not decode into the path its writer meant, ``None``
+        when it decodes unambiguously (always, unless :attr:`ambiguous_splits`)."""
+        return None
 
     @property
     def metadata_key(self) -> bytes | None:

@@ -123,6 +123,7 @@ class Layout:
         ``accelerate=False`` keeps the pure-Python reference functions."""
         if kind not in KINDS:
             raise ValueError(f"layout kind {kind!r} is not one of {KINDS}")
+        scheme.validate_path(path)
         prefix = scheme.prefix(path)
         sets = object.__setattr__
         sets(self, "scheme", scheme)

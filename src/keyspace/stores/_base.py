@@ -38,13 +38,14 @@ method costs per call; ``None`` means "use the method".
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
 
-from ..errors import KeyspaceError, StoreError
+from ..errors import KeyspaceError, StoreError, WatchUnsupported
+from ._events import StoreWatch
 
 __all__ = [
     "BatchedWrites",
@@ -97,6 +98,15 @@ class Capabilities:
     max_value_size: int | None = None
     serialized_transactions: bool = False
     guarded_reads: bool = False
+    watch: str | None = None
+    """``"native"``: :meth:`Store.watch` reports every change, whoever made it
+    (etcd; the memory store, whose every write goes through the one object);
+    ``None``: the engine cannot report changes and ``watch`` raises
+    :class:`~keyspace.errors.WatchUnsupported`."""
+    access_control: bool = False
+    """The server enforces per-user key permissions (etcd roles): the store offers
+    ``access()``, ``etcd_range``, ``etcd_key`` and ``probe_key`` for
+    :mod:`keyspace.access`."""
 
 
 FastScan = Callable[[bytes, bytes | None, bool, int | None], Iterator[tuple[bytes, bytes]]]
@@ -209,6 +219,17 @@ class Store(WriteView):
     @abstractmethod
     def close(self) -> None:
         """Release the engine. Further use raises :class:`StoreClosed`. Idempotent."""
+
+    def watch(
+        self, ranges: Sequence[tuple[bytes, bytes | None]], *, start_revision: int | None = None
+    ) -> StoreWatch:
+        """A stream of the changes to keys in ``ranges`` (see :mod:`._events`).
+        Engines whose ``capabilities.watch`` is ``None`` raise
+        :class:`~keyspace.errors.WatchUnsupported` (this default)."""
+        raise WatchUnsupported(
+            f"{type(self).__name__} cannot watch for changes (capabilities.watch is None): "
+            "its engine does not report writes; use an etcd store to watch a scope"
+        )
 
     def __enter__(self) -> Store:
         return self

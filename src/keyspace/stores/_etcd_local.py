@@ -19,6 +19,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import tempfile
 import time
@@ -26,7 +27,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ClusterUnavailable", "LocalCluster", "shared_cluster", "start_cluster"]
+__all__ = ["ClusterUnavailable", "LocalCluster", "ServerTLS", "shared_cluster", "start_cluster"]
 
 START_TIMEOUT = 30.0
 
@@ -74,9 +75,12 @@ def _wait_gone(pid: int, timeout: float) -> bool:
     return not _alive(pid)
 
 
-def _healthy(port: int) -> bool:
+def _healthy(port: int, context: ssl.SSLContext | None = None) -> bool:
+    scheme = "http" if context is None else "https"
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1) as response:
+        with urllib.request.urlopen(
+            f"{scheme}://127.0.0.1:{port}/health", timeout=1, context=context
+        ) as response:
             return b'"health":"true"' in response.read()
     except OSError:
         return False
@@ -133,6 +137,8 @@ class LocalCluster:
     endpoints: list[str]
     directory: Path | None = None
     owned: bool = False
+    ssl_context: ssl.SSLContext | None = None
+    """For a TLS cluster: how the health checks connect."""
 
     @property
     def url(self) -> str:
@@ -155,7 +161,7 @@ class LocalCluster:
         """Wait until every member's ``/health`` is true; return the seconds waited.
         Raises ``TimeoutError`` after ``timeout``."""
         started = time.monotonic()
-        while not all(_healthy(p) for p in self.ports()):
+        while not all(_healthy(p, self.ssl_context) for p in self.ports()):
             if time.monotonic() - started > timeout:
                 raise TimeoutError(f"etcd cluster {self.endpoints} not healthy after {timeout} s")
             time.sleep(0.1)
@@ -211,14 +217,67 @@ def _free_ports(count: int) -> list[int]:
             s.close()
 
 
-def start_cluster(members: int = 3, *, timeout: float = START_TIMEOUT) -> LocalCluster:
-    """Start ``members`` etcd members on free loopback ports under a new temporary
-    directory and wait (≤ ``timeout``) until all are healthy. The caller stops it."""
+@dataclass(frozen=True)
+class ServerTLS:
+    """PEM files of a TLS cluster: the CA, the members' certificate and key, and
+    whether members demand a client certificate signed by that CA."""
+
+    ca: Path
+    cert: Path
+    key: Path
+    client_cert_auth: bool = True
+
+    def context(self, client_cert: Path | None = None, client_key: Path | None = None) -> ssl.SSLContext:
+        context = ssl.create_default_context(cafile=str(self.ca))
+        if client_cert is not None:
+            context.load_cert_chain(str(client_cert), str(client_key) if client_key else None)
+        return context
+
+
+def _port_base(variable: str, members: int) -> list[int] | None:
+    """``base+1 … base+members`` from the environment variable, if it is set."""
+    text = os.environ.get(variable)
+    return [int(text) + n for n in range(1, members + 1)] if text else None
+
+
+def start_cluster(
+    members: int = 3,
+    *,
+    timeout: float = START_TIMEOUT,
+    tls: ServerTLS | None = None,
+    health_context: ssl.SSLContext | None = None,
+    extra_args: tuple[str, ...] = (),
+    port_env: tuple[str, str] | None = None,
+) -> LocalCluster:
+    """Start ``members`` etcd members on loopback ports under a new temporary
+    directory and wait (≤ ``timeout``) until all are healthy. The caller stops it.
+
+    Ports are free ones, or ``base+1…`` of the two environment variables named by
+    ``port_env`` (client base, peer base) when they are set. With ``tls`` the
+    client URLs are HTTPS with those certificates (peers stay plain on loopback);
+    ``health_context`` is how the health checks connect then. ``extra_args`` go to
+    every member (e.g. ``--auth-token-ttl``)."""
     etcd = shutil.which("etcd")
     if etcd is None:
         raise ClusterUnavailable("etcd is not installed (apt-get install etcd-server etcd-client)", skip=True)
     ports = _free_ports(2 * members)
     clients, peers = ports[:members], ports[members:]
+    if port_env is not None:
+        clients = _port_base(port_env[0], members) or clients
+        peers = _port_base(port_env[1], members) or peers
+    client_scheme = "http" if tls is None else "https"
+    tls_args: list[str] = []
+    if tls is not None:
+        tls_args = [
+            "--cert-file",
+            str(tls.cert),
+            "--key-file",
+            str(tls.key),
+            "--trusted-ca-file",
+            str(tls.ca),
+        ]
+        if tls.client_cert_auth:
+            tls_args.append("--client-cert-auth")
     directory = Path(tempfile.mkdtemp(prefix="keyspace-etcd-"))
     initial = ",".join(f"m{n + 1}=http://127.0.0.1:{peers[n]}" for n in range(members))
     for n in range(members):
@@ -227,19 +286,23 @@ def start_cluster(members: int = 3, *, timeout: float = START_TIMEOUT) -> LocalC
         args = [
             etcd,
             *("--name", f"m{n + 1}", "--data-dir", str(member / "data")),
-            *("--listen-client-urls", f"http://127.0.0.1:{clients[n]}"),
-            *("--advertise-client-urls", f"http://127.0.0.1:{clients[n]}"),
+            *("--listen-client-urls", f"{client_scheme}://127.0.0.1:{clients[n]}"),
+            *("--advertise-client-urls", f"{client_scheme}://127.0.0.1:{clients[n]}"),
             *("--listen-peer-urls", f"http://127.0.0.1:{peers[n]}"),
             *("--initial-advertise-peer-urls", f"http://127.0.0.1:{peers[n]}"),
             *("--initial-cluster", initial, "--initial-cluster-state", "new"),
             *("--initial-cluster-token", f"keyspace-test-{os.getpid()}"),
             *("--heartbeat-interval", "50", "--election-timeout", "500"),
             *("--logger", "zap", "--log-outputs", "stderr"),
+            *tls_args,
+            *extra_args,
         ]
         (member / "args").write_text("\n".join(args) + "\n")
         pid = _spawn(args, member / "etcd.log", attached=True)
         (member / "etcd.pid").write_text(f"{pid}\n")
-    cluster = LocalCluster([f"127.0.0.1:{p}" for p in clients], directory, owned=True)
+    cluster = LocalCluster(
+        [f"127.0.0.1:{p}" for p in clients], directory, owned=True, ssl_context=health_context
+    )
     try:
         cluster.wait_healthy(timeout)
     except BaseException:

@@ -11,16 +11,28 @@ from __future__ import annotations
 import ipaddress
 import random
 import socket
+import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl, unquote_to_bytes, urlsplit
+from urllib.parse import parse_qsl, unquote, unquote_to_bytes, urlsplit
 
 import grpc
 
-from ..errors import StoreClosed, StoreError, TransactionTooLarge
+from ..errors import (
+    AccessDenied,
+    AuthenticationFailed,
+    EtcdUnavailable,
+    StoreClosed,
+    StoreError,
+    TransactionTooLarge,
+)
+from ._etcd_auth import TokenKeeper, tls_channel_options, tls_credentials
+from ._etcd_proto import kv_pb2 as pb
 from ._etcd_proto import kv_pb2_grpc as pb_grpc
+from ._etcd_proto import watch_auth_pb2_grpc as wa_grpc
 
 __all__ = [
     "DEFAULT_PORT",
@@ -32,6 +44,7 @@ __all__ = [
     "EtcdUnavailable",
     "ResponseTooLarge",
     "parse_etcd_url",
+    "redact_url",
     "translate",
 ]
 
@@ -48,12 +61,24 @@ MAX_RECEIVE_BYTES = 64 << 20
 pathological page comes near it; one key-value pair is at most 1.5 MiB."""
 
 _RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+_UNAVAILABLE_DETAILS = (
+    "context deadline exceeded",  # a member without quorum answers UNKNOWN with this
+    "request timed out",
+    "leader changed",
+    "no leader",
+    "not capable",
+    "timed out",
+)
+"""etcd details that mean "no quorum or no leader right now", whatever the status code."""
 
 
-class EtcdUnavailable(StoreError):
-    """The cluster did not answer within the retry budget (``UNAVAILABLE`` or
-    ``DEADLINE_EXCEEDED``). For a write the outcome is unknown: it may have been
-    applied."""
+def retryable(exc: grpc.RpcError) -> bool:
+    """Whether ``exc`` means the cluster could not answer now (safe to retry for
+    calls that are safe to repeat; an unknown outcome for writes)."""
+    if exc.code() in _RETRYABLE:
+        return True
+    detail = (exc.details() or "").lower()
+    return any(text in detail for text in _UNAVAILABLE_DETAILS)
 
 
 class ResponseTooLarge(StoreError):
@@ -69,6 +94,9 @@ class EtcdOptions:
     included, before it fails with :class:`EtcdUnavailable`.
     ``max_attempts``: the most calls one operation may make.
     ``prefix``: every key is stored under this etcd key prefix (the URL's path).
+    ``user`` / ``password``: etcd authentication (the URL's ``user:password@``).
+    ``cacert``: PEM file of the CA that signed the members' certificates (turns TLS
+    on); ``cert`` / ``key``: PEM files of a client certificate and its key.
     """
 
     endpoints: tuple[tuple[str, int], ...]
@@ -76,6 +104,16 @@ class EtcdOptions:
     timeout: float = 2.0
     retry_budget: float = 15.0
     max_attempts: int = 60
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    cacert: str | None = None
+    cert: str | None = None
+    key: str | None = None
+
+    @property
+    def tls(self) -> bool:
+        """Whether the channel uses TLS (a CA or a client certificate was given)."""
+        return self.cacert is not None or self.cert is not None
 
     def __post_init__(self) -> None:
         if not self.endpoints:
@@ -85,6 +123,12 @@ class EtcdOptions:
                 f"timeout ({self.timeout}), retry_budget ({self.retry_budget}) and "
                 f"max_attempts ({self.max_attempts}) must be positive"
             )
+        if (self.cert is None) != (self.key is None):
+            raise ValueError(
+                f"a client certificate needs both cert and key (got cert={self.cert!r}, key={self.key!r})"
+            )
+        if self.password is not None and not self.user:
+            raise ValueError("an etcd password was given without a user name (etcd://user:password@host…)")
 
 
 def _parse_endpoint(text: str) -> tuple[str, int]:
@@ -109,27 +153,59 @@ def _parse_endpoint(text: str) -> tuple[str, int]:
     return host, number
 
 
-def parse_etcd_url(url: str, **overrides: float | int | None) -> EtcdOptions:
-    """Parse ``etcd://h1:p1,h2:p2[/prefix][?timeout=2&retry_budget=15&max_attempts=60]``.
+_TEXT_OPTIONS = ("user", "password", "cacert", "cert", "key")
+
+
+def parse_etcd_url(url: str, **overrides: float | int | str | None) -> EtcdOptions:
+    """Parse ``etcd://[user:password@]h1:p1,h2:p2[/prefix][?options]``.
 
     A missing port means 2379. The path after the first ``/`` (percent-encoded bytes)
     is a key prefix: the store then sees only the etcd keys under it, with the prefix
-    removed. Keyword ``overrides`` that are not ``None`` win over the query string.
+    removed. Options: ``timeout=2``, ``retry_budget=15``, ``max_attempts=60``,
+    ``cacert=``, ``cert=``, ``key=`` (PEM file paths; ``cacert`` turns TLS on),
+    ``user=`` / ``password=`` (also as the URL's percent-encoded ``user:password@``).
+    Keyword ``overrides`` that are not ``None`` win over the URL.
     """
     parts = urlsplit(url)
     if parts.scheme != "etcd":
         raise ValueError(f"not an etcd URL: {url!r} (expected etcd://host:port[,host:port…])")
-    endpoints = tuple(_parse_endpoint(e) for e in parts.netloc.split(",") if e.strip())
+    userinfo, at, hosts = parts.netloc.rpartition("@")
+    endpoints = tuple(_parse_endpoint(e) for e in hosts.split(",") if e.strip())
     settings: dict[str, Any] = {"prefix": unquote_to_bytes(parts.path[1:])}
+    if at:
+        user, colon, password = userinfo.partition(":")
+        settings["user"] = unquote(user)
+        if colon:
+            settings["password"] = unquote(password)
     for name, value in parse_qsl(parts.query, strict_parsing=False):
         if name in ("timeout", "retry_budget"):
             settings[name] = float(value)
         elif name == "max_attempts":
             settings[name] = int(value)
+        elif name in _TEXT_OPTIONS:
+            settings[name] = value
         else:
-            raise ValueError(f"unknown etcd URL option {name!r} (known: timeout, retry_budget, max_attempts)")
+            raise ValueError(
+                f"unknown etcd URL option {name!r} (known: timeout, retry_budget, max_attempts, "
+                "cacert, cert, key, user, password)"
+            )
     settings.update({k: v for k, v in overrides.items() if v is not None})
     return EtcdOptions(endpoints=endpoints, **settings)
+
+
+def redact_url(url: str) -> str:
+    """``url`` with the password of ``user:password@`` and of ``?password=`` replaced
+    by ``***``, for messages and ``repr``."""
+    parts = urlsplit(url)
+    userinfo, at, hosts = parts.netloc.rpartition("@")
+    if at and ":" in userinfo:
+        userinfo = userinfo.split(":", 1)[0] + ":***"
+    query = "&".join(
+        f"{name}=***" if name == "password" else f"{name}={value}"
+        for name, _, value in (item.partition("=") for item in parts.query.split("&") if item)
+    )
+    netloc = f"{userinfo}@{hosts}" if at else hosts
+    return parts._replace(netloc=netloc, query=query).geturl()
 
 
 def channel_target(endpoints: tuple[tuple[str, int], ...]) -> str:
@@ -175,10 +251,33 @@ def translate(exc: grpc.RpcError, what: str, attempts: int = 1) -> StoreError:
         return _too_large(f"{text} (etcd accepts at most {MAX_TXN_OPS} operations per transaction)")
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in detail:
         return ResponseTooLarge(text)
-    if code in _RETRYABLE:
+    if code == grpc.StatusCode.PERMISSION_DENIED or "permission denied" in detail:
+        return AccessDenied(
+            f"{what}: refused by the etcd server: the credentials in use have no permission for "
+            f"these keys; nothing was changed ({name}: {detail})"
+        )
+    if _is_credentials_failure(code, detail):
+        return AuthenticationFailed(f"{what}: etcd refused the credentials: {name}: {detail}")
+    if retryable(exc):
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         return EtcdUnavailable(f"{what}: etcd cluster unavailable{tries}: {name}: {detail}")
     return StoreError(text)
+
+
+_TLS_WORDS = ("handshake", "ssl", "certificate", "tls", "tsi_data_corrupted")
+"""Words of gRPC's details for a refused TLS handshake (``TSI_DATA_CORRUPTED``: the
+server answered our client certificate with a "bad certificate" alert)."""
+
+
+def _is_credentials_failure(code: grpc.StatusCode, detail: str) -> bool:
+    """A refused password or token, or a TLS handshake that failed (wrong CA, wrong
+    or missing client certificate): never worth retrying."""
+    low = detail.lower()
+    if code == grpc.StatusCode.UNAUTHENTICATED or "authentication failed" in low:
+        return True
+    if "user name is empty" in low:  # auth is on and no user was given
+        return True
+    return code == grpc.StatusCode.UNAVAILABLE and any(w in low for w in _TLS_WORDS)
 
 
 class _TooLarge(TransactionTooLarge, StoreError):
@@ -198,22 +297,44 @@ class EtcdConnection:
 
     def __init__(self, options: EtcdOptions) -> None:
         self.options = options
+        self._local = threading.local()  # .end: the budget end of an enclosing operation
         self.target = channel_target(options.endpoints)
         self._closed = False
-        self._channel = grpc.insecure_channel(
-            self.target,
-            options=[
-                ("grpc.lb_policy_name", "round_robin"),
-                ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
-                ("grpc.max_send_message_length", MAX_REQUEST_BYTES + (1 << 20)),
-                ("grpc.enable_retries", 0),
-                ("grpc.initial_reconnect_backoff_ms", 100),
-                ("grpc.min_reconnect_backoff_ms", 100),
-                ("grpc.max_reconnect_backoff_ms", 1000),
-            ],
-        )
+        channel_options: list[tuple[str, Any]] = [
+            ("grpc.lb_policy_name", "round_robin"),
+            ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+            ("grpc.max_send_message_length", MAX_REQUEST_BYTES + (1 << 20)),
+            ("grpc.enable_retries", 0),
+            ("grpc.initial_reconnect_backoff_ms", 100),
+            ("grpc.min_reconnect_backoff_ms", 100),
+            ("grpc.max_reconnect_backoff_ms", 1000),
+        ]
+        if options.tls:
+            channel_options += tls_channel_options(options)
+            self._channel = grpc.secure_channel(
+                self.target, tls_credentials(options), options=channel_options
+            )
+        else:
+            self._channel = grpc.insecure_channel(self.target, options=channel_options)
         self.kv = pb_grpc.KVStub(self._channel)  # type: ignore[no-untyped-call]
         self.maintenance = pb_grpc.MaintenanceStub(self._channel)  # type: ignore[no-untyped-call]
+        self.watch = wa_grpc.WatchStub(self._channel)  # type: ignore[no-untyped-call]
+        self.auth = wa_grpc.AuthStub(self._channel)  # type: ignore[no-untyped-call]
+        self.tokens = TokenKeeper(self.auth, options)
+
+    def metadata(self) -> tuple[tuple[str, str], ...] | None:
+        """The call metadata: the auth token, when the connection authenticates."""
+        return self.tokens.metadata()
+
+    def open_check(self) -> None:
+        """With credentials or TLS: authenticate (or ask one member's status) now, so
+        that a wrong password or certificate fails at open with
+        :class:`~keyspace.errors.AuthenticationFailed` rather than at first use.
+        Without them nothing is sent."""
+        if self.options.user:
+            self.tokens.refresh(self)
+        elif self.options.tls:
+            self.call("open", self.maintenance.Status, pb.StatusRequest())
 
     @property
     def closed(self) -> bool:
@@ -228,11 +349,28 @@ class EtcdConnection:
             self._closed = True
             self._channel.close()
 
+    @contextmanager
+    def budget(self) -> Iterator[float]:
+        """Bound every call made in this thread inside the block by ONE retry budget
+        (``retry_budget`` seconds from now; an enclosing block's end wins when it is
+        earlier), so that an operation made of several calls — a commit, its
+        re-reads and its retries — ends within the budget. Yields the end time."""
+        previous = getattr(self._local, "end", None)
+        end = time.monotonic() + self.options.retry_budget
+        if previous is not None:
+            end = min(end, previous)
+        self._local.end = end
+        try:
+            yield end
+        finally:
+            self._local.end = previous
+
     def call(self, what: str, method: Callable[..., Any], request: Any, *, retry: bool = True) -> Any:
         """Send ``request`` with ``method`` (a stub method) and return the response.
 
-        With ``retry`` (only for calls that are safe to repeat), ``UNAVAILABLE`` and
-        ``DEADLINE_EXCEEDED`` are retried with exponential backoff (50 ms doubling to
+        With ``retry`` (only for calls that are safe to repeat), ``UNAVAILABLE``,
+        ``DEADLINE_EXCEEDED`` and etcd's no-quorum answers (:func:`retryable`) are
+        retried with exponential backoff (50 ms doubling to
         1 s, jittered) within ``retry_budget`` seconds and ``max_attempts`` calls. Each
         call's deadline is ``timeout``, cut to what is left of the budget. Any other
         error, or the last retryable one, is translated by :func:`translate`.
@@ -240,19 +378,35 @@ class EtcdConnection:
         opts = self.options
         started = time.monotonic()
         budget_end = started + opts.retry_budget
+        outer = getattr(self._local, "end", None)
+        if outer is not None:
+            budget_end = min(budget_end, outer)
         delay = 0.05
         attempts = 0
+        refreshed = False
         while True:
             self.check_open(what)
             attempts += 1
             remaining = budget_end - time.monotonic()
+            if remaining <= 0:
+                raise EtcdUnavailable(
+                    f"{what}: the retry budget of {opts.retry_budget} s was spent before the "
+                    "etcd cluster answered"
+                )
             try:
-                return method(request, timeout=max(0.05, min(opts.timeout, remaining)))
+                return method(
+                    request, timeout=max(0.05, min(opts.timeout, remaining)), metadata=self.metadata()
+                )
             except grpc.RpcError as exc:
                 pause = delay * (0.5 + random.random())
+                if not refreshed and self.tokens.expired(exc):
+                    refreshed = True  # one new token per operation: no storm on a bad password
+                    self.tokens.refresh(self)
+                    continue
                 if (
                     retry
-                    and exc.code() in _RETRYABLE
+                    and retryable(exc)
+                    and not _is_credentials_failure(exc.code(), exc.details() or "")
                     and attempts < opts.max_attempts
                     and time.monotonic() + pause < budget_end
                     and not self._closed

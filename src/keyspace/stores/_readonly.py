@@ -10,13 +10,14 @@ on every engine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any
 
 from ..errors import KeyspaceError, StoreError
 from ._base import Capabilities, Op, ReadView, Store, WriteView
+from ._events import StoreWatch
 
 __all__ = ["ReadOnlyStore"]
 
@@ -72,6 +73,12 @@ class ReadOnlyStore(Store):
 
     def transaction(self) -> AbstractContextManager[WriteView]:
         return _ReadOnlyTransaction(self, self.inner.snapshot())
+
+    def watch(
+        self, ranges: Sequence[tuple[bytes, bytes | None]], *, start_revision: int | None = None
+    ) -> StoreWatch:
+        """Watching is reading: the inner store's watch."""
+        return self.inner.watch(ranges, start_revision=start_revision)
 
     def close(self) -> None:
         self.inner.close()

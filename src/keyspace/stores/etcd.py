@@ -53,12 +53,21 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .._bytes import prefix_end
-from ..errors import InvalidKey, KeyTooLarge, StoreClosed, StoreError, TransactionTooLarge, show_bytes
+from ..errors import (
+    CommitOutcomeUnknown,
+    InvalidKey,
+    KeyTooLarge,
+    StoreClosed,
+    StoreError,
+    TransactionTooLarge,
+    show_bytes,
+)
 from ._base import Capabilities, Op, ReadView, Store
+from ._etcd_access import EtcdAccess
 from ._etcd_proto import kv_pb2 as pb
 from ._etcd_rpc import (
     MAX_REQUEST_BYTES,
@@ -69,7 +78,10 @@ from ._etcd_rpc import (
     EtcdUnavailable,
     ResponseTooLarge,
     parse_etcd_url,
+    redact_url,
 )
+from ._etcd_watch import EtcdWatch
+from ._events import StoreWatch
 from ._overlay import OverlayTransaction, Range
 
 __all__ = ["CommitOutcomeUnknown", "EtcdStore", "TransactionConflict"]
@@ -91,11 +103,6 @@ class TransactionConflict(StoreError):
     snapshot revision. Nothing was written; run the transaction again."""
 
 
-class CommitOutcomeUnknown(StoreError):
-    """A transaction commit was interrupted (member down, election) and re-reading
-    the written keys could not establish whether it was applied."""
-
-
 def _bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes, bytes] | None:
     """``[start, stop)`` under ``prefix`` as etcd's ``(key, range_end)``, or ``None``
     when the range is empty. The one place where store ranges become etcd ranges."""
@@ -107,6 +114,13 @@ def _bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes, byt
     if high <= low:
         return None
     return low, high
+
+
+def probe_key(prefix: bytes) -> bytes:
+    """The one etcd key whose (count-only) read tells a snapshot or transaction the
+    current revision: the store's prefix, or ``00`` without one. A user restricted
+    by etcd roles needs read permission on it (``keyspace grant`` gives it)."""
+    return prefix or _FIRST_KEY
 
 
 def _request_size(request: pb.TxnRequest | pb.PutRequest) -> int:
@@ -152,7 +166,7 @@ class _Reader(ReadView):
             response = self._conn.call(
                 "revision",
                 self._conn.kv.Range,
-                pb.RangeRequest(key=_FIRST_KEY, range_end=_TO_END, count_only=True),
+                pb.RangeRequest(key=probe_key(self._prefix), count_only=True),
             )
             self._revision = int(response.header.revision)
         return self._revision
@@ -308,15 +322,37 @@ class EtcdStore(Store):
         timeout: float | None = None,
         retry_budget: float | None = None,
         max_attempts: int | None = None,
+        user: str | None = None,
+        password: str | None = None,
+        cacert: str | None = None,
+        cert: str | None = None,
+        key: str | None = None,
     ) -> None:
-        """Connect to the cluster named by ``url``. No request is sent until first use.
+        """Connect to the cluster named by ``url``. Without credentials or TLS no
+        request is sent until first use.
 
         ``timeout``: seconds per gRPC call (default 2); ``retry_budget``: seconds one
         operation may spend on retries (default 15); ``max_attempts``: calls one
-        operation may make (default 60). ``ValueError`` for a malformed URL.
+        operation may make (default 60). ``user``/``password`` (or the URL's
+        ``user:password@``): authenticate now, one ``Authenticate`` call; the token is
+        renewed when etcd says it expired. ``cacert`` (PEM of the members' CA),
+        ``cert``/``key`` (a client certificate): TLS, checked now with one call.
+        A refused password or certificate raises :class:`AuthenticationFailed` here,
+        after one attempt. ``ValueError`` for a malformed URL or an unreadable file.
         """
-        options = parse_etcd_url(url, timeout=timeout, retry_budget=retry_budget, max_attempts=max_attempts)
-        self.url = url
+        options = parse_etcd_url(
+            url,
+            timeout=timeout,
+            retry_budget=retry_budget,
+            max_attempts=max_attempts,
+            user=user,
+            password=password,
+            cacert=cacert,
+            cert=cert,
+            key=key,
+        )
+        self.url = redact_url(url)
+        """The URL with any password replaced by ``***`` (it appears in messages)."""
         self._prefix = prefix = options.prefix
         self._check_key = _key_checker(prefix)
         self.capabilities = Capabilities(
@@ -331,9 +367,16 @@ class EtcdStore(Store):
             max_value_size=MAX_KEY_SIZE - len(prefix),
             serialized_transactions=False,
             guarded_reads=True,
+            watch="native",
+            access_control=True,
         )
         self._conn = EtcdConnection(options)
         self._reader = _Reader(self._conn, None)
+        try:
+            self._conn.open_check()
+        except BaseException:
+            self._conn.close()
+            raise
 
     @property
     def options(self) -> EtcdOptions:
@@ -459,7 +502,8 @@ class EtcdStore(Store):
 
         def apply(ranges: list[Range], ops: list[Op]) -> None:
             base.end()
-            self._commit(base, ranges, ops)
+            with self._conn.budget():  # the whole commit, re-reads and retries included
+                self._commit(base, ranges, ops)
 
         return OverlayTransaction(base, apply, base.end, self._check_key)
 
@@ -499,7 +543,16 @@ class EtcdStore(Store):
         request = pb.TxnRequest(compare=compares, success=success)
         _check_size(request, "commit")
         if not compares:  # blind writes: as safe to repeat as write(ops)
-            self._conn.call("commit", self._conn.kv.Txn, request)
+            try:
+                self._conn.call("commit", self._conn.kv.Txn, request)
+            except CommitOutcomeUnknown:
+                raise
+            except EtcdUnavailable as exc:
+                raise CommitOutcomeUnknown(
+                    f"commit: the etcd cluster gave no answer within the retry budget of "
+                    f"{self._conn.options.retry_budget} s; the transaction may or may not have been "
+                    f"applied: {exc}"
+                ) from exc
             return
         self._guarded_commit(request, values, deletes, cleared, snapshot)
 
@@ -513,8 +566,19 @@ class EtcdStore(Store):
     ) -> None:
         """Send the guarded Txn; after an unknown outcome, re-read before retrying.
         Bounded by the retry budget and ``max_attempts``."""
+        with self._conn.budget() as budget_end:
+            self._guarded_attempts(request, values, deletes, cleared, snapshot, budget_end)
+
+    def _guarded_attempts(
+        self,
+        request: pb.TxnRequest,
+        values: dict[bytes, bytes],
+        deletes: list[bytes],
+        cleared: list[tuple[bytes, bytes]],
+        snapshot: int,
+        budget_end: float,
+    ) -> None:
         opts = self._conn.options
-        budget_end = time.monotonic() + opts.retry_budget
         uncertain: EtcdUnavailable | None = None
         delay = 0.05
         for _attempt in range(opts.max_attempts):
@@ -536,7 +600,13 @@ class EtcdStore(Store):
             if response.succeeded:
                 return
             if uncertain is not None:
-                if self._applied(values, deletes, cleared, snapshot):
+                try:
+                    applied = self._applied(values, deletes, cleared, snapshot)
+                except EtcdUnavailable as exc:
+                    raise CommitOutcomeUnknown(
+                        f"commit: a first attempt met an unknown outcome and the re-read failed: {exc}"
+                    ) from exc
+                if applied:
                     return
                 raise CommitOutcomeUnknown(
                     "commit: a first attempt met an unknown outcome and a retry found the keys it "
@@ -583,6 +653,46 @@ class EtcdStore(Store):
         if len(revisions) > 1 or (revisions and min(revisions) <= snapshot):
             return False
         return all(bytes(kv.key) in values for kvs in results[len(keys) :] for kv in kvs)
+
+    # -- watch and access control (etcd's Watch and Auth services) -------------
+
+    def watch(
+        self, ranges: Sequence[tuple[bytes, bytes | None]], *, start_revision: int | None = None
+    ) -> StoreWatch:
+        """Changes to keys in ``ranges`` from ``start_revision`` on (default: from
+        now), each once, in revision order, as one native etcd Watch over the ranges'
+        hull (events outside ``ranges`` are dropped here). After a member failure or
+        a reconnect the watch resumes after the last revision delivered. A start
+        revision compacted away raises :class:`~keyspace.errors.WatchCompacted`.
+        Cost: one stream and one reader thread per watch."""
+        self._conn.check_open("watch")
+        wanted = [(start, stop) for start, stop in ranges]
+        if not wanted:
+            raise ValueError("watch needs at least one range")
+        low = min(start for start, _ in wanted)
+        stops = [stop for _, stop in wanted]
+        high = None if None in stops else max(s for s in stops if s is not None)
+        hull = _bounds(self._prefix, low, high)
+        return EtcdWatch(self._conn, hull, len(self._prefix), wanted, start_revision)
+
+    def etcd_range(self, start: bytes, stop: bytes | None) -> tuple[bytes, bytes] | None:
+        """The etcd ``(key, range_end)`` of the store range ``[start, stop)`` (the
+        store's key prefix applied), or ``None`` when it is empty."""
+        return _bounds(self._prefix, start, stop)
+
+    def probe_key(self) -> bytes:
+        """The etcd key a snapshot or transaction reads (count only) to learn the
+        current revision; restricted users need read permission on it."""
+        return probe_key(self._prefix)
+
+    def etcd_key(self, key: bytes) -> bytes:
+        """The etcd key of the store key ``key`` (the store's prefix applied)."""
+        return self._prefix + key
+
+    def access(self) -> EtcdAccess:
+        """etcd's users, roles and permissions, through this store's connection
+        (needs root credentials once auth is enabled)."""
+        return EtcdAccess(self._conn)
 
     # -- lifecycle -----------------------------------------------------------
 

@@ -18,8 +18,13 @@ holding ``data.mdb`` and ``lock.mdb``), one unnamed database.
   raises :class:`~keyspace.errors.StoreError` if it outgrows that free space; one that
   begins with less (a small ``map_size``) logs its writes, and a full map is grown
   and the transaction replayed on it.
-  Growing ends this process's other open snapshots and scans (LMDB remaps the file);
-  their next use raises :class:`~keyspace.errors.StoreClosed`.
+  Growing remaps the file, which needs no write transaction open in this process
+  (writers of the store are serialised by a lock, so none is) and ends every read
+  transaction: growth waits until the snapshots other threads hold have ended (at
+  most :data:`GROWTH_WAIT` seconds), and store reads and scans never hold one for
+  long (a scan reads pages of up to 4096 items, each in its own short read
+  transaction), so they never see it. A map grown by another process
+  (``MDB_MAP_RESIZED``) is adopted and the read, write or open retried.
 - Keys are 1 to ``max_key_size`` bytes (511 with LMDB 0.9). Writing a longer key
   raises :class:`~keyspace.errors.KeyTooLarge`; reading one finds nothing. The
   empty key cannot be stored or read: :class:`~keyspace.errors.InvalidName`.
@@ -36,7 +41,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from itertools import islice, takewhile
+from itertools import chain, islice, takewhile
 from operator import gt, le
 from types import TracebackType
 from typing import Any
@@ -57,6 +62,13 @@ it fills."""
 FAST_HEADROOM = 1 << 30
 """Free map space (bytes) a ``transaction()`` needs when it begins to write without
 a replay log (always the case with the default map size)."""
+
+GROWTH_WAIT = 10.0
+"""Seconds growing the map waits for other threads' snapshots to end before it
+ends them."""
+
+_RETRIES = 64
+"""Attempts of a read whose map grew (in this process or another) meanwhile."""
 
 _PUT, _DELETE, _RANGE = 0, 1, 2
 _Logged = tuple[int, bytes, bytes | None]
@@ -120,8 +132,8 @@ def _check_environment(path: str, url: str, readonly: bool) -> None:
         return
     try:
         with open(data, "rb") as file:
-            size = os.fstat(file.fileno()).st_size
             head = file.read(2 * 65536)
+            size = os.fstat(file.fileno()).st_size  # after the header: the file only grows
     except OSError as exc:
         raise StoreError(f"cannot open {url}: {exc.strerror or exc}: {data}") from exc
     if size == 0 and not readonly:
@@ -201,20 +213,33 @@ class LMDBStore(Store):
         self._opened = False
         self._grown = 0
         self._writer: int | None = None  # thread holding this store's transaction()
+        # Growth (set_mapsize) needs no write transaction in this process, and it
+        # ends every read transaction: writers hold _wlock, and growth (under it)
+        # waits until the snapshots other threads hold have ended.
+        self._wlock = threading.Lock()
+        self._cond = threading.Condition()
+        self._views = 0  # open snapshots (all threads)
+        self._local = threading.local()  # .views: this thread's open snapshots
+        self._resizing = False
         self._max_readers = max_readers
         _check_environment(self._path, self.url, readonly)
-        try:
-            self._env = lmdb.open(
-                self._path,
-                map_size=map_size,
-                sync=sync,
-                max_readers=max_readers,
-                max_dbs=max_dbs,
-                readonly=readonly,
-                create=not readonly,
-            )
-        except (lmdb.Error, OSError) as exc:
-            raise self.translate(exc) from exc
+        for attempt in range(_RETRIES):
+            try:
+                self._env = lmdb.open(
+                    self._path,
+                    map_size=map_size,
+                    sync=sync,
+                    max_readers=max_readers,
+                    max_dbs=max_dbs,
+                    readonly=readonly,
+                    create=not readonly,
+                )
+                break
+            except lmdb.MapResizedError as exc:  # another process grew the map meanwhile
+                if attempt + 1 == _RETRIES:
+                    raise self.translate(exc) from exc
+            except (lmdb.Error, OSError) as exc:
+                raise self.translate(exc) from exc
         self._opened = True  # from now on, a missing environment means closed
         self._max = int(self._env.max_key_size())
         self.fast_scan = self._scan_raw
@@ -234,6 +259,8 @@ class LMDBStore(Store):
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """Translate a py-lmdb exception into a keyspace error (chain it with ``from``);
         ``key``: the key of the failed operation, if any."""
+        if isinstance(exc, KeyspaceError):
+            return exc
         if isinstance(exc, lmdb.BadValsizeError) and key is not None:
             bad = self._bad_key(key)
             if bad is not None:
@@ -296,9 +323,66 @@ class LMDBStore(Store):
         return env
 
     def _grow(self) -> None:
-        env = self._env
-        env.set_mapsize(int(env.info()["map_size"]) * 2)
+        """Double the map. Call holding ``_wlock`` with no write transaction open."""
+        self._resize(int(self._live().info()["map_size"]) * 2)
         self._grown += 1
+
+    def _resize(self, size: int) -> None:
+        """``set_mapsize(size)`` (0: adopt the size another process gave the map),
+        once the snapshots of other threads have ended (at most
+        :data:`GROWTH_WAIT` seconds; a snapshot still open then is ended, and its next
+        use raises :class:`~keyspace.errors.StoreClosed`). New snapshots and reads
+        wait meanwhile. Call holding ``_wlock`` with no write transaction open."""
+        env = self._live()
+        mine = getattr(self._local, "views", 0)
+        with self._cond:
+            self._resizing = True
+            try:
+                self._cond.wait_for(lambda: self._views <= mine, timeout=GROWTH_WAIT)
+                env.set_mapsize(size)
+            except lmdb.Error as exc:
+                raise self.translate(exc) from exc
+            finally:
+                self._resizing = False
+                self._cond.notify_all()
+
+    def _adopt(self) -> None:
+        """Adopt the map size another process gave the map (after
+        ``MDB_MAP_RESIZED``), for a reader that holds no write transaction."""
+        if self._writer == threading.get_ident():
+            raise StoreError(f"the map of {self.url} grew while this thread's transaction was open")
+        with self._wlock:
+            self._resize(0)
+
+    def _settled(self) -> None:
+        """Wait while this store's map is being resized (bounded)."""
+        with self._cond:
+            self._cond.wait_for(lambda: not self._resizing, timeout=GROWTH_WAIT)
+
+    def _view_opened(self) -> None:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._resizing, timeout=GROWTH_WAIT)
+            self._views += 1
+        self._local.views = getattr(self._local, "views", 0) + 1
+
+    def _view_closed(self) -> None:
+        with self._cond:
+            self._views -= 1
+            self._cond.notify_all()
+        self._local.views = max(getattr(self._local, "views", 0) - 1, 0)
+
+    def _read_begin(self) -> Any:
+        """A read transaction; a map another process grew is adopted first."""
+        for _ in range(_RETRIES):
+            if self._resizing:
+                self._settled()
+            try:
+                return self._live().begin()
+            except lmdb.MapResizedError:
+                self._adopt()
+            except lmdb.Error as exc:
+                raise self.translate(exc) from exc
+        raise StoreError(f"the map of {self.url} kept growing under this read ({_RETRIES} attempts)")
 
     def _headroom(self) -> int:
         """Free bytes in the map, after doubling it when more than half is used.
@@ -323,27 +407,64 @@ class LMDBStore(Store):
                 f"a transaction on {self.url} is open in this thread; write through it "
                 "(writing through the store would wait for it forever)"
             )
-        while True:
+        with self._wlock:
+            while True:
+                try:
+                    txn = env.begin(write=True)
+                except lmdb.MapResizedError:
+                    self._resize(0)  # another process grew the map: adopt its size
+                    continue
+                except lmdb.Error as exc:
+                    raise self.translate(exc) from exc
+                try:
+                    body(txn)
+                    txn.commit()
+                    return
+                except lmdb.MapFullError:
+                    txn.abort()
+                    self._grow()
+                except lmdb.Error as exc:
+                    txn.abort()
+                    raise self.translate(exc) from exc
+                except BaseException:
+                    txn.abort()
+                    raise
+
+    def _page(self, start: bytes, stop: bytes | None, reverse: bool, size: int) -> list[tuple[bytes, bytes]]:
+        """At most ``size`` items of ``[start, stop)`` read in one short read
+        transaction, read again after the map grew meanwhile."""
+        for _ in range(_RETRIES):
+            txn = self._read_begin()
             try:
-                txn = env.begin(write=True)
-            except lmdb.MapResizedError:
-                env.set_mapsize(0)  # another process grew the map: adopt its size
-                continue
+                return list(_cursor_scan(txn, start, stop, reverse, size))
             except lmdb.Error as exc:
-                raise self.translate(exc) from exc
-            try:
-                body(txn)
-                txn.commit()
+                if self._env is None or "closed/deleted/dropped" not in str(exc):
+                    raise self.translate(exc) from exc
+            finally:
+                txn.abort()
+        raise StoreError(f"the map of {self.url} kept growing under this scan ({_RETRIES} attempts)")
+
+    def _pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[list[tuple[bytes, bytes]]]:
+        """The items of a store scan, as pages read in short read transactions
+        (64 items first, then up to 4096), each continuing after the last key."""
+        left = limit
+        size = 64
+        while left is None or left > 0:
+            want = size if left is None else min(size, left)
+            page = self._page(start, stop, reverse, want)
+            if page:
+                yield page
+            if len(page) < want:
                 return
-            except lmdb.MapFullError:
-                txn.abort()
-                self._grow()
-            except lmdb.Error as exc:
-                txn.abort()
-                raise self.translate(exc) from exc
-            except BaseException:
-                txn.abort()
-                raise
+            if left is not None:
+                left -= len(page)
+            if reverse:
+                stop = page[-1][0]
+            else:
+                start = page[-1][0] + b"\x00"
+            size = min(size * 4, 4096)
 
     def _owned_scan(
         self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, end: bool
@@ -370,22 +491,24 @@ class LMDBStore(Store):
     def _scan_raw(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
-        """The store's ``fast_scan``: one read transaction, which ends (aborts) when
-        the returned iterator is exhausted or dropped."""
-        try:
-            txn = self._live().begin()
-        except lmdb.Error as exc:
-            raise self.translate(exc) from exc
-        return self._txn_scan_raw(txn, start, stop, reverse, limit)
+        """The store's ``fast_scan``: pages read in short read transactions, so a
+        scan never holds one open between pages (growing the map never ends it)."""
+        self._live()
+        return chain.from_iterable(self._pages(start, stop, reverse, limit))
 
     # -- the Store contract --------------------------------------------------
 
     def get(self, key: bytes) -> bytes | None:
-        try:
-            with self._live().begin() as txn:
+        for _ in range(_RETRIES):
+            txn = self._read_begin()
+            try:
                 return txn.get(key)  # type: ignore[no-any-return]
-        except lmdb.Error as exc:
-            raise self.translate(exc, key) from exc
+            except lmdb.Error as exc:
+                if self._env is None or "closed/deleted/dropped" not in str(exc):
+                    raise self.translate(exc, key) from exc
+            finally:
+                txn.abort()
+        raise StoreError(f"the map of {self.url} kept growing under this read ({_RETRIES} attempts)")
 
     def scan(
         self,
@@ -395,11 +518,7 @@ class LMDBStore(Store):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        try:
-            txn = self._live().begin()
-        except lmdb.Error as exc:
-            raise self.translate(exc) from exc
-        return self._owned_scan(txn, start, stop, reverse, limit, True)
+        return self._scan_raw(start, stop, reverse, limit)
 
     def put(self, key: bytes, value: bytes) -> None:
         self._check(key)
@@ -428,10 +547,14 @@ class LMDBStore(Store):
         self._write(body)
 
     def snapshot(self) -> _LMDBSnapshot:
+        """A read transaction held until the snapshot ends; growing the map (in
+        this process) waits for it."""
+        self._view_opened()
         try:
-            return _LMDBSnapshot(self, self._live().begin())
-        except lmdb.Error as exc:
-            raise self.translate(exc) from exc
+            return _LMDBSnapshot(self, self._read_begin())
+        except BaseException:
+            self._view_closed()
+            raise
 
     def transaction(self) -> _LMDBTransaction:
         return _LMDBTransaction(self)
@@ -448,10 +571,11 @@ class LMDBStore(Store):
 class _LMDBSnapshot(Releasable, ReadView):
     """A read transaction: the store as it was when the snapshot began."""
 
-    __slots__ = ("_store", "_txn", "fast_get", "fast_scan")
+    __slots__ = ("_open", "_store", "_txn", "fast_get", "fast_scan")
 
     def __init__(self, store: LMDBStore, txn: Any) -> None:
         self._store = store
+        self._open = True
         self._txn = txn
         self.fast_get = txn.get
         self.fast_scan = partial(store._txn_scan_raw, txn)
@@ -476,7 +600,10 @@ class _LMDBSnapshot(Releasable, ReadView):
         return self._store._owned_scan(self._txn, start, stop, reverse, limit, False)
 
     def release(self) -> None:
-        self._txn.abort()
+        if self._open:
+            self._open = False
+            self._txn.abort()
+            self._store._view_closed()
 
 
 class _LMDBTransaction(WriteView):
@@ -510,7 +637,7 @@ class _LMDBTransaction(WriteView):
                 txn = store._live().begin(write=True)
                 break
             except lmdb.MapResizedError:
-                store._env.set_mapsize(0)
+                store._resize(0)  # another process grew the map (we hold _wlock)
             except lmdb.Error as exc:
                 raise store.translate(exc) from exc
         self._txn = txn
@@ -606,8 +733,13 @@ class _LMDBTransaction(WriteView):
         store = self._store
         if store._writer == threading.get_ident():
             raise StoreError(f"a transaction on {store.url} is already open in this thread")
-        free = store._headroom()
-        self._begin()
+        store._wlock.acquire()
+        try:
+            free = store._headroom()
+            self._begin()
+        except BaseException:
+            store._wlock.release()
+            raise
         store._writer = threading.get_ident()
         if free >= FAST_HEADROOM:
             txn = self._txn
@@ -626,12 +758,15 @@ class _LMDBTransaction(WriteView):
     ) -> None:
         store = self._store
         store._writer = None
-        if exc_type is not None:
-            self._txn.abort()
-            return
-        while True:
-            try:
-                self._txn.commit()
+        try:
+            if exc_type is not None:
+                self._txn.abort()
                 return
-            except lmdb.Error as error:
-                self._recover(error, None)  # a full map at commit: grow, replay, commit again
+            while True:
+                try:
+                    self._txn.commit()
+                    return
+                except lmdb.Error as error:
+                    self._recover(error, None)  # a full map at commit: grow, replay, commit again
+        finally:
+            store._wlock.release()

@@ -7,17 +7,22 @@ Transactions are the generic overlay transaction over such a snapshot.
 
 Not thread-safe, except that transactions run one at a time: share a
 ``MemoryStore`` between threads behind a lock, or write through transactions only.
+
+Watching (``capabilities.watch == "native"``): every write goes through this
+object, so :meth:`MemoryStore.watch` sees every change (a :class:`LocalFeed`);
+it keeps no history, so a watch starts now.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 
 from sortedcontainers import SortedDict
 
 from ..errors import StoreClosed
 from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Store
+from ._events import LocalFeed, StoreWatch
 from ._overlay import OverlayTransaction, Range, TransactionGate
 
 __all__ = ["MemoryStore"]
@@ -88,6 +93,7 @@ class MemoryStore(BatchedWrites, Store):
         persistent=False,
         multi_process=False,
         serialized_transactions=False,
+        watch="native",
     )
 
     def __init__(self, url: str = "memory:") -> None:
@@ -95,6 +101,7 @@ class MemoryStore(BatchedWrites, Store):
         self._data: SortedDict[bytes, bytes] | None = SortedDict()
         self._gate = TransactionGate(url)
         self._pins = 0  # live views reading the current map; a write first copies it
+        self._feed = LocalFeed()
 
     # -- copy-on-write -------------------------------------------------------
 
@@ -157,20 +164,40 @@ class MemoryStore(BatchedWrites, Store):
 
     def put(self, key: bytes, value: bytes) -> None:
         self._writable()[key] = value
+        if self._feed.watches:
+            self._feed.publish([(key, value)])
 
     def delete(self, key: bytes) -> None:
-        self._writable().pop(key, None)
+        if self._writable().pop(key, None) is not None and self._feed.watches:
+            self._feed.publish([(key, None)])
 
     def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
         data = self._writable()
+        changes: dict[bytes, bytes | None] | None = {} if self._feed.watches else None
         for start, stop in ranges:
             for key in list(data.irange(start, stop, inclusive=(True, False))):
                 del data[key]
+                if changes is not None:
+                    changes[key] = None
         for key, value in ops:
             if value is None:
-                data.pop(key, None)
+                if data.pop(key, None) is not None and changes is not None:
+                    changes[key] = None
             else:
                 data[key] = value
+                if changes is not None:
+                    changes[key] = value
+        if changes:
+            self._feed.publish(list(changes.items()))
+
+    def watch(
+        self, ranges: Sequence[tuple[bytes, bytes | None]], *, start_revision: int | None = None
+    ) -> StoreWatch:
+        """Changes to keys in ``ranges`` from now on, each once, in order (one
+        revision per write or atomic batch). Cost per write while watched: one
+        range test per watch and changed key."""
+        self._live()
+        return self._feed.watch(list(ranges), start_revision)
 
     # -- views and lifecycle -------------------------------------------------
 

@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Capabilities, Op, ReadView, Releasable, Store, WriteView
+from ._paths import kind_of
 
 __all__ = ["SQLiteStore"]
 
@@ -67,11 +68,16 @@ def _check_file(path: str, url: str, readonly: bool) -> None:
     """Refuse what cannot be an SQLite store before SQLite touches it: a missing
     parent directory, a directory, and (``readonly``) a missing file."""
     parent = os.path.dirname(path)
-    if not os.path.isdir(parent):
+    if kind_of(parent, url) != "dir":
         raise StoreError(f"cannot open {url}: the parent directory {parent} does not exist")
-    if os.path.isdir(path):
+    kind = kind_of(path, url)
+    if kind == "dir":
         raise StoreError(f"cannot open {url}: {path} is a directory, not an SQLite file")
-    if readonly and not os.path.exists(path):
+    if kind is not None and not os.access(path, os.R_OK if readonly else os.R_OK | os.W_OK):
+        raise StoreError(f"cannot open {url}: permission denied: {path}")
+    if kind is None and not readonly and not os.access(parent, os.W_OK | os.X_OK):
+        raise StoreError(f"cannot open {url}: permission denied: cannot create a file in {parent}")
+    if readonly and kind is None:
         raise StoreError(f"{url} is not an SQLite store: {path} does not exist (opened read-only)")
 
 
@@ -139,6 +145,8 @@ class SQLiteStore(Store):
         _check_file(self._path, self.url, readonly)
         conn: sqlite3.Connection | None = None
         try:
+            if readonly:
+                self._probe()
             conn = self._connect()
             if not _holds_store(conn, self.url, readonly):
                 conn.execute("PRAGMA journal_mode=WAL")
@@ -155,6 +163,18 @@ class SQLiteStore(Store):
             raise
         self._conn = conn
         self._opened = True
+
+    def _probe(self) -> None:
+        """Check, for a read-only open, that the file holds a keyspace store without
+        leaving a trace: with no ``-wal`` file beside it, the whole database is in the
+        file, and an ``immutable`` connection reads it without creating the
+        ``-wal``/``-shm`` files a reader of a WAL database otherwise leaves behind."""
+        immutable = "&immutable=1" if not os.path.exists(self._path + "-wal") else ""
+        probe = sqlite3.connect(f"file:{quote('/' + self._path.lstrip('/'))}?mode=ro{immutable}", uri=True)
+        try:
+            _holds_store(probe, self.url, True)
+        finally:
+            probe.close()
 
     def _open_error(self, exc: sqlite3.Error) -> KeyspaceError:
         text = str(exc)
@@ -174,6 +194,8 @@ class SQLiteStore(Store):
                 f"the disk holding {self.url} is full (SQLite: {text}); nothing of the failed "
                 "write or transaction was committed; free some space and retry"
             )
+        if "malformed" in text or "not a database" in text:
+            return StoreError(f"{self.url} is corrupt or not an SQLite database: {text}")
         if "readonly database" in text:
             return StoreError(f"SQLite at {self.url} cannot be written (read-only file or open): {text}")
         if "unable to open" in text:
@@ -183,7 +205,7 @@ class SQLiteStore(Store):
         if "locked" in text or "busy" in text:
             return StoreError(
                 f"SQLite at {self.url} stayed locked by another writer for the whole busy "
-                f"timeout ({self._timeout} s): {text}"
+                f"timeout ({self._timeout} s; open it with a larger timeout= to wait longer): {text}"
             )
         return StoreError(f"SQLite failed on {self.url}: {text}")
 

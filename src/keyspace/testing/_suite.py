@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from .._bytes import prefix_end
-from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError
+from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, WatchUnsupported
 from ..stores._base import Op, Store
+from ..stores._events import StoreEvent
 from ._model import StoreModelMachine
 
 __all__ = ["MakeStore", "StoreSuite"]
@@ -366,6 +367,37 @@ class StoreSuite:
         with store.transaction() as tx, pytest.raises(KeyTooLarge):
             tx.put(b"k" * size, b"v")
         assert store.get(b"k" * size) is None  # reading such a key finds nothing
+
+    def test_watch_matches_its_capability(self, store: Store) -> None:
+        """``capabilities.watch`` None: ``watch`` raises WatchUnsupported at once.
+        Otherwise every change in the watched range is reported once, in order, an
+        atomic batch as one revision, nothing outside the range, a delete of a
+        missing key not at all."""
+        if store.capabilities.watch is None:
+            with pytest.raises(WatchUnsupported):
+                store.watch([(b"a", b"b")])
+            return
+        with store.watch([(b"a", b"b"), (b"x", None)]) as watch:
+            assert watch.wait_started(10)
+            store.put(b"a1", b"1")
+            store.put(b"c", b"outside")
+            store.delete(b"a0")  # missing: no change
+            store.delete(b"a1")
+            store.write([(b"a2", b"2"), (b"x\xff", b"3"), (b"b", b"outside")])
+            events: list[StoreEvent] = []
+            for _ in range(4):
+                event = watch.get(10)
+                assert event is not None, f"only {len(events)} events: {events}"
+                events.append(event)
+            assert watch.get(0.2) is None
+        assert [(e.kind, e.key, e.value) for e in events] == [
+            ("put", b"a1", b"1"),
+            ("delete", b"a1", None),
+            ("put", b"a2", b"2"),
+            ("put", b"x\xff", b"3"),
+        ]
+        revisions = [e.revision for e in events]
+        assert revisions[0] < revisions[1] < revisions[2] == revisions[3]
 
     def test_errors_are_keyspace_errors(self, store: Store) -> None:
         assert issubclass(StoreClosed, KeyspaceError) and issubclass(StoreError, KeyspaceError)

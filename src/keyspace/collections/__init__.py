@@ -1,0 +1,67 @@
+"""Typed collections over any scope: ``Item``, ``Map``, ``IndexedMap`` (with
+``UniqueIndex`` and ``MultiIndex``), ``Deque``, ``SnapshotMap`` and
+``SnapshotItem``.
+
+::
+
+    import keyspace
+    from keyspace.collections import IndexedMap, Map, MultiIndex, UniqueIndex
+
+    ks = keyspace.open("data.lmdb")
+    app = ks.scope("app")
+    balances = Map(app, "balance", key="addr", value="json")
+    balances.save("alice", "100")
+    users = IndexedMap(
+        app, "users", key="str",
+        indexes={
+            "email": UniqueIndex(lambda u: u["email"], "users__email", key="str"),
+            "team": MultiIndex(lambda u: u["team"], "users__team", key="str"),
+        },
+    )
+    users.save("alice", {"email": "a@example.com", "team": "red"})
+    list(users.index("team").prefix("red").items())   # [("alice", {...})]
+    with ks.transaction() as tx:
+        users.using(tx).save("bob", {"email": "b@example.com", "team": "red"})
+
+Keys are typed by a spec (``"str"``/``"addr"``, ``"bytes"``, ``"u8"``–``"u128"``,
+``"i8"``–``"i128"``, or a tuple of them for composite keys) and kept in element
+order. The layout decides the stored form: :data:`TUPLE` (default; tuple-layer
+keys in a child scope per namespace) or :data:`COSMWASM` (cw-storage-plus's
+bytes; :mod:`keyspace.cosmwasm` names these collections as cw-storage-plus does).
+"""
+
+from __future__ import annotations
+
+from ._base import Collection
+from ._deque import Deque
+from ._indexed import Index, IndexedMap, IndexView, MultiIndex, UniqueIndex
+from ._keys import KEY_TYPES, KeySpec, KeyType, key_type
+from ._layouts import COSMWASM, TUPLE, CosmWasmLayout, Layout, Namespace, TupleLayout, joined_key
+from ._map import Item, Map, Prefix
+from ._snapshot import SnapshotItem, SnapshotMap
+
+__all__ = [
+    "COSMWASM",
+    "KEY_TYPES",
+    "TUPLE",
+    "Collection",
+    "CosmWasmLayout",
+    "Deque",
+    "Index",
+    "IndexView",
+    "IndexedMap",
+    "Item",
+    "KeySpec",
+    "KeyType",
+    "Layout",
+    "Map",
+    "MultiIndex",
+    "Namespace",
+    "Prefix",
+    "SnapshotItem",
+    "SnapshotMap",
+    "TupleLayout",
+    "UniqueIndex",
+    "joined_key",
+    "key_type",
+]

@@ -1,0 +1,67 @@
+"""What every collection shares: its scope, its layout, and atomic writes."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Self
+
+from ..codecs import Codec
+from ..scope import Scope
+from ._layouts import TUPLE, Layout
+
+if TYPE_CHECKING:
+    from ..keyspace import Transaction
+
+__all__ = ["Collection"]
+
+
+class Collection:
+    """A typed collection over a scope.
+
+    ``scope`` is a scope taken from a keyspace (``ks.scope(...)``): single-key
+    operations are atomic on their own, and operations that touch several keys
+    (an indexed record and its index entries, a deque item and its head or tail)
+    run in one transaction of their own. ``using(tx)`` gives the same collection
+    inside the caller's transaction ``tx``, where everything commits or is
+    discarded with ``tx``. The collection reads and writes the scope with bytes
+    codecs, whatever codecs ``scope`` was made with.
+    """
+
+    def __init__(self, scope: Scope, layout: Layout | None) -> None:
+        self.layout: Layout = TUPLE if layout is None else layout
+        self._base = scope.scope(key="bytes", value="bytes")
+        self._in_tx = False
+
+    @property
+    def scope(self) -> Scope:
+        """The scope the collection lives in."""
+        return self._base
+
+    def using(self, tx: Transaction) -> Self:
+        """This collection bound to the transaction ``tx`` (``ks.transaction()``):
+        its reads see ``tx``'s writes, its writes commit with ``tx``."""
+        clone = copy.copy(self)
+        clone._base = tx.scope(*self._base.path, key="bytes", value="bytes")
+        clone._in_tx = True
+        clone._rebind()
+        return clone
+
+    def _rebind(self) -> None:
+        """Hook: rebind collections held by this one after :meth:`using`."""
+
+    @contextmanager
+    def _atomic(self) -> Iterator[Scope]:
+        """The collection's scope inside a transaction: the caller's (``using``),
+        else a transaction of its own that commits when the block ends."""
+        if self._in_tx:
+            yield self._base
+            return
+        with self._base.keyspace.transaction() as tx:
+            yield tx.scope(*self._base.path, key="bytes", value="bytes")
+
+
+def decode_value(codec: Codec, raw: bytes) -> Any:
+    """``codec.decode(raw)``, skipped for the bytes codec."""
+    return raw if codec.name == "bytes" else codec.decode(raw)

@@ -1,0 +1,148 @@
+"""``Deque``: a double-ended queue, laid out as cw-storage-plus's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..codecs import Codec
+from ..errors import DecodeError, show_bytes
+from ..scope import Scope
+from ._base import Collection
+from ._keys import KeySpec
+from ._layouts import Layout
+
+__all__ = ["Deque"]
+
+_WRAP = 1 << 32
+_HEAD, _TAIL = ("h",), ("t",)
+
+
+def _u32(raw: bytes | None) -> int:
+    if raw is None:
+        return 0
+    if len(raw) != 4:
+        raise DecodeError(f"a deque head or tail is 4 bytes (u32 big-endian), got {show_bytes(raw)}", 0)
+    return int.from_bytes(raw, "big")
+
+
+class Deque(Collection):
+    """A double-ended queue in namespace ``namespace`` of ``scope``.
+
+    Items sit at u32 positions (wrapping around), the head and tail positions
+    under the keys ``"h"`` and ``"t"`` as 4 raw big-endian bytes; under the
+    CosmWasm layout these are cw-storage-plus's ``Deque`` bytes
+    (``len(ns) ns u32be(pos)``, ``len(ns) ns "h"``). ``push_back``/``push_front``/
+    ``pop_back``/``pop_front`` are atomic (the caller's transaction under
+    ``using``); each costs two point reads and two writes. ``front``/``back``/
+    ``get(i)``/``len`` cost two or three point reads; iteration one per item.
+    Holds at most 2**32 - 1 items.
+    """
+
+    def __init__(
+        self,
+        scope: Scope,
+        namespace: str | bytes,
+        *,
+        value: str | Codec | None = None,
+        layout: Layout | None = None,
+    ) -> None:
+        super().__init__(scope, layout)
+        self.namespace = namespace
+        self.codec = self.layout.value_codec(value)
+        self._items = self.layout.namespace(namespace, KeySpec("u32"))
+        self._meta = self.layout.namespace(namespace, KeySpec("str"))
+
+    def __repr__(self) -> str:
+        return f"<Deque {self.namespace!r} ({self.layout.name}) in {self._base!r}>"
+
+    def _ends(self, base: Scope) -> tuple[int, int]:
+        meta = self._meta.scope(base)
+        return _u32(meta.get(self._meta.key(_HEAD))), _u32(meta.get(self._meta.key(_TAIL)))
+
+    def _set(self, base: Scope, which: tuple[str], pos: int) -> None:
+        self._meta.scope(base)[self._meta.key(which)] = (pos % _WRAP).to_bytes(4, "big")
+
+    def __len__(self) -> int:
+        head, tail = self._ends(self._base)
+        return (tail - head) % _WRAP
+
+    def is_empty(self) -> bool:
+        return len(self) == 0
+
+    def push_back(self, value: Any) -> None:
+        """Append ``value`` at the back."""
+        raw = self.codec.encode(value)
+        with self._atomic() as base:
+            head, tail = self._ends(base)
+            if (tail - head) % _WRAP == _WRAP - 1:
+                raise OverflowError(f"deque {self.namespace!r} is full ({_WRAP - 1} items)")
+            self._items.scope(base)[self._items.key((tail,))] = raw
+            self._set(base, _TAIL, tail + 1)
+
+    def push_front(self, value: Any) -> None:
+        """Insert ``value`` at the front."""
+        raw = self.codec.encode(value)
+        with self._atomic() as base:
+            head, tail = self._ends(base)
+            if (tail - head) % _WRAP == _WRAP - 1:
+                raise OverflowError(f"deque {self.namespace!r} is full ({_WRAP - 1} items)")
+            pos = (head - 1) % _WRAP
+            self._items.scope(base)[self._items.key((pos,))] = raw
+            self._set(base, _HEAD, pos)
+
+    def pop_back(self) -> Any:
+        """Remove and return the back item (``None`` when empty)."""
+        with self._atomic() as base:
+            head, tail = self._ends(base)
+            if head == tail:
+                return None
+            pos = (tail - 1) % _WRAP
+            value = self._take(base, pos)
+            self._set(base, _TAIL, pos)
+        return value
+
+    def pop_front(self) -> Any:
+        """Remove and return the front item (``None`` when empty)."""
+        with self._atomic() as base:
+            head, tail = self._ends(base)
+            if head == tail:
+                return None
+            value = self._take(base, head)
+            self._set(base, _HEAD, head + 1)
+        return value
+
+    def _take(self, base: Scope, pos: int) -> Any:
+        scope, key = self._items.scope(base), self._items.key((pos,))
+        raw = scope.get(key)
+        scope.discard(key)
+        return None if raw is None else self.codec.decode(raw)
+
+    def get(self, index: int) -> Any:
+        """The item at ``index`` from the front (negative: from the back), or
+        ``None`` out of range."""
+        head, tail = self._ends(self._base)
+        size = (tail - head) % _WRAP
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            return None
+        raw = self._items.scope(self._base).get(self._items.key(((head + index) % _WRAP,)))
+        return None if raw is None else self.codec.decode(raw)
+
+    def front(self) -> Any:
+        """The front item without removing it (``None`` when empty)."""
+        return self.get(0)
+
+    def back(self) -> Any:
+        """The back item without removing it (``None`` when empty)."""
+        return self.get(-1)
+
+    def __iter__(self) -> Iterator[Any]:
+        """Items from front to back (reads each position once)."""
+        head, tail = self._ends(self._base)
+        scope = self._items.scope(self._base)
+        for i in range((tail - head) % _WRAP):
+            raw = scope.get(self._items.key(((head + i) % _WRAP,)))
+            if raw is not None:
+                yield self.codec.decode(raw)

@@ -1,0 +1,358 @@
+"""Layouts: where a collection's entries go inside the scope it is given.
+
+A layout turns (namespace, key elements) into keys of a scope, and back. Two are
+built in, and every collection runs on either through the same methods:
+
+* :data:`TUPLE` (the default): a namespace is a child scope of the collection's
+  scope, named by the namespace, whose keys are tuple-layer composite keys of the
+  elements (so under :class:`~keyspace.TupleScheme` a stored key unpacks to
+  ``(path + (namespace,), *elements)``); an ``Item`` is the key ``namespace`` in
+  the collection's scope itself.
+* :data:`COSMWASM`: cw-storage-plus's bytes, as bytes keys of the collection's
+  scope. An ``Item`` is the raw namespace; a ``Map`` key is
+  ``len(ns) ns len(k1) k1 … kn`` (every element length-prefixed except the last,
+  which is raw); values are JSON as serde writes it (compact, fields in order).
+  On the root scope of a keyspace whose scheme stores keys raw (``LengthPrefixed``,
+  ``Naive``) the stored bytes are exactly cw-storage-plus's; on any other scope
+  they are the scope's encoding of those bytes, with the same order.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from itertools import islice, takewhile
+from typing import Any
+
+from .._bytes import prefix_end
+from ..codecs import Codec, resolve_codec
+from ..errors import DecodeError, InvalidKey, show_bytes
+from ..schemes._base import component_bytes
+from ..schemes.length_prefixed import decompose, to_length_prefixed, to_length_prefixed_nested
+from ..scope import Scope
+from ..tuples import pack, unpack
+from ._keys import KeySpec, KeyType
+
+__all__ = ["COSMWASM", "TUPLE", "CosmWasmLayout", "Layout", "Namespace", "TupleLayout", "joined_key"]
+
+Elements = tuple[Any, ...]
+Bound = Elements | None
+
+
+def joined_key(parts: Sequence[bytes]) -> bytes:
+    """cw-storage-plus's ``joined_key``: every part length-prefixed except the
+    last, which is raw; one part is itself, none is ``b""``."""
+    if not parts:
+        return b""
+    return to_length_prefixed_nested(parts[:-1]) + parts[-1]
+
+
+class Namespace(ABC):
+    """The keys of one namespace of a collection under a layout (pure key math,
+    no store): ``key(elements)`` is the key in ``scope(base)``; ``elements(key)``
+    its inverse; ``scan`` a range of full keys sharing leading elements."""
+
+    def __init__(self, name: str | bytes, spec: KeySpec) -> None:
+        self.name = name
+        self.spec = spec
+
+    @abstractmethod
+    def scope(self, base: Scope) -> Scope:
+        """The scope that holds this namespace's keys, given the collection's."""
+
+    @abstractmethod
+    def key(self, elements: Elements) -> Any:
+        """The scope key of a full key given as checked flat elements."""
+
+    @abstractmethod
+    def elements(self, key: Any) -> Elements:
+        """The flat elements of a scope key of this namespace (:class:`DecodeError`
+        when it is not one)."""
+
+    @abstractmethod
+    def relative(self, elements: Elements) -> bytes:
+        """A full key as bytes relative to the namespace (an index's reference to
+        its record): cw-storage-plus's ``joined_key`` or a packed tuple."""
+
+    @abstractmethod
+    def from_relative(self, raw: bytes) -> Elements:
+        """Inverse of :meth:`relative`."""
+
+    @abstractmethod
+    def raw_remainder(self, key: Any, skip: int) -> bytes:
+        """The bytes of a scope key after its namespace and its first ``skip``
+        elements, without decoding the rest (cw-storage-plus's ``range_raw``)."""
+
+    @abstractmethod
+    def clear(self, base: Scope) -> None:
+        """Remove every key of the namespace from ``scope(base)``: one range delete."""
+
+    @abstractmethod
+    def scan(
+        self,
+        scope: Scope,
+        prefix: Elements,
+        start: Bound,
+        stop: Bound,
+        include_start: bool,
+        include_stop: bool,
+        reverse: bool,
+        limit: int | None,
+    ) -> Iterator[tuple[Any, Any]]:
+        """Yield ``(scope key, raw value)`` of the keys whose first elements are
+        ``prefix``, bounded by ``start``/``stop`` (the remaining elements, whole),
+        in key order (descending when ``reverse``), at most ``limit``.
+        Cost: one range scan of the keys yielded, plus at most one more."""
+
+
+class Layout(ABC):
+    """How collections place their namespaces in a scope."""
+
+    name: str
+
+    @abstractmethod
+    def namespace(self, name: str | bytes, spec: KeySpec) -> Namespace:
+        """The keys of namespace ``name`` with keys of ``spec``."""
+
+    @abstractmethod
+    def item_key(self, name: str | bytes) -> Any:
+        """The key of the ``Item`` called ``name`` in the collection's scope."""
+
+    def value_codec(self, spec: str | Codec | None) -> Codec:
+        """The codec for values given as ``spec`` (default ``"json"``)."""
+        return resolve_codec("json" if spec is None else spec)
+
+    @abstractmethod
+    def unique_entry(self, pk: bytes, raw_value: bytes) -> bytes:
+        """The value a unique index stores for the record at relative key ``pk``."""
+
+    @abstractmethod
+    def unique_pk(self, entry: bytes) -> bytes:
+        """The relative key of the record a unique index entry refers to."""
+
+    @abstractmethod
+    def multi_entry(self, pk: bytes) -> bytes:
+        """The value a multi index stores beside its key."""
+
+    def __repr__(self) -> str:
+        return f"<layout {self.name}>"
+
+
+# -- tuple layout ----------------------------------------------------------------------
+
+
+class _TupleNamespace(Namespace):
+    def scope(self, base: Scope) -> Scope:
+        return base.scope(self.name)
+
+    def key(self, elements: Elements) -> Any:
+        return elements
+
+    def elements(self, key: Any) -> Elements:
+        elements = key if type(key) is tuple else (key,)
+        if len(elements) != len(self.spec):
+            raise DecodeError(f"key {show_bytes(key)} has {len(elements)} elements, not {len(self.spec)}")
+        return elements
+
+    def relative(self, elements: Elements) -> bytes:
+        return pack(elements)
+
+    def from_relative(self, raw: bytes) -> Elements:
+        return unpack(raw)
+
+    def raw_remainder(self, key: Any, skip: int) -> bytes:
+        return pack(self.elements(key)[skip:])
+
+    def clear(self, base: Scope) -> None:
+        self.scope(base).clear()
+
+    def scan(
+        self,
+        scope: Scope,
+        prefix: Elements,
+        start: Bound,
+        stop: Bound,
+        include_start: bool,
+        include_stop: bool,
+        reverse: bool,
+        limit: int | None,
+    ) -> Iterator[tuple[Any, Any]]:
+        # The low end of a prefix is the prefix itself as a key; its high end is no
+        # key, so a scan without ``stop`` under a prefix ends where the prefix does.
+        lo: Any = (*prefix, *start) if start is not None else (prefix or None)
+        lo_incl = include_start if start is not None else True
+        if stop is not None:
+            return iter(
+                scope.items(
+                    start=lo,
+                    stop=(*prefix, *stop),
+                    include_start=lo_incl,
+                    include_stop=include_stop,
+                    reverse=reverse,
+                    limit=limit,
+                )
+            )
+        if not prefix:
+            return iter(scope.items(start=lo, include_start=lo_incl, reverse=reverse, limit=limit))
+        n = len(prefix)
+        if not reverse:
+            items = scope.items(start=lo, include_start=lo_incl, limit=limit)
+            return takewhile(lambda kv: self.elements(kv[0])[:n] == prefix, items)
+        items = scope.items(prefix=prefix, reverse=True)
+        if start is not None:
+            low = pack(lo)
+
+            def above(kv: tuple[Any, Any]) -> bool:
+                packed = pack(self.elements(kv[0]))
+                return packed >= low if lo_incl else packed > low
+
+            items = takewhile(above, items)
+        return items if limit is None else islice(items, max(limit, 0))
+
+
+class TupleLayout(Layout):
+    """Namespaces as child scopes with tuple-layer composite keys (see the module
+    notes). Needs a scope that takes typed keys (:class:`~keyspace.TupleScheme`)."""
+
+    name = "tuple"
+
+    def namespace(self, name: str | bytes, spec: KeySpec) -> Namespace:
+        return _TupleNamespace(name, spec)
+
+    def item_key(self, name: str | bytes) -> Any:
+        return name
+
+    def unique_entry(self, pk: bytes, raw_value: bytes) -> bytes:
+        return pk
+
+    def unique_pk(self, entry: bytes) -> bytes:
+        return entry
+
+    def multi_entry(self, pk: bytes) -> bytes:
+        return b""
+
+
+# -- CosmWasm layout -------------------------------------------------------------------
+
+
+class SerdeJson:
+    """JSON as serde_json writes it: compact, object fields in the given order."""
+
+    name = "json"
+
+    def encode(self, obj: Any) -> bytes:
+        try:
+            return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
+        except (TypeError, ValueError) as exc:
+            raise InvalidKey(f"{show_bytes(obj)} cannot be encoded as JSON: {exc}") from None
+
+    def decode(self, raw: bytes) -> Any:
+        try:
+            return json.loads(raw)
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise DecodeError(f"{show_bytes(raw)} is not JSON: {exc}", getattr(exc, "pos", None)) from None
+
+
+SERDE_JSON = SerdeJson()
+
+
+class _CwNamespace(Namespace):
+    def __init__(self, name: str | bytes, spec: KeySpec) -> None:
+        super().__init__(name, spec)
+        self.head = to_length_prefixed(name)
+
+    def scope(self, base: Scope) -> Scope:
+        return base
+
+    def key(self, elements: Elements) -> bytes:
+        return self.head + joined_key(self.spec.to_bytes(elements))
+
+    def prefix_bytes(self, prefix: Elements) -> bytes:
+        """cw-storage-plus's ``Prefix::new(ns, prefix)``: every element length-prefixed."""
+        return self.head + to_length_prefixed_nested(self.spec.to_bytes(prefix))
+
+    def elements(self, key: Any) -> Elements:
+        if type(key) is not bytes or not key.startswith(self.head):
+            raise DecodeError(f"key {show_bytes(key)} is not in namespace {self.name!r}", 0)
+        return self.from_relative(key[len(self.head) :])
+
+    def relative(self, elements: Elements) -> bytes:
+        return joined_key(self.spec.to_bytes(elements))
+
+    def from_relative(self, raw: bytes) -> Elements:
+        types = self.spec.types
+        parts, last = decompose(raw, len(types) - 1)
+        return tuple(t.from_bytes(p) for t, p in zip(types, (*parts, last), strict=True))
+
+    def raw_remainder(self, key: Any, skip: int) -> bytes:
+        return bytes(decompose(key[len(self.head) :], skip)[1])
+
+    @staticmethod
+    def _joined(types: Sequence[KeyType], elements: Elements) -> bytes:
+        return joined_key([t.to_bytes(v) for t, v in zip(types, elements, strict=True)])
+
+    def clear(self, base: Scope) -> None:
+        base.clear_range(start=self.head, stop=prefix_end(self.head))
+
+    def scan(
+        self,
+        scope: Scope,
+        prefix: Elements,
+        start: Bound,
+        stop: Bound,
+        include_start: bool,
+        include_stop: bool,
+        reverse: bool,
+        limit: int | None,
+    ) -> Iterator[tuple[Any, Any]]:
+        base = self.prefix_bytes(prefix)
+        types = self.spec.types[len(prefix) :]
+        if start is None:
+            lo, lo_incl = base, True
+        else:
+            lo, lo_incl = base + self._joined(types, start), include_start
+        if stop is None:
+            hi, hi_incl = prefix_end(base), False
+        else:
+            hi, hi_incl = base + self._joined(types, stop), include_stop
+        return iter(
+            scope.items(
+                start=lo, stop=hi, include_start=lo_incl, include_stop=hi_incl, reverse=reverse, limit=limit
+            )
+        )
+
+
+class CosmWasmLayout(Layout):
+    """cw-storage-plus's byte layout (see the module notes)."""
+
+    name = "cosmwasm"
+
+    def namespace(self, name: str | bytes, spec: KeySpec) -> Namespace:
+        return _CwNamespace(name, spec)
+
+    def item_key(self, name: str | bytes) -> Any:
+        return component_bytes(name)
+
+    def value_codec(self, spec: str | Codec | None) -> Codec:
+        if spec is None or spec == "json":
+            return SERDE_JSON
+        return resolve_codec(spec)
+
+    def unique_entry(self, pk: bytes, raw_value: bytes) -> bytes:
+        # UniqueRef { pk: Binary, value: T }: the value's own JSON, embedded as it is
+        return b'{"pk":"' + base64.b64encode(pk) + b'","value":' + raw_value + b"}"
+
+    def unique_pk(self, entry: bytes) -> bytes:
+        try:
+            return base64.b64decode(json.loads(entry)["pk"], validate=True)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DecodeError(f"unique index entry {show_bytes(entry)} has no base64 'pk': {exc}") from None
+
+    def multi_entry(self, pk: bytes) -> bytes:
+        return str(len(pk)).encode()
+
+
+TUPLE = TupleLayout()
+COSMWASM = CosmWasmLayout()

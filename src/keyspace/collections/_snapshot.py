@@ -1,0 +1,205 @@
+"""``SnapshotMap`` and ``SnapshotItem``: values with their history by height."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..codecs import Codec
+from ..errors import InvalidName
+from ..scope import Scope
+from ._base import Collection
+from ._keys import KeySpec, SpecLike
+from ._layouts import Layout
+from ._map import Item, Map
+
+__all__ = ["SnapshotItem", "SnapshotMap"]
+
+_STRATEGIES = ("every_block", "never")
+
+
+def _strategy(strategy: str) -> str:
+    if strategy not in _STRATEGIES:
+        raise InvalidName(f"unknown snapshot strategy {strategy!r}; supported: {', '.join(_STRATEGIES)}")
+    return strategy
+
+
+class _History:
+    """The changelog (``key elements…, height`` -> ``{"old": value or null}``) and
+    the checkpoints (``height`` -> count) of a snapshot collection."""
+
+    def __init__(self, owner: Collection, changelog: Map, checkpoints: Map, codec: Codec) -> None:
+        self.owner = owner
+        self.changelog = changelog
+        self.checkpoints = checkpoints
+        self.codec = codec
+
+    def record(self, base: Scope, elements: tuple[Any, ...], old_raw: bytes | None, height: int) -> None:
+        """Write the change set of ``elements`` at ``height`` unless there is one."""
+        log = self.changelog
+        ns = log._ns
+        scope = ns.scope(base)
+        key = ns.key((*elements, height))
+        if key in scope:
+            return
+        old = None if old_raw is None else self.codec.decode(old_raw)
+        scope[key] = log.codec.encode({"old": old})
+
+    def at_height(self, elements: tuple[Any, ...], height: int) -> tuple[bool, Any]:
+        """``(True, old value)`` from the first change set at or after ``height``,
+        else ``(False, None)`` (the current value is the answer)."""
+        log = self.changelog
+        it = log._ns.scan(log._scope(), elements, (height,), None, True, False, False, 1)
+        for _, raw in it:
+            return True, log.codec.decode(raw).get("old")
+        return False, None
+
+
+class SnapshotMap(Map):
+    """A :class:`Map` (the primary, in ``namespace``) that also records, per key,
+    the value it had before each height at which it changed: the changelog map
+    (namespace ``changelog``, keys ``(*key, u64 height)``, values
+    ``{"old": value or null}``) and the checkpoints map (namespace
+    ``checkpoints``, ``u64`` height -> count), as cw-storage-plus's
+    ``SnapshotMap``. ``save(key, value, height)`` and ``remove(key, height)``
+    write the primary and, with the ``"every_block"`` strategy, the change set,
+    atomically; ``may_load_at_height(key, height)`` reads the value as it was at
+    the start of ``height``. Reading (every ``Map`` read) works for any strategy.
+    """
+
+    def __init__(
+        self,
+        scope: Scope,
+        namespace: str | bytes,
+        checkpoints: str | bytes,
+        changelog: str | bytes,
+        *,
+        key: SpecLike,
+        value: str | Codec | None = None,
+        strategy: str = "every_block",
+        layout: Layout | None = None,
+    ) -> None:
+        super().__init__(scope, namespace, key=key, value=value, layout=layout)
+        self.strategy = _strategy(strategy)
+        self._changelog_ns = changelog
+        self._checkpoints_ns = checkpoints
+        self._rebind()
+
+    def _rebind(self) -> None:
+        spec = self.spec + KeySpec("u64")
+        log = Map(self._base, self._changelog_ns, key=spec.types, layout=self.layout)
+        cps = Map(self._base, self._checkpoints_ns, key="u64", layout=self.layout)
+        log._base = cps._base = self._base
+        self.history = _History(self, log, cps, self.codec)
+
+    @property
+    def changelog(self) -> Map:
+        """The changelog map (keys ``(*key, height)``)."""
+        return self.history.changelog
+
+    @property
+    def checkpoints(self) -> Map:
+        """The checkpoints map (``height`` -> count)."""
+        return self.history.checkpoints
+
+    def save(self, key: Any, value: Any, height: int | None = None) -> None:
+        """Store ``value`` at ``key`` as of ``height`` (the change set is written
+        once per key and height)."""
+        self._change(key, self.codec.encode(value), height)
+
+    def remove(self, key: Any, height: int | None = None) -> None:
+        """Remove ``key`` as of ``height``."""
+        self._change(key, None, height)
+
+    def _change(self, key: Any, raw: bytes | None, height: int | None) -> None:
+        elements = self.spec.elements(key)
+        if height is None:
+            raise TypeError("a snapshot map writes at a height: pass height=")
+        KeySpec("u64").elements(height)
+        with self._atomic() as base:
+            scope = self._ns.scope(base)
+            stored = self._ns.key(elements)
+            if self.strategy == "every_block":
+                self.history.record(base, elements, scope.get(stored), height)
+            if raw is None:
+                scope.discard(stored)
+            else:
+                scope[stored] = raw
+
+    def may_load_at_height(self, key: Any, height: int, default: Any = None) -> Any:
+        """The value of ``key`` at the start of ``height`` (``default`` if it had
+        none). Cost: one short changelog scan, then maybe one point read."""
+        elements = self.spec.elements(key)
+        found, old = self.history.at_height(elements, height)
+        if found:
+            return default if old is None else old
+        return self.may_load(key, default)
+
+    def changes(self, key: Any) -> Iterator[tuple[int, Any]]:
+        """``(height, old value)`` of every change set recorded for ``key``."""
+        for height, change in self.changelog.prefix(self.spec.elements(key)).items():
+            yield height, change.get("old")
+
+
+class SnapshotItem(Item):
+    """An :class:`Item` with the history of its value by height, as
+    cw-storage-plus's ``SnapshotItem``: the changelog map (``u64`` height ->
+    ``{"old": value or null}``) and the checkpoints map."""
+
+    def __init__(
+        self,
+        scope: Scope,
+        namespace: str | bytes,
+        checkpoints: str | bytes,
+        changelog: str | bytes,
+        *,
+        value: str | Codec | None = None,
+        strategy: str = "every_block",
+        layout: Layout | None = None,
+    ) -> None:
+        super().__init__(scope, namespace, value=value, layout=layout)
+        self.strategy = _strategy(strategy)
+        self._changelog_ns = changelog
+        self._checkpoints_ns = checkpoints
+        self._rebind()
+
+    def _rebind(self) -> None:
+        log = Map(self._base, self._changelog_ns, key="u64", layout=self.layout)
+        cps = Map(self._base, self._checkpoints_ns, key="u64", layout=self.layout)
+        log._base = cps._base = self._base
+        self.history = _History(self, log, cps, self.codec)
+
+    @property
+    def changelog(self) -> Map:
+        return self.history.changelog
+
+    @property
+    def checkpoints(self) -> Map:
+        return self.history.checkpoints
+
+    def save(self, value: Any, height: int | None = None) -> None:
+        """Store ``value`` as of ``height``."""
+        self._change(self.codec.encode(value), height)
+
+    def remove(self, height: int | None = None) -> None:
+        """Remove the value as of ``height``."""
+        self._change(None, height)
+
+    def _change(self, raw: bytes | None, height: int | None) -> None:
+        if height is None:
+            raise TypeError("a snapshot item writes at a height: pass height=")
+        KeySpec("u64").elements(height)
+        with self._atomic() as base:
+            if self.strategy == "every_block":
+                self.history.record(base, (), base.get(self.key), height)
+            if raw is None:
+                base.discard(self.key)
+            else:
+                base[self.key] = raw
+
+    def may_load_at_height(self, height: int, default: Any = None) -> Any:
+        """The value at the start of ``height`` (``default`` if there was none)."""
+        found, old = self.history.at_height((), height)
+        if found:
+            return default if old is None else old
+        return self.may_load(default)

@@ -1,0 +1,250 @@
+"""cw-storage-plus's collections as definitions: a namespace and types, no store.
+
+A definition computes keys (``Map("balance", key="addr").key("alice")``), splits
+stored keys back (``decompose``), and ``bind(storage)`` gives the working
+collection of :mod:`keyspace.collections` with the CosmWasm layout over
+``storage`` (a scope; the root scope of a ``LengthPrefixed`` or ``Naive``
+keyspace stores exactly cw-storage-plus's bytes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from .. import collections as c
+from ..codecs import Codec
+from ..errors import DecodeError, show_bytes
+from ..schemes._base import component_bytes
+from ..schemes.length_prefixed import to_length_prefixed, to_length_prefixed_nested
+from ..scope import Scope
+
+__all__ = [
+    "Deque",
+    "IndexedMap",
+    "Item",
+    "Map",
+    "MultiIndex",
+    "SnapshotItem",
+    "SnapshotMap",
+    "UniqueIndex",
+    "decompose",
+]
+
+_LAYOUT = c.COSMWASM
+
+
+class Item:
+    """``Item::new(namespace)``: one JSON value stored at the raw namespace."""
+
+    kind = "item"
+
+    def __init__(self, namespace: str | bytes, *, value: str | Codec | None = None) -> None:
+        self.namespace = namespace
+        self.value = value
+        self.storage_key = component_bytes(namespace)
+
+    def bind(self, storage: Scope) -> c.Item:
+        """The working :class:`keyspace.collections.Item` over ``storage``."""
+        return c.Item(storage, self.namespace, value=self.value, layout=_LAYOUT)
+
+    def decompose(self, stored: bytes) -> tuple[()]:
+        """``()`` when ``stored`` is this item's key, else :class:`DecodeError`."""
+        if stored != self.storage_key:
+            raise DecodeError(f"stored key {show_bytes(stored)} is not item {self.namespace!r}", 0)
+        return ()
+
+
+class Map:
+    """``Map::new(namespace)`` with keys of ``key`` (an element type or a tuple of
+    them): stored at ``len(ns) ns len(k1) k1 … kn``, values JSON."""
+
+    kind = "map"
+
+    def __init__(
+        self,
+        namespace: str | bytes,
+        *,
+        key: c._keys.SpecLike,
+        value: str | Codec | None = None,
+        legacy_signed: bool = False,
+    ) -> None:
+        self.namespace = namespace
+        self.spec = c.KeySpec(key, legacy_signed=legacy_signed)
+        self.value = value
+        self._ns = _LAYOUT.namespace(namespace, self.spec)
+        self.head = to_length_prefixed(namespace)
+
+    def key(self, key: Any) -> bytes:
+        """The stored key of ``key`` (``Map::key``)."""
+        stored = self._ns.key(self.spec.elements(key))
+        assert isinstance(stored, bytes)
+        return stored
+
+    def prefix_key(self, prefix: Any) -> bytes:
+        """The stored prefix of ``map.prefix(prefix)`` (``Prefix::new``): the
+        namespace and every prefix element length-prefixed."""
+        elements = self.spec.prefix_elements(prefix)
+        return self.head + to_length_prefixed_nested(self.spec.to_bytes(elements))
+
+    def decompose(self, stored: bytes) -> Any:
+        """The key stored as ``stored``; :class:`DecodeError` when it is not a key
+        of this map."""
+        return self.spec.key_of(self._ns.elements(stored))
+
+    def bind(self, storage: Scope) -> c.Map:
+        """The working :class:`keyspace.collections.Map` over ``storage``."""
+        return c.Map(storage, self.namespace, key=self.spec, value=self.value, layout=_LAYOUT)
+
+
+class UniqueIndex:
+    """``UniqueIndex::new(idx_fn, idx_namespace)``: index key -> JSON
+    ``{"pk": base64(joined pk), "value": record}``. ``idx_fn(value)`` gives the
+    index key (``None`` for an index that is only decoded)."""
+
+    kind = "unique_index"
+
+    def __init__(
+        self, idx_fn: Callable[[Any], Any] | None, idx_namespace: str | bytes, *, key: c._keys.SpecLike
+    ) -> None:
+        self.index = c.UniqueIndex(idx_fn, idx_namespace, key=key)
+        self.namespace = idx_namespace
+        self.spec = self.index.spec
+
+
+class MultiIndex:
+    """``MultiIndex::new(idx_fn, pk_namespace, idx_namespace)``: keys
+    ``len(idx) idx len(ik…) ik… pk`` (pk raw), value the JSON length of pk."""
+
+    kind = "multi_index"
+
+    def __init__(
+        self,
+        idx_fn: Callable[[Any], Any] | None,
+        pk_namespace: str | bytes,
+        idx_namespace: str | bytes,
+        *,
+        key: c._keys.SpecLike,
+    ) -> None:
+        self.index = c.MultiIndex(idx_fn, idx_namespace, key=key)
+        self.pk_namespace = pk_namespace
+        self.namespace = idx_namespace
+        self.spec = self.index.spec
+
+
+class IndexedMap(Map):
+    """``IndexedMap::new(pk_namespace, indexes)``: a :class:`Map` of records plus
+    the named indexes, kept in the same atomic batch once bound."""
+
+    kind = "indexed_map"
+
+    def __init__(
+        self,
+        pk_namespace: str | bytes,
+        indexes: Mapping[str, UniqueIndex | MultiIndex],
+        *,
+        key: c._keys.SpecLike,
+        value: str | Codec | None = None,
+        legacy_signed: bool = False,
+    ) -> None:
+        super().__init__(pk_namespace, key=key, value=value, legacy_signed=legacy_signed)
+        self.indexes = dict(indexes)
+
+    def bind(self, storage: Scope) -> c.IndexedMap:
+        return c.IndexedMap(
+            storage,
+            self.namespace,
+            key=self.spec,
+            value=self.value,
+            indexes={name: idx.index for name, idx in self.indexes.items()},
+            layout=_LAYOUT,
+        )
+
+
+class Deque:
+    """``Deque::new(namespace)``: items at ``len(ns) ns u32be(pos)``, head and tail
+    positions at ``len(ns) ns "h"`` / ``"t"`` (raw u32)."""
+
+    kind = "deque"
+
+    def __init__(self, namespace: str | bytes, *, value: str | Codec | None = None) -> None:
+        self.namespace = namespace
+        self.value = value
+        self.head = to_length_prefixed(namespace)
+
+    def bind(self, storage: Scope) -> c.Deque:
+        return c.Deque(storage, self.namespace, value=self.value, layout=_LAYOUT)
+
+
+class SnapshotMap(Map):
+    """``SnapshotMap::new(pk, checkpoints, changelog, strategy)``: the primary map,
+    ``checkpoints`` (``u64`` height -> count) and ``changelog`` (``(*key, u64
+    height)`` -> ``{"old": value or null}``)."""
+
+    kind = "snapshot_map"
+
+    def __init__(
+        self,
+        pk: str | bytes,
+        checkpoints: str | bytes,
+        changelog: str | bytes,
+        strategy: str = "every_block",
+        *,
+        key: c._keys.SpecLike,
+        value: str | Codec | None = None,
+        legacy_signed: bool = False,
+    ) -> None:
+        super().__init__(pk, key=key, value=value, legacy_signed=legacy_signed)
+        self.checkpoints = checkpoints
+        self.changelog = changelog
+        self.strategy = strategy
+
+    def bind(self, storage: Scope) -> c.SnapshotMap:
+        return c.SnapshotMap(
+            storage,
+            self.namespace,
+            self.checkpoints,
+            self.changelog,
+            key=self.spec,
+            value=self.value,
+            strategy=self.strategy,
+            layout=_LAYOUT,
+        )
+
+
+class SnapshotItem(Item):
+    """``SnapshotItem::new(pk, checkpoints, changelog, strategy)``: the primary item
+    and its ``u64``-keyed changelog and checkpoints maps."""
+
+    kind = "snapshot_item"
+
+    def __init__(
+        self,
+        pk: str | bytes,
+        checkpoints: str | bytes,
+        changelog: str | bytes,
+        strategy: str = "every_block",
+        *,
+        value: str | Codec | None = None,
+    ) -> None:
+        super().__init__(pk, value=value)
+        self.checkpoints = checkpoints
+        self.changelog = changelog
+        self.strategy = strategy
+
+    def bind(self, storage: Scope) -> c.SnapshotItem:
+        return c.SnapshotItem(
+            storage,
+            self.namespace,
+            self.checkpoints,
+            self.changelog,
+            value=self.value,
+            strategy=self.strategy,
+            layout=_LAYOUT,
+        )
+
+
+def decompose(stored: bytes, collection: Item | Map) -> Any:
+    """The key that ``stored`` holds in ``collection`` (``()`` for an item);
+    :class:`DecodeError` when it is not one of the collection's keys."""
+    return collection.decompose(stored)

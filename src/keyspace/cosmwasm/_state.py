@@ -1,0 +1,228 @@
+"""``decode_state``: contract-state entries -> rows naming their collection."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NamedTuple
+
+from ..collections import KeySpec
+from ..errors import DecodeError, show_bytes
+from ..schemes.length_prefixed import decompose as _split
+from ._defs import Deque, IndexedMap, Item, Map, MultiIndex, SnapshotItem, SnapshotMap
+from ._dump import decode_model
+from ._schema import Schema, SchemaError, load_schema
+
+__all__ = ["Row", "decode_state", "summarize"]
+
+
+class Row(NamedTuple):
+    """One decoded entry: ``collection`` (namespace; ``None`` when unknown),
+    ``kind`` (``item``, ``map``, ``indexed_map``, ``unique_index``,
+    ``multi_index``, ``deque``, ``deque_head``, ``deque_tail``, ``snapshot_map``,
+    ``snapshot_item``, ``changelog``, ``checkpoints`` or ``unknown``), ``key``
+    (the decoded key elements), ``value`` (JSON parsed) and the raw bytes.
+    ``error`` says why an entry that looked like a collection's did not decode."""
+
+    collection: str | None
+    kind: str
+    key: tuple[Any, ...]
+    value: Any
+    raw_key: bytes
+    raw_value: bytes
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form: ``{"collection", "kind", "key", "value"}``; unknown rows
+        carry ``key_hex`` and ``value_base64`` instead; bytes key elements and
+        values are ``{"hex": …}``."""
+        if self.kind == "unknown":
+            doc: dict[str, Any] = {
+                "collection": None,
+                "kind": "unknown",
+                "key_hex": self.raw_key.hex(),
+                "value_base64": base64.b64encode(self.raw_value).decode(),
+            }
+            if self.error:
+                doc["error"] = self.error
+            return doc
+        return {
+            "collection": self.collection,
+            "kind": self.kind,
+            "key": [{"hex": k.hex()} if isinstance(k, bytes) else k for k in self.key],
+            "value": self.value if not isinstance(self.value, bytes) else {"hex": self.value.hex()},
+        }
+
+
+_Decoder = Callable[[bytes, bytes, bytes], Row]
+"""``(stored key, key after the namespace, value) -> row``."""
+_new = tuple.__new__  # a row without the Python frame of Row.__new__
+
+
+_parse_json = json.JSONDecoder().decode
+
+
+def _json(raw: bytes) -> Any:
+    try:
+        return _parse_json(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise DecodeError(f"value {show_bytes(raw)} is not JSON: {exc}") from None
+
+
+def _text(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"value {show_bytes(raw)} is not UTF-8: {exc.reason}") from None
+
+
+def _raw(raw: bytes) -> bytes:
+    return raw
+
+
+_VALUE: dict[Any, Callable[[bytes], Any]] = {None: _json, "json": _json, "str": _text, "bytes": _raw}
+
+
+def _value_decoder(spec: Any) -> Callable[[bytes], Any]:
+    try:
+        return _VALUE[spec]
+    except (KeyError, TypeError):
+        raise SchemaError(f"value type {spec!r} cannot be decoded; use json, str or bytes") from None
+
+
+def _keys_decoder(spec: KeySpec) -> Callable[[bytes], tuple[Any, ...]]:
+    """Bytes after the namespace -> key elements (last element raw)."""
+    types = spec.types
+    if len(types) == 1:
+        only = types[0].from_bytes
+        return lambda rest: (only(rest),)
+    depth = len(types) - 1
+    if depth == 1:
+        first, last = types[0].from_bytes, types[1].from_bytes
+
+        def decode2(rest: bytes) -> tuple[Any, ...]:
+            end = 2 + ((rest[0] << 8) | rest[1]) if len(rest) >= 2 else len(rest) + 1
+            if end > len(rest):
+                raise DecodeError(f"key remainder {show_bytes(rest)} ends inside its first element", 0)
+            return first(rest[:end][2:]), last(rest[end:])
+
+        return decode2
+
+    def decode(rest: bytes) -> tuple[Any, ...]:
+        parts, last = _split(rest, depth)
+        return tuple(t.from_bytes(p) for t, p in zip(types, (*parts, last), strict=True))
+
+    return decode
+
+
+def _map_decoder(name: str, kind: str, spec: KeySpec, value: Callable[[bytes], Any]) -> _Decoder:
+    keys = _keys_decoder(spec)
+    return lambda key, rest, raw: _new(Row, (name, kind, keys(rest), value(raw), key, raw, None))
+
+
+def _deque_decoder(name: str, value: Callable[[bytes], Any]) -> _Decoder:
+    def decode(key: bytes, rest: bytes, raw: bytes) -> Row:
+        if len(rest) == 4:
+            return Row(name, "deque", (int.from_bytes(rest, "big"),), value(raw), key, raw)
+        if rest in (b"h", b"t") and len(raw) == 4:
+            kind = "deque_head" if rest == b"h" else "deque_tail"
+            return Row(name, kind, (), int.from_bytes(raw, "big"), key, raw)
+        raise DecodeError(f"deque key remainder {show_bytes(rest)} is no position, 'h' or 't'")
+
+    return decode
+
+
+_U64 = KeySpec("u64")
+
+
+class _Decoders:
+    """Every stored key a schema knows: items by whole key, the rest by namespace."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.items: dict[bytes, tuple[str, str, Callable[[bytes], Any]]] = {}
+        self.spaces: dict[bytes, _Decoder] = {}
+        for d in schema.collections:
+            self._add(d)
+
+    def _space(self, ns: str | bytes, decoder: _Decoder) -> None:
+        key = ns.encode() if isinstance(ns, str) else bytes(ns)
+        if key in self.spaces:
+            raise SchemaError(f"two collections of the schema use namespace {ns!r}")
+        self.spaces[key] = decoder
+
+    def _add(self, d: Item | Map | Deque) -> None:
+        value = _value_decoder(d.value)
+        name = str(d.namespace)
+        if isinstance(d, Item):
+            self.items[d.storage_key] = (name, d.kind, value)
+            if isinstance(d, SnapshotItem):
+                self._space(d.changelog, _map_decoder(str(d.changelog), "changelog", _U64, _json))
+                self._space(d.checkpoints, _map_decoder(str(d.checkpoints), "checkpoints", _U64, _json))
+        elif isinstance(d, Deque):
+            self._space(d.namespace, _deque_decoder(name, value))
+        else:
+            self._space(d.namespace, _map_decoder(name, d.kind, d.spec, value))
+            if isinstance(d, SnapshotMap):
+                log = d.spec + _U64
+                self._space(d.changelog, _map_decoder(str(d.changelog), "changelog", log, _json))
+                self._space(d.checkpoints, _map_decoder(str(d.checkpoints), "checkpoints", _U64, _json))
+            if isinstance(d, IndexedMap):
+                for idx in d.indexes.values():
+                    spec = idx.spec + d.spec if isinstance(idx, MultiIndex) else idx.spec
+                    self._space(idx.namespace, _map_decoder(str(idx.namespace), idx.kind, spec, _json))
+
+
+def decode_state(
+    models: Iterable[Any] | Mapping[str, Any], schema: Schema | Mapping[str, Any] | str | Any
+) -> list[Row]:
+    """Decode the entries of a contract-state dump with ``schema``.
+
+    ``models``: the ``models`` list of ``wasmd query wasm contract-state all -o
+    json`` (``{"key": hex, "value": base64}`` objects), the whole document, or
+    ``(key, value)`` byte pairs. ``schema``: a :class:`Schema`, a parsed JSON
+    schema, a JSON file path or a shipped name (``cw20``, ``cw721``, ``cw4``).
+
+    Returns one :class:`Row` per entry, in input order; an entry that matches no
+    collection (or does not decode as the one it names) is an ``unknown`` row
+    with its raw bytes, never dropped. Cost: O(1) dictionary lookups per entry
+    plus decoding its key and value.
+    """
+    if isinstance(models, Mapping):
+        models = models.get("models", [])
+    decoders = _Decoders(load_schema(schema))
+    items, spaces = decoders.items.get, decoders.spaces.get
+    out: list[Row] = []
+    append = out.append
+    fromhex, a2b = bytes.fromhex, binascii.a2b_base64
+    for i, model in enumerate(models):
+        try:
+            key, raw = fromhex(model["key"]), a2b(model["value"] or "", strict_mode=True)
+        except (KeyError, TypeError, ValueError, binascii.Error):
+            key, raw = decode_model(i, model)  # a pair of bytes, or an error naming the entry
+        try:
+            item = items(key)
+            if item is not None:
+                append(_new(Row, (item[0], item[1], (), item[2](raw), key, raw, None)))
+                continue
+            if len(key) >= 2:
+                end = 2 + ((key[0] << 8) | key[1])
+                decoder = spaces(key[2:end])
+                if decoder is not None and end <= len(key):
+                    append(decoder(key, key[end:], raw))
+                    continue
+            append(_new(Row, (None, "unknown", (), None, key, raw, None)))
+        except DecodeError as exc:
+            append(_new(Row, (None, "unknown", (), None, key, raw, str(exc))))
+    return out
+
+
+def summarize(rows: Iterable[Row]) -> dict[str, int]:
+    """How many rows each collection matched (``"unknown"`` for the others), in
+    order of first appearance."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        name = "unknown" if r.kind == "unknown" else f"{r.collection} ({r.kind})"
+        counts[name] = counts.get(name, 0) + 1
+    return counts

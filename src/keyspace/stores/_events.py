@@ -1,0 +1,210 @@
+"""Change streams of stores: what :meth:`Store.watch` returns.
+
+A :class:`StoreWatch` delivers :class:`StoreEvent` objects (bytes only, like every
+store interface) in revision order, each exactly once. A producer (an engine's
+reader thread) calls :meth:`StoreWatch._push` / :meth:`StoreWatch._fail`; the
+consumer iterates, or calls :meth:`StoreWatch.get` with a timeout. Events wait in
+an unbounded in-memory queue between the two, so a consumer that stops reading
+makes the queue grow; :meth:`StoreWatch.close` ends the stream.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Literal, Self
+
+from ..errors import StoreClosed
+
+__all__ = ["LocalFeed", "StoreEvent", "StoreWatch"]
+
+
+@dataclass(frozen=True, slots=True)
+class StoreEvent:
+    """One change: ``kind`` is ``"put"`` or ``"delete"``; ``value`` is ``None`` for a
+    delete; ``revision`` is the store revision that made the change (several events
+    share one revision when one atomic batch made them)."""
+
+    kind: Literal["put", "delete"]
+    key: bytes
+    value: bytes | None
+    revision: int
+
+
+_END = object()
+
+
+class StoreWatch:
+    """The consumer side of a change stream (iterator, context manager)."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._closed = threading.Event()
+        self._failed: BaseException | None = None
+        self.revision = 0
+        """The revision of the last event handed to the consumer (0: none yet)."""
+        self._listeners: list[Callable[[], object]] = []
+
+    # -- producer side ---------------------------------------------------------
+
+    def _push(self, event: StoreEvent) -> None:
+        self._queue.put(event)
+        self._notify()
+
+    def _fail(self, error: BaseException) -> None:
+        """End the stream with ``error``: the consumer gets the events queued before
+        it, then the error."""
+        self._queue.put(error)
+        self._notify()
+
+    def _notify(self) -> None:
+        for listener in list(self._listeners):
+            listener()
+
+    def listen(self, callback: Callable[[], object]) -> Callable[[], None]:
+        """Call ``callback()`` (from the producer's thread) after each item is
+        queued and when the watch closes: how an event loop learns, without a
+        waiting thread, that :meth:`get` has something. Returns a function that
+        removes the listener."""
+        self._listeners.append(callback)
+
+        def remove() -> None:
+            if callback in self._listeners:
+                self._listeners.remove(callback)
+
+        return remove
+
+    def _cancel(self) -> None:
+        """Stop the producer (engines override)."""
+
+    # -- consumer side ---------------------------------------------------------
+
+    def wait_started(self, timeout: float) -> bool:
+        """Wait (at most ``timeout`` s) until every change committed from now on is
+        certain to be reported; True when it is. Immediate unless the engine sets
+        the watch up remotely (etcd)."""
+        return True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    def get(self, timeout: float | None = None) -> StoreEvent | None:
+        """The next event, waiting at most ``timeout`` seconds (``None``: until one
+        comes); ``None`` when the time ran out. Raises the error that ended the
+        stream (e.g. :class:`~keyspace.errors.WatchCompacted`), or
+        :class:`~keyspace.errors.StoreClosed` after :meth:`close`."""
+        if self._failed is not None:
+            raise self._failed
+        if self._closed.is_set():
+            raise StoreClosed("this watch has been closed")
+        try:
+            item = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            return None
+        if item is _END:
+            raise StoreClosed("this watch has been closed")
+        if isinstance(item, BaseException):
+            self._failed = item
+            self._closed.set()
+            self._cancel()
+            raise item
+        assert isinstance(item, StoreEvent)
+        self.revision = item.revision
+        return item
+
+    def __iter__(self) -> Iterator[StoreEvent]:
+        return self
+
+    def __next__(self) -> StoreEvent:
+        """The next event, waiting as long as it takes; iteration ends when the watch
+        is closed (from another thread too)."""
+        try:
+            event = self.get()
+        except StoreClosed:
+            if self._failed is None:
+                raise StopIteration from None
+            raise
+        assert event is not None
+        return event
+
+    def close(self) -> None:
+        """End the stream and release the connection. Idempotent."""
+        if not self._closed.is_set():
+            self._closed.set()
+            self._cancel()
+            self._queue.put(_END)
+            self._notify()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class _LocalWatch(StoreWatch):
+    """A watch fed by a :class:`LocalFeed` (in this process, no thread)."""
+
+    def __init__(self, feed: LocalFeed, ranges: list[tuple[bytes, bytes | None]]) -> None:
+        super().__init__()
+        self._feed = feed
+        self._ranges = ranges
+
+    def _offer(self, kind: Literal["put", "delete"], key: bytes, value: bytes | None, revision: int) -> None:
+        if any(start <= key and (stop is None or key < stop) for start, stop in self._ranges):
+            self._push(StoreEvent(kind, key, value, revision))
+
+    def _cancel(self) -> None:
+        self._feed._drop(self)
+
+
+class LocalFeed:
+    """The change feed of a store whose every write goes through one Python object
+    (``MemoryStore``): adapters call :meth:`publish` after each applied change, and
+    :meth:`watch` hands out streams. Keeps no history: a watch starts now, and any
+    ``start_revision`` raises :class:`~keyspace.errors.WatchCompacted`. Revisions
+    count the changes made while something watches. Cost without watchers: one
+    truth test per write."""
+
+    def __init__(self) -> None:
+        self.revision = 0
+        self.watches: list[_LocalWatch] = []
+        self._lock = threading.Lock()
+
+    def publish(self, changes: list[tuple[bytes, bytes | None]]) -> None:
+        """One atomic change (one new revision): puts ``(key, value)``, deletes
+        ``(key, None)`` of keys that existed."""
+        if not changes:
+            return
+        with self._lock:
+            self.revision += 1
+            revision, watches = self.revision, list(self.watches)
+        for watch in watches:
+            for key, value in changes:
+                watch._offer("delete" if value is None else "put", key, value, revision)
+
+    def watch(self, ranges: list[tuple[bytes, bytes | None]], start_revision: int | None) -> StoreWatch:
+        from ..errors import WatchCompacted
+
+        with self._lock:
+            if start_revision is not None:
+                raise WatchCompacted(
+                    f"watch: this store keeps no history, so it cannot replay from revision "
+                    f"{start_revision}: watch from now (start_revision=None)",
+                    start_revision,
+                    self.revision + 1,
+                )
+            watch = _LocalWatch(self, list(ranges))
+            self.watches.append(watch)
+        return watch
+
+    def _drop(self, watch: _LocalWatch) -> None:
+        with self._lock:
+            if watch in self.watches:
+                self.watches.remove(watch)

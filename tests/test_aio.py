@@ -1,0 +1,381 @@
+"""keyspace.aio: same semantics and errors as the sync API, without blocking the loop.
+
+- 100 concurrent tasks doing read-modify-write transactions on one async keyspace
+  reach the exact total, while a heartbeat task keeps ticking (memory, LMDB,
+  SQLite through the one worker thread; etcd through the pool, retrying conflicts);
+- the store conformance suite runs through the async API (a store-shaped bridge
+  over an async scope, driven from a loop in another thread).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+import keyspace
+import keyspace.aio
+from keyspace.errors import InvalidKey, KeyspaceError, StoreError, WatchUnsupported
+from keyspace.stores import Store, open_store
+from keyspace.stores._base import Op, ReadView, WriteView
+from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
+from keyspace.stores.etcd import TransactionConflict
+from keyspace.testing import MakeStore, StoreSuite
+
+T = TypeVar("T")
+
+
+def _etcd() -> LocalCluster:
+    try:
+        return shared_cluster()
+    except ClusterUnavailable as exc:
+        if exc.skip:
+            pytest.skip(f"etcd unavailable: {exc.reason}")
+        pytest.fail(f"etcd test cluster failed: {exc.reason}")
+
+
+def _url(kind: str, tmp_path: Path) -> str:
+    if kind == "etcd":
+        return _etcd().url + "/aio-" + uuid.uuid4().hex
+    return {"memory": "memory:", "lmdb": f"lmdb:///{tmp_path}/db", "sqlite": f"sqlite:///{tmp_path}/db"}[kind]
+
+
+def _wipe(kind: str, url: str) -> None:
+    """Remove an etcd test keyspace's keys, its scheme record too."""
+    if kind == "etcd":
+        store = open_store(url)
+        store.delete_range(b"", None)
+        store.close()
+
+
+KINDS = ["memory", "lmdb", "sqlite", pytest.param("etcd", marks=pytest.mark.etcd)]
+
+
+class _Heartbeat:
+    """Ticks every 5 ms on the loop; ``worst`` is the longest gap seen."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self.ticks = 0
+
+    async def run(self, stop: asyncio.Event) -> None:
+        last = time.monotonic()
+        while not stop.is_set():
+            await asyncio.sleep(0.005)
+            now = time.monotonic()
+            self.worst = max(self.worst, now - last)
+            self.ticks += 1
+            last = now
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_100_concurrent_read_modify_write_transactions(kind: str, tmp_path: Path) -> None:
+    tasks, counters = 100, 10
+
+    async def main() -> tuple[int, int, _Heartbeat]:
+        ks = await keyspace.aio.open(_url(kind, tmp_path))
+        heart, stop = _Heartbeat(), asyncio.Event()
+        beating = asyncio.create_task(heart.run(stop))
+        conflicts = 0
+
+        async def increment(i: int) -> None:
+            nonlocal conflicts
+            for _attempt in range(200):  # bounded: conflicts only when another commit won
+                try:
+                    async with ks.transaction() as tx:
+                        c = tx.scope("counters", value="int")
+                        key = b"c%d" % (i % counters)
+                        await c.put(key, await c.get(key, 0) + 1)
+                    return
+                except TransactionConflict:
+                    conflicts += 1
+                    await asyncio.sleep(0.001 * (i % 7))
+            raise AssertionError(f"task {i} lost 200 races in a row")
+
+        try:
+            await asyncio.gather(*(increment(i) for i in range(tasks)))
+            total = sum([v async for v in ks.scope("counters", value="int").values()])
+        finally:
+            stop.set()
+            await beating
+            await ks.scope().drop()
+            await ks.close()
+            _wipe(kind, ks.url)
+        return total, conflicts, heart
+
+    total, _conflicts, heart = asyncio.run(asyncio.wait_for(main(), 90))
+    assert total == tasks
+    assert heart.ticks > 0 and heart.worst < 0.25, f"the loop stalled {heart.worst:.3f} s"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_same_semantics_and_errors(kind: str, tmp_path: Path) -> None:
+    async def main() -> None:
+        ks = await keyspace.aio.open(_url(kind, tmp_path), chunk=3)
+        try:
+            s = ks.scope("t", "users")
+            await s.set(b"b", b"2")
+            await s.put(b"a", b"1")
+            await s.update({b"c": b"3", b"d": b"4"})
+            await s.scope("child").put(b"x", b"child")
+            assert await s.get(b"a") == b"1" and await s.get(b"zz") is None
+            assert await s.contains(b"b") and await s.len() == 4
+            assert [kv async for kv in s.items()] == list(s.sync.items())  # chunks of 3
+            newest = [k async for k in s.items(stop=b"c", reverse=True, limit=2)]
+            assert newest == [(b"b", b"2"), (b"a", b"1")]
+            assert await s.scopes() == ["child"]
+            assert [p async for p, _k, _v in ks.scope("t").subtree()] == [("t", "users")] * 4 + [
+                ("t", "users", "child")
+            ]
+            with pytest.raises(KeyError):
+                await s.getitem(b"zz")
+            with pytest.raises(KeyError):
+                await s.delete(b"zz")
+            with pytest.raises(InvalidKey):
+                await ks.scope("typed", key="int").put("not an int", b"v")
+            with pytest.raises(RuntimeError, match="rolled back"):
+                async with ks.transaction() as tx:
+                    await tx.scope("t", "users").put(b"a", b"changed")
+                    raise RuntimeError("rolled back")
+            assert await s.get(b"a") == b"1"
+            async with ks.snapshot() as snap:
+                assert await snap.scope("t", "users").get(b"d") == b"4"
+            if ks.sync.store.capabilities.watch is None:
+                with pytest.raises(WatchUnsupported):
+                    await s.watch()
+            await s.drop()
+            assert [kv async for kv in ks.scope().subtree()] == []
+        finally:
+            await ks.scope().drop()
+            await ks.close()
+            _wipe(kind, ks.url)
+        with pytest.raises(KeyspaceError):
+            await s.get(b"a")  # closed
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def test_embedded_engines_run_on_one_thread(tmp_path: Path) -> None:
+    async def main() -> set[str]:
+        ks = await keyspace.aio.open(f"lmdb:///{tmp_path}/db")
+        names: set[str] = set()
+        try:
+            assert ks.workers == 1
+            await asyncio.gather(
+                *(ks._run.run(lambda: names.add(threading.current_thread().name)) for _ in range(20))
+            )
+        finally:
+            await ks.close()
+        return names
+
+    assert len(asyncio.run(main())) == 1
+
+
+def test_open_errors_are_the_sync_errors(tmp_path: Path) -> None:
+    with pytest.raises(StoreError):
+        asyncio.run(keyspace.aio.open("nosuch://x"))
+
+
+# -- the conformance suite through the async API ----------------------------------------
+
+
+class _Loop:
+    """An event loop in a thread; ``call(coro)`` runs a coroutine there and waits."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def call(self, make: Callable[[], Awaitable[T]]) -> T:
+        async def run() -> T:
+            return await make()
+
+        future: Future[T] = asyncio.run_coroutine_threadsafe(run(), self.loop)
+        return future.result(60)
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+_BRIDGE_PATH = ("aio", b"\x00\xff", "bridge")
+_LOOP: list[_Loop] = []
+
+
+def _shared_loop() -> _Loop:
+    """One loop thread for every bridge store of the run (it outlives their close,
+    so use after close reaches the async API and its StoreClosed)."""
+    if not _LOOP:
+        _LOOP.append(_Loop())
+    return _LOOP[0]
+
+
+class _AsyncScopeView(WriteView):
+    def __init__(self, scope: keyspace.aio.AsyncScope, loop: _Loop, limit: int | None) -> None:
+        self.scope, self.loop, self.limit = scope, loop, limit
+
+    def _check(self, key: bytes) -> None:
+        from keyspace.errors import KeyTooLarge
+
+        if self.limit is not None and len(key) > self.limit:
+            raise KeyTooLarge(f"key of {len(key)} bytes; the limit here is {self.limit}")
+
+    def get(self, key: bytes) -> bytes | None:
+        value: bytes | None = self.loop.call(lambda: self.scope.get(key))
+        return value
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        async def collect() -> list[tuple[bytes, bytes]]:
+            return [kv async for kv in self.scope.items(start=start, stop=stop, reverse=reverse, limit=limit)]
+
+        return iter(self.loop.call(collect))
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self._check(key)
+        self.loop.call(lambda: self.scope.put(key, value))
+
+    def delete(self, key: bytes) -> None:
+        self.loop.call(lambda: self.scope.discard(key))
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        self.loop.call(lambda: self.scope.clear_range(start, stop))
+
+
+class AsyncBridgeStore(_AsyncScopeView, Store):
+    """The store contract over an async scope: every call crosses into the loop."""
+
+    def __init__(self, url: str) -> None:
+        self.loop = _shared_loop()
+        self.aks: keyspace.aio.AsyncKeyspace = self.loop.call(lambda: keyspace.aio.open(url, chunk=5))
+        store = self.aks.sync.store
+        limit = store.capabilities.max_key_size
+        scope = self.aks.scope(*_BRIDGE_PATH)
+        own = None if limit is None else max(0, (limit - len(scope.sync.prefix) - 2) // 2)
+        super().__init__(scope, self.loop, own)
+        self.url = url
+        self.capabilities = replace(
+            store.capabilities,
+            max_key_size=own,
+            empty_keys=True,
+            multi_process=False,
+            watch=None,
+            access_control=False,
+        )
+        self._closed = False
+
+    def write(self, ops: Iterable[Op]) -> None:
+        batch = list(ops)
+        for k, _ in batch:
+            self._check(k)
+
+        async def run() -> None:
+            async with self.aks.transaction() as tx:
+                s = tx.scope(*_BRIDGE_PATH)
+                for k, v in batch:
+                    await (s.discard(k) if v is None else s.put(k, v))
+
+        self.loop.call(run)
+
+    @contextmanager
+    def transaction(self) -> Iterator[WriteView]:
+        manager = self.aks.transaction()
+        tx = self.loop.call(manager.__aenter__)
+        # The bridge is one caller: while its transaction is open, its own calls
+        # outside it act as the holder's (as one task inside `async with` would).
+        outside = self.scope
+        self.scope = keyspace.aio.AsyncScope(outside.sync, self.aks._run, 5, held=True)
+        try:
+            yield _AsyncScopeView(tx.scope(*_BRIDGE_PATH), self.loop, self.limit)
+        except BaseException as exc:
+            error = exc
+            self.loop.call(lambda: manager.__aexit__(type(error), error, error.__traceback__))
+            raise
+        finally:
+            self.scope = outside
+        self.loop.call(lambda: manager.__aexit__(None, None, None))
+
+    @contextmanager
+    def snapshot(self) -> Iterator[ReadView]:
+        manager = self.aks.snapshot()
+        snap = self.loop.call(manager.__aenter__)
+        try:
+            yield _AsyncScopeView(snap.scope(*_BRIDGE_PATH), self.loop, self.limit)
+        finally:
+            self.loop.call(lambda: manager.__aexit__(None, None, None))
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.loop.call(self.aks.close)
+
+
+class TestSuiteThroughAioOverLMDB(StoreSuite):
+    model_examples = 10
+
+    @pytest.fixture
+    def make_store(self, tmp_path: Path) -> MakeStore:
+        urls: dict[str, str] = {}
+
+        def make(url: str | None = None) -> Store:
+            raw = urls[url] if url is not None else f"lmdb://{tmp_path / uuid.uuid4().hex}"
+            store = AsyncBridgeStore(raw)
+            urls[store.url] = raw
+            return store
+
+        return make
+
+
+class TestSuiteThroughAioOverMemory(StoreSuite):
+    model_examples = 10
+
+    @pytest.fixture
+    def make_store(self) -> MakeStore:
+        def make(url: str | None = None) -> Store:
+            return AsyncBridgeStore("memory:")
+
+        return make
+
+
+@pytest.mark.etcd
+class TestSuiteThroughAioOverEtcd(StoreSuite):
+    model_examples = 5
+
+    @pytest.fixture
+    def make_store(self) -> Iterator[MakeStore]:
+        cluster = _etcd()
+        made: list[str] = []
+
+        def make(url: str | None = None) -> Store:
+            raw = url if url is not None else f"{cluster.url}/aio-suite-{uuid.uuid4().hex}"
+            made.append(raw)
+            return AsyncBridgeStore(raw)
+
+        yield make
+        for raw in made:
+            _wipe("etcd", raw)
+
+    def test_sharing_between_processes(self, opened: Callable[..., Store]) -> None:
+        """A scope of a shared server has no store URL of its own that another
+        process could open (the scope bridge says multi_process=False); a second
+        client of the same server sees the data instead."""
+        store = opened()
+        store.put(b"shared", b"yes")
+        assert opened(store.url).get(b"shared") == b"yes"

@@ -1,0 +1,100 @@
+"""LMDB's map grows while other processes and threads use the store."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import keyspace
+
+WORKER = str(Path(__file__).with_name("_growth_worker.py"))
+
+
+@pytest.mark.slow
+def test_map_growth_across_processes(tmp_path: Path) -> None:
+    """4 writers grow a 256 KiB map to megabytes while 2 readers read and reopen:
+    the readers adopt every new size (MDB_MAP_RESIZED is never surfaced)."""
+    path = str(tmp_path / "store")
+    writers, count = 4, 150
+    keyspace.open(path, map_size=256 << 10).close()
+    go = str(tmp_path / "go")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, WORKER, "writer", path, str(i), str(count), go],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(writers)
+    ] + [
+        subprocess.Popen(
+            [sys.executable, WORKER, "reader", path, str(writers), str(count), go],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    try:
+        for proc in procs:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        Path(go).touch()
+        outputs = [proc.communicate(timeout=120) for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    for proc, (_out, err) in zip(procs, outputs, strict=True):
+        assert proc.returncode == 0, err
+    for out, _ in outputs[:writers]:
+        assert out.strip() == f"done {count}"
+    for out, _ in outputs[writers:]:
+        assert " errors 0" in out.splitlines()[0], out
+    with keyspace.open(path) as ks:
+        for i in range(writers):
+            assert len(list(ks.scope("w", i).keys())) == count  # no acknowledged write lost
+        assert ks.store._env.info()["map_size"] > 256 << 10  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+def test_map_growth_with_threads(tmp_path: Path) -> None:
+    """8 threads share one keyspace whose 64 KiB map must grow many times: puts,
+    reads, scans and transactions all succeed; growth waits for open transactions."""
+    threads, rounds = 8, 60
+    errors: list[BaseException] = []
+    with keyspace.open(tmp_path / "store", map_size=64 << 10) as ks:
+        start = threading.Barrier(threads)
+
+        def work(index: int) -> None:
+            try:
+                start.wait(timeout=30)
+                scope = ks.scope("t", index)
+                for n in range(rounds):
+                    scope[b"%05d" % n] = b"v" * 2048
+                    assert scope[b"%05d" % n] == b"v" * 2048
+                    if n % 10 == 9:
+                        with ks.transaction() as tx:
+                            mine = tx.scope("tx", index)
+                            for m in range(5):
+                                mine[b"%05d-%d" % (n, m)] = b"t" * 1024
+                        assert len(list(scope.keys())) == n + 1
+                    if n % 15 == 0:
+                        with ks.snapshot() as snap:
+                            assert len(list(snap.scope("t", index).keys())) == n + 1
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+
+        workers = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=120)
+        assert not errors, [f"{type(e).__name__}: {e}" for e in errors]
+        for index in range(threads):
+            assert len(list(ks.scope("t", index).keys())) == rounds
+            assert len(list(ks.scope("tx", index).keys())) == rounds // 10 * 5

@@ -1,0 +1,197 @@
+"""Two keyspaces of different schemes racing for one fresh store: exactly one wins.
+
+Each round opens a fresh store in two real processes (forked; threads over one
+store object for memory), each with its own scheme, both opened before either
+writes (so each is a stale open for the other); a barrier releases their first
+writes at the same moment. Exactly one write succeeds, the other raises
+:class:`SchemeMismatch`, and the store then holds only the winner's record and
+keys. Repeated for many rounds per engine, so that a lost race would show.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import keyspace
+from keyspace import AsciiHex, ScopeHash, TupleScheme
+from keyspace.errors import SchemeMismatch
+from keyspace.schemes import Scheme, scheme_from_name
+from keyspace.stores import MemoryStore, open_store
+
+ROUNDS = 20
+PAIRS = [("tuple", "asciihex"), ("asciihex", "scopehash"), ("scopehash", "tuple")]
+
+
+def _contender(url: str, name: str, barrier: Any, results: Any) -> None:
+    """Open ``url`` with scheme ``name``, wait for the other contender, write."""
+    try:
+        ks = keyspace.open(url, scheme=name)
+    except Exception as exc:  # reported to the parent, which fails the test
+        barrier.abort()
+        results.put((name, f"open failed: {exc!r}"))
+        return
+    try:
+        try:
+            barrier.wait(timeout=30)
+        except threading.BrokenBarrierError:
+            results.put((name, "the other contender did not start"))
+            return
+        try:
+            ks.scope("race")[b"k"] = name.encode()
+            results.put((name, "won"))
+        except SchemeMismatch:
+            results.put((name, "mismatch"))
+        except Exception as exc:
+            results.put((name, f"failed: {exc!r}"))
+    finally:
+        ks.close()
+
+
+def _check_store(items: list[tuple[bytes, bytes]], winner: str) -> None:
+    """Only the winner's record and keys: every key is the winner's record, its
+    registry entry, or the one key it wrote."""
+    scheme: Scheme = scheme_from_name(winner)
+    expected = {scheme.encode(("race",), b"k")}
+    assert scheme.metadata_key is not None
+    expected.add(scheme.metadata_key)
+    if isinstance(scheme, ScopeHash):
+        expected.add(scheme.prefix(("race",)))
+    assert {k for k, _ in items} == expected
+    assert dict(items)[scheme.encode(("race",), b"k")] == winner.encode()
+
+
+def _race_processes(make_url: Callable[[int], str], rounds: int = ROUNDS) -> None:
+    ctx = multiprocessing.get_context("fork")
+    for i in range(rounds):
+        url = make_url(i)
+        first, second = PAIRS[i % len(PAIRS)]
+        barrier = ctx.Barrier(2)
+        results = ctx.Queue()
+        procs = [ctx.Process(target=_contender, args=(url, n, barrier, results)) for n in (first, second)]
+        for p in procs:
+            p.start()
+        outcome = dict(results.get(timeout=60) for _ in procs)
+        for p in procs:
+            p.join(timeout=30)
+            assert p.exitcode == 0
+        assert sorted(outcome.values()) == ["mismatch", "won"], (i, outcome)
+        winner = next(n for n, r in outcome.items() if r == "won")
+        store = open_store(url)
+        try:
+            _check_store(list(store.scan(b"", None)), winner)
+        finally:
+            store.close()
+
+
+def test_race_lmdb(tmp_path: Path) -> None:
+    _race_processes(lambda i: f"lmdb://{tmp_path / f'r{i}'}")
+
+
+def test_race_sqlite(tmp_path: Path) -> None:
+    def make_url(i: int) -> str:
+        url = f"sqlite:///{tmp_path / f'r{i}.sqlite'}"
+        open_store(url).close()  # the file exists: the race is the first writes', not the opens'
+        return url
+
+    _race_processes(make_url)
+
+
+@pytest.mark.etcd
+def test_race_etcd() -> None:
+    endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS")
+    if not endpoints:
+        from keyspace.stores._etcd_local import ClusterUnavailable, shared_cluster
+
+        try:
+            endpoints = ",".join(shared_cluster().endpoints)
+        except ClusterUnavailable as exc:
+            if exc.skip:
+                pytest.skip(f"etcd unavailable: {exc.reason}")
+            raise
+    run = uuid.uuid4().hex
+    urls: list[str] = []
+
+    def make_url(i: int) -> str:
+        urls.append(f"etcd://{endpoints}/race-{run}-{i}%2F")
+        return urls[-1]
+
+    try:
+        _race_processes(make_url)
+    finally:
+        for url in urls:
+            store = open_store(url)
+            try:
+                store.delete_range(b"", None)
+            finally:
+                store.close()
+
+
+def _memory_round(i: int) -> None:
+    store = MemoryStore()
+    first, second = PAIRS[i % len(PAIRS)]
+    spaces = {n: keyspace.attach(store, scheme=n, close_store=False) for n in (first, second)}
+    barrier = threading.Barrier(2)
+    outcome: dict[str, str] = {}
+
+    def write(name: str) -> None:
+        barrier.wait(timeout=30)
+        try:
+            spaces[name].scope("race")[b"k"] = name.encode()
+            outcome[name] = "won"
+        except SchemeMismatch:
+            outcome[name] = "mismatch"
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in spaces]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert sorted(outcome.values()) == ["mismatch", "won"], (i, outcome)
+    winner = next(n for n, r in outcome.items() if r == "won")
+    _check_store(list(store.scan(b"", None)), winner)
+
+
+def test_race_memory_threads() -> None:
+    """Two keyspace objects over one store object, first writes in two threads."""
+    for i in range(ROUNDS):
+        _memory_round(i)
+
+
+@pytest.mark.parametrize("engine", ["memory", "lmdb", "sqlite"])
+def test_stale_open_is_refused_at_its_first_write(tmp_path: Path, engine: str) -> None:
+    """Both open an empty store; one writes; the other's first write (stale open)
+    raises SchemeMismatch and writes nothing."""
+    memory = MemoryStore()
+    urls = {"lmdb": f"lmdb://{tmp_path / 's'}", "sqlite": f"sqlite:///{tmp_path / 's.sqlite'}"}
+
+    def opened(scheme: Scheme) -> keyspace.Keyspace:
+        if engine == "memory":
+            return keyspace.attach(memory, scheme=scheme, close_store=False)
+        return keyspace.open(urls[engine], scheme=scheme)
+
+    if engine == "lmdb":  # one LMDB environment per path per process: share the store
+        store = open_store(urls["lmdb"])
+        a = keyspace.attach(store, scheme=TupleScheme(), close_store=False)
+        b = keyspace.attach(store, scheme=AsciiHex(), close_store=False)
+    else:
+        a, b = opened(TupleScheme()), opened(AsciiHex())
+    a.scope("x")[b"k"] = b"tuple"
+    before = list(a.store.scan(b"", None))
+    with pytest.raises(SchemeMismatch):
+        b.scope("x")[b"k"] = b"asciihex"
+    with pytest.raises(SchemeMismatch):
+        b.scope("x").update({b"k1": b"1", b"k2": b"2"})
+    with pytest.raises(SchemeMismatch):
+        b.scope().drop()  # nor does a stale open delete the other's keys
+    with pytest.raises(SchemeMismatch), b.transaction() as tx:
+        tx.scope("y")[b"k"] = b"v"
+    assert list(a.store.scan(b"", None)) == before
+    a.scope("x")[b"k2"] = b"still fine"
