@@ -592,14 +592,22 @@ class Scope(MutableMapping[Any, Any]):
     def update(self, other: Any = (), /, **kwargs: Any) -> None:
         """Put the pairs of a mapping (or of an iterable of pairs) and of keyword
         arguments, as ``dict.update``. All or nothing: inside a transaction they
-        commit with it; outside, they are written as one atomic batch (engines with
-        a per-batch operation limit raise :class:`TransactionTooLarge` rather than
-        split it). The input is read once, as it comes, into the one list of
-        encoded pairs that the store's batch takes; no other copy is made."""
+        commit with it; outside, they are written in one atomic transaction of the
+        store (engines with a per-batch operation limit: one atomic batch, and
+        :class:`TransactionTooLarge` rather than a split).
+
+        Memory: outside a transaction, on engines without a batch limit, the pairs
+        are encoded as they are read and handed to the store 4096 at a time, so an
+        iterator of any length is written in bounded memory; otherwise they are
+        read once into the one list of encoded pairs the batch takes."""
         view = self._writer()
         pairs: Iterable[tuple[Any, Any]] = other.items() if hasattr(other, "items") else other
         if kwargs:
             pairs = chain(pairs, kwargs.items())
+        state = self._state
+        if view is state.store and view.capabilities.max_batch_ops is None:
+            self._stream(view, self._encoded(pairs))
+            return
         stored, venc = self._stored, self._venc
         if venc is None:
             ops = [(stored(k), v if type(v) is bytes else _not_bytes(v)) for k, v in pairs]
@@ -610,6 +618,35 @@ class Scope(MutableMapping[Any, Any]):
         if self._put is None and self._first_write(ops):
             return
         _write_all(view, ops)
+
+    def _encoded(self, pairs: Iterable[tuple[Any, Any]]) -> Iterator[tuple[bytes, bytes]]:
+        """``(stored key, stored value)`` of each pair, as the pairs are read."""
+        stored, venc = self._stored, self._venc
+        for k, v in pairs:
+            raw = v if venc is None else venc(v)
+            yield stored(k), (raw if type(raw) is bytes else _not_bytes(raw))
+
+    def _stream(self, store: WriteView, encoded: Iterator[tuple[bytes, bytes]]) -> None:
+        """Write ``encoded`` in one transaction of ``store``, 4096 pairs at a time
+        (each chunk's keys checked first); the scope's first write takes the
+        catalog's checks and records into that same transaction."""
+        first = next(encoded, None)
+        if first is None:
+            return
+        stream = chain((first,), encoded)
+        state = self._state
+
+        def apply(w: WriteView) -> None:
+            while chunk := list(islice(stream, 4096)):
+                state.check_storable(k for k, _ in chunk)
+                w.put_many(chunk)
+
+        if self._put is None and not state.write_ready(self.path):
+            state.first_write(store, self.path, apply)
+            self._bind_put()
+            return
+        with state.store.transaction() as tx:
+            apply(tx)
 
     def clear(self) -> None:
         """Remove every own key; child scopes stay. Cost: one range delete per own
