@@ -26,6 +26,7 @@ _SEP = b"\x00"
 _hexlify = binascii.hexlify
 _unhexlify = binascii.unhexlify
 _NOT_HEX = re.compile(rb"[^0-9a-f\x00]")
+_DIGITS_AND_SEP = b"0123456789abcdef\x00"
 
 # No encoding contains ff (nor any byte above 66), so [b"", b"\xff") holds every
 # stored key and the keys from ff on are free for the keyspace's own records.
@@ -92,8 +93,16 @@ class AsciiHex(Scheme):
         for upper-case digits, non-hex bytes, an odd number of digits in a part, or
         a depth mismatch. Cost: O(len(stored)), in C.
         """
-        _check_digits(stored, stored)
         parts = stored.split(_SEP)
+        if not stored.translate(None, _DIGITS_AND_SEP) and (depth is None or depth == len(parts) - 1):
+            try:  # the common case: lower-case digits, even parts
+                fast = [_unhexlify(part) for part in parts]
+            except binascii.Error:
+                pass  # an odd part: the checks below name it
+            else:
+                key = fast.pop()
+                return tuple(fast), key
+        _check_digits(stored, stored)
         if depth is not None and depth != len(parts) - 1:
             raise DecodeError(
                 f"stored key {show_bytes(stored)} has {len(parts) - 1} path components, not {depth}"

@@ -136,6 +136,21 @@ class Sublevel(Scheme):
         names: list[bytes] = []
         offset = 0
         end = len(stored)
+        # the common case: every group closed, every name byte allowed (one check)
+        find, opener = stored.find, self._sep
+        while offset < end and stored[offset] == sep:
+            close = find(opener, offset + 1)
+            if close < 0:
+                break
+            names.append(stored[offset + 1 : close])
+            offset = close + 1
+        else:
+            if not stored[:offset].translate(None, self._name_bytes + opener) and (
+                depth is None or depth == len(names)
+            ):
+                return tuple(names), stored[offset:]
+        names = []
+        offset = 0
         while offset < end and stored[offset] == sep:
             close = stored.find(self._sep, offset + 1)
             if close < 0:
