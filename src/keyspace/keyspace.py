@@ -41,6 +41,7 @@ class Keyspace:
         self.scheme = scheme
         self.catalog = Catalog(store, scheme, recorded=recorded)
         self._layouts = LayoutCache(scheme)
+        self._bytes_scopes: dict[tuple[Any, ...], Scope] = {}
         self.batch_limit = self.catalog.batch_limit
         self._close_store = True
 
@@ -56,9 +57,18 @@ class Keyspace:
         until a key is set. ``key``/``value`` name codecs (``"str"``, ``"int"``,
         ``"json"``, ``"bytes"``) or pass objects with ``encode``/``decode``.
 
-        Raises :class:`InvalidName` when the scheme cannot represent the path."""
+        Raises :class:`InvalidName` when the scheme cannot represent the path. Cost:
+        a bytes scope of a path already made (up to 4096 kept) is one dictionary
+        lookup; any other costs the scope's construction over its cached layout."""
         if key is None and value is None:
-            return Scope(self, self.store, self.catalog, path, BYTES, BYTES)
+            try:
+                return self._bytes_scopes[path]
+            except (KeyError, TypeError):  # not made yet (or an unhashable path: Scope says why)
+                pass
+            made = Scope(self, self.store, self.catalog, path, BYTES, BYTES)
+            if len(self._bytes_scopes) < 4096 and all(type(c) is str or type(c) is bytes for c in path):
+                self._bytes_scopes[path] = made  # str/bytes paths only: (1,) == (True,) in Python
+            return made
         return Scope(self, self.store, self.catalog, path, resolve_codec(key), resolve_codec(value))
 
     @contextmanager
