@@ -63,7 +63,9 @@ def _decoys(scheme: Scheme) -> dict[tuple[tuple[object, ...]], bytes]:
 
 
 def _open(url: str, scheme: Scheme) -> ScopeStore:
-    ks = keyspace.open(url, scheme=scheme)
+    # schemes that cannot tell own keys from children's are told which scopes hold keys
+    depth = None if scheme.separates_own_keys else len(PATH)
+    ks = keyspace.open(url, scheme=scheme, leaf_depth=depth)
     return ScopeStore(ks.scope(*PATH), owns_keyspace=True)
 
 
@@ -74,7 +76,8 @@ def _plant_decoys(store: ScopeStore) -> None:
 
 
 def _check_decoys(url: str, scheme: Scheme) -> None:
-    with keyspace.open(url, scheme=scheme) as ks:
+    depth = None if scheme.separates_own_keys else len(PATH)
+    with keyspace.open(url, scheme=scheme, leaf_depth=depth) as ks:
         for (path,), value in _decoys(scheme).items():
             assert dict(ks.scope(*path)) == {b"decoy": value}, path
 

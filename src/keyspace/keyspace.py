@@ -36,10 +36,12 @@ class Keyspace:
     apart (:class:`~keyspace._catalog.Catalog`), which every scope shares.
     """
 
-    def __init__(self, store: Store, scheme: Scheme, *, recorded: bool) -> None:
+    def __init__(
+        self, store: Store, scheme: Scheme, *, recorded: bool, leaf_depth: int | None = None
+    ) -> None:
         self.store = store
         self.scheme = scheme
-        self.catalog = Catalog(store, scheme, recorded=recorded)
+        self.catalog = Catalog(store, scheme, recorded=recorded, leaf_depth=leaf_depth)
         self._layouts = LayoutCache(scheme)
         self._bytes_scopes: dict[tuple[Any, ...], Scope] = {}
         self.batch_limit = self.catalog.batch_limit
@@ -139,6 +141,7 @@ def open(
     scheme: Scheme | str | None = None,
     create: bool = True,
     readonly: bool = False,
+    leaf_depth: int | None = None,
     **options: Any,
 ) -> Keyspace:
     """Open a keyspace on the store at ``url_or_path``.
@@ -155,14 +158,25 @@ def open(
     ``create=False`` a missing local store raises :class:`StoreError` instead of
     being created.
 
-    ``options`` are the store's (``map_size``, ``sync``, ``timeout``, …; on etcd
-    also ``user``, ``password``, ``cacert``, ``cert``, ``key``; see
+    ``options`` are the store's (``map_size``, ``sync``, ``timeout``, …; LMDB's
+    ``db=NAME`` for a named database and ``max_dbs``; on etcd also ``user``,
+    ``password``, ``cacert``, ``cert``, ``key``; see
     :func:`keyspace.stores.open_store`), also accepted as URL query parameters;
     an unknown one raises :class:`StoreError` listing the known ones.
     ``readonly=True`` opens an existing store of the URL's engine without creating
     or changing anything (a path that is not such a store raises
     :class:`StoreError`); every write then raises :class:`StoreError`. Every
     failure to open is a :class:`StoreError` naming its cause.
+
+    ``leaf_depth`` declares, for a scheme that cannot tell a scope's own keys
+    from its children's (LengthPrefixed, Naive), the depth of the scopes that
+    hold keys in data another program wrote (a cw-storage-plus ``Map`` of
+    ``n``-element keys over a namespace: the namespace's depth); shallower scopes
+    are branches, deeper ones raise :class:`LayoutError`, and no layout is
+    recorded. Without it a LengthPrefixed keyspace records each leaf it creates
+    (below a branch root, where no key can be), so a reopen knows the layout; a
+    store with keys and no recorded layout raises :class:`LayoutError` on any
+    operation that could mix a parent's keys with a child's.
 
     The scheme is recorded (for schemes with reserved space) with the first write,
     inside that write's own atomic transaction, so opening and reading never
@@ -178,13 +192,19 @@ def open(
     store = open_store(url, readonly=readonly, **options)
     try:
         scheme, recorded = _scheme_of(store, scheme, url)
+        return Keyspace(store, scheme, recorded=recorded, leaf_depth=leaf_depth)
     except BaseException:
         store.close()
         raise
-    return Keyspace(store, scheme, recorded=recorded)
 
 
-def attach(store: Store, *, scheme: Scheme | str | None = None, close_store: bool = True) -> Keyspace:
+def attach(
+    store: Store,
+    *,
+    scheme: Scheme | str | None = None,
+    close_store: bool = True,
+    leaf_depth: int | None = None,
+) -> Keyspace:
     """A keyspace over ``store``, a store object already open (for example one
     :class:`~keyspace.stores.MemoryStore` shared by several keyspace objects).
     The scheme is chosen and checked as by :func:`open`; closing the keyspace
@@ -192,14 +212,23 @@ def attach(store: Store, *, scheme: Scheme | str | None = None, close_store: boo
     if isinstance(scheme, str):
         scheme = scheme_from_name(scheme)
     chosen, recorded = _scheme_of(store, scheme, store.url)
-    ks = Keyspace(store, chosen, recorded=recorded)
+    ks = Keyspace(store, chosen, recorded=recorded, leaf_depth=leaf_depth)
     ks._close_store = close_store
     return ks
 
 
 def _scheme_of(store: ReadView, scheme: Scheme | None, url: str) -> tuple[Scheme, bool]:
     """The scheme to open ``store`` with, and whether its record is there: the
-    checks of :func:`open` (the first write repeats them inside its batch)."""
+    checks of :func:`open` (the first write repeats them inside its batch). On a
+    store with snapshots they read one snapshot, so another process's first write
+    (keys and record together) is seen whole or not at all."""
+    if isinstance(store, Store) and store.capabilities.snapshots:
+        with store.snapshot() as view:
+            return _scheme_of_view(view, scheme, url)
+    return _scheme_of_view(store, scheme, url)
+
+
+def _scheme_of_view(store: ReadView, scheme: Scheme | None, url: str) -> tuple[Scheme, bool]:
     recorded = _metadata.read(store, scheme, url)
     if scheme is None:
         if recorded is None:

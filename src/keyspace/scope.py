@@ -116,6 +116,7 @@ class Scope(MutableMapping[Any, Any]):
         "_layout",
         "_put",
         "_put_raw",
+        "_ranges",
         "_state",
         "_stored",
         "_value_spec",
@@ -145,6 +146,7 @@ class Scope(MutableMapping[Any, Any]):
         self.path = path
         self.scheme = scheme
         self.prefix = layout.prefix
+        self._ranges = state.own_ranges(path)
         self._key_spec = key
         self._value_spec = value
         if key is BYTES:
@@ -361,7 +363,7 @@ class Scope(MutableMapping[Any, Any]):
                     hi += b"\x00"
         if self._guard is not None and self._hidden():
             return [], None
-        return _intersect(self._layout.ranges, lo, hi), keep
+        return _intersect(self._ranges, lo, hi), keep
 
     def _chunks(
         self,
@@ -767,7 +769,7 @@ class Scope(MutableMapping[Any, Any]):
         return watch_scope(
             self._ks.store,
             self.path,
-            own_ranges=layout.ranges,
+            own_ranges=self._ranges,
             own_exact=layout.exact,
             is_own=scheme.is_own_remainder,
             prefix=prefix,

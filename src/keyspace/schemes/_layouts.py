@@ -381,17 +381,18 @@ class LayoutCache:
         self.size = size
 
     def get(self, path: Path) -> Layout:
-        """The layout of ``path``, compiled on the first request.
+        """The layout of ``path`` (by the scheme's :meth:`Scheme.scope_scheme` of
+        it), compiled on the first request.
 
         Raises what ``scheme.layout(path)`` raises for a path the scheme cannot
         represent (:class:`InvalidName`, :class:`KeyTooLarge`)."""
         try:
             layout = self._layouts.get(path)
         except TypeError:  # an unhashable component: the scheme names the fault
-            return self._scheme.layout(path, accelerate=self._accelerate)
+            return self._scheme.scope_scheme(path).layout(path, accelerate=self._accelerate)
         if layout is not None:
             return layout
-        layout = self._scheme.layout(path, accelerate=self._accelerate)
+        layout = self._scheme.scope_scheme(path).layout(path, accelerate=self._accelerate)
         if all(type(c) is str or type(c) is bytes for c in path):
             layouts = self._layouts
             if len(layouts) >= self.size:
