@@ -293,9 +293,15 @@ class Catalog:
                 "which reserves it; choose another name"
             )
 
+        registries = [state.registered for state in self._chain()]  # as _registered walks them
+
         def check(view: ReadView) -> bool:
-            if self._registered(key) == name:
-                return True
+            for registered in registries:
+                known = registered.get(key)
+                if known is not None:
+                    if known == name:
+                        return True
+                    break
             raw = view.get(key)
             if raw is None:
                 return True  # no name holds the hash: nothing of another scope is there

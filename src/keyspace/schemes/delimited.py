@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidName, LayoutError, show_bytes
 from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._layouts import RAW, Layout
 
 __all__ = ["COMMON_SEPARATORS", "Delimited", "NulDelimited", "guess_delimited", "guess_separator"]
 
@@ -160,6 +161,11 @@ class Delimited(Scheme):
         if len(path) > self._depth:
             self._check_depth(path)
         return sep.join(names) + sep
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``raw`` transform: the key follows ``c1 SEP … cD SEP`` as it is (a
+        path of another depth raises :class:`LayoutError`)."""
+        return Layout(self, path, kind=RAW, accelerate=accelerate)
 
     # -- the scheme interface ----------------------------------------------------------
 
