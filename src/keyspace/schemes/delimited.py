@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidName, LayoutError, show_bytes
-from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._base import Key, Path, Property, Scheme, component_bytes
 from ._layouts import RAW, Layout
 
 __all__ = ["COMMON_SEPARATORS", "Delimited", "NulDelimited", "guess_delimited", "guess_separator"]
@@ -170,10 +170,12 @@ class Delimited(Scheme):
     # -- the scheme interface ----------------------------------------------------------
 
     def encode(self, path: Path, key: Key) -> bytes:
-        """Return ``c1 SEP … cD SEP key`` after checking the names and the depth."""
-        stored = self.prefix(path)
-        self._check_depth(path)
-        return stored + key_bytes(key)
+        """Return ``c1 SEP … cD SEP key`` after checking the names and the depth
+        (through the path's layout, kept in the scheme's bounded memo)."""
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Split ``stored`` at its first ``depth`` separators: ``(names, key)``, names
