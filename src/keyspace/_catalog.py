@@ -277,8 +277,13 @@ class Catalog:
             if known:
                 return known[0] == _LEAF
             status = self._status(view, path)
-            if status != _FREE and (self.leaf_depth is not None or view is self.store):
-                known.append(status)  # committed (or declared): it cannot change
+            # committed (or declared) it cannot change; learnt inside a transaction it
+            # cannot change while that transaction lasts, and a guard serves the
+            # scopes of one view (a transaction's scopes die with it)
+            if status != _FREE and (
+                self.leaf_depth is not None or view is self.store or self._parent is not None
+            ):
+                known.append(status)
             return status != _BRANCH
 
         return check
