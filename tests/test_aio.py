@@ -18,7 +18,7 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
 
@@ -171,7 +171,7 @@ def test_embedded_engines_run_on_one_thread(tmp_path: Path) -> None:
         try:
             assert ks.workers == 1
             await asyncio.gather(
-                *(ks._run.run(lambda: names.add(threading.current_thread().name)) for _ in range(20))
+                *(ks.store.runner.run(lambda: names.add(threading.current_thread().name)) for _ in range(20))
             )
         finally:
             await ks.close()
@@ -207,6 +207,23 @@ class _Loop:
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
         self.loop.close()
+
+
+class _Holding:
+    """Calls through ``loop`` made as the holder of ``runner``'s transaction lock."""
+
+    def __init__(self, loop: _Loop, runner: Any) -> None:
+        self.inner, self.runner, self.holder = loop, runner, runner.holder
+
+    def call(self, make: Callable[[], Awaitable[T]]) -> T:
+        async def held() -> T:
+            self.runner.holder = asyncio.current_task()
+            try:
+                return await make()
+            finally:
+                self.runner.holder = self.holder
+
+        return self.inner.call(held)
 
 
 _BRIDGE_PATH = ("aio", b"\x00\xff", "bridge")
@@ -292,7 +309,13 @@ class AsyncBridgeStore(_AsyncScopeView, Store):
                 for k, v in batch:
                     await (s.discard(k) if v is None else s.put(k, v))
 
-        self.loop.call(run)
+        for attempt in range(3):  # etcd: a first write's records can conflict with the batch's own read
+            try:
+                self.loop.call(run)
+                return
+            except TransactionConflict:
+                if attempt == 2:
+                    raise
 
     @contextmanager
     def transaction(self) -> Iterator[WriteView]:
@@ -300,8 +323,10 @@ class AsyncBridgeStore(_AsyncScopeView, Store):
         tx = self.loop.call(manager.__aenter__)
         # The bridge is one caller: while its transaction is open, its own calls
         # outside it act as the holder's (as one task inside `async with` would).
-        outside = self.scope
-        self.scope = keyspace.aio.AsyncScope(outside.sync, self.aks._run, 5, held=True)
+        runner = getattr(self.aks.store, "runner", None)
+        outside = self.loop
+        if runner is not None:
+            self.loop = _Holding(outside, runner)
         try:
             yield _AsyncScopeView(tx.scope(*_BRIDGE_PATH), self.loop, self.limit)
         except BaseException as exc:
@@ -309,7 +334,7 @@ class AsyncBridgeStore(_AsyncScopeView, Store):
             self.loop.call(lambda: manager.__aexit__(type(error), error, error.__traceback__))
             raise
         finally:
-            self.scope = outside
+            self.loop = outside
         self.loop.call(lambda: manager.__aexit__(None, None, None))
 
     @contextmanager
