@@ -66,7 +66,11 @@ def reader(path: str, writers: int, count: int, go_file: str) -> None:
                 reads += 1
             if reads % 5 == 0:
                 ks.close()
-                ks = keyspace.open(path, map_size=MAP)  # an open while the map grows
+                try:
+                    ks = keyspace.open(path, map_size=MAP)  # an open while the map grows
+                except Exception as exc:  # reported, and the reader stops
+                    errors.append(f"open: {type(exc).__name__}: {exc}")
+                    break
             if total == writers * count:
                 break
         except Exception as exc:  # counted and reported

@@ -3,7 +3,10 @@ key-value stores."""
 
 from __future__ import annotations
 
-from . import errors
+import importlib
+from typing import Any
+
+from . import bincode, errors
 from ._watch import ScopeWatch, WatchEvent
 from .codecs import Codec
 from .errors import (
@@ -76,6 +79,15 @@ __all__ = [
     "WatchUnsupported",
     "__version__",
     "attach",
+    "bincode",
     "errors",
     "open",
+    "scoped_heed",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``keyspace.scoped_heed`` is imported when first used (it opens LMDB)."""
+    if name == "scoped_heed":
+        return importlib.import_module(".scoped_heed", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

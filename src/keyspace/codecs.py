@@ -3,7 +3,10 @@
 Keys and values are ``bytes`` by default. Built in: ``"bytes"``, ``"str"`` (UTF-8),
 ``"int"`` (order-preserving: 64-bit two's complement with the sign bit flipped,
 big-endian, as cw-storage-plus stores signed integers) and ``"json"`` (compact,
-sorted keys, UTF-8). Any object with ``encode(obj) -> bytes`` and
+sorted keys, UTF-8). bincode codecs (Rust's ``bincode`` 1.x, as scoped-heed and
+heed store values) are in :mod:`keyspace.bincode` and resolve by Rust type name:
+``"bincode:String"``, ``"bincode:Vec<u8>"``, ``"bincode:u8"`` … ``"bincode:u64"``,
+``"bincode:i8"`` … ``"bincode:i64"``, ``"bincode:bool"``. Any object with ``encode(obj) -> bytes`` and
 ``decode(raw) -> obj`` plugs in.
 
 Codecs never touch a store; a bad object raises :class:`~keyspace.errors.InvalidKey`
@@ -16,9 +19,10 @@ import json
 import struct
 from typing import Any, Protocol, runtime_checkable
 
+from . import bincode
 from .errors import DecodeError, InvalidKey, show_bytes
 
-__all__ = ["BYTES", "INT", "JSON", "STR", "Codec", "resolve_codec"]
+__all__ = ["BYTES", "INT", "JSON", "STR", "Codec", "bincode", "resolve_codec"]
 
 
 @runtime_checkable
@@ -119,10 +123,19 @@ STR = StrCodec()
 INT = IntCodec()
 JSON = JsonCodec()
 _BUILT_IN: dict[str, Codec] = {c.name: c for c in (BYTES, STR, INT, JSON)}
+_BINCODE: dict[str, Codec] = {
+    "String": bincode.STRING,
+    "Vec<u8>": bincode.BYTES,
+    "bool": bincode.BOOL,
+    **{c.name: c for c in (bincode.U8, bincode.U16, bincode.U32, bincode.U64)},
+    **{c.name: c for c in (bincode.I8, bincode.I16, bincode.I32, bincode.I64)},
+}
+_BUILT_IN.update({f"bincode:{name}": codec for name, codec in _BINCODE.items()})
 
 
 def resolve_codec(spec: str | Codec | None) -> Codec:
-    """Return the codec for ``spec``: a built-in name, a codec object, or ``None``
+    """Return the codec for ``spec``: a built-in name (``"bincode:u64"`` and the
+    other bincode names included), a codec object, or ``None``
     (bytes). Raises ``ValueError`` for an unknown name or an object without
     ``encode``/``decode``."""
     if spec is None:

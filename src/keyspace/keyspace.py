@@ -143,8 +143,9 @@ def open(
     ``create=False`` a missing local store raises :class:`StoreError` instead of
     being created.
 
-    ``options`` are the store's (``map_size``, ``sync``, ``timeout``, …; on etcd
-    also ``user``, ``password``, ``cacert``, ``cert``, ``key``; see
+    ``options`` are the store's (``map_size``, ``sync``, ``timeout``, …; LMDB's
+    ``db=NAME`` for a named database and ``max_dbs``; on etcd also ``user``,
+    ``password``, ``cacert``, ``cert``, ``key``; see
     :func:`keyspace.stores.open_store`), also accepted as URL query parameters;
     an unknown one raises :class:`StoreError` listing the known ones.
     ``readonly=True`` opens an existing store of the URL's engine without creating
@@ -187,7 +188,16 @@ def attach(store: Store, *, scheme: Scheme | str | None = None, close_store: boo
 
 def _scheme_of(store: ReadView, scheme: Scheme | None, url: str) -> tuple[Scheme, bool]:
     """The scheme to open ``store`` with, and whether its record is there: the
-    checks of :func:`open` (the first write repeats them inside its batch)."""
+    checks of :func:`open` (the first write repeats them inside its batch). On a
+    store with snapshots they read one snapshot, so another process's first write
+    (keys and record together) is seen whole or not at all."""
+    if isinstance(store, Store) and store.capabilities.snapshots:
+        with store.snapshot() as view:
+            return _scheme_of_view(view, scheme, url)
+    return _scheme_of_view(store, scheme, url)
+
+
+def _scheme_of_view(store: ReadView, scheme: Scheme | None, url: str) -> tuple[Scheme, bool]:
     recorded = _metadata.read(store, scheme, url)
     if scheme is None:
         if recorded is None:

@@ -153,7 +153,7 @@ class Scope(MutableMapping[Any, Any]):
         key: Codec,
         value: Codec,
     ) -> None:
-        scheme = keyspace.scheme
+        scheme = keyspace.scheme.scope_scheme(path)
         scheme.validate_path(path)
         self._ks = keyspace
         self._view = view

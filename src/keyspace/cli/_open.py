@@ -24,6 +24,7 @@ from ..schemes import SCHEMES, AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHas
 from ..schemes.delimited import guess_delimited
 from ..stores import ReadView, open_store
 from ..stores._base import Store
+from ._heed import HEED_URL, open_heed
 from ._walk import RESERVED, KeyReader
 
 __all__ = ["Detection", "Opened", "detect", "make_scheme", "opened"]
@@ -205,6 +206,17 @@ def opened(
     Raises :class:`KeyspaceError` (one line) when nothing fits; nothing is
     written before the command writes."""
     readonly = not writing and not create
+    if url.startswith(HEED_URL):  # a scoped-heed database: its own layout, no scheme to choose
+        if scheme_name is not None or separator is not None:
+            raise KeyspaceError(
+                f"{url} is a scoped-heed database with its own layout; --scheme does not apply"
+            )
+        heed, how = open_heed(url, readonly=readonly)
+        try:
+            yield Opened(heed, how)
+        finally:
+            heed.close()
+        return
     if scheme_name is None and separator is not None:
         scheme_name = "delimited"
     if scheme_name is not None:

@@ -69,7 +69,12 @@ class KeyReader:
         self.depth = depth
         self._view = view
         self._metadata_key = scheme.metadata_key
-        self._hash_names: dict[int, str] | None = {} if isinstance(scheme, ScopeHash) else None
+        # schemes that keep a name registry among their keys (scoped-heed) say how to read it
+        self._entry = getattr(scheme, "registry_entry", None)
+        self._registry_key = getattr(scheme, "registry_key", None)
+        self._registry_name = getattr(scheme, "registry_name", None)
+        hashed = isinstance(scheme, ScopeHash) or self._entry is not None
+        self._hash_names: dict[int, str] | None = {} if hashed else None
 
     def read(self, stored: bytes, value: bytes) -> tuple[tuple[Any, ...], Any] | None:
         """``(path, key)`` of a stored key, or :data:`RESERVED` for the scheme
@@ -79,7 +84,12 @@ class KeyReader:
         names = self._hash_names
         if names is None:
             return self.scheme.decode(stored, self.depth)
-        if len(stored) == _REGISTRY_KEY_SIZE:
+        if self._entry is not None:
+            entry = self._entry(stored, value)
+            if entry is not None:
+                names[entry[0]] = entry[1]
+                return RESERVED
+        elif len(stored) == _REGISTRY_KEY_SIZE:
             scope_hash = int.from_bytes(stored, "little")
             names[scope_hash] = _registered_name(stored, value)
             return RESERVED
@@ -93,11 +103,18 @@ class KeyReader:
         assert names is not None
         name = names.get(scope_hash)
         if name is None and self._view is not None:
-            key = scope_hash.to_bytes(_REGISTRY_KEY_SIZE, "little")
+            key = (
+                scope_hash.to_bytes(_REGISTRY_KEY_SIZE, "little")
+                if self._registry_key is None
+                else self._registry_key(scope_hash)
+            )
             raw = self._view.get(key)
             if raw is not None:
+                read = self._registry_name
                 try:
-                    name = names[scope_hash] = _registered_name(key, raw)
+                    name = names[scope_hash] = (
+                        _registered_name(key, raw) if read is None else read(raw, scope_hash)
+                    )
                 except DecodeError:
                     return scope_hash
         return scope_hash if name is None else name

@@ -21,6 +21,7 @@ from ._format import (
     value_from_text,
     value_json,
 )
+from ._heed import heed_options, resolve_url
 from ._open import opened
 from ._options import depth_option, format_options, output_format, scheme_option, separator_option
 
@@ -37,7 +38,12 @@ Delimited keys (c1:c2:key) take --separator and --depth (the names per scope).
 Keys and values are UTF-8 text by default; --hex takes and prints hex; --json
 takes a JSON key (string, number, list for a composite key, {"hex": "..."} for
 bytes) and a JSON string or {"hex": "..."} value, and prints JSON lines.
-Text keys are bytes keys (the default key type of a scope)."""
+Text keys are bytes keys (the default key type of a scope).
+
+\b
+scoped-heed: URL --scoped-heed NAME [--api types --key-type u64 --value-type String]
+or the URL scoped-heed:///env?name=NAME&api=types&key=u64&value=String; PATH is
+() for the default scope or one scope name from the registry."""
 
 
 def _key(ks: Keyspace, text: str, fmt: str) -> Any:
@@ -77,6 +83,7 @@ Examples:
 @separator_option
 @depth_option
 @format_options
+@heed_options
 def get(
     url: str,
     path: tuple[str, ...],
@@ -86,11 +93,17 @@ def get(
     depth: int | None,
     as_hex: bool,
     as_json: bool,
+    heed_name: str | None = None,
+    api: str = "raw_bytes",
+    unnamed_default: bool = False,
+    key_type: str | None = None,
+    value_type: str | None = None,
 ) -> None:
     """Print the value of one key of the scope PATH in the store at URL.
 
     Exits with 1 and a one-line error when the key is missing."""
     fmt = output_format(as_hex, as_json)
+    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     scope_path = parse_path(path)
     with opened(url, scheme, separator=separator, depth=depth) as op:
         ks = op.keyspace
@@ -120,6 +133,7 @@ Examples:
 @separator_option
 @depth_option
 @format_options
+@heed_options
 def put(
     url: str,
     path: tuple[str, ...],
@@ -130,10 +144,16 @@ def put(
     depth: int | None,
     as_hex: bool,
     as_json: bool,
+    heed_name: str | None = None,
+    api: str = "raw_bytes",
+    unnamed_default: bool = False,
+    key_type: str | None = None,
+    value_type: str | None = None,
 ) -> None:
     """Set one key of the scope PATH in the store at URL (creating the store if
     it does not exist). One atomic write."""
     fmt = output_format(as_hex, as_json)
+    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     scope_path = parse_path(path)
     value = sys.stdin.buffer.read() if value_text == "-" else value_from_text(value_text, fmt)
     with opened(url, scheme, create=True, writing=True, separator=separator, depth=depth) as op:
@@ -159,6 +179,7 @@ Examples:
 @separator_option
 @depth_option
 @format_options
+@heed_options
 def delete(
     url: str,
     path: tuple[str, ...],
@@ -169,10 +190,16 @@ def delete(
     depth: int | None,
     as_hex: bool,
     as_json: bool,
+    heed_name: str | None = None,
+    api: str = "raw_bytes",
+    unnamed_default: bool = False,
+    key_type: str | None = None,
+    value_type: str | None = None,
 ) -> None:
     """Delete one key of the scope PATH (exit 1 when it is missing), or with
     --drop the whole scope and its subtree (one range delete)."""
     fmt = output_format(as_hex, as_json)
+    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     if (key_text is None) == (not drop):
         raise click.UsageError("give either --key K or --drop")
     scope_path = parse_path(path)
@@ -228,6 +255,7 @@ Examples:
 @separator_option
 @depth_option
 @format_options
+@heed_options
 def scan(
     url: str,
     path: tuple[str, ...],
@@ -243,10 +271,16 @@ def scan(
     depth: int | None,
     as_hex: bool,
     as_json: bool,
+    heed_name: str | None = None,
+    api: str = "raw_bytes",
+    unnamed_default: bool = False,
+    key_type: str | None = None,
+    value_type: str | None = None,
 ) -> None:
     """Print the own keys and values of the scope PATH in key order (not the
     keys of its child scopes). One range scan of the store."""
     fmt = output_format(as_hex, as_json)
+    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     if prefix_text is not None and (start_text is not None or stop_text is not None):
         raise click.UsageError("--prefix cannot be combined with --start or --stop")
     scope_path = parse_path(path)

@@ -6,16 +6,21 @@ from dataclasses import dataclass, field
 
 import click
 
-from ..errors import show_bytes
+from ..errors import KeyspaceError, show_bytes
 from ..keyspace import Keyspace
+from ..stores import open_store
 from ._console import Ticker, err, out
 from ._format import dumps
+from ._heed import HEED_URL, heed_options, resolve_url
 from ._open import opened
 from ._options import depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
 from ._walk import Entry, KeyReader, walk
 
-__all__ = ["Outside", "inspect", "scope_tree"]
+__all__ = ["Outside", "inspect", "named_databases", "scope_tree"]
+
+_LIST_DBS = 256
+"""Named-database slots used to list an LMDB environment's databases."""
 
 
 @dataclass
@@ -53,6 +58,47 @@ def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outsi
     return tree, outside
 
 
+def _is_lmdb_environment(url: str) -> bool:
+    scheme, sep, _ = url.partition(":")
+    if "?db=" in url or "&db=" in url:
+        return False  # one named database, not the environment
+    return not sep or not scheme.isidentifier() or len(scheme) == 1 or scheme.lower() == "lmdb"
+
+
+def named_databases(url: str) -> tuple[list[str], bool]:
+    """The named databases of the LMDB environment at ``url`` (none for other
+    stores), and whether its unnamed database holds nothing but their records.
+    Opens the environment read-only."""
+    if not _is_lmdb_environment(url):
+        return [], False
+    store = open_store(url, readonly=True, max_dbs=_LIST_DBS)
+    try:
+        engine = getattr(store, "inner", store)  # the engine under a read-only face
+        lister = getattr(engine, "databases", None)
+        names: list[str] = lister() if callable(lister) else []
+        only_records = sum(1 for _ in store.scan(b"", None)) == len(names)
+    finally:
+        store.close()
+    return names, only_records
+
+
+def _heed_databases(names: list[str]) -> list[str]:
+    """How to open each scoped-heed database among ``names`` (a ``NAME_scoped`` beside it)."""
+    out: list[str] = []
+    present = set(names)
+    for name in names:
+        if not name.endswith("_scoped"):
+            continue
+        base = name[: -len("_scoped")]
+        if base in present:
+            out.append(f"--scoped-heed {base}")
+        elif f"{base}_default" in present:
+            out.append(f"--scoped-heed {base} (default scope in {base}_default)")
+        else:
+            out.append(f"--scoped-heed {base} --unnamed-default")
+    return out
+
+
 @click.command(
     epilog="""\b
 Examples:
@@ -61,6 +107,8 @@ Examples:
   keyspace inspect sqlite:///app.db --levels 2
   keyspace inspect data.lmdb --json | jq '.children[].path'
   keyspace inspect lmdb:///cw --scheme length-prefixed --depth 2
+  keyspace inspect lmdb:///srv/env                   # lists its named databases
+  keyspace inspect lmdb:///srv/env --scoped-heed cache
   keyspace inspect leveldb:///sessions --scheme delimited --separator : --depth 1
 
 \b
@@ -69,6 +117,8 @@ JSON: one object for the root scope,
 with the children nested the same way; "keys" and "bytes" count the scope's
 own keys (stored key + value bytes). Path components: strings, numbers,
 {"hex": "..."} for bytes (strings in the byte schemes when valid UTF-8).
+An LMDB environment with named databases adds "databases": [names] to the root
+object; when its unnamed database holds nothing else, that is all it shows.
 """
 )
 @click.argument("url")
@@ -77,8 +127,19 @@ own keys (stored key + value bytes). Path components: strings, numbers,
 @separator_option
 @click.option("--json", "as_json", is_flag=True, help="Print the tree as one JSON object, nothing else.")
 @click.option("--levels", type=click.IntRange(min=0), default=None, help="Show only N levels below the root.")
+@heed_options
 def inspect(
-    url: str, scheme: str | None, depth: int | None, separator: str | None, as_json: bool, levels: int | None
+    url: str,
+    scheme: str | None,
+    depth: int | None,
+    separator: str | None,
+    as_json: bool,
+    levels: int | None,
+    heed_name: str | None = None,
+    api: str = "raw_bytes",
+    unnamed_default: bool = False,
+    key_type: str | None = None,
+    value_type: str | None = None,
 ) -> None:
     """Show the scope tree of the store at URL: per scope, its own keys and bytes
     (stored keys + values) and the totals of its subtree.
@@ -86,15 +147,53 @@ def inspect(
     The scheme is the one given, else the one recorded in the store, else
     detected by decoding a sample of keys with each scheme (the choice and its
     certainty are printed on stderr). One scan of the store; a progress bar on
-    stderr when it takes long.
+    stderr when it takes long. On an LMDB environment with named databases it
+    lists them first (scoped-heed databases with the options that open them).
     """
+    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
+    databases, only_records = ([], False) if url.startswith(HEED_URL) else named_databases(url)
+    if databases:
+        if as_json:
+            if only_records:
+                click.echo(dumps({"path": [], "keys": 0, "bytes": 0, "children": [], "databases": databases}))
+                return
+        else:
+            out().print(f"named databases (lmdb://…?db=NAME): {', '.join(databases)}", markup=False)
+            for line in _heed_databases(databases):
+                out().print(f"  scoped-heed: {line}", markup=False)
+            if only_records:
+                return
+    try:
+        _show(url, scheme, depth, separator, as_json, levels, databases)
+    except KeyspaceError as exc:
+        if not databases or scheme is not None:
+            raise
+        # the environment's databases are listed; its unnamed database cannot be read
+        if as_json:
+            click.echo(dumps({"path": [], "keys": 0, "bytes": 0, "children": [], "databases": databases}))
+        err().print(f"warning: the unnamed database is not shown: {exc}", markup=False)
+
+
+def _show(
+    url: str,
+    scheme: str | None,
+    depth: int | None,
+    separator: str | None,
+    as_json: bool,
+    levels: int | None,
+    databases: list[str],
+) -> None:
+    """The scope tree of the keyspace at ``url`` on stdout."""
     with opened(url, scheme, depth=depth, separator=separator) as op:
         ks = op.keyspace
         err().print(f"scheme: {op.how}", markup=False)
         tree, outside = scope_tree(ks, depth)
         typed = ks.scheme.typed_keys
         if as_json:
-            click.echo(dumps(tree.to_json(typed=typed)))
+            doc = tree.to_json(typed=typed)
+            if databases:
+                doc["databases"] = databases
+            click.echo(dumps(doc))
         else:
             out().print(tree.table(f"{ks.url}  ({ks.scheme!r})", typed=typed, levels=levels))
             if outside.reserved:

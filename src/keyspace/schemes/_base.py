@@ -182,6 +182,13 @@ class Scheme(ABC):
         """Inverse of :meth:`encode_key` (identity by default)."""
         return raw
 
+    def scope_scheme(self, path: Path) -> Scheme:
+        """The scheme whose :meth:`encode_key`/:meth:`decode_key` apply to the keys
+        of scope ``path``: ``self``, unless the key layout differs per scope (in
+        scoped-heed's bytes databases default-scope keys are raw and named-scope
+        keys length-prefixed)."""
+        return self
+
     def own_range_is_exact(self) -> bool:
         """True when :meth:`own_ranges` hold only own keys (no filtering needed)."""
         return True

@@ -85,6 +85,8 @@ class Capabilities:
     commit finds that a key or range it read was changed by another writer since
     it began writes nothing and raises a :class:`~keyspace.errors.StoreError`
     (etcd's ``TransactionConflict``); blind writes still win key by key.
+    ``shared_in_process``: opening the store again in the same process shares the
+    open engine (LMDB: one environment per path per process) instead of failing.
     """
 
     max_key_size: int | None
@@ -98,6 +100,7 @@ class Capabilities:
     max_value_size: int | None = None
     serialized_transactions: bool = False
     guarded_reads: bool = False
+    shared_in_process: bool = False
     watch: str | None = None
     """``"native"``: :meth:`Store.watch` reports every change, whoever made it
     (etcd; the memory store, whose every write goes through the one object);

@@ -1,7 +1,9 @@
 """``LMDBStore``: the embedded default, on py-lmdb.
 
 URL: ``lmdb:///path/to/dir`` (or a bare path). One LMDB environment (a directory
-holding ``data.mdb`` and ``lock.mdb``), one unnamed database.
+holding ``data.mdb`` and ``lock.mdb``), its unnamed database, or with ``db=NAME``
+(``lmdb:///path?db=NAME``) one of its named databases (``max_dbs``: how many named
+databases the environment may open; 16 when ``db`` is given and ``max_dbs`` is not).
 
 - Readers never block and are never blocked; one writer at a time across processes.
 - Every write outside a transaction is one LMDB write transaction (one commit);
@@ -28,8 +30,14 @@ holding ``data.mdb`` and ``lock.mdb``), one unnamed database.
 - Keys are 1 to ``max_key_size`` bytes (511 with LMDB 0.9). Writing a longer key
   raises :class:`~keyspace.errors.KeyTooLarge`; reading one finds nothing. The
   empty key cannot be stored or read: :class:`~keyspace.errors.InvalidName`.
-- One environment per path per process: opening a path this process already has
-  open raises :class:`~keyspace.errors.StoreError`; share the open store instead.
+- One environment per path per process: stores of one path (its unnamed database
+  and its named databases) share it, its writer lock and its growth, and it closes
+  with the last of them. A ``transaction()`` begun on one of them while another's
+  transaction is open in the same thread joins that transaction: their writes
+  commit together when the first one ends, and are discarded together if either
+  block raises. :meth:`LMDBStore.join` gives a view of a database inside a
+  transaction or snapshot of another one, and :meth:`LMDBStore.databases` lists the
+  named databases.
 """
 
 from __future__ import annotations
@@ -49,6 +57,7 @@ from typing import Any
 import lmdb
 
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
+from . import _lmdb_env
 from ._base import Capabilities, Op, ReadView, Releasable, Store, WriteView
 from ._paths import check_directory
 
@@ -70,17 +79,21 @@ ends them."""
 _RETRIES = 64
 """Attempts of a read whose map grew (in this process or another) meanwhile."""
 
+NAMED_DBS = 16
+"""``max_dbs`` of an environment first opened with ``db=NAME`` and no ``max_dbs``."""
+
 _PUT, _DELETE, _RANGE = 0, 1, 2
-_Logged = tuple[int, bytes, bytes | None]
+_Logged = tuple[int, bytes, bytes | None, Any]  # op, key, value or stop, database (None: own)
 
 
 def _cursor_scan(
-    txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
 ) -> Iterator[tuple[bytes, bytes]]:
-    """Items of ``[start, stop)`` read by one cursor: an ``itertools`` chain over
-    ``iternext``/``iterprev``, so no Python code runs per item. The cursor keeps
-    ``txn`` alive as long as the chain lives."""
-    cursor = txn.cursor()
+    """Items of ``[start, stop)`` read by one cursor (on database ``db``, default: the
+    transaction's): an ``itertools`` chain over ``iternext``/``iterprev``, so no
+    Python code runs per item. The cursor keeps ``txn`` alive as long as the chain
+    lives."""
+    cursor = txn.cursor(db)
     items: Iterator[tuple[bytes, bytes]]
     if not reverse:
         if not cursor.set_range(start):
@@ -100,8 +113,8 @@ def _cursor_scan(
     return items
 
 
-def _delete_range(txn: Any, start: bytes, stop: bytes | None) -> None:
-    cursor = txn.cursor()
+def _delete_range(txn: Any, start: bytes, stop: bytes | None, db: Any = None) -> None:
+    cursor = txn.cursor(db)
     if not cursor.set_range(start):
         return
     delete = cursor.delete
@@ -206,40 +219,53 @@ class LMDBStore(Store):
         max_readers: int = 126,
         max_dbs: int = 0,
         readonly: bool = False,
+        db: str = "",
     ) -> None:
         self._path = os.path.abspath(os.fspath(path))
-        self.url = f"lmdb://{self._path}"
+        self.url = f"lmdb://{self._path}" + (f"?db={db}" if db else "")
+        self.db_name = db
         self._env: Any = None
         self._opened = False
         self._grown = 0
-        self._writer: int | None = None  # thread holding this store's transaction()
         # Growth (set_mapsize) needs no write transaction in this process, and it
-        # ends every read transaction: writers hold _wlock, and growth (under it)
-        # waits until the snapshots other threads hold have ended.
-        self._wlock = threading.Lock()
-        self._cond = threading.Condition()
-        self._views = 0  # open snapshots (all threads)
-        self._local = threading.local()  # .views: this thread's open snapshots
-        self._resizing = False
+        # ends every read transaction of the environment: the stores of one path
+        # share (in _shared) the writer lock, the snapshot count and the thread
+        # holding the write transaction; growth waits until the snapshots other
+        # threads hold have ended.
         self._max_readers = max_readers
+        if db and max_dbs < 1:
+            max_dbs = NAMED_DBS
         _check_environment(self._path, self.url, readonly)
-        for attempt in range(_RETRIES):
-            try:
-                self._env = lmdb.open(
-                    self._path,
-                    map_size=map_size,
-                    sync=sync,
-                    max_readers=max_readers,
-                    max_dbs=max_dbs,
-                    readonly=readonly,
-                    create=not readonly,
-                )
-                break
-            except lmdb.MapResizedError as exc:  # another process grew the map meanwhile
-                if attempt + 1 == _RETRIES:
-                    raise self.translate(exc) from exc
-            except (lmdb.Error, OSError) as exc:
-                raise self.translate(exc) from exc
+
+        def open_env() -> Any:
+            for attempt in range(_RETRIES):
+                try:
+                    return lmdb.open(
+                        self._path,
+                        map_size=map_size,
+                        sync=sync,
+                        max_readers=max_readers,
+                        max_dbs=max_dbs,
+                        readonly=readonly,
+                        create=not readonly,
+                    )
+                except lmdb.MapResizedError as exc:  # another process grew the map meanwhile
+                    if attempt + 1 == _RETRIES:
+                        raise self.translate(exc) from exc
+            raise AssertionError("unreachable")  # pragma: no cover
+
+        try:
+            self._shared = _lmdb_env.acquire(
+                self._path, max_dbs=max_dbs, readonly=readonly, url=self.url, open_env=open_env
+            )
+        except (lmdb.Error, OSError) as exc:
+            raise self.translate(exc) from exc
+        try:
+            self._db = self._shared.open_db(db, create=not readonly, url=self.url)
+        except BaseException:
+            _lmdb_env.release(self._shared)
+            raise
+        self._env = self._shared.env
         self._opened = True  # from now on, a missing environment means closed
         self._max = int(self._env.max_key_size())
         self.fast_scan = self._scan_raw
@@ -252,6 +278,7 @@ class LMDBStore(Store):
             persistent=True,
             multi_process=True,
             serialized_transactions=True,
+            shared_in_process=True,
         )
 
     # -- error translation: the one place ------------------------------------
@@ -272,6 +299,11 @@ class LMDBStore(Store):
                 f"or open the store with a larger map_size: {exc}"
             )
         text = str(exc)
+        if isinstance(exc, lmdb.IncompatibleError) and self._opened:
+            return StoreError(
+                f"LMDB refused a write on {self.url}: a key of the unnamed database that is the record of "
+                f"a named database cannot be written or deleted as data (nothing was changed): {text}"
+            )
         if isinstance(exc, lmdb.DiskError) or (
             isinstance(exc, lmdb.Error) and "Input/output error" in text and _nearly_full(self._path)
         ):
@@ -334,50 +366,50 @@ class LMDBStore(Store):
         use raises :class:`~keyspace.errors.StoreClosed`). New snapshots and reads
         wait meanwhile. Call holding ``_wlock`` with no write transaction open."""
         env = self._live()
-        mine = getattr(self._local, "views", 0)
-        with self._cond:
-            self._resizing = True
+        mine = getattr(self._shared.local, "views", 0)
+        with self._shared.cond:
+            self._shared.resizing = True
             try:
-                self._cond.wait_for(lambda: self._views <= mine, timeout=GROWTH_WAIT)
+                self._shared.cond.wait_for(lambda: self._shared.views <= mine, timeout=GROWTH_WAIT)
                 env.set_mapsize(size)
             except lmdb.Error as exc:
                 raise self.translate(exc) from exc
             finally:
-                self._resizing = False
-                self._cond.notify_all()
+                self._shared.resizing = False
+                self._shared.cond.notify_all()
 
     def _adopt(self) -> None:
         """Adopt the map size another process gave the map (after
         ``MDB_MAP_RESIZED``), for a reader that holds no write transaction."""
-        if self._writer == threading.get_ident():
+        if self._shared.writer == threading.get_ident():
             raise StoreError(f"the map of {self.url} grew while this thread's transaction was open")
-        with self._wlock:
+        with self._shared.wlock:
             self._resize(0)
 
     def _settled(self) -> None:
         """Wait while this store's map is being resized (bounded)."""
-        with self._cond:
-            self._cond.wait_for(lambda: not self._resizing, timeout=GROWTH_WAIT)
+        with self._shared.cond:
+            self._shared.cond.wait_for(lambda: not self._shared.resizing, timeout=GROWTH_WAIT)
 
     def _view_opened(self) -> None:
-        with self._cond:
-            self._cond.wait_for(lambda: not self._resizing, timeout=GROWTH_WAIT)
-            self._views += 1
-        self._local.views = getattr(self._local, "views", 0) + 1
+        with self._shared.cond:
+            self._shared.cond.wait_for(lambda: not self._shared.resizing, timeout=GROWTH_WAIT)
+            self._shared.views += 1
+        self._shared.local.views = getattr(self._shared.local, "views", 0) + 1
 
     def _view_closed(self) -> None:
-        with self._cond:
-            self._views -= 1
-            self._cond.notify_all()
-        self._local.views = max(getattr(self._local, "views", 0) - 1, 0)
+        with self._shared.cond:
+            self._shared.views -= 1
+            self._shared.cond.notify_all()
+        self._shared.local.views = max(getattr(self._shared.local, "views", 0) - 1, 0)
 
     def _read_begin(self) -> Any:
         """A read transaction; a map another process grew is adopted first."""
         for _ in range(_RETRIES):
-            if self._resizing:
+            if self._shared.resizing:
                 self._settled()
             try:
-                return self._live().begin()
+                return self._live().begin(db=self._db)
             except lmdb.MapResizedError:
                 self._adopt()
             except lmdb.Error as exc:
@@ -402,15 +434,15 @@ class LMDBStore(Store):
     def _write(self, body: Callable[[Any], None]) -> None:
         """Run ``body(txn)`` in one write transaction; a full map grows and retries."""
         env = self._live()
-        if self._writer == threading.get_ident():
+        if self._shared.writer == threading.get_ident():
             raise StoreError(
                 f"a transaction on {self.url} is open in this thread; write through it "
                 "(writing through the store would wait for it forever)"
             )
-        with self._wlock:
+        with self._shared.wlock:
             while True:
                 try:
-                    txn = env.begin(write=True)
+                    txn = env.begin(write=True, db=self._db)
                 except lmdb.MapResizedError:
                     self._resize(0)  # another process grew the map: adopt its size
                     continue
@@ -467,11 +499,19 @@ class LMDBStore(Store):
             size = min(size * 4, 4096)
 
     def _owned_scan(
-        self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, end: bool
+        self,
+        txn: Any,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        end: bool,
+        db: Any = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        """Scan ``txn``, translating errors; ``end``: abort ``txn`` when done."""
+        """Scan ``txn`` (database ``db``, default: the transaction's), translating
+        errors; ``end``: abort ``txn`` when done."""
         try:
-            yield from _cursor_scan(txn, start, stop, reverse, limit)
+            yield from _cursor_scan(txn, start, stop, reverse, limit, db)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
         finally:
@@ -479,12 +519,12 @@ class LMDBStore(Store):
                 txn.abort()
 
     def _txn_scan_raw(
-        self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+        self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
     ) -> Iterator[tuple[bytes, bytes]]:
-        """``fast_scan`` of ``txn``: errors while starting are translated, errors
-        while iterating come out raw."""
+        """``fast_scan`` of ``txn`` (database ``db``, default: the transaction's):
+        errors while starting are translated, errors while iterating come out raw."""
         try:
-            return _cursor_scan(txn, start, stop, reverse, limit)
+            return _cursor_scan(txn, start, stop, reverse, limit, db)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
 
@@ -559,33 +599,78 @@ class LMDBStore(Store):
     def transaction(self) -> _LMDBTransaction:
         return _LMDBTransaction(self)
 
+    def join(self, view: ReadView) -> ReadView:
+        """A view of this store's database inside ``view``, a snapshot or transaction
+        of a store of the same environment: one LMDB transaction for both, so reads
+        are consistent across the databases and writes commit together. The view
+        ends with ``view``. Raises :class:`StoreError` for a view of another
+        environment. Cost: one object, no LMDB call."""
+        owner = getattr(view, "_store", None)
+        if not isinstance(owner, LMDBStore) or owner._shared is not self._shared:
+            raise StoreError(f"cannot join {self.url} to {view!r}: it is not a view of the same environment")
+        if isinstance(view, _LMDBTransaction):
+            return _JoinedTransaction(self, view)
+        if isinstance(view, _JoinedTransaction):
+            return _JoinedTransaction(self, view._outer)
+        if isinstance(view, _LMDBSnapshot):
+            return _LMDBSnapshot(self, view._txn, owned=False)
+        raise StoreError(f"cannot join {self.url} to {view!r}: not an LMDB snapshot or transaction")
+
+    def databases(self) -> list[str]:
+        """The names of the environment's named databases, sorted by their bytes
+        (the keys of the unnamed database that LMDB marks as databases). Opening
+        each one to tell takes one of the ``max_dbs`` slots (an environment opened
+        with ``max_dbs=0`` lists none; running out of slots raises
+        :class:`StoreError`). Cost: one scan of the unnamed database."""
+        shared = self._shared
+        if shared.max_dbs < 1:
+            return []
+        names: list[str] = []
+        env = self._live()
+        try:
+            with env.begin() as txn:
+                candidates = [k for k, v in txn.cursor() if len(v) == 48]
+        except lmdb.Error as exc:
+            raise self.translate(exc) from exc
+        for raw in candidates:
+            try:
+                name = raw.decode("utf-8")
+                shared.open_db(name, create=False, url=self.url)
+            except (UnicodeDecodeError, _lmdb_env.NotADatabase):
+                continue  # a 48-byte value of a plain key, or a name that is not UTF-8
+            names.append(name)
+        return names
+
     def close(self) -> None:
         env, self._env = self._env, None
         if env is not None:
-            env.close()
+            _lmdb_env.release(self._shared)
 
     def __repr__(self) -> str:
         return f"LMDBStore({self._path!r})"
 
 
 class _LMDBSnapshot(Releasable, ReadView):
-    """A read transaction: the store as it was when the snapshot began."""
+    """A read transaction: the store as it was when the snapshot began. With
+    ``owned=False`` it reads the store's database through another store's snapshot
+    of the same environment (:meth:`LMDBStore.join`) and ends with that one."""
 
-    __slots__ = ("_open", "_store", "_txn", "fast_get", "fast_scan")
+    __slots__ = ("_db", "_open", "_store", "_txn", "fast_get", "fast_scan")
 
-    def __init__(self, store: LMDBStore, txn: Any) -> None:
+    def __init__(self, store: LMDBStore, txn: Any, *, owned: bool = True) -> None:
         self._store = store
-        self._open = True
+        self._open = owned  # a joined snapshot's transaction is its owner's to end
         self._txn = txn
-        self.fast_get = txn.get
-        self.fast_scan = partial(store._txn_scan_raw, txn)
+        self._db = None if owned else store._db  # owned: the transaction's default database
+        self.fast_get = txn.get if owned else partial(txn.get, db=store._db)
+        self.fast_scan = partial(store._txn_scan_raw, txn, db=self._db)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
 
     def get(self, key: bytes) -> bytes | None:
         try:
-            return self._txn.get(key)  # type: ignore[no-any-return]
+            return self._txn.get(key, db=self._db)  # type: ignore[no-any-return]
         except lmdb.Error as exc:
             raise self._store.translate(exc, key) from exc
 
@@ -597,7 +682,7 @@ class _LMDBSnapshot(Releasable, ReadView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        return self._store._owned_scan(self._txn, start, stop, reverse, limit, False)
+        return self._store._owned_scan(self._txn, start, stop, reverse, limit, False, self._db)
 
     def release(self) -> None:
         if self._open:
@@ -619,12 +704,26 @@ class _LMDBTransaction(WriteView):
     grown and the transaction replayed on a fresh LMDB transaction.
     """
 
-    __slots__ = ("_delete", "_get", "_log", "_put", "_store", "_txn", "fast_get", "fast_put", "fast_scan")
+    __slots__ = (
+        "_delete",
+        "_failed",
+        "_get",
+        "_joined",
+        "_log",
+        "_put",
+        "_store",
+        "_txn",
+        "fast_get",
+        "fast_put",
+        "fast_scan",
+    )
 
     def __init__(self, store: LMDBStore) -> None:
         self._store = store
         self._txn: Any = None
         self._log: list[_Logged] | None = None
+        self._joined: _JoinedTransaction | None = None  # set when it joins another's transaction
+        self._failed = False  # a joined block raised: abort at the end
         self.fast_get = self.fast_put = self.fast_scan = None
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
@@ -634,7 +733,7 @@ class _LMDBTransaction(WriteView):
         store = self._store
         while True:
             try:
-                txn = store._live().begin(write=True)
+                txn = store._live().begin(write=True, db=store._db)
                 break
             except lmdb.MapResizedError:
                 store._resize(0)  # another process grew the map (we hold _wlock)
@@ -661,13 +760,28 @@ class _LMDBTransaction(WriteView):
 
     def _replay(self, log: list[_Logged]) -> None:
         txn = self._txn
-        for op, key, value in log:
-            if op == _PUT:
-                txn.put(key, value)
-            elif op == _DELETE:
-                txn.delete(key)
-            else:
-                _delete_range(txn, key, value)
+        for op, key, value, db in log:
+            self._run(txn, op, key, value, db)
+
+    @staticmethod
+    def _run(txn: Any, op: int, key: bytes, value: bytes | None, db: Any) -> None:
+        if op == _PUT:
+            txn.put(key, value, db=db)
+        elif op == _DELETE:
+            txn.delete(key, db=db)
+        else:
+            _delete_range(txn, key, value, db)
+
+    def _apply(self, op: int, key: bytes, value: bytes | None, db: Any) -> None:
+        """One write to database ``db`` of this transaction's environment, made for a
+        joined store: logged, grown and replayed like this transaction's own."""
+        try:
+            self._run(self._txn, op, key, value, db)
+        except lmdb.Error as exc:
+            self._recover(exc, None if op == _RANGE else key)
+            self._run(self._txn, op, key, value, db)
+        if self._log is not None:
+            self._log.append((op, key, value, db))
 
     def get(self, key: bytes) -> bytes | None:
         try:
@@ -682,7 +796,7 @@ class _LMDBTransaction(WriteView):
             self._recover(exc, key)
             self._put(key, value)  # never full right after growing
         if self._log is not None:
-            self._log.append((_PUT, key, value))
+            self._log.append((_PUT, key, value, None))
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         """One ``cursor.putmulti`` (a loop of :meth:`put` with a replay log). Every
@@ -708,7 +822,7 @@ class _LMDBTransaction(WriteView):
             self._recover(exc, key)
             self._delete(key)
         if self._log is not None:
-            self._log.append((_DELETE, key, None))
+            self._log.append((_DELETE, key, None, None))
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
         try:
@@ -717,7 +831,7 @@ class _LMDBTransaction(WriteView):
             self._recover(exc, None)
             _delete_range(self._txn, start, stop)
         if self._log is not None:
-            self._log.append((_RANGE, start, stop))
+            self._log.append((_RANGE, start, stop, None))
 
     def scan(
         self,
@@ -729,18 +843,24 @@ class _LMDBTransaction(WriteView):
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._store._owned_scan(self._txn, start, stop, reverse, limit, False)
 
-    def __enter__(self) -> _LMDBTransaction:
+    def __enter__(self) -> WriteView:
         store = self._store
-        if store._writer == threading.get_ident():
-            raise StoreError(f"a transaction on {store.url} is already open in this thread")
-        store._wlock.acquire()
+        shared = store._shared
+        if shared.writer == threading.get_ident():
+            outer = shared.joint
+            if outer is None or outer._store is store:
+                raise StoreError(f"a transaction on {store.url} is already open in this thread")
+            # another database of this environment: join its transaction
+            self._joined = _JoinedTransaction(store, outer)
+            return self._joined
+        store._shared.wlock.acquire()
         try:
             free = store._headroom()
             self._begin()
         except BaseException:
-            store._wlock.release()
+            store._shared.wlock.release()
             raise
-        store._writer = threading.get_ident()
+        shared.writer, shared.joint = threading.get_ident(), self
         if free >= FAST_HEADROOM:
             txn = self._txn
             self.fast_get, self.fast_put = txn.get, txn.put
@@ -756,11 +876,22 @@ class _LMDBTransaction(WriteView):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        store = self._store
-        store._writer = None
-        try:
+        joined = self._joined
+        if joined is not None:  # the joined transaction commits or aborts it all
+            self._joined = None
             if exc_type is not None:
+                joined._outer._failed = True
+            return
+        store = self._store
+        store._shared.writer = store._shared.joint = None
+        try:
+            if exc_type is not None or self._failed:
                 self._txn.abort()
+                if exc_type is None:
+                    raise StoreError(
+                        f"a transaction on another database joined to this transaction on {store.url} "
+                        "raised, so the joint transaction was discarded (nothing of it was written)"
+                    )
                 return
             while True:
                 try:
@@ -769,4 +900,48 @@ class _LMDBTransaction(WriteView):
                 except lmdb.Error as error:
                     self._recover(error, None)  # a full map at commit: grow, replay, commit again
         finally:
-            store._wlock.release()
+            store._shared.wlock.release()
+
+
+class _JoinedTransaction(WriteView):
+    """A store's database inside the write transaction of another database of the
+    same environment (``outer``): reads see the joint transaction, writes go into it
+    (logged, grown and replayed by it) and commit or abort with it. No fast paths:
+    the outer transaction may replace its LMDB transaction when the map grows."""
+
+    __slots__ = ("_db", "_outer", "_store", "fast_get", "fast_put", "fast_scan")
+
+    def __init__(self, store: LMDBStore, outer: _LMDBTransaction) -> None:
+        self._store = store
+        self._outer = outer
+        self._db = store._db
+        self.fast_get = self.fast_put = self.fast_scan = None
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self._store.translate(exc, key)
+
+    def get(self, key: bytes) -> bytes | None:
+        try:
+            return self._outer._txn.get(key, db=self._db)  # type: ignore[no-any-return]
+        except lmdb.Error as exc:
+            raise self._store.translate(exc, key) from exc
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self._store._check(key)
+        self._outer._apply(_PUT, key, value, self._db)
+
+    def delete(self, key: bytes) -> None:
+        self._outer._apply(_DELETE, key, None, self._db)
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        self._outer._apply(_RANGE, start, stop, self._db)
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self._store._owned_scan(self._outer._txn, start, stop, reverse, limit, False, self._db)

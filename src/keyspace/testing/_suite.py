@@ -421,6 +421,11 @@ class StoreSuite:
                 check=True,
             )
             assert out.stdout.strip() == "b'yes'"
+        elif store.capabilities.shared_in_process:
+            again = opened(store.url)  # shares the open engine: sees the same data
+            assert again.get(b"shared") == b"yes"
+            again.put(b"shared", b"again")
+            assert store.get(b"shared") == b"again"
         else:
             with pytest.raises(StoreError):
                 opened(store.url)

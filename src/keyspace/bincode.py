@@ -1,0 +1,373 @@
+"""bincode 1.x codecs (the serde format Rust's ``bincode::serialize`` writes).
+
+These are the default options of ``bincode::serialize``/``deserialize`` in bincode
+1.3, which heed's ``SerdeBincode`` (and so scoped-heed) uses: integers fixed width
+little-endian, ``bool`` one byte ``00``/``01``, ``String`` and ``Vec<u8>`` a
+``u64le`` length then the bytes, ``Option<T>`` ``00`` or ``01`` then ``T``,
+``Vec<T>`` a ``u64le`` count then the elements, tuples and structs the fields one
+after another with nothing between them.
+
+Each codec is a :class:`~keyspace.codecs.Codec` (``encode(obj) -> bytes``,
+``decode(raw) -> obj``), so it serves as a scope's key or value codec; composite
+codecs take the codecs of their parts::
+
+    from keyspace import bincode
+    PAIR = bincode.Tuple(bincode.STRING, bincode.U64)      # Rust (String, u64)
+    USER = bincode.Struct(("name", bincode.STRING), ("age", bincode.U8))
+    USER.encode({"name": "ann", "age": 7}) == b"\\x03" + b"\\0" * 7 + b"ann\\x07"
+
+An object of the wrong type or out of range raises
+:class:`~keyspace.errors.InvalidKey` naming it and the limit; bytes that are not
+an encoding (short, trailing bytes, a bad ``bool``/``Option`` tag, invalid UTF-8)
+raise :class:`~keyspace.errors.DecodeError` naming the offset.
+
+Cost: one ``struct`` call per integer, one slice per string; ``encode`` joins the
+parts once.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .errors import DecodeError, InvalidKey, show_bytes
+
+__all__ = [
+    "BOOL",
+    "BYTES",
+    "F32",
+    "F64",
+    "I8",
+    "I16",
+    "I32",
+    "I64",
+    "STRING",
+    "U8",
+    "U16",
+    "U32",
+    "U64",
+    "UNIT",
+    "BincodeCodec",
+    "Option",
+    "Seq",
+    "Struct",
+    "Tuple",
+]
+
+_LEN = struct.Struct("<Q")
+
+
+class BincodeCodec:
+    """Base of the bincode codecs: :meth:`write` appends an object's encoding to a
+    list of parts, :meth:`read` decodes one object at an offset. ``encode`` and
+    ``decode`` (the :class:`~keyspace.codecs.Codec` protocol) are built on them;
+    ``decode`` refuses trailing bytes."""
+
+    name = "bincode"
+    fixed_size: int | None = None
+    """Size of every encoding, when it is fixed (ints, bool, fixed tuples of them)."""
+
+    def write(self, obj: Any, out: list[bytes]) -> None:
+        raise NotImplementedError
+
+    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
+        raise NotImplementedError
+
+    def encode(self, obj: Any) -> bytes:
+        out: list[bytes] = []
+        self.write(obj, out)
+        return b"".join(out)
+
+    def decode(self, raw: bytes) -> Any:
+        raw = bytes(raw)
+        obj, end = self.read(raw, 0)
+        if end != len(raw):
+            raise DecodeError(
+                f"{len(raw) - end} trailing bytes after a bincode {self.name} in {show_bytes(raw)}", end
+            )
+        return obj
+
+    def __repr__(self) -> str:
+        return f"bincode.{self.name}"
+
+
+def _need(raw: bytes, offset: int, size: int, what: str) -> None:
+    if len(raw) - offset < size:
+        raise DecodeError(
+            f"bincode {what} needs {size} bytes at offset {offset} but {show_bytes(raw)} has "
+            f"{max(len(raw) - offset, 0)} left",
+            offset,
+        )
+
+
+class _Int(BincodeCodec):
+    def __init__(self, name: str, fmt: str, lo: int, hi: int) -> None:
+        self.name = name
+        self._struct = struct.Struct("<" + fmt)
+        self.fixed_size = self._struct.size
+        self._lo, self._hi = lo, hi
+
+    def write(self, obj: Any, out: list[bytes]) -> None:
+        if type(obj) is not int:
+            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode {self.name} takes int")
+        if not self._lo <= obj <= self._hi:
+            raise InvalidKey(f"int {obj} is outside the range of {self.name}, [{self._lo}, {self._hi}]")
+        out.append(self._struct.pack(obj))
+
+    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
+        size = self._struct.size
+        _need(raw, offset, size, self.name)
+        return self._struct.unpack_from(raw, offset)[0], offset + size
+
+    def encode(self, obj: Any) -> bytes:
+        if type(obj) is int and self._lo <= obj <= self._hi:
+            return self._struct.pack(obj)
+        return super().encode(obj)  # raises the named error
+
+    def decode(self, raw: bytes) -> Any:
+        if len(raw) == self._struct.size:
+            return self._struct.unpack(raw)[0]
+        return super().decode(raw)
+
+
+def _unsigned(bits: int, fmt: str) -> _Int:
+    return _Int(f"u{bits}", fmt, 0, (1 << bits) - 1)
+
+
+def _signed(bits: int, fmt: str) -> _Int:
+    return _Int(f"i{bits}", fmt, -(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+
+U8, U16, U32, U64 = _unsigned(8, "B"), _unsigned(16, "H"), _unsigned(32, "I"), _unsigned(64, "Q")
+I8, I16, I32, I64 = _signed(8, "b"), _signed(16, "h"), _signed(32, "i"), _signed(64, "q")
+
+
+class _Float(BincodeCodec):
+    def __init__(self, name: str, fmt: str) -> None:
+        self.name = name
+        self._struct = struct.Struct("<" + fmt)
+        self.fixed_size = self._struct.size
+
+    def write(self, obj: Any, out: list[bytes]) -> None:
+        if type(obj) not in (float, int) or type(obj) is bool:
+            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode {self.name} takes float")
+        try:
+            out.append(self._struct.pack(obj))
+        except OverflowError:
+            raise InvalidKey(f"float {obj!r} is outside the range of {self.name}") from None
+
+    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
+        size = self._struct.size
+        _need(raw, offset, size, self.name)
+        return self._struct.unpack_from(raw, offset)[0], offset + size
+
+
+F32, F64 = _Float("f32", "f"), _Float("f64", "d")
+
+
+class _Bool(BincodeCodec):
+    name = "bool"
+    fixed_size = 1
+
+    def write(self, obj: Any, out: list[bytes]) -> None:
+        if type(obj) is not bool:
+            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode bool takes bool")
+        out.append(b"\x01" if obj else b"\x00")
+
+    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
+        _need(raw, offset, 1, "bool")
+        tag = raw[offset]
+        if tag > 1:
+            raise DecodeError(f"bincode bool is 00 or 01, found {tag:02x} at offset {offset}", offset)
+        return tag == 1, offset + 1
+
+
+BOOL = _Bool()
+
+
+class _Unit(BincodeCodec):
+    name = "unit"
+    fixed_size = 0
+
+    def write(self, obj: Any, out: list[bytes]) -> None:
+        if obj is not None and obj != ():
+            raise InvalidKey(f"{obj!r} is not the unit value; bincode unit takes None or ()")
+
+    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
+        return None, offset
+
+
+UNIT = _Unit()
+
+
+def _read_len(raw: bytes, offset: int, what: str) -> tuple[int, int]:
+    _need(raw, offset, 8, f"{what} length")
+    return _LEN.unpack_from(raw, offset)[0], offset + 8
+
+
+class _Bytes(BincodeCodec):
+    """``Vec<u8>`` (and ``&[u8]``, ``serde_bytes``): ``u64le(len) bytes``."""
+
+    name = "bytes"
+
+    def write(self, obj: Any, out: list[bytes]) -> None:
+        if not isinstance(obj, bytes | bytearray | memoryview):
+            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode bytes (Vec<u8>) takes bytes")
+        data = bytes(obj)
+        out.append(_LEN.pack(len(data)))
+        out.append(data)
+
+    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
+        length, offset = _read_len(raw, offset, "bytes")
+        _need(raw, offset, length, "bytes body")
+        return raw[offset : offset + length], offset + length
+
+
+BYTES = _Bytes()
+
+
+class _String(BincodeCodec):
+    """``String``/``&str``: ``u64le(len) utf8``."""
+
+    name = "string"
+
+    def write(self, obj: Any, out: list[bytes]) -> None:
+        if not isinstance(obj, str):
+            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode String takes str")
+        try:
+            data = obj.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidKey(f"{obj!r} is not valid UTF-8 text: {exc.reason} at index {exc.start}") from None
+        out.append(_LEN.pack(len(data)))
+        out.append(data)
+
+    def encode(self, obj: Any) -> bytes:
+        if type(obj) is str and obj.isascii():
+            return _LEN.pack(len(obj)) + obj.encode()
+        return super().encode(obj)
+
+    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
+        length, start = _read_len(raw, offset, "String")
+        _need(raw, start, length, "String body")
+        try:
+            return raw[start : start + length].decode("utf-8"), start + length
+        except UnicodeDecodeError as exc:
+            raise DecodeError(
+                f"bincode String at offset {offset} is not UTF-8: {exc.reason} at offset {start + exc.start}",
+                start + exc.start,
+            ) from None
+
+
+STRING = _String()
+
+
+class Option(BincodeCodec):
+    """``Option<T>``: ``None`` is ``00``, ``Some(x)`` is ``01`` then ``T``."""
+
+    def __init__(self, inner: BincodeCodec) -> None:
+        self.inner = inner
+        self.name = f"Option<{inner.name}>"
+
+    def write(self, obj: Any, out: list[bytes]) -> None:
+        if obj is None:
+            out.append(b"\x00")
+        else:
+            out.append(b"\x01")
+            self.inner.write(obj, out)
+
+    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
+        _need(raw, offset, 1, "Option tag")
+        tag = raw[offset]
+        if tag == 0:
+            return None, offset + 1
+        if tag != 1:
+            raise DecodeError(f"bincode Option tag is 00 or 01, found {tag:02x} at offset {offset}", offset)
+        return self.inner.read(raw, offset + 1)
+
+
+class Seq(BincodeCodec):
+    """``Vec<T>`` of any other ``T`` (a list): ``u64le(count)`` then the elements."""
+
+    def __init__(self, inner: BincodeCodec) -> None:
+        self.inner = inner
+        self.name = f"Vec<{inner.name}>"
+
+    def write(self, obj: Any, out: list[bytes]) -> None:
+        if isinstance(obj, str | bytes | bytearray | Mapping) or not isinstance(obj, Sequence):
+            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode {self.name} takes a list")
+        out.append(_LEN.pack(len(obj)))
+        for item in obj:
+            self.inner.write(item, out)
+
+    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
+        count, offset = _read_len(raw, offset, self.name)
+        # every element takes at least one byte unless its size is 0: bound the count
+        least = self.inner.fixed_size if self.inner.fixed_size is not None else 1
+        if least and count > (len(raw) - offset) // least:
+            raise DecodeError(
+                f"bincode {self.name} declares {count} elements at offset {offset - 8} but only "
+                f"{len(raw) - offset} bytes follow",
+                offset - 8,
+            )
+        items = []
+        for _ in range(count):
+            item, offset = self.inner.read(raw, offset)
+            items.append(item)
+        return items, offset
+
+
+class Tuple(BincodeCodec):
+    """A Rust tuple or tuple struct of fixed arity: the fields in order, as a Python
+    ``tuple``. ``Tuple(STRING, U64)`` is ``(String, u64)``."""
+
+    def __init__(self, *fields: BincodeCodec) -> None:
+        self.fields = fields
+        self.name = "(" + ", ".join(f.name for f in fields) + ")"
+        sizes = [f.fixed_size for f in fields]
+        self.fixed_size = None if None in sizes else sum(s for s in sizes if s is not None)
+
+    def write(self, obj: Any, out: list[bytes]) -> None:
+        if not isinstance(obj, tuple | list) or len(obj) != len(self.fields):
+            raise InvalidKey(
+                f"{obj!r} is not a tuple of {len(self.fields)} fields; bincode {self.name} takes one"
+            )
+        for field, item in zip(self.fields, obj, strict=True):
+            field.write(item, out)
+
+    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
+        items = []
+        for field in self.fields:
+            item, offset = field.read(raw, offset)
+            items.append(item)
+        return tuple(items), offset
+
+
+class Struct(BincodeCodec):
+    """A Rust struct with named fields, declared in field order as ``(name, codec)``
+    pairs; objects are mappings (decoded as ``dict``). bincode writes no field
+    names, so only the order matters."""
+
+    def __init__(self, *fields: tuple[str, BincodeCodec]) -> None:
+        self.fields = fields
+        self.name = "{" + ", ".join(f"{n}: {c.name}" for n, c in fields) + "}"
+        sizes = [c.fixed_size for _, c in fields]
+        self.fixed_size = None if None in sizes else sum(s for s in sizes if s is not None)
+
+    def write(self, obj: Any, out: list[bytes]) -> None:
+        if not isinstance(obj, Mapping):
+            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode {self.name} takes a dict")
+        missing = [n for n, _ in self.fields if n not in obj]
+        extra = sorted(str(k) for k in obj if k not in {n for n, _ in self.fields})
+        if missing or extra:
+            raise InvalidKey(
+                f"{obj!r} does not match struct {self.name}: missing fields {missing}, unknown fields {extra}"
+            )
+        for field_name, codec in self.fields:
+            codec.write(obj[field_name], out)
+
+    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
+        obj: dict[str, Any] = {}
+        for field_name, codec in self.fields:
+            obj[field_name], offset = codec.read(raw, offset)
+        return obj, offset

@@ -1,0 +1,320 @@
+"""Open a scoped-heed environment in place: the LMDB environment a Rust service
+writes with the ``scoped-heed`` crate, read and written from Python.
+
+``keyspace.scoped_heed.open(path, name, api=...)`` returns a :class:`Keyspace` over
+the scoped database ``name``: its root scope ``()`` is scoped-heed's default scope,
+its one-level scopes ``("tenant1",)`` are the named scopes, each a full
+:class:`~keyspace.scope.Scope` (ranges, ``len``, ``clear``, ``drop``, transactions
+spanning the default and named scopes). Names are registered in scoped-heed's own
+registry database ``__global_scope_metadata`` with the first write of a scope, so
+a name whose 32-bit hash another name (written by either side) already holds
+raises :class:`~keyspace.errors.HashCollision`; nothing else is written.
+
+Supported: scoped-heed 0.2.0-alpha.3 and later (``NAME`` / ``NAME_scoped`` /
+``__global_scope_metadata``, XXH32 hashes; the reference is 0.2.0-alpha.8), and
+0.2.0-alpha.1/2 environments whose default scope is ``NAME_default`` beside the
+registry. Refused with :class:`~keyspace.errors.SchemeMismatch`: 0.1.x environments
+(``NAME_default``/``NAME_scoped`` without the registry: their scope hashes are
+SipHash and no name can be recovered), and any other without the registry.
+
+Layout per ``api`` (the builder call of the Rust side):
+
+=============  ====================================  =============================
+api            default scope key / named scope key   value
+=============  ====================================  =============================
+``raw_bytes``  key / ``u32le(h) u64le(len) key``     as-is (``value`` codec: bytes)
+``bytes_keys`` key / ``u32le(h) u64le(len) key``     bincode(V) (default ``Vec<u8>``)
+``types``      bincode(K) / ``u32le(h) bincode(K)``  bincode(V) (default ``Vec<u8>``)
+=============  ====================================  =============================
+
+``key``/``value`` are the codecs of K and V (:mod:`keyspace.bincode`, e.g.
+``key=bincode.U64, value=bincode.STRING`` for ``types::<u64, String>()``).
+``unnamed_default=True`` is ``.unnamed_for_default()``: the default scope is the
+unnamed database, which also holds LMDB's records of the named databases (read
+as scoped-heed's own ``iter()`` reads them; writing or deleting one of them raises
+:class:`~keyspace.errors.StoreError`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from . import bincode
+from ._catalog import Catalog, ReadGuard
+from .codecs import BYTES, Codec, resolve_codec
+from .errors import DecodeError, HashCollision, SchemeMismatch, StoreError, show_bytes
+from .keyspace import Keyspace, Transaction
+from .schemes._base import Key, Path
+from .schemes.scoped_heed import APIS, DEFAULT_TAG, NAMED_TAG, REGISTRY_TAG, ScopedHeed
+from .scope import Scope
+from .stores._base import ReadView, Store, WriteView
+from .stores._readonly import ReadOnlyStore
+from .stores._union import PrefixUnion
+from .stores.lmdb import LMDBStore
+
+__all__ = ["REGISTRY_DB", "ScopedHeedKeyspace", "open", "registry_names"]
+
+REGISTRY_DB = "__global_scope_metadata"
+"""scoped-heed's environment-wide registry database: ``u32le(hash) -> bincode String``."""
+
+MAX_DBS = 64
+"""``max_dbs`` the environment is opened with unless given."""
+
+
+def registry_names(view: ReadView) -> list[tuple[int, str]]:
+    """``(hash, name)`` of every registry entry of a scoped-heed byte space, in
+    stored order. Cost: one scan of the registry."""
+    lo, hi = ScopedHeed.registry_range
+    out: list[tuple[int, str]] = []
+    for k, v in view.scan(lo, hi):
+        out.append((int.from_bytes(k[1:5], "little"), _registered_name(k, v)))
+    return out
+
+
+def _registered_name(key: bytes, raw: bytes) -> str:
+    """The name of the registry entry at ``key`` (``02 u32le(hash)``), checked: a
+    value that is no bincode String, or a name with another hash, is a
+    :class:`DecodeError` (a corrupt entry is never trusted)."""
+    try:
+        return ScopedHeed.registry_name(raw, int.from_bytes(key[1:5], "little"))
+    except DecodeError as exc:
+        raise DecodeError(f"{REGISTRY_DB}: {exc}", exc.offset) from None
+
+
+class _Registry(Catalog):
+    """The catalog of a scoped-heed keyspace: scoped-heed's registry is the source
+    of truth for names (read before a named scope's first read and first write;
+    registered with its first write, in the same transaction); no scheme record,
+    no layout rules."""
+
+    def __init__(self, store: Store, scheme: ScopedHeed) -> None:
+        super().__init__(store, scheme, recorded=True)
+        self._plain = False  # a named scope's first write registers its name
+
+    def child(self) -> _Registry:
+        child = super().child()
+        child.__class__ = _Registry
+        return child  # type: ignore[return-value]
+
+    def _owner(self, view: ReadView, name: str, key: bytes) -> str | None:
+        """The name the registry gives to ``name``'s hash, whose registry key is
+        ``key`` (``None``: no entry). Cost: a dict lookup once it is known."""
+        if self._registered(key) == name:
+            return name
+        raw = view.get(key)
+        return None if raw is None else _registered_name(key, raw)
+
+    def guard(self, path: Path) -> ReadGuard | None:
+        """Before reads of a named scope: :class:`HashCollision` when the registry
+        gives its hash to another name (its keys are that scope's)."""
+        if not path:
+            return None
+        name = ScopedHeed.scope_name(path[0])
+        key = ScopedHeed.registry_key(name)
+
+        def check(view: ReadView) -> bool:
+            other = self._owner(view, name, key)
+            if other is not None and other != name:
+                raise HashCollision(
+                    f"scope name {name!r} has the same xxh32 hash {show_bytes(key[1:])} as {other!r}, which "
+                    f"is registered in {REGISTRY_DB}: its keys are {other!r}'s"
+                )
+            if other == name and view is self.store:
+                self.registered[key] = name
+            return True
+
+        return check
+
+    def _before_write(self, view: WriteView, path: Path) -> None:
+        """Register ``path``'s name in scoped-heed's registry, or raise
+        :class:`HashCollision` if another name holds its hash."""
+        self.scheme.encode(path, b"")  # validates the path
+        if path:
+            name = ScopedHeed.scope_name(path[0])
+            key = ScopedHeed.registry_key(name)
+            other = self._owner(view, name, key)
+            if other is None:
+                view.put(key, bincode.STRING.encode(name))
+            elif other != name:
+                raise HashCollision(
+                    f"scope name {name!r} has the same xxh32 hash {show_bytes(key[1:])} as {other!r}, which "
+                    f"is registered in {REGISTRY_DB}; writing it would mix the two scopes' keys"
+                )
+            self.registered[key] = name
+        self.prepared.add(self._same(path))
+
+    def children(self, view: ReadView, path: Path) -> list[Any]:
+        """Registered names whose scope holds data: one seek per name."""
+        if path:
+            return []
+        scheme = self.scheme
+        names: list[Any] = []
+        for _, name in registry_names(view):
+            lo, hi = scheme.own_range((name,))
+            if next(iter(view.scan(lo, hi, limit=1)), None) is not None:
+                names.append(name)
+        return names
+
+    def subtree_ranges(self, view: ReadView, path: Path) -> list[tuple[bytes, bytes | None]]:
+        return [self.scheme.subtree_range(path)]
+
+    def decoder(self, view: ReadView, path: Path) -> Callable[[bytes], tuple[Path, Key]]:
+        scheme = self.scheme
+        names: dict[int, str] = {}
+
+        def decode(stored: bytes) -> tuple[Path, Key]:
+            found, key = scheme.decode(stored)
+            if not found:
+                return (), key
+            h = int(found[0])
+            name = names.get(h)
+            if name is None:
+                raw = view.get(ScopedHeed.registry_key(h))
+                if raw is None:
+                    raise DecodeError(f"no name in {REGISTRY_DB} for scope hash {h:#010x}", 1)
+                name = names[h] = _registered_name(ScopedHeed.registry_key(h), raw)
+            return (name,), key
+
+        return decode
+
+
+class ScopedHeedKeyspace(Keyspace):
+    """A :class:`Keyspace` over one scoped database of a scoped-heed environment
+    (made by :func:`open`). ``scope()`` defaults to the database's key and value
+    codecs; ``name``, ``api``, ``key_codec``, ``value_codec`` say which. Reading or
+    writing a scope whose hash the registry gives to another name raises
+    :class:`HashCollision`."""
+
+    def __init__(self, store: Store, scheme: ScopedHeed, *, name: str, key: Codec, value: Codec) -> None:
+        super().__init__(store, scheme, recorded=True)
+        self.catalog = _Registry(store, scheme)
+        self.name = name
+        self.api = scheme.api
+        self.key_codec = key
+        self.value_codec = value
+
+    def _codecs(self, key: str | Codec | None, value: str | Codec | None) -> tuple[Codec, Codec]:
+        return (
+            self.key_codec if key is None else resolve_codec(key),
+            self.value_codec if value is None else resolve_codec(value),
+        )
+
+    def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
+        k, v = self._codecs(key, value)
+        return Scope(self, self.store, self.catalog, tuple(path), k, v)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        state = self.catalog.child()
+        with self.store.transaction() as view:
+            yield _HeedTransaction(self, view, state)
+        state.commit()
+
+    @contextmanager
+    def snapshot(self) -> Iterator[Transaction]:
+        with self.store.snapshot() as view:
+            yield _HeedTransaction(self, view, self.catalog.child())
+
+    def scope_names(self) -> list[str]:
+        """Every name in the environment's registry (of any scoped database, with
+        data here or not), in stored order."""
+        return [name for _, name in registry_names(self.store)]
+
+    def __repr__(self) -> str:
+        return f"ScopedHeedKeyspace({self.url!r}, name={self.name!r}, api={self.api!r})"
+
+
+class _HeedTransaction(Transaction):
+    keyspace: ScopedHeedKeyspace
+
+    def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
+        k, v = self.keyspace._codecs(key, value)
+        return Scope(self.keyspace, self.view, self.catalog, tuple(path), k, v)
+
+
+def _layout(path: str, name: str, unnamed_default: bool, readonly: bool, dbs: set[str]) -> str:
+    """The database that holds the default scope; refuses layouts it cannot read."""
+    where = f"lmdb://{path}"
+    legacy = f"{name}_default"
+    default = "" if unnamed_default else name
+    if REGISTRY_DB not in dbs and (legacy in dbs or f"{name}_scoped" in dbs):
+        raise SchemeMismatch(
+            f"{where} holds scoped-heed database {name!r} without the registry {REGISTRY_DB}: written by "
+            "scoped-heed 0.1.x, whose scope hashes are SipHash of a per-instance hasher (no scope name can "
+            "be recovered, and its keys are not XXH32); keyspace reads scoped-heed 0.2.0-alpha.1 and later"
+        )
+    if not unnamed_default and name not in dbs and legacy in dbs:
+        return legacy  # 0.2.0-alpha.1/2: the default scope in NAME_default, XXH32 and the registry
+    if readonly:
+        missing = [d for d in (default, f"{name}_scoped", REGISTRY_DB) if d and d not in dbs]
+        if missing:
+            raise StoreError(
+                f"{where} has no scoped-heed database {name!r} (missing LMDB databases "
+                f"{', '.join(missing)}; it has {', '.join(sorted(dbs)) or 'none'})"
+            )
+    return default
+
+
+def open(
+    path: str | os.PathLike[str],
+    name: str,
+    *,
+    api: str = "raw_bytes",
+    unnamed_default: bool = False,
+    key: str | Codec | None = None,
+    value: str | Codec | None = None,
+    readonly: bool = False,
+    max_dbs: int = MAX_DBS,
+    map_size: int | None = None,
+) -> ScopedHeedKeyspace:
+    """Open the scoped database ``name`` of the scoped-heed environment at ``path``
+    (see the module docstring). Missing databases are created (as scoped-heed's
+    ``create`` does) unless ``readonly``, which opens only an existing database and
+    refuses every write with :class:`StoreError`. ``key``/``value``: codecs of K
+    and V (``key`` only for ``types``). ``max_dbs``: named-database slots of the
+    environment if this process does not have it open yet.
+
+    Raises :class:`SchemeMismatch` for a scoped-heed 0.1.x environment,
+    :class:`StoreError` for a missing database with ``readonly``, ``ValueError``
+    for an unknown ``api`` or an empty ``name``."""
+    if api not in APIS:
+        raise ValueError(f"unknown scoped-heed api {api!r}; known: {', '.join(APIS)}")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"scoped-heed database name {name!r} must be a non-empty str")
+    if unnamed_default and api != "raw_bytes":
+        raise ValueError("unnamed_default is a raw_bytes option (scoped-heed's unnamed_for_default)")
+    if api == "raw_bytes" and key is not None and resolve_codec(key) is not BYTES:
+        raise ValueError("a raw_bytes database has raw bytes keys; key codecs are for api='types'")
+    if api == "bytes_keys" and key is not None and resolve_codec(key) is not BYTES:
+        raise ValueError("a bytes_keys database has raw bytes keys; key codecs are for api='types'")
+    where = os.path.abspath(os.fspath(path))
+    options: dict[str, Any] = {"max_dbs": max_dbs, "readonly": readonly}
+    if map_size is not None:
+        options["map_size"] = map_size
+    stores: list[LMDBStore] = []
+    try:
+        probe = LMDBStore(where, **options)
+        stores.append(probe)
+        default_db = _layout(where, name, unnamed_default, readonly, set(probe.databases()))
+        # appended one by one, so a failure closes the ones opened before it
+        stores.extend(
+            LMDBStore(where, db=db, **options) for db in (default_db, f"{name}_scoped", REGISTRY_DB)
+        )
+        probe.close()
+        stores.remove(probe)
+    except BaseException:
+        for store in stores:
+            store.close()
+        raise
+    url = f"lmdb://{where}?scoped_heed={name}&api={api}"
+    parts = [(DEFAULT_TAG, stores[0]), (NAMED_TAG, stores[1]), (REGISTRY_TAG, stores[2])]
+    union: Store = PrefixUnion(parts, url=url)
+    if readonly:
+        union = ReadOnlyStore(union)
+    default_value: Codec = BYTES if api == "raw_bytes" else bincode.BYTES
+    key_codec = resolve_codec(key) if key is not None else (bincode.BYTES if api == "types" else BYTES)
+    value_codec = resolve_codec(value) if value is not None else default_value
+    return ScopedHeedKeyspace(union, ScopedHeed(api), name=name, key=key_codec, value=value_codec)

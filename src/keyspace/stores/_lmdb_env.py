@@ -1,0 +1,135 @@
+"""One LMDB environment per path per process, shared by every store on it.
+
+LMDB allows a process one open environment per path; opening the same path twice
+breaks its locks. So every :class:`~keyspace.stores.LMDBStore` of a path (the
+unnamed database and each named database, ``lmdb:///p?db=NAME``) holds the one
+:class:`SharedEnv` of that path, counted; the environment closes with the last
+store. The shared object also knows which thread holds the environment's write
+transaction, so that a transaction begun on another database of the same
+environment in that thread joins it instead of waiting for it forever.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import StoreError
+
+__all__ = ["NotADatabase", "SharedEnv", "acquire", "release"]
+
+
+class NotADatabase(StoreError):
+    """A key of the unnamed database that is no named database."""
+
+
+class SharedEnv:
+    """An open LMDB environment and what its stores share: the database handles
+    opened so far; the writer lock (``wlock``: growing the map needs no write
+    transaction open in this process); the thread holding the write transaction
+    and that transaction (``joint``); the open snapshots (``views``, and per thread
+    in ``local.views``) and whether the map is being resized, under ``cond``."""
+
+    __slots__ = (
+        "cond",
+        "dbs",
+        "env",
+        "joint",
+        "key",
+        "local",
+        "max_dbs",
+        "readonly",
+        "refs",
+        "resizing",
+        "views",
+        "wlock",
+        "writer",
+    )
+
+    def __init__(self, env: Any, key: str, max_dbs: int, readonly: bool) -> None:
+        self.env = env
+        self.key = key
+        self.max_dbs = max_dbs
+        self.readonly = readonly
+        self.refs = 0
+        self.dbs: dict[str, Any] = {}
+        self.writer: int | None = None
+        self.joint: Any = None
+        self.wlock = threading.Lock()
+        self.cond = threading.Condition()
+        self.views = 0
+        self.local = threading.local()
+        self.resizing = False
+
+    def open_db(self, name: str, *, create: bool, url: str) -> Any:
+        """The handle of the named database ``name`` (created if missing and
+        ``create``; ``""``: the unnamed database). Cost: one LMDB transaction the
+        first time, a dict lookup after."""
+        import lmdb
+
+        with _LOCK:
+            handle = self.dbs.get(name)
+            if handle is not None:
+                return handle
+            if not name:  # the unnamed database: no slot, no transaction
+                handle = self.dbs[name] = self.env.open_db(None)
+                return handle
+            if self.max_dbs < 1:
+                raise StoreError(
+                    f"{url} is open in this process with max_dbs=0, which allows no named database; "
+                    f"open the first store of that environment with max_dbs >= 1 to use db={name!r}"
+                )
+            try:
+                handle = self.env.open_db(name.encode("utf-8"), create=create and not self.readonly)
+            except lmdb.NotFoundError:
+                raise StoreError(f"{url} has no named database {name!r}") from None
+            except lmdb.DbsFullError:
+                raise StoreError(
+                    f"cannot open database {name!r} of {url}: the environment was opened in this process "
+                    f"with max_dbs={self.max_dbs} and that many named databases are open; open its first "
+                    "store with a larger max_dbs"
+                ) from None
+            except lmdb.IncompatibleError:
+                raise NotADatabase(
+                    f"{name!r} in {url} is a key of the unnamed database, not a named database"
+                ) from None
+            self.dbs[name] = handle
+            return handle
+
+
+_OPEN: dict[str, SharedEnv] = {}
+_LOCK = threading.RLock()
+
+
+def acquire(path: str, *, max_dbs: int, readonly: bool, url: str, open_env: Callable[[], Any]) -> SharedEnv:
+    """The shared environment of ``path``, opened with ``open_env()`` if this process
+    has none. A second store of the same path shares it as it is: with the
+    ``max_dbs`` of the first (LMDB fixes it when the environment opens; running
+    out of slots is a :class:`StoreError` naming it), and it cannot write when the
+    first opened it read-only (:class:`StoreError`)."""
+    key = os.path.realpath(path)
+    with _LOCK:
+        shared = _OPEN.get(key)
+        if shared is None:
+            shared = SharedEnv(open_env(), key, max_dbs, readonly)
+            _OPEN[key] = shared
+        elif shared.readonly and not readonly:
+            raise StoreError(
+                f"{url} is already open read-only in this process; LMDB allows one environment "
+                "per path per process, so close the read-only store before opening it for writing"
+            )
+        shared.refs += 1
+        return shared
+
+
+def release(shared: SharedEnv) -> None:
+    """Drop one store's hold on ``shared``; the last one closes the environment."""
+    with _LOCK:
+        shared.refs -= 1
+        if shared.refs > 0:
+            return
+        if _OPEN.get(shared.key) is shared:
+            del _OPEN[shared.key]
+    shared.env.close()
