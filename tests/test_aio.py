@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Iterator
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -180,6 +180,51 @@ def test_embedded_engines_run_on_one_thread(tmp_path: Path) -> None:
     assert len(asyncio.run(main())) == 1
 
 
+@pytest.mark.etcd
+def test_etcd_path_runs_on_the_loop_without_worker_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every etcd operation of the async API is a grpc.aio coroutine: with thread
+    pools refusing work, 100 concurrent operations of every kind succeed and no
+    thread appears."""
+    url = _url("etcd", Path())
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("an etcd operation was handed to a worker thread")
+
+    async def main() -> None:
+        ks = await keyspace.aio.open(url)  # opening reads the scheme record in a worker, once
+        try:
+            assert ks.workers == 0
+            s = ks.scope("t", value="int")
+            await s.put(b"warm", 0)  # the grpc.aio channel (and its poller) exists from here on
+            monkeypatch.setattr(asyncio.get_running_loop(), "run_in_executor", refuse)
+            monkeypatch.setattr(ThreadPoolExecutor, "submit", refuse)
+            before = {t.ident for t in threading.enumerate()}
+            await asyncio.gather(*(s.put(b"k%03d" % i, i) for i in range(100)))
+            assert sum(await asyncio.gather(*(s.get(b"k%03d" % i) for i in range(100)))) == 4950
+            assert [k async for k in s.keys(start=b"k", stop=b"l", limit=3, reverse=True)] == [
+                b"k099",
+                b"k098",
+                b"k097",
+            ]
+            await s.update({b"u1": 1, b"u2": 2})
+            async with ks.transaction() as tx:
+                t = tx.scope("t", value="int")
+                await t.put(b"sum", sum([v async for v in t.values(start=b"u", stop=b"v")]))
+            assert await s.get(b"sum") == 3 and await s.contains(b"u2")
+            await s.clear_range(start=b"k", stop=b"l")
+            assert await s.len() == 4
+            await s.drop()
+            assert [kv async for kv in ks.scope().subtree()] == []
+            assert {t.ident for t in threading.enumerate()} == before
+            assert not [t for t in threading.enumerate() if t.name.startswith("keyspace-aio")]
+        finally:
+            monkeypatch.undo()
+            await ks.close()
+            _wipe("etcd", url)
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
 def test_open_errors_are_the_sync_errors(tmp_path: Path) -> None:
     with pytest.raises(StoreError):
         asyncio.run(keyspace.aio.open("nosuch://x"))
@@ -309,13 +354,7 @@ class AsyncBridgeStore(_AsyncScopeView, Store):
                 for k, v in batch:
                     await (s.discard(k) if v is None else s.put(k, v))
 
-        for attempt in range(3):  # etcd: a first write's records can conflict with the batch's own read
-            try:
-                self.loop.call(run)
-                return
-            except TransactionConflict:
-                if attempt == 2:
-                    raise
+        self.loop.call(run)
 
     @contextmanager
     def transaction(self) -> Iterator[WriteView]:

@@ -276,7 +276,11 @@ class Catalog:
             apply(view)
             return
         if view is not self.store:
-            self._check_records(view)
+            if self.store.capabilities.max_batch_ops is None:
+                self._check_records(view)
+            else:  # as first_write: the records are read outside the caller's transaction,
+                # which would otherwise conflict with its own first write's records
+                self._atomically(self._check_records_only)
             apply(view)
             return
 
@@ -345,6 +349,9 @@ class Catalog:
         if self._check_records(view) is None:
             _metadata.write(view, self.scheme)
         self.recorded = True
+
+    def _check_records_only(self, view: ReadView) -> None:
+        self._check_records(view)
 
     def _check_records(self, view: ReadView) -> Scheme | None:
         """This keyspace's record in ``view`` (``None``: there is none). Raises
