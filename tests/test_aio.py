@@ -24,7 +24,15 @@ import pytest
 
 import keyspace
 import keyspace.aio
-from keyspace.errors import InvalidKey, KeyspaceError, StoreError, WatchUnsupported
+from keyspace.errors import (
+    HashCollision,
+    InvalidKey,
+    KeyspaceError,
+    LayoutError,
+    SchemeMismatch,
+    StoreError,
+    WatchUnsupported,
+)
 from keyspace.stores import Store, open_store
 from keyspace.stores._base import Op, ReadView, WriteView
 from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
@@ -223,6 +231,54 @@ def test_etcd_path_runs_on_the_loop_without_worker_threads(monkeypatch: pytest.M
             _wipe("etcd", url)
 
     asyncio.run(asyncio.wait_for(main(), 60))
+
+
+@pytest.mark.parametrize("kind", ["memory", pytest.param("etcd", marks=pytest.mark.etcd)])
+def test_catalog_checks_hold_through_aio(kind: str, tmp_path: Path) -> None:
+    """The safety checks run on the async path too, in the first write's batch:
+    two keyspaces with overlapping schemes opened on one empty store before either
+    wrote (the second is refused at its first write, its delete too, the store
+    unchanged), the leaf/branch layout rule, and ScopeHash name collisions."""
+    url = _url(kind, tmp_path)
+    shared = open_store(url)
+
+    def two(first: str, second: str) -> tuple[keyspace.aio.AsyncKeyspace, keyspace.aio.AsyncKeyspace]:
+        return (
+            keyspace.aio.AsyncKeyspace(keyspace.attach(shared, scheme=first, close_store=False)),
+            keyspace.aio.AsyncKeyspace(keyspace.attach(shared, scheme=second, close_store=False)),
+        )
+
+    async def main() -> None:
+        a, b = two("tuple", "asciihex")  # both open an empty store: neither recorded yet
+        await a.scope("x").put(b"k", b"first")
+        before = list(shared.scan())
+        with pytest.raises(SchemeMismatch):
+            await b.scope("x").put(b"k", b"second")
+        with pytest.raises(SchemeMismatch):
+            await b.scope().drop()
+        assert list(shared.scan()) == before
+        shared.delete_range(b"", None)
+        layered, _ = two("length-prefixed", "length-prefixed")
+        await layered.scope(b"a", b"b").put(b"k", b"v")
+        with pytest.raises(LayoutError):
+            await layered.scope(b"a", b"b", b"c").put(b"k", b"v")
+        with pytest.raises(LayoutError):
+            await layered.scope(b"a").put(b"k", b"v")
+        shared.delete_range(b"", None)
+        hashed, other = two("scopehash", "scopehash")
+        await hashed.scope("scope72590").put(b"k", b"v")
+        for ks in (hashed, other):  # known through this keyspace, or only from the store
+            with pytest.raises(HashCollision):
+                await ks.scope("scope159129").put(b"k", b"v")
+            with pytest.raises(HashCollision):
+                await ks.scope("scope159129").get(b"k")
+        assert await other.scope("scope72590").get(b"k") == b"v"
+
+    try:
+        asyncio.run(asyncio.wait_for(main(), 60))
+    finally:
+        shared.delete_range(b"", None)
+        shared.close()
 
 
 def test_open_errors_are_the_sync_errors(tmp_path: Path) -> None:

@@ -88,7 +88,9 @@ class _Context:
         if self.aks._closed:
             raise StoreClosed("the async keyspace has been closed")
 
-    async def run(self, operation: Callable[[], T]) -> T:
+    async def run(self, operation: Callable[[Catalog], T]) -> T:
+        """``operation(state)`` as a plan (:meth:`Hub.run`); ``state``: the catalog
+        state its synchronous scopes use."""
         self.check()
         return await self.hub.run(operation, self.catalog, self.tx)
 
@@ -109,10 +111,12 @@ class AsyncScope:
         self._value = value
         self.sync = sync if sync is not None else self._make()  # checks the path now
 
-    def _make(self) -> Scope:
-        """A synchronous scope of this path over the plan views (no I/O)."""
+    def _make(self, state: Catalog | None = None) -> Scope:
+        """A synchronous scope of this path over the plan views (no I/O), holding the
+        catalog ``state`` of one run (default: the context's)."""
         ctx = self._ctx
-        return Scope(ctx.aks._plan_ks, ctx.view, ctx.catalog, self.path, self._key, self._value)
+        state = ctx.catalog if state is None else state
+        return Scope(ctx.aks._plan_ks, ctx.view, state, self.path, self._key, self._value)
 
     def __repr__(self) -> str:
         return f"<AsyncScope {self.path!r}>"
@@ -130,7 +134,7 @@ class AsyncScope:
 
     async def _run(self, operation: Callable[[Scope], T]) -> T:
         make = self._make
-        return await self._ctx.run(lambda: operation(make()))
+        return await self._ctx.run(lambda state: operation(make(state)))
 
     # -- point operations ---------------------------------------------------------
 
@@ -201,7 +205,7 @@ class AsyncScope:
         (checks included), streamed from the async store."""
         sync = self._make()
         ranges = await self._ctx.run(
-            lambda: sync._stored_ranges(start, stop, include_start, include_stop, prefix)
+            lambda state: self._make(state)._stored_ranges(start, stop, include_start, include_stop, prefix)
         )
         if limit is not None and limit <= 0:
             return
@@ -239,11 +243,11 @@ class AsyncScope:
         """``(path, key, value)`` below this scope, as :meth:`Scope.subtree`."""
         sync, ctx = self._make(), self._ctx
 
-        def plan() -> tuple[Callable[[bytes], Any], list[tuple[bytes, bytes | None]]]:
-            if sync._guard is not None:
-                sync._hidden()
-            state, view = sync._state, sync._view
-            return state.decoder(view, self.path), state.subtree_ranges(view, self.path)
+        def plan(state: Catalog) -> tuple[Callable[[bytes], Any], list[tuple[bytes, bytes | None]]]:
+            scope = self._make(state)
+            if scope._guard is not None:
+                scope._hidden()
+            return state.decoder(ctx.view, self.path), state.subtree_ranges(ctx.view, self.path)
 
         decode, ranges = await ctx.run(plan)
         vdec = sync._vdec
@@ -251,7 +255,7 @@ class AsyncScope:
         source = self._source()
         for lo, hi in ranges:
             async for k, v in source.scan(lo, hi):
-                path, key = await ctx.run(functools.partial(decode, k))
+                path, key = await ctx.run(functools.partial(_decode_with, decode, k))
                 if kdec is not None:
                     key = kdec(key)
                 yield path, key, (v if vdec is None else vdec(v))
@@ -264,6 +268,10 @@ class AsyncScope:
     async def watch(self, *, subtree: bool = False, start_revision: int | None = None) -> ScopeWatch:
         """:meth:`Scope.watch`; iterate it with ``async for``."""
         return await self._run(lambda s: s.watch(subtree=subtree, start_revision=start_revision))
+
+
+def _decode_with(decode: Callable[[bytes], Any], stored: bytes, _state: Catalog) -> Any:
+    return decode(stored)
 
 
 class AsyncTransaction:

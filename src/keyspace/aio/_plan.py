@@ -19,10 +19,11 @@ leaf/branch layout) over *plan views* — synchronous store views that do no I/O
   writes of that transaction.
 
 When the run completes, the driver applies the effects in order through the
-async store and moves the pending writes into the caller's transaction. The
-catalog's new facts (scheme recorded, names registered, paths prepared) are
-published only once the effects are applied, so another task never skips a check
-on the strength of a write that has not happened. A catalog transaction that
+async store and moves the pending writes into the caller's transaction. Each run
+works on a child of the catalog (:meth:`Catalog.child`), whose new facts (scheme
+recorded, names registered, layout, paths prepared) merge into the catalog only
+once the effects are applied: another task never skips a check on the strength of
+a write that has not happened, and a replay starts from the catalog as it is. A catalog transaction that
 loses a race to another writer (etcd's ``TransactionConflict``) runs the whole
 operation again, at most :data:`ATTEMPTS` times, as the synchronous catalog does.
 """
@@ -223,29 +224,6 @@ class PlanView(WriteView):
         self._user().delete_range(start, stop)
 
 
-_Facts = tuple[bool, dict[bytes, str], dict[Any, str], set[Any]]
-
-
-def _facts(catalog: Catalog) -> _Facts:
-    return catalog.recorded, dict(catalog.registered), dict(catalog.layout), set(catalog.prepared)
-
-
-def _restore(catalog: Catalog, facts: _Facts) -> None:
-    catalog.recorded, catalog.registered, catalog.layout, catalog.prepared = (
-        facts[0],
-        dict(facts[1]),
-        dict(facts[2]),
-        set(facts[3]),
-    )
-
-
-def _publish(catalog: Catalog, facts: _Facts) -> None:
-    catalog.recorded = catalog.recorded or facts[0]
-    catalog.registered.update(facts[1])
-    catalog.layout.update(facts[2])
-    catalog.prepared.update(facts[3])
-
-
 class Hub:
     """Runs operations of one async keyspace as plans over its async store."""
 
@@ -261,26 +239,25 @@ class Hub:
         return plan
 
     async def run(
-        self, operation: Callable[[], T], catalog: Catalog, view: AsyncTransaction | None = None
+        self, operation: Callable[[Catalog], T], catalog: Catalog, view: AsyncTransaction | None = None
     ) -> T:
-        """Run ``operation`` (synchronous code over the plan views) to completion,
-        fetching its reads through the async store and applying its writes; inside
-        the caller's transaction ``view`` when given."""
+        """Run ``operation`` (synchronous code over the plan views, given the catalog
+        state to use) to completion, fetching its reads through the async store and
+        applying its writes; inside the caller's transaction ``view`` when given.
+        Each run works on a child of ``catalog``, merged into it only once the
+        run's effects are applied."""
         for left in range(ATTEMPTS - 1, -1, -1):
             cache: dict[Any, Any] = {}
             txs: dict[int, AsyncTransaction] = {}
-            before = _facts(catalog)
             try:
-                plan, result, error = await self._replay(operation, catalog, before, cache, txs, view)
-                after = _facts(catalog)
-                _restore(catalog, before)
+                plan, state, result, error = await self._replay(operation, catalog, cache, txs, view)
                 try:
                     await self._apply(plan, txs, view)
                 except StoreError:
                     if left == 0 or not self.guarded or not plan.txs:
                         raise
                     continue  # a catalog transaction lost a race: run it all again
-                _publish(catalog, after)
+                state.commit()
                 if error is not None:
                     raise error
                 done: T = result
@@ -292,21 +269,21 @@ class Hub:
 
     async def _replay(
         self,
-        operation: Callable[[], T],
+        operation: Callable[[Catalog], T],
         catalog: Catalog,
-        before: _Facts,
         cache: dict[Any, Any],
         txs: dict[int, AsyncTransaction],
         view: AsyncTransaction | None,
-    ) -> tuple[Plan, Any, BaseException | None]:
+    ) -> tuple[Plan, Catalog, Any, BaseException | None]:
         for _ in range(MAX_REPLAYS):
             plan = Plan(cache, view is not None, self)
+            state = catalog.child()
             self._plan = plan
             miss: Miss | None = None
             result: Any = None
             error: BaseException | None = None
             try:
-                result = operation()
+                result = operation(state)
             except Miss as exc:
                 miss = exc
             except Exception as exc:  # the operation's own error: raised once its effects are applied
@@ -316,8 +293,7 @@ class Hub:
             if miss is None:
                 if plan.user is not None and error is None:
                     plan.user.commit()
-                return plan, result, error
-            _restore(catalog, before)
+                return plan, state, result, error
             await self._fetch(miss, cache, txs, view)
         raise StoreError(f"an operation needed more than {MAX_REPLAYS} reads fetched one at a time")
 
