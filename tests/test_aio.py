@@ -157,6 +157,8 @@ def test_same_semantics_and_errors(kind: str, tmp_path: Path) -> None:
             assert await s.get(b"a") == b"1"
             async with ks.snapshot() as snap:
                 assert await snap.scope("t", "users").get(b"d") == b"4"
+                with pytest.raises(KeyspaceError, match="read-only"):
+                    await snap.scope("t", "users").put(b"d", b"5")
             if ks.sync.store.capabilities.watch is None:
                 with pytest.raises(WatchUnsupported):
                     await s.watch()

@@ -59,7 +59,7 @@ from ..schemes._base import Path
 from ..scope import Scope, _decoded_key_codec
 from ..stores._aio import DEFAULT_CHUNK, AsyncStore, ThreadedStore
 from ..stores._aio import AsyncTransaction as _StoreTransaction
-from ._plan import Hub, PlanStore, PlanView
+from ._plan import Hub, PlanSnapshot, PlanStore, PlanView
 
 __all__ = ["AsyncKeyspace", "AsyncScope", "AsyncTransaction", "open"]
 
@@ -349,7 +349,7 @@ class AsyncKeyspace:
         catalog = self._plan_ks.catalog.child()
         tx = await self.store.begin()
         try:
-            yield AsyncTransaction(_Context(self, PlanView(self._hub, True), catalog, tx))
+            yield AsyncTransaction(_Context(self, PlanView(self._hub), catalog, tx))
         except BaseException:
             await tx.discard()
             raise
@@ -366,7 +366,7 @@ class AsyncKeyspace:
         view = await self.store.begin_snapshot()
         try:
             yield AsyncTransaction(
-                _Context(self, PlanView(self._hub, False), self._plan_ks.catalog.child(), view)
+                _Context(self, PlanSnapshot(self._hub), self._plan_ks.catalog.child(), view)
             )
         finally:
             await view.discard()

@@ -180,24 +180,15 @@ class PlanStore(Store):
         return None
 
 
-class PlanView(WriteView):
-    """The caller's transaction (or snapshot) as the synchronous code of a plan
-    sees it: reads from the plan's cache, writes pending in the plan."""
+class PlanSnapshot(ReadView):
+    """The caller's snapshot as the synchronous code of a plan sees it (read-only:
+    a scope over it refuses writes as a synchronous snapshot scope does)."""
 
-    def __init__(self, hub: Hub, writable: bool) -> None:
-        self._hub = hub
+    def __init__(self, hub: Hub) -> None:
         self._reads = _Cached(hub, "user")
-        self.writable = writable
-
-    def _user(self) -> OverlayTransaction:
-        user = self._hub.plan().user
-        if user is None or not self.writable:
-            raise StoreError("a snapshot is read-only")
-        return user
 
     def get(self, key: bytes) -> bytes | None:
-        user = self._hub.plan().user
-        return self._reads.get(key) if user is None else user.get(key)
+        return self._reads.get(key)
 
     def scan(
         self,
@@ -207,9 +198,34 @@ class PlanView(WriteView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
+        return self._reads.scan(start, stop, reverse=reverse, limit=limit)
+
+
+class PlanView(WriteView):
+    """The caller's transaction as the synchronous code of a plan sees it: reads
+    from the plan's cache, writes pending in the plan."""
+
+    def __init__(self, hub: Hub) -> None:
+        self._hub = hub
+
+    def _user(self) -> OverlayTransaction:
         user = self._hub.plan().user
-        view: ReadView = self._reads if user is None else user
-        return view.scan(start, stop, reverse=reverse, limit=limit)
+        if user is None:
+            raise StoreError("an async transaction's scope was used outside an operation of it")
+        return user
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._user().get(key)
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self._user().scan(start, stop, reverse=reverse, limit=limit)
 
     def put(self, key: bytes, value: bytes) -> None:
         self._user().put(key, value)
@@ -253,10 +269,10 @@ class Hub:
                 plan, state, result, error = await self._replay(operation, catalog, cache, txs, view)
                 try:
                     await self._apply(plan, txs, view)
-                except StoreError:
-                    if left == 0 or not self.guarded or not plan.txs:
-                        raise
-                    continue  # a catalog transaction lost a race: run it all again
+                except _LostRace as lost:
+                    if left == 0:
+                        raise lost.error from None
+                    continue  # nothing was written: run it all again, reading what the winner wrote
                 state.commit()
                 if error is not None:
                     raise error
@@ -341,8 +357,11 @@ class Hub:
     async def _apply(
         self, plan: Plan, txs: dict[int, AsyncTransaction], view: AsyncTransaction | None
     ) -> None:
+        """Apply the effects in order. A catalog transaction that fails before any
+        effect was applied, on an engine that guards the keys a transaction read,
+        raises :class:`_LostRace` (the synchronous catalog runs it again too)."""
         store = self.store
-        for effect in plan.effects:
+        for index, effect in enumerate(plan.effects):
             kind = effect[0]
             if kind == "put":
                 await store.put(effect[1], effect[2])
@@ -358,10 +377,22 @@ class Hub:
                 try:
                     await _move(tx, ranges, ops)
                     await tx.commit()
+                except StoreError as exc:
+                    if index == 0 and self.guarded:
+                        raise _LostRace(exc) from exc
+                    raise
                 finally:
                     await tx.discard()
         if plan.pending is not None and view is not None:
             await _move(view, *plan.pending)
+
+
+class _LostRace(Exception):
+    """A catalog transaction that wrote nothing because another writer won."""
+
+    def __init__(self, error: StoreError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 async def _move(view: AsyncTransaction, ranges: list[Range], ops: list[Op]) -> None:
