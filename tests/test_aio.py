@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import threading
 import time
 import uuid
@@ -25,12 +27,15 @@ import pytest
 import keyspace
 import keyspace.aio
 from keyspace.errors import (
+    CommitOutcomeUnknown,
+    EtcdUnavailable,
     HashCollision,
     InvalidKey,
     KeyspaceError,
     LayoutError,
     SchemeMismatch,
     StoreError,
+    TransactionTooLarge,
     WatchUnsupported,
 )
 from keyspace.stores import Store, open_store
@@ -281,6 +286,51 @@ def test_catalog_checks_hold_through_aio(kind: str, tmp_path: Path) -> None:
     finally:
         shared.delete_range(b"", None)
         shared.close()
+
+
+@pytest.mark.etcd
+def test_etcd_errors_through_aio() -> None:
+    """The native client raises the sync store's errors: a batch or transaction over
+    etcd's 128 operations is TransactionTooLarge with nothing written; with every
+    member paused, a read is EtcdUnavailable and a guarded commit CommitOutcomeUnknown,
+    each within the retry budget."""
+    cluster = _etcd()
+    url = f"{cluster.url}/aio-{uuid.uuid4().hex}?retry_budget=1&timeout=0.3"
+
+    async def main() -> None:
+        ks = await keyspace.aio.open(url)
+        s = ks.scope("big")
+        try:
+            await s.put(b"first", b"1")
+            with pytest.raises(TransactionTooLarge):
+                async with ks.transaction() as tx:
+                    for i in range(200):
+                        await tx.scope("big").put(b"%03d" % i, b"v")
+            with pytest.raises(TransactionTooLarge):
+                await s.update({b"%03d" % i: b"v" for i in range(200)})
+            assert [kv async for kv in s.items()] == [(b"first", b"1")]
+            paused: list[int] = []
+            try:
+                with pytest.raises(CommitOutcomeUnknown):
+                    async with ks.transaction() as tx:
+                        t = tx.scope("big")
+                        await t.put(b"copy", await t.get(b"first"))
+                        for pid in cluster.pids():
+                            paused.append(pid)
+                            os.kill(pid, signal.SIGSTOP)
+                started = time.monotonic()
+                with pytest.raises(EtcdUnavailable):
+                    await s.get(b"first")
+                assert time.monotonic() - started < 3
+            finally:
+                for pid in paused:
+                    os.kill(pid, signal.SIGCONT)
+            cluster.wait_healthy()
+        finally:
+            await ks.close()
+            _wipe("etcd", url.partition("?")[0])
+
+    asyncio.run(asyncio.wait_for(main(), 60))
 
 
 def test_open_errors_are_the_sync_errors(tmp_path: Path) -> None:
