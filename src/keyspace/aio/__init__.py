@@ -57,7 +57,7 @@ from ..errors import StoreClosed
 from ..keyspace import Keyspace
 from ..schemes._base import Path
 from ..scope import Scope, _decoded_key_codec
-from ..stores._aio import DEFAULT_CHUNK, AsyncStore, ThreadedStore
+from ..stores._aio import DEFAULT_CHUNK, AsyncStore, async_store
 from ..stores._aio import AsyncTransaction as _StoreTransaction
 from ._plan import Hub, PlanSnapshot, PlanStore, PlanView
 
@@ -302,14 +302,10 @@ class AsyncKeyspace:
         """Wrap the open ``ks`` (see the module docstring for ``workers``, ``chunk``)."""
         if chunk < 1:
             raise ValueError(f"chunk must be at least 1, got {chunk}")
-        native = getattr(ks.store, "asynchronous", None)
-        store: AsyncStore = (
-            native()
-            if native is not None
-            else ThreadedStore(ks.store, workers=workers, chunk=chunk, pool=_pool)
-        )
+        store: AsyncStore = async_store(ks.store, workers=workers, chunk=chunk, pool=_pool)
         self.sync = ks
         self.store = store
+        """The async store contract this keyspace does its I/O through."""
         self._hub = Hub(store)
         self._plan_ks = Keyspace(PlanStore(self._hub, store), ks.scheme, recorded=ks.catalog.recorded)
         self._ctx = _Context(self, self._plan_ks.store, self._plan_ks.catalog, None)

@@ -127,13 +127,20 @@ class AsyncStore(AsyncWriteView):
         """Close the store. Idempotent; later calls raise :class:`StoreClosed`."""
 
 
-def async_store(store: Store, *, workers: int | None = None, chunk: int = DEFAULT_CHUNK) -> AsyncStore:
+def async_store(
+    store: Store,
+    *,
+    workers: int | None = None,
+    chunk: int = DEFAULT_CHUNK,
+    pool: ThreadPoolExecutor | None = None,
+) -> AsyncStore:
     """The async face of ``store``: its native client when it has one
-    (``store.asynchronous()``), else a :class:`ThreadedStore`."""
+    (``store.asynchronous()``), else a :class:`ThreadedStore` (``pool``: the one
+    thread an engine bound to a thread was opened on)."""
     native: Callable[[], AsyncStore] | None = getattr(store, "asynchronous", None)
     if native is not None:
         return native()
-    return ThreadedStore(store, workers=workers, chunk=chunk)
+    return ThreadedStore(store, workers=workers, chunk=chunk, pool=pool)
 
 
 class _Runner:
