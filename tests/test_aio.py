@@ -15,7 +15,7 @@ import signal
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import keyspace
 import keyspace.aio
@@ -336,6 +338,81 @@ def test_etcd_errors_through_aio() -> None:
 def test_open_errors_are_the_sync_errors(tmp_path: Path) -> None:
     with pytest.raises(StoreError):
         asyncio.run(keyspace.aio.open("nosuch://x"))
+
+
+_KEYS = st.binary(max_size=3)
+
+
+async def _outcome(items: AsyncIterator[T]) -> tuple[str, object]:
+    try:
+        return "ok", [item async for item in items]
+    except KeyspaceError as exc:
+        return "error", type(exc)
+
+
+def _sync_outcome(make: Callable[[], Iterable[T]]) -> tuple[str, object]:
+    try:
+        return "ok", list(make())
+    except KeyspaceError as exc:
+        return "error", type(exc)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    scheme=st.sampled_from(["tuple", "length-prefixed", "asciihex", "sublevel", "scopehash"]),
+    data=st.dictionaries(_KEYS, st.binary(max_size=2), max_size=12),
+    child=st.dictionaries(_KEYS, st.binary(max_size=2), max_size=4),
+    start=st.none() | _KEYS,
+    stop=st.none() | _KEYS,
+    prefix=st.none() | _KEYS,
+    include=st.tuples(st.booleans(), st.booleans()),
+    reverse=st.booleans(),
+    limit=st.none() | st.integers(min_value=0, max_value=5),
+)
+def test_async_scans_are_the_sync_scans(
+    scheme: str,
+    data: dict[bytes, bytes],
+    child: dict[bytes, bytes],
+    start: bytes | None,
+    stop: bytes | None,
+    prefix: bytes | None,
+    include: tuple[bool, bool],
+    reverse: bool,
+    limit: int | None,
+) -> None:
+    """Property: ``items``/``keys``/``values``/``len``/``subtree`` of an async scope
+    yield what the sync scope yields for every argument combination, with a child
+    scope's keys beside it (schemes that keep a scope's keys apart from its
+    children's); the async writes are the sync writes."""
+    sync = keyspace.open("memory:", scheme=scheme)
+    layered = not sync.scheme.separates_own_keys
+    path = ("scope",) if scheme == "scopehash" else (b"a",)
+    kwargs = {"reverse": reverse, "limit": limit, "include_start": include[0], "include_stop": include[1]}
+    if prefix is not None:
+        kwargs["prefix"] = prefix
+    else:
+        kwargs.update(start=start, stop=stop)
+    ranged = {k: v for k, v in kwargs.items() if k not in ("reverse", "limit")}
+
+    async def main() -> None:
+        aks = await keyspace.aio.open("memory:", scheme=scheme)
+        s, mirror = aks.scope(*path), sync.scope(*path)
+        await s.update(data)
+        mirror.update(data)
+        if not layered and scheme != "scopehash":
+            await s.scope(b"c").update(child)
+            mirror.scope(b"c").update(child)
+        assert [kv async for kv in s.items(**kwargs)] == list(mirror.items(**kwargs))
+        assert [k async for k in s.keys(**kwargs)] == list(mirror.keys(**kwargs))
+        assert [v async for v in s.values(**kwargs)] == list(mirror.values(**kwargs))
+        assert await s.len() == len(mirror)
+        assert await _outcome(aks.scope().subtree()) == _sync_outcome(sync.scope().subtree)
+        await s.clear_range(**ranged)
+        mirror.clear_range(**ranged)
+        assert list(aks.sync.store.scan()) == list(sync.store.scan())  # records included
+        await aks.close()
+
+    asyncio.run(main())
 
 
 # -- the conformance suite through the async API ----------------------------------------
