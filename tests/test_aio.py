@@ -234,6 +234,21 @@ def test_etcd_path_runs_on_the_loop_without_worker_threads(monkeypatch: pytest.M
             assert [kv async for kv in ks.scope().subtree()] == []
             assert {t.ident for t in threading.enumerate()} == before
             assert not [t for t in threading.enumerate() if t.name.startswith("keyspace-aio")]
+            sent: list[str] = []
+            client = ks.store._client  # type: ignore[attr-defined]
+            real_call = client.call
+
+            async def counted(what: str, method: str, request: object, **kw: bool) -> object:
+                sent.append(method)
+                return await real_call(what, method, request, **kw)
+
+            monkeypatch.setattr(client, "call", counted)
+            await s.put(b"n", 1)  # the path is prepared: one Put
+            assert await s.get(b"n") == 1  # one Range
+            async with ks.transaction() as tx:  # revision, read, guarded commit
+                n = tx.scope("t", value="int")
+                await n.put(b"n", await n.get(b"n") + 1)
+            assert sent == ["Put", "Range", "Range", "Range", "Txn"]
         finally:
             monkeypatch.undo()
             await ks.close()
