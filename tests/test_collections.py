@@ -119,7 +119,7 @@ def open_scope(layout: Layout) -> keyspace.Scope:
     raw root of a length-prefixed keyspace."""
     if layout is TUPLE:
         return keyspace.open("memory:").scope("app", 1)
-    return keyspace.open("memory:", scheme="length-prefixed").scope()
+    return keyspace.open("memory:", scheme="length-prefixed", leaf_depth=0).scope()
 
 
 @pytest.mark.parametrize("layout", LAYOUTS.values(), ids=list(LAYOUTS))
@@ -304,7 +304,7 @@ def test_deque_matches_a_list(layout: Layout, ops: list[tuple[str, int]]) -> Non
 
 
 def test_deque_cosmwasm_bytes() -> None:
-    ks = keyspace.open("memory:", scheme="length-prefixed")
+    ks = keyspace.open("memory:", scheme="length-prefixed", leaf_depth=0)
     q = cosmwasm.Deque("q").bind(ks.scope())
     q.push_front({"x": 1})  # an empty deque's front is position 0xffffffff
     q.push_back(2)
@@ -349,7 +349,7 @@ def test_snapshot_map_and_item_history(layout: Layout) -> None:
 
 
 def test_snapshot_map_changelog_bytes() -> None:
-    ks = keyspace.open("memory:", scheme="length-prefixed")
+    ks = keyspace.open("memory:", scheme="length-prefixed", leaf_depth=0)
     members = cosmwasm.SnapshotMap("members", "members__checkpoints", "members__changelog", key="addr")
     members.bind(ks.scope()).save("ab", 1, height=0x1D0)
     stored = dict(ks.store.scan())

@@ -24,7 +24,7 @@ ADDRS = st.text(alphabet="abcdef0123456789", min_size=1, max_size=10).map(lambda
 def new_storage() -> keyspace.Scope:
     """Contract storage: the raw root of a length-prefixed keyspace, whose stored
     bytes are exactly the contract's keys."""
-    return keyspace.open("memory:", scheme="length-prefixed").scope()
+    return keyspace.open("memory:", scheme="length-prefixed", leaf_depth=0).scope()
 
 
 def dump(storage: keyspace.Scope) -> dict[str, Any]:

@@ -81,7 +81,7 @@ def _ids(vectors: list[dict[str, Any]]) -> list[str]:
 
 
 def _root() -> keyspace.Scope:
-    return keyspace.open("memory:", scheme="length-prefixed").scope()
+    return keyspace.open("memory:", scheme="length-prefixed", leaf_depth=0).scope()
 
 
 def _check_slices(stored: bytes, slices: list[dict[str, Any]]) -> None:

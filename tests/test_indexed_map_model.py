@@ -43,7 +43,9 @@ def _machine(layout: Layout) -> type[RuleBasedStateMachine]:
                 self.ks = keyspace.open(f"{self.dir}/db.lmdb")
                 scope = self.ks.scope("app")
             else:
-                self.ks = keyspace.open(f"sqlite:///{self.dir}/db.sqlite", scheme="length-prefixed")
+                self.ks = keyspace.open(
+                    f"sqlite:///{self.dir}/db.sqlite", scheme="length-prefixed", leaf_depth=0
+                )
                 scope = self.ks.scope()
             self.users = IndexedMap(
                 scope,

@@ -22,10 +22,12 @@ import pytest
 from _xxh32 import colliding_name
 
 import keyspace
-from keyspace import AsciiHex, LengthPrefixed, ScopeHash, TupleScheme
+from keyspace import AsciiHex, LengthPrefixed, Naive, ScopeHash, TupleScheme
+from keyspace._catalog import LAYOUT_START
 from keyspace.errors import (
     DecodeError,
     HashCollision,
+    LayoutError,
     SchemeMismatch,
     UnreadableRecord,
 )
@@ -57,10 +59,10 @@ class Engine:
         elif name == "lmdb":
             self._memory = open_store(self.url)
 
-    def keyspace(self, scheme: Any = None) -> keyspace.Keyspace:
+    def keyspace(self, scheme: Any = None, leaf_depth: int | None = None) -> keyspace.Keyspace:
         if self._memory is not None:
-            return keyspace.attach(self._memory, scheme=scheme, close_store=False)
-        return keyspace.open(self.url, scheme=scheme)
+            return keyspace.attach(self._memory, scheme=scheme, close_store=False, leaf_depth=leaf_depth)
+        return keyspace.open(self.url, scheme=scheme, leaf_depth=leaf_depth)
 
     def raw(self) -> Store:
         return self._memory if self._memory is not None else open_store(self.url)
@@ -450,3 +452,115 @@ def test_refused_first_write_records_nothing(engine: Engine) -> None:
 
 
 DEFAULT_TWIN = colliding_name("")
+
+
+# -- rule 7: LengthPrefixed and Naive never let a parent see its children's keys ------------
+
+
+def test_length_prefixed_layout_survives_a_reopen(engine: Engine) -> None:
+    lp = LengthPrefixed()
+    with engine.keyspace(lp) as ks:
+        ks.scope(b"a", b"b")[b"\x00\x01c"] = b"child's"  # its bytes also read as key 00 02 b 00 01 c of (a,)
+        ks.scope(b"x")[b"k"] = b"leaf x"
+    before = engine.items()
+    with engine.keyspace(lp) as ks:  # a new keyspace object: the layout comes from the store
+        parent = ks.scope(b"a")
+        assert dict(parent) == {} and len(parent) == 0 and not parent
+        assert parent.get(b"\x00\x01b\x00\x01c") is None and b"\x00\x01b\x00\x01c" not in parent
+        parent.clear()
+        with pytest.raises(LayoutError):
+            parent[b"k"] = b"would mix"
+        with pytest.raises(LayoutError):
+            ks.scope(b"x", b"y")[b"k"] = b"below a leaf"
+        with pytest.raises(LayoutError):
+            ks.scope(b"x", b"y").get(b"k")
+        with pytest.raises(LayoutError):
+            ks.scope()[b"k"] = b"the root holds scopes"
+        assert dict(ks.scope(b"a", b"b")) == {b"\x00\x01c": b"child's"}
+        assert sorted(ks.scope().scopes()) == [b"a", b"x"]
+        assert sorted((p, k) for p, k, _ in ks.scope().subtree()) == [
+            ((b"a", b"b"), b"\x00\x01c"),
+            ((b"x",), b"k"),
+        ]
+    assert engine.items() == before
+
+
+def test_length_prefixed_root_leaf_survives_a_reopen(engine: Engine) -> None:
+    with engine.keyspace(LengthPrefixed()) as ks:
+        ks.scope()[b"\x00\x01ab"] = b"root key"
+    with engine.keyspace(LengthPrefixed()) as ks:
+        assert dict(ks.scope()) == {b"\x00\x01ab": b"root key"}  # the layout record is not a root key
+        with pytest.raises(LayoutError):
+            ks.scope(b"a").get(b"b")  # (a,) would read the root's key 00 01 a b
+        with pytest.raises(LayoutError):
+            ks.scope(b"a")[b"b"] = b"v"
+        ks.scope().clear()
+        assert [k for k, _ in ks.store.scan(b"", None)] == [LAYOUT_START]
+
+
+def test_unknown_layout_raises_instead_of_mixing(engine: Engine) -> None:
+    """Data another program wrote (here: through a keyspace that declared its
+    layout, so it recorded nothing): without a declared layout every operation
+    that could mix a parent's and a child's keys raises LayoutError."""
+    with engine.keyspace(LengthPrefixed(), leaf_depth=2) as ks:
+        ks.scope(b"balance", b"alice")[b"uatom"] = b"10"
+    before = engine.items()
+    assert [k for k, _ in before] == [LengthPrefixed().encode((b"balance", b"alice"), b"uatom")]
+    with engine.keyspace(LengthPrefixed()) as ks:
+        for op in (
+            lambda s: s.get(b"x"),
+            lambda s: list(s.items()),
+            len,
+            lambda s: s.clear(),
+            lambda s: s.drop(),
+            lambda s: s.__setitem__(b"x", b"y"),
+            lambda s: list(s.subtree()),
+            lambda s: s.scopes(),
+        ):
+            for path in ((), (b"balance",), (b"balance", b"alice")):
+                with pytest.raises(LayoutError, match="leaf_depth"):
+                    op(ks.scope(*path))
+    assert engine.items() == before
+    with engine.keyspace(LengthPrefixed(), leaf_depth=2) as ks:
+        assert dict(ks.scope(b"balance", b"alice")) == {b"uatom": b"10"}
+        assert dict(ks.scope(b"balance")) == {} and ks.scope(b"balance").scopes() == [b"alice"]
+        with pytest.raises(LayoutError):
+            ks.scope(b"balance", b"alice", b"x").get(b"k")
+
+
+def test_naive_layout_is_declared_after_a_reopen(engine: Engine) -> None:
+    naive = Naive(allow_collisions=True)
+    with engine.keyspace(naive) as ks:
+        ks.scope(b"ab")[b"c"] = b"v"
+    with engine.keyspace(naive) as ks, pytest.raises(LayoutError):
+        ks.scope(b"a").get(b"bc")
+    with engine.keyspace(naive, leaf_depth=1) as ks:
+        assert ks.scope(b"ab")[b"c"] == b"v"
+
+
+# -- rule 6: reading never creates or changes anything (the CLI's read commands) -----------
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_cli_reads_leave_a_folder_that_is_not_a_store_unchanged(tmp_path: Path) -> None:
+    import sqlite3
+
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    (photos / "cat.jpg").write_bytes(b"\xff\xd8\xff not really a jpeg")
+    app = tmp_path / "app.db"
+    conn = sqlite3.connect(app)
+    conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+    conn.execute("INSERT INTO notes (text) VALUES ('hello')")
+    conn.commit()
+    conn.close()
+    before = _snapshot(tmp_path)
+    for url in (str(photos), f"lmdb://{photos}", f"sqlite:///{app}", str(tmp_path / "missing")):
+        for args in (("inspect", url), ("get", url, "a", "--key", "k"), ("scan", url, "a")):
+            proc = cli(*args)
+            assert one_error_line(proc), (args, proc.stderr)
+    assert _snapshot(tmp_path) == before
+    assert not (tmp_path / "missing").exists()

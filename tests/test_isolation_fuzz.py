@@ -10,6 +10,12 @@ clear or drop of one scope touches another's keys.
 
 - Sublevel and ScopeHash get names within their rules; LengthPrefixed uses leaf
   scopes of one depth (it refuses a scope that holds keys and child scopes).
+- ScopeHash names include pairs with the same 32-bit hash and a name with the
+  default scope's hash: every access to the second name of a pair (reads too)
+  raises HashCollision once the first is registered, and changes nothing.
+- A "reopen" operation replaces the keyspace object by a new one over the same
+  store, so facts learnt in memory (the LengthPrefixed leaf/branch layout, the
+  registered hashes) must come from the store.
 - On LMDB a stored key over 511 bytes raises KeyTooLarge and changes nothing.
 - Naive (which has no separators) is shown to leak: ``foo|bar`` and ``fo|obar``
   are the same stored key.
@@ -24,12 +30,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _xxh32 import colliding_name
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import keyspace
 from keyspace import Keyspace
-from keyspace.errors import InvalidName, KeyTooLarge
+from keyspace._catalog import LAYOUT_START
+from keyspace.errors import HashCollision, InvalidName, KeyTooLarge
 from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Property, ScopeHash, Sublevel, TupleScheme
 from keyspace.schemes._base import Scheme, component_bytes
 from keyspace.stores import open_store
@@ -46,6 +54,9 @@ EXAMPLES = {"memory": 100, "lmdb": 30, "sqlite": 25, "leveldb": 25, "rocksdb": 2
 LP_DEPTH = 2  # LengthPrefixed: every scope that holds keys has this depth
 
 LONG = b"L" * 600  # over LMDB's 511-byte key limit in every scheme
+# ScopeHash names sharing a 32-bit hash: a birthday-search pair, a computed twin of
+# "a", and a computed twin of the empty name (the default scope's hash)
+HASH_TWINS = ["scope72590", "scope159129", "a", colliding_name("a"), colliding_name("")]
 SPECIAL_BYTES = [b"", b"!", b"!!", b"\x00", b"\xff", b"\x00\xff", b"a\x00", b"a\xff", b"a!", b"\xff\xff"]
 
 
@@ -58,7 +69,7 @@ def _component(scheme: Scheme) -> st.SearchStrategy[Any]:
         )
     if isinstance(scheme, ScopeHash):
         special = st.sampled_from(["a", "ab", "!", "\x00", "x" * 300])
-        return st.one_of(st.text(min_size=1, max_size=6), special)
+        return st.one_of(st.text(min_size=1, max_size=6), special, st.sampled_from(HASH_TWINS))
     byte_names = st.one_of(st.binary(max_size=4), st.sampled_from([*SPECIAL_BYTES, LONG]))
     if isinstance(scheme, TupleScheme):
         return st.one_of(
@@ -107,6 +118,7 @@ def _scenario(draw: Any, scheme: Scheme) -> tuple[list[tuple[Any, ...]], list[An
         st.tuples(st.just("drop"), p, st.integers(0, 3)),
         st.tuples(st.just("check"), p),
         st.tuples(st.just("scopes"), p, st.integers(0, 3)),
+        st.tuples(st.just("reopen"), p),
     )
     ops = draw(st.lists(op, max_size=25))
     return paths, keys, ops
@@ -121,6 +133,32 @@ class _Checker:
         self.model: dict[tuple[tuple[Any, ...], Any], bytes] = {}
         self.limit = lmdb_limit
         self.empty_ok = ks.store.capabilities.empty_keys
+        self.hashed = isinstance(self.scheme, ScopeHash)
+        self.owners: dict[bytes, str] = {}  # ScopeHash: hash -> the name registered for it
+
+    def reopen(self) -> None:
+        """A new keyspace object over the same store: it knows only what the store says."""
+        self.ks = keyspace.attach(self.ks.store, scheme=self.scheme, close_store=False)
+
+    def blocked(self, path: tuple[Any, ...]) -> bool:
+        """A ScopeHash name whose hash the default scope or another registered name holds."""
+        if not self.hashed or not path:
+            return False
+        head = self.scheme.prefix(path)
+        if head == self.scheme.prefix(()):
+            return True
+        return self.owners.get(head, path[0]) != path[0]
+
+    def refused(self, path: tuple[Any, ...], action: Any) -> bool:
+        """Run ``action`` expecting HashCollision when ``path`` is blocked (and then
+        that nothing changed); True when it was."""
+        if not self.blocked(path):
+            return False
+        before = self.raw()
+        with pytest.raises(HashCollision):
+            action()
+        assert self.raw() == before, "a refused access changed the store"
+        return True
 
     def storable(self, path: tuple[Any, ...], key: Any) -> type[Exception] | None:
         stored = self.scheme.encode(path, key)
@@ -134,10 +172,14 @@ class _Checker:
         return list(self.ks.store.scan(b"", None))
 
     def put(self, path: tuple[Any, ...], key: Any, value: bytes) -> None:
+        if self.refused(path, lambda: self.ks.scope(*path).__setitem__(key, value)):
+            return
         refused = self.storable(path, key)
         if refused is None:
             self.ks.scope(*path)[key] = value
             self.model[path, key] = value
+            if self.hashed and path:
+                self.owners.setdefault(self.scheme.prefix(path), path[0])
             return
         before = self.raw()
         with pytest.raises(refused):
@@ -145,6 +187,8 @@ class _Checker:
         assert self.raw() == before, "a refused write changed the store"
 
     def delete(self, path: tuple[Any, ...], key: Any) -> None:
+        if self.refused(path, lambda: self.ks.scope(*path).discard(key)):
+            return
         scope = self.ks.scope(*path)
         if not self.scheme.encode(path, key) and not self.empty_ok:
             return  # the empty key cannot be read on this engine (see test_bad_input)
@@ -156,11 +200,15 @@ class _Checker:
                 del scope[key]
 
     def clear(self, path: tuple[Any, ...]) -> None:
+        if self.refused(path, lambda: self.ks.scope(*path).clear()):
+            return
         self.ks.scope(*path).clear()
         for pk in [pk for pk in self.model if pk[0] == path]:
             del self.model[pk]
 
     def drop(self, path: tuple[Any, ...]) -> None:
+        if self.refused(path, lambda: self.ks.scope(*path).drop()):
+            return
         self.ks.scope(*path).drop()
         if isinstance(self.scheme, ScopeHash) and path:
             doomed = [pk for pk in self.model if pk[0] == path]  # named scopes hold no children
@@ -170,6 +218,12 @@ class _Checker:
             del self.model[pk]
 
     def check(self, path: tuple[Any, ...], keys: list[Any]) -> None:
+        if self.blocked(path):
+            reads: list[Any] = [len, bool, list, lambda s: list(s.items()), lambda s: list(s.subtree())]
+            reads += [lambda s: s.get(keys[0]), lambda s: keys[0] in s]
+            for read in reads:
+                self.refused(path, lambda read=read: read(self.ks.scope(*path)))
+            return
         scope = self.ks.scope(*path)
         own = {k: v for (p, k), v in self.model.items() if p == path}
         items = list(scope.items())
@@ -194,6 +248,7 @@ class _Checker:
 
     def scopes(self, path: tuple[Any, ...]) -> None:
         if isinstance(self.scheme, ScopeHash) and path:
+            self.refused(path, lambda: self.ks.scope(*path).scopes())
             return
         found = self.ks.scope(*path).scopes()
         depth = len(path)
@@ -206,7 +261,14 @@ class _Checker:
         actual = dict(self.raw())
         meta = self.scheme.metadata_key
         registry = isinstance(self.scheme, ScopeHash)
-        extra = {k for k in actual if k not in expected and k != meta and not (registry and len(k) == 4)}
+        extra = {
+            k
+            for k in actual
+            if k not in expected
+            and k != meta
+            and not (registry and len(k) == 4)
+            and not k.startswith(LAYOUT_START)  # the LengthPrefixed layout records
+        }
         assert not extra, f"keys outside every scope's model: {sorted(extra)[:5]}"
         assert {k: actual.get(k) for k in expected} == expected
 
@@ -227,6 +289,8 @@ def _run(ks: Keyspace, scenario: Any, lmdb_limit: int | None) -> None:
             checker.drop(path[: min(op[2], len(path))])
         elif kind == "check":
             checker.check(path, keys)
+        elif kind == "reopen":
+            checker.reopen()
         else:
             sub = path[: min(op[2], len(path))]
             if scheme_nests(ks.scheme) or len(sub) < len(path) or not path:

@@ -10,6 +10,7 @@ import fdb.tuple
 import pytest
 
 import keyspace
+from keyspace._catalog import LAYOUT_START
 from keyspace.errors import (
     HashCollision,
     InvalidKey,
@@ -222,13 +223,14 @@ def test_prefixed_tuple_keyspaces_share_a_store(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("scheme", [Sublevel(), LengthPrefixed()], ids=lambda s: s.name)
 def test_interop_schemes_write_no_metadata(scheme: Any) -> None:
-    with keyspace.open("memory:", scheme=scheme) as ks:
+    """Interop use (the layout declared for LengthPrefixed) writes nothing but data."""
+    with keyspace.open("memory:", scheme=scheme, leaf_depth=2) as ks:
         ks.scope("bar", "cool")[b"foo"] = b"v"
         assert [k for k, _ in raw_items(ks)] == [scheme.encode(("bar", "cool"), b"foo")]
 
 
 def test_cosmwasm_vectors_through_length_prefixed_scopes() -> None:
-    with keyspace.open("memory:", scheme=LengthPrefixed()) as ks:
+    with keyspace.open("memory:", scheme=LengthPrefixed(), leaf_depth=2) as ks:
         ks.scope(b"bar", b"cool")[b"foo"] = b"1"
         stored = [k for k, _ in raw_items(ks)]
         assert stored == [bytes.fromhex("0003626172 0004636f6f6c 666f6f".replace(" ", ""))]
@@ -248,7 +250,10 @@ def test_layout_error_for_length_prefixed_mix() -> None:
         ks.scope("c")[b"k"] = b"v"
         with pytest.raises(LayoutError):
             ks.scope("c", "d")[b"k"] = b"v"
-        assert raw_items(ks) == [*before, (LengthPrefixed().encode(("c",), b"k"), b"v")]
+        layout_record = (LAYOUT_START + LengthPrefixed().prefix(("c",)), b"leaf")
+        assert raw_items(ks) == sorted(
+            [*before, (LengthPrefixed().encode(("c",), b"k"), b"v"), layout_record]
+        )
 
 
 def test_naive_refuses_writes_unless_asked() -> None:

@@ -22,7 +22,7 @@ import pytest
 
 import keyspace
 from keyspace import AsciiHex, ScopeHash, TupleScheme
-from keyspace.errors import SchemeMismatch
+from keyspace.errors import SchemeMismatch, TransactionTooLarge
 from keyspace.schemes import Scheme, scheme_from_name
 from keyspace.stores import MemoryStore, open_store
 
@@ -195,3 +195,46 @@ def test_stale_open_is_refused_at_its_first_write(tmp_path: Path, engine: str) -
         tx.scope("y")[b"k"] = b"v"
     assert list(a.store.scan(b"", None)) == before
     a.scope("x")[b"k2"] = b"still fine"
+
+
+@pytest.mark.etcd
+def test_hidden_records_on_etcd() -> None:
+    """On etcd (at most 128 operations per transaction): a first write of 128
+    operations succeeds although the scheme record and the name registry entry
+    come with it, in a batch or in a transaction; a first write of 129 is refused
+    and records nothing."""
+    endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS")
+    if not endpoints:
+        from keyspace.stores._etcd_local import ClusterUnavailable, shared_cluster
+
+        try:
+            endpoints = ",".join(shared_cluster().endpoints)
+        except ClusterUnavailable as exc:
+            if exc.skip:
+                pytest.skip(f"etcd unavailable: {exc.reason}")
+            raise
+    run = uuid.uuid4().hex
+    urls = [f"etcd://{endpoints}/hidden-{run}-{i}%2F" for i in range(4)]
+    try:
+        for url, scheme in zip(urls, ("tuple", "scopehash"), strict=False):
+            with keyspace.open(url, scheme=scheme) as ks:
+                limit = ks.store.capabilities.max_batch_ops
+                assert limit == 128
+                with pytest.raises(TransactionTooLarge):
+                    ks.scope("t").update({b"k%04d" % i: b"v" for i in range(limit + 1)})
+                assert list(ks.store.scan(b"", None)) == []  # no record, no registry entry
+                ks.scope("t").update({b"k%04d" % i: b"v" for i in range(limit)})
+                assert len(ks.scope("t")) == limit
+        for url, scheme in zip(urls[2:], ("tuple", "scopehash"), strict=False):
+            with keyspace.open(url, scheme=scheme) as ks:
+                with ks.transaction() as tx:
+                    for i in range(128):
+                        tx.scope("t")[b"k%04d" % i] = b"v"
+                assert len(ks.scope("t")) == 128
+    finally:
+        for url in urls:
+            store = open_store(url)
+            try:
+                store.delete_range(b"", None)
+            finally:
+                store.close()

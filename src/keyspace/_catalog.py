@@ -52,14 +52,21 @@ from .errors import (
     TransactionTooLarge,
     show_bytes,
 )
-from .schemes import ScopeHash
+from .schemes import LengthPrefixed, ScopeHash
 from .schemes._base import Key, Path, Scheme, component_bytes
+from .schemes.length_prefixed import to_length_prefixed_nested
 from .schemes.scope_hash import hash_name
 from .stores._base import ReadView, Store, WriteView
 
-__all__ = ["Catalog", "ReadGuard"]
+__all__ = ["LAYOUT_START", "LAYOUT_STOP", "Catalog", "ReadGuard"]
 
-_LEAF, _BRANCH = "leaf", "branch"
+_LEAF, _BRANCH, _FREE = "leaf", "branch", "free"
+LAYOUT_START = b"\xff\xffkeyspace-layout\x00"
+"""Where a LengthPrefixed keyspace records its leaves: ``ff ff`` announces a first
+component of 65535 bytes, which a key this short cannot hold, so no scope below
+the root can have a key here; a root that holds keys leaves this range out."""
+LAYOUT_STOP = b"\xff\xffkeyspace-layout\x01"
+_LAYOUT_KEY_LIMIT = 2 + 0xFFFF
 _REGISTRY_KEY_SIZE = 4
 _HIDDEN_OPS = 3
 """Most records a first write adds: scheme record, footprint entry, name entry."""
@@ -87,7 +94,13 @@ class Catalog:
     a :meth:`child` whose facts merge into the parent on :meth:`commit`."""
 
     def __init__(
-        self, store: Store, scheme: Scheme, *, recorded: bool, parent: Catalog | None = None
+        self,
+        store: Store,
+        scheme: Scheme,
+        *,
+        recorded: bool,
+        leaf_depth: int | None = None,
+        parent: Catalog | None = None,
     ) -> None:
         self.store = store
         self.scheme = scheme
@@ -101,6 +114,13 @@ class Catalog:
         self.prepared: set[Path] = set()
         self._hashed = isinstance(scheme, ScopeHash)
         self._layered = not scheme.separates_own_keys
+        if leaf_depth is not None and (type(leaf_depth) is not int or leaf_depth < 0):
+            raise LayoutError(f"leaf_depth must be an int of 0 or more, not {leaf_depth!r}")
+        self.leaf_depth = leaf_depth if self._layered else None
+        # LengthPrefixed without a declared layout records it (module docstring)
+        self._persist = self._layered and leaf_depth is None and isinstance(scheme, LengthPrefixed)
+        self.owned = False
+        self._loaded: set[Path] = set()
         # the common case: once recorded, no path needs anything before a write
         self._plain = not (self._hashed or self._layered)
 
@@ -110,7 +130,7 @@ class Catalog:
         child = Catalog.__new__(Catalog)
         child.__dict__.update(self.__dict__)
         child._parent = self
-        child.registered, child.layout, child.prepared = {}, {}, set()
+        child.registered, child.layout, child.prepared, child._loaded = {}, {}, set(), set()
         return child
 
     def commit(self) -> None:
@@ -118,6 +138,7 @@ class Catalog:
         if parent is None:
             return
         parent.recorded = parent.recorded or self.recorded
+        parent.owned = parent.owned or self.owned
         parent.registered.update(self.registered)
         parent.layout.update(self.layout)
         parent.prepared.update(self.prepared)
@@ -156,7 +177,78 @@ class Catalog:
         stored key under its prefix is a child's."""
         return self._layout_of(path) == _BRANCH
 
+    # -- the leaf/branch layout (LengthPrefixed, Naive) ---------------------------------
+
+    def _status(self, view: ReadView, path: Path) -> str:
+        """``leaf``, ``branch`` or ``free`` (no scope at or above ``path`` holds keys,
+        none below it does: nothing is stored there) for a scheme that cannot tell
+        own keys from children's; :class:`LayoutError` when an ancestor is a leaf
+        or when nothing says what ``path`` is. Known from the declared
+        ``leaf_depth``, else from the layout this keyspace wrote or loaded (one
+        point read per ancestor and one short scan, once per path)."""
+        same = self._same(path)
+        depth = self.leaf_depth
+        if depth is not None:
+            if len(same) == depth:
+                return _LEAF
+            if len(same) < depth:
+                return _BRANCH
+            raise LayoutError(
+                f"scope {path!r} is below the declared leaf depth {depth}: its keys are keys of the scope "
+                f"{path[:depth]!r}, which this scheme cannot tell apart from those of its children"
+            )
+        if self._persist and same not in self._loaded:
+            self._load(view, same)
+        for cut in range(len(same)):
+            if self._layout_of(same[:cut]) == _LEAF:
+                raise LayoutError(
+                    f"scope {path[:cut]!r} holds keys, so it cannot hold the child scope {path!r}: this "
+                    "scheme cannot tell a scope's own keys from its children's keys"
+                )
+        kind = self._layout_of(same)
+        if kind is not None:
+            return kind
+        if self._owns(view):
+            return _FREE
+        raise LayoutError(
+            f"which scopes of {self.url} hold keys is not known: {self.scheme.name} keys do not record where "
+            f"a scope's name ends, and the store holds keys written without a recorded layout; open it with "
+            f"leaf_depth=N (the depth of the scopes that hold keys) to read or change scope {path!r}"
+        )
+
+    def _owns(self, view: ReadView) -> bool:
+        """Whether every key of the store was written under a layout this keyspace
+        knows: the store holds a recorded layout, or held nothing at all."""
+        if not self.owned:
+            recorded = self._persist and _first(view, LAYOUT_START, LAYOUT_STOP) is not None
+            self.owned = recorded or _first(view, b"", None) is None
+        return self.owned
+
+    def _load(self, view: ReadView, same: Path) -> None:
+        """Learn from the recorded layout whether ``same`` or an ancestor is a leaf,
+        or whether a leaf lies below it."""
+        for cut in range(len(same)):
+            ancestor = same[:cut]
+            if self._layout_of(ancestor) is None and view.get(_layout_key(ancestor)) is not None:
+                self.layout[ancestor] = _LEAF
+        start = _layout_key(same)
+        for key, _ in view.scan(start, prefix_end(start), limit=2):
+            if key == start:
+                self.layout[same] = _LEAF
+            else:
+                self.layout[same] = _BRANCH
+                break
+        self._loaded.add(same)
+
     # -- reads ----------------------------------------------------------------------
+
+    def own_ranges(self, path: Path) -> tuple[tuple[bytes, bytes | None], ...]:
+        """The ranges a scope at ``path`` reads as its own keys: the scheme's, less
+        the recorded layout where it lies inside them (the LengthPrefixed root)."""
+        ranges = self.scheme.own_ranges(path)
+        if self._persist and not path:
+            return tuple(r for lo, hi in ranges for r in _without_layout(lo, hi))
+        return ranges
 
     def guard(self, path: Path) -> ReadGuard | None:
         """What a scope at ``path`` runs before each read of its own keys (see
@@ -165,8 +257,24 @@ class Catalog:
         if self._hashed and path:
             return self._hash_guard(path)
         if self._layered:
-            return lambda _view: not self.is_branch(path)
+            self.scheme.validate_path(path)
+            return self._layout_guard(path)
         return None
+
+    def _layout_guard(self, path: Path) -> ReadGuard:
+        """A leaf stays a leaf and a branch a branch (layout records are never
+        removed), so once either is known the guard costs one comparison."""
+        known: list[str] = []
+
+        def check(view: ReadView) -> bool:
+            if known:
+                return known[0] == _LEAF
+            status = self._status(view, path)
+            if status != _FREE and (self.leaf_depth is not None or view is self.store):
+                known.append(status)  # committed (or declared): it cannot change
+            return status != _BRANCH
+
+        return check
 
     def _hash_guard(self, path: Path) -> ReadGuard:
         scheme = self.scheme
@@ -336,7 +444,7 @@ class Catalog:
         scheme = self.scheme
         scheme.encode(path, b"")  # Naive refuses here unless allow_collisions=True
         if self._layered:
-            self._claim_leaf(path)
+            self._claim_leaf(view, path)
         if self._hashed:
             self._register(view, path)
         if not self.recorded:
@@ -369,20 +477,26 @@ class Catalog:
             )
         return found
 
-    def _claim_leaf(self, path: Path) -> None:
+    def _claim_leaf(self, view: WriteView, path: Path) -> None:
+        """Make ``path`` a leaf, inside the write: refused when it holds child scopes
+        or an ancestor holds keys. Where the keyspace records the layout, a new
+        leaf gets its record in the same batch (the root's is ``LAYOUT_START``
+        itself, a range the root scope then leaves out of its own keys)."""
+        status = self._status(view, path)
         path = self._same(path)
-        if self._layout_of(path) == _BRANCH:
+        if status == _BRANCH:
             raise LayoutError(
                 f"scope {path!r} holds child scopes, so it cannot hold keys too: this scheme cannot tell "
                 "a scope's own keys from its children's keys (a scope holds keys or child scopes, not both)"
             )
-        for depth in range(len(path)):
-            ancestor = path[:depth]
-            if self._layout_of(ancestor) == _LEAF:
+        if status == _FREE and self._persist:
+            key = _layout_key(path)
+            if len(key) >= _LAYOUT_KEY_LIMIT:
                 raise LayoutError(
-                    f"scope {ancestor!r} holds keys, so it cannot hold the child scope {path!r}: this scheme "
-                    "cannot tell a scope's own keys from its children's keys"
+                    f"scope path {path!r} is too long for its layout record ({len(key)} bytes, the limit is "
+                    f"{_LAYOUT_KEY_LIMIT - 1})"
                 )
+            view.put(key, b"leaf")
         self.layout[path] = _LEAF
         for depth in range(len(path)):
             self.layout[path[:depth]] = _BRANCH
@@ -407,7 +521,7 @@ class Catalog:
         scheme = self.scheme
         if self._hashed:
             return self._hash_children(view) if not path else []
-        if self._layered and self._layout_of(path) == _LEAF:
+        if self._layered and self._status(view, path) == _LEAF:
             return []
         lo, hi = scheme.subtree_range(path)
         own = scheme.own_ranges(path) if scheme.separates_own_keys else ()
@@ -423,6 +537,9 @@ class Catalog:
             if item is None:
                 break
             k = item[0]
+            if self._persist and k.startswith(LAYOUT_START):
+                cursor = LAYOUT_STOP
+                continue
             found, own_end = _own_end(own, k)
             if found and (exact or scheme.is_own_remainder(k[plen:])):
                 cursor = own_end if exact else k + b"\x00"
@@ -477,7 +594,10 @@ class Catalog:
         if self._hashed and not path:
             ranges = [scheme.own_range(())] + [scheme.own_range((n,)) for _, n in self._hash_registry(view)]
             return sorted(ranges)
-        return [scheme.subtree_range(path)]
+        if self._layered:
+            self._status(view, path)  # LayoutError below a leaf, or when nothing is known
+        lo, hi = scheme.subtree_range(path)
+        return _without_layout(lo, hi) if self._persist else [(lo, hi)]
 
     def decoder(self, view: ReadView, path: Path) -> Callable[[bytes], tuple[Path, Key]]:
         """A function from a stored key below ``path`` to ``(path, key)``."""
@@ -486,7 +606,15 @@ class Catalog:
             return self._hash_decoder(view)
         if scheme.separates_own_keys:
             return scheme.decode
+        depth = self.leaf_depth
+        if depth is not None:
+            return lambda stored: scheme.decode(stored, depth)
         same = self._same(path)
+        self._status(view, path)  # LayoutError when nothing is known
+        if self._persist:  # every recorded leaf below path
+            start = _layout_key(same)
+            for key, _ in view.scan(start, prefix_end(start)):
+                self.layout[_split_lp(key[len(LAYOUT_START) :])] = _LEAF
         leaves = sorted(
             (p for p in self._all_layout() if self._layout_of(p) == _LEAF and p[: len(path)] == same),
             key=len,
@@ -529,6 +657,35 @@ class Catalog:
         for state in self._chain():
             paths.update(state.layout)
         return paths
+
+
+def _without_layout(lo: bytes, hi: bytes | None) -> list[tuple[bytes, bytes | None]]:
+    """``[lo, hi)`` less the recorded layout's range (which stays through drops)."""
+    if lo <= LAYOUT_START and (hi is None or hi >= LAYOUT_STOP):
+        return [(lo, LAYOUT_START), (LAYOUT_STOP, hi)]
+    return [(lo, hi)]
+
+
+def _first(view: ReadView, lo: bytes, hi: bytes | None) -> tuple[bytes, bytes] | None:
+    return next(iter(view.scan(lo, hi, limit=1)), None)
+
+
+def _layout_key(path: Path) -> bytes:
+    """The record that ``path`` (bytes components) is a leaf: ``LAYOUT_START``
+    then the path length-prefixed, so a path's record is a prefix of those of
+    the leaves below it."""
+    return LAYOUT_START + to_length_prefixed_nested(path)
+
+
+def _split_lp(raw: bytes) -> Path:
+    """Components of a length-prefixed path (the inverse of ``to_length_prefixed_nested``)."""
+    parts: list[bytes] = []
+    at = 0
+    while at < len(raw):
+        size = int.from_bytes(raw[at : at + 2], "big")
+        parts.append(raw[at + 2 : at + 2 + size])
+        at += 2 + size
+    return tuple(parts)
 
 
 def _own_end(own: tuple[tuple[bytes, bytes | None], ...], key: bytes) -> tuple[bool, bytes | None]:

@@ -35,10 +35,12 @@ class Keyspace:
     apart (:class:`~keyspace._catalog.Catalog`), which every scope shares.
     """
 
-    def __init__(self, store: Store, scheme: Scheme, *, recorded: bool) -> None:
+    def __init__(
+        self, store: Store, scheme: Scheme, *, recorded: bool, leaf_depth: int | None = None
+    ) -> None:
         self.store = store
         self.scheme = scheme
-        self.catalog = Catalog(store, scheme, recorded=recorded)
+        self.catalog = Catalog(store, scheme, recorded=recorded, leaf_depth=leaf_depth)
         self.batch_limit = self.catalog.batch_limit
         self._close_store = True
 
@@ -127,6 +129,7 @@ def open(
     scheme: Scheme | str | None = None,
     create: bool = True,
     readonly: bool = False,
+    leaf_depth: int | None = None,
     **options: Any,
 ) -> Keyspace:
     """Open a keyspace on the store at ``url_or_path``.
@@ -153,6 +156,16 @@ def open(
     :class:`StoreError`); every write then raises :class:`StoreError`. Every
     failure to open is a :class:`StoreError` naming its cause.
 
+    ``leaf_depth`` declares, for a scheme that cannot tell a scope's own keys
+    from its children's (LengthPrefixed, Naive), the depth of the scopes that
+    hold keys in data another program wrote (a cw-storage-plus ``Map`` of
+    ``n``-element keys over a namespace: the namespace's depth); shallower scopes
+    are branches, deeper ones raise :class:`LayoutError`, and no layout is
+    recorded. Without it a LengthPrefixed keyspace records each leaf it creates
+    (below a branch root, where no key can be), so a reopen knows the layout; a
+    store with keys and no recorded layout raises :class:`LayoutError` on any
+    operation that could mix a parent's keys with a child's.
+
     The scheme is recorded (for schemes with reserved space) with the first write,
     inside that write's own atomic transaction, so opening and reading never
     change a store. Cost: up to four point reads and two short scans.
@@ -167,13 +180,19 @@ def open(
     store = open_store(url, readonly=readonly, **options)
     try:
         scheme, recorded = _scheme_of(store, scheme, url)
+        return Keyspace(store, scheme, recorded=recorded, leaf_depth=leaf_depth)
     except BaseException:
         store.close()
         raise
-    return Keyspace(store, scheme, recorded=recorded)
 
 
-def attach(store: Store, *, scheme: Scheme | str | None = None, close_store: bool = True) -> Keyspace:
+def attach(
+    store: Store,
+    *,
+    scheme: Scheme | str | None = None,
+    close_store: bool = True,
+    leaf_depth: int | None = None,
+) -> Keyspace:
     """A keyspace over ``store``, a store object already open (for example one
     :class:`~keyspace.stores.MemoryStore` shared by several keyspace objects).
     The scheme is chosen and checked as by :func:`open`; closing the keyspace
@@ -181,7 +200,7 @@ def attach(store: Store, *, scheme: Scheme | str | None = None, close_store: boo
     if isinstance(scheme, str):
         scheme = scheme_from_name(scheme)
     chosen, recorded = _scheme_of(store, scheme, store.url)
-    ks = Keyspace(store, chosen, recorded=recorded)
+    ks = Keyspace(store, chosen, recorded=recorded, leaf_depth=leaf_depth)
     ks._close_store = close_store
     return ks
 

@@ -162,7 +162,7 @@ class Scope(MutableMapping[Any, Any]):
         self.scheme = scheme
         self.prefix = scheme.prefix(path)
         self._plen = len(self.prefix)
-        self._ranges = scheme.own_ranges(path)
+        self._ranges = state.own_ranges(path)
         self._exact = scheme.own_range_is_exact()
         # run before each read of own keys (ScopeHash names, LengthPrefixed, Naive)
         self._guard = state.guard(path)

@@ -223,7 +223,7 @@ def opened(
         if separator is not None and "separator" not in SCHEMES.get(scheme_name, Naive).parameters:
             raise KeyspaceError(f"scheme {scheme_name} takes no --separator (it is for: delimited)")
         scheme = make_scheme(scheme_name, writing=writing, separator=separator, depth=depth)
-        ks = open_keyspace(url, scheme=scheme, create=create, readonly=readonly)
+        ks = open_keyspace(url, scheme=scheme, create=create, readonly=readonly, leaf_depth=depth)
         how = f"{scheme_name} (given)"
     else:
         store = _open_store(url, create, readonly)
@@ -233,7 +233,7 @@ def opened(
         except BaseException:
             store.close()
             raise
-        ks = Keyspace(store, chosen, recorded=recorded)
+        ks = Keyspace(store, chosen, recorded=recorded, leaf_depth=depth)
     try:
         yield Opened(ks, how)
     finally:

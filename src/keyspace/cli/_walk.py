@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .._catalog import LAYOUT_START
 from ..errors import DecodeError, KeyspaceError
 from ..schemes import LengthPrefixed, Naive, Scheme, ScopeHash
 from ..stores import ReadView
@@ -69,6 +70,8 @@ class KeyReader:
         self.depth = depth
         self._view = view
         self._metadata_key = scheme.metadata_key
+        # where a LengthPrefixed keyspace records its layout (no key of a scope lies there)
+        self._reserved = LAYOUT_START if isinstance(scheme, LengthPrefixed) else None
         # schemes that keep a name registry among their keys (scoped-heed) say how to read it
         self._entry = getattr(scheme, "registry_entry", None)
         self._registry_key = getattr(scheme, "registry_key", None)
@@ -80,6 +83,8 @@ class KeyReader:
         """``(path, key)`` of a stored key, or :data:`RESERVED` for the scheme
         record and scopehash registry entries. Raises :class:`DecodeError`."""
         if stored == self._metadata_key:
+            return RESERVED
+        if self._reserved is not None and stored.startswith(self._reserved):
             return RESERVED
         names = self._hash_names
         if names is None:
