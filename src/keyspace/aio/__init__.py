@@ -307,7 +307,12 @@ class AsyncKeyspace:
         self.store = store
         """The async store contract this keyspace does its I/O through."""
         self._hub = Hub(store)
-        self._plan_ks = Keyspace(PlanStore(self._hub, store), ks.scheme, recorded=ks.catalog.recorded)
+        self._plan_ks = Keyspace(
+            PlanStore(self._hub, store),
+            ks.scheme,
+            recorded=ks.catalog.recorded,
+            leaf_depth=ks.catalog.leaf_depth,
+        )
         self._ctx = _Context(self, self._plan_ks.store, self._plan_ks.catalog, None)
         self._closed = False
 
