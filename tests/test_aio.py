@@ -266,11 +266,15 @@ def test_catalog_checks_hold_through_aio(kind: str, tmp_path: Path) -> None:
     url = _url(kind, tmp_path)
     shared = open_store(url)
 
+    made: list[keyspace.aio.AsyncKeyspace] = []
+
     def two(first: str, second: str) -> tuple[keyspace.aio.AsyncKeyspace, keyspace.aio.AsyncKeyspace]:
-        return (
+        pair = (
             keyspace.aio.AsyncKeyspace(keyspace.attach(shared, scheme=first, close_store=False)),
             keyspace.aio.AsyncKeyspace(keyspace.attach(shared, scheme=second, close_store=False)),
         )
+        made.extend(pair)
+        return pair
 
     async def main() -> None:
         a, b = two("tuple", "asciihex")  # both open an empty store: neither recorded yet
@@ -297,6 +301,9 @@ def test_catalog_checks_hold_through_aio(kind: str, tmp_path: Path) -> None:
             with pytest.raises(HashCollision):
                 await ks.scope("scope159129").get(b"k")
         assert await other.scope("scope72590").get(b"k") == b"v"
+        for aks in made:
+            await aks.close()
+        assert shared.get(b"anything") is None  # attached with close_store=False: still open
 
     try:
         asyncio.run(asyncio.wait_for(main(), 60))
@@ -488,6 +495,16 @@ class _Holding:
 
 _BRIDGE_PATH = ("aio", b"\x00\xff", "bridge")
 _LOOP: list[_Loop] = []
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _stop_shared_loop() -> Iterator[None]:
+    """Stop the bridges' loop thread after this module: a thread running an event
+    loop that used grpc.aio must not outlive the module (a later fork() would copy
+    grpc's asyncio state mid-use)."""
+    yield
+    if _LOOP:
+        _LOOP.pop().stop()
 
 
 def _shared_loop() -> _Loop:

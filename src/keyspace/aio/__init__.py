@@ -373,11 +373,12 @@ class AsyncKeyspace:
             await view.discard()
 
     async def close(self) -> None:
-        """Close the store and stop any workers. Idempotent."""
+        """Close the store (unless the wrapped keyspace was attached with
+        ``close_store=False``) and stop any workers or channel. Idempotent."""
         if self._closed:
             return
         self._closed = True
-        await self.store.close()
+        await self.store.close(self.sync.close)  # the keyspace's: a shared store stays open
 
     async def __aenter__(self) -> Self:
         return self

@@ -275,7 +275,10 @@ class Hub:
                     continue  # nothing was written: run it all again, reading what the winner wrote
                 state.commit()
                 if error is not None:
-                    raise error
+                    try:
+                        raise error
+                    finally:
+                        error = None  # no cycle through this frame: it would keep the channel alive
                 done: T = result
                 return done
             finally:

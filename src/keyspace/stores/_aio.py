@@ -123,8 +123,11 @@ class AsyncStore(AsyncWriteView):
         """A read-only view of the store as it is now (writes raise)."""
 
     @abstractmethod
-    async def close(self) -> None:
-        """Close the store. Idempotent; later calls raise :class:`StoreClosed`."""
+    async def close(self, closing: Callable[[], None] | None = None) -> None:
+        """Release the async side (channel, worker threads) and close the synchronous
+        side with ``closing`` (default: the store's ``close``; a keyspace passes its
+        own, which may leave a shared store open), run where the engine needs it.
+        Idempotent; later calls raise :class:`StoreClosed`."""
 
 
 def async_store(
@@ -329,10 +332,10 @@ class ThreadedStore(_ThreadedView, AsyncStore):
         view = await self._run.run_held(manager.__enter__)
         return _ThreadedView(view, self._run, self._chunk, manager)
 
-    async def close(self) -> None:
+    async def close(self, closing: Callable[[], None] | None = None) -> None:
         runner = self._run
         if runner.closed:
             return
-        await runner.run(self.sync.close)
+        await runner.run(closing or self.sync.close)
         runner.closed = True
         await asyncio.get_running_loop().run_in_executor(None, functools.partial(runner.pool.shutdown, True))

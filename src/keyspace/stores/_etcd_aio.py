@@ -19,9 +19,10 @@ belongs to one event loop, so the client opens one per loop it is used from.
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -83,10 +84,16 @@ class _Client:
             raise StoreClosed(f"{what}: the etcd store has been closed")
 
     async def close(self) -> None:
+        """Close the channel and let it go. grpc's asyncio runtime (and its poller
+        thread) lives while any channel object does, and a process that forks with
+        it alive hangs its children's gRPC; exceptions that passed through a call
+        keep the channel in reference cycles, so they are collected here."""
         self.closed = True
         channel, self._channel, self._stubs = self._channel, None, None
         if channel is not None and self._loop is asyncio.get_running_loop():
             await channel.close()
+        del channel
+        gc.collect()
 
     def budget_end(self) -> float:
         end = time.monotonic() + self.options.retry_budget
@@ -254,10 +261,11 @@ class AsyncEtcdStore(AsyncStore):
         await view.revision()
         return view
 
-    async def close(self) -> None:
-        """Close the asyncio channel and the synchronous store. Idempotent."""
+    async def close(self, closing: Callable[[], None] | None = None) -> None:
+        """Close the asyncio channel, then the synchronous side (``closing``, default
+        the synchronous store's ``close``). Idempotent."""
         await self._client.close()
-        self.sync.close()
+        (closing or self.sync.close)()
 
     # -- commit ------------------------------------------------------------------------
 
