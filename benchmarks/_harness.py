@@ -92,6 +92,9 @@ class Comparison:
     variants: dict[str, Factory]
     ratios: list[Ratio]
     rounds: int | None = None  # overrides the context's rounds (for slow variants)
+    measured: dict[str, float] | None = None
+    """Figures measured by the workload itself (not times; ``variants`` unused)."""
+    unit: str = "ns/op"
 
 
 @dataclass
@@ -105,6 +108,7 @@ class Outcome:
     numerator_ns: float
     denominator_ns: float
     rounds: int
+    unit: str = "ns/op"
 
     @property
     def met(self) -> bool | None:
@@ -178,9 +182,14 @@ def _time(factory: Factory) -> float:
 
 def measure(comparison: Comparison, rounds: int, warmup: bool = True) -> list[Outcome]:
     """Run the variants of ``comparison`` interleaved for ``rounds`` rounds (after
-    one untimed warm-up round when ``warmup``) and compute its ratios."""
+    one untimed warm-up round when ``warmup``) and compute its ratios; a comparison
+    with ``measured`` figures takes them as its one round."""
+    if comparison.measured is not None:
+        samples = {name: [value] for name, value in comparison.measured.items()}
+        rounds, warmup = 1, False
+    else:
+        samples = {name: [] for name in comparison.variants}
     names = list(comparison.variants)
-    samples: dict[str, list[float]] = {name: [] for name in names}
     if warmup:
         for name in names:
             _time(comparison.variants[name])
@@ -201,6 +210,7 @@ def measure(comparison: Comparison, rounds: int, warmup: bool = True) -> list[Ou
                 numerator_ns=statistics.median(num),
                 denominator_ns=statistics.median(den),
                 rounds=rounds,
+                unit=comparison.unit,
             )
         )
     return outcomes

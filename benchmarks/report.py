@@ -69,8 +69,8 @@ def _rows(outcomes: list[Outcome]) -> list[tuple[str, str, str, str, str, str]]:
                 f"{o.value:.3f}",
                 target.describe() if target else "",
                 _verdict(o),
-                f"{o.numerator_ns:,.0f}",
-                f"{o.denominator_ns:,.0f}",
+                f"{o.numerator_ns:,.0f}" + ("" if o.unit == "ns/op" else f" {o.unit}"),
+                f"{o.denominator_ns:,.0f}" + ("" if o.unit == "ns/op" else f" {o.unit}"),
             )
         )
     return rows

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import keyspace
+from keyspace._metadata import registry_key
 from keyspace.errors import (
     HashCollision,
     InvalidKey,
@@ -204,5 +205,8 @@ def test_oversized_transaction_on_etcd() -> None:
                 for i in range(limit + 1):
                     tx.scope("users")[b"t%04d" % i] = b"v"
             assert list(ks.store.scan(lo, hi)) == before
-        finally:
+        finally:  # its keys, scheme record and footprint-registry entry
             ks.store.delete_range(lo, hi)
+            for hidden in (scheme.metadata_key, registry_key(scheme)):
+                if hidden is not None:
+                    ks.store.delete(hidden)

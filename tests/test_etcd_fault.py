@@ -8,6 +8,7 @@ restarted and the cluster is healthy again before the test ends.
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -37,8 +38,9 @@ def cluster() -> Iterator[LocalCluster]:
     found.wait_healthy()
 
 
-def _member_store(cluster: LocalCluster, index: int) -> EtcdStore:
-    return EtcdStore(f"etcd://{cluster.endpoints[index]}", timeout=2, retry_budget=10)
+def _member_store(cluster: LocalCluster, index: int, prefix: str = "") -> EtcdStore:
+    """A store of one member only (under the URL key prefix ``prefix``)."""
+    return EtcdStore(f"etcd://{cluster.endpoints[index]}/{prefix}", timeout=2, retry_budget=10)
 
 
 def _leader_index(cluster: LocalCluster) -> int:
@@ -80,8 +82,10 @@ def _write_loop(
     return acked, longest, time.monotonic() - started
 
 
-def _keys_on_member(cluster: LocalCluster, index: int, start: bytes, stop: bytes) -> set[bytes]:
-    member = _member_store(cluster, index)
+def _keys_on_member(
+    cluster: LocalCluster, index: int, start: bytes, stop: bytes, prefix: str = ""
+) -> set[bytes]:
+    member = _member_store(cluster, index, prefix)
     try:
         return {k for k, _ in member.scan(start, stop)}
     finally:
@@ -150,7 +154,8 @@ def test_leader_killed_during_store_writes(
 def test_leader_killed_during_scope_writes(
     cluster: LocalCluster, capsys: pytest.CaptureFixture[str], record_property: Callable[[str, object], None]
 ) -> None:
-    ks = keyspace.open(cluster.url)
+    prefix = f"fault-scope-{uuid.uuid4().hex}"  # its own keyspace, wiped at the end
+    ks = keyspace.open(f"{cluster.url}/{prefix}")
     scope = ks.scope("fault", "scope")
     count, kill_at = 300, 100
     try:
@@ -166,10 +171,10 @@ def test_leader_killed_during_scope_writes(
         stop_key = stop if stop is not None else b"\xff" * 8
         for member in range(len(cluster.endpoints)):
             if member != victim:
-                assert _keys_on_member(cluster, member, start, stop_key) == expected
+                assert _keys_on_member(cluster, member, start, stop_key, prefix) == expected
         cluster.restart(victim)
         cluster.wait_healthy()
-        assert _keys_on_member(cluster, victim, start, stop_key) == expected
+        assert _keys_on_member(cluster, victim, start, stop_key, prefix) == expected
         assert len(scope) == count and scope[b"%04d" % (count - 1)] == b"v%d" % (count - 1)
         _report(
             capsys,

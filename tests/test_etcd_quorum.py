@@ -8,12 +8,14 @@ lost and the same keyspace works again."""
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
 
 import keyspace
 from keyspace.errors import CommitOutcomeUnknown, EtcdUnavailable, KeyspaceError
+from keyspace.stores import open_store
 from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
 
 pytestmark = [pytest.mark.etcd, pytest.mark.slow, pytest.mark.timeout(180)]
@@ -37,8 +39,21 @@ def cluster() -> Iterator[LocalCluster]:
     found.wait_healthy()
 
 
-def test_quorum_loss(cluster: LocalCluster, capsys: pytest.CaptureFixture[str]) -> None:
-    prefix = f"quorum-{time.time_ns()}"
+@pytest.fixture
+def prefix(cluster: LocalCluster) -> Iterator[str]:
+    """A key prefix of the test's own: everything written under it is removed at
+    the end, so no later test finds keys without a scheme record."""
+    made = f"quorum-{uuid.uuid4().hex}"
+    yield made
+    cluster.wait_healthy()
+    store = open_store(f"etcd://{','.join(cluster.endpoints)}/{made}?timeout=2&retry_budget=10")
+    try:
+        store.delete_range(b"", None)
+    finally:
+        store.close()
+
+
+def test_quorum_loss(cluster: LocalCluster, capsys: pytest.CaptureFixture[str], prefix: str) -> None:
     url = f"etcd://{','.join(cluster.endpoints)}/{prefix}?timeout=1&retry_budget={BUDGET}"
     ks = keyspace.open(url)
     scope = ks.scope("q")
@@ -119,8 +134,8 @@ def test_quorum_loss(cluster: LocalCluster, capsys: pytest.CaptureFixture[str]) 
         )
 
 
-def test_etcd_options_as_keywords_and_url_parameters(cluster: LocalCluster) -> None:
-    url = f"etcd://{','.join(cluster.endpoints)}/options-{time.time_ns()}"
+def test_etcd_options_as_keywords_and_url_parameters(cluster: LocalCluster, prefix: str) -> None:
+    url = f"etcd://{','.join(cluster.endpoints)}/{prefix}"
     with keyspace.open(url, timeout=1.5, retry_budget=4) as ks:
         options = ks.store.options  # type: ignore[attr-defined]
         assert (options.timeout, options.retry_budget) == (1.5, 4)

@@ -104,3 +104,34 @@ def test_map_growth_with_threads(tmp_path: Path) -> None:
         for index in range(threads):
             assert len(list(ks.scope("t", index).keys())) == rounds
             assert len(list(ks.scope("tx", index).keys())) == rounds // 10 * 5
+
+
+def test_open_adopts_a_map_another_process_grew(tmp_path: Path) -> None:
+    """Opening a database begins an LMDB transaction: when another process grew
+    the map after this process mapped the environment (MDB_MAP_RESIZED there),
+    the open adopts the new size instead of raising, for the unnamed and a named
+    database, and databases() lists the named ones."""
+    from keyspace.stores.lmdb import LMDBStore
+
+    path = str(tmp_path / "store")
+    named = LMDBStore(path, map_size=256 << 10, max_dbs=4, db="n")  # keeps the environment mapped
+    try:
+        named.put(b"a", b"1")
+        grow = (
+            "import lmdb, sys\n"
+            "env = lmdb.open(sys.argv[1], map_size=256 << 10, max_dbs=4)\n"
+            "env.set_mapsize(16 << 20)\n"
+            "with env.begin(write=True) as txn:\n"
+            "    for i in range(2000):\n"
+            "        txn.put(b'k%d' % i, b'x' * 2000)\n"
+        )
+        subprocess.run([sys.executable, "-c", grow, path], check=True, timeout=60)
+        unnamed = LMDBStore(path, map_size=256 << 10, max_dbs=4)
+        try:
+            assert unnamed.get(b"k1999") == b"x" * 2000
+            assert named.databases() == ["n"]
+            assert named.get(b"a") == b"1"
+        finally:
+            unnamed.close()
+    finally:
+        named.close()

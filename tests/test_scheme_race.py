@@ -10,9 +10,14 @@ keys. Repeated for many rounds per engine, so that a lost race would show.
 
 from __future__ import annotations
 
+import faulthandler
 import multiprocessing
 import os
+import queue
+import sys
 import threading
+import time
+import traceback
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -21,22 +26,35 @@ from typing import Any
 import pytest
 
 import keyspace
-from keyspace import AsciiHex, ScopeHash, TupleScheme
+from keyspace import AsciiHex, LengthPrefixed, ScopeHash, TupleScheme
+from keyspace._metadata import LAYOUT_START
 from keyspace.errors import SchemeMismatch, TransactionTooLarge
 from keyspace.schemes import Scheme, scheme_from_name
 from keyspace.stores import MemoryStore, open_store
 
 ROUNDS = 20
-PAIRS = [("tuple", "asciihex"), ("asciihex", "scopehash"), ("scopehash", "tuple")]
+WAIT_S = 90
+"""How long the parent waits for a round's reports."""
+STUCK_S = 60
+"""How long a contender may run before it dumps its stacks and exits."""
+PAIRS = [
+    ("tuple", "asciihex"),
+    ("asciihex", "scopehash"),
+    ("scopehash", "tuple"),
+    ("length-prefixed", "tuple"),  # no scheme record, but a layout record
+]
 
 
 def _contender(url: str, name: str, barrier: Any, results: Any) -> None:
-    """Open ``url`` with scheme ``name``, wait for the other contender, write."""
+    """Open ``url`` with scheme ``name``, wait for the other contender, write.
+    Every outcome, an exception's traceback included, is sent back; a contender
+    stuck for :data:`STUCK_S` writes its threads' stacks to stderr and exits."""
+    faulthandler.dump_traceback_later(STUCK_S, exit=True, file=sys.__stderr__)
     try:
         ks = keyspace.open(url, scheme=name)
-    except Exception as exc:  # reported to the parent, which fails the test
+    except BaseException:  # reported to the parent, which fails the test
         barrier.abort()
-        results.put((name, f"open failed: {exc!r}"))
+        results.put((name, f"open failed: {traceback.format_exc()}"))
         return
     try:
         try:
@@ -49,10 +67,11 @@ def _contender(url: str, name: str, barrier: Any, results: Any) -> None:
             results.put((name, "won"))
         except SchemeMismatch:
             results.put((name, "mismatch"))
-        except Exception as exc:
-            results.put((name, f"failed: {exc!r}"))
+        except BaseException:
+            results.put((name, f"failed: {traceback.format_exc()}"))
     finally:
         ks.close()
+        faulthandler.cancel_dump_traceback_later()
 
 
 def _check_store(items: list[tuple[bytes, bytes]], winner: str) -> None:
@@ -60,30 +79,70 @@ def _check_store(items: list[tuple[bytes, bytes]], winner: str) -> None:
     registry entry, or the one key it wrote."""
     scheme: Scheme = scheme_from_name(winner)
     expected = {scheme.encode(("race",), b"k")}
-    assert scheme.metadata_key is not None
-    expected.add(scheme.metadata_key)
+    if scheme.metadata_key is not None:
+        expected.add(scheme.metadata_key)
+    if isinstance(scheme, LengthPrefixed):
+        expected.add(LAYOUT_START + scheme.prefix(("race",)))
     if isinstance(scheme, ScopeHash):
         expected.add(scheme.prefix(("race",)))
     assert {k for k, _ in items} == expected
     assert dict(items)[scheme.encode(("race",), b"k")] == winner.encode()
 
 
-def _race_processes(make_url: Callable[[int], str], rounds: int = ROUNDS) -> None:
-    ctx = multiprocessing.get_context("fork")
+def _outcomes(results: Any, procs: dict[str, Any], round_: int) -> dict[str, str]:
+    """Each contender's reported outcome; fails the test, naming the contender and
+    its exit code, when one exits without reporting or is still running (without
+    reporting) after :data:`WAIT_S` seconds."""
+    outcome: dict[str, str] = {}
+    deadline = time.monotonic() + WAIT_S
+    while len(outcome) < len(procs):
+        try:
+            name, result = results.get(timeout=0.5)
+            outcome[name] = result
+            continue
+        except queue.Empty:
+            pass
+        # a contender's report is in the pipe before it exits (its queue is flushed at exit)
+        silent = {n: p.exitcode for n, p in procs.items() if n not in outcome and p.exitcode is not None}
+        if silent and results.empty():
+            pytest.fail(
+                f"round {round_}: contenders exited without reporting (exit codes {silent}); {outcome}"
+            )
+        if time.monotonic() > deadline:
+            stuck = sorted(n for n in procs if n not in outcome)
+            pytest.fail(f"round {round_}: no report from {stuck} in {WAIT_S} s (stacks on stderr); {outcome}")
+    return outcome
+
+
+def _race_processes(make_url: Callable[[int], str], rounds: int = ROUNDS, start_method: str = "fork") -> None:
+    """The parent opens no store until every round has run: a forked child then
+    inherits no engine state (LMDB environments). ``start_method="forkserver"``
+    forks the contenders from a clean server process instead (etcd: the test
+    process may hold gRPC channels of earlier tests, which a fork must not inherit)."""
+    ctx = multiprocessing.get_context(start_method)
+    if start_method == "forkserver":  # the server imports (one thread, gRPC not started), forks fast
+        ctx.set_forkserver_preload(["keyspace", "keyspace.stores.etcd", __name__])
+    winners: list[tuple[str, str]] = []
     for i in range(rounds):
         url = make_url(i)
         first, second = PAIRS[i % len(PAIRS)]
         barrier = ctx.Barrier(2)
         results = ctx.Queue()
-        procs = [ctx.Process(target=_contender, args=(url, n, barrier, results)) for n in (first, second)]
-        for p in procs:
+        procs = {n: ctx.Process(target=_contender, args=(url, n, barrier, results)) for n in (first, second)}
+        for p in procs.values():
             p.start()
-        outcome = dict(results.get(timeout=60) for _ in procs)
-        for p in procs:
-            p.join(timeout=30)
-            assert p.exitcode == 0
+        try:
+            outcome = _outcomes(results, procs, i)
+        finally:
+            for p in procs.values():
+                p.join(timeout=STUCK_S)  # a stuck contender has dumped its stacks by then
+                if p.exitcode is None:
+                    p.kill()
+                    p.join(timeout=5)
+        assert {n: p.exitcode for n, p in procs.items()} == dict.fromkeys(procs, 0), (i, outcome)
         assert sorted(outcome.values()) == ["mismatch", "won"], (i, outcome)
-        winner = next(n for n, r in outcome.items() if r == "won")
+        winners.append((url, next(n for n, r in outcome.items() if r == "won")))
+    for url, winner in winners:
         store = open_store(url)
         try:
             _check_store(list(store.scan(b"", None)), winner)
@@ -99,7 +158,7 @@ def test_race_sqlite(tmp_path: Path) -> None:
     def make_url(i: int) -> str:
         url = f"sqlite:///{tmp_path / f'r{i}.sqlite'}"
         open_store(url).close()  # the file exists: the race is the first writes', not the opens'
-        return url
+        return url  # (SQLite keeps no state across a fork once the store is closed)
 
     _race_processes(make_url)
 
@@ -124,7 +183,10 @@ def test_race_etcd() -> None:
         return urls[-1]
 
     try:
-        _race_processes(make_url)
+        # gRPC does not survive fork(): a child forked from a process whose etcd
+        # client has run can deadlock in gRPC's locks and threads, copied mid-use;
+        # the contenders fork from a server process that has not used gRPC
+        _race_processes(make_url, start_method="forkserver")
     finally:
         for url in urls:
             store = open_store(url)

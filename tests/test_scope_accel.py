@@ -1,6 +1,7 @@
-"""The C point operations of bytes scopes (``keyspace._scope_accel``): ``[]``, ``get``
-and ``[]=`` store and return exactly what their pure-Python methods (``__wrapped__``)
-do, hand every other case to those methods, and translate engine errors."""
+"""The C point operations of scopes (``keyspace._scope_accel``): ``[]``, ``get`` and
+``[]=`` store and return exactly what their pure-Python methods (``__wrapped__``) do,
+for every scheme and for typed scopes, hand every other case to those methods, and
+translate engine errors."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from hypothesis import strategies as st
 
 import keyspace
 from keyspace.errors import InvalidKey, KeyTooLarge, StoreClosed
-from keyspace.scope import _TupleBytesScope
+from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
+from keyspace.scope import Scope
 
 try:
     from keyspace import _scope_accel as accel
@@ -26,9 +28,10 @@ except ImportError:  # built without a C compiler: the Python methods are the on
 
 needs_accel = pytest.mark.skipif(accel is None, reason="keyspace._scope_accel was not built")
 
-GETITEM = _TupleBytesScope.__dict__["__getitem__"]
-GET = _TupleBytesScope.__dict__["get"]
-SETITEM = _TupleBytesScope.__dict__["__setitem__"]
+GETITEM = Scope.__dict__["__getitem__"]
+GET = Scope.__dict__["get"]
+SETITEM = Scope.__dict__["__setitem__"]
+SCHEMES: list[Scheme] = [TupleScheme(), LengthPrefixed(), AsciiHex(), Sublevel(), ScopeHash(), Naive(True)]
 
 
 @pytest.fixture(params=["memory", "lmdb", "leveldb", "sqlite"])
@@ -60,21 +63,29 @@ keys = st.binary(max_size=40) | st.sampled_from([b"", b"\x00", b"\x00\x00", b"a\
 
 
 @needs_accel
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.parametrize("scheme", SCHEMES, ids=lambda s: s.name)
+@settings(max_examples=60, deadline=None)
 @given(pairs=st.dictionaries(keys, st.binary(max_size=20), max_size=12), missing=keys)
 def test_c_and_python_store_and_read_the_same_bytes(
-    ks: keyspace.Keyspace, pairs: dict[bytes, bytes], missing: bytes
+    scheme: Scheme, pairs: dict[bytes, bytes], missing: bytes
 ) -> None:
-    ks.store.delete_range(b"", None)
-    c_scope, py_scope = ks.scope("c", 1), ks.scope("py", 1)
+    if isinstance(scheme, Sublevel):
+        pairs = {k: v for k, v in pairs.items() if k[:1] != b"!"}
+        missing = missing.lstrip(b"!")
+    ks = keyspace.open("memory:", scheme=scheme)
+    c_path, py_path = ("c",), ("p",)
+    c_scope, py_scope = ks.scope(*c_path), ks.scope(*py_path)
     for k, v in pairs.items():
         c_scope[k] = v  # the C method (after the first write has prepared the writer)
         SETITEM.__wrapped__(py_scope, k, v)
     stored = raw_items(ks)
-    c_raw = sorted((s, v) for s, v in stored if s.startswith(c_scope.prefix))
-    assert c_raw == sorted((ks.scheme.encode(("c", 1), k), v) for k, v in pairs.items())
-    py_raw = sorted((s, v) for s, v in stored if s.startswith(py_scope.prefix))
-    assert [v for _, v in c_raw] == [v for _, v in py_raw]
+    c_raw = sorted(
+        (s, v) for s, v in stored if c_scope.layout.is_own(s) and _within(s, c_scope.layout.ranges)
+    )
+    assert c_raw == sorted((scheme.encode(c_path, k), v) for k, v in pairs.items())
+    assert len(stored) - len(c_raw) >= len(pairs)  # py_scope's, and any registry or record
+    for k in pairs:
+        assert scheme.encode(py_path, k) in dict(stored)
     for k, v in pairs.items():
         assert c_scope[k] == GETITEM.__wrapped__(c_scope, k) == v
         assert c_scope.get(k) == c_scope.get(k, b"default") == v
@@ -85,6 +96,54 @@ def test_c_and_python_store_and_read_the_same_bytes(
         assert c_scope.get(missing) is None
         assert c_scope.get(missing, 7) == 7
         assert GET.__wrapped__(c_scope, missing, 7) == 7
+
+
+def _within(key: bytes, ranges: tuple[tuple[bytes, bytes | None], ...]) -> bool:
+    return any(lo <= key and (hi is None or key < hi) for lo, hi in ranges)
+
+
+@needs_accel
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    pairs=st.dictionaries(
+        st.text(max_size=8), st.dictionaries(st.text(max_size=3), st.integers()), max_size=8
+    ),
+    missing=st.text(max_size=8),
+)
+def test_typed_scopes_alike_in_c_and_python(
+    ks: keyspace.Keyspace, pairs: dict[str, Any], missing: str
+) -> None:
+    lo, hi = ks.scheme.subtree_range(("c",))
+    ks.store.delete_range(lo, hi)
+    c_scope, py_scope = ks.scope("c", key="str", value="json"), ks.scope("c", key="str", value="json")
+    for k, v in pairs.items():
+        c_scope[k] = v
+    c_raw = list(ks.store.scan(lo, hi))
+    ks.store.delete_range(lo, hi)
+    for k, v in pairs.items():
+        SETITEM.__wrapped__(py_scope, k, v)
+    assert list(ks.store.scan(lo, hi)) == c_raw
+    for k, v in pairs.items():
+        assert c_scope[k] == GETITEM.__wrapped__(py_scope, k) == v
+    if missing not in pairs:
+        assert c_scope.get(missing, 5) == GET.__wrapped__(py_scope, missing, 5) == 5
+    with pytest.raises(InvalidKey):
+        c_scope[b"bytes key"] = 1
+    assert dict(c_scope) == pairs
+
+
+@needs_accel
+def test_a_branch_scope_holds_no_own_keys_in_c() -> None:
+    ks = keyspace.open("memory:", scheme=LengthPrefixed())
+    child = ks.scope(b"a", b"b")
+    child[b"k"] = b"v"
+    parent = ks.scope(b"a")
+    stored_tail = LengthPrefixed().prefix((b"b",)) + b"k"  # the child's key, read from the parent
+    assert ks.store.get(parent.layout.stored(stored_tail)) == b"v"
+    with pytest.raises(KeyError):
+        parent[stored_tail]
+    assert parent.get(stored_tail) is None
+    assert GET.__wrapped__(parent, stored_tail) is None
 
 
 @needs_accel
@@ -138,7 +197,7 @@ def test_bound_and_unbound_calls(ks: keyspace.Keyspace) -> None:
     assert GETITEM(scope, b"k2") == b"v2"
     bound = scope.get
     assert bound(b"k") == b"v" and bound.__self__ is scope
-    assert _TupleBytesScope.__getitem__ is GETITEM
+    assert Scope.__getitem__ is GETITEM
 
 
 @needs_accel
@@ -180,8 +239,9 @@ def test_engine_errors_are_translated(tmp_path: Path) -> None:
 @needs_accel
 def test_point_op_checks_its_arguments() -> None:
     assert accel is not None
-    cls = _TupleBytesScope
-    args: list[Any] = [cls, GETITEM.__wrapped__, cls._raise_raw, cls._p1, cls._get, cls._get_raw]
+    cls = Scope
+    slots = [cls._stored, cls._get, cls._get_raw, cls._vdec, cls._guard, cls._view]  # type: ignore[attr-defined]
+    args: list[Any] = [cls, GETITEM.__wrapped__, cls._raise_raw, *slots]
     with pytest.raises(ValueError, match="kind must be"):
         accel.point_op("delitem", *args)
     with pytest.raises(TypeError, match="cls must be a type"):
@@ -189,10 +249,10 @@ def test_point_op_checks_its_arguments() -> None:
     with pytest.raises(TypeError, match="must be callable"):
         accel.point_op("get", cls, None, *args[2:])
     with pytest.raises(TypeError, match="member descriptor"):
-        accel.point_op("get", cls, args[1], args[2], "prefix", cls._get, cls._get_raw)
+        accel.point_op("get", cls, args[1], args[2], "prefix", *slots[1:])
     with pytest.raises(TypeError, match="object slot of"):
         accel.point_op("get", int, *args[1:])
-    with pytest.raises(TypeError, match="7 arguments"):
+    with pytest.raises(TypeError, match="10 arguments"):
         accel.point_op("get", cls)
 
 
@@ -201,8 +261,9 @@ def test_without_the_c_module_the_python_methods_run(tmp_path: Path) -> None:
 import sys
 sys.modules["keyspace._scope_accel"] = None  # as if it had not been built
 import keyspace
-from keyspace.scope import _TupleBytesScope
-assert type(_TupleBytesScope.__dict__["__getitem__"]).__name__ == "function"
+from keyspace.scope import Scope
+assert type(Scope.__dict__["__getitem__"]).__name__ == "function"
+assert not keyspace.schemes.TupleScheme().layout(("t",)).accelerated
 with keyspace.open(sys.argv[1]) as ks:
     scope = ks.scope("t")
     scope[b"a\\x00b"] = b"1"

@@ -1,6 +1,9 @@
 """The conformance suite again, through a nested scope (as abstract-level runs its
 suite on a sublevel): a scope seen as a store must be indistinguishable from a
-whole store, and must never touch keys outside its own range."""
+whole store, and must never touch keys outside its own range. It runs for every
+scheme that keeps key order within a scope (property 3) and takes every bytes key:
+tuple, length-prefixed, asciihex, naive and delimited (Sublevel refuses keys that
+start with its separator, which the store contract allows)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,8 @@ from pathlib import Path
 import pytest
 
 import keyspace
+from keyspace.errors import KeyspaceError
+from keyspace.schemes import AsciiHex, Delimited, LengthPrefixed, Naive, Property, Scheme, TupleScheme
 from keyspace.scope_store import ScopeStore
 from keyspace.stores import Store
 from keyspace.testing import MakeStore, StoreSuite
@@ -23,20 +28,57 @@ DECOYS = {  # parent, child and sibling keys the scope's view must never see or 
 }
 
 
-def _open(url: str) -> ScopeStore:
-    ks = keyspace.open(url)
+SCHEMES: list[Scheme] = [
+    TupleScheme(),
+    LengthPrefixed(),
+    AsciiHex(),
+    Naive(allow_collisions=True),
+    Delimited(":", depth=len(PATH)),
+]
+assert all(Property.ORDER_WITHIN in s.properties for s in SCHEMES)
+
+
+@pytest.fixture(params=SCHEMES, ids=[s.name for s in SCHEMES])
+def scheme(request: pytest.FixtureRequest) -> Scheme:
+    chosen: Scheme = request.param
+    return chosen
+
+
+def _valid(scheme: Scheme, path: tuple[object, ...]) -> bool:
+    try:
+        scheme.validate_path(path)
+    except KeyspaceError:
+        return False
+    return True
+
+
+def _decoys(scheme: Scheme) -> dict[tuple[tuple[object, ...]], bytes]:
+    """Where a scope holds keys or child scopes, not both, only the sibling; only
+    the paths the scheme takes (Delimited: one depth)."""
+    return {
+        (path,): value
+        for (path,), value in DECOYS.items()
+        if (scheme.separates_own_keys or value == b"sibling") and _valid(scheme, path)
+    }
+
+
+def _open(url: str, scheme: Scheme) -> ScopeStore:
+    # schemes that cannot tell own keys from children's are told which scopes hold keys
+    depth = None if scheme.separates_own_keys else len(PATH)
+    ks = keyspace.open(url, scheme=scheme, leaf_depth=depth)
     return ScopeStore(ks.scope(*PATH), owns_keyspace=True)
 
 
 def _plant_decoys(store: ScopeStore) -> None:
     ks = store.scope.keyspace
-    for (path,), value in DECOYS.items():
+    for (path,), value in _decoys(ks.scheme).items():
         ks.scope(*path)[b"decoy"] = value
 
 
-def _check_decoys(url: str) -> None:
-    with keyspace.open(url) as ks:
-        for (path,), value in DECOYS.items():
+def _check_decoys(url: str, scheme: Scheme) -> None:
+    depth = None if scheme.separates_own_keys else len(PATH)
+    with keyspace.open(url, scheme=scheme, leaf_depth=depth) as ks:
+        for (path,), value in _decoys(scheme).items():
             assert dict(ks.scope(*path)) == {b"decoy": value}, path
 
 
@@ -44,30 +86,30 @@ class TestScopeOverLMDB(StoreSuite):
     model_examples = 15
 
     @pytest.fixture
-    def make_store(self, tmp_path: Path) -> Iterator[MakeStore]:
+    def make_store(self, tmp_path: Path, scheme: Scheme) -> Iterator[MakeStore]:
         urls: dict[str, str] = {}
 
         def make(url: str | None = None) -> Store:
             if url is not None:
-                return _open(urls[url])
+                return _open(urls[url], scheme)
             raw = f"lmdb://{tmp_path / uuid.uuid4().hex}"
-            store = _open(raw)
+            store = _open(raw, scheme)
             _plant_decoys(store)
             urls[store.url] = raw
             return store
 
         yield make
         for raw in urls.values():  # every store is closed by now (the suite's teardown)
-            _check_decoys(raw)
+            _check_decoys(raw, scheme)
 
 
 class TestScopeOverMemory(StoreSuite):
     model_examples = 15
 
     @pytest.fixture
-    def make_store(self) -> MakeStore:
+    def make_store(self, scheme: Scheme) -> MakeStore:
         def make(url: str | None = None) -> Store:
-            store = _open("memory:")
+            store = _open("memory:", scheme)
             _plant_decoys(store)
             return store
 

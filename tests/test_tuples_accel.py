@@ -9,6 +9,7 @@ The C decoder must return either exactly what the exact decoder returns or None
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import struct
@@ -76,14 +77,16 @@ handled = st.one_of(
     st.integers(0, 2**64 - 1).map(lambda bits: struct.unpack(">d", bits.to_bytes(8, "big"))[0]),
     st.booleans(),
 )
+# ... and tuples of them, nested (the path tuple of a stored key, None as 00 ff).
+nested = st.recursive(handled, lambda inner: st.lists(inner, max_size=3).map(tuple), max_leaves=8)
 # What it hands over to Python.
 other = st.one_of(
     st.uuids(),
     st.sampled_from([2**64 - 1, -(2**64) + 1, 2**100, -(2**100)]),
-    st.lists(handled, max_size=3).map(tuple),
+    st.lists(st.uuids(), min_size=1, max_size=2).map(tuple),
 )
-handled_tuples = st.lists(handled, max_size=6).map(tuple)
-mixed_tuples = st.lists(st.one_of(handled, other), max_size=6).map(tuple)
+handled_tuples = st.lists(nested, max_size=6).map(tuple)
+mixed_tuples = st.lists(st.one_of(nested, other), max_size=6).map(tuple)
 
 
 @needs_accel
@@ -304,6 +307,7 @@ PACK_EDGES: list[Any] = [
     -5e-324,
     1.5,
 ]
+PACK_NESTED: list[Any] = [(), (1, "a"), ((None,),), (None, (b"\x00", ())), ("tenant", "users")]
 PACK_FALLBACKS: list[Any] = [
     2**64 - 1,
     -(2**64) + 1,
@@ -317,9 +321,8 @@ PACK_FALLBACKS: list[Any] = [
     _Bytes(b"b"),
     _Float(1.0),
     uuid.UUID(int=5),
-    (),
-    (1, "a"),
-    ((None,),),
+    (uuid.UUID(int=5),),
+    functools.reduce(lambda inner, _: (inner,), range(17), (1,)),  # deeper than the C encoder goes
 ]
 
 
@@ -331,6 +334,10 @@ def test_accel_pack_edges() -> None:
     assert check_pack(tuple(PACK_EDGES)) is not None
     assert check_pack(()) == b""
     assert check_pack(tuple(PACK_EDGES) * 20) is not None  # longer than the 32-element join
+    for x in PACK_NESTED:
+        assert check_pack((x,)) is not None, x
+        assert check_pack((x, b"key")) == fdbt.pack((x, b"key")), x
+        assert accel.unpack(fdbt.pack((x, b"key")), 0) == (x, b"key")
     for x in PACK_FALLBACKS:
         assert check_pack((x,)) is None, x
         assert check_pack((b"a", x, 1)) is None, x
@@ -387,99 +394,3 @@ def test_pack_uses_the_pure_python_encoder_without_accel(monkeypatch: pytest.Mon
     monkeypatch.setattr(tuples, "_accel_pack", None)
     assert tuples.pack(value) == with_accel == fdbt.pack(value)
     assert tuples.pack(value[:7]) == fdbt.pack(value[:7])
-
-
-# -- the C chunk decoder of bytes-scope scans ------------------------------------------
-
-
-def single_bytes_key(key: bytes, plen: int) -> bytes | None:
-    """What the general decoder makes of key[plen:] if it is one bytes element."""
-    try:
-        got = tuples._unpack_exact(key, plen)
-    except DecodeError:
-        return None
-    return got[0] if len(got) == 1 and type(got[0]) is bytes else None
-
-
-def check_chunk(items: list[tuple[bytes, Any]], plen: int) -> list[tuple[Any, Any]] | None:
-    """The C result; asserts it is the general decoder's, and None exactly when some
-    key is not a single bytes element after plen bytes."""
-    assert accel is not None
-    got = accel.decode_bytes_chunk(items, plen)
-    expected = [(single_bytes_key(k, plen), v) for k, v in items]
-    if any(k is None for k, _ in expected):
-        assert got is None, items
-    else:
-        assert got is not None, items
-        assert type(got) is list and all(type(pair) is tuple and type(pair[0]) is bytes for pair in got)
-        assert got == expected
-        assert all(g[1] is e[1] for g, e in zip(got, items, strict=True))  # values handed through as they are
-    return got
-
-
-bytes_keys = st.one_of(
-    st.binary(max_size=12), st.sampled_from([b"", b"\x00", b"\x00\xff", b"\xff\x00", b"\x00\x00"])
-)
-stored_keys = st.one_of(
-    bytes_keys.map(lambda k: tuples.pack((k,))),
-    bytes_keys.map(lambda k: tuples.pack((k,))),
-    mixed_tuples.map(tuples.pack),
-    st.binary(max_size=12),
-)
-
-
-@needs_accel
-@settings(max_examples=1500)
-@given(st.binary(max_size=3), st.lists(stored_keys, max_size=8), st.data())
-def test_accel_chunk_decoder_matches_the_general_decoder(
-    prefix: bytes, keys: list[bytes], data: st.DataObject
-) -> None:
-    items = [(prefix + k, data.draw(st.one_of(st.binary(max_size=4), st.none()))) for k in keys]
-    check_chunk(items, len(prefix))
-
-
-@needs_accel
-@settings(max_examples=1000)
-@given(st.lists(st.binary(max_size=30), max_size=6), st.integers(0, 8))
-def test_accel_chunk_decoder_on_arbitrary_keys(keys: list[bytes], plen: int) -> None:
-    check_chunk([(k, b"v") for k in keys], plen)
-
-
-@needs_accel
-def test_accel_chunk_decoder_edges() -> None:
-    assert accel is not None
-    p = b"\x15\x07"
-    for body in [b"", b"\x00", b"\x00\xff", b"\xff", b"a\x00b", b"\x00" * 1000, bytes(range(256)) * 10]:
-        assert check_chunk([(p + tuples.pack((body,)), b"v")], 2) == [(body, b"v")]
-    for key in [
-        p,
-        p + b"\x01",
-        p + b"\x01\x00\x00",
-        p + b"\x01a\x00\x00",
-        p + b"\x01\x00\xff",
-        p + b"\x02a\x00",
-        p + b"\x01a\x00\x01b\x00",
-        p + b"\x01\x00\xfe\x00",
-        b"\x01\x00",
-        b"",
-    ]:
-        assert check_chunk([(p + b"\x01ok\x00", b"v"), (key, b"w")], 2) is None, key
-    assert check_chunk([], 0) == []
-    assert check_chunk([(b"\x01a\x00", b"v")], 0) == [(b"a", b"v")]
-    for items, plen in [
-        ((b"\x01a\x00", b"v"), 0),  # not a list
-        ([[b"\x01a\x00", b"v"]], 0),  # not a tuple pair
-        ([(b"\x01a\x00",)], 0),
-        ([(b"\x01a\x00", b"v", b"w")], 0),
-        ([(bytearray(b"\x01a\x00"), b"v")], 0),
-        ([(memoryview(b"\x01a\x00"), b"v")], 0),
-        ([("\x01a\x00", b"v")], 0),
-        ([(b"\x01a\x00", b"v")], -1),
-        ([(b"\x01a\x00", b"v")], 2**70),
-        ([(b"\x01a\x00", b"v")], True),
-        ([(b"\x01a\x00", b"v")], 1.0),
-    ]:
-        assert accel.decode_bytes_chunk(items, plen) is None
-    with pytest.raises(TypeError):
-        accel.decode_bytes_chunk([])  # type: ignore[call-arg]
-    assert tuples._accel_decode_bytes_chunk is accel.decode_bytes_chunk

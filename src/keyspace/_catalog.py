@@ -41,6 +41,7 @@ from typing import Any
 
 from . import _metadata
 from ._bytes import prefix_end
+from ._metadata import LAYOUT_START, LAYOUT_STOP
 from .errors import (
     DecodeError,
     HashCollision,
@@ -61,11 +62,6 @@ from .stores._base import ReadView, Store, WriteView
 __all__ = ["LAYOUT_START", "LAYOUT_STOP", "Catalog", "ReadGuard"]
 
 _LEAF, _BRANCH, _FREE = "leaf", "branch", "free"
-LAYOUT_START = b"\xff\xffkeyspace-layout\x00"
-"""Where a LengthPrefixed keyspace records its leaves: ``ff ff`` announces a first
-component of 65535 bytes, which a key this short cannot hold, so no scope below
-the root can have a key here; a root that holds keys leaves this range out."""
-LAYOUT_STOP = b"\xff\xffkeyspace-layout\x01"
 _LAYOUT_KEY_LIMIT = 2 + 0xFFFF
 _REGISTRY_KEY_SIZE = 4
 _HIDDEN_OPS = 3
@@ -255,11 +251,22 @@ class Catalog:
         :data:`ReadGuard`), or ``None`` when nothing needs checking. Called once
         when the scope is made; costs one hash of the name at most."""
         if self._hashed and path:
-            return self._hash_guard(path)
+            return self._committed(self._hash_guard(path))
         if self._layered:
             self.scheme.validate_path(path)
-            return self._layout_guard(path)
+            return self._committed(self._layout_guard(path))
         return None
+
+    def _committed(self, check: ReadGuard) -> ReadGuard:
+        """``check`` reading the committed records where a transaction's first write
+        commits them in their own batch (an engine that caps batches, see
+        :meth:`first_write`): read inside the transaction, they would be changed by
+        that batch and fail the transaction. Registry and layout records are never
+        removed, so the committed ones say at least what the transaction's would."""
+        if self.store.capabilities.max_batch_ops is None:
+            return check
+        store = self.store
+        return lambda view: check(store)
 
     def _layout_guard(self, path: Path) -> ReadGuard:
         """A leaf stays a leaf and a branch a branch (layout records are never
@@ -286,9 +293,15 @@ class Catalog:
                 "which reserves it; choose another name"
             )
 
+        registries = [state.registered for state in self._chain()]  # as _registered walks them
+
         def check(view: ReadView) -> bool:
-            if self._registered(key) == name:
-                return True
+            for registered in registries:
+                known = registered.get(key)
+                if known is not None:
+                    if known == name:
+                        return True
+                    break
             raw = view.get(key)
             if raw is None:
                 return True  # no name holds the hash: nothing of another scope is there
@@ -379,16 +392,20 @@ class Catalog:
     def destructive(self, view: WriteView, apply: Callable[[WriteView], None]) -> None:
         """Run ``apply``, a delete, after checking that no record in the store says
         these keys belong to another keyspace: free once this keyspace has seen its
-        record; before that, the check and the delete are one atomic batch."""
+        record; before that, the check and the delete are one atomic batch. Inside
+        a transaction on an engine that caps its batches, the records are checked
+        and claimed first in their own batch, as :meth:`first_write` does there: a
+        check read inside the transaction would be changed by the records a later
+        first write of the same transaction commits, or by another keyspace's first
+        write, and fail the whole transaction; its own batch is run again instead."""
         if self.recorded:
             apply(view)
             return
         if view is not self.store:
             if self.store.capabilities.max_batch_ops is None:
                 self._check_records(view)
-            else:  # as first_write: the records are read outside the caller's transaction,
-                # which would otherwise conflict with its own first write's records
-                self._atomically(self._check_records_only)
+            else:
+                self._atomically(self._claim_record)
             apply(view)
             return
 
@@ -443,12 +460,12 @@ class Catalog:
     def _before_write(self, view: WriteView, path: Path) -> None:
         scheme = self.scheme
         scheme.encode(path, b"")  # Naive refuses here unless allow_collisions=True
+        if not self.recorded:  # first: another keyspace's keys are a SchemeMismatch
+            self._claim_record(view)
         if self._layered:
             self._claim_leaf(view, path)
         if self._hashed:
             self._register(view, path)
-        if not self.recorded:
-            self._claim_record(view)
         self.prepared.add(self._same(path))
 
     def _claim_record(self, view: WriteView) -> None:
@@ -457,9 +474,6 @@ class Catalog:
         if self._check_records(view) is None:
             _metadata.write(view, self.scheme)
         self.recorded = True
-
-    def _check_records_only(self, view: ReadView) -> None:
-        self._check_records(view)
 
     def _check_records(self, view: ReadView) -> Scheme | None:
         """This keyspace's record in ``view`` (``None``: there is none). Raises

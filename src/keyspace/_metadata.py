@@ -23,10 +23,12 @@ from typing import Any
 
 from ._bytes import prefix_end
 from .errors import KeyspaceError, SchemeMismatch, UnreadableRecord, show_bytes
-from .schemes import AsciiHex, Scheme, ScopeHash, TupleScheme, scheme_from_name
+from .schemes import AsciiHex, LengthPrefixed, Scheme, ScopeHash, TupleScheme, scheme_from_name
 from .stores._base import ReadView, WriteView
 
 __all__ = [
+    "LAYOUT_START",
+    "LAYOUT_STOP",
     "REGISTRY_START",
     "check",
     "overlapping",
@@ -39,6 +41,11 @@ __all__ = [
 ]
 
 _FORMAT = 1
+LAYOUT_START = b"\xff\xffkeyspace-layout\x00"
+"""Where a LengthPrefixed keyspace records its leaves: ``ff ff`` announces a first
+component of 65535 bytes, which a key this short cannot hold, so no scope below
+the root can have a key here; a root that holds keys leaves this range out."""
+LAYOUT_STOP = b"\xff\xffkeyspace-layout\x01"
 REGISTRY_START = b"\xffkeyspace\x00"
 """Keys ``REGISTRY_START + raw_prefix`` list the raw-prefixed tuple keyspaces."""
 _REGISTRY_STOP = prefix_end(REGISTRY_START)
@@ -182,8 +189,14 @@ def read(store: ReadView, scheme: Scheme | None, url: str = "") -> Scheme | None
 
 def overlapping(view: ReadView, scheme: Scheme, url: str = "") -> Scheme | None:
     """A raw-prefixed tuple keyspace listed in the footprint registry of ``view``
-    whose footprint overlaps that of ``scheme``, else ``None``. Cost: one scan
-    of one entry per raw-prefixed keyspace."""
+    whose footprint overlaps that of ``scheme``, or a LengthPrefixed keyspace that
+    recorded its layout there (it may write anywhere) when ``scheme`` is another,
+    else ``None``. Cost: one scan of one entry per raw-prefixed keyspace, and a
+    seek."""
+    if not isinstance(scheme, LengthPrefixed) and next(
+        iter(view.scan(LAYOUT_START, LAYOUT_STOP, limit=1)), None
+    ):
+        return LengthPrefixed()
     own = registry_key(scheme)
     for key, raw in view.scan(REGISTRY_START, _REGISTRY_STOP):
         if key == own:

@@ -1,38 +1,498 @@
-/* Optional C point operations for bytes scopes of the tuple scheme.
+/* Optional C transforms and point operations for scope layouts.
  *
- * point_op(kind, cls, fallback, raise_raw, prefix_slot, call_slot, raw_slot)
- * makes a callable that a class installs as __getitem__ (kind "getitem"),
- * get (kind "get") or __setitem__ (kind "setitem"). Called as a method of an
- * instance `s` of cls with a key of exactly bytes (and, for "setitem", a value
- * of exactly bytes), it reads three __slots__ of s by their offsets:
+ * Transform(kind, prefix, forbidden, text, fallback, chunk_fallback) is the C
+ * form of a layout's stored() and decode_chunk() (keyspace.schemes._layouts,
+ * whose pure-Python functions are the reference). kind:
  *
- *   prefix = s.<prefix_slot>   the scope's prefix followed by 01 (bytes)
- *   call   = s.<call_slot>     the engine's get(stored) or put(stored, value)
- *   raw    = s.<raw_slot>      the exception types call raises untranslated
+ *   0 raw     prefix + key                (a key starting with the byte
+ *                                          `forbidden` >= 0 goes to fallback)
+ *   1 tuple   prefix + 01 key(00 -> 00 ff) 00 for bytes keys,
+ *             prefix + 02 utf8(00 -> 00 ff) 00 for str keys
+ *   2 hex     prefix + lower-case hex digits of key
+ *   3 u64len  prefix + u64le(len key) + key
  *
- * builds the stored key `prefix key(00 -> 00 ff) 00` in one allocation and
- * calls `call` with it. getitem raises KeyError(key) for a missing key, get
- * returns its default (None, or the third positional argument), setitem
- * returns None. When `call` raises one of `raw`, raise_raw(s, exc, stored) is
- * called to raise the translated error in its place.
+ * text: 0 the scheme's own keys (bytes; str too in the tuple kind), 1 str keys
+ * UTF-8 encoded first (the str codec over a byte scheme), 2 str keys only (the
+ * str codec in the tuple scheme).
  *
- * Anything else (another key or value type, keyword arguments, an unset slot,
- * call being None, an instance that is not a cls) is handed to fallback, the
- * pure-Python method with the same behaviour, with the same arguments.
+ * t(key) returns the stored key for the keys above; for every other key it
+ * returns fallback(key), which raises the scheme's or codec's error.
  *
- * Installed in a class dict, the callable works like a Python function: it is
- * a method descriptor, so `s[k]` and `s.get(k)` call it with no bound method
- * and no Python frame in between.
+ * t.decode_chunk(items), for a list of (stored key, value) pairs read from the
+ * layout's own ranges, returns [(key, value), ...], dropping pairs whose key is a
+ * child's (hex: a 00 after the prefix). When any pair is not one it handles
+ * (another element type, invalid digits, a length field that does not match,
+ * invalid UTF-8 for text 1) it returns chunk_fallback(items) instead, so results
+ * and errors are the reference's.
  *
- * Cost: one memchr pass over the key (two when it holds 00 bytes), one
- * allocation, and the engine's call.
+ * point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot,
+ * codec_slot, guard_slot, view_slot) makes a callable that a class installs as
+ * __getitem__ (kind "getitem"), get ("get") or __setitem__ ("setitem"). Called
+ * as a method of an instance s of cls, it reads the __slots__ of s by offset:
+ *
+ *   stored = s.<stored_slot>  key -> stored key (a Transform is called in C)
+ *   call   = s.<call_slot>    the engine's get(stored) or put(stored, value)
+ *   raw    = s.<raw_slot>     the exception types call raises untranslated
+ *   codec  = s.<codec_slot>   None, or the value decoder (get) / encoder (set)
+ *   guard  = s.<guard_slot>   None, or a callable run as guard(s.<view_slot>)
+ *                             before each read: false when the scope holds no
+ *                             own keys (every key then counts as missing and
+ *                             the engine is not called); it may raise
+ *
+ * and calls call with stored(key). getitem raises KeyError(key) for a missing
+ * key, get returns its default, setitem returns None (a value that is not bytes
+ * after the codec goes to fallback). When call raises one of raw,
+ * raise_raw(s, exc, stored) raises the translated error in its place. Anything
+ * else (keyword arguments, an unset slot, call being None, an instance that is
+ * not a cls) is handed to fallback, the pure-Python method with the same
+ * behaviour. Installed in a class dict the callable is a method descriptor: s[k]
+ * calls it with no bound method and no Python frame in between.
+ *
+ * Cost: one pass over the key (memchr for the tuple kind), one allocation, and
+ * the engine's call; a chunk costs one allocation per key and pair.
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include "structmember.h"
+
+enum { K_RAW, K_TUPLE, K_HEX, K_U64LEN };
+enum { T_SCHEME, T_UTF8, T_STR };
+
+/* -- Transform ------------------------------------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    int kind;
+    int text;
+    int forbidden;
+    PyObject *prefix;
+    PyObject *fallback;
+    PyObject *chunk_fallback;
+} Transform;
+
+static PyTypeObject TransformType;
+
+/* The stored key of the key bytes k[0:n] (code: tuple type code), or NULL. */
+static PyObject *
+build(Transform *t, const char *k, Py_ssize_t n, char code)
+{
+    const char *p = PyBytes_AS_STRING(t->prefix);
+    Py_ssize_t plen = PyBytes_GET_SIZE(t->prefix);
+    PyObject *out;
+    char *o;
+    switch (t->kind) {
+    case K_RAW:
+        out = PyBytes_FromStringAndSize(NULL, plen + n);
+        if (out == NULL) {
+            return NULL;
+        }
+        o = PyBytes_AS_STRING(out);
+        memcpy(o, p, (size_t)plen);
+        memcpy(o + plen, k, (size_t)n);
+        return out;
+    case K_TUPLE: {
+        Py_ssize_t zeros = 0;
+        const char *z = k, *end = k + n;
+        while (z < end && (z = memchr(z, 0, (size_t)(end - z))) != NULL) {
+            zeros++;
+            z++;
+        }
+        out = PyBytes_FromStringAndSize(NULL, plen + n + zeros + 2);
+        if (out == NULL) {
+            return NULL;
+        }
+        o = PyBytes_AS_STRING(out);
+        memcpy(o, p, (size_t)plen);
+        o += plen;
+        *o++ = code;
+        if (zeros == 0) {
+            memcpy(o, k, (size_t)n);
+            o += n;
+        }
+        else {
+            for (Py_ssize_t i = 0; i < n; i++) {
+                *o++ = k[i];
+                if (k[i] == 0) {
+                    *o++ = (char)0xff;
+                }
+            }
+        }
+        *o = 0;
+        return out;
+    }
+    case K_HEX: {
+        static const char digits[] = "0123456789abcdef";
+        out = PyBytes_FromStringAndSize(NULL, plen + 2 * n);
+        if (out == NULL) {
+            return NULL;
+        }
+        o = PyBytes_AS_STRING(out);
+        memcpy(o, p, (size_t)plen);
+        o += plen;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)k[i];
+            *o++ = digits[c >> 4];
+            *o++ = digits[c & 15];
+        }
+        return out;
+    }
+    default: { /* K_U64LEN */
+        out = PyBytes_FromStringAndSize(NULL, plen + 8 + n);
+        if (out == NULL) {
+            return NULL;
+        }
+        o = PyBytes_AS_STRING(out);
+        memcpy(o, p, (size_t)plen);
+        o += plen;
+        uint64_t len = (uint64_t)n;
+        for (int i = 0; i < 8; i++) {
+            *o++ = (char)((len >> (8 * i)) & 0xff);
+        }
+        memcpy(o, k, (size_t)n);
+        return out;
+    }
+    }
+}
+
+/* stored key of key, or NULL with an exception (the fallback's, or MemoryError). */
+static PyObject *
+transform_key(Transform *t, PyObject *key)
+{
+    if (PyBytes_CheckExact(key) && t->text == T_SCHEME) {
+        const char *k = PyBytes_AS_STRING(key);
+        Py_ssize_t n = PyBytes_GET_SIZE(key);
+        if (!(t->forbidden >= 0 && n > 0 && (unsigned char)k[0] == t->forbidden)) {
+            return build(t, k, n, 0x01);
+        }
+    }
+    else if (PyUnicode_CheckExact(key) && (t->text != T_SCHEME || t->kind == K_TUPLE)
+             && (t->kind == K_TUPLE || t->text == T_UTF8)) {
+        char code = t->text == T_UTF8 ? 0x01 : 0x02;
+        if (PyUnicode_IS_ASCII(key)) {
+            const char *k = (const char *)PyUnicode_DATA(key);
+            Py_ssize_t n = PyUnicode_GET_LENGTH(key);
+            if (!(t->forbidden >= 0 && n > 0 && (unsigned char)k[0] == t->forbidden)) {
+                return build(t, k, n, code);
+            }
+        }
+        else {
+            /* a temporary: PyUnicode_AsUTF8AndSize would keep a copy in the key */
+            PyObject *utf8 = PyUnicode_AsUTF8String(key);
+            if (utf8 == NULL) {
+                if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+                    return NULL;
+                }
+                PyErr_Clear(); /* lone surrogates: the fallback names the fault */
+            }
+            else {
+                const char *k = PyBytes_AS_STRING(utf8);
+                Py_ssize_t n = PyBytes_GET_SIZE(utf8);
+                PyObject *out = NULL;
+                int ok = !(t->forbidden >= 0 && n > 0 && (unsigned char)k[0] == t->forbidden);
+                if (ok) {
+                    out = build(t, k, n, code);
+                }
+                Py_DECREF(utf8);
+                if (ok) {
+                    return out;
+                }
+            }
+        }
+    }
+    return PyObject_CallOneArg(t->fallback, key);
+}
+
+static PyObject *
+transform_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1) {
+        PyErr_SetString(PyExc_TypeError, "a layout transform takes exactly one key");
+        return NULL;
+    }
+    return transform_key((Transform *)callable, args[0]);
+}
+
+/* The key of one stored key (a new reference), Py_None (borrowed) when the key is
+ * not an own key (hex: a child's), NULL with no exception set when this code does
+ * not handle it, NULL with an exception on memory errors. */
+static PyObject *
+decode_key(Transform *t, PyObject *stored, int *skip)
+{
+    *skip = 0;
+    if (!PyBytes_CheckExact(stored)) {
+        return NULL;
+    }
+    Py_ssize_t plen = PyBytes_GET_SIZE(t->prefix);
+    Py_ssize_t n = PyBytes_GET_SIZE(stored);
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(stored);
+    if (n < plen) {
+        return NULL;
+    }
+    const unsigned char *r = s + plen;
+    Py_ssize_t rn = n - plen;
+    PyObject *key;
+    int as_text = t->text == T_UTF8;
+    switch (t->kind) {
+    case K_RAW:
+        key = as_text ? PyUnicode_DecodeUTF8((const char *)r, rn, NULL)
+                      : PyBytes_FromStringAndSize((const char *)r, rn);
+        break;
+    case K_TUPLE: {
+        if (rn < 2 || (r[0] != 0x01 && r[0] != 0x02) || r[rn - 1] != 0x00) {
+            return NULL;
+        }
+        int is_str = r[0] == 0x02;
+        const unsigned char *body = r + 1, *end = r + rn - 1;
+        const unsigned char *z = memchr(body, 0, (size_t)(end - body));
+        if (z == NULL) {
+            key = (is_str || as_text) ? PyUnicode_DecodeUTF8((const char *)body, end - body, NULL)
+                                      : PyBytes_FromStringAndSize((const char *)body, end - body);
+            break;
+        }
+        Py_ssize_t escapes = 0;
+        do {
+            if (z + 1 >= end || z[1] != 0xFF) {
+                return NULL; /* an unescaped 00: more than one element */
+            }
+            escapes++;
+            z = memchr(z + 2, 0, (size_t)(end - z - 2));
+        } while (z != NULL);
+        PyObject *raw = PyBytes_FromStringAndSize(NULL, (end - body) - escapes);
+        if (raw == NULL) {
+            return NULL;
+        }
+        unsigned char *o = (unsigned char *)PyBytes_AS_STRING(raw);
+        for (const unsigned char *p = body; p < end; p++) {
+            *o++ = *p;
+            if (*p == 0) {
+                p++;
+            }
+        }
+        if (!(is_str || as_text)) {
+            return raw;
+        }
+        key = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw), NULL);
+        Py_DECREF(raw);
+        break;
+    }
+    case K_HEX: {
+        if (memchr(r, 0, (size_t)rn) != NULL) {
+            *skip = 1;
+            return Py_None;
+        }
+        if (rn % 2) {
+            return NULL;
+        }
+        PyObject *raw = PyBytes_FromStringAndSize(NULL, rn / 2);
+        if (raw == NULL) {
+            return NULL;
+        }
+        unsigned char *o = (unsigned char *)PyBytes_AS_STRING(raw);
+        for (Py_ssize_t i = 0; i < rn; i += 2) {
+            int hi = r[i] >= '0' && r[i] <= '9' ? r[i] - '0' : r[i] >= 'a' && r[i] <= 'f' ? r[i] - 'a' + 10 : -1;
+            int lo = r[i + 1] >= '0' && r[i + 1] <= '9'   ? r[i + 1] - '0'
+                     : r[i + 1] >= 'a' && r[i + 1] <= 'f' ? r[i + 1] - 'a' + 10
+                                                          : -1;
+            if (hi < 0 || lo < 0) {
+                Py_DECREF(raw);
+                return NULL;
+            }
+            *o++ = (unsigned char)(hi << 4 | lo);
+        }
+        if (!as_text) {
+            return raw;
+        }
+        key = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw), NULL);
+        Py_DECREF(raw);
+        break;
+    }
+    default: { /* K_U64LEN */
+        if (rn < 8) {
+            return NULL;
+        }
+        uint64_t len = 0;
+        for (int i = 7; i >= 0; i--) {
+            len = len << 8 | r[i];
+        }
+        if (len != (uint64_t)(rn - 8)) {
+            return NULL;
+        }
+        key = as_text ? PyUnicode_DecodeUTF8((const char *)r + 8, rn - 8, NULL)
+                      : PyBytes_FromStringAndSize((const char *)r + 8, rn - 8);
+        break;
+    }
+    }
+    if (key == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+        PyErr_Clear(); /* the reference raises the codec's error */
+    }
+    return key;
+}
+
+static PyObject *
+transform_decode_chunk(PyObject *self, PyObject *items)
+{
+    Transform *t = (Transform *)self;
+    if (!PyList_CheckExact(items)) {
+        return PyObject_CallOneArg(t->chunk_fallback, items);
+    }
+    Py_ssize_t n = PyList_GET_SIZE(items);
+    PyObject *result = PyList_New(n);
+    if (result == NULL) {
+        return NULL;
+    }
+    Py_ssize_t j = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (PyList_GET_SIZE(items) != n) { /* changed under us: the reference decides */
+            goto fallback;
+        }
+        PyObject *item = PyList_GET_ITEM(items, i);
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2) {
+            goto fallback;
+        }
+        Py_INCREF(item); /* the allocations below may run arbitrary code (gc) */
+        int skip;
+        PyObject *key = decode_key(t, PyTuple_GET_ITEM(item, 0), &skip);
+        if (skip) {
+            Py_DECREF(item);
+            continue;
+        }
+        if (key == NULL) {
+            Py_DECREF(item);
+            if (PyErr_Occurred()) {
+                goto error;
+            }
+            goto fallback;
+        }
+        PyObject *pair = PyTuple_New(2);
+        if (pair == NULL) {
+            Py_DECREF(key);
+            Py_DECREF(item);
+            goto error;
+        }
+        PyTuple_SET_ITEM(pair, 0, key); /* steals */
+        PyTuple_SET_ITEM(pair, 1, Py_NewRef(PyTuple_GET_ITEM(item, 1)));
+        Py_DECREF(item);
+        PyList_SET_ITEM(result, j++, pair); /* steals */
+    }
+    if (j < n && PyList_SetSlice(result, j, n, NULL) < 0) {
+        goto error;
+    }
+    return result;
+
+fallback:
+    Py_DECREF(result); /* the unset slots are NULL: list_dealloc skips them */
+    return PyObject_CallOneArg(t->chunk_fallback, items);
+
+error:
+    Py_DECREF(result);
+    return NULL;
+}
+
+static PyObject *
+transform_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    int kind, forbidden, text;
+    PyObject *prefix, *fallback, *chunk_fallback;
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
+        PyErr_SetString(PyExc_TypeError, "Transform() takes positional arguments only");
+        return NULL;
+    }
+    if (!PyArg_ParseTuple(args, "iO!iiOO:Transform", &kind, &PyBytes_Type, &prefix, &forbidden, &text, &fallback,
+                          &chunk_fallback)) {
+        return NULL;
+    }
+    if (kind < K_RAW || kind > K_U64LEN || text < T_SCHEME || text > T_STR || forbidden < -1 || forbidden > 255) {
+        PyErr_Format(PyExc_ValueError, "Transform: kind %d, text %d or forbidden byte %d out of range", kind, text,
+                     forbidden);
+        return NULL;
+    }
+    if (text == T_STR && kind != K_TUPLE) {
+        PyErr_SetString(PyExc_ValueError, "Transform: str keys only (text 2) are for the tuple kind");
+        return NULL;
+    }
+    if (!PyCallable_Check(fallback) || !PyCallable_Check(chunk_fallback)) {
+        PyErr_SetString(PyExc_TypeError, "Transform: fallback and chunk_fallback must be callable");
+        return NULL;
+    }
+    Transform *t = PyObject_GC_New(Transform, type);
+    if (t == NULL) {
+        return NULL;
+    }
+    t->vectorcall = transform_vectorcall;
+    t->kind = kind;
+    t->text = text;
+    t->forbidden = forbidden;
+    t->prefix = Py_NewRef(prefix);
+    t->fallback = Py_NewRef(fallback);
+    t->chunk_fallback = Py_NewRef(chunk_fallback);
+    PyObject_GC_Track(t);
+    return (PyObject *)t;
+}
+
+static int
+transform_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Transform *t = (Transform *)self;
+    Py_VISIT(t->fallback);
+    Py_VISIT(t->chunk_fallback);
+    return 0;
+}
+
+static int
+transform_clear(PyObject *self)
+{
+    Transform *t = (Transform *)self;
+    Py_CLEAR(t->fallback);
+    Py_CLEAR(t->chunk_fallback);
+    return 0;
+}
+
+static void
+transform_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    transform_clear(self);
+    Py_CLEAR(((Transform *)self)->prefix);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyMethodDef transform_methods[] = {
+    {"decode_chunk", transform_decode_chunk, METH_O,
+     "decode_chunk(items, /)\n--\n\n"
+     "[(key, value), ...] of the own keys among a list of (stored key, value)\n"
+     "pairs of the layout's own ranges (see the module)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef transform_members[] = {
+    {"prefix", T_OBJECT, offsetof(Transform, prefix), READONLY, "the layout's prefix"},
+    {"fallback", T_OBJECT, offsetof(Transform, fallback), READONLY, "the reference stored()"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject TransformType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace._scope_accel.Transform",
+    .tp_basicsize = sizeof(Transform),
+    .tp_dealloc = transform_dealloc,
+    .tp_vectorcall_offset = offsetof(Transform, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Transform(kind, prefix, forbidden, text, fallback, chunk_fallback): a layout's stored()\n"
+              "and decode_chunk() in C (see keyspace._scope_accel).",
+    .tp_traverse = transform_traverse,
+    .tp_clear = transform_clear,
+    .tp_methods = transform_methods,
+    .tp_members = transform_members,
+    .tp_new = transform_new,
+};
+
+/* -- point operations ------------------------------------------------------------- */
 
 enum { KIND_GETITEM, KIND_GET, KIND_SETITEM };
 
@@ -43,51 +503,18 @@ typedef struct {
     PyTypeObject *cls;
     PyObject *fallback;
     PyObject *raise_raw;
-    Py_ssize_t off_prefix;
+    Py_ssize_t off_stored;
     Py_ssize_t off_call;
     Py_ssize_t off_raw;
+    Py_ssize_t off_codec;
+    Py_ssize_t off_guard;
+    Py_ssize_t off_view;
 } PointOp;
 
 static inline PyObject *
 slot_value(PyObject *obj, Py_ssize_t offset)
 {
     return *(PyObject **)((char *)obj + offset);
-}
-
-/* prefix + key with every 00 escaped as 00 ff + 00, as a new bytes object. */
-static PyObject *
-stored_key(PyObject *prefix, PyObject *key)
-{
-    const char *k = PyBytes_AS_STRING(key);
-    Py_ssize_t klen = PyBytes_GET_SIZE(key);
-    Py_ssize_t plen = PyBytes_GET_SIZE(prefix);
-    Py_ssize_t zeros = 0;
-    const char *p = k, *end = k + klen;
-    while (p < end && (p = memchr(p, 0, (size_t)(end - p))) != NULL) {
-        zeros++;
-        p++;
-    }
-    PyObject *out = PyBytes_FromStringAndSize(NULL, plen + klen + zeros + 1);
-    if (out == NULL) {
-        return NULL;
-    }
-    char *o = PyBytes_AS_STRING(out);
-    memcpy(o, PyBytes_AS_STRING(prefix), (size_t)plen);
-    o += plen;
-    if (zeros == 0) {
-        memcpy(o, k, (size_t)klen);
-        o += klen;
-    }
-    else {
-        for (Py_ssize_t i = 0; i < klen; i++) {
-            *o++ = k[i];
-            if (k[i] == 0) {
-                *o++ = (char)0xff;
-            }
-        }
-    }
-    *o = 0;
-    return out;
 }
 
 /* The engine call failed with an exception that is set. Hand raw engine
@@ -123,50 +550,100 @@ point_op_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, Py
     PointOp *op = (PointOp *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     int ok_nargs = op->kind == KIND_GET ? (nargs == 2 || nargs == 3) : nargs == (op->kind == KIND_SETITEM ? 3 : 2);
-    if (kwnames != NULL || !ok_nargs || !PyObject_TypeCheck(args[0], op->cls) || !PyBytes_CheckExact(args[1])
-        || (op->kind == KIND_SETITEM && !PyBytes_CheckExact(args[2]))) {
+    if (kwnames != NULL || !ok_nargs || !PyObject_TypeCheck(args[0], op->cls)) {
         return PyObject_Vectorcall(op->fallback, args, nargsf, kwnames);
     }
     PyObject *self = args[0], *key = args[1];
-    PyObject *prefix = slot_value(self, op->off_prefix);
+    PyObject *stored_fn = slot_value(self, op->off_stored);
     PyObject *call = slot_value(self, op->off_call);
-    if (prefix == NULL || !PyBytes_CheckExact(prefix) || call == NULL || call == Py_None) {
+    PyObject *codec = slot_value(self, op->off_codec);
+    if (stored_fn == NULL || call == NULL || call == Py_None || codec == NULL) {
         return PyObject_Vectorcall(op->fallback, args, nargsf, kwnames);
     }
-    PyObject *stored = stored_key(prefix, key);
-    if (stored == NULL) {
-        return NULL;
-    }
-    PyObject *call_args[2] = {stored, op->kind == KIND_SETITEM ? args[2] : NULL};
-    /* the slot may be rebound while the engine runs (another thread preparing the
-       scope's writer): hold our own reference to the callable for the call */
+    /* the slots may be rebound while Python code runs (another thread preparing the
+       scope's writer): hold our own references for the length of the call */
     Py_INCREF(call);
-    PyObject *res = PyObject_Vectorcall(call, call_args, op->kind == KIND_SETITEM ? 2 : 1, NULL);
-    Py_DECREF(call);
-    if (res == NULL) {
-        engine_error(op, self, stored);
-        Py_DECREF(stored);
-        return NULL;
+    Py_INCREF(codec);
+    PyObject *stored = Py_IS_TYPE(stored_fn, &TransformType) ? transform_key((Transform *)stored_fn, key)
+                                                              : PyObject_CallOneArg(stored_fn, key);
+    PyObject *value = NULL, *res = NULL;
+    if (stored == NULL) {
+        goto done;
     }
-    Py_DECREF(stored);
-    switch (op->kind) {
-    case KIND_SETITEM:
-        Py_DECREF(res);
-        Py_RETURN_NONE;
-    case KIND_GET:
-        if (res == Py_None && nargs == 3) {
-            Py_DECREF(res);
-            return Py_NewRef(args[2]);
+    if (op->kind == KIND_SETITEM) {
+        value = codec == Py_None ? Py_NewRef(args[2]) : PyObject_CallOneArg(codec, args[2]);
+        if (value == NULL) {
+            goto done;
         }
-        return res;
-    default:
-        if (res == Py_None) {
-            Py_DECREF(res);
+        if (!PyBytes_CheckExact(value)) { /* the Python method raises or converts */
+            res = PyObject_Vectorcall(op->fallback, args, nargsf, kwnames);
+            goto done;
+        }
+        PyObject *call_args[2] = {stored, value};
+        PyObject *ok = PyObject_Vectorcall(call, call_args, 2, NULL);
+        if (ok == NULL) {
+            engine_error(op, self, stored);
+            goto done;
+        }
+        Py_DECREF(ok);
+        res = Py_NewRef(Py_None);
+        goto done;
+    }
+    PyObject *raw;
+    PyObject *guard = slot_value(self, op->off_guard);
+    int hidden = 0;
+    if (guard != NULL && guard != Py_None) {
+        PyObject *view = slot_value(self, op->off_view);
+        if (view == NULL) {
+            PyErr_SetString(PyExc_AttributeError, "the scope's view slot is not set");
+            goto done;
+        }
+        Py_INCREF(guard);
+        Py_INCREF(view);
+        PyObject *g = PyObject_CallOneArg(guard, view);
+        Py_DECREF(view);
+        Py_DECREF(guard);
+        int readable = g == NULL ? -1 : PyObject_IsTrue(g);
+        Py_XDECREF(g);
+        if (readable < 0) {
+            goto done;
+        }
+        hidden = !readable;
+    }
+    if (hidden) {
+        raw = Py_NewRef(Py_None);
+    }
+    else {
+        raw = PyObject_Vectorcall(call, &stored, 1, NULL);
+        if (raw == NULL) {
+            engine_error(op, self, stored);
+            goto done;
+        }
+    }
+    if (raw == Py_None) {
+        Py_DECREF(raw);
+        if (op->kind == KIND_GET) {
+            res = Py_NewRef(nargs == 3 ? args[2] : Py_None);
+        }
+        else {
             PyErr_SetObject(PyExc_KeyError, key);
-            return NULL;
         }
-        return res;
+        goto done;
     }
+    if (codec == Py_None) {
+        res = raw;
+    }
+    else {
+        res = PyObject_CallOneArg(codec, raw);
+        Py_DECREF(raw);
+    }
+
+done:
+    Py_XDECREF(stored);
+    Py_XDECREF(value);
+    Py_DECREF(call);
+    Py_DECREF(codec);
+    return res;
 }
 
 static PyObject *
@@ -237,7 +714,7 @@ static PyTypeObject PointOpType = {
     .tp_vectorcall_offset = offsetof(PointOp, vectorcall),
     .tp_call = PyVectorcall_Call,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "A C point operation of a bytes scope (see keyspace._scope_accel.point_op).",
+    .tp_doc = "A C point operation of a scope (see keyspace._scope_accel.point_op).",
     .tp_traverse = point_op_traverse,
     .tp_clear = point_op_clear,
     .tp_getset = point_op_getset,
@@ -265,8 +742,8 @@ slot_offset(PyTypeObject *cls, PyObject *descr, const char *what)
 static PyObject *
 point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 7) {
-        PyErr_Format(PyExc_TypeError, "point_op() takes 7 arguments (%zd given)", nargs);
+    if (nargs != 10) {
+        PyErr_Format(PyExc_TypeError, "point_op() takes 10 arguments (%zd given)", nargs);
         return NULL;
     }
     const char *name = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : NULL;
@@ -294,11 +771,13 @@ point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "fallback and raise_raw must be callable");
         return NULL;
     }
-    Py_ssize_t off_prefix = slot_offset(cls, args[4], "prefix_slot");
-    Py_ssize_t off_call = off_prefix < 0 ? -1 : slot_offset(cls, args[5], "call_slot");
-    Py_ssize_t off_raw = off_call < 0 ? -1 : slot_offset(cls, args[6], "raw_slot");
-    if (off_raw < 0) {
-        return NULL;
+    static const char *names[] = {"stored_slot", "call_slot", "raw_slot", "codec_slot", "guard_slot", "view_slot"};
+    Py_ssize_t offsets[6];
+    for (int i = 0; i < 6; i++) {
+        offsets[i] = slot_offset(cls, args[4 + i], names[i]);
+        if (offsets[i] < 0) {
+            return NULL;
+        }
     }
     PointOp *op = PyObject_GC_New(PointOp, &PointOpType);
     if (op == NULL) {
@@ -309,16 +788,20 @@ point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     op->cls = (PyTypeObject *)Py_NewRef(cls);
     op->fallback = Py_NewRef(args[2]);
     op->raise_raw = Py_NewRef(args[3]);
-    op->off_prefix = off_prefix;
-    op->off_call = off_call;
-    op->off_raw = off_raw;
+    op->off_stored = offsets[0];
+    op->off_call = offsets[1];
+    op->off_raw = offsets[2];
+    op->off_codec = offsets[3];
+    op->off_guard = offsets[4];
+    op->off_view = offsets[5];
     PyObject_GC_Track(op);
     return (PyObject *)op;
 }
 
 static PyMethodDef scope_accel_methods[] = {
     {"point_op", (PyCFunction)(void (*)(void))point_op, METH_FASTCALL,
-     "point_op(kind, cls, fallback, raise_raw, prefix_slot, call_slot, raw_slot)\n\n"
+     "point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot, codec_slot, guard_slot,\n"
+     "         view_slot)\n\n"
      "A C method for cls: kind 'getitem', 'get' or 'setitem' (see the module)."},
     {NULL, NULL, 0, NULL},
 };
@@ -326,7 +809,7 @@ static PyMethodDef scope_accel_methods[] = {
 static struct PyModuleDef scope_accel_module = {
     PyModuleDef_HEAD_INIT,
     "keyspace._scope_accel",
-    "Optional C point operations (get, [], []=) for bytes scopes of the tuple scheme.",
+    "Optional C transforms of scope layouts and C point operations (get, [], []=) of scopes.",
     0,
     scope_accel_methods,
     NULL,
@@ -338,8 +821,16 @@ static struct PyModuleDef scope_accel_module = {
 PyMODINIT_FUNC
 PyInit__scope_accel(void)
 {
-    if (PyType_Ready(&PointOpType) < 0) {
+    if (PyType_Ready(&TransformType) < 0 || PyType_Ready(&PointOpType) < 0) {
         return NULL;
     }
-    return PyModule_Create(&scope_accel_module);
+    PyObject *m = PyModule_Create(&scope_accel_module);
+    if (m == NULL) {
+        return NULL;
+    }
+    if (PyModule_AddObjectRef(m, "Transform", (PyObject *)&TransformType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

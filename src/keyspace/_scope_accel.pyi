@@ -1,13 +1,32 @@
 from collections.abc import Callable
 from typing import Any
 
+class Transform:
+    prefix: bytes
+    fallback: Callable[[Any], bytes]
+    def __init__(
+        self,
+        kind: int,
+        prefix: bytes,
+        forbidden: int,
+        text: int,
+        fallback: Callable[[Any], bytes],
+        chunk_fallback: Callable[[list[tuple[bytes, bytes]]], list[tuple[Any, bytes]]],
+        /,
+    ) -> None: ...
+    def __call__(self, key: Any, /) -> bytes: ...
+    def decode_chunk(self, items: list[tuple[bytes, bytes]], /) -> list[tuple[Any, bytes]]: ...
+
 def point_op(
     kind: str,
     cls: type,
     fallback: Callable[..., Any],
     raise_raw: Callable[..., Any],
-    prefix_slot: object,
+    stored_slot: object,
     call_slot: object,
     raw_slot: object,
+    codec_slot: object,
+    guard_slot: object,
+    view_slot: object,
     /,
 ) -> Callable[..., Any]: ...

@@ -1,25 +1,21 @@
-/* Optional C encoder and decoders for keyspace.tuples and bytes scopes.
+/* Optional C encoder and decoder for keyspace.tuples.
  *
- * unpack(b, prefix_len) decodes the common top-level element types of the
- * FoundationDB tuple encoding (None, bytes, str, ints of at most 8 bytes, bools,
- * doubles) in one pass over b. It returns None, never an exception, for
- * anything it does not handle or that is malformed (nested tuples, UUIDs,
- * single floats, big ints, unknown codes, truncated or invalid input, a
- * prefix_len that is not a position in b, an argument that is not bytes): the
- * Python decoder then decides, so results and error messages are those of
- * keyspace.tuples in every case.
+ * unpack(b, prefix_len) decodes the common element types of the FoundationDB
+ * tuple encoding (None, bytes, str, ints of at most 8 bytes, bools, doubles, and
+ * tuples of them nested up to 16 deep, such as the path tuple that leads every
+ * stored key of the tuple scheme) in one pass over b. It returns None, never an
+ * exception, for anything it does not handle or that is malformed (UUIDs,
+ * single floats, big ints, unknown codes, deeper nesting, truncated or invalid
+ * input, a prefix_len that is not a position in b, an argument that is not
+ * bytes): the Python decoder then decides, so results and error messages are
+ * those of keyspace.tuples in every case.
  *
  * pack(t) encodes a tuple (exactly tuple) whose elements are exactly None,
- * bytes, str, bool, int of at most 8 bytes or float, into one growing buffer;
- * for anything else (subclasses, nested tuples, UUIDs, bigger ints, str that
- * is not valid Unicode, a t that is not a tuple) it returns None and the
- * Python encoder decides, so results and errors are those of keyspace.tuples.
- *
- * decode_bytes_chunk(items, plen) decodes the keys of a list of (key, value)
- * pairs read from a bytes scope of the tuple scheme: when every key is
- * `prefix 01 body 00` (plen bytes of prefix, every 00 of body escaped as 00 ff)
- * it returns [(unescaped body, value), ...]; else None for the whole list, and
- * the Python decoding of the scope decides.
+ * bytes, str, bool, int of at most 8 bytes, float or such tuples (nested up to
+ * 16 deep), into one growing buffer; for anything else (subclasses, UUIDs,
+ * bigger ints, str that is not valid Unicode, a t that is not a tuple) it
+ * returns None and the Python encoder decides, so results and errors are those
+ * of keyspace.tuples.
  *
  * None of them raises anything but MemoryError (and TypeError for a wrong
  * number of arguments).
@@ -137,6 +133,127 @@ read_string(const unsigned char *s, Py_ssize_t n, Py_ssize_t start, int is_str, 
     return v;
 }
 
+#define MAX_NESTING 16
+
+static int decode_elements(const unsigned char *s, Py_ssize_t n, Py_ssize_t *at, Items *it, int depth);
+
+/* The elements from s[*at] to the end (depth 0) or to the 00 that ends a nested
+ * tuple (depth > 0), pushed onto it. Returns 1 when decoded, 0 when this decoder
+ * hands the input to Python (an unhandled type, malformed input, nesting deeper
+ * than MAX_NESTING), -1 with an exception set on memory errors. */
+static int
+decode_elements(const unsigned char *s, Py_ssize_t n, Py_ssize_t *at, Items *it, int depth)
+{
+    Py_ssize_t pos = *at;
+    while (pos < n) {
+        unsigned int code = s[pos];
+        PyObject *v;
+        if (code == 0x02 || code == 0x01) {
+            v = read_string(s, n, pos + 1, code == 0x02, &pos);
+            if (v == Py_None) {
+                return 0;
+            }
+        }
+        else if (code >= 0x0C && code <= 0x1C) {
+            unsigned int k = code >= 0x14 ? code - 0x14 : 0x14 - code;
+            if (pos + 1 + (Py_ssize_t)k > n) {
+                return 0;
+            }
+            uint64_t u = 0;
+            for (unsigned int i = 1; i <= k; i++) {
+                u = (u << 8) | s[pos + i];
+            }
+            if (code >= 0x14) {
+                v = PyLong_FromUnsignedLongLong(u);
+            }
+            else {
+                /* one's complement: the value is u - (2**(8k) - 1) */
+                uint64_t d = (k == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * k)) - 1) - u;
+                if (k < 8) {
+                    v = PyLong_FromLongLong(-(long long)d);
+                }
+                else {
+                    PyObject *magnitude = PyLong_FromUnsignedLongLong(d);
+                    if (magnitude == NULL) {
+                        return -1;
+                    }
+                    v = PyNumber_Negative(magnitude);
+                    Py_DECREF(magnitude);
+                }
+            }
+            pos += 1 + (Py_ssize_t)k;
+        }
+        else if (code == 0x00) {
+            if (depth == 0) {
+                v = Py_NewRef(Py_None); /* a top-level None */
+                pos += 1;
+            }
+            else if (pos + 1 < n && s[pos + 1] == 0xFF) {
+                v = Py_NewRef(Py_None); /* a None inside a nested tuple: 00 ff */
+                pos += 2;
+            }
+            else {
+                *at = pos + 1; /* the end of this nested tuple */
+                return 1;
+            }
+        }
+        else if (code == 0x05) {
+            if (depth >= MAX_NESTING) {
+                return 0;
+            }
+            Items inner;
+            inner.items = inner.stack;
+            inner.len = 0;
+            inner.cap = STACK_ITEMS;
+            pos += 1;
+            int rc = decode_elements(s, n, &pos, &inner, depth + 1);
+            if (rc <= 0) {
+                items_clear(&inner);
+                return rc;
+            }
+            v = PyTuple_New(inner.len);
+            if (v == NULL) {
+                items_clear(&inner);
+                return -1;
+            }
+            for (Py_ssize_t i = 0; i < inner.len; i++) {
+                PyTuple_SET_ITEM(v, i, inner.items[i]); /* steals */
+            }
+            inner.len = 0;
+            items_clear(&inner);
+        }
+        else if (code == 0x26 || code == 0x27) {
+            v = Py_NewRef(code == 0x27 ? Py_True : Py_False);
+            pos += 1;
+        }
+        else if (code == 0x21) {
+            if (pos + 9 > n) {
+                return 0;
+            }
+            uint64_t bits = 0;
+            for (int i = 1; i <= 8; i++) {
+                bits = (bits << 8) | s[pos + i];
+            }
+            bits = (bits & ((uint64_t)1 << 63)) ? bits ^ ((uint64_t)1 << 63) : ~bits;
+            double d;
+            memcpy(&d, &bits, sizeof d);
+            v = PyFloat_FromDouble(d);
+            pos += 9;
+        }
+        else {
+            return 0;
+        }
+        if (v == NULL || items_push(it, v) < 0) {
+            return -1;
+        }
+    }
+    if (depth > 0) {
+        return 0; /* a nested tuple without its terminator */
+    }
+    *at = pos;
+    return 1;
+}
+
 static PyObject *
 accel_unpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -163,79 +280,18 @@ accel_unpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     it.items = it.stack;
     it.len = 0;
     it.cap = STACK_ITEMS;
-
-    while (pos < n) {
-        unsigned int code = s[pos];
-        PyObject *v;
-        if (code == 0x02 || code == 0x01) {
-            v = read_string(s, n, pos + 1, code == 0x02, &pos);
-            if (v == Py_None) {
-                goto fallback;
-            }
+    int rc = decode_elements(s, n, &pos, &it, 0);
+    if (rc <= 0) {
+        items_clear(&it);
+        if (rc < 0) {
+            return NULL;
         }
-        else if (code >= 0x0C && code <= 0x1C) {
-            unsigned int k = code >= 0x14 ? code - 0x14 : 0x14 - code;
-            if (pos + 1 + (Py_ssize_t)k > n) {
-                goto fallback;
-            }
-            uint64_t u = 0;
-            for (unsigned int i = 1; i <= k; i++) {
-                u = (u << 8) | s[pos + i];
-            }
-            if (code >= 0x14) {
-                v = PyLong_FromUnsignedLongLong(u);
-            }
-            else {
-                /* one's complement: the value is u - (2**(8k) - 1) */
-                uint64_t d = (k == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * k)) - 1) - u;
-                if (k < 8) {
-                    v = PyLong_FromLongLong(-(long long)d);
-                }
-                else {
-                    PyObject *magnitude = PyLong_FromUnsignedLongLong(d);
-                    if (magnitude == NULL) {
-                        goto error;
-                    }
-                    v = PyNumber_Negative(magnitude);
-                    Py_DECREF(magnitude);
-                }
-            }
-            pos += 1 + (Py_ssize_t)k;
-        }
-        else if (code == 0x00) {
-            /* top level: a None (this decoder leaves nested tuples to Python) */
-            v = Py_NewRef(Py_None);
-            pos += 1;
-        }
-        else if (code == 0x26 || code == 0x27) {
-            v = Py_NewRef(code == 0x27 ? Py_True : Py_False);
-            pos += 1;
-        }
-        else if (code == 0x21) {
-            if (pos + 9 > n) {
-                goto fallback;
-            }
-            uint64_t bits = 0;
-            for (int i = 1; i <= 8; i++) {
-                bits = (bits << 8) | s[pos + i];
-            }
-            bits = (bits & ((uint64_t)1 << 63)) ? bits ^ ((uint64_t)1 << 63) : ~bits;
-            double d;
-            memcpy(&d, &bits, sizeof d);
-            v = PyFloat_FromDouble(d);
-            pos += 9;
-        }
-        else {
-            goto fallback;
-        }
-        if (v == NULL || items_push(&it, v) < 0) {
-            goto error;
-        }
+        Py_RETURN_NONE;
     }
-
     PyObject *result = PyTuple_New(it.len);
     if (result == NULL) {
-        goto error;
+        items_clear(&it);
+        return NULL;
     }
     for (Py_ssize_t i = 0; i < it.len; i++) {
         PyTuple_SET_ITEM(result, i, it.items[i]); /* steals */
@@ -243,14 +299,6 @@ accel_unpack(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     it.len = 0;
     items_clear(&it);
     return result;
-
-fallback:
-    items_clear(&it);
-    Py_RETURN_NONE;
-
-error:
-    items_clear(&it);
-    return NULL;
 }
 
 /* -- encoding ---------------------------------------------------------------- */
@@ -424,6 +472,76 @@ put_int(Buf *b, PyObject *x)
     return put_fixed(b, (unsigned char)(0x14 - k), ones - magnitude, k) < 0 ? -1 : 1;
 }
 
+/* Encode the elements of tuple t into b; nested tuples (depth > 0) write None as
+ * 00 ff. Returns 1 when encoded, 0 when Python must decide (a type or value this
+ * encoder leaves to it), -1 with an exception set on memory errors. */
+static int
+put_elements(Buf *b, PyObject *t, int depth)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *x = PyTuple_GET_ITEM(t, i);
+        int rc;
+        if (PyUnicode_CheckExact(x)) {
+            if (PyUnicode_IS_ASCII(x)) {
+                rc = put_escaped(b, 0x02, (const char *)PyUnicode_DATA(x), PyUnicode_GET_LENGTH(x));
+            }
+            else {
+                /* a temporary: PyUnicode_AsUTF8AndSize would keep a copy in x */
+                PyObject *utf8 = PyUnicode_AsUTF8String(x);
+                if (utf8 == NULL) {
+                    if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+                        PyErr_Clear(); /* lone surrogates: Python raises InvalidName */
+                        return 0;
+                    }
+                    return -1;
+                }
+                rc = put_escaped(b, 0x02, PyBytes_AS_STRING(utf8), PyBytes_GET_SIZE(utf8));
+                Py_DECREF(utf8);
+            }
+        }
+        else if (PyBytes_CheckExact(x)) {
+            rc = put_escaped(b, 0x01, PyBytes_AS_STRING(x), PyBytes_GET_SIZE(x));
+        }
+        else if (PyLong_CheckExact(x)) {
+            rc = put_int(b, x);
+            if (rc == 0) {
+                return 0;
+            }
+        }
+        else if (x == Py_None) {
+            rc = depth == 0 ? put_fixed(b, 0x00, 0, 0) : put_fixed(b, 0x00, 0xFF, 1);
+        }
+        else if (x == Py_True || x == Py_False) {
+            rc = put_fixed(b, x == Py_True ? 0x27 : 0x26, 0, 0);
+        }
+        else if (PyFloat_CheckExact(x)) {
+            double d = PyFloat_AS_DOUBLE(x);
+            uint64_t bits;
+            memcpy(&bits, &d, sizeof bits);
+            bits = (bits & ((uint64_t)1 << 63)) ? ~bits : bits ^ ((uint64_t)1 << 63);
+            rc = put_fixed(b, 0x21, bits, 8);
+        }
+        else if (PyTuple_CheckExact(x) && depth < MAX_NESTING) {
+            if (put_fixed(b, 0x05, 0, 0) < 0) {
+                return -1;
+            }
+            int inner = put_elements(b, x, depth + 1);
+            if (inner <= 0) {
+                return inner;
+            }
+            rc = put_fixed(b, 0x00, 0, 0);
+        }
+        else {
+            return 0;
+        }
+        if (rc < 0) {
+            return -1;
+        }
+    }
+    return 1;
+}
+
 static PyObject *
 accel_pack(PyObject *module, PyObject *t)
 {
@@ -435,176 +553,17 @@ accel_pack(PyObject *module, PyObject *t)
     b.data = b.stack;
     b.len = 0;
     b.cap = STACK_BYTES;
-    Py_ssize_t n = PyTuple_GET_SIZE(t);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *x = PyTuple_GET_ITEM(t, i);
-        int rc;
-        if (PyUnicode_CheckExact(x)) {
-            if (PyUnicode_IS_ASCII(x)) {
-                rc = put_escaped(&b, 0x02, (const char *)PyUnicode_DATA(x), PyUnicode_GET_LENGTH(x));
-            }
-            else {
-                /* a temporary: PyUnicode_AsUTF8AndSize would keep a copy in x */
-                PyObject *utf8 = PyUnicode_AsUTF8String(x);
-                if (utf8 == NULL) {
-                    if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
-                        PyErr_Clear(); /* lone surrogates: Python raises InvalidName */
-                        goto fallback;
-                    }
-                    goto error;
-                }
-                rc = put_escaped(&b, 0x02, PyBytes_AS_STRING(utf8), PyBytes_GET_SIZE(utf8));
-                Py_DECREF(utf8);
-            }
-        }
-        else if (PyBytes_CheckExact(x)) {
-            rc = put_escaped(&b, 0x01, PyBytes_AS_STRING(x), PyBytes_GET_SIZE(x));
-        }
-        else if (PyLong_CheckExact(x)) {
-            rc = put_int(&b, x);
-            if (rc == 0) {
-                goto fallback;
-            }
-        }
-        else if (x == Py_None) {
-            rc = put_fixed(&b, 0x00, 0, 0);
-        }
-        else if (x == Py_True || x == Py_False) {
-            rc = put_fixed(&b, x == Py_True ? 0x27 : 0x26, 0, 0);
-        }
-        else if (PyFloat_CheckExact(x)) {
-            double d = PyFloat_AS_DOUBLE(x);
-            uint64_t bits;
-            memcpy(&bits, &d, sizeof bits);
-            bits = (bits & ((uint64_t)1 << 63)) ? ~bits : bits ^ ((uint64_t)1 << 63);
-            rc = put_fixed(&b, 0x21, bits, 8);
-        }
-        else {
-            goto fallback;
-        }
+    int rc = put_elements(&b, t, 0);
+    if (rc <= 0) {
+        buf_free(&b);
         if (rc < 0) {
-            goto error;
+            return NULL;
         }
+        Py_RETURN_NONE;
     }
     PyObject *result = PyBytes_FromStringAndSize(b.data, b.len);
     buf_free(&b);
     return result;
-
-fallback:
-    buf_free(&b);
-    Py_RETURN_NONE;
-
-error:
-    buf_free(&b);
-    return NULL;
-}
-
-/* -- scans of bytes scopes ------------------------------------------------------ */
-
-/* The bytes key in key[plen:] if that is exactly 01 body 00 with every 00 of body
- * escaped (00 ff): a new bytes object, Py_None (borrowed, not a value) for any
- * other key, or NULL on memory errors. */
-static PyObject *
-bytes_key(PyObject *key, Py_ssize_t plen)
-{
-    if (!PyBytes_CheckExact(key)) {
-        return Py_None;
-    }
-    Py_ssize_t n = PyBytes_GET_SIZE(key);
-    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(key);
-    if (n - plen < 2 || s[plen] != 0x01 || s[n - 1] != 0x00) {
-        return Py_None;
-    }
-    const unsigned char *body = s + plen + 1;
-    const unsigned char *end = s + n - 1; /* the terminator */
-    const unsigned char *z = memchr(body, 0, (size_t)(end - body));
-    if (z == NULL) {
-        return PyBytes_FromStringAndSize((const char *)body, end - body);
-    }
-    Py_ssize_t escapes = 0;
-    do {
-        if (z + 1 >= end || z[1] != 0xFF) {
-            return Py_None; /* an unescaped 00: more than one element */
-        }
-        escapes++;
-        z = memchr(z + 2, 0, (size_t)(end - z - 2));
-    } while (z != NULL);
-    PyObject *v = PyBytes_FromStringAndSize(NULL, (end - body) - escapes);
-    if (v == NULL) {
-        return NULL;
-    }
-    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(v);
-    for (const unsigned char *p = body; p < end; p++) {
-        *out++ = *p;
-        if (*p == 0) {
-            p++; /* the ff of the escape */
-        }
-    }
-    return v;
-}
-
-static PyObject *
-accel_decode_bytes_chunk(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)module;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "decode_bytes_chunk() takes exactly 2 arguments");
-        return NULL;
-    }
-    PyObject *items = args[0];
-    if (!PyList_CheckExact(items) || !PyLong_CheckExact(args[1])) {
-        Py_RETURN_NONE;
-    }
-    Py_ssize_t plen = PyLong_AsSsize_t(args[1]);
-    if (plen == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        Py_RETURN_NONE;
-    }
-    if (plen < 0) {
-        Py_RETURN_NONE;
-    }
-    Py_ssize_t n = PyList_GET_SIZE(items);
-    PyObject *result = PyList_New(n);
-    if (result == NULL) {
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (PyList_GET_SIZE(items) != n) { /* changed under us: let Python decide */
-            goto fallback;
-        }
-        PyObject *item = PyList_GET_ITEM(items, i);
-        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2) {
-            goto fallback;
-        }
-        Py_INCREF(item); /* the allocations below may run arbitrary code (gc) */
-        PyObject *key = bytes_key(PyTuple_GET_ITEM(item, 0), plen);
-        if (key == Py_None || key == NULL) {
-            Py_DECREF(item);
-            if (key == NULL) {
-                goto error;
-            }
-            goto fallback;
-        }
-        PyObject *pair = PyTuple_New(2);
-        if (pair == NULL) {
-            Py_DECREF(key);
-            Py_DECREF(item);
-            goto error;
-        }
-        PyTuple_SET_ITEM(pair, 0, key); /* steals */
-        PyTuple_SET_ITEM(pair, 1, Py_NewRef(PyTuple_GET_ITEM(item, 1)));
-        Py_DECREF(item);
-        PyList_SET_ITEM(result, i, pair); /* steals */
-    }
-    return result;
-
-fallback:
-    Py_DECREF(result); /* the unset slots are NULL: list_dealloc skips them */
-    Py_RETURN_NONE;
-
-error:
-    Py_DECREF(result);
-    return NULL;
 }
 
 static PyMethodDef accel_methods[] = {
@@ -617,10 +576,6 @@ static PyMethodDef accel_methods[] = {
      "Encode the tuple t if it is exactly a tuple of None, bytes, str (valid\n"
      "Unicode), bools, ints of at most 8 bytes and floats (exact types); else\n"
      "return None."},
-    {"decode_bytes_chunk", (PyCFunction)(void (*)(void))accel_decode_bytes_chunk, METH_FASTCALL,
-     "decode_bytes_chunk(items, plen, /)\n--\n\n"
-     "[(bytes key, value), ...] for a list of (stored key, value) pairs whose keys\n"
-     "are all key[:plen] + 01 + escaped bytes + 00; else return None."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -107,7 +107,7 @@ class JsonCodec:
 
     def encode(self, obj: Any) -> bytes:
         try:
-            return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+            return _JSON_ENCODE(obj).encode()
         except (TypeError, ValueError) as exc:
             raise InvalidKey(f"{obj!r} cannot be encoded as JSON: {exc}") from None
 
@@ -119,6 +119,9 @@ class JsonCodec:
 
 
 BYTES = BytesCodec()
+_JSON_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
+"""``json.dumps`` with these options, built once (``dumps`` builds an encoder per call)."""
+
 STR = StrCodec()
 INT = IntCodec()
 JSON = JsonCodec()

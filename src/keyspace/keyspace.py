@@ -16,9 +16,10 @@ from typing import Any
 
 from . import _metadata
 from ._catalog import Catalog
-from .codecs import Codec, resolve_codec
+from .codecs import BYTES, Codec, resolve_codec
 from .errors import InvalidName, SchemeMismatch, StoreError
 from .schemes import Scheme, TupleScheme, scheme_from_name
+from .schemes._layouts import LayoutCache
 from .scope import Scope
 from .stores import open_store
 from .stores._base import ReadView, Store
@@ -41,6 +42,8 @@ class Keyspace:
         self.store = store
         self.scheme = scheme
         self.catalog = Catalog(store, scheme, recorded=recorded, leaf_depth=leaf_depth)
+        self._layouts = LayoutCache(scheme)
+        self._bytes_scopes: dict[tuple[Any, ...], Scope] = {}
         self.batch_limit = self.catalog.batch_limit
         self._close_store = True
 
@@ -56,8 +59,19 @@ class Keyspace:
         until a key is set. ``key``/``value`` name codecs (``"str"``, ``"int"``,
         ``"json"``, ``"bytes"``) or pass objects with ``encode``/``decode``.
 
-        Raises :class:`InvalidName` when the scheme cannot represent the path."""
-        return Scope(self, self.store, self.catalog, tuple(path), resolve_codec(key), resolve_codec(value))
+        Raises :class:`InvalidName` when the scheme cannot represent the path. Cost:
+        a bytes scope of a path already made (up to 4096 kept) is one dictionary
+        lookup; any other costs the scope's construction over its cached layout."""
+        if key is None and value is None:
+            try:
+                return self._bytes_scopes[path]
+            except (KeyError, TypeError):  # not made yet (or an unhashable path: Scope says why)
+                pass
+            made = Scope(self, self.store, self.catalog, path, BYTES, BYTES)
+            if len(self._bytes_scopes) < 4096 and all(type(c) is str or type(c) is bytes for c in path):
+                self._bytes_scopes[path] = made  # str/bytes paths only: (1,) == (True,) in Python
+            return made
+        return Scope(self, self.store, self.catalog, path, resolve_codec(key), resolve_codec(value))
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
@@ -107,9 +121,7 @@ class Transaction:
 
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The scope at ``path`` inside this transaction (same API as outside)."""
-        return Scope(
-            self.keyspace, self.view, self.catalog, tuple(path), resolve_codec(key), resolve_codec(value)
-        )
+        return Scope(self.keyspace, self.view, self.catalog, path, resolve_codec(key), resolve_codec(value))
 
 
 def _local_path(url: str) -> str | None:

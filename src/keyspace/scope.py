@@ -7,23 +7,36 @@ for every scheme that declares property 3). Child scopes are reached with
 :meth:`Scope.clear` removes own keys, :meth:`Scope.drop` removes the scope and
 everything below it, :meth:`Scope.subtree` walks ``(path, key, value)`` below it.
 
-Making a scope writes nothing and costs one prefix computation; every operation
-after that reuses the precomputed prefix.
+A scope runs on its path's :class:`~keyspace.schemes._layouts.Layout`, compiled
+once per path by the scheme and kept by the keyspace, so making a scope of a known
+path costs a dictionary lookup and writes nothing. Every scheme takes the same
+route: point operations build the stored key with the layout's ``stored`` (C where
+the optional module is built) and call the store view's engine callables; scans,
+``len``, ``clear`` and the views read the own ranges in chunks decoded by the
+layout's ``decode_chunk``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
+from collections.abc import (
+    Callable,
+    ItemsView,
+    Iterable,
+    Iterator,
+    KeysView,
+    MutableMapping,
+    Sequence,
+    ValuesView,
+)
 from itertools import chain, islice
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from ._bytes import prefix_end
 from .codecs import BYTES, INT, STR, Codec
 from .errors import KeyspaceError
 from .schemes._base import Key, Path, Scheme
-from .schemes.tuple_scheme import TupleScheme
+from .schemes._layouts import Layout
 from .stores._base import ReadView, WriteView
-from .tuples import _accel_decode_bytes_chunk
 
 _point_op: Callable[..., Callable[..., Any]] | None
 try:  # the optional C point operations (setup.py builds them when it can)
@@ -36,9 +49,14 @@ if TYPE_CHECKING:
     from ._watch import ScopeWatch
     from .keyspace import Keyspace
 
-__all__ = ["Scope"]
+__all__ = ["Scope", "ScopeItems", "ScopeKeys", "ScopeValues"]
 
 _Range = tuple[bytes, bytes | None]
+_Chunk = list[tuple[Any, bytes]]
+_RAW: tuple[type[Exception], ...] = (Exception,)
+"""What a fast path of a store view raises for the view's ``translate``."""
+_MISSING: Any = object()
+_first, _second = itemgetter(0), itemgetter(1)
 
 
 def _intersect(ranges: tuple[_Range, ...], lo: bytes, hi: bytes | None) -> list[_Range]:
@@ -57,40 +75,16 @@ def _intersect(ranges: tuple[_Range, ...], lo: bytes, hi: bytes | None) -> list[
     return out
 
 
-def _native_in_tuples(codec: Codec) -> bool:
-    """Built-in bytes/str/int codecs map onto tuple-layer elements directly."""
-    return codec is BYTES or codec is STR or codec is INT
-
-
-def _key_codec(scheme: Scheme, codec: Codec) -> tuple[Callable[[Any], bytes], Callable[[bytes], Any]]:
-    """Compose the scope's key codec with the scheme's key encoding into one
-    encode and one decode function, resolved once when the scope is made."""
-    enc_key, dec_key = scheme.encode_key, scheme.decode_key
-    if scheme.typed_keys and _native_in_tuples(codec):
-        if codec is BYTES:
-            # a tuple-scheme scope takes any tuple element (or composite key) by default
-            return enc_key, dec_key
-        check = codec.encode
-
-        def encode_checked(key: Any) -> bytes:
-            check(key)  # raises InvalidKey for a key of the wrong type
-            return enc_key(key)
-
-        return encode_checked, dec_key
-    if codec is BYTES:
-        return enc_key, dec_key
-    c_enc, c_dec = codec.encode, codec.decode
-    if scheme.key_is_raw:
-        return c_enc, c_dec
-    return (lambda k: enc_key(c_enc(k))), (lambda raw: c_dec(dec_key(raw)))
-
-
 def _decoded_key_codec(scheme: Scheme, codec: Codec) -> Callable[[Any], Any] | None:
     """What turns a key as the scheme decodes it into the scope's key type
     (``None``: nothing to do)."""
-    if codec is BYTES or (scheme.typed_keys and _native_in_tuples(codec)):
+    if codec is BYTES or (scheme.typed_keys and (codec is STR or codec is INT)):
         return None
     return codec.decode
+
+
+def _not_bytes(value: Any) -> bytes:
+    return BYTES.encode(value)
 
 
 class Scope(MutableMapping[Any, Any]):
@@ -99,50 +93,40 @@ class Scope(MutableMapping[Any, Any]):
     Do not instantiate directly; use :meth:`Keyspace.scope`, :meth:`Scope.scope` or
     ``tx.scope`` inside :meth:`Keyspace.transaction`.
 
-    Mapping methods (``s[k]``, ``s[k] = v``, ``del s[k]``, ``k in s``, ``get``) cost
-    one point operation on the store. ``len(s)`` and iteration scan the scope's own
-    range: O(own keys). Ranged views take plyvel's words: ``items(start=, stop=,
+    Mapping methods (``s[k]``, ``s[k] = v``, ``del s[k]``, ``k in s``, ``get``,
+    ``setdefault``, ``pop``) cost one or two point operations on the store.
+    ``len(s)``, iteration and ``==`` scan the scope's own range: O(own keys).
+    ``keys()``, ``values()`` and ``items()`` without arguments are views (``len``,
+    ``in``, ``==`` with a dict's views, iterable again and again); with range
+    arguments they are iterators and take plyvel's words: ``items(start=, stop=,
     include_start=True, include_stop=False, reverse=False, limit=None, prefix=)``.
 
     Attributes: ``path`` (tuple of components), ``prefix`` (the stored bytes every
-    own key starts with), ``keyspace``, ``scheme``.
+    own key starts with), ``keyspace``, ``scheme``, ``layout``.
     """
 
     __slots__ = (
-        "_dec",
-        "_enc",
-        "_exact",
+        "_chunk",
+        "_get",
+        "_get_raw",
         "_guard",
+        "_key_of",
         "_key_spec",
         "_ks",
-        "_plen",
+        "_layout",
+        "_put",
+        "_put_raw",
         "_ranges",
         "_state",
+        "_stored",
         "_value_spec",
         "_vdec",
         "_venc",
         "_view",
-        "_write_ready",
         "path",
         "prefix",
         "scheme",
     )
-
-    def __new__(
-        cls,
-        keyspace: Keyspace,
-        view: ReadView,
-        state: Catalog,
-        path: Path,
-        key: Codec,
-        value: Codec,
-    ) -> Scope:
-        """Pick the implementation once, when the scope is made: bytes keys and
-        values in the default tuple scheme get :class:`_TupleBytesScope`, whose point
-        operations and scans skip the general codec dispatch (same behaviour)."""
-        if cls is Scope and key is BYTES and value is BYTES and type(keyspace.scheme) is TupleScheme:
-            cls = _TupleBytesScope
-        return super().__new__(cls)
 
     def __init__(
         self,
@@ -153,31 +137,48 @@ class Scope(MutableMapping[Any, Any]):
         key: Codec,
         value: Codec,
     ) -> None:
-        scheme = keyspace.scheme.scope_scheme(path)
-        scheme.validate_path(path)
+        layout: Layout = keyspace._layouts.get(path)
+        scheme = layout.scheme
         self._ks = keyspace
         self._view = view
         self._state = state
+        self._layout = layout
         self.path = path
         self.scheme = scheme
-        self.prefix = scheme.prefix(path)
-        self._plen = len(self.prefix)
+        self.prefix = layout.prefix
         self._ranges = state.own_ranges(path)
-        self._exact = scheme.own_range_is_exact()
-        # run before each read of own keys (ScopeHash names, LengthPrefixed, Naive)
-        self._guard = state.guard(path)
         self._key_spec = key
         self._value_spec = value
-        self._enc, self._dec = _key_codec(scheme, key)
-        self._venc: Callable[[Any], bytes] | None = None if value is BYTES else value.encode
-        self._vdec: Callable[[bytes], Any] | None = None if value is BYTES else value.decode
-        self._write_ready = False
+        if key is BYTES:
+            self._stored, self._key_of, self._chunk = layout.stored, layout.key_of, layout.decode_chunk
+        else:
+            native = scheme.typed_keys and (key is STR or key is INT)
+            self._stored, self._key_of, self._chunk = layout.route(key, native, key is STR)
+        if value is BYTES:
+            self._venc = self._vdec = None
+        else:
+            self._venc, self._vdec = value.encode, value.decode
+        fast = view.fast_get
+        self._get = view.get if fast is None else fast
+        # what a point operation catches to translate: nothing through the view's
+        # translating methods; anything but a keyspace error through its fast paths
+        self._get_raw = () if fast is None else _RAW
+        self._put: Callable[[bytes, bytes], object] | None = None
+        self._put_raw: tuple[type[Exception], ...] = ()
+        # the catalog's check before each read of own keys (ScopeHash names,
+        # LengthPrefixed, Naive); None where reads need none
+        self._guard = state.guard(path)
 
     # -- navigation ------------------------------------------------------------
 
     @property
     def keyspace(self) -> Keyspace:
         return self._ks
+
+    @property
+    def layout(self) -> Layout:
+        """The compiled layout this scope runs on."""
+        return self._layout
 
     def scope(self, *more: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The child scope at ``path + more`` (nothing is written). Codecs default to
@@ -207,53 +208,91 @@ class Scope(MutableMapping[Any, Any]):
         guard = self._guard
         return guard is not None and not guard(self._view)
 
-    def __getitem__(self, key: Key) -> Any:
-        stored = self.prefix + self._enc(key)
+    def _read(self, stored: bytes) -> bytes | None:
         if self._guard is not None and self._hidden():
-            raise KeyError(key)
-        raw = self._view.get(stored)
+            return None
+        try:
+            raw = self._get(stored)
+        except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
+            raise self._view.translate(exc, stored) from exc
+        return raw
+
+    def __getitem__(self, key: Key) -> Any:
+        raw = self._read(self._stored(key))
         if raw is None:
             raise KeyError(key)
         return raw if self._vdec is None else self._vdec(raw)
 
     def get(self, key: Key, default: Any = None) -> Any:
         """Return the value of ``key``, or ``default``. Cost: one point read."""
-        stored = self.prefix + self._enc(key)
-        if self._guard is not None and self._hidden():
-            return default
-        raw = self._view.get(stored)
+        raw = self._read(self._stored(key))
         if raw is None:
             return default
         return raw if self._vdec is None else self._vdec(raw)
 
     def __contains__(self, key: object) -> bool:
-        stored = self.prefix + self._enc(key)
-        if self._guard is not None and self._hidden():
-            return False
-        return self._view.get(stored) is not None
+        return self._read(self._stored(key)) is not None
 
     def __setitem__(self, key: Key, value: Any) -> None:
-        stored = self.prefix + self._enc(key)
+        stored = self._stored(key)
         raw = value if self._venc is None else self._venc(value)
         if type(raw) is not bytes:
-            raw = BYTES.encode(raw)
-        if not self._write_ready and self._prepare_write([(stored, raw)]):
-            return
-        self._writer().put(stored, raw)
+            raw = _not_bytes(raw)
+        put = self._put
+        if put is None:
+            if self._first_write(((stored, raw),)):
+                return
+            put = self._bind_put()
+        try:
+            put(stored, raw)
+        except self._put_raw as exc:  # only with the view's fast_put
+            raise self._view.translate(exc, stored) from exc
 
     def __delitem__(self, key: Key) -> None:
-        stored = self.prefix + self._enc(key)
+        stored = self._stored(key)
         view = self._writer()
-        if (self._guard is not None and self._hidden()) or view.get(stored) is None:
+        if self._read(stored) is None:
             raise KeyError(key)
         self._state.destructive(view, lambda v: v.delete(stored))
 
     def discard(self, key: Key) -> None:
         """Remove ``key`` if present; no error when it is missing. Cost: one delete."""
-        stored = self.prefix + self._enc(key)
+        stored = self._stored(key)
         view = self._writer()
-        if not (self._guard is not None and self._hidden()):
+        if self._guard is None or not self._hidden():
             self._state.destructive(view, lambda v: v.delete(stored))
+
+    def pop(self, key: Key, default: Any = _MISSING) -> Any:
+        """Remove ``key`` and return its value; ``default`` when it is missing, else
+        :class:`KeyError`. Cost: one point read and one delete."""
+        stored = self._stored(key)
+        view = self._writer()
+        raw = self._read(stored)
+        if raw is None:
+            if default is _MISSING:
+                raise KeyError(key)
+            return default
+        self._state.destructive(view, lambda v: v.delete(stored))
+        return raw if self._vdec is None else self._vdec(raw)
+
+    def popitem(self) -> tuple[Any, Any]:
+        """Remove and return the last ``(key, value)`` in key order (``dict`` takes
+        the last inserted); :class:`KeyError` when the scope is empty. Cost: one
+        one-item reverse scan and one delete."""
+        self._writer()
+        for key, value in self.items(reverse=True, limit=1):
+            del self[key]
+            return key, value
+        raise KeyError("popitem(): scope is empty")
+
+    def setdefault(self, key: Key, default: Any = None) -> Any:
+        """Return the value of ``key``; when missing, store ``default`` first (as
+        ``dict.setdefault``). Cost: one point read, and one write when missing."""
+        raw = self._read(self._stored(key))
+        if raw is not None:
+            return raw if self._vdec is None else self._vdec(raw)
+        self[key] = default
+        return default
 
     def _writer(self) -> WriteView:
         view = self._view
@@ -261,16 +300,16 @@ class Scope(MutableMapping[Any, Any]):
             raise KeyspaceError(f"scope {self.path!r} is read-only here (a snapshot view)")
         return view
 
-    def _prepare_write(self, ops: Sequence[tuple[bytes, bytes | None]]) -> bool:
+    def _first_write(self, ops: Sequence[tuple[bytes, bytes | None]]) -> bool:
         """Before this scope's first write of ``ops``: unless the catalog says the
         path is ready, run the write as the catalog's first write (the scheme
         accepts the path, the layout rule, the hash registry, the scheme record,
         checked and recorded in one atomic batch with ``ops``). True when ``ops``
-        were written here."""
+        were written here. Binds the view's put for the writes that follow."""
         state = self._state
         view = self._writer()
         if state.write_ready(self.path):
-            self._write_ready = True
+            self._bind_put()
             return False
         state.check_storable(k for k, v in ops if v is not None)
         k, v = ops[0]
@@ -278,10 +317,23 @@ class Scope(MutableMapping[Any, Any]):
             state.first_write(view, self.path, lambda w: w.put(k, v))
         else:
             state.first_write(view, self.path, lambda w: _write_all(w, ops), len(ops))
-        self._write_ready = True
+        self._bind_put()
         return True
 
-    # -- ranged views --------------------------------------------------------------
+    def _bind_put(self) -> Callable[[bytes, bytes], object]:
+        """Bind the view's put (its ``fast_put`` where it has one) and return it."""
+        view = self._writer()
+        fast = view.fast_put
+        self._put_raw = () if fast is None else _RAW
+        put = self._put = view.put if fast is None else fast
+        return put
+
+    def _raise_raw(self, exc: BaseException, stored: bytes) -> None:
+        """Raise what the view makes of ``exc``, an error of a fast engine call for
+        the stored key ``stored`` (called by the C point operations)."""
+        raise self._view.translate(exc, stored) from exc
+
+    # -- the one scan route ----------------------------------------------------------
 
     def _stored_ranges(
         self,
@@ -290,36 +342,30 @@ class Scope(MutableMapping[Any, Any]):
         include_start: bool,
         include_stop: bool,
         prefix: Key | None,
-    ) -> list[_Range]:
+    ) -> tuple[list[_Range], Callable[[bytes], bool] | None]:
+        """The stored ranges asked for, clipped to the own ranges, and a filter on
+        stored keys where a range cannot say it (ScopeHash ``prefix=``)."""
+        keep = None
         if prefix is not None:
             if start is not None or stop is not None:
                 raise TypeError("'prefix' cannot be combined with 'start' or 'stop'")
-            lo, hi = self._prefix_range(prefix)
+            lo, hi, keep = self._layout.prefix_range(prefix, self._stored)
         else:
             lo = self.prefix
             hi = None
             if start is not None:
-                lo = self.prefix + self._enc(start)
+                lo = self._stored(start)
                 if not include_start:
                     lo += b"\x00"
             if stop is not None:
-                hi = self.prefix + self._enc(stop)
+                hi = self._stored(stop)
                 if include_stop:
                     hi += b"\x00"
         if self._guard is not None and self._hidden():
-            return []
-        return _intersect(self._ranges, lo, hi)
+            return [], None
+        return _intersect(self._ranges, lo, hi), keep
 
-    def _prefix_range(self, prefix: Key) -> _Range:
-        key_prefix_range = getattr(self.scheme, "key_prefix_range", None)
-        if self.scheme.typed_keys and key_prefix_range is not None:
-            kp = prefix if isinstance(prefix, tuple) else (prefix,)
-            lo, hi = key_prefix_range(self.path, kp)
-            return lo, hi
-        lo = self.prefix + self._enc(prefix)
-        return lo, prefix_end(lo)
-
-    def _scan(
+    def _chunks(
         self,
         start: Key | None = None,
         stop: Key | None = None,
@@ -328,129 +374,281 @@ class Scope(MutableMapping[Any, Any]):
         reverse: bool = False,
         limit: int | None = None,
         prefix: Key | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        """Yield ``(remainder, raw value)`` of own keys in the requested range."""
-        ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
+        decode: bool = True,
+    ) -> Iterator[_Chunk]:
+        """The own items asked for as a series of non-empty lists: ``(key, raw
+        value)`` decoded by the layout's ``decode_chunk`` (``decode=False``: the
+        stored pairs of own keys). Reads the view's ``fast_scan`` where it has one
+        (no Python code per item in the store layer; its errors raw), in chunks of
+        16 items, then up to 1024 (so it reads up to one chunk ahead)."""
+        ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
+        if not ranges or (limit is not None and limit <= 0):
+            return
         if reverse:
             ranges.reverse()
-        if limit is not None and limit <= 0:
-            return
-        plen = self._plen
-        scan = self._view.scan
-        if self._exact and len(ranges) == 1:
-            lo, hi = ranges[0]
-            for k, v in scan(lo, hi, reverse=reverse, limit=limit):
-                yield k[plen:], v
-            return
-        is_own = self.scheme.is_own_remainder
-        exact = self._exact
+        layout = self._layout
+        view = self._view
+        fast = view.fast_scan
+        raw = () if fast is None else _RAW
+        # a limit goes to the store only where every item read is one asked for
+        exact = layout.exact and keep is None
+        own = None if layout.exact else layout.is_own
+        convert = self._chunk if decode else None
         left = limit
-        for lo, hi in ranges:
-            for k, v in scan(lo, hi, reverse=reverse, limit=left if exact else None):
-                rem = k[plen:]
-                if exact or is_own(rem):
-                    yield rem, v
+        try:
+            for lo, hi in ranges:
+                lim = left if exact else None
+                items = (
+                    view.scan(lo, hi, reverse=reverse, limit=lim)
+                    if fast is None
+                    else fast(lo, hi, reverse, lim)
+                )
+                size = 16
+                while True:
+                    chunk = list(islice(items, size))
+                    if not chunk:
+                        break
+                    if keep is not None:
+                        chunk = [item for item in chunk if keep(item[0])]
+                    if convert is not None:
+                        chunk = convert(chunk)
+                    elif own is not None:
+                        chunk = [item for item in chunk if own(item[0])]
                     if left is not None:
-                        left -= 1
-                        if left == 0:
+                        if len(chunk) >= left:
+                            yield chunk[:left]
                             return
+                        left -= len(chunk)
+                    if chunk:
+                        yield chunk
+                    if size < 1024:
+                        size *= 4
+        except KeyspaceError:  # the decoder's, or a translated one: as they are
+            raise
+        except raw as exc:  # the fast scan's engine errors
+            raise view.translate(exc) from exc
 
-    def items(  # type: ignore[override]
+    def _short(
         self,
-        start: Key | None = None,
-        stop: Key | None = None,
-        *,
-        include_start: bool = True,
-        include_stop: bool = False,
-        reverse: bool = False,
-        limit: int | None = None,
-        prefix: Key | None = None,
-    ) -> Iterator[tuple[Any, Any]]:
-        """Yield ``(key, value)`` of own keys in key order (descending when
-        ``reverse``), bounded by ``start``/``stop`` (``include_*`` decide the ends)
-        or by ``prefix`` (leading elements of composite keys in the tuple scheme,
-        leading bytes elsewhere), at most ``limit`` items.
+        start: Key | None,
+        stop: Key | None,
+        include_start: bool,
+        include_stop: bool,
+        reverse: bool,
+        limit: int | None,
+        prefix: Key | None,
+    ) -> _Chunk | None:
+        """The decoded items of a short scan (``limit`` up to 1024) read at once,
+        with no generator between the store and the caller; ``None`` for every other
+        scan (the chunked route). Where the own ranges are not exact, reads go on
+        until ``limit`` own keys are found or the range ends."""
+        if limit is None or limit > 1024:
+            return None
+        ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
+        if keep is not None:
+            return None
+        if reverse:
+            ranges.reverse()
+        exact = self._layout.exact
+        view = self._view
+        fast = view.fast_scan
+        raw = () if fast is None else _RAW
+        decode = self._chunk
+        out: _Chunk = []
+        try:
+            for lo, hi in ranges:
+                left = limit - len(out)
+                if left <= 0:
+                    break
+                lim = left if exact else None
+                items = (
+                    view.scan(lo, hi, reverse=reverse, limit=lim)
+                    if fast is None
+                    else fast(lo, hi, reverse, lim)
+                )
+                while left > 0:
+                    chunk = list(islice(items, left))
+                    if not chunk:
+                        break
+                    out += decode(chunk)
+                    left = limit - len(out)
+        except KeyspaceError:
+            raise
+        except raw as exc:
+            raise view.translate(exc) from exc
+        return out
 
-        Cost: one range scan of the requested part of the scope."""
-        dec, vdec = self._dec, self._vdec
-        it = self._scan(start, stop, include_start, include_stop, reverse, limit, prefix)
-        if vdec is None:
-            for rem, v in it:
-                yield dec(rem), v
-        else:
-            for rem, v in it:
-                yield dec(rem), vdec(v)
-
-    def keys(  # type: ignore[override]
-        self,
-        start: Key | None = None,
-        stop: Key | None = None,
-        *,
-        include_start: bool = True,
-        include_stop: bool = False,
-        reverse: bool = False,
-        limit: int | None = None,
-        prefix: Key | None = None,
-    ) -> Iterator[Any]:
-        """Like :meth:`items`, keys only."""
-        dec = self._dec
-        for rem, _ in self._scan(start, stop, include_start, include_stop, reverse, limit, prefix):
-            yield dec(rem)
-
-    def values(  # type: ignore[override]
-        self,
-        start: Key | None = None,
-        stop: Key | None = None,
-        *,
-        include_start: bool = True,
-        include_stop: bool = False,
-        reverse: bool = False,
-        limit: int | None = None,
-        prefix: Key | None = None,
-    ) -> Iterator[Any]:
-        """Like :meth:`items`, values only."""
+    def _iter_items(self, *args: Any) -> Iterator[tuple[Any, Any]]:
+        short = self._short(*args) if len(args) == 7 else None
+        pairs = iter(short) if short is not None else chain.from_iterable(self._chunks(*args))
         vdec = self._vdec
-        for _, v in self._scan(start, stop, include_start, include_stop, reverse, limit, prefix):
-            yield v if vdec is None else vdec(v)
+        if vdec is None:
+            return pairs
+        return ((k, vdec(v)) for k, v in pairs)
+
+    def items(
+        self,
+        start: Key | None = None,
+        stop: Key | None = None,
+        *,
+        include_start: bool = True,
+        include_stop: bool = False,
+        reverse: bool = False,
+        limit: int | None = None,
+        prefix: Key | None = None,
+    ) -> Any:
+        """Without arguments, a view of the own ``(key, value)`` pairs
+        (:class:`ScopeItems`). With any, an iterator of them in key order (descending
+        when ``reverse``), bounded by ``start``/``stop`` (``include_*`` decide the
+        ends) or by ``prefix``, at most ``limit`` items.
+
+        ``prefix`` is what the scheme's keys start with: leading elements of
+        composite keys in the tuple scheme, leading bytes in the byte schemes (in
+        ScopeHash, whose keys are stored after their length, the scope's range is
+        read and filtered, so the result is exact at O(scope) cost).
+
+        Cost: one range scan of the requested part of the scope, read in chunks, each
+        decoded by one call of the layout (C where built); no generator is resumed
+        per item for bytes values."""
+        if (
+            start is None
+            and stop is None
+            and prefix is None
+            and limit is None
+            and not reverse
+            and include_start
+            and not include_stop
+        ):
+            return ScopeItems(self)
+        return self._iter_items(start, stop, include_start, include_stop, reverse, limit, prefix)
+
+    def keys(
+        self,
+        start: Key | None = None,
+        stop: Key | None = None,
+        *,
+        include_start: bool = True,
+        include_stop: bool = False,
+        reverse: bool = False,
+        limit: int | None = None,
+        prefix: Key | None = None,
+    ) -> Any:
+        """Like :meth:`items`, keys only (a :class:`ScopeKeys` view without arguments)."""
+        if (
+            start is None
+            and stop is None
+            and prefix is None
+            and limit is None
+            and not reverse
+            and include_start
+            and not include_stop
+        ):
+            return ScopeKeys(self)
+        args = (start, stop, include_start, include_stop, reverse, limit, prefix)
+        short = self._short(*args)
+        return map(_first, iter(short) if short is not None else chain.from_iterable(self._chunks(*args)))
+
+    def values(
+        self,
+        start: Key | None = None,
+        stop: Key | None = None,
+        *,
+        include_start: bool = True,
+        include_stop: bool = False,
+        reverse: bool = False,
+        limit: int | None = None,
+        prefix: Key | None = None,
+    ) -> Any:
+        """Like :meth:`items`, values only (a :class:`ScopeValues` view without
+        arguments)."""
+        if (
+            start is None
+            and stop is None
+            and prefix is None
+            and limit is None
+            and not reverse
+            and include_start
+            and not include_stop
+        ):
+            return ScopeValues(self)
+        return self._iter_values(start, stop, include_start, include_stop, reverse, limit, prefix)
+
+    def _iter_values(self, *args: Any) -> Iterator[Any]:
+        short = self._short(*args) if len(args) == 7 else None
+        values = map(_second, iter(short) if short is not None else chain.from_iterable(self._chunks(*args)))
+        return values if self._vdec is None else map(self._vdec, values)
 
     def __iter__(self) -> Iterator[Any]:
-        return self.keys()
+        return map(_first, chain.from_iterable(self._chunks()))
 
     def __len__(self) -> int:
-        """Number of own keys. Cost: one scan of the scope's own range."""
-        return sum(1 for _ in self._scan())
+        """Number of own keys. Cost: one scan of the scope's own range (keys are not
+        decoded)."""
+        return sum(map(len, self._chunks(decode=False)))
 
     def __bool__(self) -> bool:
-        return next(self._scan(limit=1), None) is not None
+        return next(self._chunks(limit=1, decode=False), None) is not None
 
     # -- bulk changes ----------------------------------------------------------------
 
-    def update(self, *args: Any, **kwargs: Any) -> None:
-        """Put many items. Inside a transaction they commit with it; outside, they
-        are written as one atomic batch (engines with a per-batch operation limit
-        raise :class:`TransactionTooLarge` rather than split it)."""
+    def update(self, other: Any = (), /, **kwargs: Any) -> None:
+        """Put the pairs of a mapping (or of an iterable of pairs) and of keyword
+        arguments, as ``dict.update``. All or nothing: inside a transaction they
+        commit with it; outside, they are written in one atomic transaction of the
+        store (engines with a per-batch operation limit: one atomic batch, and
+        :class:`TransactionTooLarge` rather than a split).
+
+        Memory: outside a transaction, on engines without a batch limit, the pairs
+        are encoded as they are read and handed to the store 4096 at a time, so an
+        iterator of any length is written in bounded memory; otherwise they are
+        read once into the one list of encoded pairs the batch takes."""
+        view = self._writer()
+        pairs: Iterable[tuple[Any, Any]] = other.items() if hasattr(other, "items") else other
         if kwargs:
-            raise TypeError("Scope.update takes a mapping or an iterable of pairs, not keyword keys")
-        if len(args) != 1:
-            raise TypeError(f"update expected 1 argument, got {len(args)}")
-        source = args[0]
-        ops = self._encode_items(source.items() if hasattr(source, "items") else source)
+            pairs = chain(pairs, kwargs.items())
+        state = self._state
+        if view is state.store and view.capabilities.max_batch_ops is None:
+            self._stream(view, self._encoded(pairs))
+            return
+        stored, venc = self._stored, self._venc
+        if venc is None:
+            ops = [(stored(k), v if type(v) is bytes else _not_bytes(v)) for k, v in pairs]
+        else:
+            ops = [(stored(k), _as_bytes(venc(v))) for k, v in pairs]
         if not ops:
             return
-        if not self._write_ready and self._prepare_write(ops):
+        if self._put is None and self._first_write(ops):
             return
-        _write_all(self._writer(), ops)
+        _write_all(view, ops)
 
-    def _encode_items(self, pairs: Iterable[tuple[Any, Any]]) -> list[tuple[bytes, bytes]]:
-        """``(stored key, stored value)`` of each pair, in order."""
-        prefix, enc, venc = self.prefix, self._enc, self._venc
-        ops: list[tuple[bytes, bytes]] = []
+    def _encoded(self, pairs: Iterable[tuple[Any, Any]]) -> Iterator[tuple[bytes, bytes]]:
+        """``(stored key, stored value)`` of each pair, as the pairs are read."""
+        stored, venc = self._stored, self._venc
         for k, v in pairs:
             raw = v if venc is None else venc(v)
-            if type(raw) is not bytes:
-                raw = BYTES.encode(raw)
-            ops.append((prefix + enc(k), raw))
-        return ops
+            yield stored(k), (raw if type(raw) is bytes else _not_bytes(raw))
+
+    def _stream(self, store: WriteView, encoded: Iterator[tuple[bytes, bytes]]) -> None:
+        """Write ``encoded`` in one transaction of ``store``, 4096 pairs at a time
+        (each chunk's keys checked first); the scope's first write takes the
+        catalog's checks and records into that same transaction."""
+        first = next(encoded, None)
+        if first is None:
+            return
+        stream = chain((first,), encoded)
+        state = self._state
+
+        def apply(w: WriteView) -> None:
+            while chunk := list(islice(stream, 4096)):
+                state.check_storable(k for k, _ in chunk)
+                w.put_many(chunk)
+
+        if self._put is None and not state.write_ready(self.path):
+            state.first_write(store, self.path, apply)
+            self._bind_put()
+            return
+        with state.store.transaction() as tx:
+            apply(tx)
 
     def clear(self) -> None:
         """Remove every own key; child scopes stay. Cost: one range delete per own
@@ -470,8 +668,8 @@ class Scope(MutableMapping[Any, Any]):
         yield. Cost: one range delete per own range (native where the engine has
         one) where the scheme keeps own keys contiguous, else a scan and a batch."""
         view = self._writer()
-        if self._exact:
-            ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
+        ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
+        if self._layout.exact and keep is None:
 
             def delete_ranges(w: WriteView) -> None:
                 for lo, hi in ranges:
@@ -479,9 +677,11 @@ class Scope(MutableMapping[Any, Any]):
 
             self._state.destructive(view, delete_ranges)
             return
-        prefix_bytes = self.prefix
-        own = self._scan(start, stop, include_start, include_stop, prefix=prefix)
-        doomed = [prefix_bytes + rem for rem, _ in own]
+        doomed = [
+            k
+            for chunk in self._chunks(start, stop, include_start, include_stop, prefix=prefix, decode=False)
+            for k, _ in chunk
+        ]
         limit = self._state.batch_limit
 
         def delete_keys(w: WriteView) -> None:
@@ -557,9 +757,10 @@ class Scope(MutableMapping[Any, Any]):
 
         if self._guard is not None:
             self._hidden()
-        scheme, vdec, view = self.scheme, self._vdec, self._view
+        scheme, vdec, view, layout = self.scheme, self._vdec, self._view, self._layout
         kdec = _decoded_key_codec(scheme, self._key_spec)
         decode = self._state.decoder(view, self.path)
+        key_of, prefix = self._key_of, self.prefix
 
         def subtree_decode(stored: bytes) -> tuple[Path, Any]:
             path, key = decode(stored)
@@ -568,11 +769,11 @@ class Scope(MutableMapping[Any, Any]):
         return watch_scope(
             self._ks.store,
             self.path,
-            own_ranges=scheme.own_ranges(self.path),
-            own_exact=scheme.own_range_is_exact(),
+            own_ranges=self._ranges,
+            own_exact=layout.exact,
             is_own=scheme.is_own_remainder,
-            prefix=self.prefix,
-            key_decode=self._dec,
+            prefix=prefix,
+            key_decode=lambda rem: key_of(prefix + rem),
             subtree_ranges=self._state.subtree_ranges(view, self.path) if subtree else None,
             subtree_decode=subtree_decode,
             value=vdec,
@@ -598,222 +799,69 @@ def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]]) -> No
                 view.put(k, v)
 
 
-_Z, _ZF = b"\x00", b"\x00\xff"
-_RAW: tuple[type[Exception], ...] = (Exception,)
-"""What a fast path of a store view raises for the view's ``translate``."""
+def _as_bytes(raw: Any) -> bytes:
+    return raw if type(raw) is bytes else _not_bytes(raw)
 
 
-class _TupleBytesScope(Scope):
-    """A :class:`Scope` of bytes keys and bytes values in :class:`TupleScheme`: the
-    common case, specialised when the scope is made (``Scope.__new__``).
+class ScopeKeys(KeysView[Any]):
+    """``scope.keys()``: a set-like, re-iterable view of the own keys (``len``,
+    ``in`` and ``==`` as ``dict.keys()``), read from the store at each use."""
 
-    A bytes key is stored as ``prefix 01 key(00 -> 00 ff) 00``; here that is one
-    ``replace`` and two concatenations inline, and the view's engine callables
-    (``fast_get``/``fast_put``, else its ``get``/``put``) are bound once, so a point
-    operation costs one Python frame (this method) over the engine's own call;
-    engine errors are translated by the view on the error path only. With the
-    optional C module, ``[]``, ``get`` and ``[]=`` on bytes keys are C methods
-    (``keyspace._scope_accel``) that build the stored key in one allocation and call
-    the engine with no Python frame at all; every other case goes to the Python
-    method, their ``__wrapped__``. A scan reads
-    the view's ``fast_scan`` (else ``scan``) in chunks, each decoded by one C call
-    when the optional C module is built and every key of the chunk is a bytes key,
-    else by one list comprehension (see :meth:`items`), where keys other than plain
-    bytes (composite, typed, escaped zero bytes) take the general decoder.
-    ``update`` encodes bytes pairs in one list comprehension and hands them to the
-    view's ``put_many`` inside a transaction. Any other argument type takes the general path of
-    :class:`Scope`. Measured by ``python -m benchmarks --only lmdb --only bulk``.
-    """
+    __slots__ = ()
+    _mapping: Scope
 
-    __slots__ = ("_get", "_get_raw", "_p1", "_put", "_put_raw")
-
-    def __init__(
-        self,
-        keyspace: Keyspace,
-        view: ReadView,
-        state: Catalog,
-        path: Path,
-        key: Codec,
-        value: Codec,
-    ) -> None:
-        super().__init__(keyspace, view, state, path, key, value)
-        self._p1 = self.prefix + b"\x01"
-        fast = view.fast_get
-        self._get = view.get if fast is None else fast
-        # what a point operation catches to translate: nothing through the view's
-        # translating methods; anything but a keyspace error through its fast paths
-        self._get_raw: tuple[type[Exception], ...] = () if fast is None else _RAW
-        self._put: Callable[[bytes, bytes], object] | None = None
-        self._put_raw: tuple[type[Exception], ...] = ()
-
-    def __getitem__(self, key: Key) -> Any:
-        stored = self._p1 + key.replace(_Z, _ZF) + _Z if type(key) is bytes else self.prefix + self._enc(key)
-        try:
-            raw = self._get(stored)
-        except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
-            raise self._view.translate(exc, stored) from exc
-        if raw is None:
-            raise KeyError(key)
-        return raw
-
-    def get(self, key: Key, default: Any = None) -> Any:
-        """Return the value of ``key``, or ``default``. Cost: one point read."""
-        stored = self._p1 + key.replace(_Z, _ZF) + _Z if type(key) is bytes else self.prefix + self._enc(key)
-        try:
-            raw = self._get(stored)
-        except self._get_raw as exc:
-            raise self._view.translate(exc, stored) from exc
-        return default if raw is None else raw
-
-    def __setitem__(self, key: Key, value: Any) -> None:
-        put = self._put
-        if put is not None and type(key) is bytes and type(value) is bytes:
-            stored = self._p1 + key.replace(_Z, _ZF) + _Z
-            try:
-                put(stored, value)
-            except self._put_raw as exc:  # only with the view's fast_put
-                raise self._view.translate(exc, stored) from exc
-        else:
-            super().__setitem__(key, value)
-
-    def _raise_raw(self, exc: BaseException, stored: bytes) -> None:
-        """Raise what the view makes of ``exc``, an error of a fast engine call for
-        the stored key ``stored`` (called by the C point operations)."""
-        raise self._view.translate(exc, stored) from exc
-
-    def _encode_items(self, pairs: Iterable[tuple[Any, Any]]) -> list[tuple[bytes, bytes]]:
-        """One list comprehension when every key and value is ``bytes``; else (or on
-        a malformed pair) the general loop, which raises the usual errors."""
-        items = pairs if type(pairs) is list else list(pairs)
-        p1 = self._p1
-        try:
-            ops = [(p1 + k.replace(_Z, _ZF) + _Z, v) for k, v in items if type(k) is bytes is type(v)]
-        except (TypeError, ValueError):
-            ops = []
-        return ops if len(ops) == len(items) else super()._encode_items(items)
-
-    def _prepare_write(self, ops: Sequence[tuple[bytes, bytes | None]]) -> bool:
-        wrote = super()._prepare_write(ops)
-        view = self._writer()
-        fast = view.fast_put
-        self._put = view.put if fast is None else fast
-        self._put_raw = () if fast is None else _RAW
-        return wrote
-
-    def items(  # type: ignore[override]
-        self,
-        start: Key | None = None,
-        stop: Key | None = None,
-        *,
-        include_start: bool = True,
-        include_stop: bool = False,
-        reverse: bool = False,
-        limit: int | None = None,
-        prefix: Key | None = None,
-    ) -> Iterator[tuple[Any, Any]]:
-        """See :meth:`Scope.items`. Cost: one range scan, read in chunks (16 items,
-        then up to 1024; so it reads up to one chunk ahead) and decoded by one list
-        comprehension per chunk — one slice and a memchr per plain bytes key, the
-        general decoder for any other — handed out through ``itertools.chain``:
-        no generator is resumed per item. With the optional C module a chunk whose
-        keys are all bytes keys (zero bytes escaped or not) is decoded by one C call
-        (``decode_bytes_chunk``); a chunk holding any other key takes the list
-        comprehension, with the same results."""
-        return chain.from_iterable(
-            self._decoded_chunks(start, stop, include_start, include_stop, reverse, limit, prefix)
-        )
-
-    def _own_scan(
-        self,
-        start: Key | None,
-        stop: Key | None,
-        include_start: bool,
-        include_stop: bool,
-        reverse: bool,
-        limit: int | None,
-        prefix: Key | None,
-    ) -> Iterator[tuple[bytes, bytes]] | None:
-        """The store scan of the one own range asked for (``None``: nothing to read):
-        the view's ``fast_scan`` where it has one (its items come with no Python
-        code in the store layer, its errors raw), else its ``scan``."""
-        ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
-        if not ranges or (limit is not None and limit <= 0):
-            return None
-        (lo, hi) = ranges[0]  # the tuple scheme keeps own keys in one range
-        view = self._view
-        fast = view.fast_scan
-        if fast is not None:
-            return fast(lo, hi, reverse, limit)
-        return view.scan(lo, hi, reverse=reverse, limit=limit)
-
-    def _decode_other(self, stored: bytes) -> Any:
-        """The key of an own stored key that is not a plain bytes key without zero
-        bytes: a bytes key whose zero bytes are all escaped (``00 ff``) is one
-        ``replace``; anything else (typed, composite) takes the general decoder."""
-        plen = self._plen
-        # the empty composite key () is stored as the bare prefix: no type code
-        if len(stored) > plen and stored[plen] == 1 and stored[-1] == 0:
-            body = stored[plen + 1 : -1]
-            if body.count(0) == body.count(_ZF):
-                return body.replace(_ZF, _Z)
-        return self._dec(stored[plen:])
-
-    def _decoded_chunks(self, *args: Any) -> Iterator[list[tuple[Any, bytes]]]:
-        """The own items asked for, decoded, as a series of lists (see :meth:`items`)."""
-        items = self._own_scan(*args)
-        if items is None:
-            return
-        raw = () if self._view.fast_scan is None else _RAW
-        plen = self._plen
-        body_at = plen + 1
-        other = self._decode_other
-        accel = _accel_decode_bytes_chunk
-        size = 16
-        try:
-            while True:
-                chunk = list(islice(items, size))
-                if not chunk:
-                    return
-                # C: every key a bytes key (zero bytes escaped or not), else None
-                decoded = None if accel is None else accel(chunk, plen)
-                yield (
-                    decoded
-                    if decoded is not None
-                    else [
-                        (
-                            body
-                            if k[-1] == 0
-                            and len(k) > plen
-                            and k[plen] == 1
-                            and 0 not in (body := k[body_at:-1])
-                            else other(k),
-                            v,
-                        )
-                        for k, v in chunk
-                    ]
-                )
-                if size < 1024:
-                    size *= 4
-        except KeyspaceError:  # the decoder's, or a translated one: as they are
-            raise
-        except raw as exc:  # the fast scan's engine errors
-            raise self._view.translate(exc) from exc
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._mapping)
 
 
-def _install_point_ops(cls: type[_TupleBytesScope]) -> None:
+class ScopeItems(ItemsView[Any, Any]):
+    """``scope.items()``: a set-like, re-iterable view of the own ``(key, value)``
+    pairs, read from the store at each use (one scan per iteration)."""
+
+    __slots__ = ()
+    _mapping: Scope
+
+    def __iter__(self) -> Iterator[tuple[Any, Any]]:
+        return self._mapping._iter_items()
+
+
+class ScopeValues(ValuesView[Any]):
+    """``scope.values()``: a re-iterable view of the own values, read from the store
+    at each use."""
+
+    __slots__ = ()
+    _mapping: Scope
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._mapping._iter_values()
+
+
+def _install_point_ops(cls: type[Scope]) -> None:
     """Replace ``[]``, ``get`` and ``[]=`` of ``cls`` by their C versions, which read
-    the slots ``_p1``, ``_get``/``_put`` and ``_get_raw``/``_put_raw`` and fall back
-    to the Python methods for everything but bytes keys and values."""
+    the slots ``_stored``, ``_get``/``_put``, ``_get_raw``/``_put_raw``, ``_vdec``/
+    ``_venc``, ``_guard`` and ``_view``, and fall back to the Python methods (their
+    ``__wrapped__``) for everything they do not handle."""
     if _point_op is None:
         return
     slot = cls.__dict__  # the member descriptors of the slots
-    for name, kind, call, raw in (
-        ("__getitem__", "getitem", "_get", "_get_raw"),
-        ("get", "get", "_get", "_get_raw"),
-        ("__setitem__", "setitem", "_put", "_put_raw"),
+    for name, kind, call, raw, codec in (
+        ("__getitem__", "getitem", "_get", "_get_raw", "_vdec"),
+        ("get", "get", "_get", "_get_raw", "_vdec"),
+        ("__setitem__", "setitem", "_put", "_put_raw", "_venc"),
     ):
-        op = _point_op(kind, cls, slot[name], cls._raise_raw, slot["_p1"], slot[call], slot[raw])
+        op = _point_op(
+            kind,
+            cls,
+            slot[name],
+            cls._raise_raw,
+            slot["_stored"],
+            slot[call],
+            slot[raw],
+            slot[codec],
+            slot["_guard"],
+            slot["_view"],
+        )
         setattr(cls, name, op)
 
 
-_install_point_ops(_TupleBytesScope)
+_install_point_ops(Scope)

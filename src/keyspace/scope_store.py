@@ -7,7 +7,10 @@ runs every adapter again through a nested scope) use a scope as if it were a who
 store, without ever touching the rest of the real store.
 
 It needs a scheme whose key order is byte order for bytes keys (property 3) and
-that accepts every bytes key: the tuple scheme (the default) and AsciiHex.
+that accepts every bytes key: the tuple scheme (the default), AsciiHex,
+LengthPrefixed and Naive (with ``allow_collisions=True``; a leaf scope of these two
+holds no child scopes). Sublevel keeps order but refuses keys that start with its
+separator, so a sublevel ScopeStore refuses them too (:class:`InvalidName`).
 """
 
 from __future__ import annotations
@@ -55,7 +58,10 @@ class _ScopeView(WriteView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        return self.scope.items(start=start, stop=stop, reverse=reverse, limit=limit)
+        items: Iterator[tuple[bytes, bytes]] = self.scope.items(
+            start=start, stop=stop, reverse=reverse, limit=limit
+        )
+        return items
 
     def put(self, key: bytes, value: bytes) -> None:
         self._check(key)
@@ -79,8 +85,8 @@ class ScopeStore(_ScopeView, Store):
     def __init__(self, scope: Scope, *, owns_keyspace: bool = False) -> None:
         store = scope.keyspace.store
         limit = store.capabilities.max_key_size
-        # A bytes key may double when escaped (tuple scheme: 00 -> 00 ff) and gains
-        # a type code and a terminator.
+        # A bytes key may double (tuple scheme: 00 -> 00 ff; asciihex: two digits a
+        # byte) and gain two bytes (a type code and a terminator).
         own_limit = None if limit is None else max(0, (limit - len(scope.prefix) - 2) // 2)
         super().__init__(scope, own_limit)
         self._owns = owns_keyspace
@@ -98,13 +104,13 @@ class ScopeStore(_ScopeView, Store):
         )
 
     def write(self, ops: Iterable[Op]) -> None:
-        prefix, encode = self.scope.prefix, self.scope.scheme.encode_key
+        stored_key = self.scope.layout.stored
         ops = list(ops)
         for k, _ in ops:
             self._check(k)
-        stored = [(prefix + encode(k), v) for k, v in ops]
+        stored = [(stored_key(k), v) for k, v in ops]
         scope = self.scope
-        if not scope._write_ready and any(v is not None for _, v in stored) and scope._prepare_write(stored):
+        if scope._put is None and any(v is not None for _, v in stored) and scope._first_write(stored):
             return  # written as the scope's first write, with its checks and records
         scope.keyspace.store.write(stored)
 

@@ -276,12 +276,6 @@ _accel_unpack: Callable[[bytes, int], tuple[Any, ...] | None] | None = (
     None if _accel is None else _accel.unpack
 )
 _accel_pack: Callable[[tuple[Any, ...]], bytes | None] | None = None if _accel is None else _accel.pack
-_accel_decode_bytes_chunk: (
-    Callable[[list[tuple[bytes, bytes]], int], list[tuple[Any, bytes]] | None] | None
-) = None if _accel is None else _accel.decode_bytes_chunk
-"""``decode_bytes_chunk(items, plen)``: the keys of ``(stored key, value)`` pairs of a
-bytes scope decoded in C when every key is ``prefix 01 escaped-bytes 00``, else
-None (used by the scans of :class:`keyspace.scope.Scope`)."""
 
 
 def unpack(b: bytes, prefix_len: int = 0) -> tuple[Any, ...]:

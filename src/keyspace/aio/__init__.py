@@ -204,25 +204,36 @@ class AsyncScope:
         """``(decoded key, raw value)`` of own keys: :meth:`Scope.items`' ranges
         (checks included), streamed from the async store."""
         sync = self._make()
-        ranges = await self._ctx.run(
+        ranges, keep = await self._ctx.run(
             lambda state: self._make(state)._stored_ranges(start, stop, include_start, include_stop, prefix)
         )
         if limit is not None and limit <= 0:
             return
         if reverse:
             ranges.reverse()
-        source, plen, dec = self._source(), sync._plen, sync._dec
-        exact, is_own = sync._exact, sync.scheme.is_own_remainder
+        source, convert = self._source(), sync._chunk  # the layout's decoder of own stored pairs
+        exact = sync._layout.exact and keep is None  # a limit reaches the store only then
         left = limit
         for lo, hi in ranges:
-            async for k, v in source.scan(lo, hi, reverse=reverse, limit=left if exact else None):
-                rem = k[plen:]
-                if exact or is_own(rem):
-                    yield dec(rem), v
+            page: list[tuple[bytes, bytes]] = []
+            async for item in source.scan(lo, hi, reverse=reverse, limit=left if exact else None):
+                if keep is None or keep(item[0]):
+                    page.append(item)
+                if len(page) < 64:
+                    continue
+                for decoded in convert(page):
+                    yield decoded
                     if left is not None:
                         left -= 1
                         if left == 0:
                             return
+                page = []
+            for decoded in convert(page) if page else ():
+                yield decoded
+                if left is not None:
+                    left -= 1
+                    if left == 0:
+                        return
 
     async def items(self, *args: Any, **kwargs: Any) -> AsyncIterator[tuple[Any, Any]]:
         """``async for key, value in s.items(...)``: the arguments of :meth:`Scope.items`."""

@@ -184,16 +184,18 @@ class _TupleNamespace(Namespace):
         lo: Any = (*prefix, *start) if start is not None else (prefix or None)
         lo_incl = include_start if start is not None else True
         if stop is not None:
-            return scope.items(
-                start=lo,
-                stop=(*prefix, *stop),
-                include_start=lo_incl,
-                include_stop=include_stop,
-                reverse=reverse,
-                limit=limit,
+            return iter(
+                scope.items(
+                    start=lo,
+                    stop=(*prefix, *stop),
+                    include_start=lo_incl,
+                    include_stop=include_stop,
+                    reverse=reverse,
+                    limit=limit,
+                )
             )
         if not prefix:
-            return scope.items(start=lo, include_start=lo_incl, reverse=reverse, limit=limit)
+            return iter(scope.items(start=lo, include_start=lo_incl, reverse=reverse, limit=limit))
         n = len(prefix)
         if not reverse:
             items = scope.items(start=lo, include_start=lo_incl, limit=limit)
@@ -315,8 +317,10 @@ class _CwNamespace(Namespace):
             hi, hi_incl = prefix_end(base), False
         else:
             hi, hi_incl = base + self._joined(types, stop), include_stop
-        return scope.items(
-            start=lo, stop=hi, include_start=lo_incl, include_stop=hi_incl, reverse=reverse, limit=limit
+        return iter(
+            scope.items(
+                start=lo, stop=hi, include_start=lo_incl, include_stop=hi_incl, reverse=reverse, limit=limit
+            )
         )
 
 

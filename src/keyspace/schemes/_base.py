@@ -22,7 +22,10 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from ._layouts import Layout
 
 __all__ = ["Component", "Key", "Path", "Property", "Scheme", "component_bytes", "key_bytes"]
 
@@ -126,6 +129,10 @@ class Scheme(ABC):
     typed_keys: ClassVar[bool] = False
     """True when keys are typed values (the tuple layer), not only bytes."""
 
+    _memo: dict[Path, Layout]
+    """Set by :meth:`_compiled` on first use (so reading it first may raise
+    AttributeError): path -> layout, read by :meth:`encode`."""
+
     key_is_raw: ClassVar[bool] = False
     """True when ``encode(path, key) == prefix(path) + key`` for every bytes key."""
 
@@ -181,6 +188,28 @@ class Scheme(ABC):
     def decode_key(self, raw: bytes) -> Key:
         """Inverse of :meth:`encode_key` (identity by default)."""
         return raw
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """Compile ``path`` into the :class:`~keyspace.schemes._layouts.Layout` a
+        scope runs on (``stored(key) == encode(path, key)``). The default is the
+        ``general`` transform, through :meth:`encode_key`/:meth:`decode_key`;
+        schemes with a simpler transform name it. ``accelerate=False`` keeps the
+        pure-Python functions. Cost: one :meth:`prefix` and :meth:`own_ranges`."""
+        from ._layouts import Layout
+
+        return Layout(self, path, accelerate=accelerate)
+
+    def _compiled(self, path: Path) -> Layout:
+        """The layout of ``path`` from a bounded memo kept by this scheme object,
+        which :meth:`encode` reads first (``self._memo``: path -> layout)."""
+        from ._layouts import LayoutCache
+
+        cache: LayoutCache | None = self.__dict__.get("_layout_memo")
+        if cache is None:
+            cache = LayoutCache(self, 1024)
+            self.__dict__["_layout_memo"] = cache
+            self.__dict__["_memo"] = cache.layouts
+        return cache.get(path)
 
     def scope_scheme(self, path: Path) -> Scheme:
         """The scheme whose :meth:`encode_key`/:meth:`decode_key` apply to the keys

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 from .._bytes import prefix_end
 from ..errors import DecodeError, show_bytes
 from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._layouts import HEX, Layout
 
 __all__ = ["AsciiHex"]
 
@@ -25,6 +26,7 @@ _SEP = b"\x00"
 _hexlify = binascii.hexlify
 _unhexlify = binascii.unhexlify
 _NOT_HEX = re.compile(rb"[^0-9a-f\x00]")
+_DIGITS_AND_SEP = b"0123456789abcdef\x00"
 
 # No encoding contains ff (nor any byte above 66), so [b"", b"\xff") holds every
 # stored key and the keys from ff on are free for the keyspace's own records.
@@ -53,7 +55,11 @@ class AsciiHex(Scheme):
 
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``prefix(path) + hexlify(key)``."""
-        return self.prefix(path) + _hexlify(key_bytes(key))
+        # the layout of the path, compiled once (a bounded memo), builds the key
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def prefix(self, path: Path) -> bytes:
         """Return each component's hex digits followed by ``00``; ``b""`` for the root."""
@@ -87,8 +93,16 @@ class AsciiHex(Scheme):
         for upper-case digits, non-hex bytes, an odd number of digits in a part, or
         a depth mismatch. Cost: O(len(stored)), in C.
         """
-        _check_digits(stored, stored)
         parts = stored.split(_SEP)
+        if not stored.translate(None, _DIGITS_AND_SEP) and (depth is None or depth == len(parts) - 1):
+            try:  # the common case: lower-case digits, even parts
+                fast = [_unhexlify(part) for part in parts]
+            except binascii.Error:
+                pass  # an odd part: the checks below name it
+            else:
+                key = fast.pop()
+                return tuple(fast), key
+        _check_digits(stored, stored)
         if depth is not None and depth != len(parts) - 1:
             raise DecodeError(
                 f"stored key {show_bytes(stored)} has {len(parts) - 1} path components, not {depth}"
@@ -110,6 +124,10 @@ class AsciiHex(Scheme):
     def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
         """Same as :meth:`own_range`: the scope and everything below it."""
         return self.own_range(path)
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``hex`` transform; own keys are the remainders without ``00``."""
+        return Layout(self, path, kind=HEX, accelerate=accelerate)
 
     def own_range_is_exact(self) -> bool:
         return False

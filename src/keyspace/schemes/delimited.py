@@ -33,7 +33,8 @@ from typing import Any, ClassVar
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidName, LayoutError, show_bytes
-from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._base import Key, Path, Property, Scheme, component_bytes
+from ._layouts import RAW, Layout
 
 __all__ = ["COMMON_SEPARATORS", "Delimited", "NulDelimited", "guess_delimited", "guess_separator"]
 
@@ -161,13 +162,20 @@ class Delimited(Scheme):
             self._check_depth(path)
         return sep.join(names) + sep
 
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``raw`` transform: the key follows ``c1 SEP … cD SEP`` as it is (a
+        path of another depth raises :class:`LayoutError`)."""
+        return Layout(self, path, kind=RAW, accelerate=accelerate)
+
     # -- the scheme interface ----------------------------------------------------------
 
     def encode(self, path: Path, key: Key) -> bytes:
-        """Return ``c1 SEP … cD SEP key`` after checking the names and the depth."""
-        stored = self.prefix(path)
-        self._check_depth(path)
-        return stored + key_bytes(key)
+        """Return ``c1 SEP … cD SEP key`` after checking the names and the depth
+        (through the path's layout, kept in the scheme's bounded memo)."""
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Split ``stored`` at its first ``depth`` separators: ``(names, key)``, names

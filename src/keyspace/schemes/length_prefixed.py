@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 from .._bytes import prefix_end
 from ..errors import DecodeError, KeyTooLarge, show_bytes
 from ._base import Component, Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._layouts import RAW, Layout
 
 __all__ = [
     "MAX_COMPONENT_LENGTH",
@@ -162,7 +163,11 @@ class LengthPrefixed(Scheme):
 
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``namespace_with_key(path, key)``."""
-        return to_length_prefixed_nested(path) + key_bytes(key)
+        # the layout of the path, compiled once (a bounded memo), builds the key
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Return ``decompose(stored, depth)``; ``depth`` is required because the
@@ -191,6 +196,10 @@ class LengthPrefixed(Scheme):
     def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
         """Same as :meth:`own_range`: the prefix range holds the whole subtree."""
         return self.own_range(path)
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``raw`` transform: the key follows the length-prefixed path."""
+        return Layout(self, path, kind=RAW, accelerate=accelerate)
 
     def params(self) -> Mapping[str, Any]:
         return {}

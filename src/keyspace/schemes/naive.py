@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from .._bytes import prefix_end
 from ..errors import DecodeError, LayoutError, show_bytes
 from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._layouts import GENERAL, RAW, Layout
 
 __all__ = ["Naive"]
 
@@ -53,9 +54,13 @@ class Naive(Scheme):
 
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``c1 c2 … key`` (only with ``allow_collisions=True``)."""
-        if not self._allow_collisions:
-            raise self._refuse(f"encode key {show_bytes(key)}")
-        return self.prefix(path) + key_bytes(key)
+        try:  # only a scheme that allows collisions compiles layouts here
+            layout = self._memo[path]
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            if not self._allow_collisions:
+                raise self._refuse(f"encode key {show_bytes(key)}") from None
+            layout = self._compiled(path)
+        return layout.stored(key)
 
     def encode_key(self, key: Key) -> bytes:
         """Return ``key`` (only with ``allow_collisions=True``)."""
@@ -90,6 +95,12 @@ class Naive(Scheme):
     def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
         """Same as :meth:`own_range`."""
         return self.own_range(path)
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``raw`` transform with ``allow_collisions=True``; else ``general``,
+        whose every key refuses (:class:`LayoutError`)."""
+        kind = RAW if self._allow_collisions else GENERAL
+        return Layout(self, path, kind=kind, accelerate=accelerate)
 
     def own_range_is_exact(self) -> bool:
         return False

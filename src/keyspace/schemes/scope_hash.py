@@ -29,6 +29,7 @@ from xxhash import xxh32_intdigest
 from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidName, show_bytes
 from ._base import Component, Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._layouts import U64LEN, Layout
 
 __all__ = ["DEFAULT_SCOPE_HASH", "ScopeHash", "hash_name", "registry_key"]
 
@@ -119,8 +120,11 @@ class ScopeHash(Scheme):
 
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``u32le(hash) u64le(len key) key``."""
-        raw = key_bytes(key)
-        return _HEAD.pack(self._hash(path), len(raw)) + raw
+        # the layout of the path, compiled once (a bounded memo), builds the key
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def prefix(self, path: Path) -> bytes:
         """Return ``u32le(hash)``."""
@@ -183,6 +187,10 @@ class ScopeHash(Scheme):
         its own hash with registry keys between them, so they are found through the
         registry, never by a range of the default scope."""
         return self.own_range(path)
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``u64len`` transform: ``u64le(len key) key`` after the hash."""
+        return Layout(self, path, kind=U64LEN, accelerate=accelerate)
 
     @property
     def metadata_key(self) -> bytes | None:

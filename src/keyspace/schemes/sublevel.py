@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from ..errors import DecodeError, InvalidName, show_bytes
 from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._layouts import RAW, Layout
 
 __all__ = ["Sublevel"]
 
@@ -118,7 +119,10 @@ class Sublevel(Scheme):
 
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``prefix(path) + key`` after checking the names and the key."""
-        return self.prefix(path) + self.encode_key(key)
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Read ``!name!`` groups while the rest starts with the separator; the rest
@@ -132,6 +136,21 @@ class Sublevel(Scheme):
         names: list[bytes] = []
         offset = 0
         end = len(stored)
+        # the common case: every group closed, every name byte allowed (one check)
+        find, opener = stored.find, self._sep
+        while offset < end and stored[offset] == sep:
+            close = find(opener, offset + 1)
+            if close < 0:
+                break
+            names.append(stored[offset + 1 : close])
+            offset = close + 1
+        else:
+            if not stored[:offset].translate(None, self._name_bytes + opener) and (
+                depth is None or depth == len(names)
+            ):
+                return tuple(names), stored[offset:]
+        names = []
+        offset = 0
         while offset < end and stored[offset] == sep:
             close = stored.find(self._sep, offset + 1)
             if close < 0:
@@ -170,6 +189,10 @@ class Sublevel(Scheme):
     def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
         """Same as :meth:`own_range`: the sublevel and all its nested sublevels."""
         return self.own_range(path)
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``raw`` transform; a key may not start with the separator."""
+        return Layout(self, path, kind=RAW, forbidden=self._sep_byte, accelerate=accelerate)
 
     def params(self) -> Mapping[str, Any]:
         return {"separator": self._separator}

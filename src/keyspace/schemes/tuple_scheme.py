@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 from ..errors import DecodeError, InvalidKey, InvalidName, show_bytes
 from ..tuples import pack, unpack
 from ._base import Key, Path, Property, Scheme
+from ._layouts import TUPLE, Layout
 
 __all__ = ["TupleScheme"]
 
@@ -128,11 +129,20 @@ class TupleScheme(Scheme):
         Raises :class:`DecodeError`."""
         return _key_of(unpack(raw))
 
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``tuple`` transform: bytes keys framed ``01 key(00 -> 00 ff) 00``,
+        str keys ``02 utf8 00``, every other key packed."""
+        return Layout(self, path, kind=TUPLE, accelerate=accelerate)
+
     # -- the scheme interface ---------------------------------------------------
 
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``raw_prefix + pack((path, *key_elements))``."""
-        return self.prefix(path) + self.encode_key(key)
+        # the layout of the path, compiled once (a bounded memo), builds the key
+        try:
+            return self._memo[path].stored(key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._compiled(path).stored(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Split a stored key into ``(path, key)``.

@@ -260,12 +260,13 @@ class LMDBStore(Store):
             )
         except (lmdb.Error, OSError) as exc:
             raise self.translate(exc) from exc
+        self._env = self._shared.env
         try:
-            self._db = self._shared.open_db(db, create=not readonly, url=self.url)
+            self._db = self._open_db(db, create=not readonly)
         except BaseException:
+            self._env = None
             _lmdb_env.release(self._shared)
             raise
-        self._env = self._shared.env
         self._opened = True  # from now on, a missing environment means closed
         self._max = int(self._env.max_key_size())
         self.fast_scan = self._scan_raw
@@ -403,6 +404,19 @@ class LMDBStore(Store):
             self._shared.cond.notify_all()
         self._shared.local.views = max(getattr(self._shared.local, "views", 0) - 1, 0)
 
+    def _open_db(self, name: str, *, create: bool) -> Any:
+        """The handle of database ``name`` (``""``: the unnamed one). Opening one
+        begins an LMDB transaction, so a map another process grew since this
+        environment was mapped is adopted first and the open retried."""
+        for _ in range(_RETRIES):
+            try:
+                return self._shared.open_db(name, create=create, url=self.url)
+            except lmdb.MapResizedError:
+                self._adopt()
+            except lmdb.Error as exc:
+                raise self.translate(exc) from exc
+        raise StoreError(f"the map of {self.url} kept growing while it was opened ({_RETRIES} attempts)")
+
     def _read_begin(self) -> Any:
         """A read transaction; a map another process grew is adopted first."""
         for _ in range(_RETRIES):
@@ -421,7 +435,7 @@ class LMDBStore(Store):
         Call with no write transaction of this store open."""
         env = self._live()
         try:
-            while True:
+            for _attempt in range(_RETRIES):
                 info = env.info()
                 size = int(info["map_size"])
                 used = (int(info["last_pgno"]) + 1) * int(env.stat()["psize"])
@@ -430,6 +444,7 @@ class LMDBStore(Store):
                 self._grow()
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
+        raise StoreError(f"the map of {self.url} could not be grown to twice its use ({_RETRIES} attempts)")
 
     def _write(self, body: Callable[[Any], None]) -> None:
         """Run ``body(txn)`` in one write transaction; a full map grows and retries."""
@@ -440,7 +455,7 @@ class LMDBStore(Store):
                 "(writing through the store would wait for it forever)"
             )
         with self._shared.wlock:
-            while True:
+            for _attempt in range(_RETRIES):
                 try:
                     txn = env.begin(write=True, db=self._db)
                 except lmdb.MapResizedError:
@@ -461,6 +476,7 @@ class LMDBStore(Store):
                 except BaseException:
                     txn.abort()
                     raise
+            raise StoreError(f"a write to {self.url} kept finding the map full or resized ({_RETRIES} tries)")
 
     def _page(self, start: bytes, stop: bytes | None, reverse: bool, size: int) -> list[tuple[bytes, bytes]]:
         """At most ``size`` items of ``[start, stop)`` read in one short read
@@ -626,16 +642,16 @@ class LMDBStore(Store):
         if shared.max_dbs < 1:
             return []
         names: list[str] = []
-        env = self._live()
+        unnamed = self._open_db("", create=False)
         try:
-            with env.begin() as txn:
-                candidates = [k for k, v in txn.cursor() if len(v) == 48]
+            with self._read_begin() as txn:
+                candidates = [k for k, v in txn.cursor(db=unnamed) if len(v) == 48]
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
         for raw in candidates:
             try:
                 name = raw.decode("utf-8")
-                shared.open_db(name, create=False, url=self.url)
+                self._open_db(name, create=False)
             except (UnicodeDecodeError, _lmdb_env.NotADatabase):
                 continue  # a 48-byte value of a plain key, or a name that is not UTF-8
             names.append(name)
@@ -731,7 +747,7 @@ class _LMDBTransaction(WriteView):
 
     def _begin(self) -> None:
         store = self._store
-        while True:
+        for _attempt in range(_RETRIES):
             try:
                 txn = store._live().begin(write=True, db=store._db)
                 break
@@ -739,6 +755,8 @@ class _LMDBTransaction(WriteView):
                 store._resize(0)  # another process grew the map (we hold _wlock)
             except lmdb.Error as exc:
                 raise store.translate(exc) from exc
+        else:
+            raise StoreError(f"the map of {store.url} kept growing under this transaction ({_RETRIES} tries)")
         self._txn = txn
         self._get, self._put, self._delete = txn.get, txn.put, txn.delete
 
@@ -748,7 +766,7 @@ class _LMDBTransaction(WriteView):
         for reads)."""
         if self._log is None or not isinstance(exc, lmdb.MapFullError):
             raise self._store.translate(exc, key) from exc
-        while True:
+        for _attempt in range(_RETRIES):
             self._txn.abort()
             self._store._grow()
             self._begin()
@@ -757,6 +775,7 @@ class _LMDBTransaction(WriteView):
                 return
             except lmdb.MapFullError:
                 continue
+        raise StoreError(f"the map of {self._store.url} stayed full while growing ({_RETRIES} attempts)")
 
     def _replay(self, log: list[_Logged]) -> None:
         txn = self._txn
@@ -893,12 +912,13 @@ class _LMDBTransaction(WriteView):
                         "raised, so the joint transaction was discarded (nothing of it was written)"
                     )
                 return
-            while True:
+            for _attempt in range(_RETRIES):
                 try:
                     self._txn.commit()
                     return
                 except lmdb.Error as error:
                     self._recover(error, None)  # a full map at commit: grow, replay, commit again
+            raise StoreError(f"the commit to {store.url} kept finding the map full ({_RETRIES} attempts)")
         finally:
             store._shared.wlock.release()
 

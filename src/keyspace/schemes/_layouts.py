@@ -1,0 +1,410 @@
+"""Scope layouts: a scope path compiled once by its scheme.
+
+``scheme.layout(path)`` returns a :class:`Layout`, the small immutable object a
+scope runs on: the stored ``prefix`` of its own keys, the key ``kind`` (how a key
+becomes the rest of the stored key), the ``ranges`` that hold the own keys and
+whether they are ``exact`` (no filtering), and three functions:
+
+``stored(key) -> bytes``
+    the stored key of ``key``; equal to ``scheme.encode(path, key)`` for every key
+    the scheme accepts, and the scheme's own error for every key it refuses;
+``key_of(stored) -> key``
+    the inverse, for a stored own key;
+``decode_chunk(items) -> list``
+    ``[(key, value), ...]`` of a list of ``(stored key, value)`` pairs read from the
+    own ranges, dropping the pairs that are not own keys where ``exact`` is False.
+
+Kinds: ``raw`` (``prefix + key``; a first byte the key may not start with, for
+Sublevel), ``tuple`` (bytes keys as ``01 key(00 -> 00 ff) 00``, str keys as
+``02 utf8 00``, other tuple-layer keys packed), ``hex`` (lower-case hex digits;
+own keys are those without ``00``), ``u64len`` (``u64le(len key) key``) and
+``general`` (the scheme's ``encode_key``/``decode_key``/``is_own_remainder``).
+
+The functions here are the pure-Python reference. When the optional C module
+``keyspace._scope_accel`` is built, ``stored`` and ``decode_chunk`` of every kind
+but ``general`` are its callables, which return the same bytes and keys and raise
+the same errors (they call the reference for every case they do not handle).
+
+:meth:`Layout.route` composes a layout with a scope's key codec (str keys in a
+byte scheme, typed keys in the tuple scheme) once per codec, so that making a
+scope of a known path and codec costs dictionary lookups only.
+
+Cost: building a layout costs one ``scheme.prefix(path)`` and its ranges;
+:class:`LayoutCache` keeps up to ``size`` of them per keyspace.
+"""
+
+from __future__ import annotations
+
+import binascii
+import struct
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .._bytes import prefix_end
+
+if TYPE_CHECKING:
+    from ._base import Key, Path, Scheme
+
+__all__ = ["GENERAL", "HEX", "KINDS", "RAW", "TUPLE", "U64LEN", "Layout", "LayoutCache"]
+
+RAW, TUPLE, HEX, U64LEN, GENERAL = "raw", "tuple", "hex", "u64len", "general"
+KINDS = (RAW, TUPLE, HEX, U64LEN, GENERAL)
+"""Every key transform a layout can have."""
+
+_Range = tuple[bytes, bytes | None]
+Stored = Callable[[Any], bytes]
+Chunk = Callable[[list[tuple[bytes, bytes]]], list[tuple[Any, bytes]]]
+
+_Z, _ZF = b"\x00", b"\x00\xff"
+_HEX_DIGITS = b"0123456789abcdef"
+_U64 = struct.Struct("<Q")
+_hexlify, _unhexlify = binascii.hexlify, binascii.unhexlify
+
+_accel: Any
+try:  # the optional C transforms (setup.py builds them when it can)
+    from .. import _scope_accel as _accel
+
+    _accel.Transform  # noqa: B018 - a build of this version of the module
+except (ImportError, AttributeError):  # pragma: no cover - the reference functions below then run
+    _accel = None
+
+_KIND_CODES = {RAW: 0, TUPLE: 1, HEX: 2, U64LEN: 3}
+_TEXT_CODES = {"bytes": 0, "text": 1, "native": 2}
+
+
+class Layout:
+    """One scope path compiled by its scheme (see the module notes).
+
+    Attributes: ``scheme``, ``path``, ``prefix``, ``kind``, ``ranges`` (half-open,
+    ascending), ``exact``, ``forbidden`` (the first byte a raw key may not have, or
+    -1), ``stored``, ``key_of``, ``decode_chunk``, ``accelerated`` (the C functions
+    serve ``stored`` and ``decode_chunk``). Immutable, apart from the memo of
+    :meth:`route`.
+    """
+
+    __slots__ = (
+        "_routes",
+        "accelerated",
+        "decode_chunk",
+        "exact",
+        "forbidden",
+        "key_of",
+        "kind",
+        "path",
+        "prefix",
+        "ranges",
+        "scheme",
+        "stored",
+    )
+
+    scheme: Scheme
+    path: Path
+    prefix: bytes
+    kind: str
+    ranges: tuple[_Range, ...]
+    exact: bool
+    forbidden: int
+    stored: Stored
+    key_of: Callable[[bytes], Any]
+    decode_chunk: Chunk
+    accelerated: bool
+    _routes: dict[Any, tuple[Stored, Callable[[bytes], Any], Chunk]]
+
+    def __init__(
+        self,
+        scheme: Scheme,
+        path: Path,
+        *,
+        kind: str = GENERAL,
+        forbidden: int = -1,
+        accelerate: bool = True,
+    ) -> None:
+        """Compile ``path`` for ``scheme`` with the key transform ``kind``.
+        ``accelerate=False`` keeps the pure-Python reference functions."""
+        if kind not in KINDS:
+            raise ValueError(f"layout kind {kind!r} is not one of {KINDS}")
+        scheme.validate_path(path)
+        prefix = scheme.prefix(path)
+        sets = object.__setattr__
+        sets(self, "scheme", scheme)
+        sets(self, "path", path)
+        sets(self, "prefix", prefix)
+        sets(self, "kind", kind)
+        sets(self, "ranges", tuple(scheme.own_ranges(path)))
+        sets(self, "exact", scheme.own_range_is_exact())
+        sets(self, "forbidden", forbidden)
+        sets(self, "_routes", {})
+        stored, key_of, chunk = _reference(self)
+        sets(self, "key_of", key_of)
+        fast = accelerate and _accel is not None and kind != GENERAL
+        if fast:
+            c = _accel.Transform(_KIND_CODES[kind], prefix, forbidden, 0, stored, chunk)
+            stored, chunk = c, c.decode_chunk
+        sets(self, "stored", stored)
+        sets(self, "decode_chunk", chunk)
+        sets(self, "accelerated", fast)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a Layout is immutable (tried to set {name!r})")
+
+    def __repr__(self) -> str:
+        return f"<Layout {self.kind} {self.path!r} of {self.scheme!r}>"
+
+    def is_own(self, stored: bytes) -> bool:
+        """True when ``stored``, a key in one of :attr:`ranges`, is an own key (always
+        True where :attr:`exact`)."""
+        return self.exact or self.scheme.is_own_remainder(stored[len(self.prefix) :])
+
+    def prefix_range(
+        self, key_prefix: Key, stored: Stored | None = None
+    ) -> tuple[bytes, bytes | None, Callable[[bytes], bool] | None]:
+        """The stored range of the own keys that start with ``key_prefix``, and a
+        filter on stored keys where one range cannot say it (``None`` where it can).
+
+        ``key_prefix`` is what the scheme's keys start with: leading elements of
+        composite keys in the tuple scheme (a non-tuple is one element), leading
+        bytes in the byte schemes, turned into a stored key by ``stored`` (a
+        scope's key codec composed with :attr:`stored`; :attr:`stored` by default).
+        ScopeHash stores a key's length before it, so no range holds the keys with
+        a byte prefix: the range is the scope's own and the filter keeps the stored
+        keys whose key starts with the prefix."""
+        key_prefix_range = getattr(self.scheme, "key_prefix_range", None)
+        if key_prefix_range is not None:
+            lo, hi = key_prefix_range(self.path, key_prefix)
+            return lo, hi, None
+        lo = (self.stored if stored is None else stored)(key_prefix)
+        if self.kind == U64LEN:
+            at = len(self.prefix) + 8
+            head = lo[at:]
+            return self.ranges[0][0], self.ranges[-1][1], lambda k: k.startswith(head, at)
+        return lo, prefix_end(lo), None
+
+    def route(self, codec: Any, native: bool, text: bool) -> tuple[Stored, Callable[[bytes], Any], Chunk]:
+        """``(stored, key_of, decode_chunk)`` for scope keys of ``codec`` (an object
+        with ``encode``/``decode``; ``None`` for the scheme's own keys): the layout's
+        own functions composed with the codec, or, where ``native``, with
+        ``codec.encode`` as a type check only (typed keys of the tuple scheme).
+        ``text``: the codec is the UTF-8 str codec, which the C transforms apply
+        themselves. Memoised per codec."""
+        routes = self._routes
+        got = routes.get(codec)
+        if got is None:
+            got = routes[codec] = _compose(self, codec, native, text)
+        return got
+
+
+def _compose(
+    layout: Layout, codec: Any, native: bool, text: bool
+) -> tuple[Stored, Callable[[bytes], Any], Chunk]:
+    stored, key_of, chunk = layout.stored, layout.key_of, layout.decode_chunk
+    if codec is None:
+        return stored, key_of, chunk
+    enc, dec = codec.encode, codec.decode
+    if native:
+        if layout.accelerated and text:
+            # the C transform takes str keys only, and refuses others through enc
+            c = _accel.Transform(
+                _KIND_CODES[layout.kind], layout.prefix, layout.forbidden, 2, _checked(enc, stored), chunk
+            )
+            return c, key_of, chunk
+
+        def checked(key: Any) -> bytes:
+            enc(key)  # raises InvalidKey for a key of the codec's wrong type
+            return stored(key)
+
+        return checked, key_of, chunk
+    if layout.accelerated and text:
+        c = _accel.Transform(
+            _KIND_CODES[layout.kind],
+            layout.prefix,
+            layout.forbidden,
+            1,
+            lambda key: stored(enc(key)),
+            _decoded(chunk, dec),
+        )
+        return c, lambda raw: dec(key_of(raw)), c.decode_chunk
+    return (lambda key: stored(enc(key))), (lambda raw: dec(key_of(raw))), _decoded(chunk, dec)
+
+
+def _checked(enc: Callable[[Any], Any], stored: Stored) -> Stored:
+    def checked(key: Any) -> bytes:
+        enc(key)
+        return stored(key)
+
+    return checked
+
+
+def _decoded(chunk: Chunk, dec: Callable[[bytes], Any]) -> Chunk:
+    def decode(items: list[tuple[bytes, bytes]]) -> list[tuple[Any, bytes]]:
+        return [(dec(k), v) for k, v in chunk(items)]
+
+    return decode
+
+
+# -- the pure-Python reference of each kind ------------------------------------------
+
+
+def _reference(layout: Layout) -> tuple[Stored, Callable[[bytes], Any], Chunk]:
+    scheme = layout.scheme
+    prefix = layout.prefix
+    plen = len(prefix)
+    encode_key, decode_key = scheme.encode_key, scheme.decode_key
+    kind = layout.kind
+
+    def general_stored(key: Key) -> bytes:
+        return prefix + encode_key(key)
+
+    def general_key_of(stored: bytes) -> Any:
+        return decode_key(stored[plen:])
+
+    if kind == RAW:
+        forbidden = layout.forbidden
+
+        def raw_stored(key: Key) -> bytes:
+            if type(key) is bytes and (not key or key[0] != forbidden):
+                return prefix + key
+            return prefix + encode_key(key)
+
+        def raw_key_of(stored: bytes) -> Any:
+            return stored[plen:]
+
+        def raw_chunk(items: list[tuple[bytes, bytes]]) -> list[tuple[Any, bytes]]:
+            return [(k[plen:], v) for k, v in items]
+
+        return raw_stored, raw_key_of, raw_chunk
+
+    if kind == TUPLE:
+        p1, p2 = prefix + b"\x01", prefix + b"\x02"
+        body_at = plen + 1
+
+        def tuple_stored(key: Key) -> bytes:
+            if type(key) is bytes:
+                raw: bytes = key
+                return p1 + raw.replace(_Z, _ZF) + _Z
+            if type(key) is str and key.isascii():
+                text: str = key
+                return p2 + text.encode().replace(_Z, _ZF) + _Z
+            return prefix + encode_key(key)
+
+        def tuple_key_of(stored: bytes) -> Any:
+            # the empty composite key () is stored as the bare prefix: no type code
+            if len(stored) > plen and stored[-1] == 0 and stored[plen] == 1:
+                body = stored[body_at:-1]
+                if body.count(0) == body.count(_ZF):
+                    return body.replace(_ZF, _Z)
+            return decode_key(stored[plen:])
+
+        def tuple_chunk(items: list[tuple[bytes, bytes]]) -> list[tuple[Any, bytes]]:
+            return [
+                (
+                    body
+                    if k[-1] == 0 and len(k) > plen and k[plen] == 1 and 0 not in (body := k[body_at:-1])
+                    else tuple_key_of(k),
+                    v,
+                )
+                for k, v in items
+            ]
+
+        return tuple_stored, tuple_key_of, tuple_chunk
+
+    if kind == HEX:
+
+        def hex_stored(key: Key) -> bytes:
+            if type(key) is bytes:
+                return prefix + _hexlify(key)
+            return prefix + encode_key(key)
+
+        def hex_chunk(items: list[tuple[bytes, bytes]]) -> list[tuple[Any, bytes]]:
+            try:
+                return [(_hex_key(rem), v) for k, v in items if _Z not in (rem := k[plen:])]
+            except (binascii.Error, ValueError):
+                return [(decode_key(rem), v) for k, v in items if _Z not in (rem := k[plen:])]
+
+        return hex_stored, general_key_of, hex_chunk
+
+    if kind == U64LEN:
+        body_at = plen + 8
+        pack_len = _U64.pack
+
+        def len_stored(key: Key) -> bytes:
+            if type(key) is bytes:
+                return prefix + pack_len(len(key)) + key
+            return prefix + encode_key(key)
+
+        def len_key_of(stored: bytes) -> Any:
+            return decode_key(stored[plen:])
+
+        def len_chunk(items: list[tuple[bytes, bytes]]) -> list[tuple[Any, bytes]]:
+            out = [(k[body_at:], v) for k, v in items]
+            for (k, _), (key, _) in zip(items, out, strict=True):
+                if len(k) < body_at or int.from_bytes(k[plen:body_at], "little") != len(key):
+                    decode_key(k[plen:])  # raises the DecodeError that names the fault
+            return out
+
+        return len_stored, len_key_of, len_chunk
+
+    exact = layout.exact
+    is_own = scheme.is_own_remainder
+
+    def general_chunk(items: list[tuple[bytes, bytes]]) -> list[tuple[Any, bytes]]:
+        if exact:
+            return [(decode_key(k[plen:]), v) for k, v in items]
+        return [(decode_key(rem), v) for k, v in items if is_own(rem := k[plen:])]
+
+    return general_stored, general_key_of, general_chunk
+
+
+def _hex_key(rem: bytes) -> bytes:
+    """The key of hex digits ``rem``; ValueError for anything but lower-case digits."""
+    if rem.translate(None, _HEX_DIGITS):
+        raise ValueError("not lower-case hex digits")
+    return _unhexlify(rem)
+
+
+class LayoutCache:
+    """A bounded memo ``path -> Layout`` of one scheme (kept per keyspace).
+
+    Only paths whose components are all ``str`` or ``bytes`` are kept: those are
+    equal only to paths of the same component types, so a hit is the layout of
+    exactly the path asked for (``(1,)``, ``(True,)`` and ``(1.0,)`` are equal
+    Python tuples but different tuple-scheme paths). When full, the oldest entry
+    goes. Cost of a hit: one dictionary lookup.
+    """
+
+    __slots__ = ("_accelerate", "_layouts", "_scheme", "size")
+
+    def __init__(self, scheme: Scheme, size: int = 4096, *, accelerate: bool = True) -> None:
+        """``accelerate=False`` compiles pure-Python layouts (see :meth:`Scheme.layout`)."""
+        self._scheme = scheme
+        self._layouts: dict[Path, Layout] = {}
+        self._accelerate = accelerate
+        self.size = size
+
+    def get(self, path: Path) -> Layout:
+        """The layout of ``path`` (by the scheme's :meth:`Scheme.scope_scheme` of
+        it), compiled on the first request.
+
+        Raises what ``scheme.layout(path)`` raises for a path the scheme cannot
+        represent (:class:`InvalidName`, :class:`KeyTooLarge`)."""
+        try:
+            layout = self._layouts.get(path)
+        except TypeError:  # an unhashable component: the scheme names the fault
+            return self._scheme.scope_scheme(path).layout(path, accelerate=self._accelerate)
+        if layout is not None:
+            return layout
+        layout = self._scheme.scope_scheme(path).layout(path, accelerate=self._accelerate)
+        if all(type(c) is str or type(c) is bytes for c in path):
+            layouts = self._layouts
+            if len(layouts) >= self.size:
+                del layouts[next(iter(layouts))]
+            layouts[path] = layout
+        return layout
+
+    def __len__(self) -> int:
+        return len(self._layouts)
+
+    @property
+    def layouts(self) -> dict[Path, Layout]:
+        """The memo itself, for lookups that must cost one dictionary access (a miss
+        goes through :meth:`get`)."""
+        return self._layouts
