@@ -149,4 +149,5 @@ def etcd_watch_aio(ctx: Context) -> Iterator[Comparison]:
         ],
         rounds=3 if not ctx.quick else 1,
     )
-    ctx.note(f"aio: {aks.workers} worker threads (grpc calls of the sync client), {_TASKS} tasks")
+    how = "native grpc.aio client" if aks.workers == 0 else "sync client calls in workers"
+    ctx.note(f"aio: {aks.workers} worker threads ({how}), {_TASKS} tasks")

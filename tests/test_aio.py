@@ -10,21 +10,36 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Iterator
-from concurrent.futures import Future
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import keyspace
 import keyspace.aio
-from keyspace.errors import InvalidKey, KeyspaceError, StoreError, WatchUnsupported
+from keyspace.errors import (
+    CommitOutcomeUnknown,
+    EtcdUnavailable,
+    HashCollision,
+    InvalidKey,
+    KeyspaceError,
+    LayoutError,
+    SchemeMismatch,
+    StoreError,
+    TransactionTooLarge,
+    WatchUnsupported,
+)
 from keyspace.stores import Store, open_store
 from keyspace.stores._base import Op, ReadView, WriteView
 from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
@@ -149,6 +164,8 @@ def test_same_semantics_and_errors(kind: str, tmp_path: Path) -> None:
             assert await s.get(b"a") == b"1"
             async with ks.snapshot() as snap:
                 assert await snap.scope("t", "users").get(b"d") == b"4"
+                with pytest.raises(KeyspaceError, match="read-only"):
+                    await snap.scope("t", "users").put(b"d", b"5")
             if ks.sync.store.capabilities.watch is None:
                 with pytest.raises(WatchUnsupported):
                     await s.watch()
@@ -171,7 +188,7 @@ def test_embedded_engines_run_on_one_thread(tmp_path: Path) -> None:
         try:
             assert ks.workers == 1
             await asyncio.gather(
-                *(ks._run.run(lambda: names.add(threading.current_thread().name)) for _ in range(20))
+                *(ks.store.runner.run(lambda: names.add(threading.current_thread().name)) for _ in range(20))
             )
         finally:
             await ks.close()
@@ -180,9 +197,259 @@ def test_embedded_engines_run_on_one_thread(tmp_path: Path) -> None:
     assert len(asyncio.run(main())) == 1
 
 
+@pytest.mark.etcd
+def test_etcd_path_runs_on_the_loop_without_worker_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every etcd operation of the async API is a grpc.aio coroutine: with thread
+    pools refusing work, 100 concurrent operations of every kind succeed and no
+    thread appears."""
+    url = _url("etcd", Path())
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("an etcd operation was handed to a worker thread")
+
+    async def main() -> None:
+        ks = await keyspace.aio.open(url)  # opening reads the scheme record in a worker, once
+        try:
+            assert ks.workers == 0
+            s = ks.scope("t", value="int")
+            await s.put(b"warm", 0)  # the grpc.aio channel (and its poller) exists from here on
+            monkeypatch.setattr(asyncio.get_running_loop(), "run_in_executor", refuse)
+            monkeypatch.setattr(ThreadPoolExecutor, "submit", refuse)
+            before = {t.ident for t in threading.enumerate()}
+            await asyncio.gather(*(s.put(b"k%03d" % i, i) for i in range(100)))
+            assert sum(await asyncio.gather(*(s.get(b"k%03d" % i) for i in range(100)))) == 4950
+            assert [k async for k in s.keys(start=b"k", stop=b"l", limit=3, reverse=True)] == [
+                b"k099",
+                b"k098",
+                b"k097",
+            ]
+            await s.update({b"u1": 1, b"u2": 2})
+            async with ks.transaction() as tx:
+                t = tx.scope("t", value="int")
+                await t.put(b"sum", sum([v async for v in t.values(start=b"u", stop=b"v")]))
+            assert await s.get(b"sum") == 3 and await s.contains(b"u2")
+            await s.clear_range(start=b"k", stop=b"l")
+            assert await s.len() == 4
+            await s.drop()
+            assert [kv async for kv in ks.scope().subtree()] == []
+            assert {t.ident for t in threading.enumerate()} == before
+            assert not [t for t in threading.enumerate() if t.name.startswith("keyspace-aio")]
+            sent: list[str] = []
+            client = ks.store._client  # type: ignore[attr-defined]
+            real_call = client.call
+
+            async def counted(what: str, method: str, request: object, **kw: bool) -> object:
+                sent.append(method)
+                return await real_call(what, method, request, **kw)
+
+            monkeypatch.setattr(client, "call", counted)
+            await s.put(b"n", 1)  # the path is prepared: one Put
+            assert await s.get(b"n") == 1  # one Range
+            async with ks.transaction() as tx:  # revision, read, guarded commit
+                n = tx.scope("t", value="int")
+                await n.put(b"n", await n.get(b"n") + 1)
+            assert sent == ["Put", "Range", "Range", "Range", "Txn"]
+        finally:
+            monkeypatch.undo()
+            await ks.close()
+            _wipe("etcd", url)
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+@pytest.mark.parametrize("kind", ["memory", pytest.param("etcd", marks=pytest.mark.etcd)])
+def test_catalog_checks_hold_through_aio(kind: str, tmp_path: Path) -> None:
+    """The safety checks run on the async path too, in the first write's batch:
+    two keyspaces with overlapping schemes opened on one empty store before either
+    wrote (the second is refused at its first write, its delete too, the store
+    unchanged), the leaf/branch layout rule, and ScopeHash name collisions."""
+    url = _url(kind, tmp_path)
+    shared = open_store(url)
+
+    made: list[keyspace.aio.AsyncKeyspace] = []
+
+    def two(first: str, second: str) -> tuple[keyspace.aio.AsyncKeyspace, keyspace.aio.AsyncKeyspace]:
+        pair = (
+            keyspace.aio.AsyncKeyspace(keyspace.attach(shared, scheme=first, close_store=False)),
+            keyspace.aio.AsyncKeyspace(keyspace.attach(shared, scheme=second, close_store=False)),
+        )
+        made.extend(pair)
+        return pair
+
+    async def main() -> None:
+        a, b = two("tuple", "asciihex")  # both open an empty store: neither recorded yet
+        await a.scope("x").put(b"k", b"first")
+        before = list(shared.scan())
+        with pytest.raises(SchemeMismatch):
+            await b.scope("x").put(b"k", b"second")
+        with pytest.raises(SchemeMismatch):
+            await b.scope().drop()
+        assert list(shared.scan()) == before
+        shared.delete_range(b"", None)
+        layered, _ = two("length-prefixed", "length-prefixed")
+        await layered.scope(b"a", b"b").put(b"k", b"v")
+        with pytest.raises(LayoutError):
+            await layered.scope(b"a", b"b", b"c").put(b"k", b"v")
+        with pytest.raises(LayoutError):
+            await layered.scope(b"a").put(b"k", b"v")
+        shared.delete_range(b"", None)
+        hashed, other = two("scopehash", "scopehash")
+        await hashed.scope("scope72590").put(b"k", b"v")
+        for ks in (hashed, other):  # known through this keyspace, or only from the store
+            with pytest.raises(HashCollision):
+                await ks.scope("scope159129").put(b"k", b"v")
+            with pytest.raises(HashCollision):
+                await ks.scope("scope159129").get(b"k")
+        assert await other.scope("scope72590").get(b"k") == b"v"
+        for aks in made:
+            await aks.close()
+        assert shared.get(b"anything") is None  # attached with close_store=False: still open
+
+    try:
+        asyncio.run(asyncio.wait_for(main(), 60))
+    finally:
+        shared.delete_range(b"", None)
+        shared.close()
+
+
+@pytest.mark.etcd
+def test_etcd_errors_through_aio() -> None:
+    """The native client raises the sync store's errors: a batch or transaction over
+    etcd's 128 operations is TransactionTooLarge with nothing written; with every
+    member paused, a read is EtcdUnavailable and a guarded commit CommitOutcomeUnknown,
+    each within the retry budget."""
+    cluster = _etcd()
+    url = f"{cluster.url}/aio-{uuid.uuid4().hex}?retry_budget=1&timeout=0.3"
+
+    async def main() -> None:
+        ks = await keyspace.aio.open(url)
+        s = ks.scope("big")
+        try:
+            await s.put(b"first", b"1")
+            with pytest.raises(TransactionTooLarge):
+                async with ks.transaction() as tx:
+                    for i in range(200):
+                        await tx.scope("big").put(b"%03d" % i, b"v")
+            with pytest.raises(TransactionTooLarge):
+                await s.update({b"%03d" % i: b"v" for i in range(200)})
+            assert [kv async for kv in s.items()] == [(b"first", b"1")]
+            paused: list[int] = []
+            try:
+                with pytest.raises(CommitOutcomeUnknown):
+                    async with ks.transaction() as tx:
+                        t = tx.scope("big")
+                        await t.put(b"copy", await t.get(b"first"))
+                        for pid in cluster.pids():
+                            paused.append(pid)
+                            os.kill(pid, signal.SIGSTOP)
+                started = time.monotonic()
+                with pytest.raises(EtcdUnavailable):
+                    await s.get(b"first")
+                assert time.monotonic() - started < 3
+            finally:
+                for pid in paused:
+                    os.kill(pid, signal.SIGCONT)
+            cluster.wait_healthy()
+        finally:
+            await ks.close()
+            _wipe("etcd", url.partition("?")[0])
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
 def test_open_errors_are_the_sync_errors(tmp_path: Path) -> None:
     with pytest.raises(StoreError):
         asyncio.run(keyspace.aio.open("nosuch://x"))
+
+
+_KEYS = st.binary(max_size=3)
+
+
+async def _outcome(items: AsyncIterator[T]) -> tuple[str, object]:
+    try:
+        return "ok", [item async for item in items]
+    except KeyspaceError as exc:
+        return "error", type(exc)
+
+
+async def _error_of(call: Awaitable[object]) -> type[BaseException] | None:
+    try:
+        await call
+    except KeyspaceError as exc:
+        return type(exc)
+    return None
+
+
+def _sync_error_of(call: Callable[[], object]) -> type[BaseException] | None:
+    try:
+        call()
+    except KeyspaceError as exc:
+        return type(exc)
+    return None
+
+
+def _sync_outcome(make: Callable[[], Iterable[T]]) -> tuple[str, object]:
+    try:
+        return "ok", list(make())
+    except KeyspaceError as exc:
+        return "error", type(exc)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    scheme=st.sampled_from(["tuple", "length-prefixed", "asciihex", "sublevel", "scopehash"]),
+    data=st.dictionaries(_KEYS, st.binary(max_size=2), max_size=12),
+    child=st.dictionaries(_KEYS, st.binary(max_size=2), max_size=4),
+    start=st.none() | _KEYS,
+    stop=st.none() | _KEYS,
+    prefix=st.none() | _KEYS,
+    include=st.tuples(st.booleans(), st.booleans()),
+    reverse=st.booleans(),
+    limit=st.none() | st.integers(min_value=0, max_value=5),
+)
+def test_async_scans_are_the_sync_scans(
+    scheme: str,
+    data: dict[bytes, bytes],
+    child: dict[bytes, bytes],
+    start: bytes | None,
+    stop: bytes | None,
+    prefix: bytes | None,
+    include: tuple[bool, bool],
+    reverse: bool,
+    limit: int | None,
+) -> None:
+    """Property: ``items``/``keys``/``values``/``len``/``subtree`` of an async scope
+    yield what the sync scope yields for every argument combination, with a child
+    scope's keys beside it (schemes that keep a scope's keys apart from its
+    children's); the async writes are the sync writes."""
+    sync = keyspace.open("memory:", scheme=scheme)
+    layered = not sync.scheme.separates_own_keys
+    path = ("scope",) if scheme == "scopehash" else (b"a",)
+    kwargs = {"reverse": reverse, "limit": limit, "include_start": include[0], "include_stop": include[1]}
+    if prefix is not None:
+        kwargs["prefix"] = prefix
+    else:
+        kwargs.update(start=start, stop=stop)
+    ranged = {k: v for k, v in kwargs.items() if k not in ("reverse", "limit")}
+
+    async def main() -> None:
+        aks = await keyspace.aio.open("memory:", scheme=scheme)
+        s, mirror = aks.scope(*path), sync.scope(*path)
+        assert await _error_of(s.update(data)) == _sync_error_of(lambda: mirror.update(data))
+        if not layered and scheme != "scopehash":  # a bad key is the same error on both sides
+            c, sync_c = s.scope(b"c"), mirror.scope(b"c")
+            assert await _error_of(c.update(child)) == _sync_error_of(lambda: sync_c.update(child))
+        assert [kv async for kv in s.items(**kwargs)] == list(mirror.items(**kwargs))
+        assert [k async for k in s.keys(**kwargs)] == list(mirror.keys(**kwargs))
+        assert [v async for v in s.values(**kwargs)] == list(mirror.values(**kwargs))
+        assert await s.len() == len(mirror)
+        assert await _outcome(aks.scope().subtree()) == _sync_outcome(sync.scope().subtree)
+        await s.clear_range(**ranged)
+        mirror.clear_range(**ranged)
+        assert list(aks.sync.store.scan()) == list(sync.store.scan())  # records included
+        await aks.close()
+
+    asyncio.run(main())
 
 
 # -- the conformance suite through the async API ----------------------------------------
@@ -209,8 +476,35 @@ class _Loop:
         self.loop.close()
 
 
+class _Holding:
+    """Calls through ``loop`` made as the holder of ``runner``'s transaction lock."""
+
+    def __init__(self, loop: _Loop, runner: Any) -> None:
+        self.inner, self.runner, self.holder = loop, runner, runner.holder
+
+    def call(self, make: Callable[[], Awaitable[T]]) -> T:
+        async def held() -> T:
+            self.runner.holder = asyncio.current_task()
+            try:
+                return await make()
+            finally:
+                self.runner.holder = self.holder
+
+        return self.inner.call(held)
+
+
 _BRIDGE_PATH = ("aio", b"\x00\xff", "bridge")
 _LOOP: list[_Loop] = []
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _stop_shared_loop() -> Iterator[None]:
+    """Stop the bridges' loop thread after this module: a thread running an event
+    loop that used grpc.aio must not outlive the module (a later fork() would copy
+    grpc's asyncio state mid-use)."""
+    yield
+    if _LOOP:
+        _LOOP.pop().stop()
 
 
 def _shared_loop() -> _Loop:
@@ -300,8 +594,10 @@ class AsyncBridgeStore(_AsyncScopeView, Store):
         tx = self.loop.call(manager.__aenter__)
         # The bridge is one caller: while its transaction is open, its own calls
         # outside it act as the holder's (as one task inside `async with` would).
-        outside = self.scope
-        self.scope = keyspace.aio.AsyncScope(outside.sync, self.aks._run, 5, held=True)
+        runner = getattr(self.aks.store, "runner", None)
+        outside = self.loop
+        if runner is not None:
+            self.loop = _Holding(outside, runner)
         try:
             yield _AsyncScopeView(tx.scope(*_BRIDGE_PATH), self.loop, self.limit)
         except BaseException as exc:
@@ -309,7 +605,7 @@ class AsyncBridgeStore(_AsyncScopeView, Store):
             self.loop.call(lambda: manager.__aexit__(type(error), error, error.__traceback__))
             raise
         finally:
-            self.scope = outside
+            self.loop = outside
         self.loop.call(lambda: manager.__aexit__(None, None, None))
 
     @contextmanager

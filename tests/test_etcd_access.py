@@ -10,6 +10,7 @@ refused at open, with one attempt.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import keyspace
+import keyspace.aio
 from keyspace import access
 from keyspace.cli import main
 from keyspace.errors import AccessDenied, AuthenticationFailed, StoreError
@@ -199,9 +201,11 @@ def test_grant_is_exactly_the_subtree_range(root: keyspace.Keyspace) -> None:
     assert len(writable) == 1, writable  # nothing else is writable
     read_only_keys = {p.key for p in perms if not p.write}
     records = b"\xffkeyspace"  # where keyspaces keep their records (the footprint registry)
+    layout = (b"\xff\xffkeyspace-layout\x00", b"\xff\xffkeyspace-layout\x01")  # recorded layouts
     for p in perms:  # read-only: single keys, or ranges inside the records space
         if not p.write and p.range_end:
-            assert p.key.startswith(records) and p.range_end <= b"\xffkeyspacf", p
+            inside = p.key.startswith(records) and p.range_end <= b"\xffkeyspacf"
+            assert inside or (p.key, p.range_end) == layout, p
     assert root.scheme.metadata_key in read_only_keys
 
 
@@ -302,6 +306,49 @@ def test_token_is_refreshed_after_expiry(alice: keyspace.Keyspace) -> None:
     time.sleep(TOKEN_TTL + 1.5)  # the simple token expires after TOKEN_TTL s unused
     assert alice.scope("admin")[b"a"] == b"A's"
     assert tokens.refreshes == first + 1
+
+
+def test_aio_is_native_over_tls_and_auth(secure: Secure, root: keyspace.Keyspace) -> None:
+    """keyspace.aio on etcd with TLS and auth: the native client uses the same
+    credentials, works inside the granted scope, is refused by the server outside
+    it with nothing changed, and renews an expired token once."""
+    before = [kv for kv in _everything(root) if b"aio" not in kv[0]]
+
+    async def main() -> None:
+        aks = await keyspace.aio.open(secure.url("alice", "alice-pw"))
+        store = aks.sync.store
+        assert isinstance(store, EtcdStore) and aks.workers == 0
+        try:
+            a = aks.scope("admin")
+            await a.put(b"aio", b"1")
+            async with aks.transaction() as tx:
+                s = tx.scope("admin")
+                await s.put(b"aio", b"%d" % (int(await s.get(b"aio")) + 1))
+            assert (b"aio", b"2") in [kv async for kv in a.items()]
+            other = aks.scope("admin2")
+            for operation in (
+                lambda: other.get(b"k"),
+                lambda: other.put(b"k", b"stolen"),
+                lambda: other.update({b"x": b"1"}),
+                other.drop,
+                aks.scope().scopes,
+            ):
+                with pytest.raises(AccessDenied, match="refused by the etcd server"):
+                    await operation()
+            with pytest.raises(AccessDenied):
+                async with aks.transaction() as tx:
+                    await tx.scope("admin").put(b"ok", b"1")
+                    await tx.scope("B").put(b"k", b"stolen")
+            first = store._conn.tokens.refreshes
+            await asyncio.sleep(TOKEN_TTL + 1.5)  # the token expires unused
+            assert await a.get(b"a") == b"A's"
+            assert store._conn.tokens.refreshes == first + 1
+            await a.delete(b"aio")
+        finally:
+            await aks.close()
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+    assert _everything(root) == before
 
 
 # -- the granted range, as a property (no server needed) ---------------------------------

@@ -11,8 +11,8 @@ user (created when missing, with ``password``). The role's permissions are:
 - read-write on the scope's anchor key ``scheme.prefix(path)`` where that key lies
   outside the subtree range (the ScopeHash registry entry of the scope's hash);
 - read-only on what every keyspace reads to open: the places of the scheme record,
-  the footprint registry of raw-prefixed keyspaces, and the store's revision probe
-  key.
+  the footprint registry of raw-prefixed keyspaces, the recorded layouts, and the
+  store's revision probe key.
 
 A keyspace opened with that user's credentials then works inside the scope; a
 read, write, scan, ``drop`` or ``scopes()`` outside it is refused by the server and
@@ -67,9 +67,13 @@ def scope_permissions(ks: Keyspace, path: Path, *, read_only: bool = False) -> l
     if anchor < start or (stop is not None and anchor >= stop):
         out.append(make(store.etcd_key(anchor), b"", write=not read_only))
     out.extend(make(store.etcd_key(key), b"", write=False) for key in _metadata._candidate_keys(scheme))
-    registry = store.etcd_range(_metadata.REGISTRY_START, prefix_end(_metadata.REGISTRY_START))
-    if registry is not None:
-        out.append(make(registry[0], registry[1], write=False))
+    for start, stop in (
+        (_metadata.REGISTRY_START, prefix_end(_metadata.REGISTRY_START)),
+        (_metadata.LAYOUT_START, _metadata.LAYOUT_STOP),  # open looks for a recorded layout
+    ):
+        shared = store.etcd_range(start, stop)
+        if shared is not None:
+            out.append(make(shared[0], shared[1], write=False))
     out.append(make(store.probe_key(), b"", write=False))
     return out
 

@@ -12,27 +12,30 @@
         await tx.scope("counters").put(b"n", b"%d" % (int(n) + 1))
     await ks.close()
 
-Same semantics and same errors as the synchronous API, which does the work: every
-call runs the synchronous operation in a **bounded pool of worker threads** owned
-by the keyspace, so the event loop never blocks on I/O. This holds for every
-engine, etcd included (its gRPC calls release the GIL in the worker; a native
-``grpc.aio`` client is not used). The pool's size follows the store's
-capabilities:
+Same semantics and same errors as the synchronous API, whose code does the
+encoding and the checks: one mechanism for every engine.
 
-- engines whose transactions exclude other writers or that are bound to one
-  process (LMDB, SQLite, LevelDB, RocksDB, memory): ONE worker thread, so every
-  engine call of the keyspace happens on the same thread (LMDB's transactions
-  need that), and an :class:`asyncio.Lock` lets one transaction run at a time;
-  while it runs, other tasks' writes wait for it (as other writers wait in the
-  synchronous API) and their reads go on, seeing the committed state;
-- engines that serve many clients at once without locking (etcd): ``workers``
-  threads (default 8); transactions run concurrently and optimistically, and a
-  commit that lost a race raises the store's conflict error (etcd's
-  ``TransactionConflict``): run the transaction again.
+- **I/O** goes through the store's async contract
+  (:class:`~keyspace.stores._aio.AsyncStore`). On etcd that is a native
+  ``grpc.aio`` client: no thread, every call a coroutine on the loop; the etcd
+  transaction semantics are the synchronous store's (reads at one revision,
+  writes buffered, one ``Txn`` guarded by the revisions of what was read; a lost
+  race raises ``TransactionConflict``: run the transaction again). Every other
+  engine runs its synchronous calls in a bounded pool of worker threads
+  (:class:`~keyspace.stores._aio.ThreadedStore`): ONE thread and one transaction
+  at a time for LMDB, SQLite, LevelDB, RocksDB and memory (other tasks' writes
+  wait for it, their reads go on), ``workers`` threads (default 8) for engines
+  that serve concurrent clients without locking.
+- **What a scope does** (key and value codecs, the catalog's checks: scheme record
+  checked and written inside the first write's atomic batch, ScopeHash registry,
+  leaf/branch layout) is the synchronous :class:`~keyspace.Scope` code, run over
+  views that do no I/O and replayed as its reads arrive (:mod:`keyspace.aio._plan`).
+  A point operation costs one round trip (plus the sync code run twice); a first
+  write of a path adds the catalog's reads, inside the same transaction.
 
-Ranged reads (``items``, ``keys``, ``values``, ``subtree``) fetch ``chunk`` items
-per worker call (default 256). ``watch`` gives the synchronous
-:class:`~keyspace.ScopeWatch`, which is also an async iterator.
+Ranged reads (``items``, ``keys``, ``values``, ``subtree``) stream: etcd ``Range``
+pages, or ``chunk`` items per worker call (default 256). ``watch`` gives the
+synchronous :class:`~keyspace.ScopeWatch`, which is also an async iterator.
 """
 
 from __future__ import annotations
@@ -41,193 +44,232 @@ import asyncio
 import contextlib
 import functools
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
-from itertools import islice
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from .. import keyspace as _sync
+from .._catalog import Catalog
 from .._watch import ScopeWatch
-from ..codecs import Codec
+from ..codecs import Codec, resolve_codec
 from ..errors import StoreClosed
-from ..keyspace import Keyspace, Transaction
+from ..keyspace import Keyspace
 from ..schemes._base import Path
-from ..scope import Scope
+from ..scope import Scope, _decoded_key_codec
+from ..stores._aio import DEFAULT_CHUNK, AsyncStore, async_store
+from ..stores._aio import AsyncTransaction as _StoreTransaction
+from ._plan import Hub, PlanSnapshot, PlanStore, PlanView
 
 __all__ = ["AsyncKeyspace", "AsyncScope", "AsyncTransaction", "open"]
 
 T = TypeVar("T")
-_CodecArg = str | Codec | None
-_MISSING: Any = object()
-DEFAULT_WORKERS = 8
-DEFAULT_CHUNK = 256
 
 
-class _Runner:
-    """The worker pool of one async keyspace, and the lock that serializes
-    transactions on engines that need it."""
+class _Context:
+    """What the scopes of one async keyspace, or of one of its transactions, share:
+    the hub that runs their operations, the plan view and catalog their
+    synchronous scopes use, and the caller's transaction (``None`` outside)."""
 
-    def __init__(self, workers: int, serialized: bool, pool: ThreadPoolExecutor | None = None) -> None:
-        self.workers = workers
-        self.serialized = serialized
-        self.pool = pool or ThreadPoolExecutor(max_workers=workers, thread_name_prefix="keyspace-aio")
-        self.closed = False
-        self._lock: asyncio.Lock | None = None
-        self._holder: asyncio.Task[Any] | None = None
+    def __init__(
+        self,
+        aks: AsyncKeyspace,
+        view: Any,
+        catalog: Catalog,
+        tx: _StoreTransaction | None,
+    ) -> None:
+        self.aks = aks
+        self.hub = aks._hub
+        self.view = view
+        self.catalog = catalog
+        self.tx = tx
 
-    def lock(self) -> asyncio.Lock:
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        return self._lock
-
-    async def run(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``function(*args, **kwargs)`` in a worker; on a serialized engine it waits
-        while a transaction of another task holds the keyspace."""
-        self._check()
-        loop = asyncio.get_running_loop()
-        call = functools.partial(function, *args, **kwargs)
-        if self.serialized and self._holder is not asyncio.current_task():
-            async with self.lock():
-                return await loop.run_in_executor(self.pool, call)
-        return await loop.run_in_executor(self.pool, call)
-
-    async def run_held(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """Like :meth:`run` without the lock: a transaction's own calls (which hold
-        it) and reads (which never wait for a writer)."""
-        self._check()
-        call = functools.partial(function, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(self.pool, call)
-
-    @contextlib.asynccontextmanager
-    async def exclusive(self) -> AsyncIterator[None]:
-        """Hold the keyspace for one transaction (serialized engines only)."""
-        if not self.serialized:
-            yield
-            return
-        async with self.lock():
-            self._holder = asyncio.current_task()
-            try:
-                yield
-            finally:
-                self._holder = None
-
-    def _check(self) -> None:
-        if self.closed:
+    def check(self) -> None:
+        if self.aks._closed:
             raise StoreClosed("the async keyspace has been closed")
 
-    def close(self) -> None:
-        self.closed = True
-        self.pool.shutdown(wait=True)
+    async def run(self, operation: Callable[[Catalog], T]) -> T:
+        """``operation(state)`` as a plan (:meth:`Hub.run`); ``state``: the catalog
+        state its synchronous scopes use."""
+        self.check()
+        return await self.hub.run(operation, self.catalog, self.tx)
 
 
 class AsyncScope:
     """The async view of one :class:`~keyspace.Scope`: the same methods, awaited.
-    ``sync`` is the synchronous scope (use it only from a worker thread)."""
+    ``sync`` is the synchronous scope of the same path (outside transactions: of
+    the synchronous keyspace; use it only where blocking is fine)."""
 
-    __slots__ = ("_call", "_chunk", "_held", "_read", "_run", "sync")
+    __slots__ = ("_ctx", "_key", "_value", "path", "sync")
 
-    def __init__(self, scope: Scope, runner: _Runner, chunk: int, *, held: bool = False) -> None:
-        self.sync = scope
-        self._run = runner
-        self._chunk = chunk
-        self._held = held
-        self._call = runner.run_held if held else runner.run
-        self._read = runner.run_held  # reads never wait for a transaction (MVCC engines)
+    def __init__(
+        self, ctx: _Context, path: Path, key: Codec, value: Codec, sync: Scope | None = None
+    ) -> None:
+        self._ctx = ctx
+        self.path = path
+        self._key = key
+        self._value = value
+        self.sync = sync if sync is not None else self._make()  # checks the path now
 
-    @property
-    def path(self) -> Path:
-        return self.sync.path
+    def _make(self, state: Catalog | None = None) -> Scope:
+        """A synchronous scope of this path over the plan views (no I/O), holding the
+        catalog ``state`` of one run (default: the context's)."""
+        ctx = self._ctx
+        state = ctx.catalog if state is None else state
+        return Scope(ctx.aks._plan_ks, ctx.view, state, self.path, self._key, self._value)
 
     def __repr__(self) -> str:
-        return f"<AsyncScope {self.sync.path!r}>"
+        return f"<AsyncScope {self.path!r}>"
 
     def scope(
         self, *more: Any, key: str | Codec | None = None, value: str | Codec | None = None
     ) -> AsyncScope:
-        """The child scope at ``path + more`` (no I/O)."""
-        return AsyncScope(
-            self.sync.scope(*more, key=key, value=value), self._run, self._chunk, held=self._held
+        """The child scope at ``path + more`` (no I/O). Codecs default to this scope's."""
+        return self._ctx.aks._scope(
+            self._ctx,
+            self.path + more,
+            self._key if key is None else resolve_codec(key),
+            self._value if value is None else resolve_codec(value),
         )
+
+    async def _run(self, operation: Callable[[Scope], T]) -> T:
+        make = self._make
+        return await self._ctx.run(lambda state: operation(make(state)))
 
     # -- point operations ---------------------------------------------------------
 
     async def get(self, key: Any, default: Any = None) -> Any:
-        """The value of ``key``, or ``default``."""
-        return await self._read(self.sync.get, key, default)
+        """The value of ``key``, or ``default``. Cost: one point read."""
+        return await self._run(lambda s: s.get(key, default))
 
     async def getitem(self, key: Any) -> Any:
         """The value of ``key``; ``KeyError`` when it is missing (like ``s[key]``)."""
-        return await self._read(self.sync.__getitem__, key)
+        return await self._run(lambda s: s[key])
 
     async def contains(self, key: Any) -> bool:
-        return await self._read(self.sync.__contains__, key)
+        return await self._run(lambda s: key in s)
 
     async def put(self, key: Any, value: Any) -> None:
         """Store ``value`` at ``key`` (``s[key] = value``)."""
-        await self._call(self.sync.__setitem__, key, value)
+        await self._run(lambda s: s.__setitem__(key, value))
 
     set = put
 
     async def delete(self, key: Any) -> None:
         """Remove ``key``; ``KeyError`` when it is missing (like ``del s[key]``)."""
-        await self._call(self.sync.__delitem__, key)
+        await self._run(lambda s: s.__delitem__(key))
 
     async def discard(self, key: Any) -> None:
         """Remove ``key`` if present."""
-        await self._call(self.sync.discard, key)
+        await self._run(lambda s: s.discard(key))
 
     async def update(self, items: Any) -> None:
-        await self._call(self.sync.update, items)
+        """Put many items: one atomic batch outside a transaction (etcd: one Txn)."""
+        await self._run(lambda s: s.update(items))
 
     async def clear(self) -> None:
-        await self._call(self.sync.clear)
+        await self._run(lambda s: s.clear())
 
     async def clear_range(self, *args: Any, **kwargs: Any) -> None:
-        await self._call(self.sync.clear_range, *args, **kwargs)
+        await self._run(lambda s: s.clear_range(*args, **kwargs))
 
     async def drop(self) -> None:
-        await self._call(self.sync.drop)
+        """Remove the scope and every scope below it (one native range delete)."""
+        await self._run(lambda s: s.drop())
 
     async def scopes(self) -> list[Any]:
-        return await self._read(self.sync.scopes)
+        return await self._run(lambda s: s.scopes())
 
     async def len(self) -> int:
         """The number of own keys (``len(s)``; one scan)."""
-        return await self._read(self.sync.__len__)
+        return await self._run(len)
 
     # -- ranged reads -----------------------------------------------------------------
 
-    async def _chunks(self, make: Callable[[], Iterator[Any]]) -> AsyncIterator[Any]:
-        iterator: Iterator[Any] | None = None
-        chunk = self._chunk
+    def _source(self) -> Any:
+        ctx = self._ctx
+        return ctx.tx if ctx.tx is not None else ctx.hub.store
 
-        def next_chunk() -> list[Any]:
-            nonlocal iterator
-            if iterator is None:
-                iterator = make()
-            return list(islice(iterator, chunk))
+    async def _own(
+        self,
+        start: Any = None,
+        stop: Any = None,
+        *,
+        include_start: bool = True,
+        include_stop: bool = False,
+        reverse: bool = False,
+        limit: int | None = None,
+        prefix: Any = None,
+    ) -> AsyncIterator[tuple[Any, bytes]]:
+        """``(decoded key, raw value)`` of own keys: :meth:`Scope.items`' ranges
+        (checks included), streamed from the async store."""
+        sync = self._make()
+        ranges, keep = await self._ctx.run(
+            lambda state: self._make(state)._stored_ranges(start, stop, include_start, include_stop, prefix)
+        )
+        if limit is not None and limit <= 0:
+            return
+        if reverse:
+            ranges.reverse()
+        source, convert = self._source(), sync._chunk  # the layout's decoder of own stored pairs
+        exact = sync._layout.exact and keep is None  # a limit reaches the store only then
+        left = limit
+        for lo, hi in ranges:
+            page: list[tuple[bytes, bytes]] = []
+            async for item in source.scan(lo, hi, reverse=reverse, limit=left if exact else None):
+                if keep is None or keep(item[0]):
+                    page.append(item)
+                if len(page) < 64:
+                    continue
+                for decoded in convert(page):
+                    yield decoded
+                    if left is not None:
+                        left -= 1
+                        if left == 0:
+                            return
+                page = []
+            for decoded in convert(page) if page else ():
+                yield decoded
+                if left is not None:
+                    left -= 1
+                    if left == 0:
+                        return
 
-        while True:
-            items = await self._read(next_chunk)
-            for item in items:
-                yield item
-            if len(items) < chunk:
-                return
+    async def items(self, *args: Any, **kwargs: Any) -> AsyncIterator[tuple[Any, Any]]:
+        """``async for key, value in s.items(...)``: the arguments of :meth:`Scope.items`."""
+        vdec = self.sync._vdec
+        async for key, raw in self._own(*args, **kwargs):
+            yield key, (raw if vdec is None else vdec(raw))
 
-    def items(self, *args: Any, **kwargs: Any) -> AsyncIterator[tuple[Any, Any]]:
-        """``async for key, value in s.items(...)``: the arguments of
-        :meth:`Scope.items`; ``chunk`` items per worker call."""
-        return self._chunks(lambda: self.sync.items(*args, **kwargs))
+    async def keys(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        async for key, _ in self._own(*args, **kwargs):
+            yield key
 
-    def keys(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        return self._chunks(lambda: self.sync.keys(*args, **kwargs))
+    async def values(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        vdec = self.sync._vdec
+        async for _, raw in self._own(*args, **kwargs):
+            yield raw if vdec is None else vdec(raw)
 
-    def values(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        return self._chunks(lambda: self.sync.values(*args, **kwargs))
+    async def subtree(self) -> AsyncIterator[tuple[Path, Any, Any]]:
+        """``(path, key, value)`` below this scope, as :meth:`Scope.subtree`."""
+        sync, ctx = self._make(), self._ctx
 
-    def subtree(self) -> AsyncIterator[tuple[Path, Any, Any]]:
-        return self._chunks(self.sync.subtree)
+        def plan(state: Catalog) -> tuple[Callable[[bytes], Any], list[tuple[bytes, bytes | None]]]:
+            scope = self._make(state)
+            if scope._guard is not None:
+                scope._hidden()
+            return state.decoder(ctx.view, self.path), state.subtree_ranges(ctx.view, self.path)
+
+        decode, ranges = await ctx.run(plan)
+        vdec = sync._vdec
+        kdec = _decoded_key_codec(sync.scheme, self._key)
+        source = self._source()
+        for lo, hi in ranges:
+            async for k, v in source.scan(lo, hi):
+                path, key = await ctx.run(functools.partial(_decode_with, decode, k))
+                if kdec is not None:
+                    key = kdec(key)
+                yield path, key, (v if vdec is None else vdec(v))
 
     def __aiter__(self) -> AsyncIterator[Any]:
         return self.keys()
@@ -235,26 +277,30 @@ class AsyncScope:
     # -- changes ----------------------------------------------------------------------
 
     async def watch(self, *, subtree: bool = False, start_revision: int | None = None) -> ScopeWatch:
-        """:meth:`Scope.watch`, made in a worker; iterate it with ``async for``."""
-        return await self._read(self.sync.watch, subtree=subtree, start_revision=start_revision)
+        """:meth:`Scope.watch`; iterate it with ``async for``."""
+        return await self._run(lambda s: s.watch(subtree=subtree, start_revision=start_revision))
+
+
+def _decode_with(decode: Callable[[bytes], Any], stored: bytes, _state: Catalog) -> Any:
+    return decode(stored)
 
 
 class AsyncTransaction:
     """The handle of ``async with ks.transaction() as tx``: ``tx.scope(*path)``."""
 
-    def __init__(self, tx: Transaction, runner: _Runner, chunk: int) -> None:
-        self.sync = tx
-        self._run = runner
-        self._chunk = chunk
+    def __init__(self, ctx: _Context) -> None:
+        self._ctx = ctx
 
     def scope(
         self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None
     ) -> AsyncScope:
-        return AsyncScope(self.sync.scope(*path, key=key, value=value), self._run, self._chunk, held=True)
+        ctx = self._ctx
+        return AsyncScope(ctx, tuple(path), resolve_codec(key), resolve_codec(value))
 
 
 class AsyncKeyspace:
-    """An open keyspace for asyncio code. Make one with :func:`open`."""
+    """An open keyspace for asyncio code. Make one with :func:`open`, or wrap an open
+    synchronous keyspace: ``AsyncKeyspace(ks)`` (closing it closes ``ks``)."""
 
     def __init__(
         self,
@@ -264,22 +310,27 @@ class AsyncKeyspace:
         chunk: int = DEFAULT_CHUNK,
         _pool: ThreadPoolExecutor | None = None,
     ) -> None:
-        """Wrap the open ``ks`` (see the module docstring for ``workers``)."""
-        shared = _shares_threads(ks)
-        count = (DEFAULT_WORKERS if workers is None else workers) if shared else 1
-        if count < 1:
-            raise ValueError(f"workers must be at least 1, got {count}")
+        """Wrap the open ``ks`` (see the module docstring for ``workers``, ``chunk``)."""
         if chunk < 1:
             raise ValueError(f"chunk must be at least 1, got {chunk}")
+        store: AsyncStore = async_store(ks.store, workers=workers, chunk=chunk, pool=_pool)
         self.sync = ks
-        self._run = _Runner(count, serialized=not shared, pool=None if shared else _pool)
-        self._chunk = chunk
+        self.store = store
+        """The async store contract this keyspace does its I/O through."""
+        self._hub = Hub(store)
+        self._plan_ks = Keyspace(
+            PlanStore(self._hub, store),
+            ks.scheme,
+            recorded=ks.catalog.recorded,
+            leaf_depth=ks.catalog.leaf_depth,
+        )
+        self._ctx = _Context(self, self._plan_ks.store, self._plan_ks.catalog, None)
         self._closed = False
 
     @property
     def workers(self) -> int:
-        """How many worker threads run this keyspace's engine calls."""
-        return self._run.workers
+        """How many worker threads run this keyspace's engine calls (0 on etcd: native)."""
+        return self.store.threads
 
     @property
     def url(self) -> str:
@@ -296,41 +347,49 @@ class AsyncKeyspace:
         self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None
     ) -> AsyncScope:
         """The async scope at ``path`` (no I/O)."""
-        return AsyncScope(self.sync.scope(*path, key=key, value=value), self._run, self._chunk)
+        return self._scope(self._ctx, tuple(path), resolve_codec(key), resolve_codec(value))
+
+    def _scope(self, ctx: _Context, path: Path, key: Codec, value: Codec) -> AsyncScope:
+        sync = self.sync.scope(*path, key=key, value=value) if ctx.tx is None else None
+        return AsyncScope(ctx, path, key, value, sync)
 
     @contextlib.asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncTransaction]:
         """``async with ks.transaction() as tx``: atomic across scopes; commits when
         the block exits normally, discards when it raises (as the sync API)."""
-        runner = self._run
-        async with runner.exclusive():
-            manager = self.sync.transaction()
-            tx = await runner.run_held(manager.__enter__)
-            try:
-                yield AsyncTransaction(tx, runner, self._chunk)
-            except BaseException as exc:
-                await runner.run_held(manager.__exit__, type(exc), exc, exc.__traceback__)
-                raise
-            await runner.run_held(manager.__exit__, None, None, None)
+        self._ctx.check()
+        catalog = self._plan_ks.catalog.child()
+        tx = await self.store.begin()
+        try:
+            yield AsyncTransaction(_Context(self, PlanView(self._hub), catalog, tx))
+        except BaseException:
+            await tx.discard()
+            raise
+        try:
+            await tx.commit()
+        finally:
+            await tx.discard()
+        catalog.commit()
 
     @contextlib.asynccontextmanager
     async def snapshot(self) -> AsyncIterator[AsyncTransaction]:
         """``async with ks.snapshot() as snap``: a read-only consistent view."""
-        runner = self._run  # a snapshot excludes no writer: no lock
-        manager = self.sync.snapshot()
-        snap = await runner.run_held(manager.__enter__)
+        self._ctx.check()
+        view = await self.store.begin_snapshot()
         try:
-            yield AsyncTransaction(snap, runner, self._chunk)
+            yield AsyncTransaction(
+                _Context(self, PlanSnapshot(self._hub), self._plan_ks.catalog.child(), view)
+            )
         finally:
-            await runner.run_held(manager.__exit__, None, None, None)
+            await view.discard()
 
     async def close(self) -> None:
-        """Close the store (in a worker) and stop the workers. Idempotent."""
+        """Close the store (unless the wrapped keyspace was attached with
+        ``close_store=False``) and stop any workers or channel. Idempotent."""
         if self._closed:
             return
         self._closed = True
-        await self._run.run(self.sync.close)
-        await asyncio.get_running_loop().run_in_executor(None, self._run.close)
+        await self.store.close(self.sync.close)  # the keyspace's: a shared store stays open
 
     async def __aenter__(self) -> Self:
         return self
@@ -351,29 +410,26 @@ async def open(
     **options: Any,
 ) -> AsyncKeyspace:
     """``await keyspace.aio.open(url)``: :func:`keyspace.open` (same arguments and
-    errors) run in a worker thread, wrapped as an :class:`AsyncKeyspace`.
-    ``workers``: pool size for engines that allow concurrent clients (default 8);
-    ``chunk``: items fetched per worker call by ranged reads."""
+    errors), run in a worker thread (it reads the scheme record), wrapped as an
+    :class:`AsyncKeyspace`. ``workers``: pool size for engines that allow
+    concurrent clients (default 8); ``chunk``: items per worker call of a scan."""
     loop = asyncio.get_running_loop()
     opener = functools.partial(_sync.open, url_or_path, scheme=scheme, create=create, **options)
     # Opened on what becomes the keyspace's one worker when the engine needs one
-    # thread; otherwise this thread is dropped for a pool.
+    # thread (LMDB: every call on the thread that opened it).
     first = ThreadPoolExecutor(max_workers=1, thread_name_prefix="keyspace-aio")
     try:
         ks = await loop.run_in_executor(first, opener)
     except BaseException:
         first.shutdown(wait=False)
         raise
-    if _shares_threads(ks):
-        first.shutdown(wait=False)
     try:
-        return AsyncKeyspace(ks, workers=workers, chunk=chunk, _pool=first)
+        aks = AsyncKeyspace(ks, workers=workers, chunk=chunk, _pool=first)
     except BaseException:
+        first.shutdown(wait=False)
         ks.close()
         raise
-
-
-def _shares_threads(ks: Keyspace) -> bool:
-    """Whether the engine serves concurrent callers without locking (etcd)."""
-    caps = ks.store.capabilities
-    return caps.multi_process and not caps.serialized_transactions
+    runner = getattr(aks.store, "runner", None)
+    if runner is None or runner.pool is not first:
+        first.shutdown(wait=False)
+    return aks

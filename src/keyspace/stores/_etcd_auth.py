@@ -93,6 +93,23 @@ class TokenKeeper:
             self._token = str(response.token)
             self.refreshes += 1
 
+    @property
+    def user(self) -> str | None:
+        return self._user
+
+    def request(self) -> wa.AuthenticateRequest:
+        """The ``Authenticate`` request of this user (for a client that sends it
+        itself, like the asyncio one)."""
+        return wa.AuthenticateRequest(name=self._user or "", password=self._password)
+
+    def accept(self, stale: tuple[tuple[str, str], ...] | None, token: str) -> None:
+        """Take ``token`` from an ``Authenticate`` answer, unless the metadata moved
+        on from ``stale`` meanwhile (another caller refreshed first)."""
+        with self._lock:
+            if self.metadata() == stale:
+                self._token = token
+                self.refreshes += 1
+
     def _authenticate(self) -> Callable[..., Any]:
         stub = self._stub
 

@@ -288,6 +288,31 @@ def _too_large(message: str) -> StoreError:
     return _TooLarge(message)
 
 
+def open_channel(module: Any, target: str, options: EtcdOptions) -> Any:
+    """A channel to ``target`` made by ``module`` (``grpc``, or ``grpc.aio`` for the
+    asyncio client): round-robin over the members, etcd's message limits, fast
+    reconnects, and TLS credentials when the options ask for TLS. The one place
+    where both clients get their channel settings."""
+    channel_options: list[tuple[str, Any]] = [
+        ("grpc.lb_policy_name", "round_robin"),
+        ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
+        ("grpc.max_send_message_length", MAX_REQUEST_BYTES + (1 << 20)),
+        ("grpc.enable_retries", 0),
+        ("grpc.initial_reconnect_backoff_ms", 100),
+        ("grpc.min_reconnect_backoff_ms", 100),
+        ("grpc.max_reconnect_backoff_ms", 1000),
+    ]
+    if options.tls:
+        channel_options += tls_channel_options(options)
+        return module.secure_channel(target, tls_credentials(options), options=channel_options)
+    return module.insecure_channel(target, options=channel_options)
+
+
+def is_credentials_failure(exc: grpc.RpcError) -> bool:
+    """Whether ``exc`` is a refused password, token or TLS handshake (never retried)."""
+    return _is_credentials_failure(exc.code(), exc.details() or "")
+
+
 class EtcdConnection:
     """One gRPC channel to the cluster and the retry loop every call goes through.
 
@@ -300,22 +325,7 @@ class EtcdConnection:
         self._local = threading.local()  # .end: the budget end of an enclosing operation
         self.target = channel_target(options.endpoints)
         self._closed = False
-        channel_options: list[tuple[str, Any]] = [
-            ("grpc.lb_policy_name", "round_robin"),
-            ("grpc.max_receive_message_length", MAX_RECEIVE_BYTES),
-            ("grpc.max_send_message_length", MAX_REQUEST_BYTES + (1 << 20)),
-            ("grpc.enable_retries", 0),
-            ("grpc.initial_reconnect_backoff_ms", 100),
-            ("grpc.min_reconnect_backoff_ms", 100),
-            ("grpc.max_reconnect_backoff_ms", 1000),
-        ]
-        if options.tls:
-            channel_options += tls_channel_options(options)
-            self._channel = grpc.secure_channel(
-                self.target, tls_credentials(options), options=channel_options
-            )
-        else:
-            self._channel = grpc.insecure_channel(self.target, options=channel_options)
+        self._channel = open_channel(grpc, self.target, options)
         self.kv = pb_grpc.KVStub(self._channel)  # type: ignore[no-untyped-call]
         self.maintenance = pb_grpc.MaintenanceStub(self._channel)  # type: ignore[no-untyped-call]
         self.watch = wa_grpc.WatchStub(self._channel)  # type: ignore[no-untyped-call]

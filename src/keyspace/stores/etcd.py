@@ -54,7 +54,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._bytes import prefix_end
 from ..errors import (
@@ -83,6 +83,9 @@ from ._etcd_rpc import (
 from ._etcd_watch import EtcdWatch
 from ._events import StoreWatch
 from ._overlay import OverlayTransaction, Range
+
+if TYPE_CHECKING:
+    from ._etcd_aio import AsyncEtcdStore
 
 __all__ = ["CommitOutcomeUnknown", "EtcdStore", "TransactionConflict"]
 
@@ -688,6 +691,13 @@ class EtcdStore(Store):
     def etcd_key(self, key: bytes) -> bytes:
         """The etcd key of the store key ``key`` (the store's prefix applied)."""
         return self._prefix + key
+
+    def asynchronous(self) -> AsyncEtcdStore:
+        """A native asyncio client (``grpc.aio``, no thread) of the same cluster, with
+        these options and credentials (see :mod:`keyspace.stores._etcd_aio`)."""
+        from ._etcd_aio import AsyncEtcdStore
+
+        return AsyncEtcdStore(self)
 
     def access(self) -> EtcdAccess:
         """etcd's users, roles and permissions, through this store's connection

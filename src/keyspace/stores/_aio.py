@@ -1,0 +1,341 @@
+"""The asyncio store contract, and its one generic adapter over a synchronous store.
+
+:class:`AsyncStore` is what :mod:`keyspace.aio` does its I/O through: ``get``,
+``scan`` (an async iterator), ``put``, ``delete``, ``delete_range``, ``write``
+(one atomic batch), ``begin()`` (a read-write :class:`AsyncTransaction`:
+``commit`` or ``discard``) and ``begin_snapshot()``. Keys and values are bytes,
+with the semantics and errors of :class:`~keyspace.stores.Store`.
+
+:func:`async_store` picks the adapter: a store that offers a native asyncio
+client (``store.asynchronous()``, etcd's over ``grpc.aio``) gets it, with no
+thread; every other store gets :class:`ThreadedStore`, which runs each call in a
+bounded pool of worker threads so that the event loop never blocks:
+
+- engines whose transactions exclude other writers or that are bound to one
+  process (LMDB, SQLite, LevelDB, RocksDB, memory): ONE worker thread, so every
+  engine call happens on the same thread (LMDB's transactions need that), and a
+  transaction holds an :class:`asyncio.Lock` from ``begin`` to its end: other
+  tasks' writes wait for it (as other writers wait in the synchronous API), their
+  reads go on and see the committed state;
+- engines that serve concurrent clients without locking: ``workers`` threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
+from itertools import islice
+from typing import Any, TypeVar
+
+from ..errors import StoreClosed
+from ._base import Capabilities, Op, ReadView, Store, WriteView
+
+__all__ = [
+    "AsyncStore",
+    "AsyncTransaction",
+    "AsyncView",
+    "ThreadedStore",
+    "async_store",
+]
+
+T = TypeVar("T")
+DEFAULT_WORKERS = 8
+DEFAULT_CHUNK = 256
+
+
+class AsyncView(ABC):
+    """Reads: a store, a snapshot or a transaction."""
+
+    @abstractmethod
+    async def get(self, key: bytes) -> bytes | None:
+        """The value at ``key``, or ``None``."""
+
+    @abstractmethod
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> AsyncIterator[tuple[bytes, bytes]]:
+        """``(key, value)`` of the keys in ``[start, stop)`` in byte order (descending
+        when ``reverse``), at most ``limit``."""
+
+
+class AsyncWriteView(AsyncView):
+    """Reads and writes: a store or a transaction."""
+
+    @abstractmethod
+    async def put(self, key: bytes, value: bytes) -> None: ...
+
+    @abstractmethod
+    async def delete(self, key: bytes) -> None: ...
+
+    @abstractmethod
+    async def delete_range(self, start: bytes, stop: bytes | None) -> None: ...
+
+
+class AsyncTransaction(AsyncWriteView):
+    """A transaction (or, from ``begin_snapshot``, a read-only snapshot): end it with
+    :meth:`commit` or :meth:`discard`."""
+
+    @abstractmethod
+    async def commit(self) -> None:
+        """Apply every write atomically (the store's errors: a conflict, a batch too
+        large, an unknown outcome) and end the transaction."""
+
+    @abstractmethod
+    async def discard(self) -> None:
+        """Drop the writes and end the transaction. Idempotent."""
+
+
+class AsyncStore(AsyncWriteView):
+    """An ordered byte store for asyncio code (module docstring)."""
+
+    sync: Store
+    """The synchronous store of the same engine (capabilities, watch, close)."""
+    threads: int
+    """How many worker threads run this store's calls (0: native asyncio)."""
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return self.sync.capabilities
+
+    @property
+    def url(self) -> str:
+        return self.sync.url
+
+    @abstractmethod
+    async def write(self, ops: Iterable[Op]) -> None:
+        """Puts ``(key, value)`` and deletes ``(key, None)`` as one atomic batch."""
+
+    @abstractmethod
+    async def begin(self) -> AsyncTransaction:
+        """A read-write transaction (consistent reads, atomic commit)."""
+
+    @abstractmethod
+    async def begin_snapshot(self) -> AsyncTransaction:
+        """A read-only view of the store as it is now (writes raise)."""
+
+    @abstractmethod
+    async def close(self, closing: Callable[[], None] | None = None) -> None:
+        """Release the async side (channel, worker threads) and close the synchronous
+        side with ``closing`` (default: the store's ``close``; a keyspace passes its
+        own, which may leave a shared store open), run where the engine needs it.
+        Idempotent; later calls raise :class:`StoreClosed`."""
+
+
+def async_store(
+    store: Store,
+    *,
+    workers: int | None = None,
+    chunk: int = DEFAULT_CHUNK,
+    pool: ThreadPoolExecutor | None = None,
+) -> AsyncStore:
+    """The async face of ``store``: its native client when it has one
+    (``store.asynchronous()``), else a :class:`ThreadedStore` (``pool``: the one
+    thread an engine bound to a thread was opened on)."""
+    native: Callable[[], AsyncStore] | None = getattr(store, "asynchronous", None)
+    if native is not None:
+        return native()
+    return ThreadedStore(store, workers=workers, chunk=chunk, pool=pool)
+
+
+class _Runner:
+    """The worker pool of one threaded store, and the lock that serializes
+    transactions on engines that need it."""
+
+    def __init__(self, workers: int, serialized: bool, pool: ThreadPoolExecutor | None) -> None:
+        self.workers = workers
+        self.serialized = serialized
+        self.pool = pool or ThreadPoolExecutor(max_workers=workers, thread_name_prefix="keyspace-aio")
+        self.closed = False
+        self._lock: asyncio.Lock | None = None
+        self.holder: asyncio.Task[Any] | None = None
+
+    def lock(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    def holds(self) -> bool:
+        return self.holder is not None and self.holder is asyncio.current_task()
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in a worker; on a serialized engine a write waits
+        while another task's transaction holds the store."""
+        if self.serialized and not self.holds():
+            async with self.lock():
+                return await self.run_held(function, *args)
+        return await self.run_held(function, *args)
+
+    async def run_held(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in a worker, without the lock (reads, and the calls of
+        the transaction that holds it)."""
+        if self.closed:
+            raise StoreClosed("the async keyspace has been closed")
+        call = functools.partial(function, *args)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, call)
+
+    async def acquire(self) -> bool:
+        """Hold the store for one transaction (serialized engines); True when this
+        call took the lock (and its transaction must release it)."""
+        if not self.serialized or self.holds():
+            return False
+        await self.lock().acquire()
+        self.holder = asyncio.current_task()
+        return True
+
+    def release(self) -> None:
+        self.holder = None
+        self.lock().release()
+
+
+async def _pages(
+    runner: _Runner, make: Callable[[], Iterator[tuple[bytes, bytes]]], chunk: int
+) -> AsyncIterator[tuple[bytes, bytes]]:
+    """A synchronous scan made and read in a worker, ``chunk`` items per call."""
+    iterator: Iterator[tuple[bytes, bytes]] | None = None
+
+    def next_chunk() -> list[tuple[bytes, bytes]]:
+        nonlocal iterator
+        if iterator is None:
+            iterator = make()
+        return list(islice(iterator, chunk))
+
+    while True:
+        items = await runner.run_held(next_chunk)
+        for item in items:
+            yield item
+        if len(items) < chunk:
+            return
+
+
+class _ThreadedView(AsyncTransaction):
+    """A synchronous view (the store, a transaction or a snapshot) driven from the
+    loop through the runner."""
+
+    def __init__(
+        self,
+        view: ReadView,
+        runner: _Runner,
+        chunk: int,
+        manager: AbstractContextManager[Any] | None = None,
+        locked: bool = False,
+    ) -> None:
+        self.view = view
+        self._run = runner
+        self._chunk = chunk
+        self._manager = manager
+        self._locked = locked
+        # the store's own writes wait for a transaction; a transaction's do not
+        self._write = runner.run if manager is None else runner.run_held
+
+    async def get(self, key: bytes) -> bytes | None:
+        return await self._run.run_held(self.view.get, key)
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> AsyncIterator[tuple[bytes, bytes]]:
+        view = self.view
+        return _pages(self._run, lambda: view.scan(start, stop, reverse=reverse, limit=limit), self._chunk)
+
+    def _writer(self) -> WriteView:
+        if not isinstance(self.view, WriteView):
+            raise StoreClosed("a snapshot is read-only")
+        return self.view
+
+    async def put(self, key: bytes, value: bytes) -> None:
+        await self._write(self._writer().put, key, value)
+
+    async def delete(self, key: bytes) -> None:
+        await self._write(self._writer().delete, key)
+
+    async def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        await self._write(self._writer().delete_range, start, stop)
+
+    async def commit(self) -> None:
+        await self._end(None)
+
+    async def discard(self) -> None:
+        await self._end(_Discarded())
+
+    async def _end(self, exc: BaseException | None) -> None:
+        manager, self._manager = self._manager, None
+        if manager is None:
+            return
+        try:
+            await self._run.run_held(manager.__exit__, None if exc is None else type(exc), exc, None)
+        finally:
+            if self._locked:
+                self._locked = False
+                self._run.release()
+
+
+class _Discarded(Exception):
+    """What a discarded transaction's context manager is told (it only discards)."""
+
+
+class ThreadedStore(_ThreadedView, AsyncStore):
+    """Any synchronous store, each call in a bounded pool of worker threads (module
+    docstring). ``workers`` applies to engines that serve concurrent clients without
+    locking (default 8); the others get one thread. ``chunk``: items per worker call
+    of a scan."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        workers: int | None = None,
+        chunk: int = DEFAULT_CHUNK,
+        pool: ThreadPoolExecutor | None = None,
+    ) -> None:
+        caps = store.capabilities
+        shared = caps.multi_process and not caps.serialized_transactions
+        count = (DEFAULT_WORKERS if workers is None else workers) if shared else 1
+        if count < 1:
+            raise ValueError(f"workers must be at least 1, got {count}")
+        if chunk < 1:
+            raise ValueError(f"chunk must be at least 1, got {chunk}")
+        runner = _Runner(count, serialized=not shared, pool=None if shared else pool)
+        super().__init__(store, runner, chunk)
+        self.sync = store
+        self.threads = count
+        self.runner = runner
+
+    async def write(self, ops: Iterable[Op]) -> None:
+        await self._run.run(self.sync.write, list(ops))
+
+    async def begin(self) -> AsyncTransaction:
+        locked = await self._run.acquire()
+        try:
+            manager = self.sync.transaction()
+            view = await self._run.run_held(manager.__enter__)
+        except BaseException:
+            if locked:
+                self._run.release()
+            raise
+        return _ThreadedView(view, self._run, self._chunk, manager, locked)
+
+    async def begin_snapshot(self) -> AsyncTransaction:
+        manager = self.sync.snapshot()  # a snapshot excludes no writer: no lock
+        view = await self._run.run_held(manager.__enter__)
+        return _ThreadedView(view, self._run, self._chunk, manager)
+
+    async def close(self, closing: Callable[[], None] | None = None) -> None:
+        runner = self._run
+        if runner.closed:
+            return
+        await runner.run(closing or self.sync.close)
+        runner.closed = True
+        await asyncio.get_running_loop().run_in_executor(None, functools.partial(runner.pool.shutdown, True))
