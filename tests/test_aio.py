@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from _etcd import etcd_cluster
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,7 +43,7 @@ from keyspace.errors import (
 )
 from keyspace.stores import Store, open_store
 from keyspace.stores._base import Op, ReadView, WriteView
-from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
+from keyspace.stores._etcd_local import LocalCluster
 from keyspace.stores.etcd import TransactionConflict
 from keyspace.testing import MakeStore, StoreSuite
 
@@ -50,12 +51,7 @@ T = TypeVar("T")
 
 
 def _etcd() -> LocalCluster:
-    try:
-        return shared_cluster()
-    except ClusterUnavailable as exc:
-        if exc.skip:
-            pytest.skip(f"etcd unavailable: {exc.reason}")
-        pytest.fail(f"etcd test cluster failed: {exc.reason}")
+    return etcd_cluster()
 
 
 def _url(kind: str, tmp_path: Path) -> str:

@@ -12,9 +12,10 @@ import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
+from _etcd import etcd_cluster
 
 import keyspace
-from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
+from keyspace.stores._etcd_local import LocalCluster
 from keyspace.stores.etcd import EtcdStore
 
 pytestmark = [pytest.mark.etcd, pytest.mark.slow, pytest.mark.timeout(180)]
@@ -25,14 +26,7 @@ KILL_AT = 200
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LocalCluster]:
-    try:
-        found = shared_cluster()
-    except ClusterUnavailable as exc:
-        if exc.skip:
-            pytest.skip(f"etcd unavailable: {exc.reason}")
-        pytest.fail(f"etcd test cluster failed: {exc.reason}")
-    if found.directory is None:
-        pytest.fail("the fault test needs KEYSPACE_ETCD_DIR (set by scripts/etcd-test-cluster.sh)")
+    found = etcd_cluster(needs_directory="fault test")
     found.wait_healthy()
     yield found
     found.wait_healthy()

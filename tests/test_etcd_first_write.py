@@ -9,23 +9,18 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from _etcd import etcd_cluster
 
 import keyspace
 from keyspace.schemes import TupleScheme
 from keyspace.stores import open_store
-from keyspace.stores._etcd_local import ClusterUnavailable, shared_cluster
 
 pytestmark = pytest.mark.etcd
 
 
 @pytest.fixture
 def url() -> Iterator[str]:
-    try:
-        cluster = shared_cluster()
-    except ClusterUnavailable as exc:
-        if exc.skip:
-            pytest.skip(f"etcd unavailable: {exc.reason}")
-        pytest.fail(f"etcd test cluster failed: {exc.reason}")
+    cluster = etcd_cluster()
     made = f"etcd://{','.join(cluster.endpoints)}/first-write-{uuid.uuid4().hex}"
     yield made
     store = open_store(made)

@@ -12,11 +12,12 @@ import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
+from _etcd import etcd_cluster
 
 import keyspace
 from keyspace.errors import CommitOutcomeUnknown, EtcdUnavailable, KeyspaceError
 from keyspace.stores import open_store
-from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
+from keyspace.stores._etcd_local import LocalCluster
 
 pytestmark = [pytest.mark.etcd, pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -26,14 +27,7 @@ SLACK = 0.75  # one last call may start just before the budget ends; its deadlin
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LocalCluster]:
-    try:
-        found = shared_cluster()
-    except ClusterUnavailable as exc:
-        if exc.skip:
-            pytest.skip(f"etcd unavailable: {exc.reason}")
-        pytest.fail(f"etcd test cluster failed: {exc.reason}")
-    if found.directory is None:
-        pytest.fail("the quorum test needs KEYSPACE_ETCD_DIR (set by scripts/etcd-test-cluster.sh)")
+    found = etcd_cluster(needs_directory="quorum test")
     found.wait_healthy()
     yield found
     found.wait_healthy()

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _etcd import etcd_cluster
 
 import keyspace
 from keyspace import AsciiHex, LengthPrefixed, ScopeHash, TupleScheme
@@ -165,16 +166,7 @@ def test_race_sqlite(tmp_path: Path) -> None:
 
 @pytest.mark.etcd
 def test_race_etcd() -> None:
-    endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS")
-    if not endpoints:
-        from keyspace.stores._etcd_local import ClusterUnavailable, shared_cluster
-
-        try:
-            endpoints = ",".join(shared_cluster().endpoints)
-        except ClusterUnavailable as exc:
-            if exc.skip:
-                pytest.skip(f"etcd unavailable: {exc.reason}")
-            raise
+    endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS") or ",".join(etcd_cluster().endpoints)
     run = uuid.uuid4().hex
     urls: list[str] = []
 
@@ -265,16 +257,7 @@ def test_hidden_records_on_etcd() -> None:
     operations succeeds although the scheme record and the name registry entry
     come with it, in a batch or in a transaction; a first write of 129 is refused
     and records nothing."""
-    endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS")
-    if not endpoints:
-        from keyspace.stores._etcd_local import ClusterUnavailable, shared_cluster
-
-        try:
-            endpoints = ",".join(shared_cluster().endpoints)
-        except ClusterUnavailable as exc:
-            if exc.skip:
-                pytest.skip(f"etcd unavailable: {exc.reason}")
-            raise
+    endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS") or ",".join(etcd_cluster().endpoints)
     run = uuid.uuid4().hex
     urls = [f"etcd://{endpoints}/hidden-{run}-{i}%2F" for i in range(4)]
     try:

@@ -13,11 +13,12 @@ from collections.abc import Iterator
 
 import grpc
 import pytest
+from _etcd import etcd_cluster
 
 from keyspace._bytes import prefix_end
 from keyspace.errors import InvalidKey, KeyTooLarge, StoreClosed, StoreError, TransactionTooLarge
 from keyspace.stores import Store, open_store
-from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
+from keyspace.stores._etcd_local import LocalCluster
 from keyspace.stores._etcd_rpc import EtcdUnavailable, parse_etcd_url
 from keyspace.stores.etcd import MAX_KEY_SIZE, EtcdStore, TransactionConflict
 from keyspace.testing import MakeStore, StoreSuite
@@ -26,12 +27,7 @@ pytestmark = pytest.mark.etcd
 
 
 def _cluster() -> LocalCluster:
-    try:
-        return shared_cluster()
-    except ClusterUnavailable as exc:
-        if exc.skip:
-            pytest.skip(f"etcd unavailable: {exc.reason}")
-        pytest.fail(f"etcd test cluster failed: {exc.reason}")
+    return etcd_cluster()
 
 
 @pytest.fixture(scope="module")

@@ -15,23 +15,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _etcd import etcd_cluster
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import keyspace
 from keyspace import ScopeWatch, WatchCompacted, WatchEvent, WatchUnsupported
-from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
+from keyspace.stores._etcd_local import LocalCluster
 from keyspace.stores._etcd_watch import EtcdWatch
 from keyspace.stores.etcd import EtcdStore
 
 
 def _cluster() -> LocalCluster:
-    try:
-        return shared_cluster()
-    except ClusterUnavailable as exc:
-        if exc.skip:
-            pytest.skip(f"etcd unavailable: {exc.reason}")
-        pytest.fail(f"etcd test cluster failed: {exc.reason}")
+    return etcd_cluster()
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,25 @@
+"""The etcd test cluster, for every test that needs it: the one helper that finds
+it (started by ``scripts/etcd-test-cluster.sh``, or by the test run itself) and
+skips or fails the test, with the reason, when it cannot be had."""
+
+from __future__ import annotations
+
+import pytest
+
+from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
+
+
+def etcd_cluster(*, needs_directory: str | None = None) -> LocalCluster:
+    """The shared test cluster. Skips the test when etcd cannot be installed here,
+    fails it when etcd is there but the cluster did not start. ``needs_directory``
+    names a test that must restart members: it fails without the cluster
+    directory (``KEYSPACE_ETCD_DIR``)."""
+    try:
+        found = shared_cluster()
+    except ClusterUnavailable as exc:
+        if exc.skip:
+            pytest.skip(f"etcd unavailable: {exc.reason}")
+        pytest.fail(f"etcd test cluster failed: {exc.reason}")
+    if needs_directory is not None and found.directory is None:
+        pytest.fail(f"the {needs_directory} needs KEYSPACE_ETCD_DIR (set by scripts/etcd-test-cluster.sh)")
+    return found
