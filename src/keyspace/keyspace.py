@@ -135,6 +135,16 @@ def _local_path(url: str) -> str | None:
     return url
 
 
+def open_existing_or_new(url: str, *, create: bool, readonly: bool, **options: Any) -> Store:
+    """``open_store(url)``, except that with ``create=False`` a local store that
+    does not exist raises :class:`StoreError` instead of being created."""
+    if not create:
+        local = _local_path(url)
+        if local is not None and not os.path.exists(local):
+            raise StoreError(f"no store at {url!r} (create=False)")
+    return open_store(url, readonly=readonly, **options)
+
+
 def open(
     url_or_path: str | os.PathLike[str],
     *,
@@ -183,13 +193,9 @@ def open(
     change a store. Cost: up to four point reads and two short scans.
     """
     url = os.fspath(url_or_path)
-    if not create:
-        local = _local_path(url)
-        if local is not None and not os.path.exists(local):
-            raise StoreError(f"no store at {url!r} (create=False)")
     if isinstance(scheme, str):
         scheme = scheme_from_name(scheme)
-    store = open_store(url, readonly=readonly, **options)
+    store = open_existing_or_new(url, create=create, readonly=readonly, **options)
     try:
         scheme, recorded = _scheme_of(store, scheme, url)
         return Keyspace(store, scheme, recorded=recorded, leaf_depth=leaf_depth)

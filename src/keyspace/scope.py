@@ -87,6 +87,22 @@ def _not_bytes(value: Any) -> bytes:
     return BYTES.encode(value)
 
 
+def _whole(
+    start: Any, stop: Any, include_start: bool, include_stop: bool, reverse: bool, limit: Any, prefix: Any
+) -> bool:
+    """Whether range arguments ask for the whole scope in key order: ``items``,
+    ``keys`` and ``values`` then return views instead of iterators."""
+    return (
+        start is None
+        and stop is None
+        and prefix is None
+        and limit is None
+        and not reverse
+        and include_start
+        and not include_stop
+    )
+
+
 class Scope(MutableMapping[Any, Any]):
     """One namespace of a keyspace, as a mutable mapping of its own keys.
 
@@ -510,15 +526,7 @@ class Scope(MutableMapping[Any, Any]):
         Cost: one range scan of the requested part of the scope, read in chunks, each
         decoded by one call of the layout (C where built); no generator is resumed
         per item for bytes values."""
-        if (
-            start is None
-            and stop is None
-            and prefix is None
-            and limit is None
-            and not reverse
-            and include_start
-            and not include_stop
-        ):
+        if _whole(start, stop, include_start, include_stop, reverse, limit, prefix):
             return ScopeItems(self)
         return self._iter_items(start, stop, include_start, include_stop, reverse, limit, prefix)
 
@@ -534,15 +542,7 @@ class Scope(MutableMapping[Any, Any]):
         prefix: Key | None = None,
     ) -> Any:
         """Like :meth:`items`, keys only (a :class:`ScopeKeys` view without arguments)."""
-        if (
-            start is None
-            and stop is None
-            and prefix is None
-            and limit is None
-            and not reverse
-            and include_start
-            and not include_stop
-        ):
+        if _whole(start, stop, include_start, include_stop, reverse, limit, prefix):
             return ScopeKeys(self)
         args = (start, stop, include_start, include_stop, reverse, limit, prefix)
         short = self._short(*args)
@@ -561,15 +561,7 @@ class Scope(MutableMapping[Any, Any]):
     ) -> Any:
         """Like :meth:`items`, values only (a :class:`ScopeValues` view without
         arguments)."""
-        if (
-            start is None
-            and stop is None
-            and prefix is None
-            and limit is None
-            and not reverse
-            and include_start
-            and not include_stop
-        ):
+        if _whole(start, stop, include_start, include_stop, reverse, limit, prefix):
             return ScopeValues(self)
         return self._iter_values(start, stop, include_start, include_stop, reverse, limit, prefix)
 

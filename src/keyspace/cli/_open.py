@@ -9,7 +9,6 @@ command that writes into a store with keys but no record needs ``--scheme``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,12 +16,12 @@ from typing import Any
 
 from .. import _metadata
 from .. import open as open_keyspace
-from ..errors import DecodeError, KeyspaceError, StoreError
-from ..keyspace import Keyspace, _local_path
+from ..errors import DecodeError, KeyspaceError
+from ..keyspace import Keyspace, open_existing_or_new
 from ..keyspace import _scheme_of as scheme_of
 from ..schemes import SCHEMES, AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
 from ..schemes.delimited import guess_delimited
-from ..stores import ReadView, open_store
+from ..stores import ReadView
 from ..stores._base import Store
 from ._heed import HEED_URL, open_heed
 from ._walk import RESERVED, KeyReader
@@ -178,14 +177,6 @@ def _choose(store: Store, depth: int | None, writing: bool) -> tuple[Scheme, str
     )
 
 
-def _open_store(url: str, create: bool, readonly: bool) -> Store:
-    if not create:
-        local = _local_path(url)
-        if local is not None and not os.path.exists(local):
-            raise StoreError(f"no store at {url!r} (create=False)")
-    return open_store(url, readonly=readonly)
-
-
 @contextmanager
 def opened(
     url: str,
@@ -226,7 +217,7 @@ def opened(
         ks = open_keyspace(url, scheme=scheme, create=create, readonly=readonly, leaf_depth=depth)
         how = f"{scheme_name} (given)"
     else:
-        store = _open_store(url, create, readonly)
+        store = open_existing_or_new(url, create=create, readonly=readonly)
         try:
             scheme, how = _choose(store, depth, writing)
             chosen, recorded = scheme_of(store, scheme, url)
