@@ -37,6 +37,7 @@ from ._etcd_proto import kv_pb2_grpc as pb_grpc
 from ._etcd_proto import watch_auth_pb2_grpc as wa_grpc
 from ._etcd_rpc import (
     MAX_TXN_OPS,
+    Backoff,
     ResponseTooLarge,
     is_credentials_failure,
     open_channel,
@@ -103,43 +104,21 @@ class _Client:
     async def call(self, what: str, method: str, request: Any, *, retry: bool = True) -> Any:
         """``KV.<method>(request)``, retried like the synchronous client's calls
         (exponential backoff within the retry budget; one token refresh)."""
-        opts = self.options
-        budget_end = self.budget_end()
-        delay = 0.05
-        attempts = 0
-        refreshed = False
-        while True:
+        backoff = Backoff(what, self.options, self.budget_end())
+        while True:  # bounded: Backoff raises or gives up after max_attempts or the budget
             self.check_open(what)
-            attempts += 1
-            remaining = budget_end - time.monotonic()
-            if remaining <= 0:
-                raise EtcdUnavailable(
-                    f"{what}: the retry budget of {opts.retry_budget} s was spent before the "
-                    "etcd cluster answered"
-                )
+            timeout = backoff.attempt_timeout()
             kv = self.stubs()[0]
             try:
-                return await getattr(kv, method)(
-                    request, timeout=max(0.05, min(opts.timeout, remaining)), metadata=self.tokens.metadata()
-                )
+                return await getattr(kv, method)(request, timeout=timeout, metadata=self.tokens.metadata())
             except grpc.RpcError as exc:
-                pause = delay * (0.5 + random.random())
-                if not refreshed and self.tokens.expired(exc):
-                    refreshed = True  # one new token per operation: no storm on a bad password
+                if backoff.renew_token(exc, self.tokens):
                     await self.refresh()
                     continue
-                if (
-                    retry
-                    and retryable(exc)
-                    and not is_credentials_failure(exc)
-                    and attempts < opts.max_attempts
-                    and time.monotonic() + pause < budget_end
-                    and not self.closed
-                ):
-                    await asyncio.sleep(pause)
-                    delay = min(delay * 2, 1.0)
-                    continue
-                raise translate(exc, what, attempts) from exc
+                pause = backoff.pause(exc, retry=retry, closed=self.closed)
+                if pause is None:
+                    raise translate(exc, what, backoff.attempts) from exc
+                await asyncio.sleep(pause)
 
     async def refresh(self) -> None:
         """A new auth token: one ``Authenticate`` call (retried only while the

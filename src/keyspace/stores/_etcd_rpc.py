@@ -313,6 +313,60 @@ def is_credentials_failure(exc: grpc.RpcError) -> bool:
     return _is_credentials_failure(exc.code(), exc.details() or "")
 
 
+class Backoff:
+    """The retry policy of one etcd call, shared by the synchronous and the asyncio
+    clients (each drives it with its own sleep): every attempt's deadline is the
+    ``timeout`` option cut to what is left of the budget; a retryable answer
+    (:func:`retryable`, never a refused credential) is retried after 50 ms doubling
+    to 1 s, jittered, while attempts and budget last; an expired token is renewed
+    once per call."""
+
+    __slots__ = ("attempts", "budget_end", "delay", "options", "refreshed", "what")
+
+    def __init__(self, what: str, options: EtcdOptions, budget_end: float) -> None:
+        self.what = what
+        self.options = options
+        self.budget_end = budget_end
+        self.delay = 0.05
+        self.attempts = 0
+        self.refreshed = False
+
+    def attempt_timeout(self) -> float:
+        """Count an attempt and return its deadline; raises :class:`EtcdUnavailable`
+        when the budget is spent."""
+        self.attempts += 1
+        remaining = self.budget_end - time.monotonic()
+        if remaining <= 0:
+            raise EtcdUnavailable(
+                f"{self.what}: the retry budget of {self.options.retry_budget} s was spent before the "
+                "etcd cluster answered"
+            )
+        return max(0.05, min(self.options.timeout, remaining))
+
+    def renew_token(self, exc: grpc.RpcError, tokens: TokenKeeper) -> bool:
+        """Whether ``exc`` says the token expired and it is renewed now (once a call:
+        no storm on a bad password)."""
+        if self.refreshed or not tokens.expired(exc):
+            return False
+        self.refreshed = True
+        return True
+
+    def pause(self, exc: grpc.RpcError, *, retry: bool, closed: bool) -> float | None:
+        """How long to wait before retrying after ``exc``, or ``None``: give up."""
+        pause = self.delay * (0.5 + random.random())
+        if (
+            retry
+            and retryable(exc)
+            and not is_credentials_failure(exc)
+            and self.attempts < self.options.max_attempts
+            and time.monotonic() + pause < self.budget_end
+            and not closed
+        ):
+            self.delay = min(self.delay * 2, 1.0)
+            return pause
+        return None
+
+
 class EtcdConnection:
     """One gRPC channel to the cluster and the retry loop every call goes through.
 
@@ -385,46 +439,24 @@ class EtcdConnection:
         call's deadline is ``timeout``, cut to what is left of the budget. Any other
         error, or the last retryable one, is translated by :func:`translate`.
         """
-        opts = self.options
-        started = time.monotonic()
-        budget_end = started + opts.retry_budget
+        budget_end = time.monotonic() + self.options.retry_budget
         outer = getattr(self._local, "end", None)
         if outer is not None:
             budget_end = min(budget_end, outer)
-        delay = 0.05
-        attempts = 0
-        refreshed = False
-        while True:
+        backoff = Backoff(what, self.options, budget_end)
+        while True:  # bounded: Backoff raises or gives up after max_attempts or the budget
             self.check_open(what)
-            attempts += 1
-            remaining = budget_end - time.monotonic()
-            if remaining <= 0:
-                raise EtcdUnavailable(
-                    f"{what}: the retry budget of {opts.retry_budget} s was spent before the "
-                    "etcd cluster answered"
-                )
+            timeout = backoff.attempt_timeout()
             try:
-                return method(
-                    request, timeout=max(0.05, min(opts.timeout, remaining)), metadata=self.metadata()
-                )
+                return method(request, timeout=timeout, metadata=self.metadata())
             except grpc.RpcError as exc:
-                pause = delay * (0.5 + random.random())
-                if not refreshed and self.tokens.expired(exc):
-                    refreshed = True  # one new token per operation: no storm on a bad password
+                if backoff.renew_token(exc, self.tokens):
                     self.tokens.refresh(self)
                     continue
-                if (
-                    retry
-                    and retryable(exc)
-                    and not _is_credentials_failure(exc.code(), exc.details() or "")
-                    and attempts < opts.max_attempts
-                    and time.monotonic() + pause < budget_end
-                    and not self._closed
-                ):
-                    time.sleep(pause)
-                    delay = min(delay * 2, 1.0)
-                    continue
-                raise translate(exc, what, attempts) from exc
+                pause = backoff.pause(exc, retry=retry, closed=self._closed)
+                if pause is None:
+                    raise translate(exc, what, backoff.attempts) from exc
+                time.sleep(pause)
             except ValueError as exc:  # gRPC raises ValueError on a closed channel
                 if self._closed:
                     raise StoreClosed(f"{what}: the etcd store has been closed") from exc
