@@ -676,6 +676,14 @@ class EtcdStore(Store):
         stops = [stop for _, stop in wanted]
         high = None if None in stops else max(s for s in stops if s is not None)
         hull = _bounds(self._prefix, low, high)
+        if start_revision is None:
+            # "now" is the cluster's revision read linearizably: a stream served by a
+            # member that lags would otherwise start before writes already acknowledged
+            # and replay them as new events
+            response = self._conn.call(
+                "watch", self._conn.kv.Range, pb.RangeRequest(key=probe_key(self._prefix), count_only=True)
+            )
+            start_revision = int(response.header.revision) + 1
         return EtcdWatch(self._conn, hull, len(self._prefix), wanted, start_revision)
 
     def etcd_range(self, start: bytes, stop: bytes | None) -> tuple[bytes, bytes] | None:
