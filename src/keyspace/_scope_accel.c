@@ -26,7 +26,7 @@
  * and errors are the reference's.
  *
  * point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot,
- * codec_slot, guard_slot, view_slot) makes a callable that a class installs as
+ * codec_slot, guard_slot, view_slot, settled) makes a callable that a class installs as
  * __getitem__ (kind "getitem"), get ("get") or __setitem__ ("setitem"). Called
  * as a method of an instance s of cls, it reads the __slots__ of s by offset:
  *
@@ -37,7 +37,10 @@
  *   guard  = s.<guard_slot>   None, or a callable run as guard(s.<view_slot>)
  *                             before each read: false when the scope holds no
  *                             own keys (every key then counts as missing and
- *                             the engine is not called); it may raise
+ *                             the engine is not called); it may raise; when
+ *                             it returns `settled` (the object given), the
+ *                             scope may be read from now on: the slot is set
+ *                             to None, so later calls skip it
  *
  * and calls call with stored(key). getitem raises KeyError(key) for a missing
  * key, get returns its default, setitem returns None (a value that is not bytes
@@ -509,6 +512,7 @@ typedef struct {
     Py_ssize_t off_codec;
     Py_ssize_t off_guard;
     Py_ssize_t off_view;
+    PyObject *settled;
 } PointOp;
 
 static inline PyObject *
@@ -602,8 +606,21 @@ point_op_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, Py
         Py_INCREF(view);
         PyObject *g = PyObject_CallOneArg(guard, view);
         Py_DECREF(view);
+        int readable;
+        if (g == op->settled) {
+            /* settled for good: drop the guard from the slot, unless the call
+               rebound it meanwhile */
+            PyObject **slot = (PyObject **)((char *)self + op->off_guard);
+            if (*slot == guard) {
+                *slot = Py_NewRef(Py_None);
+                Py_DECREF(guard); /* the slot's reference */
+            }
+            readable = 1;
+        }
+        else {
+            readable = g == NULL ? -1 : PyObject_IsTrue(g);
+        }
         Py_DECREF(guard);
-        int readable = g == NULL ? -1 : PyObject_IsTrue(g);
         Py_XDECREF(g);
         if (readable < 0) {
             goto done;
@@ -662,6 +679,7 @@ point_op_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(op->cls);
     Py_VISIT(op->fallback);
     Py_VISIT(op->raise_raw);
+    Py_VISIT(op->settled);
     return 0;
 }
 
@@ -672,6 +690,7 @@ point_op_clear(PyObject *self)
     Py_CLEAR(op->cls);
     Py_CLEAR(op->fallback);
     Py_CLEAR(op->raise_raw);
+    Py_CLEAR(op->settled);
     return 0;
 }
 
@@ -742,8 +761,8 @@ slot_offset(PyTypeObject *cls, PyObject *descr, const char *what)
 static PyObject *
 point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 10) {
-        PyErr_Format(PyExc_TypeError, "point_op() takes 10 arguments (%zd given)", nargs);
+    if (nargs != 11) {
+        PyErr_Format(PyExc_TypeError, "point_op() takes 11 arguments (%zd given)", nargs);
         return NULL;
     }
     const char *name = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : NULL;
@@ -794,6 +813,7 @@ point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     op->off_codec = offsets[3];
     op->off_guard = offsets[4];
     op->off_view = offsets[5];
+    op->settled = Py_NewRef(args[10]);
     PyObject_GC_Track(op);
     return (PyObject *)op;
 }
@@ -801,7 +821,7 @@ point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef scope_accel_methods[] = {
     {"point_op", (PyCFunction)(void (*)(void))point_op, METH_FASTCALL,
      "point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot, codec_slot, guard_slot,\n"
-     "         view_slot)\n\n"
+     "         view_slot, settled)\n\n"
      "A C method for cls: kind 'getitem', 'get' or 'setitem' (see the module)."},
     {NULL, NULL, 0, NULL},
 };

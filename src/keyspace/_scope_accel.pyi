@@ -28,5 +28,6 @@ def point_op(
     codec_slot: object,
     guard_slot: object,
     view_slot: object,
+    settled: object,
     /,
 ) -> Callable[..., Any]: ...

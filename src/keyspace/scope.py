@@ -32,6 +32,7 @@ from itertools import chain, islice
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from ._catalog import SETTLED
 from .codecs import BYTES, INT, STR, Codec
 from .errors import KeyspaceError
 from .schemes._base import Key, Path, Scheme
@@ -122,6 +123,7 @@ class Scope(MutableMapping[Any, Any]):
     """
 
     __slots__ = (
+        "_bound",
         "_chunk",
         "_get",
         "_get_raw",
@@ -162,7 +164,7 @@ class Scope(MutableMapping[Any, Any]):
         self.path = path
         self.scheme = scheme
         self.prefix = layout.prefix
-        self._ranges = state.own_ranges(path)
+        self._ranges, reserved = state.ranges(path, layout.ranges)
         self._key_spec = key
         self._value_spec = value
         if key is BYTES:
@@ -170,6 +172,11 @@ class Scope(MutableMapping[Any, Any]):
         else:
             native = scheme.typed_keys and (key is STR or key is INT)
             self._stored, self._key_of, self._chunk = layout.route(key, native, key is STR)
+        # scan bounds are clipped to the own ranges; keys are refused where they would
+        # be stored among the keyspace's records (a scope whose ranges meet them)
+        self._bound = self._stored
+        if reserved:
+            self._stored = state.refusing(path, self._stored, reserved)
         if value is BYTES:
             self._venc = self._vdec = None
         else:
@@ -222,7 +229,13 @@ class Scope(MutableMapping[Any, Any]):
         scheme that cannot tell own keys from children's: the bytes under its
         prefix are its children's, never read, count or delete them)."""
         guard = self._guard
-        return guard is not None and not guard(self._view)
+        if guard is None:
+            return False
+        seen = guard(self._view)
+        if seen is SETTLED:  # readable for good: later reads call nothing
+            self._guard = None
+            return False
+        return not seen
 
     def _read(self, stored: bytes) -> bytes | None:
         if self._guard is not None and self._hidden():
@@ -365,16 +378,16 @@ class Scope(MutableMapping[Any, Any]):
         if prefix is not None:
             if start is not None or stop is not None:
                 raise TypeError("'prefix' cannot be combined with 'start' or 'stop'")
-            lo, hi, keep = self._layout.prefix_range(prefix, self._stored)
+            lo, hi, keep = self._layout.prefix_range(prefix, self._bound)
         else:
             lo = self.prefix
             hi = None
             if start is not None:
-                lo = self._stored(start)
+                lo = self._bound(start)
                 if not include_start:
                     lo += b"\x00"
             if stop is not None:
-                hi = self._stored(stop)
+                hi = self._bound(stop)
                 if include_stop:
                     hi += b"\x00"
         if self._guard is not None and self._hidden():
@@ -831,8 +844,9 @@ class ScopeValues(ValuesView[Any]):
 def _install_point_ops(cls: type[Scope]) -> None:
     """Replace ``[]``, ``get`` and ``[]=`` of ``cls`` by their C versions, which read
     the slots ``_stored``, ``_get``/``_put``, ``_get_raw``/``_put_raw``, ``_vdec``/
-    ``_venc``, ``_guard`` and ``_view``, and fall back to the Python methods (their
-    ``__wrapped__``) for everything they do not handle."""
+    ``_venc``, ``_guard`` and ``_view`` (a guard answering :data:`SETTLED` is
+    dropped from ``_guard``, as :meth:`Scope._hidden` does), and fall back to the
+    Python methods (their ``__wrapped__``) for everything they do not handle."""
     if _point_op is None:
         return
     slot = cls.__dict__  # the member descriptors of the slots
@@ -852,6 +866,7 @@ def _install_point_ops(cls: type[Scope]) -> None:
             slot[codec],
             slot["_guard"],
             slot["_view"],
+            SETTLED,
         )
         setattr(cls, name, op)
 
