@@ -469,47 +469,77 @@ class Scope(MutableMapping[Any, Any]):
     ) -> _Chunk | None:
         """The decoded items of a short scan (``limit`` up to 1024) read at once,
         with no generator between the store and the caller; ``None`` for every other
-        scan (the chunked route). Where the own ranges are not exact, reads go on
-        until ``limit`` own keys are found or the range ends."""
+        scan (the chunked route). Where the own ranges are exact, each range is one
+        store scan that the store itself limits, and a range that gives ``limit``
+        items is the last one opened; elsewhere reads go on until ``limit`` own
+        keys are found or the range ends. Cost: one store scan (the first range
+        holding enough items) and one chunk decode."""
         if limit is None or limit > 1024:
             return None
-        ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
-        if keep is not None:
-            return None
+        if prefix is None and self._guard is None:
+            # the common short scan, with no filter: the ranges without a frame more
+            lo = self.prefix if start is None else self._bound(start)
+            if not include_start and start is not None:
+                lo += b"\x00"
+            hi = None
+            if stop is not None:
+                hi = self._bound(stop)
+                if include_stop:
+                    hi += b"\x00"
+            own = self._ranges
+            if hi is None and len(own) == 1:  # one own range, from a start on
+                r_lo, r_hi = own[0]
+                if lo < r_lo:
+                    lo = r_lo
+                ranges = [(lo, r_hi)] if r_hi is None or lo < r_hi else []
+            else:
+                ranges = _intersect(own, lo, hi)
+        else:
+            ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
+            if keep is not None:
+                return None
+        if not ranges or limit <= 0:
+            return []
         if reverse:
             ranges.reverse()
-        exact = self._layout.exact
         view = self._view
         fast = view.fast_scan
-        raw = () if fast is None else _RAW
         decode = self._chunk
-        out: _Chunk = []
         try:
+            if self._layout.exact:
+                out: _Chunk = []
+                for lo, hi in ranges:
+                    left = limit - len(out)
+                    if fast is None:
+                        items = view.scan(lo, hi, reverse=reverse, limit=left)
+                    else:
+                        items = fast(lo, hi, reverse, left)
+                    out += decode(list(islice(items, left)))
+                    if len(out) >= limit:
+                        break
+                return out
+            out = []
             for lo, hi in ranges:
+                items = view.scan(lo, hi, reverse=reverse) if fast is None else fast(lo, hi, reverse, None)
                 left = limit - len(out)
-                if left <= 0:
-                    break
-                lim = left if exact else None
-                items = (
-                    view.scan(lo, hi, reverse=reverse, limit=lim)
-                    if fast is None
-                    else fast(lo, hi, reverse, lim)
-                )
                 while left > 0:
                     chunk = list(islice(items, left))
                     if not chunk:
                         break
                     out += decode(chunk)
                     left = limit - len(out)
+                if left <= 0:
+                    break
+            return out
         except KeyspaceError:
             raise
-        except raw as exc:
+        except Exception as exc:
+            if fast is None:
+                raise
             raise view.translate(exc) from exc
-        return out
 
     def _iter_items(self, *args: Any) -> Iterator[tuple[Any, Any]]:
-        short = self._short(*args) if len(args) == 7 else None
-        pairs = iter(short) if short is not None else chain.from_iterable(self._chunks(*args))
+        pairs = chain.from_iterable(self._chunks(*args))
         vdec = self._vdec
         if vdec is None:
             return pairs
@@ -539,7 +569,12 @@ class Scope(MutableMapping[Any, Any]):
         Cost: one range scan of the requested part of the scope, read in chunks, each
         decoded by one call of the layout (C where built); no generator is resumed
         per item for bytes values."""
-        if _whole(start, stop, include_start, include_stop, reverse, limit, prefix):
+        if limit is not None:  # a short scan is read at once
+            short = self._short(start, stop, include_start, include_stop, reverse, limit, prefix)
+            if short is not None:
+                vdec = self._vdec
+                return iter(short) if vdec is None else ((k, vdec(v)) for k, v in short)
+        elif _whole(start, stop, include_start, include_stop, reverse, limit, prefix):
             return ScopeItems(self)
         return self._iter_items(start, stop, include_start, include_stop, reverse, limit, prefix)
 
@@ -579,7 +614,7 @@ class Scope(MutableMapping[Any, Any]):
         return self._iter_values(start, stop, include_start, include_stop, reverse, limit, prefix)
 
     def _iter_values(self, *args: Any) -> Iterator[Any]:
-        short = self._short(*args) if len(args) == 7 else None
+        short = self._short(*args) if args and args[5] is not None else None
         values = map(_second, iter(short) if short is not None else chain.from_iterable(self._chunks(*args)))
         return values if self._vdec is None else map(self._vdec, values)
 
