@@ -26,6 +26,7 @@ from keyspace._catalog import LAYOUT_START
 from keyspace.errors import ReservedKey
 from keyspace.keyspace import Keyspace
 from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
+from keyspace.schemes._layouts import LayoutCache
 from keyspace.scope import Scope
 from keyspace.scope_store import ScopeStore
 from keyspace.stores import MemoryStore
@@ -210,3 +211,35 @@ def test_the_cli_refuses_a_reserved_key(lmdb_url: str) -> None:
         assert "reserves" in proc.stderr
     scan = _cli("scan", lmdb_url, "--scheme", "length-prefixed")
     assert scan.returncode == 0 and scan.stdout == "k\tv\n", scan
+
+
+def _python_keyspace(scheme: Scheme) -> Keyspace:
+    ks = keyspace.open("memory:", scheme=scheme)
+    ks._layouts = LayoutCache(scheme, accelerate=False)
+    ks._bytes_scopes.clear()
+    return ks
+
+
+@pytest.mark.parametrize("scheme", ANY_BYTES_ROOTS, ids=lambda s: s.name)
+@settings(max_examples=60, deadline=None)
+@given(key=near_keys, codec=st.sampled_from([None, "bytes", "str"]))
+def test_the_c_and_python_key_checks_agree(scheme: Scheme, key: bytes, codec: str | None) -> None:
+    """The C transforms refuse exactly what the pure-Python functions refuse, with
+    the same error, for bytes keys and str keys (UTF-8) alike."""
+    outcomes = []
+    for ks in (keyspace.open("memory:", scheme=scheme), _python_keyspace(scheme)):
+        scope = ks.scope(key=codec) if codec is not None else ks.scope()
+        accelerated = type(scope._stored).__name__ == "Transform"  # type: ignore[attr-defined]
+        outcomes.append(accelerated)
+        arg: bytes | str = key
+        if codec == "str":
+            try:
+                arg = key.decode()
+            except UnicodeDecodeError:
+                return
+        try:
+            outcomes.append(scope._stored(arg))  # type: ignore[attr-defined]
+        except Exception as exc:  # the same error from both
+            outcomes.append((type(exc), str(exc)))
+    assert outcomes[1] == outcomes[3]
+    assert outcomes[2] is False

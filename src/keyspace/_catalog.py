@@ -314,9 +314,17 @@ class Catalog:
     ) -> Callable[[Any], bytes]:
         """``stored`` (a scope's key -> stored key) that raises :class:`ReservedKey`
         for a key whose stored key lies in one of ``reserved`` (from
-        :meth:`reserved_in`), before anything is read or written. Cost: one
+        :meth:`reserved_in`), before anything is read or written. A C transform
+        checks in C (``with_reserved``); any other function is wrapped. Cost: one
         comparison per reserved range (the scopes that meet none do not call it)."""
         refuse = self._refuse
+
+        def refused(key: Any, out: bytes, lo: bytes, hi: bytes) -> None:
+            refuse(path, key, out, lo, hi)
+
+        with_reserved = getattr(stored, "with_reserved", None)
+        if with_reserved is not None:
+            return with_reserved(reserved, refused)  # type: ignore[no-any-return]
 
         def checked(key: Any) -> bytes:
             out = stored(key)
