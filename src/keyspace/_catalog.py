@@ -65,7 +65,7 @@ from .schemes.length_prefixed import to_length_prefixed_nested
 from .schemes.scope_hash import hash_name
 from .stores._base import ReadView, Store, WriteView
 
-__all__ = ["LAYOUT_START", "LAYOUT_STOP", "SETTLED", "Catalog", "ReadGuard"]
+__all__ = ["LAYOUT_START", "LAYOUT_STOP", "SETTLED", "Catalog", "GuardAnswer", "ReadGuard"]
 
 _LEAF, _BRANCH, _FREE = "leaf", "branch", "free"
 _LAYOUT_KEY_LIMIT = 2 + 0xFFFF
@@ -102,7 +102,10 @@ nothing). Only facts that no write can undo settle a guard (registry and layout
 records are never removed), and only for the scopes of the view they were read
 in (a status read inside a transaction settles that transaction's scopes)."""
 
-ReadGuard = Callable[[ReadView], "bool | _Settled"]
+GuardAnswer = bool | _Settled
+"""What a read guard answers: ``False``, ``True`` or :data:`SETTLED`."""
+
+ReadGuard = Callable[[ReadView], GuardAnswer]
 """Called before a read of a scope's own keys with the view read: raises when the
 scope may not be read, returns ``False`` when it has no own keys (a branch),
 ``True`` when it may be read now (ask again next time), :data:`SETTLED` when it
@@ -367,9 +370,9 @@ class Catalog:
     def _layout_guard(self, path: Path) -> ReadGuard:
         """A leaf stays a leaf and a branch a branch (layout records are never
         removed), so once either is known the guard costs one comparison."""
-        known: list[bool | _Settled] = []
+        known: list[GuardAnswer] = []
 
-        def check(view: ReadView) -> bool | _Settled:
+        def check(view: ReadView) -> GuardAnswer:
             if known:
                 return known[0]
             status = self._status(view, path)
@@ -380,7 +383,7 @@ class Catalog:
             if status != _FREE and (
                 self.leaf_depth is not None or view is self.store or self._parent is not None
             ):
-                answer: bool | _Settled = SETTLED if status == _LEAF else False
+                answer: GuardAnswer = SETTLED if status == _LEAF else False
                 known.append(answer)
                 return answer
             return status != _BRANCH
@@ -399,7 +402,7 @@ class Catalog:
 
         registries = [state.registered for state in self._chain()]  # as _registered walks them
 
-        def check(view: ReadView) -> bool | _Settled:
+        def check(view: ReadView) -> GuardAnswer:
             for registered in registries:
                 known = registered.get(key)
                 if known is not None:
