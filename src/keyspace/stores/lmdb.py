@@ -47,6 +47,7 @@ import os
 import struct
 import sys
 import threading
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from itertools import chain, islice, takewhile
@@ -86,18 +87,30 @@ _PUT, _DELETE, _RANGE = 0, 1, 2
 _Logged = tuple[int, bytes, bytes | None, Any]  # op, key, value or stop, database (None: own)
 
 
+_SHORT_SCAN = 16
+"""A forward scan limited to this many items reads them at once and cuts them at
+``stop`` with one binary search, instead of testing every item against ``stop``
+(about 85 ns an item): it reads at most this many items past ``stop``."""
+
+
 def _cursor_scan(
     txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
 ) -> Iterator[tuple[bytes, bytes]]:
     """Items of ``[start, stop)`` read by one cursor (on database ``db``, default: the
     transaction's): an ``itertools`` chain over ``iternext``/``iterprev``, so no
-    Python code runs per item. The cursor keeps ``txn`` alive as long as the chain
+    Python code runs per item (a short forward scan: one list, see
+    :data:`_SHORT_SCAN`). The cursor keeps ``txn`` alive as long as the chain
     lives."""
     cursor = txn.cursor(db)
     items: Iterator[tuple[bytes, bytes]]
     if not reverse:
         if not cursor.set_range(start):
             return iter(())
+        if limit is not None and limit <= _SHORT_SCAN:
+            page = list(islice(cursor.iternext(), max(limit, 0)))
+            if stop is not None and page and page[-1][0] >= stop:
+                del page[bisect_left(page, (stop,)) :]  # (stop,) sorts before (stop, value)
+            return iter(page)
         items = cursor.iternext()
         if stop is not None:
             items = takewhile(partial(gt, (stop,)), items)  # (stop,) > (k, v)  <=>  k < stop
