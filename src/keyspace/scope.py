@@ -486,14 +486,14 @@ class Scope(MutableMapping[Any, Any]):
                 hi = self._bound(stop)
                 if include_stop:
                     hi += b"\x00"
-            own = self._ranges
-            if hi is None and len(own) == 1:  # one own range, from a start on
-                r_lo, r_hi = own[0]
-                if lo < r_lo:
-                    lo = r_lo
-                ranges = [(lo, r_hi)] if r_hi is None or lo < r_hi else []
+            if hi is None:  # from a start on: the own ranges that end after it
+                ranges = [
+                    (lo if lo > r_lo else r_lo, r_hi)
+                    for r_lo, r_hi in self._ranges
+                    if r_hi is None or lo < r_hi
+                ]
             else:
-                ranges = _intersect(own, lo, hi)
+                ranges = _intersect(self._ranges, lo, hi)
         else:
             ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
             if keep is not None:
