@@ -547,16 +547,6 @@ class LMDBStore(Store):
             if end:
                 txn.abort()
 
-    def _txn_scan_raw(
-        self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        """``fast_scan`` of ``txn`` (database ``db``, default: the transaction's):
-        errors while starting are translated, errors while iterating come out raw."""
-        try:
-            return _cursor_scan(txn, start, stop, reverse, limit, db)
-        except lmdb.Error as exc:
-            raise self.translate(exc) from exc
-
     def _scan_raw(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
@@ -692,7 +682,7 @@ class _LMDBSnapshot(Releasable, ReadView):
         self._txn = txn
         self._db = None if owned else store._db  # owned: the transaction's default database
         self.fast_get = txn.get if owned else partial(txn.get, db=store._db)
-        self.fast_scan = partial(store._txn_scan_raw, txn, db=self._db)
+        self.fast_scan = partial(_cursor_scan, txn, db=self._db)  # its errors raw
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
@@ -896,7 +886,7 @@ class _LMDBTransaction(WriteView):
         if free >= FAST_HEADROOM:
             txn = self._txn
             self.fast_get, self.fast_put = txn.get, txn.put
-            self.fast_scan = partial(store._txn_scan_raw, txn)
+            self.fast_scan = partial(_cursor_scan, txn)  # its errors raw
         else:
             self._log = []
             self.fast_get = self.fast_put = self.fast_scan = None
