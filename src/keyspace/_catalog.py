@@ -42,7 +42,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 from . import _metadata
 from ._bytes import prefix_end
@@ -286,7 +286,7 @@ class Catalog:
     def reserved_in(self, path: Path) -> _Reserved:
         """The :attr:`reserved` ranges that meet the scheme's own ranges of ``path``:
         a key of that scope whose stored key lies in one of them is refused
-        (:meth:`refuse`). Empty for almost every scope (nothing to check)."""
+        (:meth:`refusing`). Empty for almost every scope (nothing to check)."""
         return self.ranges(path)[1]
 
     def ranges(
@@ -338,7 +338,7 @@ class Catalog:
 
         return checked
 
-    def _refuse(self, path: Path, key: Key, stored: bytes, lo: bytes, hi: bytes) -> None:
+    def _refuse(self, path: Path, key: Key, stored: bytes, lo: bytes, hi: bytes) -> NoReturn:
         raise ReservedKey(
             f"key {show_bytes(key)} of scope {path!r} would be stored as {show_bytes(stored)}, in the range "
             f"[{show_bytes(lo)}, {show_bytes(hi)}) that {self.url} reserves for the records keeping its "
