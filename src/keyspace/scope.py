@@ -507,6 +507,9 @@ class Scope(MutableMapping[Any, Any]):
         decode = self._chunk
         try:
             if self._layout.exact:
+                if len(ranges) == 1 and fast is not None:  # the common case: one store scan
+                    lo, hi = ranges[0]
+                    return decode(list(islice(fast(lo, hi, reverse, limit), limit)))
                 out: _Chunk = []
                 for lo, hi in ranges:
                     left = limit - len(out)
