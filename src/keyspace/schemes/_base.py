@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -232,6 +232,33 @@ class Scheme(ABC):
         """For schemes whose own range also holds children's keys: True when the
         bytes after :meth:`prefix` are an own key (not a child's)."""
         return True
+
+    def child_step(self, path: Path) -> Callable[[bytes], tuple[Component, bytes | None] | None]:
+        """A function from a stored key of ``path``'s subtree that is not an own key
+        to ``(child, end)``: the direct child of ``path`` whose subtree holds it and
+        the end of that subtree (``subtree_range(path + (child,))[1]``), or ``None``
+        for a key that does not decode at that depth. A skip scan of the children
+        of ``path`` (:meth:`Scope.scopes`) calls it once per child. This default
+        decodes the key and encodes the child's range; schemes that can read the
+        child off the stored bytes do that instead."""
+        from ..errors import DecodeError
+
+        depth = len(path)
+        # formats that do not record the depth are decoded at the children's depth
+        want = None if self.separates_own_keys else depth + 1
+        decode, subtree_range = self.decode, self.subtree_range
+
+        def step(stored: bytes) -> tuple[Component, bytes | None] | None:
+            try:
+                child_path, _ = decode(stored, want)
+            except DecodeError:
+                return None
+            if len(child_path) <= depth:
+                return None
+            child = child_path[depth]
+            return child, subtree_range((*path, child))[1]
+
+        return step
 
     def validate_path(self, path: Path) -> None:  # noqa: B027 - an optional hook, not abstract
         """Raise :class:`InvalidName` if the scheme cannot represent ``path``.

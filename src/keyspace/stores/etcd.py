@@ -66,7 +66,7 @@ from ..errors import (
     TransactionTooLarge,
     show_bytes,
 )
-from ._base import Capabilities, Op, ReadView, Store
+from ._base import Capabilities, Op, ReadView, Seeker, Store
 from ._etcd_access import EtcdAccess
 from ._etcd_proto import kv_pb2 as pb
 from ._etcd_rpc import (
@@ -209,6 +209,49 @@ class _Reader(ReadView):
             for kv in self._pages(bounds, reverse, limit, self._revision)
         )
 
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        """Pages of ``keys_only`` ranges at one revision (a tracked reader: the keys
+        of :meth:`scan`, which records what the commit compares)."""
+        if self._track:
+            return super().scan_keys(start, stop, reverse=reverse, limit=limit)
+        self._check("scan")
+        bounds = _bounds(self._prefix, start, stop)
+        if bounds is None or (limit is not None and limit <= 0):
+            return iter(())
+        cut = len(self._prefix)
+        return (
+            bytes(kv.key)[cut:] for kv in self._pages(bounds, reverse, limit, self._revision, keys_only=True)
+        )
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        """One ``count_only`` range: one round trip, whatever the count (a tracked
+        reader counts its :meth:`scan`, which records what the commit compares)."""
+        if self._track:
+            return super().count(start, stop)
+        self._check("count")
+        bounds = _bounds(self._prefix, start, stop)
+        if bounds is None:
+            return 0
+        low, end = bounds
+        request = pb.RangeRequest(key=low, range_end=end, count_only=True, revision=self._revision or 0)
+        return int(self._conn.call("count", self._conn.kv.Range, request).count)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        """Seeks at one revision (the first seek's, or the snapshot's): one
+        ``keys_only`` range of one key per seek (a tracked reader seeks with
+        :meth:`scan`, which records what the commit compares)."""
+        if self._track:
+            return super().seeker(stop)
+        self._check("seek")
+        return _EtcdSeeker(self, stop)
+
     def _tracked(self, kvs: Iterator[pb.KeyValue], cut: int) -> Iterator[tuple[bytes, bytes]]:
         points = self.points
         for kv in kvs:
@@ -217,7 +260,13 @@ class _Reader(ReadView):
             yield key[cut:], bytes(kv.value)
 
     def _pages(
-        self, bounds: tuple[bytes, bytes], reverse: bool, limit: int | None, revision: int | None
+        self,
+        bounds: tuple[bytes, bytes],
+        reverse: bool,
+        limit: int | None,
+        revision: int | None,
+        *,
+        keys_only: bool = False,
     ) -> Iterator[pb.KeyValue]:
         low, end = bounds
         remaining = limit
@@ -227,7 +276,9 @@ class _Reader(ReadView):
         while True:  # each pass yields >= 1 key or returns: bounded by the range's size
             self._check("scan")
             count = page if remaining is None else min(page, remaining)
-            request = pb.RangeRequest(key=low, range_end=end, limit=count, revision=rev, sort_order=order)
+            request = pb.RangeRequest(
+                key=low, range_end=end, limit=count, revision=rev, sort_order=order, keys_only=keys_only
+            )
             try:
                 response = self._conn.call("scan", self._conn.kv.Range, request)
             except ResponseTooLarge:
@@ -267,6 +318,38 @@ class _Reader(ReadView):
 
     def __exit__(self, *exc: object) -> None:
         self.end()
+
+
+class _EtcdSeeker(Seeker):
+    """Seeks of an untracked reader, all at one revision: the reader's, else the
+    one the first seek read at."""
+
+    __slots__ = ("_open", "_reader", "_revision", "_stop")
+
+    def __init__(self, reader: _Reader, stop: bytes | None) -> None:
+        self._reader = reader
+        self._stop = stop
+        self._revision = reader._revision or 0
+        self._open = True
+
+    def seek(self, start: bytes) -> bytes | None:
+        if not self._open:
+            raise StoreClosed("this seeker has been released")
+        reader = self._reader
+        reader._check("seek")
+        bounds = _bounds(reader._prefix, start, self._stop)
+        if bounds is None:
+            return None
+        low, end = bounds
+        request = pb.RangeRequest(key=low, range_end=end, limit=1, keys_only=True, revision=self._revision)
+        response = reader._conn.call("seek", reader._conn.kv.Range, request)
+        if not self._revision:
+            self._revision = int(response.header.revision)
+        kvs = response.kvs
+        return bytes(kvs[0].key)[len(reader._prefix) :] if kvs else None
+
+    def release(self) -> None:
+        self._open = False
 
 
 def _check_size(request: pb.TxnRequest | pb.PutRequest, what: str) -> None:
@@ -400,6 +483,22 @@ class EtcdStore(Store):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._reader.scan(start, stop, reverse=reverse, limit=limit)
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        return self._reader.scan_keys(start, stop, reverse=reverse, limit=limit)
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        return self._reader.count(start, stop)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        return self._reader.seeker(stop)
 
     def scan_prefix(
         self, prefix: bytes, *, reverse: bool = False, limit: int | None = None
