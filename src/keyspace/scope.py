@@ -28,7 +28,7 @@ from collections.abc import (
     Sequence,
     ValuesView,
 )
-from itertools import chain, islice
+from itertools import chain, islice, repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -391,12 +391,14 @@ class Scope(MutableMapping[Any, Any]):
         limit: int | None = None,
         prefix: Key | None = None,
         decode: bool = True,
+        keys: bool = False,
     ) -> Iterator[_Chunk]:
         """The own items asked for as a series of non-empty lists: ``(key, raw
         value)`` decoded by the layout's ``decode_chunk`` (``decode=False``: the
         stored pairs of own keys). Reads the view's ``fast_scan`` where it has one
         (no Python code per item in the store layer; its errors raw), in chunks of
-        16 items, then up to 1024 (so it reads up to one chunk ahead)."""
+        16 items, then up to 1024 (so it reads up to one chunk ahead). ``keys``:
+        only the keys are read (``scan_keys``), and every value is ``b""``."""
         ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if not ranges or (limit is not None and limit <= 0):
             return
@@ -414,11 +416,13 @@ class Scope(MutableMapping[Any, Any]):
         try:
             for lo, hi in ranges:
                 lim = left if exact else None
-                items = (
-                    view.scan(lo, hi, reverse=reverse, limit=lim)
-                    if fast is None
-                    else fast(lo, hi, reverse, lim)
-                )
+                items: Iterator[tuple[bytes, bytes]]
+                if keys:
+                    items = zip(view.scan_keys(lo, hi, reverse=reverse, limit=lim), repeat(b""))
+                elif fast is None:
+                    items = view.scan(lo, hi, reverse=reverse, limit=lim)
+                else:
+                    items = fast(lo, hi, reverse, lim)
                 size = 16
                 while True:
                     chunk = list(islice(items, size))
@@ -571,12 +575,21 @@ class Scope(MutableMapping[Any, Any]):
         return values if self._vdec is None else map(self._vdec, values)
 
     def __iter__(self) -> Iterator[Any]:
-        return map(_first, chain.from_iterable(self._chunks()))
+        """The own keys in order, read without their values (``scan_keys``)."""
+        return map(_first, chain.from_iterable(self._chunks(keys=True)))
 
     def __len__(self) -> int:
-        """Number of own keys. Cost: one scan of the scope's own range (keys are not
-        decoded)."""
-        return sum(map(len, self._chunks(decode=False)))
+        """Number of own keys. Cost: one ``count`` of the store view per own range
+        where the ranges hold only own keys (LMDB: keys read without values, no
+        Python code per key; SQLite, etcd: one query; memory: two bisections);
+        else a keys-only scan whose chunks the layout's ``decode_chunk`` (C where
+        built) cuts to the own keys."""
+        layout = self._layout
+        if not layout.exact:
+            return sum(map(len, self._chunks(keys=True)))
+        ranges, _ = self._stored_ranges(None, None, True, False, None)
+        view = self._view
+        return sum(view.count(lo, hi) for lo, hi in ranges)
 
     def __bool__(self) -> bool:
         return next(self._chunks(limit=1, decode=False), None) is not None

@@ -8,6 +8,7 @@ import click
 
 from ..errors import KeyspaceError, show_bytes
 from ..keyspace import Keyspace
+from ..schemes._layouts import LayoutCache
 from ..stores import open_store
 from ._console import Ticker, err, out
 from ._format import dumps
@@ -15,7 +16,7 @@ from ._heed import HEED_URL, heed_options, resolve_url
 from ._open import opened
 from ._options import depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
-from ._walk import Entry, KeyReader, walk
+from ._walk import KeyReader, Run, tally
 
 __all__ = ["Outside", "inspect", "named_databases", "scope_tree"]
 
@@ -36,18 +37,21 @@ class Outside:
 
 def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outside]:
     """Count every key of ``ks`` into a :class:`ScopeTree` with one scan of the
-    store, decoding each stored key once. Shows a progress bar on stderr when
-    the scan takes long."""
+    store: each key is decoded once, except the keys that follow a decoded key in
+    its scope's own range, which are counted as one run (see :func:`tally`). Shows
+    a progress bar on stderr when the scan takes long."""
     tree = ScopeTree()
     outside = Outside()
     reader = KeyReader(ks.scheme, depth, ks.store)
     add = tree.add
     with Ticker("reading keys") as ticker:
-        for item in walk(ks.store, reader):
+        for item in tally(ks.store, reader, LayoutCache(ks.scheme).get):
+            if isinstance(item, Run):
+                add(item.path, item.size, item.keys)
+                ticker.advance(item.keys)
+                continue
             size = len(item.stored) + len(item.value)
-            if isinstance(item, Entry):
-                add(item.path, size)
-            elif item.reason is None:
+            if item.reason is None:
                 outside.reserved += 1
                 outside.reserved_bytes += size
             else:
