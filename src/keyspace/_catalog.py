@@ -550,6 +550,10 @@ class Catalog:
         plen = len(scheme.prefix(path))
         step = scheme.child_step(path)
         skip_layout = self._persist
+        # past the last own range (the tuple scheme's lies before every child) a
+        # key is never an own key
+        own_stop = max((b"" if hi is None else hi for _, hi in own), default=b"") if own else b""
+        open_end = any(hi is None for _, hi in own)
         out: list[Any] = []
         cursor: bytes | None = lo
         with view.seeker(hi) as seeker:
@@ -561,7 +565,7 @@ class Catalog:
                 if skip_layout and k.startswith(LAYOUT_START):
                     cursor = LAYOUT_STOP
                     continue
-                if own:
+                if own and (open_end or k < own_stop):
                     found, own_end = _own_end(own, k)
                     if found and (exact or scheme.is_own_remainder(k[plen:])):
                         cursor = own_end if exact else k + b"\x00"

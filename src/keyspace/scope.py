@@ -545,12 +545,15 @@ class Scope(MutableMapping[Any, Any]):
         limit: int | None = None,
         prefix: Key | None = None,
     ) -> Any:
-        """Like :meth:`items`, keys only (a :class:`ScopeKeys` view without arguments)."""
+        """Like :meth:`items`, keys only (a :class:`ScopeKeys` view without arguments);
+        beyond a short scan (``limit`` up to 1024) no value is read."""
         if _whole(start, stop, include_start, include_stop, reverse, limit, prefix):
             return ScopeKeys(self)
         args = (start, stop, include_start, include_stop, reverse, limit, prefix)
         short = self._short(*args)
-        return map(_first, iter(short) if short is not None else chain.from_iterable(self._chunks(*args)))
+        if short is not None:
+            return map(_first, iter(short))
+        return map(_first, chain.from_iterable(self._chunks(*args, keys=True)))
 
     def values(
         self,
@@ -592,7 +595,7 @@ class Scope(MutableMapping[Any, Any]):
         return sum(view.count(lo, hi) for lo, hi in ranges)
 
     def __bool__(self) -> bool:
-        return next(self._chunks(limit=1, decode=False), None) is not None
+        return next(self._chunks(limit=1, decode=False, keys=True), None) is not None
 
     # -- bulk changes ----------------------------------------------------------------
 
