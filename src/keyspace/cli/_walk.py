@@ -186,6 +186,8 @@ def walk(view: ReadView, reader: KeyReader) -> Iterator[Entry | Skipped]:
 
 
 _CHUNK = 4096
+_MIN_RUN = 16
+"""Fewest keys ahead in the chunk that make a run worth compiling a layout for."""
 
 
 def tally(
@@ -194,18 +196,25 @@ def tally(
     """The keys of :func:`walk`, in the same order and with the same outcome per
     key, as :class:`Run` s of a scope's keys and :class:`Skipped` keys. ``layout``
     gives a path's compiled layout (a keyspace's cache). A key that decodes into a
-    scope whose layout's own ranges are exact starts a run over the rest of its own
-    range: found in each chunk of 4096 items by one bisection, checked by one
-    ``decode_chunk`` call, counted and sized with no Python code per key."""
+    scope whose own ranges are exact, followed in the chunk (4096 items) by at
+    least 16 more keys of its own range (one bisection), starts a run over the
+    rest of that range: checked by one ``decode_chunk`` call per chunk, counted and
+    sized with no Python code per key. Keys of smaller scopes are read one by one,
+    at the cost of one :meth:`Scheme.own_ranges` per scope of two keys or more
+    and chunk."""
     read = reader.read
-    meta = reader.scheme.metadata_key
-    runs = reader.runs
+    scheme = reader.scheme
+    meta = scheme.metadata_key
+    runs = reader.runs and scheme.own_range_is_exact()
     items = view.scan(b"", None)
     path: tuple[Any, ...] = ()
     decode: Callable[[list[tuple[bytes, bytes]]], object] | None = None  # set while a run lasts
     stop: bytes | None = None
+    known: tuple[bytes, bytes | None] | None = None  # the own range of the last scope decoded
+    last: tuple[Any, ...] | None = None  # the path of the last key read on its own
     while chunk := list(islice(items, _CHUNK)):
         at, end = 0, len(chunk)
+        short = False  # the known range has fewer than _MIN_RUN keys left in this chunk
         while at < end:
             if decode is not None:
                 upto = end if stop is None else bisect_left(chunk, (stop,), at)
@@ -225,19 +234,48 @@ def tally(
             at += 1
             found = _single(stored, value, reader, read)
             yield found
-            if runs and isinstance(found, Run):
-                path = found.path
-                try:
-                    own = layout(path)
-                except KeyspaceError:  # a path the scheme decodes but cannot compile: key by key
+            if not runs or not isinstance(found, Run):
+                continue
+            if known is not None and known[0] <= stored and (known[1] is None or stored < known[1]):
+                if short:
                     continue
-                if not own.exact:
+            else:
+                last, previous = found.path, last
+                if last != previous:  # the first key of a scope: the next may be another's
                     continue
-                for lo, hi in own.ranges:
-                    if lo <= stored and (hi is None or stored < hi):
-                        if meta is None or not (stored < meta and (hi is None or meta < hi)):
-                            decode, stop = own.decode_chunk, hi
-                        break
+                known = _own_range(scheme, found.path, stored, meta)
+                short = False
+                if known is None:
+                    continue
+            hi = known[1]
+            upto = end if hi is None else bisect_left(chunk, (hi,), at)
+            if upto - at < _MIN_RUN:
+                short = True
+                continue
+            try:
+                decode = layout(found.path).decode_chunk
+            except KeyspaceError:  # a path the scheme decodes but cannot compile: key by key
+                known = None
+                continue
+            path, stop = found.path, hi
+
+
+def _own_range(
+    scheme: Scheme, path: tuple[Any, ...], stored: bytes, meta: bytes | None
+) -> tuple[bytes, bytes | None] | None:
+    """The own range of ``path`` that holds ``stored``, cut at the reserved key
+    ``meta`` when it lies after ``stored`` inside it; ``None`` when the scheme
+    cannot say."""
+    try:
+        ranges = scheme.own_ranges(path)
+    except KeyspaceError:
+        return None
+    for lo, hi in ranges:
+        if lo <= stored and (hi is None or stored < hi):
+            if meta is not None and stored < meta and (hi is None or meta < hi):
+                hi = meta
+            return lo, hi
+    return None
 
 
 def _single(
