@@ -185,7 +185,8 @@ def walk(view: ReadView, reader: KeyReader) -> Iterator[Entry | Skipped]:
             yield Entry(found[0], found[1], stored, value)
 
 
-_CHUNK = 4096
+_CHUNK = 256
+"""Items read at a time: small enough to stay in the CPU caches."""
 _MIN_RUN = 16
 """Fewest keys ahead in the chunk that make a run worth compiling a layout for."""
 
@@ -196,17 +197,31 @@ def tally(
     """The keys of :func:`walk`, in the same order and with the same outcome per
     key, as :class:`Run` s of a scope's keys and :class:`Skipped` keys. ``layout``
     gives a path's compiled layout (a keyspace's cache). A key that decodes into a
-    scope whose own ranges are exact, followed in the chunk (4096 items) by at
+    scope whose own ranges are exact, followed in the chunk (256 items) by at
     least 16 more keys of its own range (one bisection), starts a run over the
     rest of that range: checked by one ``decode_chunk`` call per chunk, counted and
     sized with no Python code per key. Keys of smaller scopes are read one by one,
     at the cost of one :meth:`Scheme.own_ranges` per scope of two keys or more
-    and chunk."""
+    and chunk. Reads the view's ``fast_scan`` where it has one."""
+    fast = view.fast_scan
+    if fast is None:
+        yield from _tally(view.scan(b"", None), reader, layout)
+        return
+    try:  # the view's fast scan: its engine errors come out raw
+        yield from _tally(fast(b"", None, False, None), reader, layout)
+    except KeyspaceError:
+        raise
+    except Exception as exc:
+        raise view.translate(exc) from exc
+
+
+def _tally(
+    items: Iterator[tuple[bytes, bytes]], reader: KeyReader, layout: Callable[[tuple[Any, ...]], Layout]
+) -> Iterator[Run | Skipped]:
     read = reader.read
     scheme = reader.scheme
     meta = scheme.metadata_key
     runs = reader.runs and scheme.own_range_is_exact()
-    items = view.scan(b"", None)
     path: tuple[Any, ...] = ()
     decode: Callable[[list[tuple[bytes, bytes]]], object] | None = None  # set while a run lasts
     stop: bytes | None = None
@@ -219,7 +234,7 @@ def tally(
             if decode is not None:
                 upto = end if stop is None else bisect_left(chunk, (stop,), at)
                 if upto > at:
-                    part = chunk[at:upto]
+                    part = chunk if upto - at == end else chunk[at:upto]
                     try:
                         decode(part)
                     except DecodeError:  # some key does not decode: read them one by one

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import click
@@ -9,7 +11,7 @@ import click
 from ..errors import KeyspaceError, show_bytes
 from ..keyspace import Keyspace
 from ..schemes._layouts import LayoutCache
-from ..stores import open_store
+from ..stores import ReadView, Store, open_store
 from ._console import Ticker, err, out
 from ._format import dumps
 from ._heed import HEED_URL, heed_options, resolve_url
@@ -42,10 +44,10 @@ def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outsi
     a progress bar on stderr when the scan takes long."""
     tree = ScopeTree()
     outside = Outside()
-    reader = KeyReader(ks.scheme, depth, ks.store)
     add = tree.add
-    with Ticker("reading keys") as ticker:
-        for item in tally(ks.store, reader, LayoutCache(ks.scheme).get):
+    with _consistent(ks.store) as view, Ticker("reading keys") as ticker:
+        reader = KeyReader(ks.scheme, depth, view)
+        for item in tally(view, reader, LayoutCache(ks.scheme).get):
             if isinstance(item, Run):
                 add(item.path, item.size, item.keys)
                 ticker.advance(item.keys)
@@ -60,6 +62,21 @@ def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outsi
                     outside.examples.append(f"{show_bytes(item.stored)}: {item.reason}")
             ticker.advance()
     return tree, outside
+
+
+@contextmanager
+def _consistent(store: Store) -> Iterator[ReadView]:
+    """A snapshot of ``store`` to read it in one state, where the store has
+    snapshots whose scans are as fast as its own (a ``fast_scan``); else the
+    store."""
+    if not store.capabilities.snapshots:
+        yield store
+        return
+    with store.snapshot() as snap:
+        if snap.fast_scan is None:
+            yield store
+        else:
+            yield snap
 
 
 def _is_lmdb_environment(url: str) -> bool:
