@@ -83,6 +83,26 @@ def test_stored_key_is_the_schemes_encoding(spec: Spec, data: st.DataObject) -> 
                 assert layout.key_of(stored) == spec.scheme.decode_key(stored[len(layout.prefix) :])
 
 
+@pytest.mark.parametrize("spec", SPECS_AND_REFUSING)
+@LAYOUT
+@given(data=st.data(), keys=st.lists(st.binary(max_size=12), min_size=1, max_size=4))
+def test_escape_builds_the_stored_key(spec: Spec, data: st.DataObject, keys: list[bytes]) -> None:
+    """Where a layout's transform is one replace (the tuple framing, a raw key with
+    no forbidden first byte), ``escape`` says it, and ``head + k.replace(old, new) +
+    tail`` is the stored key of every bytes key; elsewhere ``escape`` is None."""
+    path = data.draw(spec.path())
+    for layout in _layouts(spec, path):
+        replace = layout.kind == "tuple" or (layout.kind == "raw" and layout.forbidden < 0)
+        assert (layout.escape is not None) == replace, layout
+        if layout.escape is None:
+            continue
+        head, old, new, tail = layout.escape
+        for key in keys:
+            built = head + key.replace(old, new) + tail
+            assert built == layout.stored(key) == spec.scheme.encode(path, key)
+            assert layout.key_of(built) == key
+
+
 @pytest.mark.parametrize("spec", [pytest.param(spec, id=spec.id) for spec in SPECS])
 @LAYOUT
 @given(data=st.data())

@@ -123,6 +123,7 @@ class Scope(MutableMapping[Any, Any]):
 
     __slots__ = (
         "_chunk",
+        "_escape",
         "_get",
         "_get_raw",
         "_guard",
@@ -184,6 +185,10 @@ class Scope(MutableMapping[Any, Any]):
         # the catalog's check before each read of own keys (ScopeHash names,
         # LengthPrefixed, Naive); None where reads need none
         self._guard = state.guard(path)
+        # the one-frame route of the Python point operations: the layout's key
+        # transform as one replace, applied inline to bytes keys of a scope with
+        # bytes values and no read guard (None: the general route)
+        self._escape = layout.escape if key is BYTES and value is BYTES and self._guard is None else None
 
     # -- navigation ------------------------------------------------------------
 
@@ -233,7 +238,21 @@ class Scope(MutableMapping[Any, Any]):
             raise self._view.translate(exc, stored) from exc
         return raw
 
+    # The three point operations below take one Python frame for a bytes key where
+    # the scope has an escape (see __init__): _read then reduces to the engine call.
+
     def __getitem__(self, key: Key) -> Any:
+        escape = self._escape
+        if escape is not None and type(key) is bytes:
+            head, old, new, tail = escape
+            stored = head + key.replace(old, new) + tail
+            try:
+                raw = self._get(stored)
+            except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
+                raise self._view.translate(exc, stored) from exc
+            if raw is None:
+                raise KeyError(key)
+            return raw
         raw = self._read(self._stored(key))
         if raw is None:
             raise KeyError(key)
@@ -241,6 +260,15 @@ class Scope(MutableMapping[Any, Any]):
 
     def get(self, key: Key, default: Any = None) -> Any:
         """Return the value of ``key``, or ``default``. Cost: one point read."""
+        escape = self._escape
+        if escape is not None and type(key) is bytes:
+            head, old, new, tail = escape
+            stored = head + key.replace(old, new) + tail
+            try:
+                raw = self._get(stored)
+            except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
+                raise self._view.translate(exc, stored) from exc
+            return default if raw is None else raw
         raw = self._read(self._stored(key))
         if raw is None:
             return default
@@ -250,7 +278,12 @@ class Scope(MutableMapping[Any, Any]):
         return self._read(self._stored(key)) is not None
 
     def __setitem__(self, key: Key, value: Any) -> None:
-        stored = self._stored(key)
+        escape = self._escape
+        if escape is not None and type(key) is bytes:
+            head, old, new, tail = escape
+            stored = head + key.replace(old, new) + tail
+        else:
+            stored = self._stored(key)
         raw = value if self._venc is None else self._venc(value)
         if type(raw) is not bytes:
             raw = _not_bytes(raw)
