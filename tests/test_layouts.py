@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from test_scheme_properties import SPECS, Spec
 
 from keyspace.codecs import STR
-from keyspace.errors import KeyspaceError
+from keyspace.errors import KeyspaceError, LayoutError
 from keyspace.schemes import LengthPrefixed, Naive, Sublevel, TupleScheme
 from keyspace.schemes._layouts import KINDS, Layout, LayoutCache
 
@@ -164,6 +164,26 @@ def test_layouts_are_immutable_and_cached_per_path() -> None:
     assert len(cache) == 2  # bounded: the oldest went
     assert cache.get(("a",)) is not a
     assert cache.get(("a",)).prefix == a.prefix
+
+
+def test_encode_keeps_a_bounded_memo_of_exact_paths() -> None:
+    """``scheme.encode`` builds keys with the path's compiled ``stored`` from a
+    memo of at most 1024 paths of str/bytes components, the oldest dropped first;
+    equal tuples of other components are compiled each time, never confused."""
+    from keyspace.schemes._base import _MEMO_SIZE
+
+    scheme, fresh = TupleScheme(), TupleScheme()
+    for i in range(_MEMO_SIZE + 10):
+        path = ("t", str(i))
+        assert scheme.encode(path, b"k") == fresh.prefix(path) + fresh.encode_key(b"k")
+    assert len(scheme._memo) == _MEMO_SIZE
+    assert ("t", "0") not in scheme._memo and ("t", str(_MEMO_SIZE + 9)) in scheme._memo
+    assert scheme.encode((1,), b"k") != scheme.encode((True,), b"k") != scheme.encode((1.0,), b"k")
+    assert (1,) not in scheme._memo
+    refusing = Naive()
+    with pytest.raises(LayoutError, match="refuses"):
+        refusing.encode((b"a",), b"k")
+    assert not hasattr(refusing, "_memo")  # a refusing scheme compiles nothing
 
 
 def test_prefix_ranges_of_byte_schemes() -> None:

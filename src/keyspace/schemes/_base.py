@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
@@ -220,7 +221,8 @@ class Scheme(ABC):
                 # set as an ordinary attribute: encode's lookup of it stays fast
                 memo = self._memo = {}
             if len(memo) >= _MEMO_SIZE:
-                memo.pop(next(iter(memo), None), None)  # type: ignore[arg-type]
+                with suppress(KeyError, RuntimeError):  # another thread changed the memo meanwhile
+                    del memo[next(iter(memo))]
             memo[path] = stored
         return stored
 
