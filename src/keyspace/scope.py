@@ -245,11 +245,10 @@ class Scope(MutableMapping[Any, Any]):
         escape = self._escape
         if escape is not None and type(key) is bytes:
             head, old, new, tail = escape
-            stored = head + key.replace(old, new) + tail
             try:
-                raw = self._get(stored)
+                raw = self._get(head + key.replace(old, new) + tail)
             except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
-                raise self._view.translate(exc, stored) from exc
+                raise self._view.translate(exc, head + key.replace(old, new) + tail) from exc
             if raw is None:
                 raise KeyError(key)
             return raw
@@ -263,11 +262,10 @@ class Scope(MutableMapping[Any, Any]):
         escape = self._escape
         if escape is not None and type(key) is bytes:
             head, old, new, tail = escape
-            stored = head + key.replace(old, new) + tail
             try:
-                raw = self._get(stored)
+                raw = self._get(head + key.replace(old, new) + tail)
             except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
-                raise self._view.translate(exc, stored) from exc
+                raise self._view.translate(exc, head + key.replace(old, new) + tail) from exc
             return default if raw is None else raw
         raw = self._read(self._stored(key))
         if raw is None:
@@ -279,12 +277,12 @@ class Scope(MutableMapping[Any, Any]):
 
     def __setitem__(self, key: Key, value: Any) -> None:
         escape = self._escape
-        if escape is not None and type(key) is bytes:
+        if escape is not None and type(key) is bytes:  # and no value codec (see __init__)
             head, old, new, tail = escape
-            stored = head + key.replace(old, new) + tail
+            stored, raw = head + key.replace(old, new) + tail, value
         else:
             stored = self._stored(key)
-        raw = value if self._venc is None else self._venc(value)
+            raw = value if self._venc is None else self._venc(value)
         if type(raw) is not bytes:
             raw = _not_bytes(raw)
         put = self._put
