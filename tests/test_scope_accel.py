@@ -145,6 +145,23 @@ def test_python_methods_over_python_layouts_store_the_schemes_bytes(
     assert raw_items(ks) == stored  # the refusals wrote nothing
 
 
+def test_python_reads_run_the_read_guard_while_one_is_set() -> None:
+    """The one-frame route of the Python reads is taken only while the scope has no
+    read guard left to run; with one, every read runs it first."""
+    ks = keyspace.open("memory:")
+    ks._layouts = LayoutCache(ks.scheme, accelerate=False)
+    scope = ks.scope("t")
+    PY_SETITEM(scope, b"k", b"v")
+    assert scope._escape is not None and scope._guard is None  # type: ignore[attr-defined]
+    assert PY_GETITEM(scope, b"k") == PY_GET(scope, b"k") == b"v"
+    seen: list[object] = []
+    scope._guard = lambda view: seen.append(view) or False  # type: ignore[attr-defined]  # no own keys
+    assert PY_GET(scope, b"k", 5) == 5
+    with pytest.raises(KeyError):
+        PY_GETITEM(scope, b"k")
+    assert len(seen) == 2
+
+
 def test_python_methods_translate_engine_errors_in_a_transaction(tmp_path: Path) -> None:
     """The pure-Python methods call py-lmdb's own get and put inside a transaction
     and translate their raw errors, as the C methods do."""

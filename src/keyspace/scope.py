@@ -186,9 +186,9 @@ class Scope(MutableMapping[Any, Any]):
         # LengthPrefixed, Naive); None where reads need none
         self._guard = state.guard(path)
         # the one-frame route of the Python point operations: the layout's key
-        # transform as one replace, applied inline to bytes keys of a scope with
-        # bytes values and no read guard (None: the general route)
-        self._escape = layout.escape if key is BYTES and value is BYTES and self._guard is None else None
+        # transform as one replace, applied inline to bytes keys where _stored is
+        # the layout's own and values are bytes (None: the general route)
+        self._escape = layout.escape if self._stored is layout.stored and value is BYTES else None
 
     # -- navigation ------------------------------------------------------------
 
@@ -239,11 +239,12 @@ class Scope(MutableMapping[Any, Any]):
         return raw
 
     # The three point operations below take one Python frame for a bytes key where
-    # the scope has an escape (see __init__): _read then reduces to the engine call.
+    # the scope has an escape (see __init__); reads take it while no read guard is
+    # left to run, when _read reduces to the engine call.
 
     def __getitem__(self, key: Key) -> Any:
         escape = self._escape
-        if escape is not None and type(key) is bytes:
+        if escape is not None and type(key) is bytes and self._guard is None:
             head, old, new, tail = escape
             try:
                 raw = self._get(head + key.replace(old, new) + tail)
@@ -260,7 +261,7 @@ class Scope(MutableMapping[Any, Any]):
     def get(self, key: Key, default: Any = None) -> Any:
         """Return the value of ``key``, or ``default``. Cost: one point read."""
         escape = self._escape
-        if escape is not None and type(key) is bytes:
+        if escape is not None and type(key) is bytes and self._guard is None:
             head, old, new, tail = escape
             try:
                 raw = self._get(head + key.replace(old, new) + tail)
