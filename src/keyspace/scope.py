@@ -123,6 +123,7 @@ class Scope(MutableMapping[Any, Any]):
 
     __slots__ = (
         "_chunk",
+        "_escape",
         "_get",
         "_get_raw",
         "_guard",
@@ -184,6 +185,10 @@ class Scope(MutableMapping[Any, Any]):
         # the catalog's check before each read of own keys (ScopeHash names,
         # LengthPrefixed, Naive); None where reads need none
         self._guard = state.guard(path)
+        # the one-frame route of the Python point operations: the layout's key
+        # transform as one replace, applied inline to bytes keys where _stored is
+        # the layout's own and values are bytes (None: the general route)
+        self._escape = layout.escape if self._stored is layout.stored and value is BYTES else None
 
     # -- navigation ------------------------------------------------------------
 
@@ -233,7 +238,21 @@ class Scope(MutableMapping[Any, Any]):
             raise self._view.translate(exc, stored) from exc
         return raw
 
+    # The three point operations below take one Python frame for a bytes key where
+    # the scope has an escape (see __init__); reads take it while no read guard is
+    # left to run, when _read reduces to the engine call.
+
     def __getitem__(self, key: Key) -> Any:
+        escape = self._escape
+        if escape is not None and type(key) is bytes and self._guard is None:
+            head, old, new, tail = escape
+            try:
+                raw = self._get(head + key.replace(old, new) + tail)
+            except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
+                raise self._view.translate(exc, head + key.replace(old, new) + tail) from exc
+            if raw is None:
+                raise KeyError(key)
+            return raw
         raw = self._read(self._stored(key))
         if raw is None:
             raise KeyError(key)
@@ -241,6 +260,14 @@ class Scope(MutableMapping[Any, Any]):
 
     def get(self, key: Key, default: Any = None) -> Any:
         """Return the value of ``key``, or ``default``. Cost: one point read."""
+        escape = self._escape
+        if escape is not None and type(key) is bytes and self._guard is None:
+            head, old, new, tail = escape
+            try:
+                raw = self._get(head + key.replace(old, new) + tail)
+            except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
+                raise self._view.translate(exc, head + key.replace(old, new) + tail) from exc
+            return default if raw is None else raw
         raw = self._read(self._stored(key))
         if raw is None:
             return default
@@ -250,8 +277,13 @@ class Scope(MutableMapping[Any, Any]):
         return self._read(self._stored(key)) is not None
 
     def __setitem__(self, key: Key, value: Any) -> None:
-        stored = self._stored(key)
-        raw = value if self._venc is None else self._venc(value)
+        escape = self._escape
+        if escape is not None and type(key) is bytes:  # and no value codec (see __init__)
+            head, old, new, tail = escape
+            stored, raw = head + key.replace(old, new) + tail, value
+        else:
+            stored = self._stored(key)
+            raw = value if self._venc is None else self._venc(value)
         if type(raw) is not bytes:
             raw = _not_bytes(raw)
         put = self._put

@@ -141,9 +141,9 @@ class TupleScheme(Scheme):
         """Return ``raw_prefix + pack((path, *key_elements))``."""
         # the layout of the path, compiled once (a bounded memo), builds the key
         try:
-            return self._memo[path].stored(key)
+            return self._memo[path](key)
         except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._compiled(path).stored(key)
+            return self._compiled(path)(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Split a stored key into ``(path, key)``.
