@@ -125,6 +125,9 @@ class Scope(MutableMapping[Any, Any]):
     __slots__ = (
         "_bound",
         "_chunk",
+        "_compiled",
+        "_cut",
+        "_data",
         "_escape",
         "_get",
         "_get_raw",
@@ -161,11 +164,24 @@ class Scope(MutableMapping[Any, Any]):
         self._ks = keyspace
         self._view = view
         self._state = state
-        self._layout = layout
+        self._compiled = layout
         self.path = path
         self.scheme = scheme
         self.prefix = layout.prefix
         self._ranges, reserved = state.ranges(path, layout.ranges)
+        # the data path (point operations, scans, counts, range deletes) runs on the
+        # part of the view that holds every key under the prefix (a PrefixUnion's
+        # database), with the layout compiled for the keys as that part stores them;
+        # the catalog (guard, first write, children, subtree) keeps the whole view.
+        # Not where records are reserved among the scope's keys: their refusal
+        # compares the whole view's keys.
+        self._data, self._cut = view, 0
+        narrowed = None if reserved else view.narrow(layout.prefix)
+        if narrowed is not None:
+            self._data, self._cut = narrowed
+            layout = layout.rebased(self._cut)
+            self._ranges = layout.ranges
+        self._layout = layout
         self._key_spec = key
         self._value_spec = value
         if key is BYTES:
@@ -182,8 +198,9 @@ class Scope(MutableMapping[Any, Any]):
             self._venc = self._vdec = None
         else:
             self._venc, self._vdec = value.encode, value.decode
-        fast = view.fast_get
-        self._get = view.get if fast is None else fast
+        data = self._data
+        fast = data.fast_get
+        self._get = data.get if fast is None else fast
         # what a point operation catches to translate: nothing through the view's
         # translating methods; anything but a keyspace error through its fast paths
         self._get_raw = () if fast is None else _RAW
@@ -205,8 +222,9 @@ class Scope(MutableMapping[Any, Any]):
 
     @property
     def layout(self) -> Layout:
-        """The compiled layout this scope runs on."""
-        return self._layout
+        """The compiled layout of this scope's path (stored keys as the keyspace's
+        store holds them)."""
+        return self._compiled
 
     def scope(self, *more: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The child scope at ``path + more`` (nothing is written). Codecs default to
@@ -248,7 +266,7 @@ class Scope(MutableMapping[Any, Any]):
         try:
             raw = self._get(stored)
         except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
-            raise self._view.translate(exc, stored) from exc
+            raise self._data.translate(exc, stored) from exc
         return raw
 
     # The three point operations below take one Python frame for a bytes key where
@@ -262,7 +280,7 @@ class Scope(MutableMapping[Any, Any]):
             try:
                 raw = self._get(head + key.replace(old, new) + tail)
             except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
-                raise self._view.translate(exc, head + key.replace(old, new) + tail) from exc
+                raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
             if raw is None:
                 raise KeyError(key)
             return raw
@@ -279,7 +297,7 @@ class Scope(MutableMapping[Any, Any]):
             try:
                 raw = self._get(head + key.replace(old, new) + tail)
             except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
-                raise self._view.translate(exc, head + key.replace(old, new) + tail) from exc
+                raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
             return default if raw is None else raw
         raw = self._read(self._stored(key))
         if raw is None:
@@ -307,21 +325,21 @@ class Scope(MutableMapping[Any, Any]):
         try:
             put(stored, raw)
         except self._put_raw as exc:  # only with the view's fast_put
-            raise self._view.translate(exc, stored) from exc
+            raise self._data.translate(exc, stored) from exc
 
     def __delitem__(self, key: Key) -> None:
         stored = self._stored(key)
         view = self._writer()
         if self._read(stored) is None:
             raise KeyError(key)
-        self._state.destructive(view, lambda v: v.delete(stored))
+        self._state.destructive(view, lambda v: self._part(v).delete(stored))
 
     def discard(self, key: Key) -> None:
         """Remove ``key`` if present; no error when it is missing. Cost: one delete."""
         stored = self._stored(key)
         view = self._writer()
         if self._guard is None or not self._hidden():
-            self._state.destructive(view, lambda v: v.delete(stored))
+            self._state.destructive(view, lambda v: self._part(v).delete(stored))
 
     def pop(self, key: Key, default: Any = _MISSING) -> Any:
         """Remove ``key`` and return its value; ``default`` when it is missing, else
@@ -333,7 +351,7 @@ class Scope(MutableMapping[Any, Any]):
             if default is _MISSING:
                 raise KeyError(key)
             return default
-        self._state.destructive(view, lambda v: v.delete(stored))
+        self._state.destructive(view, lambda v: self._part(v).delete(stored))
         return raw if self._vdec is None else self._vdec(raw)
 
     def popitem(self) -> tuple[Any, Any]:
@@ -361,6 +379,26 @@ class Scope(MutableMapping[Any, Any]):
             raise KeyspaceError(f"scope {self.path!r} is read-only here (a snapshot view)")
         return view
 
+    def _part(self, view: WriteView) -> WriteView:
+        """Where this scope's stored keys go in ``view`` (a write view of the whole
+        keyspace store, this scope's or one the catalog opened): the part it
+        narrows to (see ``ReadView.narrow``), else ``view`` itself."""
+        if not self._cut:
+            return view
+        if view is self._view:
+            return self._data  # type: ignore[return-value]  # writable where the view is
+        got = view.narrow(self.prefix)
+        if got is None or got[1] != self._cut:
+            raise KeyspaceError(f"scope {self.path!r}: {view!r} does not hold its keys as {self._view!r}")
+        return got[0]  # type: ignore[return-value]  # writable where the view is
+
+    def _whole_keys(self, keys: Iterable[bytes]) -> Iterable[bytes]:
+        """Stored keys as the whole keyspace store holds them (for the catalog's checks)."""
+        if not self._cut:
+            return keys
+        tag = self.prefix[: self._cut]
+        return (tag + k for k in keys)
+
     def _first_write(self, ops: Sequence[tuple[bytes, bytes | None]]) -> bool:
         """Before this scope's first write of ``ops``: unless the catalog says the
         path is ready, run the write as the catalog's first write (the scheme
@@ -372,18 +410,19 @@ class Scope(MutableMapping[Any, Any]):
         if state.write_ready(self.path):
             self._bind_put()
             return False
-        state.check_storable(k for k, v in ops if v is not None)
+        state.check_storable(self._whole_keys(k for k, v in ops if v is not None))
         k, v = ops[0]
+        part = self._part
         if len(ops) == 1 and v is not None:
-            state.first_write(view, self.path, lambda w: w.put(k, v))
+            state.first_write(view, self.path, lambda w: part(w).put(k, v))
         else:
-            state.first_write(view, self.path, lambda w: _write_all(w, ops), len(ops))
+            state.first_write(view, self.path, lambda w: _write_all(part(w), ops), len(ops))
         self._bind_put()
         return True
 
     def _bind_put(self) -> Callable[[bytes, bytes], object]:
         """Bind the view's put (its ``fast_put`` where it has one) and return it."""
-        view = self._writer()
+        view = self._part(self._writer())
         fast = view.fast_put
         self._put_raw = () if fast is None else _RAW
         put = self._put = view.put if fast is None else fast
@@ -392,7 +431,7 @@ class Scope(MutableMapping[Any, Any]):
     def _raise_raw(self, exc: BaseException, stored: bytes) -> None:
         """Raise what the view makes of ``exc``, an error of a fast engine call for
         the stored key ``stored`` (called by the C point operations)."""
-        raise self._view.translate(exc, stored) from exc
+        raise self._data.translate(exc, stored) from exc
 
     # -- the one scan route ----------------------------------------------------------
 
@@ -412,7 +451,7 @@ class Scope(MutableMapping[Any, Any]):
                 raise TypeError("'prefix' cannot be combined with 'start' or 'stop'")
             lo, hi, keep = self._layout.prefix_range(prefix, self._bound)
         else:
-            lo = self.prefix
+            lo = self._layout.prefix
             hi = None
             if start is not None:
                 lo = self._bound(start)
@@ -450,7 +489,7 @@ class Scope(MutableMapping[Any, Any]):
         if reverse:
             ranges.reverse()
         layout = self._layout
-        view = self._view
+        view = self._data
         fast = view.fast_scan
         raw = () if fast is None else _RAW
         # a limit goes to the store only where every item read is one asked for
@@ -514,7 +553,7 @@ class Scope(MutableMapping[Any, Any]):
             return None
         if prefix is None and self._guard is None:
             # the common short scan, with no filter: the ranges without a frame more
-            lo = self.prefix if start is None else self._bound(start)
+            lo = self._layout.prefix if start is None else self._bound(start)
             if not include_start and start is not None:
                 lo += b"\x00"
             hi = None
@@ -538,7 +577,7 @@ class Scope(MutableMapping[Any, Any]):
             return []
         if reverse:
             ranges.reverse()
-        view = self._view
+        view = self._data
         fast = view.fast_scan
         decode = self._chunk
         try:
@@ -674,7 +713,7 @@ class Scope(MutableMapping[Any, Any]):
         if not layout.exact:
             return sum(map(len, self._chunks(keys=True)))
         ranges, _ = self._stored_ranges(None, None, True, False, None)
-        view = self._view
+        view = self._data
         return sum(view.count(lo, hi) for lo, hi in ranges)
 
     def __bool__(self) -> bool:
@@ -710,7 +749,7 @@ class Scope(MutableMapping[Any, Any]):
             return
         if self._put is None and self._first_write(ops):
             return
-        _write_all(view, ops)
+        _write_all(self._part(view), ops)
 
     def _encoded(self, pairs: Iterable[tuple[Any, Any]]) -> Iterator[tuple[bytes, bytes]]:
         """``(stored key, stored value)`` of each pair, as the pairs are read."""
@@ -728,10 +767,12 @@ class Scope(MutableMapping[Any, Any]):
             return
         stream = chain((first,), encoded)
         state = self._state
+        whole, part = self._whole_keys, self._part
 
         def apply(w: WriteView) -> None:
+            w = part(w)
             while chunk := list(islice(stream, 4096)):
-                state.check_storable(k for k, _ in chunk)
+                state.check_storable(whole(k for k, _ in chunk))
                 w.put_many(chunk)
 
         if self._put is None and not state.write_ready(self.path):
@@ -763,6 +804,7 @@ class Scope(MutableMapping[Any, Any]):
         if self._layout.exact and keep is None:
 
             def delete_ranges(w: WriteView) -> None:
+                w = self._part(w)
                 for lo, hi in ranges:
                     w.delete_range(lo, hi)
 
@@ -776,6 +818,7 @@ class Scope(MutableMapping[Any, Any]):
         limit = self._state.batch_limit
 
         def delete_keys(w: WriteView) -> None:
+            w = self._part(w)
             write = getattr(w, "write", None)
             if write is not None and len(doomed) <= limit:
                 write([(k, None) for k in doomed])
@@ -851,7 +894,7 @@ class Scope(MutableMapping[Any, Any]):
         scheme, vdec, view, layout = self.scheme, self._vdec, self._view, self._layout
         kdec = _decoded_key_codec(scheme, self._key_spec)
         decode = self._state.decoder(view, self.path)
-        key_of, prefix = self._key_of, self.prefix
+        key_of, prefix, part_prefix = self._key_of, self.prefix, layout.prefix
 
         def subtree_decode(stored: bytes) -> tuple[Path, Any]:
             path, key = decode(stored)
@@ -860,11 +903,11 @@ class Scope(MutableMapping[Any, Any]):
         return watch_scope(
             self._ks.store,
             self.path,
-            own_ranges=self._ranges,
+            own_ranges=self._state.ranges(self.path, self._compiled.ranges)[0],
             own_exact=layout.exact,
             is_own=scheme.is_own_remainder,
             prefix=prefix,
-            key_decode=lambda rem: key_of(prefix + rem),
+            key_decode=lambda rem: key_of(part_prefix + rem),
             subtree_ranges=self._state.subtree_ranges(view, self.path) if subtree else None,
             subtree_decode=subtree_decode,
             value=vdec,

@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from .errors import KeyspaceError, KeyTooLarge, show_bytes
 from .schemes import Property
-from .scope import Scope
+from .scope import Scope, _write_all
 from .stores._base import Op, ReadView, Store, WriteView
 
 __all__ = ["ScopeStore"]
@@ -112,7 +112,7 @@ class ScopeStore(_ScopeView, Store):
         scope = self.scope
         if scope._put is None and any(v is not None for _, v in stored) and scope._first_write(stored):
             return  # written as the scope's first write, with its checks and records
-        scope.keyspace.store.write(stored)
+        _write_all(scope._part(scope.keyspace.store), stored)  # one atomic batch where the keys are
 
     @contextmanager
     def transaction(self) -> Iterator[WriteView]:

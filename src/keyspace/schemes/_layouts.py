@@ -83,6 +83,7 @@ class Layout:
     """
 
     __slots__ = (
+        "_rebased",
         "_routes",
         "accelerated",
         "decode_chunk",
@@ -96,6 +97,7 @@ class Layout:
         "ranges",
         "scheme",
         "stored",
+        "strip",
     )
 
     scheme: Scheme
@@ -110,7 +112,9 @@ class Layout:
     decode_chunk: Chunk
     accelerated: bool
     escape: tuple[bytes, bytes, bytes, bytes] | None
+    strip: int
     _routes: dict[Any, tuple[Stored, Callable[[bytes], Any], Chunk]]
+    _rebased: dict[int, Layout]
 
     def __init__(
         self,
@@ -120,22 +124,34 @@ class Layout:
         kind: str = GENERAL,
         forbidden: int = -1,
         accelerate: bool = True,
+        strip: int = 0,
     ) -> None:
         """Compile ``path`` for ``scheme`` with the key transform ``kind``.
-        ``accelerate=False`` keeps the pure-Python reference functions."""
+        ``accelerate=False`` keeps the pure-Python reference functions. ``strip``:
+        compile for a store view that holds the keys of this path without their
+        first ``strip`` bytes (see :meth:`rebased`)."""
         if kind not in KINDS:
             raise ValueError(f"layout kind {kind!r} is not one of {KINDS}")
         scheme.validate_path(path)
         prefix = scheme.prefix(path)
+        ranges = tuple(scheme.own_ranges(path))
+        if strip:
+            if strip < 0 or strip > len(prefix):
+                raise ValueError(f"strip={strip} is not within the {len(prefix)}-byte prefix of {path!r}")
+            tag = prefix[:strip]
+            ranges = tuple(r for r in (_cut_range(tag, lo, hi) for lo, hi in ranges) if r is not None)
+            prefix = prefix[strip:]
         sets = object.__setattr__
         sets(self, "scheme", scheme)
         sets(self, "path", path)
         sets(self, "prefix", prefix)
         sets(self, "kind", kind)
-        sets(self, "ranges", tuple(scheme.own_ranges(path)))
+        sets(self, "ranges", ranges)
         sets(self, "exact", scheme.own_range_is_exact())
         sets(self, "forbidden", forbidden)
+        sets(self, "strip", strip)
         sets(self, "_routes", {})
+        sets(self, "_rebased", {})
         sets(self, "escape", _escape(kind, prefix, forbidden))
         stored, key_of, chunk = _reference(self)
         sets(self, "key_of", key_of)
@@ -152,6 +168,29 @@ class Layout:
 
     def __repr__(self) -> str:
         return f"<Layout {self.kind} {self.path!r} of {self.scheme!r}>"
+
+    def rebased(self, cut: int) -> Layout:
+        """This layout compiled for a store view that holds every key under the
+        first ``cut`` bytes of :attr:`prefix` without those bytes (a part of a
+        :class:`~keyspace.stores._union.PrefixUnion`, see ``ReadView.narrow``):
+        ``rebased(cut).stored(k) == stored(k)[cut:]``, ranges and key decoding to
+        match, the same kind (so the C transform builds the shorter keys itself).
+        ``rebased(0)`` is this layout. Memoised per ``cut``. Raises
+        :class:`ValueError` for a ``cut`` longer than the prefix."""
+        if cut == 0:
+            return self
+        got = self._rebased.get(cut)
+        if got is None:
+            got = Layout(
+                self.scheme,
+                self.path,
+                kind=self.kind,
+                forbidden=self.forbidden,
+                accelerate=self.accelerated,
+                strip=self.strip + cut,
+            )
+            self._rebased[cut] = got
+        return got
 
     def is_own(self, stored: bytes) -> bool:
         """True when ``stored``, a key in one of :attr:`ranges`, is an own key (always
@@ -174,6 +213,10 @@ class Layout:
         key_prefix_range = getattr(self.scheme, "key_prefix_range", None)
         if key_prefix_range is not None:
             lo, hi = key_prefix_range(self.path, key_prefix)
+            if self.strip:
+                tag = self.scheme.prefix(self.path)[: self.strip]
+                cut = _cut_range(tag, lo, hi)
+                lo, hi = (self.prefix, self.prefix) if cut is None else cut
             return lo, hi, None
         lo = (self.stored if stored is None else stored)(key_prefix)
         if self.kind == U64LEN:
@@ -194,6 +237,17 @@ class Layout:
         if got is None:
             got = routes[codec] = _compose(self, codec, native, text)
         return got
+
+
+def _cut_range(tag: bytes, lo: bytes, hi: bytes | None) -> _Range | None:
+    """The part of ``[lo, hi)`` under ``tag``, as keys without ``tag`` (``None``:
+    no key under ``tag`` is in it)."""
+    end = prefix_end(tag)
+    if (end is not None and lo >= end) or (hi is not None and hi <= tag):
+        return None
+    return (lo[len(tag) :] if lo.startswith(tag) else b""), (
+        hi[len(tag) :] if hi is not None and hi.startswith(tag) else None
+    )
 
 
 def _compose(

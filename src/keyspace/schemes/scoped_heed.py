@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from xxhash import xxh32_intdigest
 
@@ -41,6 +41,9 @@ from .._bytes import prefix_end
 from ..bincode import STRING
 from ..errors import DecodeError, InvalidName, show_bytes
 from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+
+if TYPE_CHECKING:
+    from ._layouts import Layout
 
 __all__ = ["APIS", "DEFAULT_TAG", "NAMED_TAG", "REGISTRY_TAG", "ScopedHeed", "ScopedHeedTypes"]
 
@@ -208,6 +211,13 @@ class ScopedHeed(Scheme):
         if not path:
             return DEFAULT_TAG, REGISTRY_TAG
         return self.own_range(path)
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        """The ``u64len`` transform (``prefix + u64le(len key) + key``) where keys are
+        framed, else ``raw`` (``prefix + key``): both served in C where built."""
+        from ._layouts import RAW, U64LEN, Layout
+
+        return Layout(self, path, kind=U64LEN if self.framed else RAW, accelerate=accelerate)
 
     def params(self) -> Mapping[str, Any]:
         return {"api": self.api}

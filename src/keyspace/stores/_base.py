@@ -142,6 +142,16 @@ class ReadView(ABC):
     Python code in the store layer; the read transaction it may hold ends when the
     iterator is exhausted or dropped."""
 
+    def narrow(self, prefix: bytes) -> tuple[ReadView, int] | None:
+        """``(inner, cut)`` when every key of this view that starts with ``prefix``
+        is the key of ``inner`` without its first ``cut`` bytes (``cut <= len(prefix)``),
+        ``inner`` being a view of the same state (the same snapshot or transaction;
+        of the same store, writable when this view is) whose own fast paths then
+        serve those keys; ``None`` (this default) when no such view exists. A
+        :class:`~keyspace.stores._union.PrefixUnion` answers for its tags. Cost:
+        a dictionary lookup."""
+        return None
+
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """The keyspace error for an engine error raised by a fast path (``key``: the
         key it was given, if any). Adapters with fast paths make this their one

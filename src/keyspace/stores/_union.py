@@ -71,6 +71,13 @@ class _Routed(WriteView):
             raise InvalidName(f"key {show_bytes(key)} is outside every database of {self._url} (tags {tags})")
         return found
 
+    def narrow(self, prefix: bytes) -> tuple[ReadView, int] | None:
+        """The part whose tag ``prefix`` starts with, and the tag's length."""
+        for tag, _, view in self._parts:
+            if prefix.startswith(tag):
+                return view, len(tag)
+        return None
+
     def get(self, key: bytes) -> bytes | None:
         found = self._route(key)
         if found is None:

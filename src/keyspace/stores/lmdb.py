@@ -731,7 +731,8 @@ class _LMDBSnapshot(TxnKeys, Releasable, ReadView):
         self._open = owned  # a joined snapshot's transaction is its owner's to end
         self._txn = txn
         self._db = None if owned else store._db  # owned: the transaction's default database
-        self.fast_get = txn.get if owned else partial(txn.get, db=store._db)
+        # joined: a cursor of the database (its get takes no db= keyword to parse)
+        self.fast_get = txn.get if owned else txn.cursor(db=store._db).get
         self.fast_scan = partial(_cursor_scan, txn, db=self._db)  # its errors raw
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
@@ -985,8 +986,9 @@ class _LMDBTransaction(TxnKeys, WriteView):
 class _JoinedTransaction(TxnKeys, WriteView):
     """A store's database inside the write transaction of another database of the
     same environment (``outer``): reads see the joint transaction, writes go into it
-    (logged, grown and replayed by it) and commit or abort with it. No fast paths:
-    the outer transaction may replace its LMDB transaction when the map grows."""
+    (logged, grown and replayed by it) and commit or abort with it. Fast paths (a
+    cursor of the database) only where the outer transaction has them: one with a
+    replay log may replace its LMDB transaction when the map grows."""
 
     __slots__ = ("_db", "_outer", "_store", "fast_get", "fast_put", "fast_scan")
 
@@ -995,6 +997,11 @@ class _JoinedTransaction(TxnKeys, WriteView):
         self._outer = outer
         self._db = store._db
         self.fast_get = self.fast_put = self.fast_scan = None
+        if outer.fast_put is not None:  # no replay log: its LMDB transaction stays for good
+            txn = outer._txn
+            cursor = txn.cursor(db=self._db)  # get/put of the database with no db= keyword
+            self.fast_get, self.fast_put = cursor.get, cursor.put
+            self.fast_scan = partial(_cursor_scan, txn, db=self._db)  # its errors raw
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
