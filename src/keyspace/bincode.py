@@ -247,6 +247,15 @@ class _String(BincodeCodec):
             return _LEN.pack(len(obj)) + obj.encode()
         return super().encode(obj)
 
+    def decode(self, raw: bytes) -> Any:
+        # one frame for the common value: exactly its length field and valid UTF-8
+        if type(raw) is bytes and len(raw) >= 8 and _LEN.unpack_from(raw)[0] == len(raw) - 8:
+            try:
+                return raw[8:].decode()
+            except UnicodeDecodeError:
+                pass  # read() names the fault
+        return super().decode(raw)
+
     def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
         length, start = _read_len(raw, offset, "String")
         _need(raw, start, length, "String body")

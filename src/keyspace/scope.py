@@ -375,7 +375,7 @@ class Scope(MutableMapping[Any, Any]):
 
     def _writer(self) -> WriteView:
         view = self._view
-        if not isinstance(view, WriteView):
+        if not isinstance(view, WriteView) or not isinstance(self._data, WriteView):
             raise KeyspaceError(f"scope {self.path!r} is read-only here (a snapshot view)")
         return view
 
