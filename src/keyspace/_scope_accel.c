@@ -13,7 +13,10 @@
  *
  * text: 0 the scheme's own keys (bytes; str too in the tuple kind), 1 str keys
  * UTF-8 encoded first (the str codec over a byte scheme), 2 str keys only (the
- * str codec in the tuple scheme).
+ * str codec in the tuple scheme), 3 keys of a codec: Transform(..., encode) calls
+ * encode(key) first and takes its bytes as text 0 takes a bytes key (a key
+ * codec composed with the layout, with no Python frame between them); its
+ * decode_chunk is chunk_fallback (the codec decodes the keys).
  *
  * t(key) returns the stored key for the keys above; for every other key it
  * returns fallback(key), which raises the scheme's or codec's error.
@@ -68,7 +71,7 @@
 #include "structmember.h"
 
 enum { K_RAW, K_TUPLE, K_HEX, K_U64LEN };
-enum { T_SCHEME, T_UTF8, T_STR };
+enum { T_SCHEME, T_UTF8, T_STR, T_CODEC };
 
 /* -- Transform ------------------------------------------------------------------ */
 
@@ -83,6 +86,7 @@ typedef struct {
     PyObject *chunk_fallback;
     PyObject *reserved; /* NULL, or a tuple of (lo, hi) bytes pairs */
     PyObject *refuse;   /* with reserved: refuse(key, stored, lo, hi) raises */
+    PyObject *encode;   /* text T_CODEC: the key codec's encode, else NULL */
 } Transform;
 
 static PyTypeObject TransformType;
@@ -173,6 +177,23 @@ build(Transform *t, const char *k, Py_ssize_t n, char code)
 static PyObject *
 build_key(Transform *t, PyObject *key)
 {
+    if (t->text == T_CODEC) {
+        PyObject *raw = PyObject_CallOneArg(t->encode, key);
+        if (raw == NULL) {
+            return NULL; /* the codec's error, as the reference raises it */
+        }
+        if (PyBytes_CheckExact(raw)) {
+            const char *k = PyBytes_AS_STRING(raw);
+            Py_ssize_t n = PyBytes_GET_SIZE(raw);
+            if (!(t->forbidden >= 0 && n > 0 && (unsigned char)k[0] == t->forbidden)) {
+                PyObject *out = build(t, k, n, 0x01);
+                Py_DECREF(raw);
+                return out;
+            }
+        }
+        Py_DECREF(raw);
+        return PyObject_CallOneArg(t->fallback, key);
+    }
     if (PyBytes_CheckExact(key) && t->text == T_SCHEME) {
         const char *k = PyBytes_AS_STRING(key);
         Py_ssize_t n = PyBytes_GET_SIZE(key);
@@ -388,7 +409,7 @@ static PyObject *
 transform_decode_chunk(PyObject *self, PyObject *items)
 {
     Transform *t = (Transform *)self;
-    if (!PyList_CheckExact(items)) {
+    if (!PyList_CheckExact(items) || t->text == T_CODEC) {
         return PyObject_CallOneArg(t->chunk_fallback, items);
     }
     Py_ssize_t n = PyList_GET_SIZE(items);
@@ -448,16 +469,16 @@ static PyObject *
 transform_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     int kind, forbidden, text;
-    PyObject *prefix, *fallback, *chunk_fallback;
+    PyObject *prefix, *fallback, *chunk_fallback, *encode = NULL;
     if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
         PyErr_SetString(PyExc_TypeError, "Transform() takes positional arguments only");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "iO!iiOO:Transform", &kind, &PyBytes_Type, &prefix, &forbidden, &text, &fallback,
-                          &chunk_fallback)) {
+    if (!PyArg_ParseTuple(args, "iO!iiOO|O:Transform", &kind, &PyBytes_Type, &prefix, &forbidden, &text, &fallback,
+                          &chunk_fallback, &encode)) {
         return NULL;
     }
-    if (kind < K_RAW || kind > K_U64LEN || text < T_SCHEME || text > T_STR || forbidden < -1 || forbidden > 255) {
+    if (kind < K_RAW || kind > K_U64LEN || text < T_SCHEME || text > T_CODEC || forbidden < -1 || forbidden > 255) {
         PyErr_Format(PyExc_ValueError, "Transform: kind %d, text %d or forbidden byte %d out of range", kind, text,
                      forbidden);
         return NULL;
@@ -468,6 +489,10 @@ transform_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     }
     if (!PyCallable_Check(fallback) || !PyCallable_Check(chunk_fallback)) {
         PyErr_SetString(PyExc_TypeError, "Transform: fallback and chunk_fallback must be callable");
+        return NULL;
+    }
+    if ((text == T_CODEC) != (encode != NULL) || (encode != NULL && !PyCallable_Check(encode))) {
+        PyErr_SetString(PyExc_TypeError, "Transform: a callable encode is given with text 3, and only then");
         return NULL;
     }
     Transform *t = PyObject_GC_New(Transform, type);
@@ -483,6 +508,7 @@ transform_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     t->chunk_fallback = Py_NewRef(chunk_fallback);
     t->reserved = NULL;
     t->refuse = NULL;
+    t->encode = Py_XNewRef(encode);
     PyObject_GC_Track(t);
     return (PyObject *)t;
 }
@@ -521,6 +547,7 @@ transform_with_reserved(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     c->chunk_fallback = Py_NewRef(t->chunk_fallback);
     c->reserved = PyTuple_GET_SIZE(reserved) ? Py_NewRef(reserved) : NULL;
     c->refuse = PyTuple_GET_SIZE(reserved) ? Py_NewRef(refuse) : NULL;
+    c->encode = Py_XNewRef(t->encode);
     PyObject_GC_Track(c);
     return (PyObject *)c;
 }
@@ -533,6 +560,7 @@ transform_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(t->chunk_fallback);
     Py_VISIT(t->reserved);
     Py_VISIT(t->refuse);
+    Py_VISIT(t->encode);
     return 0;
 }
 
@@ -544,6 +572,7 @@ transform_clear(PyObject *self)
     Py_CLEAR(t->chunk_fallback);
     Py_CLEAR(t->reserved);
     Py_CLEAR(t->refuse);
+    Py_CLEAR(t->encode);
     return 0;
 }
 

@@ -12,6 +12,7 @@ class Transform:
         text: int,
         fallback: Callable[[Any], bytes],
         chunk_fallback: Callable[[list[tuple[bytes, bytes]]], list[tuple[Any, bytes]]],
+        encode: Callable[[Any], Any] = ...,
         /,
     ) -> None: ...
     def __call__(self, key: Any, /) -> bytes: ...

@@ -280,6 +280,12 @@ def _compose(
             _decoded(chunk, dec),
         )
         return c, lambda raw: dec(key_of(raw)), c.decode_chunk
+    if layout.accelerated:
+        # the C transform calls enc itself and builds the stored key from its bytes
+        decoded = _decoded(chunk, dec)
+        kind, fallback = _KIND_CODES[layout.kind], (lambda key: stored(enc(key)))
+        c = _accel.Transform(kind, layout.prefix, layout.forbidden, 3, fallback, decoded, enc)
+        return c, lambda raw: dec(key_of(raw)), decoded
     return (lambda key: stored(enc(key))), (lambda raw: dec(key_of(raw))), _decoded(chunk, dec)
 
 
