@@ -1,6 +1,7 @@
 """Layouts composed with a key codec (``Layout.route``): the C transform that calls
-the codec itself (text 3) builds the same stored keys, raises the same errors and
-decodes the same keys as the pure-Python composition, on every scheme; and a layout
+the codec itself (text 3, and packs the ints of a codec that declares
+``fixed_int``) builds the same stored keys, raises the same errors and decodes the
+same keys as the pure-Python composition, on every scheme; and a layout
 rebased for a part of a union (``Layout.rebased``) builds the same keys less the cut."""
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from keyspace import bincode
 from keyspace.codecs import INT, JSON
 from keyspace.schemes.scoped_heed import ScopedHeed
 
-CODECS = [bincode.U64, bincode.I32, bincode.STRING, INT, JSON]
+CODECS = [bincode.U8, bincode.U64, bincode.I16, bincode.I64, bincode.STRING, INT, JSON]
 _KEYS = st.one_of(
     st.integers(-(1 << 65), 1 << 65),
+    st.sampled_from([-(1 << 63) - 1, -(1 << 63), -32769, -32768, -129, -128, -1, 0, 255, 256, 32767, 32768]),
+    st.sampled_from([(1 << 63) - 1, 1 << 63, (1 << 64) - 1, 1 << 64]),
     st.booleans(),
     st.text(max_size=4),
     st.binary(max_size=4),

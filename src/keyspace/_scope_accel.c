@@ -16,7 +16,11 @@
  * str codec in the tuple scheme), 3 keys of a codec: Transform(..., encode) calls
  * encode(key) first and takes its bytes as text 0 takes a bytes key (a key
  * codec composed with the layout, with no Python frame between them); its
- * decode_chunk is chunk_fallback (the codec decodes the keys).
+ * decode_chunk is chunk_fallback (the codec decodes the keys). With
+ * Transform(..., encode, int_size, int_signed) (int_size 1, 2, 4 or 8) the codec
+ * declares that it encodes an int within the range of that many bytes (signed
+ * or not) as its little-endian two's complement: such a key (an exact int) is
+ * packed in C, and every other key goes to encode.
  *
  * t(key) returns the stored key for the keys above; for every other key it
  * returns fallback(key), which raises the scheme's or codec's error.
@@ -87,6 +91,8 @@ typedef struct {
     PyObject *reserved; /* NULL, or a tuple of (lo, hi) bytes pairs */
     PyObject *refuse;   /* with reserved: refuse(key, stored, lo, hi) raises */
     PyObject *encode;   /* text T_CODEC: the key codec's encode, else NULL */
+    int int_size;       /* T_CODEC: 1, 2, 4 or 8 when int keys are packed here, else 0 */
+    int int_signed;
 } Transform;
 
 static PyTypeObject TransformType;
@@ -178,6 +184,42 @@ static PyObject *
 build_key(Transform *t, PyObject *key)
 {
     if (t->text == T_CODEC) {
+        if (t->int_size > 0 && PyLong_CheckExact(key)) {
+            unsigned long long bits = 0;
+            int fits = 0;
+            if (t->int_signed) {
+                int overflow = 0;
+                long long v = PyLong_AsLongLongAndOverflow(key, &overflow);
+                if (v == -1 && PyErr_Occurred()) {
+                    return NULL;
+                }
+                long long half = t->int_size == 8 ? 0 : (1LL << (8 * t->int_size - 1));
+                fits = !overflow && (t->int_size == 8 || (v >= -half && v < half));
+                bits = (unsigned long long)v;
+            }
+            else {
+                unsigned long long v = PyLong_AsUnsignedLongLong(key);
+                if (v == (unsigned long long)-1 && PyErr_Occurred()) {
+                    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                        return NULL;
+                    }
+                    PyErr_Clear(); /* negative or too large: encode names the fault */
+                }
+                else {
+                    fits = t->int_size == 8 || v < (1ULL << (8 * t->int_size));
+                    bits = v;
+                }
+            }
+            if (fits) {
+                char buf[8];
+                for (int i = 0; i < t->int_size; i++) {
+                    buf[i] = (char)((bits >> (8 * i)) & 0xff);
+                }
+                if (!(t->forbidden >= 0 && (unsigned char)buf[0] == t->forbidden)) {
+                    return build(t, buf, t->int_size, 0x01);
+                }
+            }
+        }
         PyObject *raw = PyObject_CallOneArg(t->encode, key);
         if (raw == NULL) {
             return NULL; /* the codec's error, as the reference raises it */
@@ -468,14 +510,18 @@ error:
 static PyObject *
 transform_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    int kind, forbidden, text;
+    int kind, forbidden, text, int_size = 0, int_signed = 0;
     PyObject *prefix, *fallback, *chunk_fallback, *encode = NULL;
     if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
         PyErr_SetString(PyExc_TypeError, "Transform() takes positional arguments only");
         return NULL;
     }
-    if (!PyArg_ParseTuple(args, "iO!iiOO|O:Transform", &kind, &PyBytes_Type, &prefix, &forbidden, &text, &fallback,
-                          &chunk_fallback, &encode)) {
+    if (!PyArg_ParseTuple(args, "iO!iiOO|Oip:Transform", &kind, &PyBytes_Type, &prefix, &forbidden, &text, &fallback,
+                          &chunk_fallback, &encode, &int_size, &int_signed)) {
+        return NULL;
+    }
+    if (int_size != 0 && int_size != 1 && int_size != 2 && int_size != 4 && int_size != 8) {
+        PyErr_Format(PyExc_ValueError, "Transform: int_size %d is not 0, 1, 2, 4 or 8", int_size);
         return NULL;
     }
     if (kind < K_RAW || kind > K_U64LEN || text < T_SCHEME || text > T_CODEC || forbidden < -1 || forbidden > 255) {
@@ -509,6 +555,8 @@ transform_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     t->reserved = NULL;
     t->refuse = NULL;
     t->encode = Py_XNewRef(encode);
+    t->int_size = int_size;
+    t->int_signed = int_signed;
     PyObject_GC_Track(t);
     return (PyObject *)t;
 }
@@ -548,6 +596,8 @@ transform_with_reserved(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     c->reserved = PyTuple_GET_SIZE(reserved) ? Py_NewRef(reserved) : NULL;
     c->refuse = PyTuple_GET_SIZE(reserved) ? Py_NewRef(refuse) : NULL;
     c->encode = Py_XNewRef(t->encode);
+    c->int_size = t->int_size;
+    c->int_signed = t->int_signed;
     PyObject_GC_Track(c);
     return (PyObject *)c;
 }

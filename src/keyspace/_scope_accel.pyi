@@ -13,6 +13,8 @@ class Transform:
         fallback: Callable[[Any], bytes],
         chunk_fallback: Callable[[list[tuple[bytes, bytes]]], list[tuple[Any, bytes]]],
         encode: Callable[[Any], Any] = ...,
+        int_size: int = ...,
+        int_signed: bool = ...,
         /,
     ) -> None: ...
     def __call__(self, key: Any, /) -> bytes: ...

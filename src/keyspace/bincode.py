@@ -107,6 +107,9 @@ class _Int(BincodeCodec):
         self._struct = struct.Struct("<" + fmt)
         self.fixed_size = self._struct.size
         self._lo, self._hi = lo, hi
+        self.fixed_int = (self.fixed_size, lo < 0)
+        """``(size, signed)``: an int within the range is encoded as its ``size``-byte
+        little-endian two's complement, nothing else is (a C layout packs it itself)."""
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if type(obj) is not int:

@@ -284,7 +284,11 @@ def _compose(
         # the C transform calls enc itself and builds the stored key from its bytes
         decoded = _decoded(chunk, dec)
         kind, fallback = _KIND_CODES[layout.kind], (lambda key: stored(enc(key)))
-        c = _accel.Transform(kind, layout.prefix, layout.forbidden, 3, fallback, decoded, enc)
+        # a codec that declares fixed-width little-endian ints has them packed in C
+        size, signed = getattr(codec, "fixed_int", None) or (0, False)
+        if size not in (1, 2, 4, 8):
+            size, signed = 0, False
+        c = _accel.Transform(kind, layout.prefix, layout.forbidden, 3, fallback, decoded, enc, size, signed)
         return c, lambda raw: dec(key_of(raw)), decoded
     return (lambda key: stored(enc(key))), (lambda raw: dec(key_of(raw))), _decoded(chunk, dec)
 
