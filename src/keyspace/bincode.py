@@ -274,6 +274,20 @@ class _String(BincodeCodec):
 STRING = _String()
 
 
+def _accelerate(codec: _String) -> None:
+    """Serve ``encode``/``decode`` of ``codec`` by the optional C functions (the
+    methods above stay their reference: every value they do not handle goes there)."""
+    try:
+        from ._scope_accel import LenText
+    except ImportError:  # pragma: no cover - the methods above then run
+        return
+    setattr(codec, "encode", LenText(1, codec.encode))  # noqa: B010 - shadows the method
+    setattr(codec, "decode", LenText(0, codec.decode))  # noqa: B010
+
+
+_accelerate(STRING)
+
+
 class Option(BincodeCodec):
     """``Option<T>``: ``None`` is ``00``, ``Some(x)`` is ``01`` then ``T``."""
 
