@@ -157,10 +157,14 @@ def _ks_scan(ks: scoped_heed.ScopedHeedKeyspace, n: int) -> Factory:
 def _raw_scan(env: Any, db: Any, n: int) -> Factory:
     def make() -> Trial:
         def run() -> None:
+            # as the LMDB scan of the tuple scheme: stop at the scope's end, take each key
             with env.begin(db=db) as txn:
                 cursor = txn.cursor()
-                cursor.set_range(_HEAD)
-                sum(1 for k, _ in cursor if k.startswith(_HEAD))
+                if cursor.set_range(_HEAD):
+                    for k, _value in cursor:
+                        if not k.startswith(_HEAD):
+                            break
+                        _key = k[12:]
 
         return Trial(run, n)
 
