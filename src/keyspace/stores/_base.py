@@ -55,6 +55,8 @@ __all__ = [
     "Releasable",
     "Store",
     "WriteView",
+    "as_ops",
+    "settled",
 ]
 
 Op = tuple[bytes, bytes | None]
@@ -269,15 +271,38 @@ class Releasable:
 
 class BatchedWrites:
     """For adapters whose range deletes and batches are one atomic write of
-    ``_apply(ranges, ops)``: ranges deleted first, then the puts and deletes."""
+    ``_apply(ranges, deletes, puts)``: the ranges deleted first, then the keys
+    ``deletes``, then the pairs of the dict ``puts`` stored (a key is in at most
+    one of them), so an adapter can hand the puts to its engine in one C loop
+    with no tuple per pair."""
 
     __slots__ = ()
 
-    def _apply(self, ranges: list[tuple[bytes, bytes | None]], ops: list[Op]) -> None:
+    def _apply(
+        self, ranges: list[tuple[bytes, bytes | None]], deletes: list[bytes], puts: dict[bytes, bytes]
+    ) -> None:
         raise NotImplementedError
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
-        self._apply([(start, stop)], [])
+        self._apply([(start, stop)], [], {})
 
     def write(self, ops: Iterable[Op]) -> None:
-        self._apply([], list(ops))
+        self._apply([], *settled(ops))
+
+
+def settled(ops: Iterable[Op]) -> tuple[list[bytes], dict[bytes, bytes]]:
+    """The effect of ``ops`` applied in order: the keys whose last op deletes
+    them, and the dict of the others' last values. Cost: one dict build, and one
+    pass more when the batch deletes."""
+    last = dict(ops)
+    if None not in last.values():
+        return [], last  # type: ignore[return-value]  # no None value: checked
+    deletes = [k for k, v in last.items() if v is None]
+    return deletes, {k: v for k, v in last.items() if v is not None}
+
+
+def as_ops(deletes: list[bytes], puts: dict[bytes, bytes]) -> list[Op]:
+    """``deletes`` and ``puts`` as one list of ops, ``(key, None)`` for a delete."""
+    ops: list[Op] = [(k, None) for k in deletes]
+    ops.extend(puts.items())
+    return ops

@@ -12,6 +12,7 @@ process or another) gets :class:`~keyspace.errors.StoreError`.
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Callable, Iterator
 from functools import partial
 from itertools import islice, takewhile
@@ -20,7 +21,7 @@ from typing import Any
 import plyvel
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Store
+from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Store
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory
 
@@ -174,19 +175,18 @@ class LevelDBStore(BatchedWrites, Store):
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
-    def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
-        """Delete the ranges, then apply ``ops``, in one atomic write batch."""
+    def _apply(self, ranges: list[Range], deletes: list[bytes], puts: dict[bytes, bytes]) -> None:
+        """Delete the ranges, then the keys ``deletes``, then store ``puts``, in one
+        atomic write batch; the puts go to plyvel in one C loop."""
         db = self._live()
         try:
             batch = db.write_batch(sync=self._sync)
             for start, stop in ranges:
                 for key in db.iterator(start=start, stop=stop, include_value=False):
                     batch.delete(key)
-            for key, value in ops:
-                if value is None:
-                    batch.delete(key)
-                else:
-                    batch.put(key, value)
+            for key in deletes:
+                batch.delete(key)
+            deque(map(batch.put, puts.keys(), puts.values()), 0)
             batch.write()
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
