@@ -22,7 +22,7 @@ import asyncio
 import gc
 import random
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Generator, Iterable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
@@ -30,13 +30,25 @@ import grpc
 import grpc.aio
 from sortedcontainers import SortedDict
 
-from ..errors import CommitOutcomeUnknown, EtcdUnavailable, StoreClosed, TransactionTooLarge
+from ..errors import EtcdUnavailable, StoreClosed
 from ._aio import AsyncStore, AsyncTransaction
+from ._etcd_plan import (
+    Call,
+    Pages,
+    Step,
+    commit_plan,
+    commit_steps,
+    etcd_bounds,
+    key_checker,
+    point_read,
+    put_request,
+    revision_request,
+    write_request,
+)
 from ._etcd_proto import kv_pb2 as pb
 from ._etcd_proto import kv_pb2_grpc as pb_grpc
 from ._etcd_proto import watch_auth_pb2_grpc as wa_grpc
 from ._etcd_rpc import (
-    MAX_TXN_OPS,
     Backoff,
     ResponseTooLarge,
     is_credentials_failure,
@@ -156,13 +168,10 @@ class AsyncEtcdStore(AsyncStore):
     threads = 0
 
     def __init__(self, store: EtcdStore) -> None:
-        from . import etcd
-
         self.sync = store
-        self._etcd = etcd
         self._client = _Client(store)
         self._prefix = store.options.prefix
-        self._check_key = etcd._key_checker(self._prefix)
+        self._check_key = key_checker(self._prefix)
         self._reader = _EtcdView(self, None, track=False, writable=False)
 
     # -- reads and writes of the store ---------------------------------------------
@@ -183,10 +192,7 @@ class AsyncEtcdStore(AsyncStore):
     async def put(self, key: bytes, value: bytes) -> None:
         """One ``Put``; retried on an unknown outcome (repeating it is harmless)."""
         self._client.check_open("put")
-        self._check_key(key)
-        request = pb.PutRequest(key=self._prefix + key, value=value)
-        self._etcd._check_size(request, "put")
-        await self._client.call("put", "Put", request)
+        await self._client.call("put", "Put", put_request(self._prefix, self._check_key, key, value))
 
     async def delete(self, key: bytes) -> None:
         self._client.check_open("delete")
@@ -196,7 +202,7 @@ class AsyncEtcdStore(AsyncStore):
     async def delete_range(self, start: bytes, stop: bytes | None) -> None:
         """One native ``DeleteRange`` of ``[start, stop)``."""
         self._client.check_open("delete_range")
-        bounds = self._etcd._bounds(self._prefix, start, stop)
+        bounds = etcd_bounds(self._prefix, start, stop)
         if bounds is None:
             return
         key, end = bounds
@@ -205,24 +211,9 @@ class AsyncEtcdStore(AsyncStore):
     async def write(self, ops: Iterable[tuple[bytes, bytes | None]]) -> None:
         """All ``ops`` as ONE ``Txn`` (repeated keys merged to the last op)."""
         self._client.check_open("write")
-        merged: dict[bytes, bytes | None] = {}
-        for key, value in ops:
-            self._check_key(key)
-            merged[key] = value
-        if not merged:
-            return
-        if len(merged) > MAX_TXN_OPS:
-            raise TransactionTooLarge(
-                f"write: a batch of {len(merged)} operations (after merging repeated keys) is over "
-                f"etcd's limit of {MAX_TXN_OPS} per transaction; an atomic batch is never split "
-                "(use put_many for a non-atomic bulk load)"
-            )
-        p, e = self._prefix, self._etcd
-        request = pb.TxnRequest(
-            success=[e._delete_op(p + k) if v is None else e._put_op(p + k, v) for k, v in merged.items()]
-        )
-        e._check_size(request, "write")
-        await self._client.call("write", "Txn", request)
+        request = write_request(self._prefix, self._check_key, ops)
+        if request is not None:
+            await self._client.call("write", "Txn", request)
 
     # -- transactions ----------------------------------------------------------------
 
@@ -252,138 +243,45 @@ class AsyncEtcdStore(AsyncStore):
         self, view: _EtcdView, ranges: list[Range], ops: list[tuple[bytes, bytes | None]]
     ) -> None:
         """The guarded commit of :meth:`EtcdStore.transaction`, awaited."""
-        client, e, p = self._client, self._etcd, self._prefix
+        client = self._client
         client.check_open("commit")
-        puts = sorted(k for k, v in ops if v is not None)
-        values = {p + k: v for k, v in ops if v is not None}
-        deletes = [p + k for k, v in ops if v is None and not e._covered(k, ranges)]
-        cleared = e._split_ranges(p, ranges, puts)
-        success = [e._put_op(k, v) for k, v in values.items()]
-        success += [e._delete_op(k) for k in deletes]
-        success += [e._delete_op(k, end) for k, end in cleared]
-        if not success:
+        plan = commit_plan(self._prefix, ranges, ops)
+        if plan is None:
             return
         snapshot = await view.revision()
-        compares = [
-            pb.Compare(result=pb.Compare.EQUAL, target=pb.Compare.MOD, key=k, mod_revision=rev)
-            for k, rev in view.points.items()
-        ]
-        compares += [
-            pb.Compare(
-                result=pb.Compare.LESS, target=pb.Compare.MOD, key=k, range_end=end, mod_revision=snapshot + 1
-            )
-            for k, end in view.ranges
-        ]
-        if len(success) > MAX_TXN_OPS or len(compares) > MAX_TXN_OPS:
-            raise TransactionTooLarge(
-                f"commit: the transaction needs {len(success)} operations and {len(compares)} compares "
-                f"(one per key read, one per range scanned); etcd accepts at most {MAX_TXN_OPS} of each "
-                "per transaction"
-            )
-        request = pb.TxnRequest(compare=compares, success=success)
-        e._check_size(request, "commit")
-        token = _BUDGET_END.set(client.budget_end())  # the whole commit, re-reads included
+        request = plan.request(view.points, view.ranges, snapshot)
+        budget_end = client.budget_end()
+        token = _BUDGET_END.set(budget_end)  # the whole commit, re-reads included
         try:
-            if not compares:  # blind writes: as safe to repeat as write(ops)
-                try:
-                    await client.call("commit", "Txn", request)
-                except CommitOutcomeUnknown:
-                    raise
-                except EtcdUnavailable as exc:
-                    raise CommitOutcomeUnknown(
-                        f"commit: the etcd cluster gave no answer within the retry budget of "
-                        f"{client.options.retry_budget} s; the transaction may or may not have been "
-                        f"applied: {exc}"
-                    ) from exc
-                return
-            await self._guarded(request, values, deletes, cleared, snapshot)
+            steps = commit_steps(
+                plan,
+                request,
+                snapshot,
+                max_attempts=client.options.max_attempts,
+                retry_budget=client.options.retry_budget,
+                budget_end=budget_end,
+            )
+            await self._drive(steps)
         finally:
             _BUDGET_END.reset(token)
 
-    async def _guarded(
-        self,
-        request: pb.TxnRequest,
-        values: dict[bytes, bytes],
-        deletes: list[bytes],
-        cleared: list[tuple[bytes, bytes]],
-        snapshot: int,
-    ) -> None:
-        """Send the guarded Txn; after an unknown outcome re-read before retrying
-        (the rules of ``EtcdStore._guarded_attempts``)."""
-        client = self._client
-        opts = client.options
-        budget_end = client.budget_end()
-        uncertain: EtcdUnavailable | None = None
-        delay = 0.05
-        for _attempt in range(opts.max_attempts):
+    async def _drive(self, steps: Generator[Step, Any, None]) -> None:
+        """Carry out the steps of :func:`commit_steps` with awaited calls and sleeps."""
+        reply: Any = None
+        error: EtcdUnavailable | None = None
+        while True:  # bounded: commit_steps ends within max_attempts and the budget
             try:
-                response = await client.call("commit", "Txn", request, retry=False)
-            except EtcdUnavailable as exc:
-                uncertain = exc
-                pause = delay * (0.5 + random.random())
-                delay = min(delay * 2, 1.0)
-                if time.monotonic() + pause >= budget_end:
-                    break
-                await asyncio.sleep(pause)
-                try:
-                    if values and await self._applied(values, deletes, cleared, snapshot):
-                        return
-                except EtcdUnavailable:
-                    continue
-                continue
-            if response.succeeded:
+                step = steps.send(reply) if error is None else steps.throw(error)
+            except StopIteration:
                 return
-            if uncertain is not None:
-                try:
-                    applied = await self._applied(values, deletes, cleared, snapshot)
-                except EtcdUnavailable as exc:
-                    raise CommitOutcomeUnknown(
-                        f"commit: a first attempt met an unknown outcome and the re-read failed: {exc}"
-                    ) from exc
-                if applied:
-                    return
-                raise CommitOutcomeUnknown(
-                    "commit: a first attempt met an unknown outcome and a retry found the keys it "
-                    "read changed; re-reading the written keys could not tell whether it was applied"
-                ) from uncertain
-            raise self._etcd.TransactionConflict(
-                f"commit: a key or range this transaction read was written after its snapshot "
-                f"(revision {snapshot}); nothing was written, run the transaction again"
-            )
-        raise CommitOutcomeUnknown(
-            f"commit: the etcd cluster gave no answer within {opts.retry_budget} s; the "
-            "transaction may or may not have been applied"
-        ) from uncertain
-
-    async def _applied(
-        self,
-        values: dict[bytes, bytes],
-        deletes: list[bytes],
-        cleared: list[tuple[bytes, bytes]],
-        snapshot: int,
-    ) -> bool:
-        """Whether etcd shows the commit's effect (``EtcdStore._applied``)."""
-        keys = list(values) + deletes
-        reads = [self._etcd._range_op(k) for k in keys]
-        reads += [
-            pb.RequestOp(
-                request_range=pb.RangeRequest(key=k, range_end=end, limit=len(values) + 1, keys_only=True)
-            )
-            for k, end in cleared
-        ]
-        response = await self._client.call("commit check", "Txn", pb.TxnRequest(success=reads))
-        results = [r.response_range.kvs for r in response.responses]
-        revisions: set[int] = set()
-        for key, kvs in zip(keys, results, strict=False):
-            if key in values:
-                if not kvs or bytes(kvs[0].value) != values[key]:
-                    return False
-                revisions.add(int(kvs[0].mod_revision))
-            elif kvs:
-                return False
-        if len(revisions) > 1 or (revisions and min(revisions) <= snapshot):
-            return False
-        return all(bytes(kv.key) in values for kvs in results[len(keys) :] for kv in kvs)
+            reply = error = None
+            if not isinstance(step, Call):
+                await asyncio.sleep(step.seconds)
+                continue
+            try:
+                reply = await self._client.call(step.what, step.method, step.request, retry=step.retry)
+            except EtcdUnavailable as exc:
+                error = exc
 
 
 class _EtcdView(AsyncTransaction):
@@ -395,7 +293,6 @@ class _EtcdView(AsyncTransaction):
         self._store = store
         self._client = store._client
         self._prefix = store._prefix
-        self._limit = store._etcd.MAX_KEY_SIZE - len(self._prefix)
         self._revision = revision
         self._track = track
         self._writable = writable
@@ -412,8 +309,7 @@ class _EtcdView(AsyncTransaction):
 
     async def revision(self) -> int:
         if self._revision is None:
-            request = pb.RangeRequest(key=self._store._etcd.probe_key(self._prefix), count_only=True)
-            response = await self._client.call("revision", "Range", request)
+            response = await self._client.call("revision", "Range", revision_request(self._prefix))
             self._revision = int(response.header.revision)
         return self._revision
 
@@ -427,14 +323,13 @@ class _EtcdView(AsyncTransaction):
                 return value
             if self._deleted and key in self._deleted:
                 return None
-        full = self._prefix + key
-        if not full or len(key) > self._limit:
-            return None  # a key etcd cannot hold is never there
         revision = await self.revision() if self._track else (self._revision or 0)
-        response = await self._client.call("get", "Range", pb.RangeRequest(key=full, revision=revision))
-        kvs = response.kvs
+        request = point_read(self._prefix, key, revision)
+        if request is None:
+            return None  # a key etcd cannot hold is never there
+        kvs = (await self._client.call("get", "Range", request)).kvs
         if self._track:
-            self.points[full] = int(kvs[0].mod_revision) if kvs else 0
+            self.points[request.key] = int(kvs[0].mod_revision) if kvs else 0
         return bytes(kvs[0].value) if kvs else None
 
     def scan(
@@ -486,8 +381,7 @@ class _EtcdView(AsyncTransaction):
         self, start: bytes, stop: bytes | None, reverse: bool
     ) -> AsyncIterator[tuple[bytes, bytes]]:
         """The stored keys of ``[start, stop)`` (tracked in a transaction), in pages."""
-        e = self._store._etcd
-        bounds = e._bounds(self._prefix, start, stop)
+        bounds = etcd_bounds(self._prefix, start, stop)
         if bounds is None:
             return
         cut = len(self._prefix)
@@ -497,42 +391,19 @@ class _EtcdView(AsyncTransaction):
         else:
             revision = self._revision
         points = self.points
-        low, end = bounds
-        page = e._PAGE_FIRST
-        rev = revision or 0
-        order = pb.RangeRequest.DESCEND if reverse else pb.RangeRequest.NONE
-        while True:  # each pass yields >= 1 key or returns: bounded by the range's size
+        pages = Pages(bounds, reverse, None, revision or 0)
+        while (request := pages.request()) is not None:  # bounded: see Pages
             self._check("scan")
-            request = pb.RangeRequest(key=low, range_end=end, limit=page, revision=rev, sort_order=order)
             try:
                 response = await self._client.call("scan", "Range", request)
-            except ResponseTooLarge:
-                if page == 1:
-                    raise
-                page = max(1, page // 4)
+            except ResponseTooLarge as exc:
+                pages.too_large(exc)
                 continue
-            if rev == 0:
-                rev = int(response.header.revision)
-            kvs = response.kvs
-            if not kvs:
-                return
-            size = 0
-            for kv in kvs:
+            for kv in pages.take(response):
                 key = bytes(kv.key)
-                size += len(key) + len(kv.value)
                 if self._track:
                     points.setdefault(key, int(kv.mod_revision))
                 yield key[cut:], bytes(kv.value)
-            if not response.more:
-                return
-            last = bytes(kvs[-1].key)
-            if reverse:
-                if last <= low:
-                    return
-                end = last
-            else:
-                low = last + b"\x00"
-            page = max(1, min(e._PAGE_MAX, e._PAGE_BYTES * len(kvs) // max(size, 1)))
 
     # -- writes (buffered) -----------------------------------------------------------
 

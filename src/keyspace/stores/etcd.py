@@ -51,23 +51,32 @@ etcd's 1.5 MiB: ``capabilities.max_key_size`` is that less 128 bytes and the pre
 
 from __future__ import annotations
 
-import random
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._bytes import prefix_end
-from ..errors import (
-    CommitOutcomeUnknown,
-    InvalidKey,
-    KeyTooLarge,
-    StoreClosed,
-    StoreError,
-    TransactionTooLarge,
-    show_bytes,
-)
+from ..errors import CommitOutcomeUnknown, EtcdUnavailable, StoreClosed
 from ._base import Capabilities, Op, ReadView, Store
 from ._etcd_access import EtcdAccess
+from ._etcd_plan import (
+    MAX_KEY_SIZE,
+    Call,
+    Pages,
+    Step,
+    TransactionConflict,
+    check_size,
+    commit_plan,
+    commit_steps,
+    etcd_bounds,
+    key_checker,
+    point_read,
+    probe_key,
+    put_op,
+    put_request,
+    revision_request,
+    write_request,
+)
 from ._etcd_proto import kv_pb2 as pb
 from ._etcd_rpc import (
     MAX_REQUEST_BYTES,
@@ -75,7 +84,6 @@ from ._etcd_rpc import (
     REQUEST_OVERHEAD,
     EtcdConnection,
     EtcdOptions,
-    EtcdUnavailable,
     ResponseTooLarge,
     parse_etcd_url,
     redact_url,
@@ -87,59 +95,7 @@ from ._overlay import OverlayTransaction, Range, ops_apply
 if TYPE_CHECKING:
     from ._etcd_aio import AsyncEtcdStore
 
-__all__ = ["CommitOutcomeUnknown", "EtcdStore", "TransactionConflict"]
-
-MAX_KEY_SIZE = MAX_REQUEST_BYTES - 128
-"""Largest key (with an empty value): etcd's 1.5 MiB request limit less framing."""
-
-_TO_END = b"\x00"
-"""etcd's ``range_end`` meaning "every key from ``key`` on"."""
-_FIRST_KEY = b"\x00"
-"""The smallest key etcd can hold (it refuses the empty key)."""
-_PAGE_BYTES = 1 << 20
-_PAGE_MAX = 4096
-_PAGE_FIRST = 256
-
-
-class TransactionConflict(StoreError):
-    """A transaction's commit found that a key or range it read had changed since its
-    snapshot revision. Nothing was written; run the transaction again."""
-
-
-def _bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes, bytes] | None:
-    """``[start, stop)`` under ``prefix`` as etcd's ``(key, range_end)``, or ``None``
-    when the range is empty. The one place where store ranges become etcd ranges."""
-    low = prefix + start or _FIRST_KEY
-    if stop is None:
-        end = prefix_end(prefix) if prefix else None
-        return low, _TO_END if end is None else end
-    high = prefix + stop
-    if high <= low:
-        return None
-    return low, high
-
-
-def probe_key(prefix: bytes) -> bytes:
-    """The one etcd key whose (count-only) read tells a snapshot or transaction the
-    current revision: the store's prefix, or ``00`` without one. A user restricted
-    by etcd roles needs read permission on it (``keyspace grant`` gives it)."""
-    return prefix or _FIRST_KEY
-
-
-def _request_size(request: pb.TxnRequest | pb.PutRequest) -> int:
-    return request.ByteSize() + REQUEST_OVERHEAD
-
-
-def _put_op(key: bytes, value: bytes) -> pb.RequestOp:
-    return pb.RequestOp(request_put=pb.PutRequest(key=key, value=value))
-
-
-def _delete_op(key: bytes, range_end: bytes = b"") -> pb.RequestOp:
-    return pb.RequestOp(request_delete_range=pb.DeleteRangeRequest(key=key, range_end=range_end))
-
-
-def _range_op(key: bytes) -> pb.RequestOp:
-    return pb.RequestOp(request_range=pb.RangeRequest(key=key))
+__all__ = ["MAX_KEY_SIZE", "CommitOutcomeUnknown", "EtcdStore", "TransactionConflict"]
 
 
 class _Reader(ReadView):
@@ -149,7 +105,6 @@ class _Reader(ReadView):
     def __init__(self, conn: EtcdConnection, revision: int | None, *, track: bool = False) -> None:
         self._conn = conn
         self._prefix = conn.options.prefix
-        self._limit = MAX_KEY_SIZE - len(self._prefix)
         self._revision = revision
         self._track = track
         self._ended = False
@@ -166,25 +121,20 @@ class _Reader(ReadView):
     def revision(self) -> int:
         """The revision reads are pinned to; a tracked reader takes it lazily."""
         if self._revision is None:
-            response = self._conn.call(
-                "revision",
-                self._conn.kv.Range,
-                pb.RangeRequest(key=probe_key(self._prefix), count_only=True),
-            )
+            response = self._conn.call("revision", self._conn.kv.Range, revision_request(self._prefix))
             self._revision = int(response.header.revision)
         return self._revision
 
     def get(self, key: bytes) -> bytes | None:
         """One linearizable ``Range`` of ``key``. Cost: one round trip."""
         self._check("get")
-        full = self._prefix + key
-        if not full or len(key) > self._limit:
-            return None  # a key etcd cannot hold is never there
         revision = self.revision() if self._track else (self._revision or 0)
-        response = self._conn.call("get", self._conn.kv.Range, pb.RangeRequest(key=full, revision=revision))
-        kvs = response.kvs
+        request = point_read(self._prefix, key, revision)
+        if request is None:
+            return None  # a key etcd cannot hold is never there
+        kvs = self._conn.call("get", self._conn.kv.Range, request).kvs
         if self._track:
-            self.points[full] = int(kvs[0].mod_revision) if kvs else 0
+            self.points[request.key] = int(kvs[0].mod_revision) if kvs else 0
         return bytes(kvs[0].value) if kvs else None
 
     def scan(
@@ -197,17 +147,15 @@ class _Reader(ReadView):
     ) -> Iterator[tuple[bytes, bytes]]:
         """Pages of ``Range`` at one revision; see the module docstring for costs."""
         self._check("scan")
-        bounds = _bounds(self._prefix, start, stop)
+        bounds = etcd_bounds(self._prefix, start, stop)
         if bounds is None or (limit is not None and limit <= 0):
             return iter(())
         cut = len(self._prefix)
         if self._track:
             self.ranges.append(bounds)
-            return self._tracked(self._pages(bounds, reverse, limit, self.revision()), cut)
-        return (
-            (bytes(kv.key)[cut:], bytes(kv.value))
-            for kv in self._pages(bounds, reverse, limit, self._revision)
-        )
+            return self._tracked(self._pages(Pages(bounds, reverse, limit, self.revision())), cut)
+        pages = Pages(bounds, reverse, limit, self._revision or 0)
+        return ((bytes(kv.key)[cut:], bytes(kv.value)) for kv in self._pages(pages))
 
     def _tracked(self, kvs: Iterator[pb.KeyValue], cut: int) -> Iterator[tuple[bytes, bytes]]:
         points = self.points
@@ -216,48 +164,15 @@ class _Reader(ReadView):
             points.setdefault(key, int(kv.mod_revision))
             yield key[cut:], bytes(kv.value)
 
-    def _pages(
-        self, bounds: tuple[bytes, bytes], reverse: bool, limit: int | None, revision: int | None
-    ) -> Iterator[pb.KeyValue]:
-        low, end = bounds
-        remaining = limit
-        page = _PAGE_FIRST
-        rev = revision or 0
-        order = pb.RangeRequest.DESCEND if reverse else pb.RangeRequest.NONE
-        while True:  # each pass yields >= 1 key or returns: bounded by the range's size
+    def _pages(self, pages: Pages) -> Iterator[pb.KeyValue]:
+        while (request := pages.request()) is not None:  # bounded: see Pages
             self._check("scan")
-            count = page if remaining is None else min(page, remaining)
-            request = pb.RangeRequest(key=low, range_end=end, limit=count, revision=rev, sort_order=order)
             try:
                 response = self._conn.call("scan", self._conn.kv.Range, request)
-            except ResponseTooLarge:
-                if page == 1:
-                    raise
-                page = max(1, page // 4)
+            except ResponseTooLarge as exc:
+                pages.too_large(exc)
                 continue
-            if rev == 0:
-                rev = int(response.header.revision)
-            kvs = response.kvs
-            if not kvs:
-                return
-            size = 0
-            for kv in kvs:
-                size += len(kv.key) + len(kv.value)
-                yield kv
-            if remaining is not None:
-                remaining -= len(kvs)
-                if remaining <= 0:
-                    return
-            if not response.more:
-                return
-            last = bytes(kvs[-1].key)
-            if reverse:
-                if last <= low:
-                    return
-                end = last
-            else:
-                low = last + b"\x00"
-            page = max(1, min(_PAGE_MAX, _PAGE_BYTES * len(kvs) // max(size, 1)))
+            yield from pages.take(response)
 
     def end(self) -> None:
         self._ended = True
@@ -267,52 +182,6 @@ class _Reader(ReadView):
 
     def __exit__(self, *exc: object) -> None:
         self.end()
-
-
-def _check_size(request: pb.TxnRequest | pb.PutRequest, what: str) -> None:
-    size = _request_size(request)
-    if size > MAX_REQUEST_BYTES:
-        raise TransactionTooLarge(
-            f"{what}: the request would be {size} bytes; etcd accepts at most "
-            f"{MAX_REQUEST_BYTES} bytes per request (keys, values and framing together)"
-        )
-
-
-def _key_checker(prefix: bytes) -> Callable[[bytes], None]:
-    """The key check of a store with ``prefix``: the empty key only under a prefix,
-    and at most ``MAX_KEY_SIZE - len(prefix)`` bytes."""
-    limit = MAX_KEY_SIZE - len(prefix)
-
-    def check(key: bytes) -> None:
-        if not key and not prefix:
-            raise InvalidKey("etcd cannot store the empty key b'' (open the store with a key prefix)")
-        if len(key) > limit:
-            raise KeyTooLarge(f"key {show_bytes(key)} is {len(key)} bytes; the limit here is {limit} bytes")
-
-    return check
-
-
-def _split_ranges(prefix: bytes, ranges: list[Range], puts: list[bytes]) -> list[tuple[bytes, bytes]]:
-    """Delete ranges as etcd ``(key, range_end)``, with holes at the put keys (etcd
-    rejects a put inside a range deleted in the same txn). ``puts`` is sorted."""
-    out: list[tuple[bytes, bytes]] = []
-    for start, stop in ranges:
-        low = start
-        for key in puts:
-            if key < low or (stop is not None and key >= stop):
-                continue
-            piece = _bounds(prefix, low, key)
-            if piece is not None:
-                out.append(piece)
-            low = key + b"\x00"
-        piece = _bounds(prefix, low, stop)
-        if piece is not None:
-            out.append(piece)
-    return out
-
-
-def _covered(key: bytes, ranges: list[Range]) -> bool:
-    return any(start <= key and (stop is None or key < stop) for start, stop in ranges)
 
 
 class EtcdStore(Store):
@@ -357,7 +226,7 @@ class EtcdStore(Store):
         self.url = redact_url(url)
         """The URL with any password replaced by ``***`` (it appears in messages)."""
         self._prefix = prefix = options.prefix
-        self._check_key = _key_checker(prefix)
+        self._check_key = key_checker(prefix)
         self.capabilities = Capabilities(
             max_key_size=MAX_KEY_SIZE - len(prefix),
             empty_keys=bool(prefix),
@@ -412,10 +281,7 @@ class EtcdStore(Store):
     def put(self, key: bytes, value: bytes) -> None:
         """One ``Put``; retried on an unknown outcome (repeating it is harmless)."""
         self._conn.check_open("put")
-        self._check_key(key)
-        request = pb.PutRequest(key=self._prefix + key, value=value)
-        _check_size(request, "put")
-        self._conn.call("put", self._conn.kv.Put, request)
+        self._conn.call("put", self._conn.kv.Put, put_request(self._prefix, self._check_key, key, value))
 
     def delete(self, key: bytes) -> None:
         """One ``DeleteRange`` of ``key``; a missing key is not an error."""
@@ -426,7 +292,7 @@ class EtcdStore(Store):
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
         """One native ``DeleteRange`` of ``[start, stop)``."""
         self._conn.check_open("delete_range")
-        bounds = _bounds(self._prefix, start, stop)
+        bounds = etcd_bounds(self._prefix, start, stop)
         if bounds is None:
             return
         key, end = bounds
@@ -437,24 +303,9 @@ class EtcdStore(Store):
     def write(self, ops: Iterable[Op]) -> None:
         """All ``ops`` as ONE etcd ``Txn`` (see the module docstring)."""
         self._conn.check_open("write")
-        merged: dict[bytes, bytes | None] = {}
-        for key, value in ops:
-            self._check_key(key)
-            merged[key] = value
-        if not merged:
-            return
-        if len(merged) > MAX_TXN_OPS:
-            raise TransactionTooLarge(
-                f"write: a batch of {len(merged)} operations (after merging repeated keys) is over "
-                f"etcd's limit of {MAX_TXN_OPS} per transaction; an atomic batch is never split "
-                "(use put_many for a non-atomic bulk load)"
-            )
-        p = self._prefix
-        request = pb.TxnRequest(
-            success=[_delete_op(p + k) if v is None else _put_op(p + k, v) for k, v in merged.items()]
-        )
-        _check_size(request, "write")
-        self._conn.call("write", self._conn.kv.Txn, request)
+        request = write_request(self._prefix, self._check_key, ops)
+        if request is not None:
+            self._conn.call("write", self._conn.kv.Txn, request)
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         """Store many pairs in transactions of at most 128 puts and 1.5 MiB each.
@@ -471,7 +322,7 @@ class EtcdStore(Store):
         for key, value in items:
             self._check_key(key)
             full = self._prefix + key
-            op_size = _put_op(full, value).ByteSize() + 4
+            op_size = put_op(full, value).ByteSize() + 4
             if batch and (full in batch or len(batch) >= MAX_TXN_OPS or size + op_size > MAX_REQUEST_BYTES):
                 self._flush(batch)
                 batch, size = {}, REQUEST_OVERHEAD
@@ -483,8 +334,8 @@ class EtcdStore(Store):
         return count
 
     def _flush(self, batch: dict[bytes, bytes]) -> None:
-        request = pb.TxnRequest(success=[_put_op(k, v) for k, v in batch.items()])
-        _check_size(request, "put_many")
+        request = pb.TxnRequest(success=[put_op(k, v) for k, v in batch.items()])
+        check_size(request, "put_many")
         self._conn.call("put_many", self._conn.kv.Txn, request)
 
     # -- snapshots and transactions -----------------------------------------
@@ -512,150 +363,42 @@ class EtcdStore(Store):
 
     def _commit(self, base: _Reader, ranges: list[Range], ops: list[Op]) -> None:
         self._conn.check_open("commit")
-        p = self._prefix
-        puts = sorted(k for k, v in ops if v is not None)
-        values = {p + k: v for k, v in ops if v is not None}
-        deletes = [p + k for k, v in ops if v is None and not _covered(k, ranges)]
-        cleared = _split_ranges(p, ranges, puts)
-        success = [_put_op(k, v) for k, v in values.items()]
-        success += [_delete_op(k) for k in deletes]
-        success += [_delete_op(k, end) for k, end in cleared]
-        if not success:
+        plan = commit_plan(self._prefix, ranges, ops)
+        if plan is None:
             return
         snapshot = base.revision()
-        compares = [
-            pb.Compare(result=pb.Compare.EQUAL, target=pb.Compare.MOD, key=k, mod_revision=rev)
-            for k, rev in base.points.items()
-        ]
-        compares += [
-            pb.Compare(
-                result=pb.Compare.LESS,
-                target=pb.Compare.MOD,
-                key=k,
-                range_end=end,
-                mod_revision=snapshot + 1,
-            )
-            for k, end in base.ranges
-        ]
-        if len(success) > MAX_TXN_OPS or len(compares) > MAX_TXN_OPS:
-            raise TransactionTooLarge(
-                f"commit: the transaction needs {len(success)} operations and {len(compares)} compares "
-                f"(one per key read, one per range scanned); etcd accepts at most {MAX_TXN_OPS} of each "
-                "per transaction"
-            )
-        request = pb.TxnRequest(compare=compares, success=success)
-        _check_size(request, "commit")
-        if not compares:  # blind writes: as safe to repeat as write(ops)
-            try:
-                self._conn.call("commit", self._conn.kv.Txn, request)
-            except CommitOutcomeUnknown:
-                raise
-            except EtcdUnavailable as exc:
-                raise CommitOutcomeUnknown(
-                    f"commit: the etcd cluster gave no answer within the retry budget of "
-                    f"{self._conn.options.retry_budget} s; the transaction may or may not have been "
-                    f"applied: {exc}"
-                ) from exc
-            return
-        self._guarded_commit(request, values, deletes, cleared, snapshot)
-
-    def _guarded_commit(
-        self,
-        request: pb.TxnRequest,
-        values: dict[bytes, bytes],
-        deletes: list[bytes],
-        cleared: list[tuple[bytes, bytes]],
-        snapshot: int,
-    ) -> None:
-        """Send the guarded Txn; after an unknown outcome, re-read before retrying.
-        Bounded by the retry budget and ``max_attempts``."""
-        with self._conn.budget() as budget_end:
-            self._guarded_attempts(request, values, deletes, cleared, snapshot, budget_end)
-
-    def _guarded_attempts(
-        self,
-        request: pb.TxnRequest,
-        values: dict[bytes, bytes],
-        deletes: list[bytes],
-        cleared: list[tuple[bytes, bytes]],
-        snapshot: int,
-        budget_end: float,
-    ) -> None:
+        request = plan.request(base.points, base.ranges, snapshot)
         opts = self._conn.options
-        uncertain: EtcdUnavailable | None = None
-        delay = 0.05
-        for _attempt in range(opts.max_attempts):
-            try:
-                response = self._conn.call("commit", self._conn.kv.Txn, request, retry=False)
-            except EtcdUnavailable as exc:
-                uncertain = exc
-                pause = delay * (0.5 + random.random())
-                delay = min(delay * 2, 1.0)
-                if time.monotonic() + pause >= budget_end:
-                    break
-                time.sleep(pause)
-                try:
-                    if values and self._applied(values, deletes, cleared, snapshot):
-                        return
-                except EtcdUnavailable:
-                    continue
-                continue
-            if response.succeeded:
-                return
-            if uncertain is not None:
-                try:
-                    applied = self._applied(values, deletes, cleared, snapshot)
-                except EtcdUnavailable as exc:
-                    raise CommitOutcomeUnknown(
-                        f"commit: a first attempt met an unknown outcome and the re-read failed: {exc}"
-                    ) from exc
-                if applied:
-                    return
-                raise CommitOutcomeUnknown(
-                    "commit: a first attempt met an unknown outcome and a retry found the keys it "
-                    "read changed; re-reading the written keys could not tell whether it was applied"
-                ) from uncertain
-            raise TransactionConflict(
-                f"commit: a key or range this transaction read was written after its snapshot "
-                f"(revision {snapshot}); nothing was written, run the transaction again"
+        with self._conn.budget() as budget_end:
+            steps = commit_steps(
+                plan,
+                request,
+                snapshot,
+                max_attempts=opts.max_attempts,
+                retry_budget=opts.retry_budget,
+                budget_end=budget_end,
             )
-        raise CommitOutcomeUnknown(
-            f"commit: the etcd cluster gave no answer within {opts.retry_budget} s; the "
-            "transaction may or may not have been applied"
-        ) from uncertain
+            self._drive(steps)
 
-    def _applied(
-        self,
-        values: dict[bytes, bytes],
-        deletes: list[bytes],
-        cleared: list[tuple[bytes, bytes]],
-        snapshot: int,
-    ) -> bool:
-        """Whether etcd shows this transaction's effect: every put key holds its value,
-        all written at ONE revision after the snapshot (a Txn writes all its keys at
-        one revision), and every deleted key and range is empty. Cost: one read-only
-        Txn (point reads, and a one-key read per deleted range)."""
-        keys = list(values) + deletes
-        reads = [_range_op(k) for k in keys]
-        reads += [
-            pb.RequestOp(
-                request_range=pb.RangeRequest(key=k, range_end=end, limit=len(values) + 1, keys_only=True)
-            )
-            for k, end in cleared
-        ]
-        response = self._conn.call("commit check", self._conn.kv.Txn, pb.TxnRequest(success=reads))
-        results = [r.response_range.kvs for r in response.responses]
-        revisions: set[int] = set()
-        for key, kvs in zip(keys, results, strict=False):
-            if key in values:
-                if not kvs or bytes(kvs[0].value) != values[key]:
-                    return False
-                revisions.add(int(kvs[0].mod_revision))
-            elif kvs:
-                return False
-        if len(revisions) > 1 or (revisions and min(revisions) <= snapshot):
-            return False
-        return all(bytes(kv.key) in values for kvs in results[len(keys) :] for kv in kvs)
+    def _drive(self, steps: Generator[Step, Any, None]) -> None:
+        """Carry out the steps of :func:`commit_steps` with blocking calls and sleeps."""
+        reply: Any = None
+        error: EtcdUnavailable | None = None
+        while True:  # bounded: commit_steps ends within max_attempts and the budget
+            try:
+                step = steps.send(reply) if error is None else steps.throw(error)
+            except StopIteration:
+                return
+            reply = error = None
+            if not isinstance(step, Call):
+                time.sleep(step.seconds)
+                continue
+            try:
+                reply = self._conn.call(
+                    step.what, getattr(self._conn.kv, step.method), step.request, retry=step.retry
+                )
+            except EtcdUnavailable as exc:
+                error = exc
 
     # -- watch and access control (etcd's Watch and Auth services) -------------
 
@@ -675,21 +418,19 @@ class EtcdStore(Store):
         low = min(start for start, _ in wanted)
         stops = [stop for _, stop in wanted]
         high = None if None in stops else max(s for s in stops if s is not None)
-        hull = _bounds(self._prefix, low, high)
+        hull = etcd_bounds(self._prefix, low, high)
         if start_revision is None:
             # "now" is the cluster's revision read linearizably: a stream served by a
             # member that lags would otherwise start before writes already acknowledged
             # and replay them as new events
-            response = self._conn.call(
-                "watch", self._conn.kv.Range, pb.RangeRequest(key=probe_key(self._prefix), count_only=True)
-            )
+            response = self._conn.call("watch", self._conn.kv.Range, revision_request(self._prefix))
             start_revision = int(response.header.revision) + 1
         return EtcdWatch(self._conn, hull, len(self._prefix), wanted, start_revision)
 
     def etcd_range(self, start: bytes, stop: bytes | None) -> tuple[bytes, bytes] | None:
         """The etcd ``(key, range_end)`` of the store range ``[start, stop)`` (the
         store's key prefix applied), or ``None`` when it is empty."""
-        return _bounds(self._prefix, start, stop)
+        return etcd_bounds(self._prefix, start, stop)
 
     def probe_key(self) -> bytes:
         """The etcd key a snapshot or transaction reads (count only) to learn the

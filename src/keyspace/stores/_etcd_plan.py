@@ -1,0 +1,425 @@
+"""What the etcd clients send and how they read the answers, without any I/O.
+
+The synchronous :class:`~keyspace.stores.etcd.EtcdStore` and its asyncio client
+(:mod:`keyspace.stores._etcd_aio`) make the same requests and follow the same rules;
+only how a call is made (blocking, or awaited) differs. Everything else lives here
+once:
+
+- :func:`etcd_bounds`, the one place where store ranges become etcd ranges;
+- :func:`put_request`, :func:`write_request`: the checks and the request of a write;
+- :func:`point_read`: the request of one linearizable get;
+- :class:`Pages`: the page sizes and continuation of one ``Range`` scan;
+- :func:`commit_plan` and :func:`commit_steps`: a transaction's guarded ``Txn``, and
+  the steps of sending it (retries, re-reads after an unknown outcome) as a
+  generator that a client drives with its own calls and sleeps.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Generator, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._bytes import prefix_end
+from ..errors import (
+    CommitOutcomeUnknown,
+    EtcdUnavailable,
+    InvalidKey,
+    KeyTooLarge,
+    StoreError,
+    TransactionTooLarge,
+    show_bytes,
+)
+from ._base import Op
+from ._etcd_proto import kv_pb2 as pb
+from ._etcd_rpc import MAX_REQUEST_BYTES, MAX_TXN_OPS, REQUEST_OVERHEAD, ResponseTooLarge
+from ._overlay import Range
+
+MAX_KEY_SIZE = MAX_REQUEST_BYTES - 128
+"""Largest key (with an empty value): etcd's 1.5 MiB request limit less framing."""
+
+_TO_END = b"\x00"
+"""etcd's ``range_end`` meaning "every key from ``key`` on"."""
+FIRST_KEY = b"\x00"
+"""The smallest key etcd can hold (it refuses the empty key)."""
+PAGE_BYTES = 1 << 20
+PAGE_MAX = 4096
+PAGE_FIRST = 256
+
+
+class TransactionConflict(StoreError):
+    """A transaction's commit found that a key or range it read had changed since its
+    snapshot revision. Nothing was written; run the transaction again."""
+
+
+def etcd_bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes, bytes] | None:
+    """``[start, stop)`` under ``prefix`` as etcd's ``(key, range_end)``, or ``None``
+    when the range is empty. The one place where store ranges become etcd ranges."""
+    low = prefix + start or FIRST_KEY
+    if stop is None:
+        end = prefix_end(prefix) if prefix else None
+        return low, _TO_END if end is None else end
+    high = prefix + stop
+    if high <= low:
+        return None
+    return low, high
+
+
+def probe_key(prefix: bytes) -> bytes:
+    """The one etcd key whose (count-only) read tells a snapshot or transaction the
+    current revision: the store's prefix, or ``00`` without one. A user restricted
+    by etcd roles needs read permission on it (``keyspace grant`` gives it)."""
+    return prefix or FIRST_KEY
+
+
+def revision_request(prefix: bytes) -> pb.RangeRequest:
+    """The count-only read whose answer's header holds the current revision."""
+    return pb.RangeRequest(key=probe_key(prefix), count_only=True)
+
+
+def key_checker(prefix: bytes) -> Callable[[bytes], None]:
+    """The key check of a store with ``prefix``: the empty key only under a prefix,
+    and at most ``MAX_KEY_SIZE - len(prefix)`` bytes."""
+    limit = MAX_KEY_SIZE - len(prefix)
+
+    def check(key: bytes) -> None:
+        if not key and not prefix:
+            raise InvalidKey("etcd cannot store the empty key b'' (open the store with a key prefix)")
+        if len(key) > limit:
+            raise KeyTooLarge(f"key {show_bytes(key)} is {len(key)} bytes; the limit here is {limit} bytes")
+
+    return check
+
+
+def check_size(request: pb.TxnRequest | pb.PutRequest, what: str) -> None:
+    """:class:`TransactionTooLarge` when ``request`` is over etcd's request limit."""
+    size = request.ByteSize() + REQUEST_OVERHEAD
+    if size > MAX_REQUEST_BYTES:
+        raise TransactionTooLarge(
+            f"{what}: the request would be {size} bytes; etcd accepts at most "
+            f"{MAX_REQUEST_BYTES} bytes per request (keys, values and framing together)"
+        )
+
+
+def put_op(key: bytes, value: bytes) -> pb.RequestOp:
+    return pb.RequestOp(request_put=pb.PutRequest(key=key, value=value))
+
+
+def delete_op(key: bytes, range_end: bytes = b"") -> pb.RequestOp:
+    return pb.RequestOp(request_delete_range=pb.DeleteRangeRequest(key=key, range_end=range_end))
+
+
+def put_request(prefix: bytes, check_key: Callable[[bytes], None], key: bytes, value: bytes) -> pb.PutRequest:
+    """The checked ``Put`` of ``key`` (:class:`InvalidKey`, :class:`KeyTooLarge`,
+    :class:`TransactionTooLarge`)."""
+    check_key(key)
+    request = pb.PutRequest(key=prefix + key, value=value)
+    check_size(request, "put")
+    return request
+
+
+def write_request(
+    prefix: bytes, check_key: Callable[[bytes], None], ops: Iterable[Op]
+) -> pb.TxnRequest | None:
+    """``ops`` as ONE ``Txn`` (``None`` when there are none): repeated keys merged to
+    the last operation per key first (etcd rejects a key twice in one txn); more
+    than 128 operations or over 1.5 MiB is :class:`TransactionTooLarge`, since an
+    atomic batch is never split."""
+    merged: dict[bytes, bytes | None] = {}
+    for key, value in ops:
+        check_key(key)
+        merged[key] = value
+    if not merged:
+        return None
+    if len(merged) > MAX_TXN_OPS:
+        raise TransactionTooLarge(
+            f"write: a batch of {len(merged)} operations (after merging repeated keys) is over "
+            f"etcd's limit of {MAX_TXN_OPS} per transaction; an atomic batch is never split "
+            "(use put_many for a non-atomic bulk load)"
+        )
+    request = pb.TxnRequest(
+        success=[delete_op(prefix + k) if v is None else put_op(prefix + k, v) for k, v in merged.items()]
+    )
+    check_size(request, "write")
+    return request
+
+
+def point_read(prefix: bytes, key: bytes, revision: int) -> pb.RangeRequest | None:
+    """The ``Range`` of one key at ``revision`` (0: the current one), or ``None`` for
+    a key etcd cannot hold (it is never there)."""
+    full = prefix + key
+    if not full or len(key) > MAX_KEY_SIZE - len(prefix):
+        return None
+    return pb.RangeRequest(key=full, revision=revision)
+
+
+class Pages:
+    """The ``Range`` pages of one scan of ``bounds`` (an etcd ``(key, range_end)``):
+    the first of 256 keys, then about 1 MiB each (at most 4096 keys), every one at
+    the revision of the first (``revision`` 0: the first page's), continuing after
+    the last key, up to ``limit`` keys in all.
+
+    A client loops: ``request()`` (``None``: the scan is over), its call, then
+    ``take(response)`` for the page's keys, or ``too_large(exc)`` when the answer
+    was over the channel's limit (the page shrinks; at one key ``exc`` is raised).
+    Bounded: every page taken yields at least one key or ends the scan."""
+
+    __slots__ = ("_end", "_low", "_order", "_page", "_remaining", "_reverse", "revision")
+
+    def __init__(self, bounds: tuple[bytes, bytes], reverse: bool, limit: int | None, revision: int) -> None:
+        self._low, self._end = bounds
+        self._reverse = reverse
+        self._remaining = limit
+        self._page = PAGE_FIRST
+        self._order = pb.RangeRequest.DESCEND if reverse else pb.RangeRequest.NONE
+        self.revision = revision
+
+    def request(self) -> pb.RangeRequest | None:
+        if self._page == 0:
+            return None
+        count = self._page if self._remaining is None else min(self._page, self._remaining)
+        return pb.RangeRequest(
+            key=self._low, range_end=self._end, limit=count, revision=self.revision, sort_order=self._order
+        )
+
+    def too_large(self, exc: ResponseTooLarge) -> None:
+        if self._page == 1:
+            raise exc
+        self._page = max(1, self._page // 4)
+
+    def take(self, response: Any) -> Sequence[pb.KeyValue]:
+        if self.revision == 0:
+            self.revision = int(response.header.revision)
+        kvs: Sequence[pb.KeyValue] = response.kvs
+        self._page = 0  # over, unless the checks below find more to read
+        if not kvs:
+            return kvs
+        if self._remaining is not None:
+            self._remaining -= len(kvs)
+            if self._remaining <= 0:
+                return kvs
+        if not response.more:
+            return kvs
+        last = bytes(kvs[-1].key)
+        if self._reverse:
+            if last <= self._low:
+                return kvs
+            self._end = last
+        else:
+            self._low = last + b"\x00"
+        size = sum(len(kv.key) + len(kv.value) for kv in kvs)
+        self._page = max(1, min(PAGE_MAX, PAGE_BYTES * len(kvs) // max(size, 1)))
+        return kvs
+
+
+def _covered(key: bytes, ranges: list[Range]) -> bool:
+    return any(start <= key and (stop is None or key < stop) for start, stop in ranges)
+
+
+def _split_ranges(prefix: bytes, ranges: list[Range], puts: list[bytes]) -> list[tuple[bytes, bytes]]:
+    """Delete ranges as etcd ``(key, range_end)``, with holes at the put keys (etcd
+    rejects a put inside a range deleted in the same txn). ``puts`` is sorted."""
+    out: list[tuple[bytes, bytes]] = []
+    for start, stop in ranges:
+        low = start
+        for key in puts:
+            if key < low or (stop is not None and key >= stop):
+                continue
+            piece = etcd_bounds(prefix, low, key)
+            if piece is not None:
+                out.append(piece)
+            low = key + b"\x00"
+        piece = etcd_bounds(prefix, low, stop)
+        if piece is not None:
+            out.append(piece)
+    return out
+
+
+@dataclass(frozen=True)
+class CommitPlan:
+    """A transaction's writes as one etcd ``Txn``: ``success`` (its operations),
+    ``values`` (etcd key -> value put), ``deletes`` (etcd keys deleted one by one)
+    and ``cleared`` (etcd ranges deleted)."""
+
+    success: list[pb.RequestOp]
+    values: dict[bytes, bytes]
+    deletes: list[bytes]
+    cleared: list[tuple[bytes, bytes]]
+
+    def request(
+        self, points: dict[bytes, int], scanned: list[tuple[bytes, bytes]], snapshot: int
+    ) -> pb.TxnRequest:
+        """The guarded ``Txn``: every key read must still have the ``mod_revision`` it
+        had (``points``, 0 for absent), and no key of a ``scanned`` range may have
+        been written after ``snapshot``. Over 128 operations or compares, or 1.5 MiB,
+        is :class:`TransactionTooLarge`."""
+        compares = [
+            pb.Compare(result=pb.Compare.EQUAL, target=pb.Compare.MOD, key=k, mod_revision=rev)
+            for k, rev in points.items()
+        ]
+        compares += [
+            pb.Compare(
+                result=pb.Compare.LESS, target=pb.Compare.MOD, key=k, range_end=end, mod_revision=snapshot + 1
+            )
+            for k, end in scanned
+        ]
+        if len(self.success) > MAX_TXN_OPS or len(compares) > MAX_TXN_OPS:
+            raise TransactionTooLarge(
+                f"commit: the transaction needs {len(self.success)} operations and {len(compares)} "
+                f"compares (one per key read, one per range scanned); etcd accepts at most "
+                f"{MAX_TXN_OPS} of each per transaction"
+            )
+        request = pb.TxnRequest(compare=compares, success=self.success)
+        check_size(request, "commit")
+        return request
+
+    def check_request(self) -> pb.TxnRequest:
+        """The read-only ``Txn`` that :meth:`applied` reads: the put and deleted keys,
+        and one key more than were put of every deleted range."""
+        reads = [pb.RequestOp(request_range=pb.RangeRequest(key=k)) for k in [*self.values, *self.deletes]]
+        reads += [
+            pb.RequestOp(
+                request_range=pb.RangeRequest(
+                    key=k, range_end=end, limit=len(self.values) + 1, keys_only=True
+                )
+            )
+            for k, end in self.cleared
+        ]
+        return pb.TxnRequest(success=reads)
+
+    def applied(self, response: Any, snapshot: int) -> bool:
+        """Whether the answer to :meth:`check_request` shows this commit's effect:
+        every put key holds its value, all written at ONE revision after the snapshot
+        (a Txn writes all its keys at one revision), and every deleted key and range
+        is empty."""
+        keys = [*self.values, *self.deletes]
+        results = [r.response_range.kvs for r in response.responses]
+        revisions: set[int] = set()
+        for key, kvs in zip(keys, results, strict=False):
+            if key in self.values:
+                if not kvs or bytes(kvs[0].value) != self.values[key]:
+                    return False
+                revisions.add(int(kvs[0].mod_revision))
+            elif kvs:
+                return False
+        if len(revisions) > 1 or (revisions and min(revisions) <= snapshot):
+            return False
+        return all(bytes(kv.key) in self.values for kvs in results[len(keys) :] for kv in kvs)
+
+
+def commit_plan(prefix: bytes, ranges: list[Range], ops: list[Op]) -> CommitPlan | None:
+    """The writes of a transaction (``ranges`` deleted, then ``ops``, at most one
+    per key) as etcd operations, or ``None`` when it wrote nothing."""
+    puts = sorted(k for k, v in ops if v is not None)
+    values = {prefix + k: v for k, v in ops if v is not None}
+    deletes = [prefix + k for k, v in ops if v is None and not _covered(k, ranges)]
+    cleared = _split_ranges(prefix, ranges, puts)
+    success = [put_op(k, v) for k, v in values.items()]
+    success += [delete_op(k) for k in deletes]
+    success += [delete_op(k, end) for k, end in cleared]
+    if not success:
+        return None
+    return CommitPlan(success, values, deletes, cleared)
+
+
+@dataclass(frozen=True)
+class Call:
+    """A step of :func:`commit_steps`: call ``KV.<method>(request)``; with ``retry``
+    the client's own retries apply, without it one attempt."""
+
+    what: str
+    method: str
+    request: Any
+    retry: bool = True
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """A step of :func:`commit_steps`: wait ``seconds`` before the next step."""
+
+    seconds: float
+
+
+Step = Call | Sleep
+"""What a client does next for :func:`commit_steps`."""
+
+
+def commit_steps(
+    plan: CommitPlan,
+    request: pb.TxnRequest,
+    snapshot: int,
+    *,
+    max_attempts: int,
+    retry_budget: float,
+    budget_end: float,
+) -> Generator[Step, Any, None]:
+    """The steps of sending a commit's ``request``, as a generator a client drives:
+    it performs each :class:`Call` (sending back the answer, or throwing the
+    :class:`EtcdUnavailable` it raised) and each :class:`Sleep`, until the
+    generator returns (committed) or raises.
+
+    Blind writes (no compares) are one call with the client's retries, as safe to
+    repeat as ``write``; a cluster that stays unavailable makes it
+    :class:`CommitOutcomeUnknown`. A guarded ``Txn`` is sent one attempt at a time:
+    after an unknown outcome the written keys are re-read (:meth:`CommitPlan.applied`)
+    before it is sent again, since a retry of an applied commit would fail its own
+    compares. A failed compare is :class:`TransactionConflict`, unless an earlier
+    attempt may have been applied and the re-read cannot tell: then
+    :class:`CommitOutcomeUnknown`. Bounded by ``max_attempts`` and ``budget_end``
+    (``time.monotonic()`` seconds)."""
+    if not request.compare:
+        try:
+            yield Call("commit", "Txn", request)
+        except CommitOutcomeUnknown:
+            raise
+        except EtcdUnavailable as exc:
+            raise CommitOutcomeUnknown(
+                f"commit: the etcd cluster gave no answer within the retry budget of {retry_budget} s; "
+                f"the transaction may or may not have been applied: {exc}"
+            ) from exc
+        return
+    uncertain: EtcdUnavailable | None = None
+    delay = 0.05
+    for _attempt in range(max_attempts):
+        try:
+            response = yield Call("commit", "Txn", request, retry=False)
+        except EtcdUnavailable as exc:
+            uncertain = exc
+            pause = delay * (0.5 + random.random())
+            delay = min(delay * 2, 1.0)
+            if time.monotonic() + pause >= budget_end:
+                break
+            yield Sleep(pause)
+            if plan.values:
+                try:
+                    check = yield Call("commit check", "Txn", plan.check_request())
+                except EtcdUnavailable:
+                    continue
+                if plan.applied(check, snapshot):
+                    return
+            continue
+        if response.succeeded:
+            return
+        if uncertain is not None:
+            try:
+                check = yield Call("commit check", "Txn", plan.check_request())
+            except EtcdUnavailable as exc:
+                raise CommitOutcomeUnknown(
+                    f"commit: a first attempt met an unknown outcome and the re-read failed: {exc}"
+                ) from exc
+            if plan.applied(check, snapshot):
+                return
+            raise CommitOutcomeUnknown(
+                "commit: a first attempt met an unknown outcome and a retry found the keys it "
+                "read changed; re-reading the written keys could not tell whether it was applied"
+            ) from uncertain
+        raise TransactionConflict(
+            f"commit: a key or range this transaction read was written after its snapshot "
+            f"(revision {snapshot}); nothing was written, run the transaction again"
+        )
+    raise CommitOutcomeUnknown(
+        f"commit: the etcd cluster gave no answer within {retry_budget} s; the "
+        "transaction may or may not have been applied"
+    ) from uncertain
