@@ -327,7 +327,9 @@ class Scope(MutableMapping[Any, Any]):
         if state.write_ready(self.path):
             self._bind_put()
             return False
-        state.check_storable(k for k, v in ops if v is not None)
+        state.check_storable(
+            map(_first, ops) if None not in map(_second, ops) else [k for k, v in ops if v is not None]
+        )
         k, v = ops[0]
         if len(ops) == 1 and v is not None:
             state.first_write(view, self.path, lambda w: w.put(k, v))
@@ -632,7 +634,7 @@ class Scope(MutableMapping[Any, Any]):
 
         def apply(w: WriteView) -> None:
             while chunk := list(islice(stream, 4096)):
-                state.check_storable(k for k, _ in chunk)
+                state.check_storable(map(_first, chunk))
                 w.put_many(chunk)
 
         if self._put is None and not state.write_ready(self.path):
@@ -781,7 +783,7 @@ def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]]) -> No
     write = getattr(view, "write", None)
     if write is not None:
         write(ops)
-    elif all(v is not None for _, v in ops):
+    elif None not in map(_second, ops):  # one pass in C
         view.put_many(ops)  # type: ignore[arg-type]  # no None values: checked above
     else:
         for k, v in ops:

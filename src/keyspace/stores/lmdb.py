@@ -50,7 +50,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from itertools import chain, islice, takewhile
-from operator import gt, le
+from operator import gt, itemgetter, le
 from types import TracebackType
 from typing import Any
 
@@ -84,6 +84,9 @@ NAMED_DBS = 16
 
 _PUT, _DELETE, _RANGE = 0, 1, 2
 _Logged = tuple[int, bytes, bytes | None, Any]  # op, key, value or stop, database (None: own)
+
+
+_first = itemgetter(0)
 
 
 def _cursor_scan(
@@ -347,6 +350,14 @@ class LMDBStore(Store):
         if not key or len(key) > self._max:
             raise self._bad_key(key)  # type: ignore[misc]
 
+    def _check_all(self, keys: Iterable[bytes]) -> None:
+        """:meth:`_check` of every key, in two passes in C (their lengths, their
+        truth); a Python loop only to name the first bad key."""
+        batch = keys if isinstance(keys, list) else list(keys)
+        if batch and (max(map(len, batch)) > self._max or not all(batch)):
+            for key in batch:
+                self._check(key)
+
     # -- plumbing ------------------------------------------------------------
 
     def _live(self) -> Any:
@@ -589,8 +600,7 @@ class LMDBStore(Store):
 
     def write(self, ops: Iterable[Op]) -> None:
         batch = list(ops)
-        for key, _ in batch:
-            self._check(key)
+        self._check_all(map(_first, batch))
 
         def body(txn: Any) -> None:
             put, delete = txn.put, txn.delete
@@ -821,9 +831,7 @@ class _LMDBTransaction(WriteView):
         """One ``cursor.putmulti`` (a loop of :meth:`put` with a replay log). Every
         key is checked first, so a bad one leaves none of the pairs written."""
         pairs = items if isinstance(items, list | tuple) else list(items)
-        check = self._store._check
-        for key, _ in pairs:
-            check(key)
+        self._store._check_all(map(_first, pairs))
         if self._log is not None:
             return super().put_many(pairs)
         try:
