@@ -396,9 +396,11 @@ class Scope(MutableMapping[Any, Any]):
     ) -> Iterator[_Chunk]:
         """The own items asked for as a series of non-empty lists: ``(key, raw
         value)`` decoded by the layout's ``decode_chunk`` (``decode=False``: the
-        stored pairs of own keys). Reads the view's ``fast_scan`` where it has one
-        (no Python code per item in the store layer; its errors raw), in chunks of
-        16 items, then up to 1024 (so it reads up to one chunk ahead)."""
+        stored pairs of own keys). Takes the view's ``fast_pages`` as they come
+        where it has them (lists the store read anyway), else reads its
+        ``fast_scan`` (no Python code per item in the store layer; its errors raw)
+        in chunks of 16 items, then up to 1024 (so it reads up to one chunk
+        ahead)."""
         ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if not ranges or (limit is not None and limit <= 0):
             return
@@ -407,7 +409,8 @@ class Scope(MutableMapping[Any, Any]):
         layout = self._layout
         view = self._view
         fast = view.fast_scan
-        raw = () if fast is None else _RAW
+        pages = view.fast_pages
+        raw = () if fast is None and pages is None else _RAW
         # a limit goes to the store only where every item read is one asked for
         exact = layout.exact and keep is None
         own = None if layout.exact else layout.is_own
@@ -416,16 +419,16 @@ class Scope(MutableMapping[Any, Any]):
         try:
             for lo, hi in ranges:
                 lim = left if exact else None
-                items = (
-                    view.scan(lo, hi, reverse=reverse, limit=lim)
-                    if fast is None
-                    else fast(lo, hi, reverse, lim)
-                )
-                size = 16
-                while True:
-                    chunk = list(islice(items, size))
-                    if not chunk:
-                        break
+                if pages is not None:
+                    chunks = pages(lo, hi, reverse, lim)
+                else:
+                    items = (
+                        view.scan(lo, hi, reverse=reverse, limit=lim)
+                        if fast is None
+                        else fast(lo, hi, reverse, lim)
+                    )
+                    chunks = _growing_chunks(items)
+                for chunk in chunks:
                     if keep is not None:
                         chunk = [item for item in chunk if keep(item[0])]
                     if convert is not None:
@@ -439,8 +442,6 @@ class Scope(MutableMapping[Any, Any]):
                         left -= len(chunk)
                     if chunk:
                         yield chunk
-                    if size < 1024:
-                        size *= 4
         except KeyspaceError:  # the decoder's, or a translated one: as they are
             raise
         except raw as exc:  # the fast scan's engine errors
@@ -773,6 +774,15 @@ class Scope(MutableMapping[Any, Any]):
             value=vdec,
             start_revision=start_revision,
         )
+
+
+def _growing_chunks(items: Iterator[tuple[bytes, bytes]]) -> Iterator[list[tuple[bytes, bytes]]]:
+    """``items`` as lists of 16 items, then 64, 256, up to 1024."""
+    size = 16
+    while chunk := list(islice(items, size)):
+        yield chunk
+        if size < 1024:
+            size *= 4
 
 
 def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]]) -> None:

@@ -117,6 +117,10 @@ class Capabilities:
 FastScan = Callable[[bytes, bytes | None, bool, int | None], Iterator[tuple[bytes, bytes]]]
 """``fast_scan(start, stop, reverse, limit)``: :meth:`ReadView.scan` with raw errors."""
 
+FastPages = Callable[[bytes, bytes | None, bool, int | None], Iterator[list[tuple[bytes, bytes]]]]
+"""``fast_pages(start, stop, reverse, limit)``: the items of :meth:`ReadView.scan`
+as the lists the store reads them in (non-empty)."""
+
 
 class ReadView(ABC):
     """Reads: the store itself, a snapshot, or a transaction."""
@@ -128,6 +132,12 @@ class ReadView(ABC):
     """:meth:`scan` with the engine's errors raw, or ``None``. Per item it runs no
     Python code in the store layer; the read transaction it may hold ends when the
     iterator is exhausted or dropped."""
+
+    fast_pages: FastPages | None = None
+    """Where a scan reads its items into lists anyway (LMDB store scans, one page
+    per short read transaction): those lists, so a caller that works in chunks
+    takes them as they are instead of copying the items into lists of its own;
+    errors as ``fast_scan``'s. ``None``: no pages."""
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """The keyspace error for an engine error raised by a fast path (``key``: the
