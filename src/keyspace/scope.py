@@ -400,7 +400,9 @@ class Scope(MutableMapping[Any, Any]):
         where it has them (lists the store read anyway), else reads its
         ``fast_scan`` (no Python code per item in the store layer; its errors raw)
         in chunks of 16 items, then up to 1024 (so it reads up to one chunk
-        ahead)."""
+        ahead). Where a bytes key is the stored key after the prefix (a raw
+        layout with exact own ranges) and the view has ``fast_scan_under``, an
+        ascending scan has the engine cut the prefix: its items need no decoding."""
         ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if not ranges or (limit is not None and limit <= 0):
             return
@@ -415,11 +417,24 @@ class Scope(MutableMapping[Any, Any]):
         exact = layout.exact and keep is None
         own = None if layout.exact else layout.is_own
         convert = self._chunk if decode else None
+        under = view.fast_scan_under
+        if under is not None and not (
+            exact
+            and not reverse
+            and convert is not None
+            and convert is layout.decode_chunk
+            and layout.kind == "raw"
+        ):
+            under = None
+        if under is not None:
+            raw, convert = _RAW, None
         left = limit
         try:
             for lo, hi in ranges:
                 lim = left if exact else None
-                if pages is not None:
+                if under is not None:
+                    chunks = _growing_chunks(under(self.prefix, lo, hi, lim))
+                elif pages is not None:
                     chunks = pages(lo, hi, reverse, lim)
                 else:
                     items = (

@@ -57,6 +57,7 @@ __all__ = [
     "WriteView",
     "as_ops",
     "settled",
+    "tail_bounds",
 ]
 
 Op = tuple[bytes, bytes | None]
@@ -117,6 +118,9 @@ class Capabilities:
 FastScan = Callable[[bytes, bytes | None, bool, int | None], Iterator[tuple[bytes, bytes]]]
 """``fast_scan(start, stop, reverse, limit)``: :meth:`ReadView.scan` with raw errors."""
 
+FastScanUnder = Callable[[bytes, bytes, bytes | None, int | None], Iterator[tuple[bytes, bytes]]]
+"""``fast_scan_under(prefix, start, stop, limit)``: see :attr:`ReadView.fast_scan_under`."""
+
 FastPages = Callable[[bytes, bytes | None, bool, int | None], Iterator[list[tuple[bytes, bytes]]]]
 """``fast_pages(start, stop, reverse, limit)``: the items of :meth:`ReadView.scan`
 as the lists the store reads them in (non-empty)."""
@@ -132,6 +136,14 @@ class ReadView(ABC):
     """:meth:`scan` with the engine's errors raw, or ``None``. Per item it runs no
     Python code in the store layer; the read transaction it may hold ends when the
     iterator is exhausted or dropped."""
+
+    fast_scan_under: FastScanUnder | None = None
+    """Where the engine can cut a common prefix off the keys it reads (plyvel's
+    ``prefixed_db``): ``fast_scan`` in ascending order of the keys in
+    ``[start, stop)`` that start with ``prefix``, each with ``prefix`` cut off
+    (see :func:`tail_bounds`); its errors as ``fast_scan``'s. Ascending only
+    (plyvel 1.5's prefixed iterators lose a reverse scan whose last key is the
+    prefix itself). ``None``: not offered."""
 
     fast_pages: FastPages | None = None
     """Where a scan reads its items into lists anyway (LMDB store scans, one page
@@ -316,3 +328,21 @@ def as_ops(deletes: list[bytes], puts: dict[bytes, bytes]) -> list[Op]:
     ops: list[Op] = [(k, None) for k in deletes]
     ops.extend(puts.items())
     return ops
+
+
+def tail_bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes, bytes | None] | None:
+    """The bounds, with ``prefix`` cut off, of the keys in ``[start, stop)`` that
+    start with ``prefix`` (``None`` as the upper bound: up to the last of them);
+    ``None`` when there are none."""
+    n = len(prefix)
+    if start.startswith(prefix):
+        lo = start[n:]
+    elif start < prefix:
+        lo = b""
+    else:
+        return None  # start is past every key under the prefix
+    if stop is None or (stop > prefix and not stop.startswith(prefix)):
+        return lo, None  # stop is past every key under the prefix
+    if not stop.startswith(prefix):
+        return None  # stop is at or before the prefix
+    return lo, stop[n:]

@@ -21,7 +21,7 @@ from typing import Any
 import plyvel
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Store
+from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Store, tail_bounds
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory
 
@@ -82,6 +82,7 @@ class LevelDBStore(BatchedWrites, Store):
         self.fast_get = db.get
         self.fast_put = partial(db.put, sync=True) if sync else db.put  # plyvel's default: sync=False
         self.fast_scan = self._scan_raw
+        self.fast_scan_under = self._scan_under
 
     # -- error translation: the one place ------------------------------------
 
@@ -144,6 +145,20 @@ class LevelDBStore(BatchedWrites, Store):
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._iterate(self._live(), start, stop, reverse, limit)
+
+    def _scan_under(
+        self, prefix: bytes, start: bytes, stop: bytes | None, limit: int | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """The store's ``fast_scan_under``: a plyvel ``prefixed_db`` iterator (plyvel
+        cuts the prefix in C)."""
+        bounds = tail_bounds(prefix, start, stop)
+        if bounds is None:
+            return iter(())
+        try:
+            view = self._live().prefixed_db(prefix)
+        except (plyvel.Error, RuntimeError) as exc:
+            raise self.translate(exc) from exc
+        return self._iterate(view, bounds[0], bounds[1], False, limit)
 
     # -- the Store contract --------------------------------------------------
 
