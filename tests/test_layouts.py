@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from test_scheme_properties import SPECS, Spec
 
 from keyspace.codecs import STR
-from keyspace.errors import KeyspaceError
+from keyspace.errors import KeyspaceError, LayoutError
 from keyspace.schemes import LengthPrefixed, Naive, Sublevel, TupleScheme
 from keyspace.schemes._layouts import KINDS, Layout, LayoutCache
 
@@ -81,6 +81,26 @@ def test_stored_key_is_the_schemes_encoding(spec: Spec, data: st.DataObject) -> 
             if got[0] == "ok":
                 stored = got[1]
                 assert layout.key_of(stored) == spec.scheme.decode_key(stored[len(layout.prefix) :])
+
+
+@pytest.mark.parametrize("spec", SPECS_AND_REFUSING)
+@LAYOUT
+@given(data=st.data(), keys=st.lists(st.binary(max_size=12), min_size=1, max_size=4))
+def test_escape_builds_the_stored_key(spec: Spec, data: st.DataObject, keys: list[bytes]) -> None:
+    """Where a layout's transform is one replace (the tuple framing, a raw key with
+    no forbidden first byte), ``escape`` says it, and ``head + k.replace(old, new) +
+    tail`` is the stored key of every bytes key; elsewhere ``escape`` is None."""
+    path = data.draw(spec.path())
+    for layout in _layouts(spec, path):
+        replace = layout.kind == "tuple" or (layout.kind == "raw" and layout.forbidden < 0)
+        assert (layout.escape is not None) == replace, layout
+        if layout.escape is None:
+            continue
+        head, old, new, tail = layout.escape
+        for key in keys:
+            built = head + key.replace(old, new) + tail
+            assert built == layout.stored(key) == spec.scheme.encode(path, key)
+            assert layout.key_of(built) == key
 
 
 @pytest.mark.parametrize("spec", [pytest.param(spec, id=spec.id) for spec in SPECS])
@@ -144,6 +164,26 @@ def test_layouts_are_immutable_and_cached_per_path() -> None:
     assert len(cache) == 2  # bounded: the oldest went
     assert cache.get(("a",)) is not a
     assert cache.get(("a",)).prefix == a.prefix
+
+
+def test_encode_keeps_a_bounded_memo_of_exact_paths() -> None:
+    """``scheme.encode`` builds keys with the path's compiled ``stored`` from a
+    memo of at most 1024 paths of str/bytes components, the oldest dropped first;
+    equal tuples of other components are compiled each time, never confused."""
+    from keyspace.schemes._base import _MEMO_SIZE
+
+    scheme, fresh = TupleScheme(), TupleScheme()
+    for i in range(_MEMO_SIZE + 10):
+        path = ("t", str(i))
+        assert scheme.encode(path, b"k") == fresh.prefix(path) + fresh.encode_key(b"k")
+    assert len(scheme._memo) == _MEMO_SIZE
+    assert ("t", "0") not in scheme._memo and ("t", str(_MEMO_SIZE + 9)) in scheme._memo
+    assert scheme.encode((1,), b"k") != scheme.encode((True,), b"k") != scheme.encode((1.0,), b"k")
+    assert (1,) not in scheme._memo
+    refusing = Naive()
+    with pytest.raises(LayoutError, match="refuses"):
+        refusing.encode((b"a",), b"k")
+    assert not hasattr(refusing, "_memo")  # a refusing scheme compiles nothing
 
 
 def test_prefix_ranges_of_byte_schemes() -> None:

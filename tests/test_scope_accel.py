@@ -17,8 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace.errors import InvalidKey, KeyTooLarge, StoreClosed
+from keyspace.errors import InvalidKey, InvalidName, KeyTooLarge, StoreClosed
 from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
+from keyspace.schemes._layouts import LayoutCache
 from keyspace.scope import Scope
 
 try:
@@ -31,6 +32,8 @@ needs_accel = pytest.mark.skipif(accel is None, reason="keyspace._scope_accel wa
 GETITEM = Scope.__dict__["__getitem__"]
 GET = Scope.__dict__["get"]
 SETITEM = Scope.__dict__["__setitem__"]
+# the pure-Python methods (the C methods' fallbacks; the methods themselves without C)
+PY_GETITEM, PY_GET, PY_SETITEM = (getattr(op, "__wrapped__", op) for op in (GETITEM, GET, SETITEM))
 SCHEMES: list[Scheme] = [TupleScheme(), LengthPrefixed(), AsciiHex(), Sublevel(), ScopeHash(), Naive(True)]
 
 
@@ -98,6 +101,86 @@ def test_c_and_python_store_and_read_the_same_bytes(
         assert GET.__wrapped__(c_scope, missing, 7) == 7
 
 
+@pytest.mark.parametrize("scheme", SCHEMES, ids=lambda s: s.name)
+@settings(max_examples=40, deadline=None)
+@given(pairs=st.dictionaries(keys, st.binary(max_size=20), max_size=12), missing=keys)
+def test_python_methods_over_python_layouts_store_the_schemes_bytes(
+    scheme: Scheme, pairs: dict[bytes, bytes], missing: bytes
+) -> None:
+    """Without the C module: the pure-Python methods on pure-Python layouts (the
+    one-frame route where the layout has an escape, the general route elsewhere)
+    store ``scheme.encode(path, key)``, read it back, and refuse what the scheme
+    refuses with the scheme's error."""
+    ks = keyspace.open("memory:", scheme=scheme)
+    ks._layouts = LayoutCache(ks.scheme, accelerate=False)
+    scope, other = ks.scope("p"), ks.scope("p", key="str")
+    assert not scope.layout.accelerated
+    if isinstance(scheme, Sublevel):
+        for refused in (b"!", b"!x"):  # a key with the separator first is a child's
+            with pytest.raises(InvalidName):
+                PY_SETITEM(scope, refused, b"v")
+            with pytest.raises(InvalidName):
+                PY_GET(scope, refused)
+        pairs = {k: v for k, v in pairs.items() if k[:1] != b"!"}
+        missing = missing.lstrip(b"!")
+    for k, v in pairs.items():
+        PY_SETITEM(scope, k, v)
+    stored = raw_items(ks)
+    own = sorted((s, v) for s, v in stored if scope.layout.is_own(s) and _within(s, scope.layout.ranges))
+    assert own == sorted((scheme.encode(("p",), k), v) for k, v in pairs.items())
+    for k, v in pairs.items():
+        assert PY_GETITEM(scope, k) == PY_GET(scope, k) == PY_GET(scope, k, b"default") == v
+    if missing not in pairs:
+        with pytest.raises(KeyError) as caught:
+            PY_GETITEM(scope, missing)
+        assert caught.value.args == (missing,)
+        assert PY_GET(scope, missing) is None
+        assert PY_GET(scope, missing, 7) == 7
+    with pytest.raises(InvalidKey):
+        PY_SETITEM(scope, bytearray(b"k"), b"v")
+    with pytest.raises(InvalidKey):
+        PY_GETITEM(scope, bytearray(b"k"))
+    with pytest.raises(InvalidKey):
+        PY_SETITEM(other, b"a bytes key in a str scope", b"v")
+    assert raw_items(ks) == stored  # the refusals wrote nothing
+
+
+def test_python_reads_run_the_read_guard_while_one_is_set() -> None:
+    """The one-frame route of the Python reads is taken only while the scope has no
+    read guard left to run; with one, every read runs it first."""
+    ks = keyspace.open("memory:")
+    ks._layouts = LayoutCache(ks.scheme, accelerate=False)
+    scope = ks.scope("t")
+    PY_SETITEM(scope, b"k", b"v")
+    assert scope._escape is not None and scope._guard is None  # type: ignore[attr-defined]
+    assert PY_GETITEM(scope, b"k") == PY_GET(scope, b"k") == b"v"
+    seen: list[object] = []
+    scope._guard = lambda view: seen.append(view) or False  # type: ignore[attr-defined]  # no own keys
+    assert PY_GET(scope, b"k", 5) == 5
+    with pytest.raises(KeyError):
+        PY_GETITEM(scope, b"k")
+    assert len(seen) == 2
+
+
+def test_python_methods_translate_engine_errors_in_a_transaction(tmp_path: Path) -> None:
+    """The pure-Python methods call py-lmdb's own get and put inside a transaction
+    and translate their raw errors, as the C methods do."""
+    ks = keyspace.open(str(tmp_path / "db"))
+    ks._layouts = LayoutCache(ks.scheme, accelerate=False)
+    ks.scope("t")[b"first"] = b"v"
+    with pytest.raises(KeyTooLarge, match="511") as caught, ks.transaction() as tx:
+        inside = tx.scope("t")
+        PY_SETITEM(inside, b"second", b"v")
+        assert PY_GETITEM(inside, b"second") == b"v"
+        with pytest.raises(KeyError):  # a key no store can hold is missing
+            PY_GETITEM(inside, b"k" * 600)
+        assert PY_GET(inside, b"k" * 600, 5) == 5
+        PY_SETITEM(inside, b"k" * 600, b"v")  # raises, and so aborts the transaction
+    assert isinstance(caught.value.__cause__, lmdb.Error)
+    assert dict(ks.scope("t")) == {b"first": b"v"}
+    ks.close()
+
+
 def _within(key: bytes, ranges: tuple[tuple[bytes, bytes | None], ...]) -> bool:
     return any(lo <= key and (hi is None or key < hi) for lo, hi in ranges)
 
@@ -144,6 +227,8 @@ def test_a_branch_scope_holds_no_own_keys_in_c() -> None:
         parent[stored_tail]
     assert parent.get(stored_tail) is None
     assert GET.__wrapped__(parent, stored_tail) is None
+    with pytest.raises(KeyError):
+        GETITEM.__wrapped__(parent, stored_tail)
 
 
 @needs_accel

@@ -544,7 +544,9 @@ class Catalog:
     # -- structure ----------------------------------------------------------------------
 
     def children(self, view: ReadView, path: Path) -> list[Any]:
-        """Direct children of ``path`` holding data: one seek per child."""
+        """Direct children of ``path`` holding data: a skip scan on one seeker of
+        ``view`` (one cursor and one read transaction where the engine has them),
+        one seek per child and per own range."""
         scheme = self.scheme
         if self._hashed:
             return self._hash_children(view) if not path else []
@@ -554,64 +556,70 @@ class Catalog:
         own = scheme.own_ranges(path) if scheme.separates_own_keys else ()
         exact = scheme.own_range_is_exact()
         plen = len(scheme.prefix(path))
-        depth = len(path)
-        # formats that do not record the depth are decoded at the children's depth
-        want_depth = None if scheme.separates_own_keys else depth + 1
+        step = scheme.child_step(path)
+        skip_layout = self._persist
+        # past the last own range (the tuple scheme's lies before every child) a
+        # key is never an own key
+        own_stop = max((b"" if hi is None else hi for _, hi in own), default=b"") if own else b""
+        open_end = any(hi is None for _, hi in own)
         out: list[Any] = []
         cursor: bytes | None = lo
-        while cursor is not None:
-            item = next(iter(view.scan(cursor, hi, limit=1)), None)
-            if item is None:
-                break
-            k = item[0]
-            if self._persist and k.startswith(LAYOUT_START):
-                cursor = LAYOUT_STOP
-                continue
-            found, own_end = _own_end(own, k)
-            if found and (exact or scheme.is_own_remainder(k[plen:])):
-                cursor = own_end if exact else k + b"\x00"
-                continue
-            try:
-                child_path, _ = scheme.decode(k, want_depth)
-            except DecodeError:
-                cursor = k + b"\x00"
-                continue
-            if len(child_path) <= depth:
-                cursor = k + b"\x00"
-                continue
-            child = child_path[depth]
-            out.append(child)
-            nxt = scheme.subtree_range((*path, child))[1]
-            cursor = nxt if nxt is not None and nxt > k else (None if nxt is None else k + b"\x00")
+        with view.seeker(hi) as seeker:
+            seek = seeker.seek
+            while cursor is not None:
+                k = seek(cursor)
+                if k is None:
+                    break
+                if skip_layout and k.startswith(LAYOUT_START):
+                    cursor = LAYOUT_STOP
+                    continue
+                if own and (open_end or k < own_stop):
+                    found, own_end = _own_end(own, k)
+                    if found and (exact or scheme.is_own_remainder(k[plen:])):
+                        cursor = own_end if exact else k + b"\x00"
+                        continue
+                got = step(k)
+                if got is None:  # not a key of a child: the next key
+                    cursor = k + b"\x00"
+                    continue
+                child, nxt = got
+                out.append(child)
+                cursor = nxt if nxt is not None and nxt > k else (None if nxt is None else k + b"\x00")
         return out
 
     def _hash_registry(self, view: ReadView) -> Iterator[tuple[bytes, str]]:
         """``(registry key, name)`` of every name registered in a ScopeHash store,
-        except the default scope's: one seek per hash block (registry key, then the
-        block's keys are skipped). Raises :class:`DecodeError` for an entry whose
-        name does not hash to its key."""
+        except the default scope's: a skip scan on one seeker, one seek per hash
+        block (registry key, then the block's keys are skipped) and one point read
+        per registry entry. Raises :class:`DecodeError` for an entry whose name
+        does not hash to its key."""
         default_key = self.scheme.prefix(())
         cursor: bytes | None = b""
-        while cursor is not None:
-            item = next(iter(view.scan(cursor, None, limit=1)), None)
-            if item is None:
-                break
-            k, v = item
-            if len(k) < _REGISTRY_KEY_SIZE:  # reserved keys (metadata) sort outside every hash block
-                cursor = k + b"\x00"
-                continue
-            if len(k) == _REGISTRY_KEY_SIZE and k != default_key:
-                yield k, self._registry_name(k, v)
-            cursor = prefix_end(k[:_REGISTRY_KEY_SIZE])
+        with view.seeker() as seeker:
+            while cursor is not None:
+                k = seeker.seek(cursor)
+                if k is None:
+                    break
+                if len(k) < _REGISTRY_KEY_SIZE:  # reserved keys (metadata) sort outside every hash block
+                    cursor = k + b"\x00"
+                    continue
+                if len(k) == _REGISTRY_KEY_SIZE and k != default_key:
+                    v = view.get(k)
+                    if v is not None:
+                        yield k, self._registry_name(k, v)
+                cursor = prefix_end(k[:_REGISTRY_KEY_SIZE])
 
     def _hash_children(self, view: ReadView) -> list[str]:
         scheme = self.scheme
-        names: list[str] = []
-        for _, name in self._hash_registry(view):
-            lo, hi = scheme.own_range((name,))
-            if next(iter(view.scan(lo, hi, limit=1)), None) is not None:
-                names.append(name)
-        return names
+        names = [name for _, name in self._hash_registry(view)]
+        out: list[str] = []
+        with view.seeker() as seeker:
+            for name in names:
+                lo, hi = scheme.own_range((name,))
+                k = seeker.seek(lo)
+                if k is not None and (hi is None or k < hi):
+                    out.append(name)
+        return out
 
     def subtree_ranges(self, view: ReadView, path: Path) -> list[tuple[bytes, bytes | None]]:
         """The ranges holding ``path`` and every scope below it, in ascending order.

@@ -28,7 +28,7 @@ from collections.abc import (
     Sequence,
     ValuesView,
 )
-from itertools import chain, islice
+from itertools import chain, islice, repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -123,6 +123,7 @@ class Scope(MutableMapping[Any, Any]):
 
     __slots__ = (
         "_chunk",
+        "_escape",
         "_get",
         "_get_raw",
         "_guard",
@@ -184,6 +185,10 @@ class Scope(MutableMapping[Any, Any]):
         # the catalog's check before each read of own keys (ScopeHash names,
         # LengthPrefixed, Naive); None where reads need none
         self._guard = state.guard(path)
+        # the one-frame route of the Python point operations: the layout's key
+        # transform as one replace, applied inline to bytes keys where _stored is
+        # the layout's own and values are bytes (None: the general route)
+        self._escape = layout.escape if self._stored is layout.stored and value is BYTES else None
 
     # -- navigation ------------------------------------------------------------
 
@@ -233,7 +238,21 @@ class Scope(MutableMapping[Any, Any]):
             raise self._view.translate(exc, stored) from exc
         return raw
 
+    # The three point operations below take one Python frame for a bytes key where
+    # the scope has an escape (see __init__); reads take it while no read guard is
+    # left to run, when _read reduces to the engine call.
+
     def __getitem__(self, key: Key) -> Any:
+        escape = self._escape
+        if escape is not None and type(key) is bytes and self._guard is None:
+            head, old, new, tail = escape
+            try:
+                raw = self._get(head + key.replace(old, new) + tail)
+            except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
+                raise self._view.translate(exc, head + key.replace(old, new) + tail) from exc
+            if raw is None:
+                raise KeyError(key)
+            return raw
         raw = self._read(self._stored(key))
         if raw is None:
             raise KeyError(key)
@@ -241,6 +260,14 @@ class Scope(MutableMapping[Any, Any]):
 
     def get(self, key: Key, default: Any = None) -> Any:
         """Return the value of ``key``, or ``default``. Cost: one point read."""
+        escape = self._escape
+        if escape is not None and type(key) is bytes and self._guard is None:
+            head, old, new, tail = escape
+            try:
+                raw = self._get(head + key.replace(old, new) + tail)
+            except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
+                raise self._view.translate(exc, head + key.replace(old, new) + tail) from exc
+            return default if raw is None else raw
         raw = self._read(self._stored(key))
         if raw is None:
             return default
@@ -250,8 +277,13 @@ class Scope(MutableMapping[Any, Any]):
         return self._read(self._stored(key)) is not None
 
     def __setitem__(self, key: Key, value: Any) -> None:
-        stored = self._stored(key)
-        raw = value if self._venc is None else self._venc(value)
+        escape = self._escape
+        if escape is not None and type(key) is bytes:  # and no value codec (see __init__)
+            head, old, new, tail = escape
+            stored, raw = head + key.replace(old, new) + tail, value
+        else:
+            stored = self._stored(key)
+            raw = value if self._venc is None else self._venc(value)
         if type(raw) is not bytes:
             raw = _not_bytes(raw)
         put = self._put
@@ -393,6 +425,7 @@ class Scope(MutableMapping[Any, Any]):
         limit: int | None = None,
         prefix: Key | None = None,
         decode: bool = True,
+        keys: bool = False,
     ) -> Iterator[_Chunk]:
         """The own items asked for as a series of non-empty lists: ``(key, raw
         value)`` decoded by the layout's ``decode_chunk`` (``decode=False``: the
@@ -402,7 +435,9 @@ class Scope(MutableMapping[Any, Any]):
         in chunks of 16 items, then up to 1024 (so it reads up to one chunk
         ahead). Where a bytes key is the stored key after the prefix (a raw
         layout with exact own ranges) and the view has ``fast_scan_under``, an
-        ascending scan has the engine cut the prefix: its items need no decoding."""
+        ascending scan has the engine cut the prefix: its items need no decoding.
+        ``keys``: only the keys are read (``scan_keys``), and every value is
+        ``b""``."""
         ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if not ranges or (limit is not None and limit <= 0):
             return
@@ -421,6 +456,7 @@ class Scope(MutableMapping[Any, Any]):
         if under is not None and not (
             exact
             and not reverse
+            and not keys
             and convert is not None
             and convert is layout.decode_chunk
             and layout.kind == "raw"
@@ -432,7 +468,11 @@ class Scope(MutableMapping[Any, Any]):
         try:
             for lo, hi in ranges:
                 lim = left if exact else None
-                if under is not None:
+                if keys:
+                    chunks = _growing_chunks(
+                        zip(view.scan_keys(lo, hi, reverse=reverse, limit=lim), repeat(b""))
+                    )
+                elif under is not None:
                     chunks = _growing_chunks(under(self.prefix, lo, hi, lim))
                 elif pages is not None:
                     chunks = pages(lo, hi, reverse, lim)
@@ -559,12 +599,15 @@ class Scope(MutableMapping[Any, Any]):
         limit: int | None = None,
         prefix: Key | None = None,
     ) -> Any:
-        """Like :meth:`items`, keys only (a :class:`ScopeKeys` view without arguments)."""
+        """Like :meth:`items`, keys only (a :class:`ScopeKeys` view without arguments);
+        beyond a short scan (``limit`` up to 1024) no value is read."""
         if _whole(start, stop, include_start, include_stop, reverse, limit, prefix):
             return ScopeKeys(self)
         args = (start, stop, include_start, include_stop, reverse, limit, prefix)
         short = self._short(*args)
-        return map(_first, iter(short) if short is not None else chain.from_iterable(self._chunks(*args)))
+        if short is not None:
+            return map(_first, iter(short))
+        return map(_first, chain.from_iterable(self._chunks(*args, keys=True)))
 
     def values(
         self,
@@ -589,15 +632,24 @@ class Scope(MutableMapping[Any, Any]):
         return values if self._vdec is None else map(self._vdec, values)
 
     def __iter__(self) -> Iterator[Any]:
-        return map(_first, chain.from_iterable(self._chunks()))
+        """The own keys in order, read without their values (``scan_keys``)."""
+        return map(_first, chain.from_iterable(self._chunks(keys=True)))
 
     def __len__(self) -> int:
-        """Number of own keys. Cost: one scan of the scope's own range (keys are not
-        decoded)."""
-        return sum(map(len, self._chunks(decode=False)))
+        """Number of own keys. Cost: one ``count`` of the store view per own range
+        where the ranges hold only own keys (LMDB: keys read without values, no
+        Python code per key; SQLite, etcd: one query; memory: two bisections);
+        else a keys-only scan whose chunks the layout's ``decode_chunk`` (C where
+        built) cuts to the own keys."""
+        layout = self._layout
+        if not layout.exact:
+            return sum(map(len, self._chunks(keys=True)))
+        ranges, _ = self._stored_ranges(None, None, True, False, None)
+        view = self._view
+        return sum(view.count(lo, hi) for lo, hi in ranges)
 
     def __bool__(self) -> bool:
-        return next(self._chunks(limit=1, decode=False), None) is not None
+        return next(self._chunks(limit=1, decode=False, keys=True), None) is not None
 
     # -- bulk changes ----------------------------------------------------------------
 

@@ -54,8 +54,9 @@ class ScopeTree:
         self._last_path: tuple[Any, ...] | None = None
         self._last_chain: list[ScopeNode] = []
 
-    def add(self, path: tuple[Any, ...], size: int) -> None:
-        """Count one key of ``size`` stored bytes in scope ``path``."""
+    def add(self, path: tuple[Any, ...], size: int, keys: int = 1) -> None:
+        """Count ``keys`` keys (one by default) of ``size`` stored bytes in all in
+        scope ``path``."""
         if path != self._last_path:
             node = self.root
             chain = [node]
@@ -65,10 +66,10 @@ class ScopeTree:
             self._last_path, self._last_chain = path, chain
         chain = self._last_chain
         leaf = chain[-1]
-        leaf.keys += 1
+        leaf.keys += keys
         leaf.bytes += size
         for node in chain:
-            node.sub_keys += 1
+            node.sub_keys += keys
             node.sub_bytes += size
 
     def nodes(self, levels: int | None = None) -> Iterator[tuple[ScopeNode, str]]:

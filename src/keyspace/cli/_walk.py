@@ -1,23 +1,34 @@
-"""Reading a whole store through a scheme, one key at a time, in one pass.
+"""Reading a whole store through a scheme, in one pass.
 
 :class:`KeyReader` turns each stored key into ``(path, key)`` or tells that it is
 reserved (a scheme record, a scope-name registry entry). It needs no scope objects
 and no second scan: the scopehash registry entry of a scope (4 bytes) sorts before
 the scope's keys, so names are known by the time their keys arrive.
+
+:func:`walk` yields one item per stored key. :func:`tally` yields the same keys
+counted per run: once a key decodes into a scope whose own range holds only its
+own keys, the rest of that range in the chunk read is one :class:`Run` (its keys
+checked by the scope layout's ``decode_chunk``, C where built; a chunk it refuses
+is read key by key), so the keys of a scope cost no Python code each.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from itertools import chain, islice
+from typing import TYPE_CHECKING, Any
 
 from .._catalog import LAYOUT_START
 from ..errors import DecodeError, KeyspaceError
 from ..schemes import LengthPrefixed, Naive, Scheme, ScopeHash
 from ..stores import ReadView
 
-__all__ = ["RESERVED", "Entry", "KeyReader", "NeedsMore", "Skipped", "walk"]
+if TYPE_CHECKING:
+    from ..schemes._layouts import Layout
+
+__all__ = ["RESERVED", "Entry", "KeyReader", "NeedsMore", "Run", "Skipped", "tally", "walk"]
 
 RESERVED = None
 """What :meth:`KeyReader.read` returns for a key that belongs to no scope."""
@@ -49,6 +60,16 @@ class Skipped:
     reason: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Run:
+    """``keys`` stored keys of scope ``path`` in a row, ``size`` bytes of keys and
+    values together."""
+
+    path: tuple[Any, ...]
+    keys: int
+    size: int
+
+
 class KeyReader:
     """Decodes the stored keys of one store under one scheme.
 
@@ -78,6 +99,8 @@ class KeyReader:
         self._registry_name = getattr(scheme, "registry_name", None)
         hashed = isinstance(scheme, ScopeHash) or self._entry is not None
         self._hash_names: dict[int, str] | None = {} if hashed else None
+        # runs of keys are counted by range where a decoded path says the whole range
+        self.runs = not hashed and scheme.separates_own_keys and not scheme.ambiguous_splits
 
     def read(self, stored: bytes, value: bytes) -> tuple[tuple[Any, ...], Any] | None:
         """``(path, key)`` of a stored key, or :data:`RESERVED` for the scheme
@@ -160,3 +183,132 @@ def walk(view: ReadView, reader: KeyReader) -> Iterator[Entry | Skipped]:
             yield Skipped(stored, value, None)
         else:
             yield Entry(found[0], found[1], stored, value)
+
+
+_CHUNK = 256
+"""Items read at a time: small enough to stay in the CPU caches."""
+_MIN_RUN = 16
+"""Fewest keys ahead in the chunk that make a run worth compiling a layout for."""
+
+
+def tally(
+    view: ReadView, reader: KeyReader, layout: Callable[[tuple[Any, ...]], Layout]
+) -> Iterator[Run | Skipped]:
+    """The keys of :func:`walk`, in the same order and with the same outcome per
+    key, as :class:`Run` s of a scope's keys and :class:`Skipped` keys. ``layout``
+    gives a path's compiled layout (a keyspace's cache). A key that decodes into a
+    scope whose own ranges are exact, followed in the chunk (256 items) by at
+    least 16 more keys of its own range (one bisection), starts a run over the
+    rest of that range: checked by one ``decode_chunk`` call per chunk, counted and
+    sized with no Python code per key. Keys of smaller scopes are read one by one,
+    at the cost of one :meth:`Scheme.own_ranges` per scope of two keys or more
+    and chunk. Reads the view's ``fast_scan`` where it has one."""
+    fast = view.fast_scan
+    if fast is None:
+        yield from _tally(view.scan(b"", None), reader, layout)
+        return
+    try:  # the view's fast scan: its engine errors come out raw
+        yield from _tally(fast(b"", None, False, None), reader, layout)
+    except KeyspaceError:
+        raise
+    except Exception as exc:
+        raise view.translate(exc) from exc
+
+
+def _tally(
+    items: Iterator[tuple[bytes, bytes]], reader: KeyReader, layout: Callable[[tuple[Any, ...]], Layout]
+) -> Iterator[Run | Skipped]:
+    read = reader.read
+    scheme = reader.scheme
+    meta = scheme.metadata_key
+    runs = reader.runs and scheme.own_range_is_exact()
+    path: tuple[Any, ...] = ()
+    decode: Callable[[list[tuple[bytes, bytes]]], object] | None = None  # set while a run lasts
+    stop: bytes | None = None
+    known: tuple[bytes, bytes | None] | None = None  # the own range of the last scope decoded
+    last: tuple[Any, ...] | None = None  # the path of the last key read on its own
+    while chunk := list(islice(items, _CHUNK)):
+        at, end = 0, len(chunk)
+        short = False  # the known range has fewer than _MIN_RUN keys left in this chunk
+        while at < end:
+            if decode is not None:
+                upto = end if stop is None else bisect_left(chunk, (stop,), at)
+                if upto > at:
+                    part = chunk if upto - at == end else chunk[at:upto]
+                    try:
+                        decode(part)
+                    except DecodeError:  # some key does not decode: read them one by one
+                        yield from _singles(part, reader)
+                    else:
+                        yield Run(path, len(part), sum(map(len, chain.from_iterable(part))))
+                    at = upto
+                if at < end:
+                    decode = None
+                continue
+            stored, value = chunk[at]
+            at += 1
+            found = _single(stored, value, reader, read)
+            yield found
+            if not runs or not isinstance(found, Run):
+                continue
+            if known is not None and known[0] <= stored and (known[1] is None or stored < known[1]):
+                if short:
+                    continue
+            else:
+                last, previous = found.path, last
+                if last != previous:  # the first key of a scope: the next may be another's
+                    continue
+                known = _own_range(scheme, found.path, stored, meta)
+                short = False
+                if known is None:
+                    continue
+            hi = known[1]
+            upto = end if hi is None else bisect_left(chunk, (hi,), at)
+            if upto - at < _MIN_RUN:
+                short = True
+                continue
+            try:
+                decode = layout(found.path).decode_chunk
+            except KeyspaceError:  # a path the scheme decodes but cannot compile: key by key
+                known = None
+                continue
+            path, stop = found.path, hi
+
+
+def _own_range(
+    scheme: Scheme, path: tuple[Any, ...], stored: bytes, meta: bytes | None
+) -> tuple[bytes, bytes | None] | None:
+    """The own range of ``path`` that holds ``stored``, cut at the reserved key
+    ``meta`` when it lies after ``stored`` inside it; ``None`` when the scheme
+    cannot say."""
+    try:
+        ranges = scheme.own_ranges(path)
+    except KeyspaceError:
+        return None
+    for lo, hi in ranges:
+        if lo <= stored and (hi is None or stored < hi):
+            if meta is not None and stored < meta and (hi is None or meta < hi):
+                hi = meta
+            return lo, hi
+    return None
+
+
+def _single(
+    stored: bytes,
+    value: bytes,
+    reader: KeyReader,
+    read: Callable[[bytes, bytes], tuple[tuple[Any, ...], Any] | None],
+) -> Run | Skipped:
+    try:
+        found = read(stored, value)
+    except DecodeError as exc:
+        return Skipped(stored, value, f"not a {reader.scheme.name} key: {exc}")
+    if found is RESERVED:
+        return Skipped(stored, value, None)
+    return Run(found[0], 1, len(stored) + len(value))
+
+
+def _singles(part: list[tuple[bytes, bytes]], reader: KeyReader) -> Iterator[Run | Skipped]:
+    read = reader.read
+    for stored, value in part:
+        yield _single(stored, value, reader, read)

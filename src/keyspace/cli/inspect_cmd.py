@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import click
 
 from ..errors import KeyspaceError, show_bytes
 from ..keyspace import Keyspace
-from ..stores import open_store
+from ..schemes._layouts import LayoutCache
+from ..stores import ReadView, Store, open_store
 from ._console import Ticker, err, out
 from ._format import dumps
 from ._heed import HEED_URL, heed_options, resolve_url
 from ._open import opened
 from ._options import depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
-from ._walk import Entry, KeyReader, walk
+from ._walk import KeyReader, Run, tally
 
 __all__ = ["Outside", "inspect", "named_databases", "scope_tree"]
 
@@ -36,18 +39,21 @@ class Outside:
 
 def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outside]:
     """Count every key of ``ks`` into a :class:`ScopeTree` with one scan of the
-    store, decoding each stored key once. Shows a progress bar on stderr when
-    the scan takes long."""
+    store: each key is decoded once, except the keys that follow a decoded key in
+    its scope's own range, which are counted as one run (see :func:`tally`). Shows
+    a progress bar on stderr when the scan takes long."""
     tree = ScopeTree()
     outside = Outside()
-    reader = KeyReader(ks.scheme, depth, ks.store)
     add = tree.add
-    with Ticker("reading keys") as ticker:
-        for item in walk(ks.store, reader):
+    with _consistent(ks.store) as view, Ticker("reading keys") as ticker:
+        reader = KeyReader(ks.scheme, depth, view)
+        for item in tally(view, reader, LayoutCache(ks.scheme).get):
+            if isinstance(item, Run):
+                add(item.path, item.size, item.keys)
+                ticker.advance(item.keys)
+                continue
             size = len(item.stored) + len(item.value)
-            if isinstance(item, Entry):
-                add(item.path, size)
-            elif item.reason is None:
+            if item.reason is None:
                 outside.reserved += 1
                 outside.reserved_bytes += size
             else:
@@ -56,6 +62,21 @@ def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outsi
                     outside.examples.append(f"{show_bytes(item.stored)}: {item.reason}")
             ticker.advance()
     return tree, outside
+
+
+@contextmanager
+def _consistent(store: Store) -> Iterator[ReadView]:
+    """A snapshot of ``store`` to read it in one state, where the store has
+    snapshots whose scans are as fast as its own (a ``fast_scan``); else the
+    store."""
+    if not store.capabilities.snapshots:
+        yield store
+        return
+    with store.snapshot() as snap:
+        if snap.fast_scan is None:
+            yield store
+        else:
+            yield snap
 
 
 def _is_lmdb_environment(url: str) -> bool:

@@ -21,13 +21,17 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
     from ._layouts import Layout
 
 __all__ = ["Component", "Key", "Path", "Property", "Scheme", "component_bytes", "key_bytes"]
+
+_MEMO_SIZE = 1024
+"""Paths whose compiled ``stored`` a scheme object keeps for :meth:`Scheme.encode`."""
 
 Component = Any
 """One element of a namespace path: ``bytes`` or ``str`` in the byte schemes; any
@@ -129,9 +133,10 @@ class Scheme(ABC):
     typed_keys: ClassVar[bool] = False
     """True when keys are typed values (the tuple layer), not only bytes."""
 
-    _memo: dict[Path, Layout]
+    _memo: dict[Path, Callable[[Key], bytes]]
     """Set by :meth:`_compiled` on first use (so reading it first may raise
-    AttributeError): path -> layout, read by :meth:`encode`."""
+    AttributeError): path -> the ``stored`` of its layout, which :meth:`encode`
+    calls (``self._memo[path](key)``: one lookup, one call, no layout attribute)."""
 
     key_is_raw: ClassVar[bool] = False
     """True when ``encode(path, key) == prefix(path) + key`` for every bytes key."""
@@ -199,17 +204,27 @@ class Scheme(ABC):
 
         return Layout(self, path, accelerate=accelerate)
 
-    def _compiled(self, path: Path) -> Layout:
-        """The layout of ``path`` from a bounded memo kept by this scheme object,
-        which :meth:`encode` reads first (``self._memo``: path -> layout)."""
-        from ._layouts import LayoutCache
+    def _compiled(self, path: Path) -> Callable[[Key], bytes]:
+        """The ``stored`` of ``path``'s layout, compiled here and kept in a bounded
+        memo of this scheme object (``self._memo``, read first by :meth:`encode`;
+        at most :data:`_MEMO_SIZE` paths, the oldest dropped first).
 
-        cache: LayoutCache | None = self.__dict__.get("_layout_memo")
-        if cache is None:
-            cache = LayoutCache(self, 1024)
-            self.__dict__["_layout_memo"] = cache
-            self.__dict__["_memo"] = cache.layouts
-        return cache.get(path)
+        Only paths of ``str`` and ``bytes`` components are kept: ``(1,)``,
+        ``(True,)`` and ``(1.0,)`` are equal tuples but different tuple-scheme
+        paths, so a hit must be the path asked for. Raises what
+        :meth:`layout` raises for a path the scheme cannot represent."""
+        stored = self.scope_scheme(path).layout(path).stored
+        if all(type(c) is str or type(c) is bytes for c in path):
+            try:
+                memo = self._memo
+            except AttributeError:
+                # set as an ordinary attribute: encode's lookup of it stays fast
+                memo = self._memo = {}
+            if len(memo) >= _MEMO_SIZE:
+                with suppress(KeyError, RuntimeError):  # another thread changed the memo meanwhile
+                    del memo[next(iter(memo))]
+            memo[path] = stored
+        return stored
 
     def scope_scheme(self, path: Path) -> Scheme:
         """The scheme whose :meth:`encode_key`/:meth:`decode_key` apply to the keys
@@ -232,6 +247,33 @@ class Scheme(ABC):
         """For schemes whose own range also holds children's keys: True when the
         bytes after :meth:`prefix` are an own key (not a child's)."""
         return True
+
+    def child_step(self, path: Path) -> Callable[[bytes], tuple[Component, bytes | None] | None]:
+        """A function from a stored key of ``path``'s subtree that is not an own key
+        to ``(child, end)``: the direct child of ``path`` whose subtree holds it and
+        the end of that subtree (``subtree_range(path + (child,))[1]``), or ``None``
+        for a key that does not decode at that depth. A skip scan of the children
+        of ``path`` (:meth:`Scope.scopes`) calls it once per child. This default
+        decodes the key and encodes the child's range; schemes that can read the
+        child off the stored bytes do that instead."""
+        from ..errors import DecodeError
+
+        depth = len(path)
+        # formats that do not record the depth are decoded at the children's depth
+        want = None if self.separates_own_keys else depth + 1
+        decode, subtree_range = self.decode, self.subtree_range
+
+        def step(stored: bytes) -> tuple[Component, bytes | None] | None:
+            try:
+                child_path, _ = decode(stored, want)
+            except DecodeError:
+                return None
+            if len(child_path) <= depth:
+                return None
+            child = child_path[depth]
+            return child, subtree_range((*path, child))[1]
+
+        return step
 
     def validate_path(self, path: Path) -> None:  # noqa: B027 - an optional hook, not abstract
         """Raise :class:`InvalidName` if the scheme cannot represent ``path``.

@@ -86,6 +86,7 @@ class Layout:
         "_routes",
         "accelerated",
         "decode_chunk",
+        "escape",
         "exact",
         "forbidden",
         "key_of",
@@ -108,6 +109,7 @@ class Layout:
     key_of: Callable[[bytes], Any]
     decode_chunk: Chunk
     accelerated: bool
+    escape: tuple[bytes, bytes, bytes, bytes] | None
     _routes: dict[Any, tuple[Stored, Callable[[bytes], Any], Chunk]]
 
     def __init__(
@@ -134,6 +136,7 @@ class Layout:
         sets(self, "exact", scheme.own_range_is_exact())
         sets(self, "forbidden", forbidden)
         sets(self, "_routes", {})
+        sets(self, "escape", _escape(kind, prefix, forbidden))
         stored, key_of, chunk = _reference(self)
         sets(self, "key_of", key_of)
         fast = accelerate and _accel is not None and kind != GENERAL
@@ -242,6 +245,18 @@ def _decoded(chunk: Chunk, dec: Callable[[bytes], Any]) -> Chunk:
 
 
 # -- the pure-Python reference of each kind ------------------------------------------
+
+
+def _escape(kind: str, prefix: bytes, forbidden: int) -> tuple[bytes, bytes, bytes, bytes] | None:
+    """``(head, old, new, tail)`` with ``stored(k) == head + k.replace(old, new) +
+    tail`` for every bytes key ``k`` (see :class:`Layout`): the tuple kind's
+    framing, and the raw kind without a forbidden first byte (``replace(b"", b"")``
+    returns the key itself). ``None`` for every other transform."""
+    if kind == TUPLE:
+        return prefix + b"\x01", _Z, _ZF, _Z
+    if kind == RAW and forbidden < 0:
+        return prefix, b"", b"", b""
+    return None
 
 
 def _reference(layout: Layout) -> tuple[Stored, Callable[[bytes], Any], Chunk]:

@@ -57,9 +57,9 @@ class AsciiHex(Scheme):
         """Return ``prefix(path) + hexlify(key)``."""
         # the layout of the path, compiled once (a bounded memo), builds the key
         try:
-            return self._memo[path].stored(key)
+            return self._memo[path](key)
         except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._compiled(path).stored(key)
+            return self._compiled(path)(key)
 
     def prefix(self, path: Path) -> bytes:
         """Return each component's hex digits followed by ``00``; ``b""`` for the root."""
@@ -91,14 +91,18 @@ class AsciiHex(Scheme):
 
         ``depth``, when given, must match. Raises :class:`DecodeError` with the offset
         for upper-case digits, non-hex bytes, an odd number of digits in a part, or
-        a depth mismatch. Cost: O(len(stored)), in C.
+        a depth mismatch. Cost: O(len(stored)), in C: ``unhexlify`` refuses every
+        byte but a hex digit and every odd part, and ``islower`` (else one
+        ``translate``, for keys with no letter) the upper-case digits it accepts.
         """
         parts = stored.split(_SEP)
-        if not stored.translate(None, _DIGITS_AND_SEP) and (depth is None or depth == len(parts) - 1):
+        if (depth is None or depth == len(parts) - 1) and (
+            stored.islower() or not stored.translate(None, _DIGITS_AND_SEP)
+        ):
             try:  # the common case: lower-case digits, even parts
-                fast = [_unhexlify(part) for part in parts]
+                fast = list(map(_unhexlify, parts))
             except binascii.Error:
-                pass  # an odd part: the checks below name it
+                pass  # a byte that is no digit, or an odd part: the checks below name it
             else:
                 key = fast.pop()
                 return tuple(fast), key

@@ -173,9 +173,9 @@ class Delimited(Scheme):
         """Return ``c1 SEP … cD SEP key`` after checking the names and the depth
         (through the path's layout, kept in the scheme's bounded memo)."""
         try:
-            return self._memo[path].stored(key)
+            return self._memo[path](key)
         except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._compiled(path).stored(key)
+            return self._compiled(path)(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Split ``stored`` at its first ``depth`` separators: ``(names, key)``, names

@@ -110,8 +110,27 @@ def decompose(raw: bytes, depth: int) -> tuple[tuple[bytes, ...], bytes]:
     ``decompose(namespace_with_key(cs, k), len(cs)) == (tuple(cs), k)`` for bytes
     components. Raises :class:`DecodeError` (with the offset) when ``raw`` ends
     inside a length field or a component, or when ``depth`` is negative.
-    Cost: O(depth) slices.
+    Cost: O(depth) slices; the bounds are checked once, at the end (offsets only
+    grow), and a key that fails is read again by the checked loop that names
+    the fault.
     """
+    components: list[bytes] = []
+    offset = 0
+    try:
+        for _ in range(depth):
+            start = offset + 2
+            offset = start + ((raw[offset] << 8) | raw[offset + 1])
+            components.append(raw[start:offset])
+    except IndexError:  # a length field past the end
+        return _decompose_checked(raw, depth)
+    if offset > len(raw) or depth < 0:
+        return _decompose_checked(raw, depth)
+    return tuple(components), raw[offset:]
+
+
+def _decompose_checked(raw: bytes, depth: int) -> tuple[tuple[bytes, ...], bytes]:
+    """:func:`decompose` with every bound checked where it is crossed: the
+    reference, which raises the :class:`DecodeError` naming the fault."""
     if depth < 0:
         raise DecodeError(f"depth must be 0 or more, not {depth}")
     components: list[bytes] = []
@@ -165,9 +184,9 @@ class LengthPrefixed(Scheme):
         """Return ``namespace_with_key(path, key)``."""
         # the layout of the path, compiled once (a bounded memo), builds the key
         try:
-            return self._memo[path].stored(key)
+            return self._memo[path](key)
         except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._compiled(path).stored(key)
+            return self._compiled(path)(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Return ``decompose(stored, depth)``; ``depth`` is required because the

@@ -55,12 +55,12 @@ class Naive(Scheme):
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``c1 c2 … key`` (only with ``allow_collisions=True``)."""
         try:  # only a scheme that allows collisions compiles layouts here
-            layout = self._memo[path]
+            stored = self._memo[path]
         except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
             if not self._allow_collisions:
                 raise self._refuse(f"encode key {show_bytes(key)}") from None
-            layout = self._compiled(path)
-        return layout.stored(key)
+            stored = self._compiled(path)
+        return stored(key)
 
     def encode_key(self, key: Key) -> bytes:
         """Return ``key`` (only with ``allow_collisions=True``)."""

@@ -122,9 +122,9 @@ class ScopeHash(Scheme):
         """Return ``u32le(hash) u64le(len key) key``."""
         # the layout of the path, compiled once (a bounded memo), builds the key
         try:
-            return self._memo[path].stored(key)
+            return self._memo[path](key)
         except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._compiled(path).stored(key)
+            return self._compiled(path)(key)
 
     def prefix(self, path: Path) -> bytes:
         """Return ``u32le(hash)``."""

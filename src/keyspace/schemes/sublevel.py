@@ -27,6 +27,8 @@ __all__ = ["Sublevel"]
 
 _NAME_LIMIT = 127
 """Name bytes must be below this (abstract-level keeps names ASCII)."""
+_SPLIT_DEPTHS = 32
+"""Deepest ``depth`` for which :meth:`Sublevel.decode` compiles a pattern of its own."""
 
 
 class Sublevel(Scheme):
@@ -72,6 +74,14 @@ class Sublevel(Scheme):
         self._ceiling = bytes((code + 1,))
         self._name_bytes = bytes(range(code + 2, _NAME_LIMIT))
         self._name_re = re.compile(b"[^" + re.escape(self._name_bytes) + b"]")
+        # decode's patterns: a group is the separator, a valid name, the separator;
+        # the key follows the last group and does not start with the separator
+        sep, name = re.escape(self._sep), b"[" + re.escape(bytes((code + 2,))) + b"-~]*"
+        self._group = sep + b"(" + name + b")" + sep
+        self._key = b"(?!" + sep + b")(.*)"
+        self._groups = re.compile(self._group)
+        self._any_depth = re.compile(b"((?:" + sep + name + sep + b")*)" + self._key, re.S)
+        self._depths: dict[int, re.Pattern[bytes]] = {}
 
     @property
     def separator(self) -> str:
@@ -120,9 +130,9 @@ class Sublevel(Scheme):
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``prefix(path) + key`` after checking the names and the key."""
         try:
-            return self._memo[path].stored(key)
+            return self._memo[path](key)
         except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._compiled(path).stored(key)
+            return self._compiled(path)(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Read ``!name!`` groups while the rest starts with the separator; the rest
@@ -130,26 +140,32 @@ class Sublevel(Scheme):
 
         ``depth``, when given, must match. Raises :class:`DecodeError` with the offset
         for a group without its closing separator or a name with a byte outside
-        the allowed range. Cost: one ``find`` per level.
+        the allowed range. Cost: one match of a regular expression compiled once
+        per depth (up to depth 32; deeper, and without ``depth``, one more to
+        split the names), which also checks every name byte; a key that does not
+        match is read again group by group to name the fault.
         """
+        if depth is None:
+            m = self._any_depth.match(stored)
+            if m is not None:
+                return tuple(self._groups.findall(m.group(1))), m.group(2)
+            return self._decode_groups(stored, depth)
+        split = self._depths.get(depth)
+        if split is None:
+            if not 0 <= depth <= _SPLIT_DEPTHS:
+                return self._decode_groups(stored, depth)
+            split = self._depths[depth] = re.compile(self._group * depth + self._key, re.S)
+        m = split.match(stored)
+        if m is None:
+            return self._decode_groups(stored, depth)
+        groups = m.groups()
+        return groups[:-1], groups[-1]
+
+    def _decode_groups(self, stored: bytes, depth: int | None) -> tuple[Path, Key]:
+        """:meth:`decode` group by group: the reference, which names the fault."""
         sep = self._sep_byte
-        names: list[bytes] = []
-        offset = 0
         end = len(stored)
-        # the common case: every group closed, every name byte allowed (one check)
-        find, opener = stored.find, self._sep
-        while offset < end and stored[offset] == sep:
-            close = find(opener, offset + 1)
-            if close < 0:
-                break
-            names.append(stored[offset + 1 : close])
-            offset = close + 1
-        else:
-            if not stored[:offset].translate(None, self._name_bytes + opener) and (
-                depth is None or depth == len(names)
-            ):
-                return tuple(names), stored[offset:]
-        names = []
+        names: list[bytes] = []
         offset = 0
         while offset < end and stored[offset] == sep:
             close = stored.find(self._sep, offset + 1)

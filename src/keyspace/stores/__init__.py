@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import KeyspaceError, StoreError
-from ._base import Capabilities, Op, ReadView, Store, WriteView
+from ._base import Capabilities, Op, ReadView, Seeker, Store, WriteView
 from ._options import known_options, parse_value, resolve_options, split_query
 from ._overlay import OverlayTransaction
 from ._readonly import ReadOnlyStore
@@ -49,6 +49,7 @@ __all__ = [
     "ReadView",
     "RocksDBStore",
     "SQLiteStore",
+    "Seeker",
     "Store",
     "WriteView",
     "open_store",

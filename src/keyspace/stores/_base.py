@@ -33,6 +33,17 @@ except that engine errors come out raw; a caller that uses them catches
 translation point) instead, so every error reads exactly as through ``get``/``put``/
 ``scan``. They exist to save the Python frame (about 15–50 ns) that a translating
 method costs per call; ``None`` means "use the method".
+
+Structure reads (every view has them; the defaults here are built on ``scan``, and
+engines override them where they can do better):
+
+- ``scan_keys(start, stop, reverse=, limit=)``: the keys of ``scan``, without
+  reading or copying values;
+- ``count(start, stop)``: how many keys ``[start, stop)`` holds;
+- ``seeker(stop)``: a :class:`Seeker`, whose ``seek(start)`` gives the first key in
+  ``[start, stop)``. A skip scan (the children of a scope: one seek per child) runs
+  on one seeker: one cursor and one read transaction where the engine has them,
+  instead of one scan call per seek.
 """
 
 from __future__ import annotations
@@ -41,10 +52,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from itertools import islice
+from operator import itemgetter
 from types import TracebackType
 from typing import Self
 
-from ..errors import KeyspaceError, StoreError, WatchUnsupported
+from ..errors import KeyspaceError, StoreClosed, StoreError, WatchUnsupported
 from ._events import StoreWatch
 
 __all__ = [
@@ -53,6 +66,8 @@ __all__ = [
     "Op",
     "ReadView",
     "Releasable",
+    "ScanSeeker",
+    "Seeker",
     "Store",
     "WriteView",
     "as_ops",
@@ -175,6 +190,98 @@ class ReadView(ABC):
 
         Cost: one seek, then O(1) per item."""
 
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        """The keys :meth:`scan` would yield, in the same order. Engines that can
+        leave values unread (LMDB, LevelDB, SQLite, etcd) do; this default reads the
+        items of :meth:`scan`. Cost: one seek, then O(1) per key."""
+        return map(_first, self.scan(start, stop, reverse=reverse, limit=limit))
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        """How many keys ``[start, stop)`` holds (0 when ``stop <= start``). This
+        default counts :meth:`scan_keys` in chunks (no Python code per key); engines
+        that count natively (SQLite, etcd, memory) do. Cost: O(keys counted) here."""
+        keys = self.scan_keys(start, stop)
+        total = 0
+        while chunk := list(islice(keys, _COUNT_CHUNK)):
+            total += len(chunk)
+        return total
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        """A :class:`Seeker` over the keys below ``stop`` (``None``: to the end);
+        release it (or use it as a context manager) when done. This default seeks
+        with one :meth:`scan_keys` of one key per seek; engines seek one cursor of
+        one read transaction instead (the seeker then reads one state of the
+        store)."""
+        return ScanSeeker(self, stop)
+
+
+class Releasable:
+    """A view that ends with :meth:`release`; as a context manager it ends on exit."""
+
+    __slots__ = ()
+
+    def release(self) -> None:
+        """End the view. Idempotent."""
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+class Seeker(Releasable):
+    """A skip scan: :meth:`seek` jumps to the first key at or after a key, in any
+    order of calls, below the seeker's ``stop``. Ends with :meth:`release`; using
+    it afterwards raises :class:`~keyspace.errors.StoreClosed`."""
+
+    __slots__ = ()
+
+    def seek(self, start: bytes) -> bytes | None:
+        """The first key in ``[start, stop)``, or ``None`` when there is none.
+        Cost: one seek of the engine."""
+        raise NotImplementedError
+
+
+class ScanSeeker(Seeker):
+    """The default :class:`Seeker`: each seek is a one-key :meth:`ReadView.scan_keys`
+    of the view (so on a store, each seek reads the store as it is then)."""
+
+    __slots__ = ("_open", "_stop", "_view")
+
+    def __init__(self, view: ReadView, stop: bytes | None) -> None:
+        self._view = view
+        self._stop = stop
+        self._open = True
+
+    def seek(self, start: bytes) -> bytes | None:
+        if not self._open:
+            raise StoreClosed("this seeker has been released")
+        stop = self._stop
+        if stop is not None and stop <= start:
+            return None
+        return next(self._view.scan_keys(start, stop, limit=1), None)
+
+    def release(self) -> None:
+        self._open = False
+
+
+_first = itemgetter(0)
+_COUNT_CHUNK = 4096
+
 
 class WriteView(ReadView):
     """Reads and writes: the store itself or a transaction."""
@@ -268,27 +375,6 @@ class Store(WriteView):
         tb: TracebackType | None,
     ) -> None:
         self.close()
-
-
-class Releasable:
-    """A view that ends with :meth:`release`; as a context manager it ends on exit."""
-
-    __slots__ = ()
-
-    def release(self) -> None:
-        """End the view. Idempotent."""
-        raise NotImplementedError
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.release()
 
 
 class BatchedWrites:

@@ -166,9 +166,19 @@ class Pages:
     was over the channel's limit (the page shrinks; at one key ``exc`` is raised).
     Bounded: every page taken yields at least one key or ends the scan."""
 
-    __slots__ = ("_end", "_low", "_order", "_page", "_remaining", "_reverse", "revision")
+    __slots__ = ("_end", "_keys_only", "_low", "_order", "_page", "_remaining", "_reverse", "revision")
 
-    def __init__(self, bounds: tuple[bytes, bytes], reverse: bool, limit: int | None, revision: int) -> None:
+    def __init__(
+        self,
+        bounds: tuple[bytes, bytes],
+        reverse: bool,
+        limit: int | None,
+        revision: int,
+        *,
+        keys_only: bool = False,
+    ) -> None:
+        """``keys_only``: the pages hold keys without their values."""
+        self._keys_only = keys_only
         self._low, self._end = bounds
         self._reverse = reverse
         self._remaining = limit
@@ -181,7 +191,12 @@ class Pages:
             return None
         count = self._page if self._remaining is None else min(self._page, self._remaining)
         return pb.RangeRequest(
-            key=self._low, range_end=self._end, limit=count, revision=self.revision, sort_order=self._order
+            key=self._low,
+            range_end=self._end,
+            limit=count,
+            revision=self.revision,
+            sort_order=self._order,
+            keys_only=self._keys_only,
         )
 
     def too_large(self, exc: ResponseTooLarge) -> None:

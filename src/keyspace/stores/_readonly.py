@@ -16,7 +16,7 @@ from types import TracebackType
 from typing import Any
 
 from ..errors import KeyspaceError, StoreError
-from ._base import Capabilities, Op, ReadView, Store, WriteView
+from ._base import Capabilities, Op, ReadView, Seeker, Store, WriteView
 from ._events import StoreWatch
 
 __all__ = ["ReadOnlyStore"]
@@ -52,6 +52,22 @@ class ReadOnlyStore(Store):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return self.inner.scan(start, stop, reverse=reverse, limit=limit)
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        return self.inner.scan_keys(start, stop, reverse=reverse, limit=limit)
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        return self.inner.count(start, stop)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        return self.inner.seeker(stop)
 
     def put(self, key: bytes, value: bytes) -> None:
         raise self._refuse("put")
@@ -126,6 +142,22 @@ class _ReadOnlyTransaction(WriteView):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._live().scan(start, stop, reverse=reverse, limit=limit)
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        return self._live().scan_keys(start, stop, reverse=reverse, limit=limit)
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        return self._live().count(start, stop)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        return self._live().seeker(stop)
 
     def put(self, key: bytes, value: bytes) -> None:
         raise self._store._refuse("put")

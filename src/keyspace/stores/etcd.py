@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._bytes import prefix_end
 from ..errors import CommitOutcomeUnknown, EtcdUnavailable, StoreClosed
-from ._base import Capabilities, Op, ReadView, Store
+from ._base import Capabilities, Op, ReadView, Seeker, Store
 from ._etcd_access import EtcdAccess
 from ._etcd_plan import (
     MAX_KEY_SIZE,
@@ -157,6 +157,48 @@ class _Reader(ReadView):
         pages = Pages(bounds, reverse, limit, self._revision or 0)
         return ((bytes(kv.key)[cut:], bytes(kv.value)) for kv in self._pages(pages))
 
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        """Pages of ``keys_only`` ranges at one revision (a tracked reader: the keys
+        of :meth:`scan`, which records what the commit compares)."""
+        if self._track:
+            return super().scan_keys(start, stop, reverse=reverse, limit=limit)
+        self._check("scan")
+        bounds = etcd_bounds(self._prefix, start, stop)
+        if bounds is None or (limit is not None and limit <= 0):
+            return iter(())
+        cut = len(self._prefix)
+        pages = Pages(bounds, reverse, limit, self._revision or 0, keys_only=True)
+        return (bytes(kv.key)[cut:] for kv in self._pages(pages))
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        """One ``count_only`` range: one round trip, whatever the count (a tracked
+        reader counts its :meth:`scan`, which records what the commit compares)."""
+        if self._track:
+            return super().count(start, stop)
+        self._check("count")
+        bounds = etcd_bounds(self._prefix, start, stop)
+        if bounds is None:
+            return 0
+        low, end = bounds
+        request = pb.RangeRequest(key=low, range_end=end, count_only=True, revision=self._revision or 0)
+        return int(self._conn.call("count", self._conn.kv.Range, request).count)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        """Seeks at one revision (the first seek's, or the snapshot's): one
+        ``keys_only`` range of one key per seek (a tracked reader seeks with
+        :meth:`scan`, which records what the commit compares)."""
+        if self._track:
+            return super().seeker(stop)
+        self._check("seek")
+        return _EtcdSeeker(self, stop)
+
     def _tracked(self, kvs: Iterator[pb.KeyValue], cut: int) -> Iterator[tuple[bytes, bytes]]:
         points = self.points
         for kv in kvs:
@@ -182,6 +224,38 @@ class _Reader(ReadView):
 
     def __exit__(self, *exc: object) -> None:
         self.end()
+
+
+class _EtcdSeeker(Seeker):
+    """Seeks of an untracked reader, all at one revision: the reader's, else the
+    one the first seek read at."""
+
+    __slots__ = ("_open", "_reader", "_revision", "_stop")
+
+    def __init__(self, reader: _Reader, stop: bytes | None) -> None:
+        self._reader = reader
+        self._stop = stop
+        self._revision = reader._revision or 0
+        self._open = True
+
+    def seek(self, start: bytes) -> bytes | None:
+        if not self._open:
+            raise StoreClosed("this seeker has been released")
+        reader = self._reader
+        reader._check("seek")
+        bounds = etcd_bounds(reader._prefix, start, self._stop)
+        if bounds is None:
+            return None
+        low, end = bounds
+        request = pb.RangeRequest(key=low, range_end=end, limit=1, keys_only=True, revision=self._revision)
+        response = reader._conn.call("seek", reader._conn.kv.Range, request)
+        if not self._revision:
+            self._revision = int(response.header.revision)
+        kvs = response.kvs
+        return bytes(kvs[0].key)[len(reader._prefix) :] if kvs else None
+
+    def release(self) -> None:
+        self._open = False
 
 
 class EtcdStore(Store):
@@ -269,6 +343,22 @@ class EtcdStore(Store):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._reader.scan(start, stop, reverse=reverse, limit=limit)
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        return self._reader.scan_keys(start, stop, reverse=reverse, limit=limit)
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        return self._reader.count(start, stop)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        return self._reader.seeker(stop)
 
     def scan_prefix(
         self, prefix: bytes, *, reverse: bool = False, limit: int | None = None

@@ -21,7 +21,7 @@ from typing import Any
 import plyvel
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Store, tail_bounds
+from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store, tail_bounds
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory
 
@@ -113,19 +113,26 @@ class LevelDBStore(BatchedWrites, Store):
         return db
 
     def _iterate(
-        self, source: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[tuple[bytes, bytes]]:
+        self,
+        source: Any,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        keys: bool = False,
+    ) -> Iterator[Any]:
         """A plyvel iterator of ``source`` (the DB or a snapshot) over ``[start, stop)``,
-        bounded in C; errors while starting are translated, while iterating raw."""
+        bounded in C, of items (``keys``: of keys, values unread); errors while
+        starting are translated, while iterating raw."""
         try:
             if reverse:
                 # plyvel 1.5 yields nothing in reverse when the last key equals
                 # ``start``; the lower bound is checked here instead.
-                items = source.iterator(stop=stop, reverse=True)
+                items = source.iterator(stop=stop, reverse=True, include_value=not keys)
                 if start:
-                    items = takewhile((start,).__le__, items)  # k >= start
+                    items = takewhile((start if keys else (start,)).__le__, items)  # k >= start
             else:
-                items = source.iterator(start=start, stop=stop)
+                items = source.iterator(start=start, stop=stop, include_value=not keys)
             if limit is not None:
                 items = islice(items, max(limit, 0))
             return items  # type: ignore[no-any-return]
@@ -133,9 +140,15 @@ class LevelDBStore(BatchedWrites, Store):
             raise self.translate(exc) from exc
 
     def _scan(
-        self, source: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        items = self._iterate(source, start, stop, reverse, limit)
+        self,
+        source: Any,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        keys: bool = False,
+    ) -> Iterator[Any]:
+        items = self._iterate(source, start, stop, reverse, limit, keys)
         try:
             yield from items
         except (plyvel.Error, RuntimeError) as exc:
@@ -177,6 +190,27 @@ class LevelDBStore(BatchedWrites, Store):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._scan(self._live(), start, stop, reverse, limit)
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        """Keys only: a plyvel iterator with ``include_value=False``."""
+        return self._scan(self._live(), start, stop, reverse, limit, keys=True)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        """One plyvel iterator (an implicit snapshot) moved by ``seek``."""
+        return self._seeker(self._live(), stop)
+
+    def _seeker(self, source: Any, stop: bytes | None) -> Seeker:
+        try:
+            return _IteratorSeeker(source.iterator(stop=stop, include_value=False), self.translate)
+        except (plyvel.Error, RuntimeError) as exc:
+            raise self.translate(exc) from exc
 
     def put(self, key: bytes, value: bytes) -> None:
         try:
@@ -266,8 +300,46 @@ class _LevelDBSnapshot(Releasable, ReadView):
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._store._scan(self._live(), start, stop, reverse, limit)
 
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        return self._store._scan(self._live(), start, stop, reverse, limit, keys=True)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        return self._store._seeker(self._live(), stop)
+
     def release(self) -> None:
         """End the snapshot. Idempotent."""
         snap, self._snap = self._snap, None
         if snap is not None and self._store._db is not None:
             snap.close()
+
+
+class _IteratorSeeker(Seeker):
+    """A :class:`Seeker` on one plyvel key iterator (bounded by ``stop`` in C)."""
+
+    __slots__ = ("_it", "_translate")
+
+    def __init__(self, it: Any, translate: Callable[[BaseException], KeyspaceError]) -> None:
+        self._it = it
+        self._translate = translate
+
+    def seek(self, start: bytes) -> bytes | None:
+        it = self._it
+        if it is None:
+            raise StoreClosed("this seeker has been released")
+        try:
+            it.seek(start)
+            return next(it, None)
+        except (plyvel.Error, RuntimeError) as exc:
+            raise self._translate(exc) from exc
+
+    def release(self) -> None:
+        it, self._it = self._it, None
+        if it is not None:
+            it.close()

@@ -47,6 +47,7 @@ import os
 import struct
 import sys
 import threading
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from itertools import chain, islice, takewhile
@@ -58,7 +59,8 @@ import lmdb
 
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
 from . import _lmdb_env
-from ._base import Capabilities, Op, ReadView, Releasable, Store, WriteView
+from ._base import Capabilities, Op, ReadView, Releasable, Seeker, Store, WriteView
+from ._lmdb_keys import CursorSeeker, TxnKeys, cursor_keys
 from ._paths import check_directory
 
 __all__ = ["LMDBStore"]
@@ -490,13 +492,20 @@ class LMDBStore(Store):
                     raise
             raise StoreError(f"a write to {self.url} kept finding the map full or resized ({_RETRIES} tries)")
 
-    def _page(self, start: bytes, stop: bytes | None, reverse: bool, size: int) -> list[tuple[bytes, bytes]]:
-        """At most ``size`` items of ``[start, stop)`` read in one short read
-        transaction, read again after the map grew meanwhile."""
+    def _page(
+        self,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        size: int,
+        read: Callable[..., Any] = _cursor_scan,
+    ) -> list[Any]:
+        """At most ``size`` items (``read=cursor_keys``: keys) of ``[start, stop)``
+        read in one short read transaction, read again after the map grew meanwhile."""
         for _ in range(_RETRIES):
             txn = self._read_begin()
             try:
-                return list(_cursor_scan(txn, start, stop, reverse, size))
+                return list(read(txn, start, stop, reverse, size))
             except lmdb.Error as exc:
                 if self._env is None or "closed/deleted/dropped" not in str(exc):
                     raise self.translate(exc) from exc
@@ -505,27 +514,30 @@ class LMDBStore(Store):
         raise StoreError(f"the map of {self.url} kept growing under this scan ({_RETRIES} attempts)")
 
     def _pages(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[list[tuple[bytes, bytes]]]:
-        """The items of a store scan, as pages read in short read transactions
-        (64 items first, then up to 1024, so that a page decoded at once stays in
-        the CPU cache), each continuing after the last key."""
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+    ) -> Iterator[list[Any]]:
+        """The items (``keys``: the keys) of a store scan, as pages read in short
+        read transactions (64 items first, then up to 1024 items, so that a page
+        decoded at once stays in the CPU cache, or 4096 keys), each continuing
+        after the last key."""
         left = limit
         size = 64
+        read = cursor_keys if keys else _cursor_scan
         while left is None or left > 0:
             want = size if left is None else min(size, left)
-            page = self._page(start, stop, reverse, want)
+            page = self._page(start, stop, reverse, want, read)
             if page:
                 yield page
             if len(page) < want:
                 return
             if left is not None:
                 left -= len(page)
+            last = page[-1] if keys else page[-1][0]
             if reverse:
-                stop = page[-1][0]
+                stop = last
             else:
-                start = page[-1][0] + b"\x00"
-            size = min(size * 4, 1024)
+                start = last + b"\x00"
+            size = min(size * 4, 4096 if keys else 1024)
 
     def _owned_scan(
         self,
@@ -595,6 +607,45 @@ class LMDBStore(Store):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._scan_raw(start, stop, reverse, limit)
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        """Keys only (no value copied), in pages of short read transactions as :meth:`scan`."""
+        self._live()
+        return chain.from_iterable(self._pages(start, stop, reverse, limit, keys=True))
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        """Keys read without values in pages of short read transactions (64 keys,
+        then four times more up to 4096), each cut at ``stop`` by one bisection:
+        no Python code per key."""
+        if stop is not None and stop <= start:
+            return 0
+        total, size = 0, 64
+        while True:
+            page = self._page(start, None, False, size, cursor_keys)
+            if stop is not None and page and page[-1] >= stop:
+                return total + bisect_left(page, stop)
+            total += len(page)
+            if len(page) < size:
+                return total
+            start = page[-1] + b"\x00"
+            size = min(size * 4, 4096)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        """One cursor of one read transaction (held like a :meth:`snapshot` until
+        the seeker is released)."""
+        snap = self.snapshot()
+        try:
+            return CursorSeeker(snap._txn.cursor(), stop, self.translate, snap.release)
+        except lmdb.Error as exc:
+            snap.release()
+            raise self.translate(exc) from exc
 
     def put(self, key: bytes, value: bytes) -> None:
         self._check(key)
@@ -685,7 +736,7 @@ class LMDBStore(Store):
         return f"LMDBStore({self._path!r})"
 
 
-class _LMDBSnapshot(Releasable, ReadView):
+class _LMDBSnapshot(TxnKeys, Releasable, ReadView):
     """A read transaction: the store as it was when the snapshot began. With
     ``owned=False`` it reads the store's database through another store's snapshot
     of the same environment (:meth:`LMDBStore.join`) and ends with that one."""
@@ -702,6 +753,9 @@ class _LMDBSnapshot(Releasable, ReadView):
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
+
+    def _keys_txn(self) -> tuple[Any, Any]:
+        return self._txn, self._db
 
     def get(self, key: bytes) -> bytes | None:
         try:
@@ -726,7 +780,7 @@ class _LMDBSnapshot(Releasable, ReadView):
             self._store._view_closed()
 
 
-class _LMDBTransaction(WriteView):
+class _LMDBTransaction(TxnKeys, WriteView):
     """One LMDB write transaction; commits on a clean exit, aborts on an exception.
 
     When it begins with at least :data:`FAST_HEADROOM` of free map space (always,
@@ -763,6 +817,9 @@ class _LMDBTransaction(WriteView):
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
+
+    def _keys_txn(self) -> tuple[Any, Any]:
+        return self._txn, None
 
     def _begin(self) -> None:
         store = self._store
@@ -940,7 +997,7 @@ class _LMDBTransaction(WriteView):
             store._shared.wlock.release()
 
 
-class _JoinedTransaction(WriteView):
+class _JoinedTransaction(TxnKeys, WriteView):
     """A store's database inside the write transaction of another database of the
     same environment (``outer``): reads see the joint transaction, writes go into it
     (logged, grown and replayed by it) and commit or abort with it. No fast paths:
@@ -956,6 +1013,9 @@ class _JoinedTransaction(WriteView):
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
+
+    def _keys_txn(self) -> tuple[Any, Any]:
+        return self._outer._txn, self._db
 
     def get(self, key: bytes) -> bytes | None:
         try:

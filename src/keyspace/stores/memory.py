@@ -17,15 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
+from operator import itemgetter
 
 from sortedcontainers import SortedDict
 
 from ..errors import StoreClosed
-from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Store
+from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store
 from ._events import LocalFeed, StoreWatch
 from ._overlay import OverlayTransaction, Range, TransactionGate
 
 __all__ = ["MemoryStore"]
+
+_first = itemgetter(0)
 
 
 def _scan(
@@ -40,6 +43,54 @@ def _scan(
         keys = islice(keys, max(limit, 0))
     for key in keys:
         yield key, data[key]
+
+
+def _count(data: SortedDict[bytes, bytes], start: bytes, stop: bytes | None) -> int:
+    """Keys in ``[start, stop)``: two bisections."""
+    if stop is not None and stop <= start:
+        return 0
+    end = len(data) if stop is None else data.bisect_left(stop)
+    return max(end - data.bisect_left(start), 0)
+
+
+def _keys(
+    data: SortedDict[bytes, bytes], start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+) -> Iterator[bytes]:
+    keys: Iterator[bytes] = data.irange(start, stop, inclusive=(True, False), reverse=reverse)
+    if limit is not None:
+        keys = islice(keys, max(limit, 0))
+    return keys
+
+
+class _SortedSeeker(Seeker):
+    """Seeks one generation of the map (pinned: writes meanwhile copy it), one
+    bisection per seek; ``end`` unpins it."""
+
+    __slots__ = ("_data", "_end", "_stop")
+
+    def __init__(
+        self, data: SortedDict[bytes, bytes], stop: bytes | None, end: Callable[[], None] | None
+    ) -> None:
+        self._data: SortedDict[bytes, bytes] | None = data
+        self._stop = stop
+        self._end = end
+
+    def seek(self, start: bytes) -> bytes | None:
+        data = self._data
+        if data is None:
+            raise StoreClosed("this seeker has been released")
+        at = data.bisect_left(start)
+        if at >= len(data):
+            return None
+        key: bytes = data.keys()[at]
+        stop = self._stop
+        return key if stop is None or key < stop else None
+
+    def release(self) -> None:
+        self._data = None
+        end, self._end = self._end, None
+        if end is not None:
+            end()
 
 
 class _Snapshot(Releasable, ReadView):
@@ -68,6 +119,28 @@ class _Snapshot(Releasable, ReadView):
         if not self._open:
             raise StoreClosed("this snapshot has ended")
         return _scan(self._data, start, stop, reverse, limit)
+
+    def _live(self) -> SortedDict[bytes, bytes]:
+        if not self._open:
+            raise StoreClosed("this snapshot has ended")
+        return self._data
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        return _keys(self._live(), start, stop, reverse, limit)
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        """Two bisections."""
+        return _count(self._live(), start, stop)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        return _SortedSeeker(self._live(), stop, None)
 
     def release(self) -> None:
         """End the snapshot. Idempotent."""
@@ -141,6 +214,25 @@ class MemoryStore(BatchedWrites, Store):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._pinned_scan(self._pin(), start, stop, reverse, limit)
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        return map(_first, self._pinned_scan(self._pin(), start, stop, reverse, limit))
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        """Two bisections: O(log n)."""
+        return _count(self._live(), start, stop)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        """Seeks the map as it is now (a write meanwhile copies it first)."""
+        data = self._pin()
+        return _SortedSeeker(data, stop, lambda: self._unpin(data))
 
     def _pinned_scan(
         self,

@@ -38,23 +38,53 @@ from rocksdict import (
 )
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Store
+from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory
 
 __all__ = ["RocksDBStore"]
 
-_Items = Generator[tuple[bytes, bytes], None, None]
+
+class _IteratorSeeker(Seeker):
+    """A :class:`Seeker` on one RocksDB iterator: each seek is one ``seek``."""
+
+    __slots__ = ("__weakref__", "_it", "_stop", "_translate")
+
+    def __init__(
+        self, it: Any, stop: bytes | None, translate: Callable[[BaseException], KeyspaceError]
+    ) -> None:
+        self._it = it
+        self._stop = stop
+        self._translate = translate
+
+    def seek(self, start: bytes) -> bytes | None:
+        it = self._it
+        if it is None:
+            raise StoreClosed("this seeker has been released (or its store closed)")
+        try:
+            it.seek(start)
+            if not it.valid():
+                return None
+            key: bytes = it.key()
+        except Exception as exc:
+            raise self._translate(exc) from exc
+        stop = self._stop
+        return key if stop is None or key < stop else None
+
+    def release(self) -> None:
+        self._it = None
+
+    close = release
 
 
-class _LiveScan(Iterator[tuple[bytes, bytes]]):
+class _LiveScan(Iterator[Any]):
     """A running scan of the store: ``close()`` (the store closing) drops its
     RocksDB iterator, and its next step then raises
     :class:`~keyspace.errors.StoreClosed` rather than ending as if complete."""
 
     __slots__ = ("__weakref__", "_ended", "_items", "_url")
 
-    def __init__(self, url: str, items: _Items) -> None:
+    def __init__(self, url: str, items: Generator[Any, None, None]) -> None:
         self._url = url
         self._items = items
         self._ended = False
@@ -62,7 +92,7 @@ class _LiveScan(Iterator[tuple[bytes, bytes]]):
     def __iter__(self) -> _LiveScan:
         return self
 
-    def __next__(self) -> tuple[bytes, bytes]:
+    def __next__(self) -> Any:
         if self._ended:
             raise StoreClosed(f"the store {self._url} was closed while this scan ran")
         return next(self._items)
@@ -157,24 +187,28 @@ class RocksDBStore(BatchedWrites, Store):
             raise StoreClosed(f"the store {self.url} is closed")
         return db
 
-    def _track(self, items: _Items) -> _LiveScan:
+    def _track(self, items: Generator[Any, None, None]) -> _LiveScan:
         scan = _LiveScan(self.url, items)
         self._views.add(scan)
         return scan
 
-    def _scan(self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> _Items:
+    def _scan(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+    ) -> Generator[Any, None, None]:
+        """Items (``keys``: keys, values unread) of ``[start, stop)``."""
         try:
             read = ReadOptions()
             if stop is not None:
                 read.set_iterate_upper_bound(stop)
-            items: Iterator[tuple[bytes, bytes]]
+            items: Iterator[Any]
+            walk = self._live().keys if keys else self._live().items
             if reverse:
                 # seek_for_prev(stop) under the upper bound lands on the last key < stop
-                items = self._live().items(backwards=True, from_key=stop, read_opt=read)
+                items = walk(backwards=True, from_key=stop, read_opt=read)
                 if start:
-                    items = takewhile((start,).__le__, items)  # k >= start, checked here
+                    items = takewhile((start if keys else (start,)).__le__, items)  # k >= start, checked here
             else:
-                items = self._live().items(from_key=start, read_opt=read)
+                items = walk(from_key=start, read_opt=read)
             if limit is not None:
                 items = islice(items, max(limit, 0))
             yield from items
@@ -201,6 +235,28 @@ class RocksDBStore(BatchedWrites, Store):
     ) -> Iterator[tuple[bytes, bytes]]:
         self._live()
         return self._track(self._scan(start, stop, reverse, limit))
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        """Keys only (rocksdict's ``keys``: values unread)."""
+        self._live()
+        return self._track(self._scan(start, stop, reverse, limit, keys=True))
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        """One RocksDB iterator (an implicit snapshot) moved by ``seek``; closing the
+        store ends it."""
+        try:
+            seeker = _IteratorSeeker(self._live().iter(), stop, self.translate)
+        except Exception as exc:
+            raise self.translate(exc) from exc
+        self._views.add(seeker)
+        return seeker
 
     def put(self, key: bytes, value: bytes) -> None:
         try:

@@ -24,11 +24,13 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
+from operator import itemgetter
 from types import TracebackType
+from typing import Any
 from urllib.parse import quote
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import Capabilities, Op, ReadView, Releasable, Store, WriteView
+from ._base import Capabilities, Op, ReadView, Releasable, Seeker, Store, WriteView
 from ._paths import kind_of
 
 __all__ = ["SQLiteStore"]
@@ -62,6 +64,95 @@ _SCANS = {
         "SELECT k, v FROM kv WHERE k >= ? AND k < ? ORDER BY k DESC LIMIT ?",
     ),
 }
+
+_KEY_SCANS = {
+    bounds: (first.replace("k, v", "k"), then.replace("k, v", "k"))
+    for bounds, (first, then) in _SCANS.items()
+}
+_COUNTS = ("SELECT count(*) FROM kv WHERE k >= ?", "SELECT count(*) FROM kv WHERE k >= ? AND k < ?")
+_SEEKS = (
+    "SELECT k FROM kv WHERE k >= ? ORDER BY k LIMIT 1",
+    "SELECT k FROM kv WHERE k >= ? AND k < ? ORDER BY k LIMIT 1",
+)
+_first = itemgetter(0)
+
+
+class _Keys:
+    """``scan_keys`` (paged ``SELECT k``), ``count`` (one ``SELECT count(*)``) and
+    ``seeker`` (one ``SELECT k … LIMIT 1`` per seek) of a view that reads one
+    connection: the view gives :meth:`_keys_conn` (its store, the connection and
+    the lock to hold per statement, if any)."""
+
+    __slots__ = ()
+
+    def _keys_conn(self) -> tuple[SQLiteStore, sqlite3.Connection, threading.Lock | None]:
+        raise NotImplementedError
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        store, conn, lock = self._keys_conn()
+        return map(_first, _paged_scan(store, conn, lock, start, stop, reverse, limit, _KEY_SCANS))
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        if stop is not None and stop <= start:
+            return 0
+        store, conn, lock = self._keys_conn()
+        args = (start,) if stop is None else (start, stop)
+        row = _one(store, conn, lock, _COUNTS[stop is not None], args)
+        return int(row[0]) if row is not None else 0
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        store, conn, lock = self._keys_conn()
+        return _SQLiteSeeker(store, conn, lock, stop)
+
+
+class _SQLiteSeeker(Seeker):
+    __slots__ = ("_conn", "_lock", "_stop", "_store")
+
+    def __init__(
+        self, store: SQLiteStore, conn: sqlite3.Connection, lock: threading.Lock | None, stop: bytes | None
+    ) -> None:
+        self._store = store
+        self._conn: sqlite3.Connection | None = conn
+        self._lock = lock
+        self._stop = stop
+
+    def seek(self, start: bytes) -> bytes | None:
+        conn = self._conn
+        if conn is None:
+            raise StoreClosed("this seeker has been released")
+        stop = self._stop
+        if stop is not None and stop <= start:
+            return None
+        args = (start,) if stop is None else (start, stop)
+        row = _one(self._store, conn, self._lock, _SEEKS[stop is not None], args)
+        return None if row is None else row[0]
+
+    def release(self) -> None:
+        self._conn = None
+
+
+def _one(
+    store: SQLiteStore,
+    conn: sqlite3.Connection,
+    lock: threading.Lock | None,
+    sql: str,
+    args: tuple[bytes, ...],
+) -> Any:
+    """The first row of one statement (``lock`` held for it), or ``None``."""
+    try:
+        if lock is None:
+            return conn.execute(sql, args).fetchone()
+        with lock:
+            return conn.execute(sql, args).fetchone()
+    except sqlite3.Error as exc:
+        raise store.translate(exc) from exc
 
 
 def _check_file(path: str, url: str, readonly: bool) -> None:
@@ -103,7 +194,7 @@ def _holds_store(conn: sqlite3.Connection, url: str, readonly: bool) -> bool:
     return False
 
 
-class SQLiteStore(Store):
+class SQLiteStore(_Keys, Store):
     """An ordered byte store in one SQLite database file.
 
     ``SQLiteStore(path, timeout=30.0, sync=True)``: ``timeout`` is the busy timeout in
@@ -243,6 +334,9 @@ class SQLiteStore(Store):
             raise StoreClosed(f"the store {self.url} is closed")
         return self._reader
 
+    def _keys_conn(self) -> tuple[SQLiteStore, sqlite3.Connection, threading.Lock | None]:
+        return self, self._reading(), self._read_lock
+
     def get(self, key: bytes) -> bytes | None:
         conn = self._reading()
         try:
@@ -358,9 +452,11 @@ def _paged_scan(
     stop: bytes | None,
     reverse: bool,
     limit: int | None,
-) -> Iterator[tuple[bytes, bytes]]:
-    """Rows of ``[start, stop)`` read a page at a time (``lock`` held per page)."""
-    first, then = _SCANS[reverse, stop is not None]
+    scans: dict[tuple[bool, bool], tuple[str, str]] = _SCANS,
+) -> Iterator[Any]:
+    """Rows of ``[start, stop)`` read a page at a time (``lock`` held per page);
+    ``scans``: the statements (``_KEY_SCANS``: rows of the key alone)."""
+    first, then = scans[reverse, stop is not None]
     left = limit
     sql = first
     args: tuple[bytes, ...] = (start,) if stop is None else (start, stop)
@@ -384,7 +480,7 @@ def _paged_scan(
         args = ((last,) if stop is None else (last, stop)) if not reverse else (start, last)
 
 
-class _SQLiteSnapshot(Releasable, ReadView):
+class _SQLiteSnapshot(_Keys, Releasable, ReadView):
     """A read transaction on a connection of its own (WAL snapshot isolation)."""
 
     __slots__ = ("_conn", "_store")
@@ -392,6 +488,9 @@ class _SQLiteSnapshot(Releasable, ReadView):
     def __init__(self, store: SQLiteStore, conn: sqlite3.Connection) -> None:
         self._store = store
         self._conn = conn
+
+    def _keys_conn(self) -> tuple[SQLiteStore, sqlite3.Connection, threading.Lock | None]:
+        return self._store, self._conn, None
 
     def get(self, key: bytes) -> bytes | None:
         return _point_get(self._store, self._conn, key)
@@ -410,7 +509,7 @@ class _SQLiteSnapshot(Releasable, ReadView):
         self._conn.close()
 
 
-class _SQLiteTransaction(WriteView):
+class _SQLiteTransaction(_Keys, WriteView):
     """``BEGIN IMMEDIATE`` on the store's connection, holding the store's lock.
 
     A write that fails in a way that ends SQLite's transaction (a full disk:
@@ -443,6 +542,9 @@ class _SQLiteTransaction(WriteView):
             _rollback(conn)
             self._dead = error
         return error
+
+    def _keys_conn(self) -> tuple[SQLiteStore, sqlite3.Connection, threading.Lock | None]:
+        return self._store, self._live(), None
 
     def get(self, key: bytes) -> bytes | None:
         return _point_get(self._store, self._live(), key)

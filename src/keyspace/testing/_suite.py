@@ -14,7 +14,7 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from .._bytes import prefix_end
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, WatchUnsupported
-from ..stores._base import Op, Store
+from ..stores._base import Op, ReadView, Store
 from ..stores._events import StoreEvent
 from ._model import StoreModelMachine
 
@@ -173,6 +173,61 @@ class StoreSuite:
         for prefix in (b"a", b"a\xff", b"\xff", b"\xff\xff", b"\x00"):
             got = [k for k, _ in store.scan(prefix, prefix_end(prefix))]
             assert got == sorted(k for k in data if k.startswith(prefix))
+
+    # -- keys-only scans, counts and seekers ------------------------------------
+
+    @staticmethod
+    def check_structure_reads(
+        view: ReadView, data: dict[bytes, bytes], start: bytes, stop: bytes | None
+    ) -> None:
+        """``scan_keys``, ``count`` and a seeker of ``view`` agree with ``data`` (what
+        ``view`` holds) on ``[start, stop)``."""
+        inside = [k for k in sorted(data) if k >= start and (stop is None or k < stop)]
+        for limit in (None, 0, 1, 3, 100):
+            want = inside if limit is None else inside[:limit]
+            assert list(view.scan_keys(start, stop, limit=limit)) == want
+            back = inside[::-1] if limit is None else inside[::-1][:limit]
+            assert list(view.scan_keys(start, stop, reverse=True, limit=limit)) == back
+        assert view.count(start, stop) == len(inside)
+        with view.seeker(stop) as seeker:
+            # seeks in any order: forward, backward, to keys present and absent
+            for target in [start, *EDGE_KEYS[::-1], *EDGE_KEYS, b"a\x00\x00", b"\xff\xff\xff\xff"]:
+                found = next((k for k in sorted(data) if k >= target and (stop is None or k < stop)), None)
+                assert seeker.seek(target) == found, (target, stop)
+        with pytest.raises(StoreClosed):
+            seeker.seek(start)
+
+    @pytest.mark.parametrize(("start", "stop"), RANGES)
+    def test_structure_reads(self, store: Store, start: bytes, stop: bytes | None) -> None:
+        data = self.fill(store)
+        self.check_structure_reads(store, data, start, stop)
+        if store.capabilities.snapshots:
+            with store.snapshot() as snap:
+                store.put(b"a\x00\x01", b"late")  # after the snapshot: not seen by it
+                self.check_structure_reads(snap, data, start, stop)
+            store.delete(b"a\x00\x01")
+        with store.transaction() as tx:  # the transaction's own writes are seen
+            tx.delete(b"a")
+            tx.put(b"a\x00\x01", b"mine")
+            tx.delete_range(b"\xff\xff", None)
+            mine = {k: v for k, v in data.items() if k != b"a" and not k.startswith(b"\xff\xff")}
+            mine[b"a\x00\x01"] = b"mine"
+            self.check_structure_reads(tx, mine, start, stop)
+
+    def test_count_of_many_keys(self, store: Store) -> None:
+        """Counts and key scans that cross the engines' pages and chunks."""
+        keys = [b"n%05d" % i for i in range(1500)]
+        size = store.capabilities.max_batch_ops or len(keys)
+        for at in range(0, len(keys), size):
+            store.write([(k, b"") for k in keys[at : at + size]])
+        store.put(b"o", b"after")
+        assert store.count(b"n", b"o") == 1500
+        assert store.count(b"n00100", b"n01097") == 997
+        assert store.count(b"n01499", None) == 2
+        assert list(store.scan_keys(b"n")) == [*keys, b"o"]
+        with store.seeker(b"n01000") as seeker:
+            assert seeker.seek(b"n00999\x00") is None
+            assert seeker.seek(b"n0") == b"n00000"
 
     # -- delete_range --------------------------------------------------------
 
@@ -336,6 +391,9 @@ class StoreSuite:
             lambda: store.write([(b"a", b"2")]),
             lambda: store.transaction().__enter__(),
             lambda: store.snapshot().__enter__(),
+            lambda: list(store.scan_keys()),
+            lambda: store.count(),
+            lambda: store.seeker().seek(b"a"),
         ]
         for call in calls:
             with pytest.raises(StoreClosed):

@@ -1,0 +1,155 @@
+"""Keys-only reads of LMDB: ``scan_keys``, ``count`` and ``seeker`` for the views
+that read one LMDB transaction (snapshots and write transactions) and the paged
+helpers the store itself uses.
+
+Keys come from ``cursor.iternext(values=False)``, so no value is copied; a count
+reads keys in growing chunks and cuts the last one at ``stop`` with one bisection
+(no Python code per key); a seeker keeps one cursor and moves it with
+``set_range``.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Iterator
+from itertools import islice, takewhile
+from typing import Any
+
+import lmdb
+
+from ..errors import KeyspaceError, StoreClosed
+from ._base import Seeker
+
+__all__ = ["CursorSeeker", "TxnKeys", "count_keys", "cursor_keys"]
+
+_FIRST_CHUNK = 64
+_MAX_CHUNK = 4096
+
+
+def cursor_keys(
+    txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
+) -> Iterator[bytes]:
+    """Keys of ``[start, stop)`` read by one cursor of ``txn`` (database ``db``,
+    default: the transaction's), values left unread; an ``itertools`` chain, so no
+    Python code runs per key. The cursor keeps ``txn`` alive as long as it lives."""
+    cursor = txn.cursor(db)
+    keys: Iterator[bytes]
+    if not reverse:
+        if not cursor.set_range(start):
+            return iter(())
+        keys = cursor.iternext(values=False)
+        if stop is not None:
+            keys = takewhile(stop.__gt__, keys)
+    else:
+        found = cursor.last() if stop is None or not cursor.set_range(stop) else cursor.prev()
+        if not found:
+            return iter(())
+        keys = cursor.iterprev(values=False)
+        if start:
+            keys = takewhile(start.__le__, keys)
+    if limit is not None:
+        keys = islice(keys, max(limit, 0))
+    return keys
+
+
+def count_keys(keys: Iterator[bytes], stop: bytes | None) -> int:
+    """How many of ``keys`` (ascending, not bounded by ``stop``) lie below
+    ``stop``. Reads chunks of 64 keys, four times larger each time up to 4096, and
+    bisects the chunk that crosses ``stop``: it reads at most one chunk past
+    ``stop`` and runs no Python code per key."""
+    total = 0
+    size = _FIRST_CHUNK
+    while chunk := list(islice(keys, size)):
+        if stop is not None and chunk[-1] >= stop:
+            return total + bisect_left(chunk, stop)
+        total += len(chunk)
+        if len(chunk) < size:
+            break
+        size = min(size * 4, _MAX_CHUNK)
+    return total
+
+
+class CursorSeeker(Seeker):
+    """A :class:`Seeker` on one cursor: each seek is one ``set_range``. ``end`` is
+    called once on release (the read transaction it owns, if any)."""
+
+    __slots__ = ("_cursor", "_end", "_stop", "_translate")
+
+    def __init__(
+        self,
+        cursor: Any,
+        stop: bytes | None,
+        translate: Callable[[BaseException, bytes | None], KeyspaceError],
+        end: Callable[[], None] | None = None,
+    ) -> None:
+        self._cursor = cursor
+        self._stop = stop
+        self._translate = translate
+        self._end = end
+
+    def seek(self, start: bytes) -> bytes | None:
+        cursor = self._cursor
+        if cursor is None:
+            raise StoreClosed("this seeker has been released")
+        try:
+            if not cursor.set_range(start):
+                return None
+            key: bytes = cursor.key()
+        except lmdb.Error as exc:
+            raise self._translate(exc, None) from exc
+        stop = self._stop
+        return key if stop is None or key < stop else None
+
+    def release(self) -> None:
+        self._cursor = None
+        end, self._end = self._end, None
+        if end is not None:
+            end()
+
+
+class TxnKeys:
+    """``scan_keys``, ``count`` and ``seeker`` of a view that reads one LMDB
+    transaction: the view gives :meth:`_keys_txn` (its transaction and database)
+    and ``translate``."""
+
+    __slots__ = ()
+
+    def _keys_txn(self) -> tuple[Any, Any]:
+        raise NotImplementedError
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        raise NotImplementedError
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        txn, db = self._keys_txn()
+        return self._translated(cursor_keys(txn, start, stop, reverse, limit, db))
+
+    def _translated(self, keys: Iterator[bytes]) -> Iterator[bytes]:
+        try:
+            yield from keys
+        except lmdb.Error as exc:
+            raise self.translate(exc) from exc
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        if stop is not None and stop <= start:
+            return 0
+        txn, db = self._keys_txn()
+        try:
+            return count_keys(cursor_keys(txn, start, None, False, None, db), stop)
+        except lmdb.Error as exc:
+            raise self.translate(exc) from exc
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        txn, db = self._keys_txn()
+        try:
+            cursor = txn.cursor(db)
+        except lmdb.Error as exc:
+            raise self.translate(exc) from exc
+        return CursorSeeker(cursor, stop, self.translate)
