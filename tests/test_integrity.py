@@ -28,6 +28,7 @@ from keyspace.errors import (
     DecodeError,
     HashCollision,
     LayoutError,
+    ReservedKey,
     SchemeMismatch,
     UnreadableRecord,
 )
@@ -154,14 +155,21 @@ def test_unreadable_record_is_refused_and_kept(engine: Engine, corruption: str) 
         assert engine.items() == before
 
 
-def test_record_at_a_key_a_schemeless_store_may_use_is_data(engine: Engine) -> None:
-    """LengthPrefixed reserves no key: a value at another scheme's record key that
-    does not say it is a record is one of its keys."""
+def test_record_key_is_refused_to_a_schemeless_root(engine: Engine) -> None:
+    """A LengthPrefixed root takes any bytes key but those where keyspaces keep
+    their records: a value written at another scheme's record key could later
+    claim to be that record (and make the store unopenable), so the key is refused
+    before anything is written, on reads too."""
     with engine.keyspace(LengthPrefixed()) as ks:
-        ks.scope()[GOOD] = b"just a value"
-        assert ks.scope()[GOOD] == b"just a value"
+        ks.scope()[b"k"] = b"v"
+        before = engine.items()
+        with pytest.raises(ReservedKey, match="reserves"):
+            ks.scope()[GOOD] = b'{"keyspace": 1, "scheme": "tuple"}'
+        with pytest.raises(ReservedKey):
+            ks.scope().get(GOOD)
+        assert engine.items() == before
     with engine.keyspace(LengthPrefixed()) as ks:
-        assert ks.scope()[GOOD] == b"just a value"
+        assert dict(ks.scope()) == {b"k": b"v"}
 
 
 # -- rule 5: no guessing where writing is concerned ----------------------------------------

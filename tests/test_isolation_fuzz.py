@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 import keyspace
 from keyspace import Keyspace
 from keyspace._catalog import LAYOUT_START
-from keyspace.errors import HashCollision, InvalidName, KeyTooLarge
+from keyspace.errors import HashCollision, InvalidName, KeyTooLarge, ReservedKey
 from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Property, ScopeHash, Sublevel, TupleScheme
 from keyspace.schemes._base import Scheme, component_bytes
 from keyspace.stores import open_store
@@ -57,6 +57,8 @@ LONG = b"L" * 600  # over LMDB's 511-byte key limit in every scheme
 # ScopeHash names sharing a 32-bit hash: a birthday-search pair, a computed twin of
 # "a", and a computed twin of the empty name (the default scope's hash)
 HASH_TWINS = ["scope72590", "scope159129", "a", colliding_name("a"), colliding_name("")]
+# where keyspaces keep their records: no scope may store a key there
+RECORD_KEYS = {TupleScheme().metadata_key, AsciiHex().metadata_key, ScopeHash().metadata_key}
 SPECIAL_BYTES = [b"", b"!", b"!!", b"\x00", b"\xff", b"\x00\xff", b"a\x00", b"a\xff", b"a!", b"\xff\xff"]
 
 
@@ -94,7 +96,8 @@ def _path(scheme: Scheme) -> st.SearchStrategy[tuple[Any, ...]]:
 
 
 def _key(scheme: Scheme) -> st.SearchStrategy[Any]:
-    keys = st.one_of(st.binary(max_size=5), st.sampled_from([*SPECIAL_BYTES, b"K" * 520]))
+    reserved = [b"\xffkeyspace", b"\xffkeyspace\x00a", LAYOUT_START + b"\x00\x01a", b"ks\xff"]
+    keys = st.one_of(st.binary(max_size=5), st.sampled_from([*SPECIAL_BYTES, *reserved, b"K" * 520]))
     if isinstance(scheme, Sublevel):
         return keys.filter(lambda k: not k.startswith(b"!"))
     if isinstance(scheme, TupleScheme):
@@ -160,7 +163,18 @@ class _Checker:
         assert self.raw() == before, "a refused access changed the store"
         return True
 
+    def reserved(self, path: tuple[Any, ...], key: Any) -> bool:
+        """Whether the key's stored key lies where the keyspace keeps its records."""
+        stored = self.scheme.encode(path, key)
+        return (
+            stored.startswith((b"\xffkeyspace", LAYOUT_START))
+            or stored in RECORD_KEYS
+            or stored == self.scheme.metadata_key
+        )
+
     def storable(self, path: tuple[Any, ...], key: Any) -> type[Exception] | None:
+        if self.reserved(path, key):
+            return ReservedKey
         stored = self.scheme.encode(path, key)
         if self.limit is not None and len(stored) > self.limit:
             return KeyTooLarge
@@ -190,6 +204,13 @@ class _Checker:
         if self.refused(path, lambda: self.ks.scope(*path).discard(key)):
             return
         scope = self.ks.scope(*path)
+        if self.reserved(path, key):
+            before = self.raw()
+            for action in (scope.discard, scope.__delitem__):
+                with pytest.raises(ReservedKey):
+                    action(key)
+            assert self.raw() == before, "a refused delete changed the store"
+            return
         if not self.scheme.encode(path, key) and not self.empty_ok:
             return  # the empty key cannot be read on this engine (see test_bad_input)
         if (path, key) in self.model:
@@ -234,6 +255,11 @@ class _Checker:
             assert [k for k, _ in items] == sorted(own)
         assert bool(scope) == bool(own)
         for key in keys:
+            if self.reserved(path, key):
+                for read in (scope.get, scope.__contains__, scope.__getitem__):
+                    with pytest.raises(ReservedKey):
+                        read(key)
+                continue
             if not self.scheme.encode(path, key) and not self.empty_ok:
                 continue
             assert scope.get(key) == own.get(key)

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import keyspace
+from keyspace._catalog import SETTLED
 from keyspace.errors import InvalidKey, InvalidName, KeyTooLarge, StoreClosed
 from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
 from keyspace.schemes._layouts import LayoutCache
@@ -326,7 +327,7 @@ def test_point_op_checks_its_arguments() -> None:
     assert accel is not None
     cls = Scope
     slots = [cls._stored, cls._get, cls._get_raw, cls._vdec, cls._guard, cls._view]  # type: ignore[attr-defined]
-    args: list[Any] = [cls, GETITEM.__wrapped__, cls._raise_raw, *slots]
+    args: list[Any] = [cls, GETITEM.__wrapped__, cls._raise_raw, *slots, SETTLED]
     with pytest.raises(ValueError, match="kind must be"):
         accel.point_op("delitem", *args)
     with pytest.raises(TypeError, match="cls must be a type"):
@@ -334,10 +335,10 @@ def test_point_op_checks_its_arguments() -> None:
     with pytest.raises(TypeError, match="must be callable"):
         accel.point_op("get", cls, None, *args[2:])
     with pytest.raises(TypeError, match="member descriptor"):
-        accel.point_op("get", cls, args[1], args[2], "prefix", *slots[1:])
+        accel.point_op("get", cls, args[1], args[2], "prefix", *slots[1:], SETTLED)
     with pytest.raises(TypeError, match="object slot of"):
         accel.point_op("get", int, *args[1:])
-    with pytest.raises(TypeError, match="10 arguments"):
+    with pytest.raises(TypeError, match="11 arguments"):
         accel.point_op("get", cls)
 
 

@@ -6,6 +6,7 @@ collisions; old layouts refused."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import struct
 from collections.abc import Iterator
@@ -480,3 +481,23 @@ def test_a_corrupt_registry_entry_is_never_trusted(tmp_path: Path) -> None:
             ks.scope("tenant1").get(b"k")
         with pytest.raises(DecodeError, match="corrupt"):
             list(ks.scope().subtree())
+
+
+def test_a_registered_name_settles_and_a_free_one_sees_a_later_collision(tmp_path: Path) -> None:
+    """A name the registry gives to it is settled (the scope drops its read guard);
+    a name nobody registered is asked again at every read, so a colliding name
+    another keyspace registers later makes it raise."""
+    with scoped_heed.open(tmp_path, "db") as ks:
+        ks.scope("owner")[b"k"] = b"v"
+        owner = ks.scope("owner")
+        assert owner[b"k"] == b"v"
+        assert owner._guard is None  # type: ignore[attr-defined]
+        free = ks.scope("first")
+        assert free.get(b"k") is None
+        assert free._guard is not None  # type: ignore[attr-defined]
+        other = _colliding_name(xxh32_intdigest(b"first"), {"first"})
+        with scoped_heed.open(tmp_path, "db") as theirs:
+            theirs.scope(other)[b"k"] = b"w"
+        with pytest.raises(HashCollision, match=re.escape(other)):
+            free.get(b"k")
+        assert owner.get(b"k") == b"v"

@@ -19,10 +19,15 @@ holds it. It knows
 
 What a scope calls, and what it costs:
 
+- :meth:`ranges` once when the scope is made: its own ranges less the ranges
+  where the keyspace keeps its records (:meth:`reserved_in`, refused to every
+  key of the scope), memoised per path;
 - :meth:`guard` once when the scope is made: ``None`` when reads need no check
   (every scheme but ScopeHash names and the layered schemes), else a function
-  called before each read of own keys (a dict lookup, or one point read until a
-  ScopeHash name is seen registered);
+  called before each read of own keys until it answers :data:`SETTLED` (a
+  ScopeHash name registered as its own, a LengthPrefixed leaf: facts no later
+  write can change), after which the scope drops it and reads cost nothing
+  extra;
 - :meth:`write_ready` / :meth:`first_write`: a path's first write runs the checks
   and records in one atomic transaction with the data (inside the caller's
   transaction when there is one); after it, writes cost nothing extra;
@@ -37,17 +42,18 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 from . import _metadata
 from ._bytes import prefix_end
-from ._metadata import LAYOUT_START, LAYOUT_STOP
+from ._metadata import LAYOUT_START, LAYOUT_STOP, reserved_ranges
 from .errors import (
     DecodeError,
     HashCollision,
     InvalidName,
     KeyTooLarge,
     LayoutError,
+    ReservedKey,
     SchemeMismatch,
     StoreError,
     TransactionTooLarge,
@@ -59,7 +65,7 @@ from .schemes.length_prefixed import to_length_prefixed_nested
 from .schemes.scope_hash import hash_name
 from .stores._base import ReadView, Store, WriteView
 
-__all__ = ["LAYOUT_START", "LAYOUT_STOP", "Catalog", "ReadGuard"]
+__all__ = ["LAYOUT_START", "LAYOUT_STOP", "SETTLED", "Catalog", "GuardAnswer", "ReadGuard"]
 
 _LEAF, _BRANCH, _FREE = "leaf", "branch", "free"
 _LAYOUT_KEY_LIMIT = 2 + 0xFFFF
@@ -80,9 +86,35 @@ def _store_lock(store: Store) -> threading.Lock:
         return lock
 
 
-ReadGuard = Callable[[ReadView], bool]
+class _Settled:
+    """The type of :data:`SETTLED` (one instance)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "SETTLED"
+
+
+SETTLED = _Settled()
+"""What a read guard answers when the scope may be read and always will be, for
+as long as the scope lives: the scope then drops the guard (its next reads call
+nothing). Only facts that no write can undo settle a guard (registry and layout
+records are never removed), and only for the scopes of the view they were read
+in (a status read inside a transaction settles that transaction's scopes)."""
+
+GuardAnswer = bool | _Settled
+"""What a read guard answers: ``False``, ``True`` or :data:`SETTLED`."""
+
+ReadGuard = Callable[[ReadView], GuardAnswer]
 """Called before a read of a scope's own keys with the view read: raises when the
-scope may not be read, returns ``False`` when it has no own keys (a branch)."""
+scope may not be read, returns ``False`` when it has no own keys (a branch),
+``True`` when it may be read now (ask again next time), :data:`SETTLED` when it
+may be read from now on."""
+
+_Range = tuple[bytes, bytes | None]
+_Reserved = tuple[tuple[bytes, bytes], ...]
+_RANGES_MEMO = 4096
+"""Paths whose own and reserved ranges a catalog keeps (oldest dropped first)."""
 
 
 class Catalog:
@@ -119,6 +151,10 @@ class Catalog:
         self._loaded: set[Path] = set()
         # the common case: once recorded, no path needs anything before a write
         self._plain = not (self._hashed or self._layered)
+        self.reserved: _Reserved = reserved_ranges(scheme)
+        # path -> (own ranges less the reserved ones, reserved ranges the scope meets);
+        # facts of the scheme alone, so a transaction's catalog shares the memo
+        self._ranges: dict[Path, tuple[tuple[_Range, ...], _Reserved]] = {}
 
     # -- transactions -------------------------------------------------------------
 
@@ -222,7 +258,9 @@ class Catalog:
 
     def _load(self, view: ReadView, same: Path) -> None:
         """Learn from the recorded layout whether ``same`` or an ancestor is a leaf,
-        or whether a leaf lies below it."""
+        or whether a leaf lies below it. Only what is found is kept (records are
+        never removed): a path with nothing recorded is read again next time, so
+        a leaf another keyspace records later under it or above it is seen."""
         for cut in range(len(same)):
             ancestor = same[:cut]
             if self._layout_of(ancestor) is None and view.get(_layout_key(ancestor)) is not None:
@@ -234,17 +272,78 @@ class Catalog:
             else:
                 self.layout[same] = _BRANCH
                 break
-        self._loaded.add(same)
+        if same in self.layout:
+            self._loaded.add(same)
 
     # -- reads ----------------------------------------------------------------------
 
-    def own_ranges(self, path: Path) -> tuple[tuple[bytes, bytes | None], ...]:
+    def own_ranges(self, path: Path) -> tuple[_Range, ...]:
         """The ranges a scope at ``path`` reads as its own keys: the scheme's, less
-        the recorded layout where it lies inside them (the LengthPrefixed root)."""
-        ranges = self.scheme.own_ranges(path)
-        if self._persist and not path:
-            return tuple(r for lo, hi in ranges for r in _without_layout(lo, hi))
-        return ranges
+        the :attr:`reserved` ranges where they lie inside them (the root of a scheme
+        whose root keys are any bytes: LengthPrefixed, Sublevel, Naive)."""
+        return self.ranges(path)[0]
+
+    def reserved_in(self, path: Path) -> _Reserved:
+        """The :attr:`reserved` ranges that meet the scheme's own ranges of ``path``:
+        a key of that scope whose stored key lies in one of them is refused
+        (:meth:`refusing`). Empty for almost every scope (nothing to check)."""
+        return self.ranges(path)[1]
+
+    def ranges(
+        self, path: Path, own: tuple[_Range, ...] | None = None
+    ) -> tuple[tuple[_Range, ...], _Reserved]:
+        """``(own ranges less the reserved ones, reserved ranges that met them)`` of
+        ``path`` (``own``: the scheme's own ranges of it, when known). Cost: one
+        dictionary lookup for a path seen before (str and bytes paths are kept:
+        in the tuple scheme ``(1,)`` and ``(True,)`` are equal keys but other paths)."""
+        memo = self._ranges
+        try:
+            got = memo.get(path)
+        except TypeError:  # an unhashable component: the scheme names the fault
+            got = None
+        if got is not None:
+            return got
+        if own is None:
+            own = self.scheme.own_ranges(path)
+        got = _less_reserved(own, self.reserved)
+        if all(type(c) is str or type(c) is bytes for c in path):
+            if len(memo) >= _RANGES_MEMO:
+                del memo[next(iter(memo))]
+            memo[path] = got
+        return got
+
+    def refusing(
+        self, path: Path, stored: Callable[[Any], bytes], reserved: _Reserved
+    ) -> Callable[[Any], bytes]:
+        """``stored`` (a scope's key -> stored key) that raises :class:`ReservedKey`
+        for a key whose stored key lies in one of ``reserved`` (from
+        :meth:`reserved_in`), before anything is read or written. A C transform
+        checks in C (``with_reserved``); any other function is wrapped. Cost: one
+        comparison per reserved range (the scopes that meet none do not call it)."""
+        refuse = self._refuse
+
+        def refused(key: Any, out: bytes, lo: bytes, hi: bytes) -> None:
+            refuse(path, key, out, lo, hi)
+
+        with_reserved = getattr(stored, "with_reserved", None)
+        if with_reserved is not None:
+            return with_reserved(reserved, refused)  # type: ignore[no-any-return]
+
+        def checked(key: Any) -> bytes:
+            out = stored(key)
+            for lo, hi in reserved:
+                if lo <= out < hi:
+                    refuse(path, key, out, lo, hi)
+            return out
+
+        return checked
+
+    def _refuse(self, path: Path, key: Key, stored: bytes, lo: bytes, hi: bytes) -> NoReturn:
+        raise ReservedKey(
+            f"key {show_bytes(key)} of scope {path!r} would be stored as {show_bytes(stored)}, in the range "
+            f"[{show_bytes(lo)}, {show_bytes(hi)}) that {self.url} reserves for the records keeping its "
+            "keyspaces apart; a key of this scope may be stored anywhere but there"
+        )
 
     def guard(self, path: Path) -> ReadGuard | None:
         """What a scope at ``path`` runs before each read of its own keys (see
@@ -271,19 +370,22 @@ class Catalog:
     def _layout_guard(self, path: Path) -> ReadGuard:
         """A leaf stays a leaf and a branch a branch (layout records are never
         removed), so once either is known the guard costs one comparison."""
-        known: list[str] = []
+        known: list[GuardAnswer] = []
 
-        def check(view: ReadView) -> bool:
+        def check(view: ReadView) -> GuardAnswer:
             if known:
-                return known[0] == _LEAF
+                return known[0]
             status = self._status(view, path)
             # committed (or declared) it cannot change; learnt inside a transaction it
             # cannot change while that transaction lasts, and a guard serves the
-            # scopes of one view (a transaction's scopes die with it)
+            # scope of one view (a transaction's scopes die with it). A free path
+            # (nothing recorded) is asked again: a write may make it either.
             if status != _FREE and (
                 self.leaf_depth is not None or view is self.store or self._parent is not None
             ):
-                known.append(status)
+                answer: GuardAnswer = SETTLED if status == _LEAF else False
+                known.append(answer)
+                return answer
             return status != _BRANCH
 
         return check
@@ -300,16 +402,16 @@ class Catalog:
 
         registries = [state.registered for state in self._chain()]  # as _registered walks them
 
-        def check(view: ReadView) -> bool:
+        def check(view: ReadView) -> GuardAnswer:
             for registered in registries:
                 known = registered.get(key)
                 if known is not None:
                     if known == name:
-                        return True
+                        return SETTLED
                     break
             raw = view.get(key)
             if raw is None:
-                return True  # no name holds the hash: nothing of another scope is there
+                return True  # no name holds the hash yet: asked again at the next read
             other = self._registry_name(key, raw)
             if other != name:
                 raise HashCollision(
@@ -318,7 +420,9 @@ class Catalog:
                 )
             if view is self.store:  # committed: the entry stays (drop never removes it)
                 self.registered[key] = name
-            return True
+            # the name owns its hash in this view for good: no entry is ever removed
+            # or replaced, so the scope of this view may stop asking
+            return SETTLED
 
         return check
 
@@ -557,7 +661,7 @@ class Catalog:
         exact = scheme.own_range_is_exact()
         plen = len(scheme.prefix(path))
         step = scheme.child_step(path)
-        skip_layout = self._persist
+        reserved = _less_reserved(((lo, hi),), self.reserved)[1]  # almost always none
         # past the last own range (the tuple scheme's lies before every child) a
         # key is never an own key
         own_stop = max((b"" if hi is None else hi for _, hi in own), default=b"") if own else b""
@@ -570,9 +674,11 @@ class Catalog:
                 k = seek(cursor)
                 if k is None:
                     break
-                if skip_layout and k.startswith(LAYOUT_START):
-                    cursor = LAYOUT_STOP
-                    continue
+                if reserved:
+                    skip = _reserved_end(reserved, k)
+                    if skip is not None:  # the keyspace's records, never a child
+                        cursor = skip
+                        continue
                 if own and (open_end or k < own_stop):
                     found, own_end = _own_end(own, k)
                     if found and (exact or scheme.is_own_remainder(k[plen:])):
@@ -632,7 +738,7 @@ class Catalog:
         if self._layered:
             self._status(view, path)  # LayoutError below a leaf, or when nothing is known
         lo, hi = scheme.subtree_range(path)
-        return _without_layout(lo, hi) if self._persist else [(lo, hi)]
+        return list(_less_reserved(((lo, hi),), self.reserved)[0])
 
     def decoder(self, view: ReadView, path: Path) -> Callable[[bytes], tuple[Path, Key]]:
         """A function from a stored key below ``path`` to ``(path, key)``."""
@@ -694,11 +800,35 @@ class Catalog:
         return paths
 
 
-def _without_layout(lo: bytes, hi: bytes | None) -> list[tuple[bytes, bytes | None]]:
-    """``[lo, hi)`` less the recorded layout's range (which stays through drops)."""
-    if lo <= LAYOUT_START and (hi is None or hi >= LAYOUT_STOP):
-        return [(lo, LAYOUT_START), (LAYOUT_STOP, hi)]
-    return [(lo, hi)]
+def _less_reserved(
+    ranges: tuple[_Range, ...], reserved: tuple[tuple[bytes, bytes], ...]
+) -> tuple[tuple[_Range, ...], tuple[tuple[bytes, bytes], ...]]:
+    """``ranges`` (ascending, disjoint) less ``reserved`` (ascending, disjoint, each
+    with an end), and the reserved ranges that met them."""
+    out: list[_Range] = []
+    met: list[tuple[bytes, bytes]] = []
+    for lo, hi in ranges:
+        for r_lo, r_hi in reserved:
+            if hi is not None and lo >= hi:
+                break
+            if r_hi <= lo or (hi is not None and r_lo >= hi):
+                continue  # apart
+            if (r_lo, r_hi) not in met:
+                met.append((r_lo, r_hi))
+            if lo < r_lo:
+                out.append((lo, r_lo))
+            lo = r_hi
+        if hi is None or lo < hi:
+            out.append((lo, hi))
+    return tuple(out), tuple(met)
+
+
+def _reserved_end(reserved: tuple[tuple[bytes, bytes], ...], key: bytes) -> bytes | None:
+    """The end of the reserved range holding ``key``, ``None`` when none does."""
+    for lo, hi in reserved:
+        if lo <= key and (hi is None or key < hi):
+            return hi
+    return None
 
 
 def _first(view: ReadView, lo: bytes, hi: bytes | None) -> tuple[bytes, bytes] | None:

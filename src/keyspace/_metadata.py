@@ -37,6 +37,7 @@ __all__ = [
     "record",
     "registry_key",
     "reserved_prefix",
+    "reserved_ranges",
     "write",
 ]
 
@@ -50,6 +51,7 @@ REGISTRY_START = b"\xffkeyspace\x00"
 """Keys ``REGISTRY_START + raw_prefix`` list the raw-prefixed tuple keyspaces."""
 _REGISTRY_STOP = prefix_end(REGISTRY_START)
 _RESERVED_PREFIX = b"\xffkeyspace"
+_RESERVED_STOP = b"\xffkeyspacf"
 
 _Range = tuple[bytes, bytes | None]
 
@@ -116,6 +118,27 @@ def _candidate_keys(scheme: Scheme | None) -> list[bytes]:
         if key is not None and key not in keys:
             keys.append(key)
     return keys
+
+
+def reserved_ranges(scheme: Scheme) -> tuple[tuple[bytes, bytes], ...]:
+    """Where keyspaces keep their records in a store, ascending and disjoint: the
+    scheme records that :func:`read` looks for (``scheme``'s and those of the
+    default schemes), every key under ``ff "keyspace"`` (the default records and
+    the footprint registry), and the recorded LengthPrefixed layout. No scope's
+    key may be stored there (the catalog refuses it on every path); a scheme whose
+    stored keys can never land there (tuple, AsciiHex, ScopeHash keys) is never
+    refused anything. The ScopeHash registry (4-byte keys) lies outside every
+    scope's own range, so it needs no entry here."""
+    spans = [(_RESERVED_PREFIX, _RESERVED_STOP), (LAYOUT_START, LAYOUT_STOP)]
+    spans += [(key, key + b"\x00") for key in _candidate_keys(scheme)]
+    spans.sort()
+    merged: list[tuple[bytes, bytes]] = []
+    for lo, hi in spans:
+        if merged and lo <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
+        else:
+            merged.append((lo, hi))
+    return tuple(merged)
 
 
 def registry_key(scheme: Scheme) -> bytes | None:

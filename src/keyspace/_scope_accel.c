@@ -18,6 +18,11 @@
  * t(key) returns the stored key for the keys above; for every other key it
  * returns fallback(key), which raises the scheme's or codec's error.
  *
+ * t.with_reserved(reserved, refuse) is a copy of t that checks every stored key
+ * it returns against reserved, a tuple of (lo, hi) bytes ranges: a key in one
+ * of them calls refuse(key, stored, lo, hi), which raises (the keyspace's
+ * records live there). Cost: a memcmp or two per range.
+ *
  * t.decode_chunk(items), for a list of (stored key, value) pairs read from the
  * layout's own ranges, returns [(key, value), ...], dropping pairs whose key is a
  * child's (hex: a 00 after the prefix). When any pair is not one it handles
@@ -26,7 +31,7 @@
  * and errors are the reference's.
  *
  * point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot,
- * codec_slot, guard_slot, view_slot) makes a callable that a class installs as
+ * codec_slot, guard_slot, view_slot, settled) makes a callable that a class installs as
  * __getitem__ (kind "getitem"), get ("get") or __setitem__ ("setitem"). Called
  * as a method of an instance s of cls, it reads the __slots__ of s by offset:
  *
@@ -37,7 +42,10 @@
  *   guard  = s.<guard_slot>   None, or a callable run as guard(s.<view_slot>)
  *                             before each read: false when the scope holds no
  *                             own keys (every key then counts as missing and
- *                             the engine is not called); it may raise
+ *                             the engine is not called); it may raise; when
+ *                             it returns `settled` (the object given), the
+ *                             scope may be read from now on: the slot is set
+ *                             to None, so later calls skip it
  *
  * and calls call with stored(key). getitem raises KeyError(key) for a missing
  * key, get returns its default, setitem returns None (a value that is not bytes
@@ -73,6 +81,8 @@ typedef struct {
     PyObject *prefix;
     PyObject *fallback;
     PyObject *chunk_fallback;
+    PyObject *reserved; /* NULL, or a tuple of (lo, hi) bytes pairs */
+    PyObject *refuse;   /* with reserved: refuse(key, stored, lo, hi) raises */
 } Transform;
 
 static PyTypeObject TransformType;
@@ -161,7 +171,7 @@ build(Transform *t, const char *k, Py_ssize_t n, char code)
 
 /* stored key of key, or NULL with an exception (the fallback's, or MemoryError). */
 static PyObject *
-transform_key(Transform *t, PyObject *key)
+build_key(Transform *t, PyObject *key)
 {
     if (PyBytes_CheckExact(key) && t->text == T_SCHEME) {
         const char *k = PyBytes_AS_STRING(key);
@@ -205,6 +215,47 @@ transform_key(Transform *t, PyObject *key)
         }
     }
     return PyObject_CallOneArg(t->fallback, key);
+}
+
+/* Whether stored lies in [lo, hi) (both bytes). */
+static int
+in_range(PyObject *stored, PyObject *lo, PyObject *hi)
+{
+    const char *s = PyBytes_AS_STRING(stored);
+    Py_ssize_t n = PyBytes_GET_SIZE(stored);
+    Py_ssize_t ln = PyBytes_GET_SIZE(lo), hn = PyBytes_GET_SIZE(hi);
+    int c = memcmp(s, PyBytes_AS_STRING(lo), (size_t)(n < ln ? n : ln));
+    if (c < 0 || (c == 0 && n < ln)) {
+        return 0; /* below lo */
+    }
+    c = memcmp(s, PyBytes_AS_STRING(hi), (size_t)(n < hn ? n : hn));
+    return c < 0 || (c == 0 && n < hn);
+}
+
+/* build_key, then refuse a stored key in one of the reserved ranges. */
+static PyObject *
+transform_key(Transform *t, PyObject *key)
+{
+    PyObject *out = build_key(t, key);
+    if (out == NULL || t->reserved == NULL || !PyBytes_Check(out)) {
+        return out;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(t->reserved);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *pair = PyTuple_GET_ITEM(t->reserved, i);
+        PyObject *lo = PyTuple_GET_ITEM(pair, 0), *hi = PyTuple_GET_ITEM(pair, 1);
+        if (in_range(out, lo, hi)) {
+            PyObject *args[4] = {key, out, lo, hi};
+            PyObject *res = PyObject_Vectorcall(t->refuse, args, 4, NULL);
+            Py_DECREF(out);
+            if (res != NULL) {
+                Py_DECREF(res);
+                PyErr_SetString(PyExc_SystemError, "refuse returned instead of raising");
+            }
+            return NULL;
+        }
+    }
+    return out;
 }
 
 static PyObject *
@@ -430,8 +481,48 @@ transform_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     t->prefix = Py_NewRef(prefix);
     t->fallback = Py_NewRef(fallback);
     t->chunk_fallback = Py_NewRef(chunk_fallback);
+    t->reserved = NULL;
+    t->refuse = NULL;
     PyObject_GC_Track(t);
     return (PyObject *)t;
+}
+
+static PyObject *
+transform_with_reserved(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Transform *t = (Transform *)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "with_reserved(reserved, refuse) takes 2 arguments");
+        return NULL;
+    }
+    PyObject *reserved = args[0], *refuse = args[1];
+    if (!PyTuple_CheckExact(reserved) || !PyCallable_Check(refuse)) {
+        PyErr_SetString(PyExc_TypeError, "with_reserved: a tuple of (lo, hi) bytes pairs and a callable");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(reserved); i++) {
+        PyObject *pair = PyTuple_GET_ITEM(reserved, i);
+        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyBytes_CheckExact(PyTuple_GET_ITEM(pair, 0))
+            || !PyBytes_CheckExact(PyTuple_GET_ITEM(pair, 1))) {
+            PyErr_SetString(PyExc_TypeError, "with_reserved: each reserved range is a (lo, hi) pair of bytes");
+            return NULL;
+        }
+    }
+    Transform *c = PyObject_GC_New(Transform, Py_TYPE(self));
+    if (c == NULL) {
+        return NULL;
+    }
+    c->vectorcall = transform_vectorcall;
+    c->kind = t->kind;
+    c->text = t->text;
+    c->forbidden = t->forbidden;
+    c->prefix = Py_NewRef(t->prefix);
+    c->fallback = Py_NewRef(t->fallback);
+    c->chunk_fallback = Py_NewRef(t->chunk_fallback);
+    c->reserved = PyTuple_GET_SIZE(reserved) ? Py_NewRef(reserved) : NULL;
+    c->refuse = PyTuple_GET_SIZE(reserved) ? Py_NewRef(refuse) : NULL;
+    PyObject_GC_Track(c);
+    return (PyObject *)c;
 }
 
 static int
@@ -440,6 +531,8 @@ transform_traverse(PyObject *self, visitproc visit, void *arg)
     Transform *t = (Transform *)self;
     Py_VISIT(t->fallback);
     Py_VISIT(t->chunk_fallback);
+    Py_VISIT(t->reserved);
+    Py_VISIT(t->refuse);
     return 0;
 }
 
@@ -449,6 +542,8 @@ transform_clear(PyObject *self)
     Transform *t = (Transform *)self;
     Py_CLEAR(t->fallback);
     Py_CLEAR(t->chunk_fallback);
+    Py_CLEAR(t->reserved);
+    Py_CLEAR(t->refuse);
     return 0;
 }
 
@@ -462,6 +557,10 @@ transform_dealloc(PyObject *self)
 }
 
 static PyMethodDef transform_methods[] = {
+    {"with_reserved", (PyCFunction)(void (*)(void))transform_with_reserved, METH_FASTCALL,
+     "with_reserved(reserved, refuse, /)\n--\n\n"
+     "This transform, refusing every stored key in one of the reserved (lo, hi)\n"
+     "ranges: refuse(key, stored, lo, hi) is called instead, and must raise."},
     {"decode_chunk", transform_decode_chunk, METH_O,
      "decode_chunk(items, /)\n--\n\n"
      "[(key, value), ...] of the own keys among a list of (stored key, value)\n"
@@ -509,6 +608,7 @@ typedef struct {
     Py_ssize_t off_codec;
     Py_ssize_t off_guard;
     Py_ssize_t off_view;
+    PyObject *settled;
 } PointOp;
 
 static inline PyObject *
@@ -602,8 +702,21 @@ point_op_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, Py
         Py_INCREF(view);
         PyObject *g = PyObject_CallOneArg(guard, view);
         Py_DECREF(view);
+        int readable;
+        if (g == op->settled) {
+            /* settled for good: drop the guard from the slot, unless the call
+               rebound it meanwhile */
+            PyObject **slot = (PyObject **)((char *)self + op->off_guard);
+            if (*slot == guard) {
+                *slot = Py_NewRef(Py_None);
+                Py_DECREF(guard); /* the slot's reference */
+            }
+            readable = 1;
+        }
+        else {
+            readable = g == NULL ? -1 : PyObject_IsTrue(g);
+        }
         Py_DECREF(guard);
-        int readable = g == NULL ? -1 : PyObject_IsTrue(g);
         Py_XDECREF(g);
         if (readable < 0) {
             goto done;
@@ -662,6 +775,7 @@ point_op_traverse(PyObject *self, visitproc visit, void *arg)
     Py_VISIT(op->cls);
     Py_VISIT(op->fallback);
     Py_VISIT(op->raise_raw);
+    Py_VISIT(op->settled);
     return 0;
 }
 
@@ -672,6 +786,7 @@ point_op_clear(PyObject *self)
     Py_CLEAR(op->cls);
     Py_CLEAR(op->fallback);
     Py_CLEAR(op->raise_raw);
+    Py_CLEAR(op->settled);
     return 0;
 }
 
@@ -742,8 +857,8 @@ slot_offset(PyTypeObject *cls, PyObject *descr, const char *what)
 static PyObject *
 point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 10) {
-        PyErr_Format(PyExc_TypeError, "point_op() takes 10 arguments (%zd given)", nargs);
+    if (nargs != 11) {
+        PyErr_Format(PyExc_TypeError, "point_op() takes 11 arguments (%zd given)", nargs);
         return NULL;
     }
     const char *name = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : NULL;
@@ -794,6 +909,7 @@ point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     op->off_codec = offsets[3];
     op->off_guard = offsets[4];
     op->off_view = offsets[5];
+    op->settled = Py_NewRef(args[10]);
     PyObject_GC_Track(op);
     return (PyObject *)op;
 }
@@ -801,7 +917,7 @@ point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef scope_accel_methods[] = {
     {"point_op", (PyCFunction)(void (*)(void))point_op, METH_FASTCALL,
      "point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot, codec_slot, guard_slot,\n"
-     "         view_slot)\n\n"
+     "         view_slot, settled)\n\n"
      "A C method for cls: kind 'getitem', 'get' or 'setitem' (see the module)."},
     {NULL, NULL, 0, NULL},
 };

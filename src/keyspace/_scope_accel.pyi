@@ -15,6 +15,9 @@ class Transform:
         /,
     ) -> None: ...
     def __call__(self, key: Any, /) -> bytes: ...
+    def with_reserved(
+        self, reserved: tuple[tuple[bytes, bytes], ...], refuse: Callable[[Any, bytes, bytes, bytes], None], /
+    ) -> Transform: ...
     def decode_chunk(self, items: list[tuple[bytes, bytes]], /) -> list[tuple[Any, bytes]]: ...
 
 def point_op(
@@ -28,5 +31,6 @@ def point_op(
     codec_slot: object,
     guard_slot: object,
     view_slot: object,
+    settled: object,
     /,
 ) -> Callable[..., Any]: ...

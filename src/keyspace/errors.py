@@ -4,7 +4,9 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
 
     KeyspaceError
     ├── InvalidName          a scope name or key the scheme cannot represent
-    │   └── InvalidKey       a key of the wrong type for the scope's key codec
+    │   ├── InvalidKey       a key of the wrong type for the scope's key codec
+    │   └── ReservedKey      a key whose stored key would lie where the keyspace
+    │                        keeps its records (scheme record, layout, registries)
     ├── KeyTooLarge          a stored key over the engine's or the format's limit
     ├── DecodeError          bytes that are not a valid encoding (names the offset)
     ├── SchemeMismatch       reopening a keyspace with another scheme than recorded
@@ -42,6 +44,7 @@ __all__ = [
     "KeyTooLarge",
     "KeyspaceError",
     "LayoutError",
+    "ReservedKey",
     "SchemeMismatch",
     "StoreClosed",
     "StoreError",
@@ -86,6 +89,14 @@ class InvalidName(KeyspaceError, ValueError):
 class InvalidKey(InvalidName, TypeError):
     """A key of the wrong type or shape for the scope's key codec (e.g. a str key in
     a bytes scope, an int outside the 64-bit range of the ``int`` codec)."""
+
+
+class ReservedKey(InvalidName):
+    """A key whose stored key would lie in a range the keyspace reserves for its
+    records (the scheme record and footprint registry under ``ff "keyspace"``, the
+    recorded LengthPrefixed layout): possible only in scopes whose keys may be any
+    bytes (the root of LengthPrefixed, Sublevel, Naive). Refused on every read and
+    write; such keys are never part of a scope's scans."""
 
 
 class KeyTooLarge(KeyspaceError, ValueError):

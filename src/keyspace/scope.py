@@ -32,6 +32,7 @@ from itertools import chain, islice, repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from ._catalog import SETTLED
 from .codecs import BYTES, INT, STR, Codec
 from .errors import KeyspaceError
 from .schemes._base import Key, Path, Scheme
@@ -122,6 +123,7 @@ class Scope(MutableMapping[Any, Any]):
     """
 
     __slots__ = (
+        "_bound",
         "_chunk",
         "_escape",
         "_get",
@@ -163,7 +165,7 @@ class Scope(MutableMapping[Any, Any]):
         self.path = path
         self.scheme = scheme
         self.prefix = layout.prefix
-        self._ranges = state.own_ranges(path)
+        self._ranges, reserved = state.ranges(path, layout.ranges)
         self._key_spec = key
         self._value_spec = value
         if key is BYTES:
@@ -171,6 +173,11 @@ class Scope(MutableMapping[Any, Any]):
         else:
             native = scheme.typed_keys and (key is STR or key is INT)
             self._stored, self._key_of, self._chunk = layout.route(key, native, key is STR)
+        # scan bounds are clipped to the own ranges; keys are refused where they would
+        # be stored among the keyspace's records (a scope whose ranges meet them)
+        self._bound = self._stored
+        if reserved:
+            self._stored = state.refusing(path, self._stored, reserved)
         if value is BYTES:
             self._venc = self._vdec = None
         else:
@@ -227,7 +234,13 @@ class Scope(MutableMapping[Any, Any]):
         scheme that cannot tell own keys from children's: the bytes under its
         prefix are its children's, never read, count or delete them)."""
         guard = self._guard
-        return guard is not None and not guard(self._view)
+        if guard is None:
+            return False
+        seen = guard(self._view)
+        if seen is SETTLED:  # readable for good: later reads call nothing
+            self._guard = None
+            return False
+        return not seen
 
     def _read(self, stored: bytes) -> bytes | None:
         if self._guard is not None and self._hidden():
@@ -399,16 +412,16 @@ class Scope(MutableMapping[Any, Any]):
         if prefix is not None:
             if start is not None or stop is not None:
                 raise TypeError("'prefix' cannot be combined with 'start' or 'stop'")
-            lo, hi, keep = self._layout.prefix_range(prefix, self._stored)
+            lo, hi, keep = self._layout.prefix_range(prefix, self._bound)
         else:
             lo = self.prefix
             hi = None
             if start is not None:
-                lo = self._stored(start)
+                lo = self._bound(start)
                 if not include_start:
                     lo += b"\x00"
             if stop is not None:
-                hi = self._stored(stop)
+                hi = self._bound(stop)
                 if include_stop:
                     hi += b"\x00"
         if self._guard is not None and self._hidden():
@@ -514,47 +527,80 @@ class Scope(MutableMapping[Any, Any]):
     ) -> _Chunk | None:
         """The decoded items of a short scan (``limit`` up to 1024) read at once,
         with no generator between the store and the caller; ``None`` for every other
-        scan (the chunked route). Where the own ranges are not exact, reads go on
-        until ``limit`` own keys are found or the range ends."""
+        scan (the chunked route). Where the own ranges are exact, each range is one
+        store scan that the store itself limits, and a range that gives ``limit``
+        items is the last one opened; elsewhere reads go on until ``limit`` own
+        keys are found or the range ends. Cost: one store scan (the first range
+        holding enough items) and one chunk decode."""
         if limit is None or limit > 1024:
             return None
-        ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
-        if keep is not None:
-            return None
+        if prefix is None and self._guard is None:
+            # the common short scan, with no filter: the ranges without a frame more
+            lo = self.prefix if start is None else self._bound(start)
+            if not include_start and start is not None:
+                lo += b"\x00"
+            hi = None
+            if stop is not None:
+                hi = self._bound(stop)
+                if include_stop:
+                    hi += b"\x00"
+            if hi is None:  # from a start on: the own ranges that end after it
+                ranges = [
+                    (lo if lo > r_lo else r_lo, r_hi)
+                    for r_lo, r_hi in self._ranges
+                    if r_hi is None or lo < r_hi
+                ]
+            else:
+                ranges = _intersect(self._ranges, lo, hi)
+        else:
+            ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
+            if keep is not None:
+                return None
+        if not ranges or limit <= 0:
+            return []
         if reverse:
             ranges.reverse()
-        exact = self._layout.exact
         view = self._view
         fast = view.fast_scan
-        raw = () if fast is None else _RAW
         decode = self._chunk
-        out: _Chunk = []
         try:
+            if self._layout.exact:
+                if len(ranges) == 1 and fast is not None:  # the common case: one store scan
+                    lo, hi = ranges[0]
+                    return decode(list(islice(fast(lo, hi, reverse, limit), limit)))
+                out: _Chunk = []
+                for lo, hi in ranges:
+                    left = limit - len(out)
+                    if fast is None:
+                        items = view.scan(lo, hi, reverse=reverse, limit=left)
+                    else:
+                        items = fast(lo, hi, reverse, left)
+                    out += decode(list(islice(items, left)))
+                    if len(out) >= limit:
+                        break
+                return out
+            out = []
             for lo, hi in ranges:
+                items = view.scan(lo, hi, reverse=reverse) if fast is None else fast(lo, hi, reverse, None)
                 left = limit - len(out)
-                if left <= 0:
-                    break
-                lim = left if exact else None
-                items = (
-                    view.scan(lo, hi, reverse=reverse, limit=lim)
-                    if fast is None
-                    else fast(lo, hi, reverse, lim)
-                )
                 while left > 0:
                     chunk = list(islice(items, left))
                     if not chunk:
                         break
                     out += decode(chunk)
                     left = limit - len(out)
+                if left <= 0:
+                    break
+            return out
         except KeyspaceError:
             raise
-        except raw as exc:
+        except Exception as exc:
+            if fast is None:
+                raise
             raise view.translate(exc) from exc
-        return out
 
     def _iter_items(self, *args: Any) -> Iterator[tuple[Any, Any]]:
-        short = self._short(*args) if len(args) == 7 else None
-        pairs = iter(short) if short is not None else chain.from_iterable(self._chunks(*args))
+        pairs = chain.from_iterable(self._chunks(*args))
         vdec = self._vdec
         if vdec is None:
             return pairs
@@ -584,7 +630,12 @@ class Scope(MutableMapping[Any, Any]):
         Cost: one range scan of the requested part of the scope, read in chunks, each
         decoded by one call of the layout (C where built); no generator is resumed
         per item for bytes values."""
-        if _whole(start, stop, include_start, include_stop, reverse, limit, prefix):
+        if limit is not None:  # a short scan is read at once
+            short = self._short(start, stop, include_start, include_stop, reverse, limit, prefix)
+            if short is not None:
+                vdec = self._vdec
+                return iter(short) if vdec is None else ((k, vdec(v)) for k, v in short)
+        elif _whole(start, stop, include_start, include_stop, reverse, limit, prefix):
             return ScopeItems(self)
         return self._iter_items(start, stop, include_start, include_stop, reverse, limit, prefix)
 
@@ -627,7 +678,7 @@ class Scope(MutableMapping[Any, Any]):
         return self._iter_values(start, stop, include_start, include_stop, reverse, limit, prefix)
 
     def _iter_values(self, *args: Any) -> Iterator[Any]:
-        short = self._short(*args) if len(args) == 7 else None
+        short = self._short(*args) if args and args[5] is not None else None
         values = map(_second, iter(short) if short is not None else chain.from_iterable(self._chunks(*args)))
         return values if self._vdec is None else map(self._vdec, values)
 
@@ -910,8 +961,9 @@ class ScopeValues(ValuesView[Any]):
 def _install_point_ops(cls: type[Scope]) -> None:
     """Replace ``[]``, ``get`` and ``[]=`` of ``cls`` by their C versions, which read
     the slots ``_stored``, ``_get``/``_put``, ``_get_raw``/``_put_raw``, ``_vdec``/
-    ``_venc``, ``_guard`` and ``_view``, and fall back to the Python methods (their
-    ``__wrapped__``) for everything they do not handle."""
+    ``_venc``, ``_guard`` and ``_view`` (a guard answering :data:`SETTLED` is
+    dropped from ``_guard``, as :meth:`Scope._hidden` does), and fall back to the
+    Python methods (their ``__wrapped__``) for everything they do not handle."""
     if _point_op is None:
         return
     slot = cls.__dict__  # the member descriptors of the slots
@@ -931,6 +983,7 @@ def _install_point_ops(cls: type[Scope]) -> None:
             slot[codec],
             slot["_guard"],
             slot["_view"],
+            SETTLED,
         )
         setattr(cls, name, op)
 

@@ -104,7 +104,7 @@ class ScopeStore(_ScopeView, Store):
         )
 
     def write(self, ops: Iterable[Op]) -> None:
-        stored_key = self.scope.layout.stored
+        stored_key = self.scope._stored  # the scope's, with its refusal of reserved keys
         ops = list(ops)
         for k, _ in ops:
             self._check(k)

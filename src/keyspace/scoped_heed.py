@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from . import bincode
-from ._catalog import Catalog, ReadGuard
+from ._catalog import SETTLED, Catalog, GuardAnswer, ReadGuard
 from .codecs import BYTES, Codec, resolve_codec
 from .errors import DecodeError, HashCollision, SchemeMismatch, StoreError, show_bytes
 from .keyspace import Keyspace, Transaction
@@ -115,16 +115,18 @@ class _Registry(Catalog):
         name = ScopedHeed.scope_name(path[0])
         key = ScopedHeed.registry_key(name)
 
-        def check(view: ReadView) -> bool:
+        def check(view: ReadView) -> GuardAnswer:
             other = self._owner(view, name, key)
-            if other is not None and other != name:
+            if other is None:
+                return True  # no name holds the hash yet: asked again at the next read
+            if other != name:
                 raise HashCollision(
                     f"scope name {name!r} has the same xxh32 hash {show_bytes(key[1:])} as {other!r}, which "
                     f"is registered in {REGISTRY_DB}: its keys are {other!r}'s"
                 )
-            if other == name and view is self.store:
+            if view is self.store:
                 self.registered[key] = name
-            return True
+            return SETTLED  # registry entries are never removed: the name owns its hash
 
         return check
 

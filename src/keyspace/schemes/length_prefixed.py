@@ -170,7 +170,9 @@ class LengthPrefixed(Scheme):
       them apart (:attr:`separates_own_keys` is False): the scope layer lets a
       scope hold keys or child scopes, not both, and under that rule
       :meth:`own_range` is exact.
-    * No metadata key: every byte string is a valid root key.
+    * No metadata key: every byte string is a valid root key of the format (a
+      keyspace refuses those that fall where it keeps its records, see
+      :class:`~keyspace.errors.ReservedKey`).
 
     Cost: ``encode`` and ``prefix`` are O(total length) with one join.
     """

@@ -90,19 +90,30 @@ _Logged = tuple[int, bytes, bytes | None, Any]  # op, key, value or stop, databa
 
 _first = itemgetter(0)
 
+_SHORT_SCAN = 16
+"""A forward scan limited to this many items reads them at once and cuts them at
+``stop`` with one binary search, instead of testing every item against ``stop``
+(about 85 ns an item): it reads at most this many items past ``stop``."""
+
 
 def _cursor_scan(
     txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
 ) -> Iterator[tuple[bytes, bytes]]:
     """Items of ``[start, stop)`` read by one cursor (on database ``db``, default: the
     transaction's): an ``itertools`` chain over ``iternext``/``iterprev``, so no
-    Python code runs per item. The cursor keeps ``txn`` alive as long as the chain
+    Python code runs per item (a short forward scan: one list, see
+    :data:`_SHORT_SCAN`). The cursor keeps ``txn`` alive as long as the chain
     lives."""
     cursor = txn.cursor(db)
     items: Iterator[tuple[bytes, bytes]]
     if not reverse:
         if not cursor.set_range(start):
             return iter(())
+        if limit is not None and limit <= _SHORT_SCAN:
+            page = list(islice(cursor.iternext(), max(limit, 0)))
+            if stop is not None and page and page[-1][0] >= stop:
+                del page[bisect_left(page, (stop,)) :]  # (stop,) sorts before (stop, value)
+            return iter(page)
         items = cursor.iternext()
         if stop is not None:
             items = takewhile(partial(gt, (stop,)), items)  # (stop,) > (k, v)  <=>  k < stop
@@ -559,16 +570,6 @@ class LMDBStore(Store):
             if end:
                 txn.abort()
 
-    def _txn_scan_raw(
-        self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        """``fast_scan`` of ``txn`` (database ``db``, default: the transaction's):
-        errors while starting are translated, errors while iterating come out raw."""
-        try:
-            return _cursor_scan(txn, start, stop, reverse, limit, db)
-        except lmdb.Error as exc:
-            raise self.translate(exc) from exc
-
     def _scan_raw(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
@@ -749,7 +750,7 @@ class _LMDBSnapshot(TxnKeys, Releasable, ReadView):
         self._txn = txn
         self._db = None if owned else store._db  # owned: the transaction's default database
         self.fast_get = txn.get if owned else partial(txn.get, db=store._db)
-        self.fast_scan = partial(store._txn_scan_raw, txn, db=self._db)
+        self.fast_scan = partial(_cursor_scan, txn, db=self._db)  # its errors raw
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
@@ -957,7 +958,7 @@ class _LMDBTransaction(TxnKeys, WriteView):
         if free >= FAST_HEADROOM:
             txn = self._txn
             self.fast_get, self.fast_put = txn.get, txn.put
-            self.fast_scan = partial(store._txn_scan_raw, txn)
+            self.fast_scan = partial(_cursor_scan, txn)  # its errors raw
         else:
             self._log = []
             self.fast_get = self.fast_put = self.fast_scan = None
