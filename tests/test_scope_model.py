@@ -37,7 +37,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_stat
 import keyspace
 from keyspace._catalog import LAYOUT_START
 from keyspace.errors import InvalidName, KeyspaceError
-from keyspace.schemes import AsciiHex, LengthPrefixed, Scheme, Sublevel, TupleScheme
+from keyspace.schemes import AsciiHex, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
 from keyspace.tuples import pack
 
 # -- what the model compares by ------------------------------------------------------
@@ -167,6 +167,8 @@ SUBLEVEL_NAMES = [b"", b"#", b"a", b"ab", b"a~", b"~", b"~~", "a", "ab", b"b"]
 SUBLEVEL_BAD_NAMES = [b"a!b", b"!", b'"', b"\x00", b"\xff", "é", b"a\x7f"]
 BYTE_KEYS = [
     b"",
+    b"ks\xff",  # a scheme record's key: reserved at the roots that can reach it
+    b"\xffkeyspace\x00a",
     b"\x00",
     b"\x00\x00",
     b"\x00\xff",
@@ -195,6 +197,9 @@ def tuple_atoms() -> st.SearchStrategy[Any]:
 def byte_keys() -> st.SearchStrategy[bytes]:
     return st.one_of(st.sampled_from(BYTE_KEYS), st.binary(max_size=3))
 
+
+RECORD_KEYS = {TupleScheme().metadata_key, AsciiHex().metadata_key, ScopeHash().metadata_key}
+"""The keys where keyspaces record their schemes (read when a store is opened)."""
 
 SCHEMES: dict[str, tuple[Callable[[], Scheme], type[Flavor], st.SearchStrategy[Any], st.SearchStrategy[Any]]]
 SCHEMES = {
@@ -278,8 +283,16 @@ def make_machine(scheme_name: str, store_name: str, workdir: Path) -> type[RuleB
             return all(self.flavor.valid_name(c) for c in path)
 
         def storable(self, path: tuple[Any, ...], key: Any) -> bool:
-            """Whether the store can hold the stored key (LMDB refuses ``b""``)."""
-            return self.empty_keys or self.scheme.encode(path, key) != b""
+            """Whether the store can hold the stored key (LMDB refuses ``b""``) and the
+            keyspace lets a scope have it (not where it keeps its records: refused
+            with ``ReservedKey`` on every path)."""
+            stored = self.scheme.encode(path, key)
+            reserved = (
+                stored.startswith((b"\xffkeyspace", LAYOUT_START))
+                or stored in RECORD_KEYS
+                or stored == self.scheme.metadata_key
+            )
+            return not reserved and (self.empty_keys or stored != b"")
 
         def remember(self, path: tuple[Any, ...]) -> None:
             for cut in range(len(path) + 1):
@@ -505,6 +518,9 @@ def make_machine(scheme_name: str, store_name: str, workdir: Path) -> type[RuleB
                 return
             ops = [("put", path, k, v) for k, v in pairs]
             if not all(self.op_ok(op) for op in ops):
+                if all(self.flavor.valid_key(k) for k, _ in pairs):  # refused as a whole
+                    with pytest.raises(KeyspaceError):
+                        self.ks.scope(*path).update(pairs)
                 return
             self.ks.scope(*path).update(pairs)
             if ops:

@@ -553,11 +553,19 @@ class Catalog:
 
     def check_storable(self, keys: Iterable[bytes]) -> None:
         """Refuse, before a scope's first write, a stored key the engine cannot
-        store: over its ``max_key_size``, or empty where it takes no empty key."""
+        store: over its ``max_key_size``, or empty where it takes no empty key
+        (the first such key is named). Cost: one or two passes in C over the
+        keys (their lengths, their truth), a Python loop only to name a bad key."""
         store = self.store
         caps = store.capabilities
         limit = caps.max_key_size
-        for key in keys:
+        batch = keys if isinstance(keys, list | tuple) else list(keys)
+        if not batch:
+            return
+        too_long = limit is not None and max(map(len, batch)) > limit
+        if not too_long and (caps.empty_keys or all(batch)):
+            return
+        for key in batch:
             if limit is not None and len(key) > limit:
                 raise KeyTooLarge(
                     f"key of {len(key)} bytes is over the limit of {limit} bytes of {store.url}: "

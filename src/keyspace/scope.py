@@ -397,7 +397,7 @@ class Scope(MutableMapping[Any, Any]):
         if not self._cut:
             return keys
         tag = self.prefix[: self._cut]
-        return (tag + k for k in keys)
+        return [tag + k for k in keys]
 
     def _first_write(self, ops: Sequence[tuple[bytes, bytes | None]]) -> bool:
         """Before this scope's first write of ``ops``: unless the catalog says the
@@ -410,7 +410,11 @@ class Scope(MutableMapping[Any, Any]):
         if state.write_ready(self.path):
             self._bind_put()
             return False
-        state.check_storable(self._whole_keys(k for k, v in ops if v is not None))
+        state.check_storable(
+            self._whole_keys(
+                map(_first, ops) if None not in map(_second, ops) else [k for k, v in ops if v is not None]
+            )
+        )
         k, v = ops[0]
         part = self._part
         if len(ops) == 1 and v is not None:
@@ -479,10 +483,15 @@ class Scope(MutableMapping[Any, Any]):
     ) -> Iterator[_Chunk]:
         """The own items asked for as a series of non-empty lists: ``(key, raw
         value)`` decoded by the layout's ``decode_chunk`` (``decode=False``: the
-        stored pairs of own keys). Reads the view's ``fast_scan`` where it has one
-        (no Python code per item in the store layer; its errors raw), in chunks of
-        16 items, then up to 1024 (so it reads up to one chunk ahead). ``keys``:
-        only the keys are read (``scan_keys``), and every value is ``b""``."""
+        stored pairs of own keys). Takes the view's ``fast_pages`` as they come
+        where it has them (lists the store read anyway), else reads its
+        ``fast_scan`` (no Python code per item in the store layer; its errors raw)
+        in chunks of 16 items, then up to 1024 (so it reads up to one chunk
+        ahead). Where a bytes key is the stored key after the prefix (a raw
+        layout with exact own ranges) and the view has ``fast_scan_under``, an
+        ascending scan has the engine cut the prefix: its items need no decoding.
+        ``keys``: only the keys are read (``scan_keys``), and every value is
+        ``b""``."""
         ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if not ranges or (limit is not None and limit <= 0):
             return
@@ -491,27 +500,44 @@ class Scope(MutableMapping[Any, Any]):
         layout = self._layout
         view = self._data
         fast = view.fast_scan
-        raw = () if fast is None else _RAW
+        pages = view.fast_pages
+        raw = () if fast is None and pages is None else _RAW
         # a limit goes to the store only where every item read is one asked for
         exact = layout.exact and keep is None
         own = None if layout.exact else layout.is_own
         convert = self._chunk if decode else None
+        under = view.fast_scan_under
+        if under is not None and not (
+            exact
+            and not reverse
+            and not keys
+            and convert is not None
+            and convert is layout.decode_chunk
+            and layout.kind == "raw"
+        ):
+            under = None
+        if under is not None:
+            raw, convert = _RAW, None
         left = limit
         try:
             for lo, hi in ranges:
                 lim = left if exact else None
-                items: Iterator[tuple[bytes, bytes]]
                 if keys:
-                    items = zip(view.scan_keys(lo, hi, reverse=reverse, limit=lim), repeat(b""))
-                elif fast is None:
-                    items = view.scan(lo, hi, reverse=reverse, limit=lim)
+                    chunks = _growing_chunks(
+                        zip(view.scan_keys(lo, hi, reverse=reverse, limit=lim), repeat(b""))
+                    )
+                elif under is not None:
+                    chunks = _growing_chunks(under(layout.prefix, lo, hi, lim))
+                elif pages is not None:
+                    chunks = pages(lo, hi, reverse, lim)
                 else:
-                    items = fast(lo, hi, reverse, lim)
-                size = 16
-                while True:
-                    chunk = list(islice(items, size))
-                    if not chunk:
-                        break
+                    items = (
+                        view.scan(lo, hi, reverse=reverse, limit=lim)
+                        if fast is None
+                        else fast(lo, hi, reverse, lim)
+                    )
+                    chunks = _growing_chunks(items)
+                for chunk in chunks:
                     if keep is not None:
                         chunk = [item for item in chunk if keep(item[0])]
                     if convert is not None:
@@ -525,8 +551,6 @@ class Scope(MutableMapping[Any, Any]):
                         left -= len(chunk)
                     if chunk:
                         yield chunk
-                    if size < 1024:
-                        size *= 4
         except KeyspaceError:  # the decoder's, or a translated one: as they are
             raise
         except raw as exc:  # the fast scan's engine errors
@@ -772,7 +796,7 @@ class Scope(MutableMapping[Any, Any]):
         def apply(w: WriteView) -> None:
             w = part(w)
             while chunk := list(islice(stream, 4096)):
-                state.check_storable(whole(k for k, _ in chunk))
+                state.check_storable(whole(map(_first, chunk)))
                 w.put_many(chunk)
 
         if self._put is None and not state.write_ready(self.path):
@@ -915,6 +939,15 @@ class Scope(MutableMapping[Any, Any]):
         )
 
 
+def _growing_chunks(items: Iterator[tuple[bytes, bytes]]) -> Iterator[list[tuple[bytes, bytes]]]:
+    """``items`` as lists of 16 items, then 64, 256, up to 1024."""
+    size = 16
+    while chunk := list(islice(items, size)):
+        yield chunk
+        if size < 1024:
+            size *= 4
+
+
 def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]]) -> None:
     """Write ``ops`` (puts, and deletes as ``(key, None)``) as one atomic batch:
     ``write`` where the view has it (the store: engines with a per-batch
@@ -923,7 +956,7 @@ def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]]) -> No
     write = getattr(view, "write", None)
     if write is not None:
         write(ops)
-    elif all(v is not None for _, v in ops):
+    elif None not in map(_second, ops):  # one pass in C
         view.put_many(ops)  # type: ignore[arg-type]  # no None values: checked above
     else:
         for k, v in ops:

@@ -39,7 +39,7 @@ from ..errors import StoreError
 from ..stores._aio import AsyncStore, AsyncTransaction, AsyncView
 from ..stores._base import Capabilities, Op, ReadView, Store, WriteView
 from ..stores._events import StoreWatch
-from ..stores._overlay import OverlayTransaction, Range
+from ..stores._overlay import OverlayTransaction, Range, ops_apply
 
 T = TypeVar("T")
 ATTEMPTS = 5
@@ -69,7 +69,9 @@ class Plan:
         self.effects: list[tuple[Any, ...]] = []
         self.txs = 0
         self.pending: tuple[list[Range], list[Op]] | None = None
-        self.user = OverlayTransaction(_Cached(hub, "user"), self._keep, _nothing) if user else None
+        self.user = (
+            OverlayTransaction(_Cached(hub, "user"), ops_apply(self._keep), _nothing) if user else None
+        )
 
     def _keep(self, ranges: list[Range], ops: list[Op]) -> None:
         self.pending = (ranges, ops)
@@ -167,7 +169,7 @@ class PlanStore(Store):
         def commit(ranges: list[Range], ops: list[Op]) -> None:
             plan.effects.append(("commit", number, ranges, ops))
 
-        return OverlayTransaction(_Cached(self._hub, ("tx", number)), commit, _nothing)
+        return OverlayTransaction(_Cached(self._hub, ("tx", number)), ops_apply(commit), _nothing)
 
     @contextmanager
     def snapshot(self) -> Iterator[ReadView]:

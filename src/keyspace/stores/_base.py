@@ -70,6 +70,9 @@ __all__ = [
     "Seeker",
     "Store",
     "WriteView",
+    "as_ops",
+    "settled",
+    "tail_bounds",
 ]
 
 Op = tuple[bytes, bytes | None]
@@ -130,6 +133,13 @@ class Capabilities:
 FastScan = Callable[[bytes, bytes | None, bool, int | None], Iterator[tuple[bytes, bytes]]]
 """``fast_scan(start, stop, reverse, limit)``: :meth:`ReadView.scan` with raw errors."""
 
+FastScanUnder = Callable[[bytes, bytes, bytes | None, int | None], Iterator[tuple[bytes, bytes]]]
+"""``fast_scan_under(prefix, start, stop, limit)``: see :attr:`ReadView.fast_scan_under`."""
+
+FastPages = Callable[[bytes, bytes | None, bool, int | None], Iterator[list[tuple[bytes, bytes]]]]
+"""``fast_pages(start, stop, reverse, limit)``: the items of :meth:`ReadView.scan`
+as the lists the store reads them in (non-empty)."""
+
 
 class ReadView(ABC):
     """Reads: the store itself, a snapshot, or a transaction."""
@@ -141,6 +151,20 @@ class ReadView(ABC):
     """:meth:`scan` with the engine's errors raw, or ``None``. Per item it runs no
     Python code in the store layer; the read transaction it may hold ends when the
     iterator is exhausted or dropped."""
+
+    fast_scan_under: FastScanUnder | None = None
+    """Where the engine can cut a common prefix off the keys it reads (plyvel's
+    ``prefixed_db``): ``fast_scan`` in ascending order of the keys in
+    ``[start, stop)`` that start with ``prefix``, each with ``prefix`` cut off
+    (see :func:`tail_bounds`); its errors as ``fast_scan``'s. Ascending only
+    (plyvel 1.5's prefixed iterators lose a reverse scan whose last key is the
+    prefix itself). ``None``: not offered."""
+
+    fast_pages: FastPages | None = None
+    """Where a scan reads its items into lists anyway (LMDB store scans, one page
+    per short read transaction): those lists, so a caller that works in chunks
+    takes them as they are instead of copying the items into lists of its own;
+    errors as ``fast_scan``'s. ``None``: no pages."""
 
     def narrow(self, prefix: bytes) -> tuple[ReadView, int] | None:
         """``(inner, cut)`` when every key of this view that starts with ``prefix``
@@ -365,15 +389,56 @@ class Store(WriteView):
 
 class BatchedWrites:
     """For adapters whose range deletes and batches are one atomic write of
-    ``_apply(ranges, ops)``: ranges deleted first, then the puts and deletes."""
+    ``_apply(ranges, deletes, puts)``: the ranges deleted first, then the keys
+    ``deletes``, then the pairs of the dict ``puts`` stored (a key is in at most
+    one of them), so an adapter can hand the puts to its engine in one C loop
+    with no tuple per pair."""
 
     __slots__ = ()
 
-    def _apply(self, ranges: list[tuple[bytes, bytes | None]], ops: list[Op]) -> None:
+    def _apply(
+        self, ranges: list[tuple[bytes, bytes | None]], deletes: list[bytes], puts: dict[bytes, bytes]
+    ) -> None:
         raise NotImplementedError
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
-        self._apply([(start, stop)], [])
+        self._apply([(start, stop)], [], {})
 
     def write(self, ops: Iterable[Op]) -> None:
-        self._apply([], list(ops))
+        self._apply([], *settled(ops))
+
+
+def settled(ops: Iterable[Op]) -> tuple[list[bytes], dict[bytes, bytes]]:
+    """The effect of ``ops`` applied in order: the keys whose last op deletes
+    them, and the dict of the others' last values. Cost: one dict build, and one
+    pass more when the batch deletes."""
+    last = dict(ops)
+    if None not in last.values():
+        return [], last  # type: ignore[return-value]  # no None value: checked
+    deletes = [k for k, v in last.items() if v is None]
+    return deletes, {k: v for k, v in last.items() if v is not None}
+
+
+def as_ops(deletes: list[bytes], puts: dict[bytes, bytes]) -> list[Op]:
+    """``deletes`` and ``puts`` as one list of ops, ``(key, None)`` for a delete."""
+    ops: list[Op] = [(k, None) for k in deletes]
+    ops.extend(puts.items())
+    return ops
+
+
+def tail_bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes, bytes | None] | None:
+    """The bounds, with ``prefix`` cut off, of the keys in ``[start, stop)`` that
+    start with ``prefix`` (``None`` as the upper bound: up to the last of them);
+    ``None`` when there are none."""
+    n = len(prefix)
+    if start.startswith(prefix):
+        lo = start[n:]
+    elif start < prefix:
+        lo = b""
+    else:
+        return None  # start is past every key under the prefix
+    if stop is None or (stop > prefix and not stop.startswith(prefix)):
+        return lo, None  # stop is past every key under the prefix
+    if not stop.startswith(prefix):
+        return None  # stop is at or before the prefix
+    return lo, stop[n:]

@@ -18,24 +18,38 @@ from __future__ import annotations
 
 import heapq
 import threading
+import weakref
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from operator import itemgetter
 from types import TracebackType
+from typing import Any
 
-from sortedcontainers import SortedDict
+from sortedcontainers import SortedList, SortedSet
 
-from ..errors import StoreClosed, StoreError
-from ._base import Op, ReadView, WriteView
+from ..errors import KeyspaceError, StoreClosed, StoreError
+from ._base import Op, ReadView, WriteView, as_ops
 
-__all__ = ["Apply", "OverlayTransaction", "Range", "RangeSet", "TransactionGate"]
+__all__ = ["Apply", "OverlayTransaction", "Range", "RangeSet", "TransactionGate", "ops_apply"]
 
 Range = tuple[bytes, bytes | None]
 """A half-open byte range ``[start, stop)``; ``stop=None`` is the end of the keyspace."""
 
-Apply = Callable[[list[Range], list[Op]], None]
-"""A store's atomic write: delete every range, then apply the ops, all or nothing."""
+Apply = Callable[[list[Range], list[bytes], dict[bytes, bytes]], None]
+"""A store's atomic write, all or nothing: delete every range, then the keys, then
+store the pairs of the dict (a key is in at most one of the keys and the dict)."""
+
+
+def ops_apply(apply: Callable[[list[Range], list[Op]], None]) -> Apply:
+    """An :data:`Apply` that calls ``apply(ranges, ops)`` with one list of ops
+    (``(key, None)`` deletes first, then the puts), for engines that take them so."""
+
+    def split(ranges: list[Range], deletes: list[bytes], puts: dict[bytes, bytes]) -> None:
+        apply(ranges, as_ops(deletes, puts))
+
+    return split
+
 
 _first = itemgetter(0)
 
@@ -79,25 +93,63 @@ class RangeSet:
         stop = self._stops[at]
         return stop is None or key < stop
 
+    def copy(self) -> RangeSet:
+        """The ranges as they are now (O(1): :meth:`add` replaces the lists)."""
+        copy = RangeSet()
+        copy._starts, copy._stops = self._starts, self._stops
+        return copy
+
     def ranges(self) -> list[Range]:
         """The ranges in ascending order."""
         return list(zip(self._starts, self._stops, strict=True))
+
+
+class _Pending(dict[bytes, bytes]):
+    """A transaction's pending puts; weakly referenceable, so that its ``fast_put``
+    (a proxy's ``__setitem__``) fails once the transaction has dropped it."""
+
+    __slots__ = ("__weakref__",)
+
+
+_proxy_setitem: Any = vars(weakref.ProxyType)["__setitem__"]
 
 
 class OverlayTransaction(WriteView):
     """A read-write transaction over a snapshot: reads see the snapshot plus this
     transaction's own writes; commit hands all writes to ``apply`` at once.
 
-    Use as a context manager: a clean exit commits, an exception discards. Reads cost
-    one dictionary lookup more than the snapshot's; scans merge the snapshot's scan
-    with the pending writes in O(1) per item.
+    Use as a context manager: a clean exit commits, an exception discards.
+
+    Pending puts live in a plain dict: a put is one dict store, and ``fast_put``
+    is that store as a C call (``__setitem__`` of a weak proxy to the dict, so a
+    put after the transaction ended raises :class:`ReferenceError`, which
+    :meth:`translate` makes :class:`~keyspace.errors.StoreClosed`). Point deletes
+    are kept in a sorted set beside them, range deletes in a :class:`RangeSet`.
+    A read costs one dictionary lookup more than the snapshot's. The pending keys
+    are sorted only when a scan needs them: the first scan sorts them once
+    (O(p log p)), later scans add the keys put since (O(new log p)); a scan then
+    merges the snapshot's scan with the pending writes in its range in O(1) per
+    item, and sees the transaction as it was when the scan began.
 
     ``check`` validates a key before it is accepted (size limits), so a bad key fails
-    at ``put`` time, not at commit. ``done`` is called once the transaction has
-    ended, after its commit was applied (or failed) or it was discarded.
+    at ``put`` time, not at commit; with a ``check`` there is no ``fast_put``.
+    ``done`` is called once the transaction has ended, after its commit was
+    applied (or failed) or it was discarded.
     """
 
-    __slots__ = ("_apply", "_base", "_check", "_deleted", "_done", "_open", "_release", "_writes")
+    __slots__ = (
+        "_apply",
+        "_base",
+        "_check",
+        "_deleted",
+        "_done",
+        "_dropped",
+        "_index",
+        "_open",
+        "_puts",
+        "_release",
+        "fast_put",
+    )
 
     def __init__(
         self,
@@ -112,19 +164,31 @@ class OverlayTransaction(WriteView):
         self._apply = apply
         self._release = release
         self._check = check
-        self._writes: SortedDict[bytes, bytes | None] = SortedDict()
+        puts = self._puts = _Pending()
+        self._dropped: SortedSet[bytes] = SortedSet()
         self._deleted = RangeSet()
+        self._index: SortedList[bytes] | None = None
         self._open = True
+        self.fast_put: Callable[[bytes, bytes], object] | None = (
+            None if check is not None else _proxy_setitem.__get__(weakref.proxy(puts))
+        )
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        """A fast put after the end (the pending dict is gone) is
+        :class:`~keyspace.errors.StoreClosed`; other errors as the snapshot's."""
+        if not self._open or isinstance(exc, ReferenceError):
+            return StoreClosed("this transaction has ended")
+        return self._base.translate(exc, key)
 
     # -- reads ---------------------------------------------------------------
 
     def get(self, key: bytes) -> bytes | None:
         if not self._open:
             raise StoreClosed("this transaction has ended")
-        writes = self._writes
-        if key in writes:
-            return writes[key]
-        if self._deleted and key in self._deleted:
+        value = self._puts.get(key)
+        if value is not None:
+            return value
+        if (self._dropped and key in self._dropped) or (self._deleted and key in self._deleted):
             return None
         return self._base.get(key)
 
@@ -143,17 +207,37 @@ class OverlayTransaction(WriteView):
         items = self._merged(start, stop, reverse)
         return items if limit is None else islice(items, limit)
 
+    def _sorted(self) -> SortedList[bytes]:
+        """The pending put keys in order. Keys only join the dict at its end
+        (through ``fast_put`` too) and leave it only through :meth:`delete` and
+        :meth:`delete_range`, which keep the index in step: the keys missing from
+        the index are the last ``len(puts) - len(index)`` of the dict."""
+        puts = self._puts
+        index = self._index
+        if index is None:
+            index = self._index = SortedList(puts)
+        elif (new := len(puts) - len(index)) > 0:
+            index.update(islice(reversed(puts), new))
+        return index
+
     def _merged(self, start: bytes, stop: bytes | None, reverse: bool) -> Iterator[tuple[bytes, bytes]]:
-        writes = self._writes
-        deleted = self._deleted
         base = self._base.scan(start, stop, reverse=reverse)
-        if writes or deleted:
-            base = (item for item in base if item[0] not in writes and not (deleted and item[0] in deleted))
-        if not writes:
-            return base
-        keys = writes.irange(start, stop, inclusive=(True, False), reverse=reverse)
-        # A snapshot of the pending values, so writes during the scan do not disturb it.
-        own = [(k, v) for k in keys if (v := writes[k]) is not None]
+        puts = self._puts
+        own: list[tuple[bytes, bytes]] = []
+        hidden: set[bytes] = set()
+        if puts:
+            keys = list(self._sorted().irange(start, stop, inclusive=(True, False), reverse=reverse))
+            if keys:
+                own = list(zip(keys, map(puts.__getitem__, keys), strict=True))
+                hidden.update(keys)
+        if self._dropped:
+            hidden.update(self._dropped.irange(start, stop, inclusive=(True, False)))
+        # the range deletes as they are now (RangeSet.add replaces, never mutates)
+        deleted = self._deleted.copy() if self._deleted else None
+        if deleted is not None:
+            base = (item for item in base if item[0] not in hidden and item[0] not in deleted)
+        elif hidden:
+            base = (item for item in base if item[0] not in hidden)
         if not own:
             return base
         return heapq.merge(base, own, key=_first, reverse=reverse)
@@ -165,18 +249,23 @@ class OverlayTransaction(WriteView):
             raise StoreClosed("this transaction has ended")
         if self._check is not None:
             self._check(key)
-        self._writes[key] = value
+        self._puts[key] = value
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
-        """Add every pair to the pending writes: one ``SortedDict.update`` (a sort in
-        C when the batch is large against what is pending, else one insort each)."""
+        """Add every pair to the pending puts (a later pair on the same key wins),
+        after the keys are checked where the store checks keys. A batch joins in
+        key order (one C sort of its keys): the commit hands the puts over in the
+        order they joined, and an ordered engine writes a batch in key order
+        faster and lays it out for scans (LevelDB: about 40 % less per key)."""
         if not self._open:
             raise StoreClosed("this transaction has ended")
-        pairs = dict(items)
+        pairs = items if isinstance(items, list) else list(items)
         if self._check is not None:
-            for key in pairs:
+            for key, _ in pairs:
                 self._check(key)
-        self._writes.update(pairs)
+        last = dict(pairs)
+        keys = sorted(last)
+        self._puts.update(zip(keys, map(last.__getitem__, keys), strict=True))
         return len(pairs)
 
     def delete(self, key: bytes) -> None:
@@ -184,31 +273,48 @@ class OverlayTransaction(WriteView):
             raise StoreClosed("this transaction has ended")
         if self._check is not None:
             self._check(key)
-        self._writes[key] = None
+        puts = self._puts
+        if key in puts:
+            if self._index is not None:
+                self._sorted().remove(key)
+            del puts[key]
+        self._dropped.add(key)
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
         if not self._open:
             raise StoreClosed("this transaction has ended")
         if stop is not None and stop <= start:
             return
-        writes = self._writes
-        for key in list(writes.irange(start, stop, inclusive=(True, False))):
-            del writes[key]
+        puts = self._puts
+        if puts:
+            index = self._sorted()
+            lo = index.bisect_left(start)
+            hi = len(index) if stop is None else index.bisect_left(stop)
+            for key in index[lo:hi]:
+                del puts[key]
+            del index[lo:hi]
+        dropped = self._dropped
+        if dropped:
+            for key in list(dropped.irange(start, stop, inclusive=(True, False))):
+                dropped.discard(key)
         self._deleted.add(start, stop)
 
     # -- lifecycle -----------------------------------------------------------
 
     def commit(self) -> None:
-        """Apply every pending write as one atomic batch and end the transaction."""
+        """Apply every pending write as one atomic batch and end the transaction.
+        A key both deleted and put was put after its delete: it is only put."""
         if not self._open:
             raise StoreClosed("this transaction has ended")
+        puts = self._puts
+        deletes = [k for k in self._dropped if k not in puts]
+        ranges = self._deleted.ranges()
         self._finish()
         try:
-            ops: list[Op] = list(self._writes.items())
-            ranges = self._deleted.ranges()
-            if ops or ranges:
-                self._apply(ranges, ops)
+            if puts or deletes or ranges:
+                self._apply(ranges, deletes, puts)
         finally:
+            del puts
             if self._done is not None:
                 self._done()
 
@@ -221,6 +327,9 @@ class OverlayTransaction(WriteView):
 
     def _finish(self) -> None:
         self._open = False
+        # the one strong reference to the pending dict: fast_put fails from now on
+        self._puts = _Pending()
+        self._index = None
         self._release()
 
     def __enter__(self) -> OverlayTransaction:

@@ -90,7 +90,7 @@ from ._etcd_rpc import (
 )
 from ._etcd_watch import EtcdWatch
 from ._events import StoreWatch
-from ._overlay import OverlayTransaction, Range
+from ._overlay import OverlayTransaction, Range, ops_apply
 
 if TYPE_CHECKING:
     from ._etcd_aio import AsyncEtcdStore
@@ -449,7 +449,7 @@ class EtcdStore(Store):
             with self._conn.budget():  # the whole commit, re-reads and retries included
                 self._commit(base, ranges, ops)
 
-        return OverlayTransaction(base, apply, base.end, self._check_key)
+        return OverlayTransaction(base, ops_apply(apply), base.end, self._check_key)
 
     def _commit(self, base: _Reader, ranges: list[Range], ops: list[Op]) -> None:
         self._conn.check_open("commit")

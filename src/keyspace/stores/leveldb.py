@@ -12,6 +12,7 @@ process or another) gets :class:`~keyspace.errors.StoreError`.
 from __future__ import annotations
 
 import os
+from collections import deque
 from collections.abc import Callable, Iterator
 from functools import partial
 from itertools import islice, takewhile
@@ -20,7 +21,7 @@ from typing import Any
 import plyvel
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Seeker, Store
+from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store, tail_bounds
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory
 
@@ -81,6 +82,7 @@ class LevelDBStore(BatchedWrites, Store):
         self.fast_get = db.get
         self.fast_put = partial(db.put, sync=True) if sync else db.put  # plyvel's default: sync=False
         self.fast_scan = self._scan_raw
+        self.fast_scan_under = self._scan_under
 
     # -- error translation: the one place ------------------------------------
 
@@ -157,6 +159,20 @@ class LevelDBStore(BatchedWrites, Store):
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._iterate(self._live(), start, stop, reverse, limit)
 
+    def _scan_under(
+        self, prefix: bytes, start: bytes, stop: bytes | None, limit: int | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """The store's ``fast_scan_under``: a plyvel ``prefixed_db`` iterator (plyvel
+        cuts the prefix in C)."""
+        bounds = tail_bounds(prefix, start, stop)
+        if bounds is None:
+            return iter(())
+        try:
+            view = self._live().prefixed_db(prefix)
+        except (plyvel.Error, RuntimeError) as exc:
+            raise self.translate(exc) from exc
+        return self._iterate(view, bounds[0], bounds[1], False, limit)
+
     # -- the Store contract --------------------------------------------------
 
     def get(self, key: bytes) -> bytes | None:
@@ -208,19 +224,18 @@ class LevelDBStore(BatchedWrites, Store):
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
-    def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
-        """Delete the ranges, then apply ``ops``, in one atomic write batch."""
+    def _apply(self, ranges: list[Range], deletes: list[bytes], puts: dict[bytes, bytes]) -> None:
+        """Delete the ranges, then the keys ``deletes``, then store ``puts``, in one
+        atomic write batch; the puts go to plyvel in one C loop."""
         db = self._live()
         try:
             batch = db.write_batch(sync=self._sync)
             for start, stop in ranges:
                 for key in db.iterator(start=start, stop=stop, include_value=False):
                     batch.delete(key)
-            for key, value in ops:
-                if value is None:
-                    batch.delete(key)
-                else:
-                    batch.put(key, value)
+            for key in deletes:
+                batch.delete(key)
+            deque(map(batch.put, puts.keys(), puts.values()), 0)
             batch.write()
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc

@@ -22,7 +22,7 @@ from operator import itemgetter
 from sortedcontainers import SortedDict
 
 from ..errors import StoreClosed
-from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Seeker, Store
+from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store
 from ._events import LocalFeed, StoreWatch
 from ._overlay import OverlayTransaction, Range, TransactionGate
 
@@ -263,7 +263,9 @@ class MemoryStore(BatchedWrites, Store):
         if self._writable().pop(key, None) is not None and self._feed.watches:
             self._feed.publish([(key, None)])
 
-    def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
+    def _apply(self, ranges: list[Range], deletes: list[bytes], puts: dict[bytes, bytes]) -> None:
+        """Delete the ranges, then the keys ``deletes``, then store ``puts`` (one
+        ``SortedDict.update``), all at once."""
         data = self._writable()
         changes: dict[bytes, bytes | None] | None = {} if self._feed.watches else None
         for start, stop in ranges:
@@ -271,16 +273,14 @@ class MemoryStore(BatchedWrites, Store):
                 del data[key]
                 if changes is not None:
                     changes[key] = None
-        for key, value in ops:
-            if value is None:
-                if data.pop(key, None) is not None and changes is not None:
-                    changes[key] = None
-            else:
-                data[key] = value
-                if changes is not None:
-                    changes[key] = value
-        if changes:
-            self._feed.publish(list(changes.items()))
+        for key in deletes:
+            if data.pop(key, None) is not None and changes is not None:
+                changes[key] = None
+        data.update(puts)
+        if changes is not None:
+            changes.update(puts)
+            if changes:
+                self._feed.publish(list(changes.items()))
 
     def watch(
         self, ranges: Sequence[tuple[bytes, bytes | None]], *, start_revision: int | None = None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import weakref
+from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from itertools import islice, takewhile
 from typing import Any
@@ -37,7 +38,7 @@ from rocksdict import (
 )
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import BatchedWrites, Capabilities, Op, ReadView, Releasable, Seeker, Store
+from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory
 
@@ -269,8 +270,9 @@ class RocksDBStore(BatchedWrites, Store):
         except Exception as exc:
             raise self.translate(exc) from exc
 
-    def _apply(self, ranges: list[Range], ops: list[Op]) -> None:
-        """Delete the ranges, then apply ``ops``, in one atomic write batch."""
+    def _apply(self, ranges: list[Range], deletes: list[bytes], puts: dict[bytes, bytes]) -> None:
+        """Delete the ranges, then the keys ``deletes``, then store ``puts``, in one
+        atomic write batch (the puts in one C loop)."""
         db = self._live()
         try:
             batch = WriteBatch(raw_mode=True)
@@ -284,11 +286,9 @@ class RocksDBStore(BatchedWrites, Store):
                     batch.delete(last)
                 elif start < stop:
                     batch.delete_range(start, stop)
-            for key, value in ops:
-                if value is None:
-                    batch.delete(key)
-                else:
-                    batch.put(key, value)
+            for key in deletes:
+                batch.delete(key)
+            deque(map(batch.put, puts.keys(), puts.values()), 0)
             db.write(batch)
         except Exception as exc:
             raise self.translate(exc) from exc

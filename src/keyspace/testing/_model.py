@@ -84,8 +84,13 @@ class StoreModelMachine(RuleBasedStateMachine):
 
     @rule(
         steps=st.lists(
-            st.tuples(st.sampled_from(["put", "delete", "range", "check"]), _keys, _values, _bounds),
-            max_size=6,
+            st.tuples(
+                st.sampled_from(["put", "fast_put", "put_many", "delete", "range", "check"]),
+                _keys,
+                _values,
+                _bounds,
+            ),
+            max_size=8,
         ),
         commit=st.booleans(),
     )
@@ -114,6 +119,13 @@ class StoreModelMachine(RuleBasedStateMachine):
         if kind == "put":
             tx.put(key, value)
             pending[key] = value
+        elif kind == "fast_put":  # the view's C put where it has one
+            (tx.put if tx.fast_put is None else tx.fast_put)(key, value)
+            pending[key] = value
+        elif kind == "put_many":  # a batch that puts the key twice: the later pair wins
+            other = self._key(value)
+            assert tx.put_many([(key, b"first"), (other, value), (key, value)]) == 3
+            pending.update({key: value, other: value})
         elif kind == "delete":
             tx.delete(key)
             pending.pop(key, None)
