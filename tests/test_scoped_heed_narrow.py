@@ -222,3 +222,47 @@ def test_a_snapshot_scope_stays_read_only_when_narrowed(tmp_path: Path) -> None:
             with pytest.raises(KeyspaceError, match="read-only"):
                 scope.clear()
         assert ks.scope("a")[b"k"] == b"v"
+
+
+def _errors(where: Path) -> list[tuple[str, Any]]:
+    """What bad keys do on every path of the default and a named scope (messages
+    with the directory left out)."""
+
+    def outcome(call: Callable[[], Any]) -> tuple[str, Any]:
+        try:
+            return "ok", call()
+        except KeyspaceError as exc:
+            return type(exc).__name__, str(exc).replace(str(where), "D")
+
+    out = []
+    with scoped_heed.open(where, "db") as ks:
+        for path in PATHS[:2]:
+            scope = ks.scope(*path)
+
+            def in_tx(key: bytes, path: tuple[str, ...] = path) -> None:
+                with ks.transaction() as tx:
+                    tx.scope(*path)[key] = b"v"
+
+            def in_snapshot(key: bytes, path: tuple[str, ...] = path) -> Any:
+                with ks.snapshot() as snap:
+                    return snap.scope(*path).get(key)
+
+            # as first writes (the catalog checks the keys), then with the put bound
+            for key in (b"", b"x" * 600):
+                out.append(outcome(lambda key=key, scope=scope: scope.__setitem__(key, b"v")))
+                out.append(outcome(lambda key=key, scope=scope: scope.update({key: b"v"})))
+                out.append(outcome(lambda key=key: in_tx(key)))
+                out.append(outcome(lambda key=key: in_snapshot(key)))
+            scope[b"ok"] = b"v"
+            for key in (b"", b"x" * 600):
+                out.append(outcome(lambda key=key, scope=scope: scope.__setitem__(key, b"v")))
+                out.append(outcome(lambda key=key, scope=scope: scope.get(key)))
+    return out
+
+
+def test_bad_keys_fail_alike_on_both_routes(tmp_path: Path) -> None:
+    narrowed = _errors(tmp_path / "narrowed")
+    with _general():
+        general = _errors(tmp_path / "general")
+    assert narrowed == general
+    assert {"InvalidName", "KeyTooLarge"} <= {kind for kind, _ in narrowed}
