@@ -176,7 +176,8 @@ class Scope(MutableMapping[Any, Any]):
         # Not where records are reserved among the scope's keys: their refusal
         # compares the whole view's keys.
         self._data, self._cut = view, 0
-        narrowed = None if reserved else view.narrow(layout.prefix)
+        narrow = None if reserved else getattr(view, "narrow", None)  # views outside ReadView: none
+        narrowed = None if narrow is None else narrow(layout.prefix)
         if narrowed is not None:
             self._data, self._cut = narrowed
             layout = layout.rebased(self._cut)
@@ -387,10 +388,11 @@ class Scope(MutableMapping[Any, Any]):
             return view
         if view is self._view:
             return self._data  # type: ignore[return-value]  # writable where the view is
-        got = view.narrow(self.prefix)
+        narrow = getattr(view, "narrow", None)
+        got = None if narrow is None else narrow(self.prefix)
         if got is None or got[1] != self._cut:
             raise KeyspaceError(f"scope {self.path!r}: {view!r} does not hold its keys as {self._view!r}")
-        return got[0]  # type: ignore[return-value]  # writable where the view is
+        return got[0]  # type: ignore[no-any-return]  # writable where the view is
 
     def _whole_keys(self, keys: Iterable[bytes]) -> Iterable[bytes]:
         """Stored keys as the whole keyspace store holds them (for the catalog's checks)."""
