@@ -172,8 +172,8 @@ class ReadView(ABC):
         ``inner`` being a view of the same state (the same snapshot or transaction;
         of the same store, writable when this view is) whose own fast paths then
         serve those keys; ``None`` (this default) when no such view exists. A
-        :class:`~keyspace.stores._union.PrefixUnion` answers for its tags. Cost:
-        a dictionary lookup."""
+        :class:`~keyspace.stores._union.PrefixUnion` answers for its tags. Asked
+        once per scope made. Cost: a prefix comparison per part."""
         return None
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
