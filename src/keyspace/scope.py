@@ -192,7 +192,7 @@ class Scope(MutableMapping[Any, Any]):
             self._stored, self._key_of, self._chunk = layout.route(key, native, key is STR)
         # scan bounds are clipped to the own ranges; keys are refused where they would
         # be stored among the keyspace's records (a scope whose ranges meet them)
-        self._bound = layout.bounds(self._stored)
+        self._bound = self._stored
         if reserved:
             self._stored = state.refusing(path, self._stored, reserved)
         if value is BYTES:

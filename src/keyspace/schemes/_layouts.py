@@ -197,26 +197,6 @@ class Layout:
         True where :attr:`exact`)."""
         return self.exact or self.scheme.is_own_remainder(stored[len(self.prefix) :])
 
-    def bounds(self, stored: Stored) -> Stored:
-        """The stored position of a scan bound, from ``stored`` (the scope's key
-        transform): the bound's stored key, or, for a bound that starts with the
-        byte no key may start with (:attr:`forbidden`), ``prefix + that byte``: a
-        bound is not a key, and every own key sorts on the same side of both
-        (clipped to the own ranges, the position holds no key of another scope).
-        ``stored`` itself where no byte is forbidden."""
-        if self.forbidden < 0:
-            return stored
-        byte = bytes((self.forbidden,))
-        gap = self.prefix + byte
-
-        def bound(key: Any) -> bytes:
-            head = key.encode() if isinstance(key, str) else key
-            if isinstance(head, bytes) and head[:1] == byte:
-                return gap
-            return stored(key)
-
-        return bound
-
     def prefix_range(
         self, key_prefix: Key, stored: Stored | None = None
     ) -> tuple[bytes, bytes | None, Callable[[bytes], bool] | None]:
@@ -229,9 +209,7 @@ class Layout:
         scope's key codec composed with :attr:`stored`; :attr:`stored` by default).
         ScopeHash stores a key's length before it, so no range holds the keys with
         a byte prefix: the range is the scope's own and the filter keeps the stored
-        keys whose key starts with the prefix. A prefix starting with the byte no
-        key may start with (:attr:`forbidden`) gets the empty range: it is not a
-        key, and no own key has it."""
+        keys whose key starts with the prefix."""
         key_prefix_range = getattr(self.scheme, "key_prefix_range", None)
         if key_prefix_range is not None:
             lo, hi = key_prefix_range(self.path, key_prefix)
@@ -240,10 +218,6 @@ class Layout:
                 cut = _cut_range(tag, lo, hi)
                 lo, hi = (self.prefix, self.prefix) if cut is None else cut
             return lo, hi, None
-        if self.forbidden >= 0:
-            head = key_prefix.encode() if isinstance(key_prefix, str) else key_prefix
-            if isinstance(head, bytes) and head[:1] == bytes((self.forbidden,)):
-                return self.prefix, self.prefix, None  # no own key starts with that byte
         lo = (self.stored if stored is None else stored)(key_prefix)
         if self.kind == U64LEN:
             at = len(self.prefix) + 8
