@@ -14,13 +14,13 @@ is read key by key), so the keys of a scope cost no Python code each.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import chain, islice
 from typing import TYPE_CHECKING, Any
 
-from .._catalog import LAYOUT_START
+from .._metadata import reserved_ranges
 from ..errors import DecodeError, KeyspaceError
 from ..schemes import LengthPrefixed, Naive, Scheme, ScopeHash
 from ..stores import ReadView
@@ -90,9 +90,9 @@ class KeyReader:
         self.scheme = scheme
         self.depth = depth
         self._view = view
-        self._metadata_key = scheme.metadata_key
-        # where a LengthPrefixed keyspace records its layout (no key of a scope lies there)
-        self._reserved = LAYOUT_START if isinstance(scheme, LengthPrefixed) else None
+        # where keyspaces keep their records (the catalog refuses every scope key there)
+        self._reserved = reserved_ranges(scheme)
+        self._reserved_lows = [lo for lo, _ in self._reserved]
         # schemes that keep a name registry among their keys (scoped-heed) say how to read it
         self._entry = getattr(scheme, "registry_entry", None)
         self._registry_key = getattr(scheme, "registry_key", None)
@@ -105,9 +105,8 @@ class KeyReader:
     def read(self, stored: bytes, value: bytes) -> tuple[tuple[Any, ...], Any] | None:
         """``(path, key)`` of a stored key, or :data:`RESERVED` for the scheme
         record and scopehash registry entries. Raises :class:`DecodeError`."""
-        if stored == self._metadata_key:
-            return RESERVED
-        if self._reserved is not None and stored.startswith(self._reserved):
+        at = bisect_right(self._reserved_lows, stored) - 1
+        if at >= 0 and stored < self._reserved[at][1]:
             return RESERVED
         names = self._hash_names
         if names is None:
@@ -146,6 +145,12 @@ class KeyReader:
                 except DecodeError:
                     return scope_hash
         return scope_hash if name is None else name
+
+    def next_reserved(self, stored: bytes) -> bytes | None:
+        """Where the first reserved range after ``stored`` begins (``None``: none)."""
+        lows = self._reserved_lows
+        at = bisect_right(lows, stored)
+        return lows[at] if at < len(lows) else None
 
     def unnamed(self, path: tuple[Any, ...]) -> bool:
         """True for a scopehash path whose name is not in the registry (the path
@@ -220,7 +225,6 @@ def _tally(
 ) -> Iterator[Run | Skipped]:
     read = reader.read
     scheme = reader.scheme
-    meta = scheme.metadata_key
     runs = reader.runs and scheme.own_range_is_exact()
     path: tuple[Any, ...] = ()
     decode: Callable[[list[tuple[bytes, bytes]]], object] | None = None  # set while a run lasts
@@ -258,7 +262,7 @@ def _tally(
                 last, previous = found.path, last
                 if last != previous:  # the first key of a scope: the next may be another's
                     continue
-                known = _own_range(scheme, found.path, stored, meta)
+                known = _own_range(scheme, found.path, stored, reader.next_reserved(stored))
                 short = False
                 if known is None:
                     continue
@@ -276,19 +280,19 @@ def _tally(
 
 
 def _own_range(
-    scheme: Scheme, path: tuple[Any, ...], stored: bytes, meta: bytes | None
+    scheme: Scheme, path: tuple[Any, ...], stored: bytes, reserved: bytes | None
 ) -> tuple[bytes, bytes | None] | None:
-    """The own range of ``path`` that holds ``stored``, cut at the reserved key
-    ``meta`` when it lies after ``stored`` inside it; ``None`` when the scheme
-    cannot say."""
+    """The own range of ``path`` that holds ``stored``, cut where the next reserved
+    range (``reserved``, after ``stored``) begins inside it; ``None`` when the
+    scheme cannot say."""
     try:
         ranges = scheme.own_ranges(path)
     except KeyspaceError:
         return None
     for lo, hi in ranges:
         if lo <= stored and (hi is None or stored < hi):
-            if meta is not None and stored < meta and (hi is None or meta < hi):
-                hi = meta
+            if reserved is not None and (hi is None or reserved < hi):
+                hi = reserved
             return lo, hi
     return None
 
