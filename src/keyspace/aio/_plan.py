@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 from .._catalog import Catalog
 from ..errors import StoreError
 from ..stores._aio import AsyncStore, AsyncTransaction, AsyncView
-from ..stores._base import Capabilities, Op, ReadView, Store, WriteView
+from ..stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
 from ..stores._events import StoreWatch
 from ..stores._overlay import OverlayTransaction, Range, ops_apply
 
@@ -126,28 +126,18 @@ class _Cached(ReadView):
             raise Miss(self._source, ("scan", start, stop, reverse))
 
 
-class PlanStore(Store):
+class PlanStore(DelegatedReads, Store):
     """The store as the synchronous code of a plan sees it (module docstring)."""
 
     def __init__(self, hub: Hub, store: AsyncStore) -> None:
         self._hub = hub
-        self._reads = _Cached(hub, "store")
+        self._cache = _Cached(hub, "store")
         self.real = store
         self.url = store.url
         self.capabilities: Capabilities = store.capabilities
 
-    def get(self, key: bytes) -> bytes | None:
-        return self._reads.get(key)
-
-    def scan(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        return self._reads.scan(start, stop, reverse=reverse, limit=limit)
+    def _reads(self) -> ReadView:
+        return self._cache
 
     def put(self, key: bytes, value: bytes) -> None:
         self._hub.plan().effects.append(("put", key, value))
@@ -182,28 +172,18 @@ class PlanStore(Store):
         return None
 
 
-class PlanSnapshot(ReadView):
+class PlanSnapshot(DelegatedReads):
     """The caller's snapshot as the synchronous code of a plan sees it (read-only:
     a scope over it refuses writes as a synchronous snapshot scope does)."""
 
     def __init__(self, hub: Hub) -> None:
-        self._reads = _Cached(hub, "user")
+        self._cache = _Cached(hub, "user")
 
-    def get(self, key: bytes) -> bytes | None:
-        return self._reads.get(key)
-
-    def scan(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        return self._reads.scan(start, stop, reverse=reverse, limit=limit)
+    def _reads(self) -> ReadView:
+        return self._cache
 
 
-class PlanView(WriteView):
+class PlanView(DelegatedReads, WriteView):
     """The caller's transaction as the synchronous code of a plan sees it: reads
     from the plan's cache, writes pending in the plan."""
 
@@ -216,18 +196,8 @@ class PlanView(WriteView):
             raise StoreError("an async transaction's scope was used outside an operation of it")
         return user
 
-    def get(self, key: bytes) -> bytes | None:
-        return self._user().get(key)
-
-    def scan(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        return self._user().scan(start, stop, reverse=reverse, limit=limit)
+    def _reads(self) -> ReadView:
+        return self._user()
 
     def put(self, key: bytes, value: bytes) -> None:
         self._user().put(key, value)

@@ -232,6 +232,46 @@ class ReadView(ABC):
         return ScanSeeker(self, stop)
 
 
+class DelegatedReads(ReadView):
+    """A view whose reads are another view's: :meth:`get`, :meth:`scan`,
+    :meth:`scan_keys`, :meth:`count` and :meth:`seeker` call the same method of
+    :meth:`_reads` with the same arguments (a read-only wrapper, a client's reader,
+    the views of an asyncio plan). Cost: one call more per read."""
+
+    @abstractmethod
+    def _reads(self) -> ReadView:
+        """The view that serves this one's reads (it may raise when there is none)."""
+
+    def get(self, key: bytes) -> bytes | None:
+        return self._reads().get(key)
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self._reads().scan(start, stop, reverse=reverse, limit=limit)
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        return self._reads().scan_keys(start, stop, reverse=reverse, limit=limit)
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        return self._reads().count(start, stop)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        return self._reads().seeker(stop)
+
+
 class Releasable:
     """A view that ends with :meth:`release`; as a context manager it ends on exit."""
 

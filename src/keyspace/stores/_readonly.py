@@ -10,19 +10,19 @@ on every engine.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any
 
 from ..errors import KeyspaceError, StoreError
-from ._base import Capabilities, Op, ReadView, Seeker, Store, WriteView
+from ._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
 from ._events import StoreWatch
 
 __all__ = ["ReadOnlyStore"]
 
 
-class ReadOnlyStore(Store):
+class ReadOnlyStore(DelegatedReads, Store):
     """``inner`` with every write refused. Reads cost one Python call more than the
     inner store's, except through ``fast_get``/``fast_scan``, which are the inner's."""
 
@@ -34,40 +34,14 @@ class ReadOnlyStore(Store):
         self.fast_scan = inner.fast_scan
         self.readonly = True
 
+    def _reads(self) -> ReadView:
+        return self.inner
+
     def _refuse(self, what: str) -> StoreError:
         return StoreError(f"{self.url} was opened read-only: {what} refused (open it without readonly)")
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self.inner.translate(exc, key)
-
-    def get(self, key: bytes) -> bytes | None:
-        return self.inner.get(key)
-
-    def scan(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        return self.inner.scan(start, stop, reverse=reverse, limit=limit)
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        return self.inner.scan_keys(start, stop, reverse=reverse, limit=limit)
-
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        return self.inner.count(start, stop)
-
-    def seeker(self, stop: bytes | None = None) -> Seeker:
-        return self.inner.seeker(stop)
 
     def put(self, key: bytes, value: bytes) -> None:
         raise self._refuse("put")
@@ -103,13 +77,16 @@ class ReadOnlyStore(Store):
         return f"ReadOnlyStore({self.inner!r})"
 
 
-class _ReadOnlyTransaction(WriteView):
+class _ReadOnlyTransaction(DelegatedReads, WriteView):
     """A transaction of a read-only store: a snapshot whose writes are refused."""
 
     def __init__(self, store: ReadOnlyStore, snapshot: AbstractContextManager[ReadView]) -> None:
         self._store = store
         self._context = snapshot
         self._view: ReadView | None = None
+
+    def _reads(self) -> ReadView:
+        return self._live()
 
     def __enter__(self) -> _ReadOnlyTransaction:
         self._view = self._context.__enter__()
@@ -129,35 +106,6 @@ class _ReadOnlyTransaction(WriteView):
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._live().translate(exc, key)
-
-    def get(self, key: bytes) -> bytes | None:
-        return self._live().get(key)
-
-    def scan(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        return self._live().scan(start, stop, reverse=reverse, limit=limit)
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        return self._live().scan_keys(start, stop, reverse=reverse, limit=limit)
-
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        return self._live().count(start, stop)
-
-    def seeker(self, stop: bytes | None = None) -> Seeker:
-        return self._live().seeker(stop)
 
     def put(self, key: bytes, value: bytes) -> None:
         raise self._store._refuse("put")

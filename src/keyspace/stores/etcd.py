@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._bytes import prefix_end
 from ..errors import CommitOutcomeUnknown, EtcdUnavailable, StoreClosed
-from ._base import Capabilities, Op, ReadView, Seeker, Store
+from ._base import Capabilities, DelegatedReads, Op, ReadView, Seeker, Store
 from ._etcd_access import EtcdAccess
 from ._etcd_plan import (
     MAX_KEY_SIZE,
@@ -258,7 +258,7 @@ class _EtcdSeeker(Seeker):
         self._open = False
 
 
-class EtcdStore(Store):
+class EtcdStore(DelegatedReads, Store):
     """An etcd 3.4+ cluster as an ordered byte store (see the module docstring)."""
 
     def __init__(
@@ -324,41 +324,15 @@ class EtcdStore(Store):
             self._conn.close()
             raise
 
+    def _reads(self) -> ReadView:
+        return self._reader
+
     @property
     def options(self) -> EtcdOptions:
         """The parsed endpoints, key prefix, deadlines and retry budget."""
         return self._conn.options
 
     # -- reads ---------------------------------------------------------------
-
-    def get(self, key: bytes) -> bytes | None:
-        return self._reader.get(key)
-
-    def scan(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        return self._reader.scan(start, stop, reverse=reverse, limit=limit)
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        return self._reader.scan_keys(start, stop, reverse=reverse, limit=limit)
-
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        return self._reader.count(start, stop)
-
-    def seeker(self, stop: bytes | None = None) -> Seeker:
-        return self._reader.seeker(stop)
 
     def scan_prefix(
         self, prefix: bytes, *, reverse: bool = False, limit: int | None = None
