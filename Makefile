@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test explore bench lint clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "keyspace needs Python 3.11 or newer")'
@@ -23,6 +23,10 @@ lint: $(STAMP)
 
 test: $(STAMP)
 	bash scripts/run-tests.sh
+
+# the same run with fresh random property-test examples (see tests/conftest.py)
+explore: $(STAMP)
+	KEYSPACE_HYPOTHESIS=explore bash scripts/run-tests.sh
 
 bench: $(STAMP)
 	bash scripts/run-bench.sh
