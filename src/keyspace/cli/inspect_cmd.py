@@ -14,7 +14,7 @@ from ..schemes._layouts import LayoutCache
 from ..stores import ReadView, Store, open_store
 from ._console import Ticker, err, out
 from ._format import dumps
-from ._heed import HEED_URL, heed_options, resolve_url
+from ._heed import HEED_URL, heed_options
 from ._open import opened
 from ._options import depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
@@ -156,11 +156,6 @@ def inspect(
     separator: str | None,
     as_json: bool,
     levels: int | None,
-    heed_name: str | None = None,
-    api: str = "raw_bytes",
-    unnamed_default: bool = False,
-    key_type: str | None = None,
-    value_type: str | None = None,
 ) -> None:
     """Show the scope tree of the store at URL: per scope, its own keys and bytes
     (stored keys + values) and the totals of its subtree.
@@ -171,7 +166,6 @@ def inspect(
     stderr when it takes long. On an LMDB environment with named databases it
     lists them first (scoped-heed databases with the options that open them).
     """
-    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     databases, only_records = ([], False) if url.startswith(HEED_URL) else named_databases(url)
     if databases:
         if as_json:
