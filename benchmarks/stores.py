@@ -476,59 +476,56 @@ def sqlite_scan(shared: Shared, n: int) -> Factory:
     return make
 
 
+def _informational(
+    ctx: Context,
+    engine: str,
+    title: str,
+    n: int,
+    raw: str,
+    put: tuple[str, bool, Callable[[list[bytes]], Factory]],
+    get: Callable[[Shared, list[bytes]], Factory],
+    scan: Callable[[Shared, int], Factory],
+) -> Iterator[Comparison]:
+    """Scope put/get/scan on ``engine`` against the hand-written ``raw`` variants
+    (``put`` is the comparison's label, whether the scope puts inside one
+    transaction, and the raw put), with ratios and no target."""
+    keys = _data.keys(n)
+    reads = _data.shuffled(keys)
+    stored = sorted((_P1 + k.replace(_Z, _ZF) + _Z, _V) for k in keys)
+    put_label, in_txn, raw_put = put
+    yield Comparison(
+        engine,
+        put_label,
+        {"keyspace": ks_put(engine, keys, in_txn), raw: raw_put(keys)},
+        [Ratio(f"{title} {'put in transaction' if in_txn else 'put'}", "keyspace", raw)],
+    )
+    ks_store = shared_keyspace(ctx, engine, [(k, _V) for k in keys])
+    raw_store = shared_raw(ctx, engine, stored)
+    yield Comparison(
+        engine,
+        "get",
+        {"keyspace": ks_get(ks_store, reads, False), raw: get(raw_store, reads)},
+        [Ratio(f"{title} get", "keyspace", raw)],
+    )
+    yield Comparison(
+        engine,
+        "scan of the scope, per item",
+        {"keyspace": ks_scan(ks_store, n), raw: scan(raw_store, n)},
+        [Ratio(f"{title} scan per item", "keyspace", raw)],
+    )
+
+
 @workload("rocksdb")
 def rocksdb_workload(ctx: Context) -> Iterator[Comparison]:
     """Scope put/get/scan on RocksDB against raw rocksdict (raw mode). Informational."""
     n = ctx.n(100_000, 2_000)
-    keys = _data.keys(n)
-    reads = _data.shuffled(keys)
-    stored = sorted((_P1 + k.replace(_Z, _ZF) + _Z, _V) for k in keys)
-    yield Comparison(
-        "rocksdb",
-        "put",
-        {"keyspace": ks_put("rocksdb", keys, False), "rocksdict": rocks_put(keys)},
-        [Ratio("RocksDB put", "keyspace", "rocksdict")],
-    )
-    ks_store = shared_keyspace(ctx, "rocksdb", [(k, _V) for k in keys])
-    raw_store = shared_raw(ctx, "rocksdb", stored)
-    yield Comparison(
-        "rocksdb",
-        "get",
-        {"keyspace": ks_get(ks_store, reads, False), "rocksdict": rocks_get(raw_store, reads)},
-        [Ratio("RocksDB get", "keyspace", "rocksdict")],
-    )
-    yield Comparison(
-        "rocksdb",
-        "scan of the scope, per item",
-        {"keyspace": ks_scan(ks_store, n), "rocksdict": rocks_scan(raw_store, n)},
-        [Ratio("RocksDB scan per item", "keyspace", "rocksdict")],
-    )
+    put = ("put", False, rocks_put)
+    yield from _informational(ctx, "rocksdb", "RocksDB", n, "rocksdict", put, rocks_get, rocks_scan)
 
 
 @workload("sqlite")
 def sqlite_workload(ctx: Context) -> Iterator[Comparison]:
     """Scope put (in a transaction)/get/scan on SQLite against raw ``sqlite3``. Informational."""
     n = ctx.n(50_000, 1_000)
-    keys = _data.keys(n)
-    reads = _data.shuffled(keys)
-    stored = sorted((_P1 + k.replace(_Z, _ZF) + _Z, _V) for k in keys)
-    yield Comparison(
-        "sqlite",
-        "put inside a transaction",
-        {"keyspace": ks_put("sqlite", keys, True), "sqlite3": sqlite_put_txn(keys)},
-        [Ratio("SQLite put in transaction", "keyspace", "sqlite3")],
-    )
-    ks_store = shared_keyspace(ctx, "sqlite", [(k, _V) for k in keys])
-    raw_store = shared_raw(ctx, "sqlite", stored)
-    yield Comparison(
-        "sqlite",
-        "get",
-        {"keyspace": ks_get(ks_store, reads, False), "sqlite3": sqlite_get(raw_store, reads)},
-        [Ratio("SQLite get", "keyspace", "sqlite3")],
-    )
-    yield Comparison(
-        "sqlite",
-        "scan of the scope, per item",
-        {"keyspace": ks_scan(ks_store, n), "sqlite3": sqlite_scan(raw_store, n)},
-        [Ratio("SQLite scan per item", "keyspace", "sqlite3")],
-    )
+    put = ("put inside a transaction", True, sqlite_put_txn)
+    yield from _informational(ctx, "sqlite", "SQLite", n, "sqlite3", put, sqlite_get, sqlite_scan)
