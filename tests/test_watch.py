@@ -26,13 +26,9 @@ from keyspace.stores._etcd_watch import EtcdWatch
 from keyspace.stores.etcd import EtcdStore
 
 
-def _cluster() -> LocalCluster:
-    return etcd_cluster()
-
-
 @pytest.fixture(scope="module")
 def cluster() -> LocalCluster:
-    return _cluster()
+    return etcd_cluster()
 
 
 @pytest.fixture
