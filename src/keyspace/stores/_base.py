@@ -57,6 +57,7 @@ from operator import itemgetter
 from types import TracebackType
 from typing import Self
 
+from .._closing import Closing
 from ..errors import KeyspaceError, StoreClosed, StoreError, WatchUnsupported
 from ._events import StoreWatch
 
@@ -368,7 +369,7 @@ class WriteView(ReadView):
         (``capabilities.native_delete_range``), else a scan and an atomic batch."""
 
 
-class Store(WriteView):
+class Store(Closing, WriteView):
     """An ordered byte store. Use as a context manager or call :meth:`close`.
 
     Outside a transaction every operation is atomic on its own. ``write(ops)``
@@ -414,17 +415,6 @@ class Store(WriteView):
             f"{type(self).__name__} cannot watch for changes (capabilities.watch is None): "
             "its engine does not report writes; use an etcd store to watch a scope"
         )
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class BatchedWrites:
