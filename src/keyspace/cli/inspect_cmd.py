@@ -36,6 +36,17 @@ class Outside:
     undecodable: int = 0
     examples: list[str] = field(default_factory=list)
 
+    def count(self, stored: bytes, value: bytes, reason: str | None) -> None:
+        """Count the key ``stored`` (holding ``value``): reserved when ``reason`` is
+        ``None``, else undecodable for that reason."""
+        if reason is None:
+            self.reserved += 1
+            self.reserved_bytes += len(stored) + len(value)
+        else:
+            self.undecodable += 1
+            if len(self.examples) < 3:
+                self.examples.append(f"{show_bytes(stored)}: {reason}")
+
 
 def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outside]:
     """Count every key of ``ks`` into a :class:`ScopeTree` with one scan of the
@@ -52,14 +63,7 @@ def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outsi
                 add(item.path, item.size, item.keys)
                 ticker.advance(item.keys)
                 continue
-            size = len(item.stored) + len(item.value)
-            if item.reason is None:
-                outside.reserved += 1
-                outside.reserved_bytes += size
-            else:
-                outside.undecodable += 1
-                if len(outside.examples) < 3:
-                    outside.examples.append(f"{show_bytes(item.stored)}: {item.reason}")
+            outside.count(item.stored, item.value, item.reason)
             ticker.advance()
     return tree, outside
 
