@@ -51,6 +51,17 @@ def raw_fill(engine: str, handle: Any, pairs: list[tuple[bytes, bytes]]) -> None
         handle.execute("COMMIT")
 
 
+def dataset(
+    n: int,
+) -> tuple[list[bytes], list[bytes], list[tuple[bytes, bytes]], list[tuple[bytes, bytes]]]:
+    """The ``n`` benchmark keys, the same keys in read order, the ``(key, value)``
+    pairs a scope stores and the ``(stored key, value)`` pairs hand-written code
+    stores (in key order)."""
+    keys = _data.keys(n)
+    stored = sorted((_P1 + k.replace(_Z, _ZF) + _Z, _V) for k in keys)
+    return keys, _data.shuffled(keys), [(k, _V) for k in keys], stored
+
+
 class Shared:
     """A store built once per variant on first use and closed when the workload ends."""
 
@@ -226,10 +237,7 @@ def lmdb_scan(shared: Shared, n: int) -> Factory:
 def lmdb_workload(ctx: Context) -> Iterator[Comparison]:
     """Scope put/get/scan on LMDB against py-lmdb code storing the same bytes."""
     n = ctx.n(100_000, 2_000)
-    keys = _data.keys(n)
-    reads = _data.shuffled(keys)
-    pairs = [(k, _V) for k in keys]
-    stored = sorted((_P1 + k.replace(_Z, _ZF) + _Z, _V) for k in keys)
+    keys, reads, pairs, stored = dataset(n)
     at_most_110 = Target(1.10)
     yield Comparison(
         "lmdb",
@@ -333,10 +341,7 @@ def plyvel_scan(shared: Shared, n: int, prefixed: bool) -> Factory:
 def leveldb_workload(ctx: Context) -> Iterator[Comparison]:
     """Scope put/get/scan on LevelDB against raw plyvel and plyvel's ``prefixed_db``."""
     n = ctx.n(100_000, 2_000)
-    keys = _data.keys(n)
-    reads = _data.shuffled(keys)
-    pairs = [(k, _V) for k in keys]
-    stored = sorted((_P1 + k.replace(_Z, _ZF) + _Z, _V) for k in keys)
+    keys, reads, pairs, stored = dataset(n)
     at_most_108 = Target(1.08)
     yield Comparison(
         "leveldb",
@@ -494,9 +499,7 @@ def _informational(
     """Scope put/get/scan on ``engine`` against the hand-written ``raw`` variants
     (``put`` is the comparison's label, whether the scope puts inside one
     transaction, and the raw put), with ratios and no target."""
-    keys = _data.keys(n)
-    reads = _data.shuffled(keys)
-    stored = sorted((_P1 + k.replace(_Z, _ZF) + _Z, _V) for k in keys)
+    keys, reads, pairs, stored = dataset(n)
     put_label, in_txn, raw_put = put
     yield Comparison(
         engine,
@@ -504,7 +507,7 @@ def _informational(
         {"keyspace": ks_put(engine, keys, in_txn), raw: raw_put(keys)},
         [Ratio(f"{title} {'put in transaction' if in_txn else 'put'}", "keyspace", raw)],
     )
-    ks_store = shared_keyspace(ctx, engine, [(k, _V) for k in keys])
+    ks_store = shared_keyspace(ctx, engine, pairs)
     raw_store = shared_raw(ctx, engine, stored)
     yield Comparison(
         engine,
