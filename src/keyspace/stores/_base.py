@@ -54,8 +54,6 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from itertools import islice
 from operator import itemgetter
-from types import TracebackType
-from typing import Self
 
 from .._closing import Closing
 from ..errors import KeyspaceError, StoreClosed, StoreError, WatchUnsupported
@@ -273,8 +271,9 @@ class DelegatedReads(ReadView):
         return self._reads().seeker(stop)
 
 
-class Releasable:
-    """A view that ends with :meth:`release`; as a context manager it ends on exit."""
+class Releasable(Closing):
+    """A view that ends with :meth:`release` (:meth:`close` is the same); as a
+    context manager it ends on exit."""
 
     __slots__ = ()
 
@@ -282,15 +281,8 @@ class Releasable:
         """End the view. Idempotent."""
         raise NotImplementedError
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
+        """:meth:`release`."""
         self.release()
 
 
