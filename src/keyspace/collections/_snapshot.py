@@ -68,25 +68,25 @@ class _Snapshotted(Collection):
         self._checkpoints_ns = checkpoints
         self._rebind()
 
+    @property
+    def changelog(self) -> Map:
+        """The changelog map (keys ``(*key, height)``)."""
+        return self.history.changelog
+
     def _log_key(self) -> SpecLike:
         """The key spec of the changelog: the collection's key elements, then the height."""
         raise NotImplementedError
+
+    @property
+    def checkpoints(self) -> Map:
+        """The checkpoints map (``height`` -> count)."""
+        return self.history.checkpoints
 
     def _rebind(self) -> None:
         log = Map(self._base, self._changelog_ns, key=self._log_key(), layout=self.layout)
         cps = Map(self._base, self._checkpoints_ns, key="u64", layout=self.layout)
         log._base = cps._base = self._base
         self.history = _History(self, log, cps, self.codec)
-
-    @property
-    def changelog(self) -> Map:
-        """The changelog map (keys ``(*key, height)``)."""
-        return self.history.changelog
-
-    @property
-    def checkpoints(self) -> Map:
-        """The checkpoints map (``height`` -> count)."""
-        return self.history.checkpoints
 
 
 class SnapshotMap(_Snapshotted, Map):
