@@ -74,8 +74,6 @@ class _IteratorSeeker(Seeker):
     def release(self) -> None:
         self._it = None
 
-    close = release
-
 
 class _LiveScan(Iterator[Any]):
     """A running scan of the store: ``close()`` (the store closing) drops its
@@ -410,5 +408,3 @@ class _RocksDBSnapshot(Releasable, ReadView):
     def release(self) -> None:
         """End the snapshot. Idempotent."""
         self._it = None
-
-    close = release
