@@ -206,9 +206,28 @@ class Scheme(ABC):
 
     # -- the public interface of DESIGN.md ---------------------------------------
 
-    @abstractmethod
     def encode(self, path: Path, key: Key) -> bytes:
-        """Return the stored key of ``key`` in scope ``path``."""
+        """Return the stored key of ``key`` in scope ``path``.
+
+        One body for every scheme: the ``stored`` of the path's layout, compiled
+        once by :meth:`_compiled` and kept in the scheme's bounded memo, builds the
+        key, so a scheme says how it encodes through :meth:`layout` (its
+        :meth:`prefix` and :meth:`encode_key`), and its refusals (bad names, bad
+        keys) are those of its layout, or of :meth:`_encode_new`. Cost: one dict
+        lookup and one call of the compiled function; a path not yet seen (or not
+        memoised: not all ``str``/``bytes`` components) goes through
+        :meth:`_encode_new` first."""
+        try:
+            return self._memo[path](key)
+        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
+            return self._encode_new(path, key)
+
+    def _encode_new(self, path: Path, key: Key) -> bytes:
+        """:meth:`encode` of a path its memo does not hold: compile the path
+        (:meth:`_compiled`, which memoises it) and build the key. A scheme that
+        refuses to encode before compiling anything (Naive without
+        ``allow_collisions``) overrides this, never :meth:`encode`."""
+        return self._compiled(path)(key)
 
     @abstractmethod
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:

@@ -53,14 +53,6 @@ class AsciiHex(Scheme):
     name: ClassVar[str] = "asciihex"
     properties: ClassVar[frozenset[Property]] = frozenset(Property)
 
-    def encode(self, path: Path, key: Key) -> bytes:
-        """Return ``prefix(path) + hexlify(key)``."""
-        # the layout of the path, compiled once (a bounded memo), builds the key
-        try:
-            return self._memo[path](key)
-        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._compiled(path)(key)
-
     def prefix(self, path: Path) -> bytes:
         """Return each component's hex digits followed by ``00``; ``b""`` for the root."""
         if not path:

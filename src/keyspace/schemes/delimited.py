@@ -168,15 +168,6 @@ class Delimited(Scheme):
         return Layout(self, path, kind=RAW, accelerate=accelerate)
 
     # -- the scheme interface ----------------------------------------------------------
-
-    def encode(self, path: Path, key: Key) -> bytes:
-        """Return ``c1 SEP … cD SEP key`` after checking the names and the depth
-        (through the path's layout, kept in the scheme's bounded memo)."""
-        try:
-            return self._memo[path](key)
-        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._compiled(path)(key)
-
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Split ``stored`` at its first ``depth`` separators: ``(names, key)``, names
         as bytes. ``depth``, when given, must be the declared one.

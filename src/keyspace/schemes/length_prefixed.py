@@ -185,14 +185,6 @@ class LengthPrefixed(Scheme):
     decode_needs_depth: ClassVar[bool] = True
     records_layout: ClassVar[bool] = True
 
-    def encode(self, path: Path, key: Key) -> bytes:
-        """Return ``namespace_with_key(path, key)``."""
-        # the layout of the path, compiled once (a bounded memo), builds the key
-        try:
-            return self._memo[path](key)
-        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._compiled(path)(key)
-
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Return ``decompose(stored, depth)``; ``depth`` is required because the
         format does not record it (:class:`DecodeError` without it)."""

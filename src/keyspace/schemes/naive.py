@@ -54,15 +54,12 @@ class Naive(Scheme):
             "use Naive(allow_collisions=True) only to read legacy data"
         )
 
-    def encode(self, path: Path, key: Key) -> bytes:
-        """Return ``c1 c2 … key`` (only with ``allow_collisions=True``)."""
-        try:  # only a scheme that allows collisions compiles layouts here
-            stored = self._memo[path]
-        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            if not self._allow_collisions:
-                raise self._refuse(f"encode key {show_bytes(key)}") from None
-            stored = self._compiled(path)
-        return stored(key)
+    def _encode_new(self, path: Path, key: Key) -> bytes:
+        """Refuse (:class:`LayoutError`) before compiling anything, unless built with
+        ``allow_collisions=True``; then compile and memoise the path as every scheme does."""
+        if not self._allow_collisions:
+            raise self._refuse(f"encode key {show_bytes(key)}") from None
+        return super()._encode_new(path, key)
 
     def encode_key(self, key: Key) -> bytes:
         """Return ``key`` (only with ``allow_collisions=True``)."""

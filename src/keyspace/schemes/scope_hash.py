@@ -120,14 +120,6 @@ class ScopeHash(Scheme):
         """Raise :class:`InvalidName` unless ``path`` is ``()`` or ``(non-empty str,)``."""
         self._hash(path)
 
-    def encode(self, path: Path, key: Key) -> bytes:
-        """Return ``u32le(hash) u64le(len key) key``."""
-        # the layout of the path, compiled once (a bounded memo), builds the key
-        try:
-            return self._memo[path](key)
-        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._compiled(path)(key)
-
     def prefix(self, path: Path) -> bytes:
         """Return ``u32le(hash)``."""
         return _HASH.pack(self._hash(path))

@@ -127,13 +127,6 @@ class Sublevel(Scheme):
         for component in path:
             self._name(component)
 
-    def encode(self, path: Path, key: Key) -> bytes:
-        """Return ``prefix(path) + key`` after checking the names and the key."""
-        try:
-            return self._memo[path](key)
-        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._compiled(path)(key)
-
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Read ``!name!`` groups while the rest starts with the separator; the rest
         is the key. Returns bytes names.

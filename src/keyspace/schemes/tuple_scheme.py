@@ -139,15 +139,6 @@ class TupleScheme(Scheme):
         return Layout(self, path, kind=TUPLE, accelerate=accelerate)
 
     # -- the scheme interface ---------------------------------------------------
-
-    def encode(self, path: Path, key: Key) -> bytes:
-        """Return ``raw_prefix + pack((path, *key_elements))``."""
-        # the layout of the path, compiled once (a bounded memo), builds the key
-        try:
-            return self._memo[path](key)
-        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._compiled(path)(key)
-
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Split a stored key into ``(path, key)``.
 
