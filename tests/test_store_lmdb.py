@@ -6,8 +6,7 @@ from pathlib import Path
 import pytest
 
 from keyspace.errors import KeyTooLarge, StoreClosed, StoreError
-from keyspace.stores import LMDBStore, Store, open_store
-from keyspace.stores import lmdb as lmdb_module
+from keyspace.stores import LMDBStore, Store, _lmdb_growth, open_store
 from keyspace.testing import MakeStore, StoreSuite
 
 
@@ -56,7 +55,7 @@ def test_transaction_begins_by_growing_a_half_full_map(tmp_path: Path) -> None:
 def test_fast_transaction_that_outgrows_the_map_raises_store_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(lmdb_module, "FAST_HEADROOM", 16 << 10)  # the fast path on a small map
+    monkeypatch.setattr(_lmdb_growth, "FAST_HEADROOM", 16 << 10)  # the fast path on a small map
     with LMDBStore(tmp_path / "small", map_size=256 << 10, sync=False) as store:
         with pytest.raises(StoreError, match="outgrew the free space of the map"), store.transaction() as tx:
             assert tx.fast_put is not None

@@ -1,6 +1,6 @@
-"""Keys-only reads of LMDB: ``scan_keys``, ``count`` and ``seeker`` for the views
-that read one LMDB transaction (snapshots and write transactions) and the paged
-helpers the store itself uses.
+"""Reads of the views that read one LMDB transaction (snapshots, write and joined
+transactions): their ``scan``, and the keys-only reads ``scan_keys``, ``count``
+and ``seeker``, with the paged keys-only helpers the store itself uses.
 
 Keys come from ``cursor.iternext(values=False)``, so no value is copied; a count
 reads keys in growing chunks and cuts the last one at ``stop`` with one bisection
@@ -19,8 +19,9 @@ import lmdb
 
 from ..errors import KeyspaceError, StoreClosed
 from ._base import Seeker
+from ._lmdb_cursor import cursor_scan
 
-__all__ = ["CursorSeeker", "TxnKeys", "count_keys", "cursor_keys"]
+__all__ = ["CursorSeeker", "TxnReads", "count_keys", "cursor_keys"]
 
 _FIRST_CHUNK = 64
 _MAX_CHUNK = 4096
@@ -107,10 +108,10 @@ class CursorSeeker(Seeker):
             end()
 
 
-class TxnKeys:
-    """``scan_keys``, ``count`` and ``seeker`` of a view that reads one LMDB
-    transaction: the view gives :meth:`_keys_txn` (its transaction and database)
-    and ``translate``."""
+class TxnReads:
+    """``scan``, ``scan_keys``, ``count`` and ``seeker`` of a view that reads one
+    LMDB transaction: the view gives :meth:`_keys_txn` (its transaction and
+    database) and ``translate``."""
 
     __slots__ = ()
 
@@ -119,6 +120,27 @@ class TxnKeys:
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         raise NotImplementedError
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Items of the view's transaction as it is when ``scan`` is called, read
+        when iterated (one cursor, see :func:`cursor_scan`), errors translated."""
+        txn, db = self._keys_txn()
+        return self._items(txn, start, stop, reverse, limit, db)
+
+    def _items(
+        self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any
+    ) -> Iterator[tuple[bytes, bytes]]:
+        try:
+            yield from cursor_scan(txn, start, stop, reverse, limit, db)
+        except lmdb.Error as exc:
+            raise self.translate(exc) from exc
 
     def scan_keys(
         self,

@@ -1,0 +1,89 @@
+"""What the file system says about an LMDB environment, read without LMDB.
+
+:func:`check_environment` refuses, before anything is mapped, a path that cannot
+be an LMDB store (reading the header of ``data.mdb``); :func:`nearly_full` and
+:func:`os_cause` word the operating-system causes of a failed LMDB call for the
+store's error translation.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import struct
+
+from ..errors import StoreError
+from ._paths import check_directory
+
+__all__ = ["check_environment", "nearly_full", "os_cause"]
+
+_META_MAGIC = 0xBEEFC0DE
+_META = struct.Struct("<II")  # mm_magic, mm_version at offset 16 of a meta page
+_META_TAIL = struct.Struct("<QQ")  # mm_last_pg, mm_txnid at offset 136 (64-bit builds)
+
+
+def check_environment(path: str, url: str, readonly: bool) -> None:
+    """Refuse, before LMDB maps anything, a path that cannot be an LMDB store: a
+    missing parent directory, a file where the environment directory belongs, a
+    ``data.mdb`` that is not LMDB or is shorter than its header says (mapping a
+    truncated file kills the process with SIGBUS on the first read past its end),
+    and, for ``readonly``, a directory without ``data.mdb``. Cost: one stat and,
+    when ``data.mdb`` exists, one read of its first two pages."""
+    if not check_directory(path, url, "LMDB", ("data.mdb", "lock.mdb"), create=not readonly):
+        return
+    data = os.path.join(path, "data.mdb")
+    if not os.path.isfile(data):
+        if readonly:
+            raise StoreError(f"{url} is not an LMDB store: {path} holds no data.mdb")
+        return
+    try:
+        with open(data, "rb") as file:
+            head = file.read(2 * 65536)
+            size = os.fstat(file.fileno()).st_size  # after the header: the file only grows
+    except OSError as exc:
+        raise StoreError(f"cannot open {url}: {exc.strerror or exc}: {data}") from exc
+    if size == 0 and not readonly:
+        return  # a new environment that was never written: LMDB initialises it
+    psize = struct.unpack_from("<I", head, 40)[0] if len(head) >= 44 else 0
+    if psize < 512 or psize > 65536 or psize & (psize - 1):
+        psize = 0  # not a page size: no LMDB header
+    metas = []
+    for offset in (0, psize):
+        if psize and offset + 152 <= len(head):
+            magic, _version = _META.unpack_from(head, offset + 16)
+            if magic == _META_MAGIC:
+                metas.append(_META_TAIL.unpack_from(head, offset + 136))
+    if not metas:
+        raise StoreError(f"{url} is not an LMDB store: {data} has no LMDB header")
+    last_page, _txnid = max(metas, key=lambda meta: meta[1])
+    needed = (last_page + 1) * psize
+    if size < needed:
+        raise StoreError(
+            f"{url} is truncated or corrupt: {data} has {size} bytes but its header says "
+            f"{needed} ({last_page + 1} pages of {psize}); restore it from a copy"
+        )
+
+
+def nearly_full(path: str) -> bool:
+    """Whether the file system holding ``path`` has under 1 MiB free: LMDB reports a
+    write that ran out of space as a short write ("Input/output error")."""
+    try:
+        stat = os.statvfs(path)
+    except OSError:
+        return False
+    return stat.f_bavail * stat.f_frsize < 1 << 20
+
+
+def os_cause(exc: BaseException) -> str | None:
+    """The operating-system cause of an LMDB or OS error, worded for a user, or None."""
+    number = getattr(exc, "errno", None)
+    text = str(exc)
+    if number == errno.ENOSPC or "No space left on device" in text:
+        return f"the disk is full (no space left on device): {text}"
+    if number in (errno.EACCES, errno.EPERM) or "Permission denied" in text:
+        return f"permission denied: {text}"
+    if number == errno.EROFS or "Read-only file system" in text:
+        return f"the file system is read-only: {text}"
+    if number == errno.ENOENT and isinstance(exc, OSError):
+        return f"no such file or directory: {text}"
+    return None

@@ -1,0 +1,186 @@
+"""The LMDB map of a store: its growth, and the transactions that live through it.
+
+The map is a reservation of address space that doubles when it fills. Growing it
+(``set_mapsize``) needs no write transaction open in this process and ends every
+read transaction of the environment, so :class:`MapGrowth` (a base of
+:class:`~keyspace.stores.lmdb.LMDBStore`) keeps, with the environment's shared
+state (:mod:`._lmdb_env`): the growth itself, waiting (at most
+:data:`GROWTH_WAIT` seconds) for the snapshots of other threads; the adoption of a
+map another process grew (``MDB_MAP_RESIZED``); the count of open snapshots; and
+the LMDB transactions that retry across both (a read, a one-shot write that grows
+a full map and runs again, the free space a ``transaction()`` begins with).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import lmdb
+
+from ..errors import KeyspaceError, StoreClosed, StoreError
+
+if TYPE_CHECKING:
+    from ._lmdb_env import SharedEnv
+
+__all__ = ["FAST_HEADROOM", "GROWTH_WAIT", "RETRIES", "MapGrowth"]
+
+FAST_HEADROOM = 1 << 30
+"""Free map space (bytes) a ``transaction()`` needs when it begins to write without
+a replay log (always the case with the default map size)."""
+
+GROWTH_WAIT = 10.0
+"""Seconds growing the map waits for other threads' snapshots to end before it
+ends them."""
+
+RETRIES = 64
+"""Attempts of a read whose map grew (in this process or another) meanwhile."""
+
+
+class MapGrowth:
+    """The map growth and retrying transactions of an LMDB store (a base class of
+    :class:`~keyspace.stores.lmdb.LMDBStore`, which sets the attributes below)."""
+
+    url: str
+    db_name: str
+    _env: Any
+    _db: Any
+    _shared: SharedEnv
+    _grown: int
+
+    if TYPE_CHECKING:
+
+        def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError: ...
+
+    def _live(self) -> Any:
+        env = self._env
+        if env is None:
+            raise StoreClosed(f"the store {self.url} is closed")
+        return env
+
+    def _grow(self) -> None:
+        """Double the map. Call holding ``_wlock`` with no write transaction open."""
+        self._resize(int(self._live().info()["map_size"]) * 2)
+        self._grown += 1
+
+    def _resize(self, size: int) -> None:
+        """``set_mapsize(size)`` (0: adopt the size another process gave the map),
+        once the snapshots of other threads have ended (at most
+        :data:`GROWTH_WAIT` seconds; a snapshot still open then is ended, and its next
+        use raises :class:`~keyspace.errors.StoreClosed`). New snapshots and reads
+        wait meanwhile. Call holding ``_wlock`` with no write transaction open."""
+        env = self._live()
+        mine = getattr(self._shared.local, "views", 0)
+        with self._shared.cond:
+            self._shared.resizing = True
+            try:
+                self._shared.cond.wait_for(lambda: self._shared.views <= mine, timeout=GROWTH_WAIT)
+                env.set_mapsize(size)
+            except lmdb.Error as exc:
+                raise self.translate(exc) from exc
+            finally:
+                self._shared.resizing = False
+                self._shared.cond.notify_all()
+
+    def _adopt(self) -> None:
+        """Adopt the map size another process gave the map (after
+        ``MDB_MAP_RESIZED``), for a reader that holds no write transaction."""
+        if self._shared.writer == threading.get_ident():
+            raise StoreError(f"the map of {self.url} grew while this thread's transaction was open")
+        with self._shared.wlock:
+            self._resize(0)
+
+    def _settled(self) -> None:
+        """Wait while this store's map is being resized (bounded)."""
+        with self._shared.cond:
+            self._shared.cond.wait_for(lambda: not self._shared.resizing, timeout=GROWTH_WAIT)
+
+    def _view_opened(self) -> None:
+        with self._shared.cond:
+            self._shared.cond.wait_for(lambda: not self._shared.resizing, timeout=GROWTH_WAIT)
+            self._shared.views += 1
+        self._shared.local.views = getattr(self._shared.local, "views", 0) + 1
+
+    def _view_closed(self) -> None:
+        with self._shared.cond:
+            self._shared.views -= 1
+            self._shared.cond.notify_all()
+        self._shared.local.views = max(getattr(self._shared.local, "views", 0) - 1, 0)
+
+    def _open_db(self, name: str, *, create: bool) -> Any:
+        """The handle of database ``name`` (``""``: the unnamed one). Opening one
+        begins an LMDB transaction, so a map another process grew since this
+        environment was mapped is adopted first and the open retried."""
+        for _ in range(RETRIES):
+            try:
+                return self._shared.open_db(name, create=create, url=self.url)
+            except lmdb.MapResizedError:
+                self._adopt()
+            except lmdb.Error as exc:
+                raise self.translate(exc) from exc
+        raise StoreError(f"the map of {self.url} kept growing while it was opened ({RETRIES} attempts)")
+
+    def _read_begin(self) -> Any:
+        """A read transaction; a map another process grew is adopted first."""
+        for _ in range(RETRIES):
+            if self._shared.resizing:
+                self._settled()
+            env = self._live()
+            try:
+                # py-lmdb parses keyword arguments slowly (about 160 ns): the unnamed
+                # database is begin()'s default
+                return env.begin(db=self._db) if self.db_name else env.begin()
+            except lmdb.MapResizedError:
+                self._adopt()
+            except lmdb.Error as exc:
+                raise self.translate(exc) from exc
+        raise StoreError(f"the map of {self.url} kept growing under this read ({RETRIES} attempts)")
+
+    def _headroom(self) -> int:
+        """Free bytes in the map, after doubling it when more than half is used.
+        Call with no write transaction of this store open."""
+        env = self._live()
+        try:
+            for _attempt in range(RETRIES):
+                info = env.info()
+                size = int(info["map_size"])
+                used = (int(info["last_pgno"]) + 1) * int(env.stat()["psize"])
+                if used <= size // 2:
+                    return size - used
+                self._grow()
+        except lmdb.Error as exc:
+            raise self.translate(exc) from exc
+        raise StoreError(f"the map of {self.url} could not be grown to twice its use ({RETRIES} attempts)")
+
+    def _write(self, body: Callable[[Any], None]) -> None:
+        """Run ``body(txn)`` in one write transaction; a full map grows and retries."""
+        env = self._live()
+        if self._shared.writer == threading.get_ident():
+            raise StoreError(
+                f"a transaction on {self.url} is open in this thread; write through it "
+                "(writing through the store would wait for it forever)"
+            )
+        with self._shared.wlock:
+            for _attempt in range(RETRIES):
+                try:
+                    txn = env.begin(write=True, db=self._db)
+                except lmdb.MapResizedError:
+                    self._resize(0)  # another process grew the map: adopt its size
+                    continue
+                except lmdb.Error as exc:
+                    raise self.translate(exc) from exc
+                try:
+                    body(txn)
+                    txn.commit()
+                    return
+                except lmdb.MapFullError:
+                    txn.abort()
+                    self._grow()
+                except lmdb.Error as exc:
+                    txn.abort()
+                    raise self.translate(exc) from exc
+                except BaseException:
+                    txn.abort()
+                    raise
+            raise StoreError(f"a write to {self.url} kept finding the map full or resized ({RETRIES} tries)")

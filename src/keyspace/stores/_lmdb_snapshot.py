@@ -1,0 +1,58 @@
+"""The read view of an LMDB store: a snapshot, one read transaction held open.
+
+:class:`LMDBSnapshot` is what :meth:`LMDBStore.snapshot` gives (and, unowned, what
+:meth:`LMDBStore.join` gives for another database's snapshot); while it is open,
+growing the map in this process waits for it.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import lmdb
+
+from ..errors import KeyspaceError
+from ._base import ReadView, Releasable
+from ._lmdb_cursor import cursor_scan
+from ._lmdb_keys import TxnReads
+
+if TYPE_CHECKING:
+    from .lmdb import LMDBStore
+
+__all__ = ["LMDBSnapshot"]
+
+
+class LMDBSnapshot(TxnReads, Releasable, ReadView):
+    """A read transaction: the store as it was when the snapshot began. With
+    ``owned=False`` it reads the store's database through another store's snapshot
+    of the same environment (:meth:`LMDBStore.join`) and ends with that one."""
+
+    __slots__ = ("_db", "_open", "_store", "_txn", "fast_get", "fast_scan")
+
+    def __init__(self, store: LMDBStore, txn: Any, *, owned: bool = True) -> None:
+        self._store = store
+        self._open = owned  # a joined snapshot's transaction is its owner's to end
+        self._txn = txn
+        self._db = None if owned else store._db  # owned: the transaction's default database
+        # joined: a cursor of the database (its get takes no db= keyword to parse)
+        self.fast_get = txn.get if owned else txn.cursor(db=store._db).get
+        self.fast_scan = partial(cursor_scan, txn, db=self._db)  # its errors raw
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self._store.translate(exc, key)
+
+    def _keys_txn(self) -> tuple[Any, Any]:
+        return self._txn, self._db
+
+    def get(self, key: bytes) -> bytes | None:
+        try:
+            return self._txn.get(key, db=self._db)  # type: ignore[no-any-return]
+        except lmdb.Error as exc:
+            raise self._store.translate(exc, key) from exc
+
+    def release(self) -> None:
+        if self._open:
+            self._open = False
+            self._txn.abort()
+            self._store._view_closed()

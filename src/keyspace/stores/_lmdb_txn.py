@@ -1,0 +1,289 @@
+"""The write views of an LMDB store: its transaction, and a joined one.
+
+:class:`LMDBTransaction` is one LMDB write transaction (:meth:`LMDBStore.transaction`):
+with enough free map space it writes straight to LMDB through py-lmdb's callables,
+otherwise it logs its writes so that a full map is grown and the transaction
+replayed. :class:`JoinedTransaction` is another database of the same environment
+inside that transaction (a nested ``transaction()`` in the same thread, or
+:meth:`LMDBStore.join`): its writes go through the outer transaction's log and
+commit or abort with it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from functools import partial
+from operator import itemgetter
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import lmdb
+
+from ..errors import KeyspaceError, StoreError
+from . import _lmdb_growth
+from ._base import WriteView
+from ._lmdb_cursor import cursor_delete_range, cursor_scan
+from ._lmdb_growth import RETRIES
+from ._lmdb_keys import TxnReads
+
+if TYPE_CHECKING:
+    from .lmdb import LMDBStore
+
+__all__ = ["JoinedTransaction", "LMDBTransaction"]
+
+_PUT, _DELETE, _RANGE = 0, 1, 2
+_Logged = tuple[int, bytes, bytes | None, Any]  # op, key, value or stop, database (None: own)
+
+
+_first = itemgetter(0)
+
+
+class LMDBTransaction(TxnReads, WriteView):
+    """One LMDB write transaction; commits on a clean exit, aborts on an exception.
+
+    When it begins with at least :data:`FAST_HEADROOM` of free map space (always,
+    with the default map size) it writes straight to LMDB: ``get`` and ``put`` are
+    one Python call around py-lmdb's bound ``txn.get``/``txn.put``, and
+    ``fast_get``/``fast_put``/``fast_scan`` are py-lmdb's own callables (no Python
+    frame per call); filling the map then raises
+    :class:`~keyspace.errors.StoreError`. With less free space it logs its writes
+    instead (one list append per write, no fast paths), so that a full map can be
+    grown and the transaction replayed on a fresh LMDB transaction.
+    """
+
+    __slots__ = (
+        "_delete",
+        "_failed",
+        "_get",
+        "_joined",
+        "_log",
+        "_put",
+        "_store",
+        "_txn",
+        "fast_get",
+        "fast_put",
+        "fast_scan",
+    )
+
+    def __init__(self, store: LMDBStore) -> None:
+        self._store = store
+        self._txn: Any = None
+        self._log: list[_Logged] | None = None
+        self._joined: JoinedTransaction | None = None  # set when it joins another's transaction
+        self._failed = False  # a joined block raised: abort at the end
+        self.fast_get = self.fast_put = self.fast_scan = None
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self._store.translate(exc, key)
+
+    def _keys_txn(self) -> tuple[Any, Any]:
+        return self._txn, None
+
+    def _begin(self) -> None:
+        store = self._store
+        for _attempt in range(RETRIES):
+            try:
+                txn = store._live().begin(write=True, db=store._db)
+                break
+            except lmdb.MapResizedError:
+                store._resize(0)  # another process grew the map (we hold _wlock)
+            except lmdb.Error as exc:
+                raise store.translate(exc) from exc
+        else:
+            raise StoreError(f"the map of {store.url} kept growing under this transaction ({RETRIES} tries)")
+        self._txn = txn
+        self._get, self._put, self._delete = txn.get, txn.put, txn.delete
+
+    def _recover(self, exc: lmdb.Error, key: bytes | None) -> None:
+        """Handle a failed write: with a replay log, a full map is grown and the log
+        replayed; anything else is raised translated (the transaction stays usable
+        for reads)."""
+        if self._log is None or not isinstance(exc, lmdb.MapFullError):
+            raise self._store.translate(exc, key) from exc
+        for _attempt in range(RETRIES):
+            self._txn.abort()
+            self._store._grow()
+            self._begin()
+            try:
+                self._replay(self._log)
+                return
+            except lmdb.MapFullError:
+                continue
+        raise StoreError(f"the map of {self._store.url} stayed full while growing ({RETRIES} attempts)")
+
+    def _replay(self, log: list[_Logged]) -> None:
+        txn = self._txn
+        for op, key, value, db in log:
+            self._run(txn, op, key, value, db)
+
+    @staticmethod
+    def _run(txn: Any, op: int, key: bytes, value: bytes | None, db: Any) -> None:
+        if op == _PUT:
+            txn.put(key, value, db=db)
+        elif op == _DELETE:
+            txn.delete(key, db=db)
+        else:
+            cursor_delete_range(txn, key, value, db)
+
+    def _apply(self, op: int, key: bytes, value: bytes | None, db: Any) -> None:
+        """One write to database ``db`` of this transaction's environment, made for a
+        joined store: logged, grown and replayed like this transaction's own."""
+        try:
+            self._run(self._txn, op, key, value, db)
+        except lmdb.Error as exc:
+            self._recover(exc, None if op == _RANGE else key)
+            self._run(self._txn, op, key, value, db)
+        if self._log is not None:
+            self._log.append((op, key, value, db))
+
+    def get(self, key: bytes) -> bytes | None:
+        try:
+            return self._get(key)  # type: ignore[no-any-return]
+        except lmdb.Error as exc:
+            raise self._store.translate(exc, key) from exc
+
+    def put(self, key: bytes, value: bytes) -> None:
+        try:
+            self._put(key, value)
+        except lmdb.Error as exc:
+            self._recover(exc, key)
+            self._put(key, value)  # never full right after growing
+        if self._log is not None:
+            self._log.append((_PUT, key, value, None))
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
+        """One ``cursor.putmulti`` (a loop of :meth:`put` with a replay log). Every
+        key is checked first, so a bad one leaves none of the pairs written."""
+        pairs = items if isinstance(items, list | tuple) else list(items)
+        self._store._check_all(map(_first, pairs))
+        if self._log is not None:
+            return super().put_many(pairs)
+        try:
+            self._txn.cursor().putmulti(pairs)
+            return len(pairs)
+        except lmdb.Error as exc:
+            store = self._store
+            bad = next((k for k, _ in pairs if store._bad_key(k) is not None), None)
+            raise store.translate(exc, bad) from exc
+
+    def delete(self, key: bytes) -> None:
+        try:
+            self._delete(key)
+        except lmdb.Error as exc:
+            self._recover(exc, key)
+            self._delete(key)
+        if self._log is not None:
+            self._log.append((_DELETE, key, None, None))
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        try:
+            cursor_delete_range(self._txn, start, stop)
+        except lmdb.Error as exc:
+            self._recover(exc, None)
+            cursor_delete_range(self._txn, start, stop)
+        if self._log is not None:
+            self._log.append((_RANGE, start, stop, None))
+
+    def __enter__(self) -> WriteView:
+        store = self._store
+        shared = store._shared
+        if shared.writer == threading.get_ident():
+            outer = shared.joint
+            if outer is None or outer._store is store:
+                raise StoreError(f"a transaction on {store.url} is already open in this thread")
+            # another database of this environment: join its transaction
+            self._joined = JoinedTransaction(store, outer)
+            return self._joined
+        store._shared.wlock.acquire()
+        try:
+            free = store._headroom()
+            self._begin()
+        except BaseException:
+            store._shared.wlock.release()
+            raise
+        shared.writer, shared.joint = threading.get_ident(), self
+        if free >= _lmdb_growth.FAST_HEADROOM:  # its value now: it may be set at run time
+            txn = self._txn
+            self.fast_get, self.fast_put = txn.get, txn.put
+            self.fast_scan = partial(cursor_scan, txn)  # its errors raw
+        else:
+            self._log = []
+            self.fast_get = self.fast_put = self.fast_scan = None
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        joined = self._joined
+        if joined is not None:  # the joined transaction commits or aborts it all
+            self._joined = None
+            if exc_type is not None:
+                joined._outer._failed = True
+            return
+        store = self._store
+        store._shared.writer = store._shared.joint = None
+        try:
+            if exc_type is not None or self._failed:
+                self._txn.abort()
+                if exc_type is None:
+                    raise StoreError(
+                        f"a transaction on another database joined to this transaction on {store.url} "
+                        "raised, so the joint transaction was discarded (nothing of it was written)"
+                    )
+                return
+            for _attempt in range(RETRIES):
+                try:
+                    self._txn.commit()
+                    return
+                except lmdb.Error as error:
+                    self._recover(error, None)  # a full map at commit: grow, replay, commit again
+            raise StoreError(f"the commit to {store.url} kept finding the map full ({RETRIES} attempts)")
+        finally:
+            store._shared.wlock.release()
+
+
+class JoinedTransaction(TxnReads, WriteView):
+    """A store's database inside the write transaction of another database of the
+    same environment (``outer``): reads see the joint transaction, writes go into it
+    (logged, grown and replayed by it) and commit or abort with it. Fast paths (a
+    cursor of the database) only where the outer transaction has them: one with a
+    replay log may replace its LMDB transaction when the map grows."""
+
+    __slots__ = ("_db", "_outer", "_store", "fast_get", "fast_put", "fast_scan")
+
+    def __init__(self, store: LMDBStore, outer: LMDBTransaction) -> None:
+        self._store = store
+        self._outer = outer
+        self._db = store._db
+        self.fast_get = self.fast_put = self.fast_scan = None
+        if outer.fast_put is not None:  # no replay log: its LMDB transaction stays for good
+            txn = outer._txn
+            cursor = txn.cursor(db=self._db)  # get/put of the database with no db= keyword
+            self.fast_get, self.fast_put = cursor.get, cursor.put
+            self.fast_scan = partial(cursor_scan, txn, db=self._db)  # its errors raw
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self._store.translate(exc, key)
+
+    def _keys_txn(self) -> tuple[Any, Any]:
+        return self._outer._txn, self._db
+
+    def get(self, key: bytes) -> bytes | None:
+        try:
+            return self._outer._txn.get(key, db=self._db)  # type: ignore[no-any-return]
+        except lmdb.Error as exc:
+            raise self._store.translate(exc, key) from exc
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self._store._check(key)
+        self._outer._apply(_PUT, key, value, self._db)
+
+    def delete(self, key: bytes) -> None:
+        self._outer._apply(_DELETE, key, None, self._db)
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        self._outer._apply(_RANGE, start, stop, self._db)
