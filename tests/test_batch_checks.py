@@ -48,7 +48,7 @@ def test_a_first_write_with_a_key_too_long_records_nothing(tmp_path: Path) -> No
     with pytest.raises(KeyTooLarge, match="limit of 511 bytes"), ks.transaction() as tx:
         tx.scope("t").update(pairs)
     assert list(ks.store.scan()) == []  # no scheme record, no pair
-    # the error caught inside: the transaction commits
+    # the error caught inside the transaction, which then commits
     with ks.transaction() as tx, pytest.raises(KeyTooLarge, match="limit of 511 bytes"):
         tx.scope("t").update(pairs)
     assert list(ks.store.scan()) == []  # and holds nothing of the refused update
