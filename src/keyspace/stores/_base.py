@@ -49,7 +49,7 @@ engines override them where they can do better):
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from itertools import islice
@@ -429,23 +429,28 @@ class Store(WriteView):
 
 class BatchedWrites:
     """For adapters whose range deletes and batches are one atomic write of
-    ``_apply(ranges, deletes, puts)``: the ranges deleted first, then the keys
-    ``deletes``, then the pairs of the dict ``puts`` stored (a key is in at most
-    one of them), so an adapter can hand the puts to its engine in one C loop
-    with no tuple per pair."""
+    ``_apply(ranges, deletes, keys, values)``: the ranges deleted first, then the
+    keys ``deletes``, then ``values[i]`` stored at ``keys[i]`` in order (a key of
+    ``deletes`` is not among ``keys``), so an adapter can hand the pairs to its
+    engine in one C loop with no tuple per pair."""
 
     __slots__ = ()
 
     def _apply(
-        self, ranges: list[tuple[bytes, bytes | None]], deletes: list[bytes], puts: dict[bytes, bytes]
+        self,
+        ranges: list[tuple[bytes, bytes | None]],
+        deletes: list[bytes],
+        keys: Collection[bytes],
+        values: Collection[bytes],
     ) -> None:
         raise NotImplementedError
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
-        self._apply([(start, stop)], [], {})
+        self._apply([(start, stop)], [], (), ())
 
     def write(self, ops: Iterable[Op]) -> None:
-        self._apply([], *settled(ops))
+        deletes, puts = settled(ops)
+        self._apply([], deletes, puts.keys(), puts.values())
 
 
 def settled(ops: Iterable[Op]) -> tuple[list[bytes], dict[bytes, bytes]]:

@@ -20,7 +20,7 @@ import heapq
 import threading
 import weakref
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from itertools import islice
 from operator import itemgetter
 from types import TracebackType
@@ -31,22 +31,34 @@ from sortedcontainers import SortedList, SortedSet
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Op, ReadView, WriteView, as_ops
 
+PairLog: Any
+try:  # the optional C put log (setup.py builds it when it can)
+    from ._pairs_accel import PairLog
+except ImportError:  # pragma: no cover - puts then go to the dict of pending puts at once
+    PairLog = None
+
 __all__ = ["Apply", "OverlayTransaction", "Range", "RangeSet", "TransactionGate", "ops_apply"]
 
 Range = tuple[bytes, bytes | None]
 """A half-open byte range ``[start, stop)``; ``stop=None`` is the end of the keyspace."""
 
-Apply = Callable[[list[Range], list[bytes], dict[bytes, bytes]], None]
-"""A store's atomic write, all or nothing: delete every range, then the keys, then
-store the pairs of the dict (a key is in at most one of the keys and the dict)."""
+Apply = Callable[[list[Range], list[bytes], Collection[bytes], Collection[bytes]], None]
+"""A store's atomic write, all or nothing: ``apply(ranges, deletes, keys, values)``
+deletes every range, then the keys ``deletes``, then stores ``values[i]`` at
+``keys[i]`` in order (a key may come more than once: its last value wins; a key of
+``deletes`` is not among ``keys``). ``keys`` and ``values`` are of equal length and
+iterated once each, side by side."""
 
 
 def ops_apply(apply: Callable[[list[Range], list[Op]], None]) -> Apply:
     """An :data:`Apply` that calls ``apply(ranges, ops)`` with one list of ops
-    (``(key, None)`` deletes first, then the puts), for engines that take them so."""
+    (``(key, None)`` deletes first, then the puts, one per key), for engines that
+    take them so."""
 
-    def split(ranges: list[Range], deletes: list[bytes], puts: dict[bytes, bytes]) -> None:
-        apply(ranges, as_ops(deletes, puts))
+    def split(
+        ranges: list[Range], deletes: list[bytes], keys: Collection[bytes], values: Collection[bytes]
+    ) -> None:
+        apply(ranges, as_ops(deletes, dict(zip(keys, values, strict=True))))
 
     return split
 
@@ -105,8 +117,8 @@ class RangeSet:
 
 
 class _Pending(dict[bytes, bytes]):
-    """A transaction's pending puts; weakly referenceable, so that its ``fast_put``
-    (a proxy's ``__setitem__``) fails once the transaction has dropped it."""
+    """A transaction's pending puts; weakly referenceable, so that a ``fast_put``
+    made of a proxy's ``__setitem__`` fails once the transaction has dropped it."""
 
     __slots__ = ("__weakref__",)
 
@@ -120,16 +132,21 @@ class OverlayTransaction(WriteView):
 
     Use as a context manager: a clean exit commits, an exception discards.
 
-    Pending puts live in a plain dict: a put is one dict store, and ``fast_put``
-    is that store as a C call (``__setitem__`` of a weak proxy to the dict, so a
-    put after the transaction ended raises :class:`ReferenceError`, which
-    :meth:`translate` makes :class:`~keyspace.errors.StoreClosed`). Point deletes
-    are kept in a sorted set beside them, range deletes in a :class:`RangeSet`.
-    A read costs one dictionary lookup more than the snapshot's. The pending keys
-    are sorted only when a scan needs them: the first scan sorts them once
-    (O(p log p)), later scans add the keys put since (O(new log p)); a scan then
-    merges the snapshot's scan with the pending writes in its range in O(1) per
-    item, and sees the transaction as it was when the scan began.
+    Pending puts live in a plain dict. Where the optional C module is built, a
+    put is first appended to a log of two lists (``fast_put`` is the log: one C
+    call, no hashing), which joins the dict, in order, when the transaction next
+    reads or deletes (O(pairs logged since)); a transaction that only puts commits
+    the log as it is, so its keys are never hashed. Without the C module a put is
+    one dict store, and ``fast_put`` that store as a C call (``__setitem__`` of a
+    weak proxy to the dict). Either way a put after the transaction ended raises
+    :class:`ReferenceError`, which :meth:`translate` makes
+    :class:`~keyspace.errors.StoreClosed`. Point deletes are kept in a sorted set
+    beside the puts, range deletes in a :class:`RangeSet`. A read costs one
+    dictionary lookup more than the snapshot's. The pending keys are sorted only
+    when a scan needs them: the first scan sorts them once (O(p log p)), later
+    scans add the keys put since (O(new log p)); a scan then merges the snapshot's
+    scan with the pending writes in its range in O(1) per item, and sees the
+    transaction as it was when the scan began.
 
     ``check`` validates a key before it is accepted (size limits), so a bad key fails
     at ``put`` time, not at commit; with a ``check`` there is no ``fast_put``.
@@ -145,6 +162,7 @@ class OverlayTransaction(WriteView):
         "_done",
         "_dropped",
         "_index",
+        "_log",
         "_open",
         "_puts",
         "_release",
@@ -169,9 +187,14 @@ class OverlayTransaction(WriteView):
         self._deleted = RangeSet()
         self._index: SortedList[bytes] | None = None
         self._open = True
-        self.fast_put: Callable[[bytes, bytes], object] | None = (
-            None if check is not None else _proxy_setitem.__get__(weakref.proxy(puts))
-        )
+        self._log = PairLog() if PairLog is not None and check is None else None
+        self.fast_put: Callable[[bytes, bytes], object] | None
+        if check is not None:
+            self.fast_put = None
+        elif self._log is not None:
+            self.fast_put = self._log
+        else:
+            self.fast_put = _proxy_setitem.__get__(weakref.proxy(puts))
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """A fast put after the end (the pending dict is gone) is
@@ -182,10 +205,19 @@ class OverlayTransaction(WriteView):
 
     # -- reads ---------------------------------------------------------------
 
+    def _pending(self) -> _Pending:
+        """The pending puts, the log joined (in the order it was written)."""
+        puts = self._puts
+        log = self._log
+        if log:
+            keys, values = log.take()
+            puts.update(zip(keys, values, strict=True))
+        return puts
+
     def get(self, key: bytes) -> bytes | None:
         if not self._open:
             raise StoreClosed("this transaction has ended")
-        value = self._puts.get(key)
+        value = self._pending().get(key)
         if value is not None:
             return value
         if (self._dropped and key in self._dropped) or (self._deleted and key in self._deleted):
@@ -222,7 +254,7 @@ class OverlayTransaction(WriteView):
 
     def _merged(self, start: bytes, stop: bytes | None, reverse: bool) -> Iterator[tuple[bytes, bytes]]:
         base = self._base.scan(start, stop, reverse=reverse)
-        puts = self._puts
+        puts = self._pending()
         own: list[tuple[bytes, bytes]] = []
         hidden: set[bytes] = set()
         if puts:
@@ -249,7 +281,10 @@ class OverlayTransaction(WriteView):
             raise StoreClosed("this transaction has ended")
         if self._check is not None:
             self._check(key)
-        self._puts[key] = value
+        if self._log is not None:
+            self._log(key, value)
+        else:
+            self._puts[key] = value
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         """Add every pair to the pending puts (a later pair on the same key wins),
@@ -265,7 +300,11 @@ class OverlayTransaction(WriteView):
                 self._check(key)
         last = dict(pairs)
         keys = sorted(last)
-        self._puts.update(zip(keys, map(last.__getitem__, keys), strict=True))
+        values = list(map(last.__getitem__, keys))
+        if self._log is not None:
+            self._log.extend(keys, values)
+        else:
+            self._puts.update(zip(keys, values, strict=True))
         return len(pairs)
 
     def delete(self, key: bytes) -> None:
@@ -273,7 +312,7 @@ class OverlayTransaction(WriteView):
             raise StoreClosed("this transaction has ended")
         if self._check is not None:
             self._check(key)
-        puts = self._puts
+        puts = self._pending()
         if key in puts:
             if self._index is not None:
                 self._sorted().remove(key)
@@ -285,7 +324,7 @@ class OverlayTransaction(WriteView):
             raise StoreClosed("this transaction has ended")
         if stop is not None and stop <= start:
             return
-        puts = self._puts
+        puts = self._pending()
         if puts:
             index = self._sorted()
             lo = index.bisect_left(start)
@@ -303,18 +342,26 @@ class OverlayTransaction(WriteView):
 
     def commit(self) -> None:
         """Apply every pending write as one atomic batch and end the transaction.
-        A key both deleted and put was put after its delete: it is only put."""
+        A key both deleted and put was put after its delete: it is only put. A
+        transaction that only put hands its log over as it is."""
         if not self._open:
             raise StoreClosed("this transaction has ended")
-        puts = self._puts
-        deletes = [k for k in self._dropped if k not in puts]
+        keys: Collection[bytes]
+        values: Collection[bytes]
+        if self._log is not None and not (self._puts or self._dropped or self._deleted):
+            keys, values = self._log.take()
+            deletes: list[bytes] = []
+        else:
+            puts = self._pending()
+            keys, values = puts.keys(), puts.values()
+            deletes = [k for k in self._dropped if k not in puts]
         ranges = self._deleted.ranges()
         self._finish()
         try:
-            if puts or deletes or ranges:
-                self._apply(ranges, deletes, puts)
+            if keys or deletes or ranges:
+                self._apply(ranges, deletes, keys, values)
         finally:
-            del puts
+            del keys, values
             if self._done is not None:
                 self._done()
 
@@ -329,6 +376,8 @@ class OverlayTransaction(WriteView):
         self._open = False
         # the one strong reference to the pending dict: fast_put fails from now on
         self._puts = _Pending()
+        if self._log is not None:
+            self._log.close()
         self._index = None
         self._release()
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from functools import partial
 from itertools import islice, takewhile
 from typing import Any
@@ -224,9 +224,11 @@ class LevelDBStore(BatchedWrites, Store):
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
-    def _apply(self, ranges: list[Range], deletes: list[bytes], puts: dict[bytes, bytes]) -> None:
-        """Delete the ranges, then the keys ``deletes``, then store ``puts``, in one
-        atomic write batch; the puts go to plyvel in one C loop."""
+    def _apply(
+        self, ranges: list[Range], deletes: list[bytes], keys: Collection[bytes], values: Collection[bytes]
+    ) -> None:
+        """Delete the ranges, then the keys ``deletes``, then store the pairs in
+        order, in one atomic write batch; the pairs go to plyvel in one C loop."""
         db = self._live()
         try:
             batch = db.write_batch(sync=self._sync)
@@ -235,7 +237,7 @@ class LevelDBStore(BatchedWrites, Store):
                     batch.delete(key)
             for key in deletes:
                 batch.delete(key)
-            deque(map(batch.put, puts.keys(), puts.values()), 0)
+            deque(map(batch.put, keys, values), 0)
             batch.write()
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc

@@ -15,7 +15,7 @@ it keeps no history, so a watch starts now.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from itertools import islice
 from operator import itemgetter
 
@@ -263,9 +263,11 @@ class MemoryStore(BatchedWrites, Store):
         if self._writable().pop(key, None) is not None and self._feed.watches:
             self._feed.publish([(key, None)])
 
-    def _apply(self, ranges: list[Range], deletes: list[bytes], puts: dict[bytes, bytes]) -> None:
-        """Delete the ranges, then the keys ``deletes``, then store ``puts`` (one
-        ``SortedDict.update``), all at once."""
+    def _apply(
+        self, ranges: list[Range], deletes: list[bytes], keys: Collection[bytes], values: Collection[bytes]
+    ) -> None:
+        """Delete the ranges, then the keys ``deletes``, then store the pairs in
+        order (one ``SortedDict.update``), all at once."""
         data = self._writable()
         changes: dict[bytes, bytes | None] | None = {} if self._feed.watches else None
         for start, stop in ranges:
@@ -276,6 +278,7 @@ class MemoryStore(BatchedWrites, Store):
         for key in deletes:
             if data.pop(key, None) is not None and changes is not None:
                 changes[key] = None
+        puts = dict(zip(keys, values, strict=True))
         data.update(puts)
         if changes is not None:
             changes.update(puts)

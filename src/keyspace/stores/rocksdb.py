@@ -23,7 +23,7 @@ import contextlib
 import os
 import weakref
 from collections import deque
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterator
 from itertools import islice, takewhile
 from typing import Any
 
@@ -274,9 +274,11 @@ class RocksDBStore(BatchedWrites, Store):
         except Exception as exc:
             raise self.translate(exc) from exc
 
-    def _apply(self, ranges: list[Range], deletes: list[bytes], puts: dict[bytes, bytes]) -> None:
-        """Delete the ranges, then the keys ``deletes``, then store ``puts``, in one
-        atomic write batch (the puts in one C loop)."""
+    def _apply(
+        self, ranges: list[Range], deletes: list[bytes], keys: Collection[bytes], values: Collection[bytes]
+    ) -> None:
+        """Delete the ranges, then the keys ``deletes``, then store the pairs in
+        order, in one atomic write batch (the pairs in one C loop)."""
         db = self._live()
         try:
             batch = WriteBatch(raw_mode=True)
@@ -292,7 +294,7 @@ class RocksDBStore(BatchedWrites, Store):
                     batch.delete_range(start, stop)
             for key in deletes:
                 batch.delete(key)
-            deque(map(batch.put, puts.keys(), puts.values()), 0)
+            deque(map(batch.put, keys, values), 0)
             db.write(batch)
         except Exception as exc:
             raise self.translate(exc) from exc

@@ -1,0 +1,233 @@
+/* Optional C log of put pairs for the overlay transaction
+ * (keyspace.stores._overlay, which runs without it).
+ *
+ * PairLog() holds two lists, keys and values, of bytes.
+ *
+ *   log(key, value)        appends key to keys and value to values: one C call,
+ *                          no tuple and no hashing (a dict store hashes every
+ *                          fresh key); TypeError unless both are bytes
+ *   log.extend(ks, vs)     appends the lists ks and vs (of equal length)
+ *   log.take()             returns (keys, values) and starts two new lists
+ *   len(log)               the pairs logged since the last take()
+ *   log.close()            ends the log: a later log(...) or extend raises
+ *                          ReferenceError, take() returns two empty lists
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *keys;   /* list, or NULL once closed */
+    PyObject *values; /* list, or NULL once closed */
+    vectorcallfunc vectorcall;
+} PairLog;
+
+static int
+log_closed(PairLog *self)
+{
+    if (self->keys == NULL) {
+        PyErr_SetString(PyExc_ReferenceError, "this transaction has ended");
+        return 1;
+    }
+    return 0;
+}
+
+static PyObject *
+log_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PairLog *self = (PairLog *)op;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (n != 2 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
+        PyErr_Format(PyExc_TypeError, "a pair log takes a key and a value, not %zd arguments", n);
+        return NULL;
+    }
+    if (log_closed(self)) {
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(args[0]) || !PyBytes_CheckExact(args[1])) {
+        PyErr_Format(PyExc_TypeError, "a pair log takes bytes, not %.100s and %.100s",
+                     Py_TYPE(args[0])->tp_name, Py_TYPE(args[1])->tp_name);
+        return NULL;
+    }
+    if (PyList_Append(self->keys, args[0]) < 0) {
+        return NULL;
+    }
+    if (PyList_Append(self->values, args[1]) < 0) {
+        Py_ssize_t last = PyList_GET_SIZE(self->keys);
+        PyList_SetSlice(self->keys, last - 1, last, NULL); /* keep the lists in step */
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+log_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    if (PyTuple_GET_SIZE(args) != 0 || (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "PairLog() takes no arguments");
+        return NULL;
+    }
+    PairLog *self = (PairLog *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->vectorcall = log_vectorcall;
+    self->keys = PyList_New(0);
+    self->values = PyList_New(0);
+    if (self->keys == NULL || self->values == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static PyObject *
+log_extend(PyObject *op, PyObject *const *args, Py_ssize_t n)
+{
+    PairLog *self = (PairLog *)op;
+    if (n != 2 || !PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "extend takes two lists");
+        return NULL;
+    }
+    if (PyList_GET_SIZE(args[0]) != PyList_GET_SIZE(args[1])) {
+        PyErr_Format(PyExc_ValueError, "extend takes lists of equal length, not %zd and %zd",
+                     PyList_GET_SIZE(args[0]), PyList_GET_SIZE(args[1]));
+        return NULL;
+    }
+    if (log_closed(self)) {
+        return NULL;
+    }
+    Py_ssize_t keys_end = PyList_GET_SIZE(self->keys);
+    Py_ssize_t values_end = PyList_GET_SIZE(self->values);
+    if (PyList_SetSlice(self->keys, keys_end, keys_end, args[0]) < 0) {
+        return NULL;
+    }
+    if (PyList_SetSlice(self->values, values_end, values_end, args[1]) < 0) {
+        PyList_SetSlice(self->keys, keys_end, PyList_GET_SIZE(self->keys), NULL);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+log_take(PyObject *op, PyObject *Py_UNUSED(ignored))
+{
+    PairLog *self = (PairLog *)op;
+    PyObject *keys = PyList_New(0);
+    PyObject *values = PyList_New(0);
+    if (keys == NULL || values == NULL) {
+        Py_XDECREF(keys);
+        Py_XDECREF(values);
+        return NULL;
+    }
+    if (self->keys == NULL) {
+        return Py_BuildValue("(NN)", keys, values);
+    }
+    PyObject *out = Py_BuildValue("(NN)", self->keys, self->values);
+    if (out == NULL) {
+        Py_DECREF(keys);
+        Py_DECREF(values);
+        return NULL;
+    }
+    /* the old lists' references moved into out ("N") */
+    self->keys = keys;
+    self->values = values;
+    return out;
+}
+
+static PyObject *
+log_close(PyObject *op, PyObject *Py_UNUSED(ignored))
+{
+    PairLog *self = (PairLog *)op;
+    Py_CLEAR(self->keys);
+    Py_CLEAR(self->values);
+    Py_RETURN_NONE;
+}
+
+static Py_ssize_t
+log_length(PyObject *op)
+{
+    PairLog *self = (PairLog *)op;
+    return self->keys == NULL ? 0 : PyList_GET_SIZE(self->keys);
+}
+
+static int
+log_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    PairLog *self = (PairLog *)op;
+    Py_VISIT(self->keys);
+    Py_VISIT(self->values);
+    return 0;
+}
+
+static int
+log_clear(PyObject *op)
+{
+    PairLog *self = (PairLog *)op;
+    Py_CLEAR(self->keys);
+    Py_CLEAR(self->values);
+    return 0;
+}
+
+static void
+log_dealloc(PyObject *op)
+{
+    PyObject_GC_UnTrack(op);
+    log_clear(op);
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyMethodDef log_methods[] = {
+    {"extend", (PyCFunction)(void (*)(void))log_extend, METH_FASTCALL,
+     "extend(keys, values): append two lists of equal length."},
+    {"take", log_take, METH_NOARGS, "take() -> (keys, values); the log starts two new lists."},
+    {"close", log_close, METH_NOARGS, "close(): later appends raise ReferenceError."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PySequenceMethods log_as_sequence = {
+    .sq_length = log_length,
+};
+
+static PyTypeObject PairLogType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace.stores._pairs_accel.PairLog",
+    .tp_doc = "PairLog(): the put pairs of an overlay transaction, in two lists (see the module).",
+    .tp_basicsize = sizeof(PairLog),
+    .tp_vectorcall_offset = offsetof(PairLog, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = log_new,
+    .tp_traverse = log_traverse,
+    .tp_clear = log_clear,
+    .tp_dealloc = log_dealloc,
+    .tp_methods = log_methods,
+    .tp_as_sequence = &log_as_sequence,
+};
+
+static struct PyModuleDef pairs_accel_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "keyspace.stores._pairs_accel",
+    .m_doc = "Optional C log of the put pairs of an overlay transaction.",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC
+PyInit__pairs_accel(void)
+{
+    if (PyType_Ready(&PairLogType) < 0) {
+        return NULL;
+    }
+    PyObject *module = PyModule_Create(&pairs_accel_module);
+    if (module == NULL) {
+        return NULL;
+    }
+    Py_INCREF(&PairLogType);
+    if (PyModule_AddObject(module, "PairLog", (PyObject *)&PairLogType) < 0) {
+        Py_DECREF(&PairLogType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}
