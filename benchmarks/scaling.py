@@ -17,11 +17,10 @@ from keyspace.schemes import TupleScheme
 from . import _data
 from ._engines import PATH, open_keyspace, open_raw
 from ._harness import Comparison, Context, Ratio, Target, Trial, workload
-from .stores import _P1, _PLEN, PREFIX, Shared, raw_fill
+from .stores import _P1, Shared, lmdb_scan_once, raw_fill
 
 _Z, _ZF = b"\x00", b"\x00\xff"
 _V = _data.VALUE
-_HI = PREFIX + b"\xff"
 _OWN = 1_000
 _SCANS = 20  # scans per timed run, so one run lasts long enough to time
 _READ_REPEAT = 10
@@ -79,13 +78,7 @@ def _raw_scan(shared: Shared) -> Factory:
 
         def run() -> None:
             for _ in range(_SCANS):
-                with env.begin() as txn:
-                    cursor = txn.cursor()
-                    if cursor.set_range(PREFIX):
-                        for k, _value in cursor:
-                            if k >= _HI:
-                                break
-                            _key = k[_PLEN + 1 : -1].replace(_ZF, _Z)
+                lmdb_scan_once(env)
 
         return Trial(run, _SCANS * _OWN)
 

@@ -51,6 +51,17 @@ def raw_fill(engine: str, handle: Any, pairs: list[tuple[bytes, bytes]]) -> None
         handle.execute("COMMIT")
 
 
+def dataset(
+    n: int,
+) -> tuple[list[bytes], list[bytes], list[tuple[bytes, bytes]], list[tuple[bytes, bytes]]]:
+    """The ``n`` benchmark keys, the same keys in read order, the ``(key, value)``
+    pairs a scope stores and the ``(stored key, value)`` pairs hand-written code
+    stores (in key order)."""
+    keys = _data.keys(n)
+    stored = sorted((_P1 + k.replace(_Z, _ZF) + _Z, _V) for k in keys)
+    return keys, _data.shuffled(keys), [(k, _V) for k in keys], stored
+
+
 class Shared:
     """A store built once per variant on first use and closed when the workload ends."""
 
@@ -199,18 +210,23 @@ def lmdb_get(shared: Shared, keys: list[bytes], in_txn: bool) -> Factory:
     return make
 
 
+def lmdb_scan_once(env: Any) -> None:
+    """One hand-written py-lmdb scan of the benchmark scope, decoding every key."""
+    with env.begin() as txn:
+        cursor = txn.cursor()
+        if cursor.set_range(PREFIX):
+            for k, _value in cursor:
+                if k >= _HI:
+                    break
+                _key = k[_PLEN + 1 : -1].replace(_ZF, _Z)
+
+
 def lmdb_scan(shared: Shared, n: int) -> Factory:
     def make() -> Trial:
         env = shared.get()
 
         def run() -> None:
-            with env.begin() as txn:
-                cursor = txn.cursor()
-                if cursor.set_range(PREFIX):
-                    for k, _value in cursor:
-                        if k >= _HI:
-                            break
-                        _key = k[_PLEN + 1 : -1].replace(_ZF, _Z)
+            lmdb_scan_once(env)
 
         return Trial(run, n)
 
@@ -221,10 +237,7 @@ def lmdb_scan(shared: Shared, n: int) -> Factory:
 def lmdb_workload(ctx: Context) -> Iterator[Comparison]:
     """Scope put/get/scan on LMDB against py-lmdb code storing the same bytes."""
     n = ctx.n(100_000, 2_000)
-    keys = _data.keys(n)
-    reads = _data.shuffled(keys)
-    pairs = [(k, _V) for k in keys]
-    stored = sorted((_P1 + k.replace(_Z, _ZF) + _Z, _V) for k in keys)
+    keys, reads, pairs, stored = dataset(n)
     at_most_110 = Target(1.10)
     yield Comparison(
         "lmdb",
@@ -328,10 +341,7 @@ def plyvel_scan(shared: Shared, n: int, prefixed: bool) -> Factory:
 def leveldb_workload(ctx: Context) -> Iterator[Comparison]:
     """Scope put/get/scan on LevelDB against raw plyvel and plyvel's ``prefixed_db``."""
     n = ctx.n(100_000, 2_000)
-    keys = _data.keys(n)
-    reads = _data.shuffled(keys)
-    pairs = [(k, _V) for k in keys]
-    stored = sorted((_P1 + k.replace(_Z, _ZF) + _Z, _V) for k in keys)
+    keys, reads, pairs, stored = dataset(n)
     at_most_108 = Target(1.08)
     yield Comparison(
         "leveldb",
@@ -476,59 +486,54 @@ def sqlite_scan(shared: Shared, n: int) -> Factory:
     return make
 
 
+def _informational(
+    ctx: Context,
+    engine: str,
+    title: str,
+    n: int,
+    raw: str,
+    put: tuple[str, bool, Callable[[list[bytes]], Factory]],
+    get: Callable[[Shared, list[bytes]], Factory],
+    scan: Callable[[Shared, int], Factory],
+) -> Iterator[Comparison]:
+    """Scope put/get/scan on ``engine`` against the hand-written ``raw`` variants
+    (``put`` is the comparison's label, whether the scope puts inside one
+    transaction, and the raw put), with ratios and no target."""
+    keys, reads, pairs, stored = dataset(n)
+    put_label, in_txn, raw_put = put
+    yield Comparison(
+        engine,
+        put_label,
+        {"keyspace": ks_put(engine, keys, in_txn), raw: raw_put(keys)},
+        [Ratio(f"{title} {'put in transaction' if in_txn else 'put'}", "keyspace", raw)],
+    )
+    ks_store = shared_keyspace(ctx, engine, pairs)
+    raw_store = shared_raw(ctx, engine, stored)
+    yield Comparison(
+        engine,
+        "get",
+        {"keyspace": ks_get(ks_store, reads, False), raw: get(raw_store, reads)},
+        [Ratio(f"{title} get", "keyspace", raw)],
+    )
+    yield Comparison(
+        engine,
+        "scan of the scope, per item",
+        {"keyspace": ks_scan(ks_store, n), raw: scan(raw_store, n)},
+        [Ratio(f"{title} scan per item", "keyspace", raw)],
+    )
+
+
 @workload("rocksdb")
 def rocksdb_workload(ctx: Context) -> Iterator[Comparison]:
     """Scope put/get/scan on RocksDB against raw rocksdict (raw mode). Informational."""
     n = ctx.n(100_000, 2_000)
-    keys = _data.keys(n)
-    reads = _data.shuffled(keys)
-    stored = sorted((_P1 + k.replace(_Z, _ZF) + _Z, _V) for k in keys)
-    yield Comparison(
-        "rocksdb",
-        "put",
-        {"keyspace": ks_put("rocksdb", keys, False), "rocksdict": rocks_put(keys)},
-        [Ratio("RocksDB put", "keyspace", "rocksdict")],
-    )
-    ks_store = shared_keyspace(ctx, "rocksdb", [(k, _V) for k in keys])
-    raw_store = shared_raw(ctx, "rocksdb", stored)
-    yield Comparison(
-        "rocksdb",
-        "get",
-        {"keyspace": ks_get(ks_store, reads, False), "rocksdict": rocks_get(raw_store, reads)},
-        [Ratio("RocksDB get", "keyspace", "rocksdict")],
-    )
-    yield Comparison(
-        "rocksdb",
-        "scan of the scope, per item",
-        {"keyspace": ks_scan(ks_store, n), "rocksdict": rocks_scan(raw_store, n)},
-        [Ratio("RocksDB scan per item", "keyspace", "rocksdict")],
-    )
+    put = ("put", False, rocks_put)
+    yield from _informational(ctx, "rocksdb", "RocksDB", n, "rocksdict", put, rocks_get, rocks_scan)
 
 
 @workload("sqlite")
 def sqlite_workload(ctx: Context) -> Iterator[Comparison]:
     """Scope put (in a transaction)/get/scan on SQLite against raw ``sqlite3``. Informational."""
     n = ctx.n(50_000, 1_000)
-    keys = _data.keys(n)
-    reads = _data.shuffled(keys)
-    stored = sorted((_P1 + k.replace(_Z, _ZF) + _Z, _V) for k in keys)
-    yield Comparison(
-        "sqlite",
-        "put inside a transaction",
-        {"keyspace": ks_put("sqlite", keys, True), "sqlite3": sqlite_put_txn(keys)},
-        [Ratio("SQLite put in transaction", "keyspace", "sqlite3")],
-    )
-    ks_store = shared_keyspace(ctx, "sqlite", [(k, _V) for k in keys])
-    raw_store = shared_raw(ctx, "sqlite", stored)
-    yield Comparison(
-        "sqlite",
-        "get",
-        {"keyspace": ks_get(ks_store, reads, False), "sqlite3": sqlite_get(raw_store, reads)},
-        [Ratio("SQLite get", "keyspace", "sqlite3")],
-    )
-    yield Comparison(
-        "sqlite",
-        "scan of the scope, per item",
-        {"keyspace": ks_scan(ks_store, n), "sqlite3": sqlite_scan(raw_store, n)},
-        [Ratio("SQLite scan per item", "keyspace", "sqlite3")],
-    )
+    put = ("put inside a transaction", True, sqlite_put_txn)
+    yield from _informational(ctx, "sqlite", "SQLite", n, "sqlite3", put, sqlite_get, sqlite_scan)

@@ -4,6 +4,8 @@ skips or fails the test, with the reason, when it cannot be had."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
@@ -23,3 +25,13 @@ def etcd_cluster(*, needs_directory: str | None = None) -> LocalCluster:
     if needs_directory is not None and found.directory is None:
         pytest.fail(f"the {needs_directory} needs KEYSPACE_ETCD_DIR (set by scripts/etcd-test-cluster.sh)")
     return found
+
+
+def restartable_cluster(test: str) -> Iterator[LocalCluster]:
+    """The shared test cluster for ``test``, which kills and restarts members (see
+    :func:`etcd_cluster`'s ``needs_directory``): healthy when it begins, and waited
+    for until healthy again when it ends, for the tests that follow."""
+    found = etcd_cluster(needs_directory=test)
+    found.wait_healthy()
+    yield found
+    found.wait_healthy()

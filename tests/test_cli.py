@@ -3,31 +3,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run
 
 import keyspace
 from keyspace.cli._format import parse_component, render_component
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def run(*args: str, ok: bool = True, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``keyspace ARGS``; with ``ok`` the exit code must be 0."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "keyspace.cli", *args],
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=60,
-    )
-    if ok:
-        assert proc.returncode == 0, proc.stderr
-    return proc
 
 
 def counts(node: dict[str, Any]) -> dict[str, Any]:

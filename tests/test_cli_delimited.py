@@ -5,12 +5,11 @@ command, as a user runs it)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run
 
 import keyspace
 from keyspace.schemes import Delimited
@@ -19,15 +18,6 @@ from keyspace.stores import open_store
 pytestmark = pytest.mark.timeout(120)
 
 USERS = ["rod", "rod.vagg", "rod1977", "roderick"]
-
-
-def run(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "keyspace.cli", *args], capture_output=True, text=True, timeout=60
-    )
-    if ok:
-        assert proc.returncode == 0, proc.stderr
-    return proc
 
 
 def _hand_made(url: str, keys: dict[bytes, bytes]) -> None:

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import lmdb
 import pytest
+from _cli import run
 from xxhash import xxh32_intdigest
 
 from keyspace import bincode
@@ -20,15 +19,6 @@ pytestmark = pytest.mark.timeout(120)
 
 DATA = Path(__file__).parent / "data" / "scoped-heed"
 TYPED = ("--scoped-heed", "typed", "--api", "types", "--key-type", "String", "--value-type", "String")
-
-
-def run(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "keyspace.cli", *args], capture_output=True, text=True, timeout=60
-    )
-    if ok:
-        assert proc.returncode == 0, proc.stderr
-    return proc
 
 
 @pytest.fixture

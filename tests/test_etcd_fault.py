@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
-from _etcd import etcd_cluster
+from _etcd import restartable_cluster
 
 import keyspace
 from keyspace.stores._etcd_local import LocalCluster
@@ -26,10 +26,7 @@ KILL_AT = 200
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LocalCluster]:
-    found = etcd_cluster(needs_directory="fault test")
-    found.wait_healthy()
-    yield found
-    found.wait_healthy()
+    yield from restartable_cluster("fault test")
 
 
 def _member_store(cluster: LocalCluster, index: int, prefix: str = "") -> EtcdStore:

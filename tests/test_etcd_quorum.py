@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Iterator
 
 import pytest
-from _etcd import etcd_cluster
+from _etcd import restartable_cluster
 
 import keyspace
 from keyspace.errors import CommitOutcomeUnknown, EtcdUnavailable, KeyspaceError
@@ -27,10 +27,7 @@ SLACK = 0.75  # one last call may start just before the budget ends; its deadlin
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[LocalCluster]:
-    found = etcd_cluster(needs_directory="quorum test")
-    found.wait_healthy()
-    yield found
-    found.wait_healthy()
+    yield from restartable_cluster("quorum test")
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import keyspace
 from keyspace.cli._tree import ScopeTree
 from keyspace.cli._walk import Entry, KeyReader, walk
 from keyspace.cli.inspect_cmd import Outside, scope_tree
-from keyspace.errors import InvalidName, show_bytes
+from keyspace.errors import InvalidName
 from keyspace.schemes import AsciiHex, Delimited, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
 
 
@@ -22,16 +22,10 @@ def _one_by_one(ks: keyspace.Keyspace, depth: int | None) -> tuple[ScopeTree, Ou
     """The reference: every stored key decoded on its own (:func:`walk`)."""
     tree, outside = ScopeTree(), Outside()
     for item in walk(ks.store, KeyReader(ks.scheme, depth, ks.store)):
-        size = len(item.stored) + len(item.value)
         if isinstance(item, Entry):
-            tree.add(item.path, size)
-        elif item.reason is None:
-            outside.reserved += 1
-            outside.reserved_bytes += size
+            tree.add(item.path, len(item.stored) + len(item.value))
         else:
-            outside.undecodable += 1
-            if len(outside.examples) < 3:
-                outside.examples.append(f"{show_bytes(item.stored)}: {item.reason}")
+            outside.count(item.stored, item.value, item.reason)
     return tree, outside
 
 

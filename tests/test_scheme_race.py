@@ -165,6 +165,16 @@ def test_race_sqlite(tmp_path: Path) -> None:
 
 
 @pytest.mark.etcd
+def _wipe(urls: list[str]) -> None:
+    """Delete every key of the stores at ``urls`` (etcd prefixes a test used)."""
+    for url in urls:
+        store = open_store(url)
+        try:
+            store.delete_range(b"", None)
+        finally:
+            store.close()
+
+
 def test_race_etcd() -> None:
     endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS") or ",".join(etcd_cluster().endpoints)
     run = uuid.uuid4().hex
@@ -180,12 +190,7 @@ def test_race_etcd() -> None:
         # the contenders fork from a server process that has not used gRPC
         _race_processes(make_url, start_method="forkserver")
     finally:
-        for url in urls:
-            store = open_store(url)
-            try:
-                store.delete_range(b"", None)
-            finally:
-                store.close()
+        _wipe(urls)
 
 
 def _memory_round(i: int) -> None:
@@ -277,9 +282,4 @@ def test_hidden_records_on_etcd() -> None:
                         tx.scope("t")[b"k%04d" % i] = b"v"
                 assert len(ks.scope("t")) == 128
     finally:
-        for url in urls:
-            store = open_store(url)
-            try:
-                store.delete_range(b"", None)
-            finally:
-                store.close()
+        _wipe(urls)

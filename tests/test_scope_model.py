@@ -528,9 +528,8 @@ def make_machine(scheme_name: str, store_name: str, workdir: Path) -> type[RuleB
             for op in ops:
                 self.apply(self.model, op)
 
-        @rule(path=paths, cut=cuts)
-        def clear(self, path: tuple[Any, ...], cut: int) -> None:
-            op = ("clear", path, cut, None)
+        def removal(self, op: tuple[str, tuple[Any, ...], Any, Any]) -> None:
+            """Run ``op`` (a clear or a drop) on the store and the model, or see it refused."""
             if not self.op_ok(op):
                 with pytest.raises(InvalidName):
                     self.run(self.ks, op)
@@ -539,14 +538,12 @@ def make_machine(scheme_name: str, store_name: str, workdir: Path) -> type[RuleB
             self.apply(self.model, op)
 
         @rule(path=paths, cut=cuts)
+        def clear(self, path: tuple[Any, ...], cut: int) -> None:
+            self.removal(("clear", path, cut, None))
+
+        @rule(path=paths, cut=cuts)
         def drop(self, path: tuple[Any, ...], cut: int) -> None:
-            op = ("drop", path, cut, None)
-            if not self.op_ok(op):
-                with pytest.raises(InvalidName):
-                    self.run(self.ks, op)
-                return
-            self.run(self.ks, op)
-            self.apply(self.model, op)
+            self.removal(("drop", path, cut, None))
 
         @rule(ops=tx_ops, abort=st.booleans())
         def transaction(self, ops: list[tuple[str, tuple[Any, ...], Any, Any]], abort: bool) -> None:

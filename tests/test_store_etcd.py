@@ -26,13 +26,9 @@ from keyspace.testing import MakeStore, StoreSuite
 pytestmark = pytest.mark.etcd
 
 
-def _cluster() -> LocalCluster:
-    return etcd_cluster()
-
-
 @pytest.fixture(scope="module")
 def cluster() -> LocalCluster:
-    return _cluster()
+    return etcd_cluster()
 
 
 @pytest.fixture

@@ -3,27 +3,18 @@ the subtree and composite-key prefixes are each exactly one byte range."""
 
 from __future__ import annotations
 
-import struct
 import uuid
 from typing import Any
 
 import fdb.tuple as fdbt
 import pytest
+from _tuple_values import canon
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keyspace.errors import DecodeError, InvalidKey, InvalidName
 from keyspace.schemes import Property, TupleScheme
 from keyspace.tuples import pack
-
-
-def canon(value: Any) -> Any:
-    """A comparable form that keeps types apart (True vs 1, 0.0 vs -0.0, NaNs)."""
-    if isinstance(value, tuple):
-        return ("tuple", tuple(canon(v) for v in value))
-    if isinstance(value, float):
-        return ("float", struct.pack(">d", value))
-    return (type(value).__name__, value)
 
 
 def key_elements(key: Any) -> tuple[Any, ...]:

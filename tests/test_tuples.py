@@ -14,6 +14,7 @@ from typing import Any
 
 import fdb.tuple as fdbt
 import pytest
+from _tuple_values import canon
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -22,17 +23,6 @@ from keyspace.errors import DecodeError, InvalidName
 from keyspace.tuples import pack, unpack
 
 # -- helpers ------------------------------------------------------------------------
-
-
-def canon(value: Any) -> Any:
-    """A comparable form that keeps types apart (True vs 1, 0.0 vs -0.0, NaNs)."""
-    if isinstance(value, tuple):
-        return ("tuple", tuple(canon(v) for v in value))
-    if isinstance(value, fdbt.SingleFloat):
-        return ("float32", struct.pack(">f", value.value))
-    if isinstance(value, float):
-        return ("float", struct.pack(">d", value))
-    return (type(value).__name__, value)
 
 
 def double_from_bits(bits: int) -> float:

@@ -18,6 +18,7 @@ from typing import Any
 
 import fdb.tuple as fdbt
 import pytest
+from _tuple_values import canon
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,15 +31,6 @@ except ImportError:  # built without a C compiler: only the pure-Python tests ru
     accel = None
 
 needs_accel = pytest.mark.skipif(accel is None, reason="keyspace._tuples_accel was not built")
-
-
-def canon(value: Any) -> Any:
-    """A comparable form that keeps types apart (True vs 1, 0.0 vs -0.0, NaNs)."""
-    if isinstance(value, tuple):
-        return ("tuple", tuple(canon(v) for v in value))
-    if isinstance(value, float):
-        return ("float", struct.pack(">d", value))
-    return (type(value).__name__, value)
 
 
 def outcome(fn: Any, data: Any, prefix_len: int = 0) -> Any:

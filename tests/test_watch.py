@@ -26,13 +26,9 @@ from keyspace.stores._etcd_watch import EtcdWatch
 from keyspace.stores.etcd import EtcdStore
 
 
-def _cluster() -> LocalCluster:
-    return etcd_cluster()
-
-
 @pytest.fixture(scope="module")
 def cluster() -> LocalCluster:
-    return _cluster()
+    return etcd_cluster()
 
 
 @pytest.fixture
@@ -136,17 +132,19 @@ def test_sublevel_own_ranges_skip_children(cluster: LocalCluster) -> None:
 
 
 _NAMES = st.sampled_from(["a", "a\xff", "ab", "a\x00"])
+_WRITE = (
+    st.lists(_NAMES, min_size=1, max_size=2).map(tuple),
+    st.binary(min_size=0, max_size=3),
+    st.one_of(st.none(), st.binary(max_size=3)),
+)
+"""A write of the property tests: scope path, key, value (``None``: a delete)."""
 
 
 @pytest.mark.etcd
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     ops=st.lists(
-        st.tuples(
-            st.lists(_NAMES, min_size=1, max_size=2).map(tuple),
-            st.binary(min_size=0, max_size=3),
-            st.one_of(st.none(), st.binary(max_size=3)),
-        ),
+        st.tuples(*_WRITE),
         min_size=1,
         max_size=12,
     )
@@ -328,12 +326,7 @@ def test_embedded_engines_refuse_with_a_named_error(kind: str, tmp_path: Path) -
 @settings(max_examples=200, deadline=None)
 @given(
     ops=st.lists(
-        st.tuples(
-            st.lists(_NAMES, min_size=1, max_size=2).map(tuple),
-            st.binary(min_size=0, max_size=3),
-            st.one_of(st.none(), st.binary(max_size=3)),
-            st.booleans(),
-        ),
+        st.tuples(*_WRITE, st.booleans()),
         min_size=1,
         max_size=16,
     )

@@ -8,13 +8,15 @@ holds it. It knows
   the records of the keyspaces whose footprint could overlap its own (raw-prefixed
   tuple keyspaces, listed in the footprint registry), so two keyspaces racing on
   a fresh store, or one opened before the other wrote, never mix their keys;
-- the **ScopeHash registry** ``u32le(hash) -> name`` at the 4-byte key of each
-  hash: a name whose hash another name holds raises :class:`HashCollision` on
-  every access (reads too), and an entry whose name does not hash to its key is a
-  :class:`DecodeError`, never trusted;
+- the **name registry** of a scheme that stores names as hashes
+  (:attr:`~Scheme.hashed_names`: ScopeHash), ``u32le(hash) -> name`` at the key
+  that is the hash alone (4 bytes): a name whose hash another name holds raises
+  :class:`HashCollision` on every access (reads too), and an entry whose name
+  does not hash to its key is a :class:`DecodeError`, never trusted;
 - the **leaf/branch layout** of schemes that cannot tell a scope's own keys from
-  its children's (``LengthPrefixed``, ``Naive``): a scope holds keys or child
-  scopes, not both (:class:`LayoutError`);
+  its children's (``separates_own_keys`` False: ``LengthPrefixed``, ``Naive``): a
+  scope holds keys or child scopes, not both (:class:`LayoutError`), recorded in
+  the store where the scheme declares :attr:`~Scheme.records_layout`;
 - what the engine can store (``check_storable``).
 
 What a scope calls, and what it costs:
@@ -51,6 +53,7 @@ from .errors import (
     DecodeError,
     HashCollision,
     InvalidName,
+    KeyspaceError,
     KeyTooLarge,
     LayoutError,
     ReservedKey,
@@ -59,17 +62,14 @@ from .errors import (
     TransactionTooLarge,
     show_bytes,
 )
-from .schemes import LengthPrefixed, ScopeHash
 from .schemes._base import Key, Path, Scheme, component_bytes
 from .schemes.length_prefixed import to_length_prefixed_nested
-from .schemes.scope_hash import hash_name
 from .stores._base import ReadView, Store, WriteView
 
 __all__ = ["LAYOUT_START", "LAYOUT_STOP", "SETTLED", "Catalog", "GuardAnswer", "ReadGuard"]
 
 _LEAF, _BRANCH, _FREE = "leaf", "branch", "free"
 _LAYOUT_KEY_LIMIT = 2 + 0xFFFF
-_REGISTRY_KEY_SIZE = 4
 _HIDDEN_OPS = 3
 """Most records a first write adds: scheme record, footprint entry, name entry."""
 _ATTEMPTS = 5
@@ -140,13 +140,15 @@ class Catalog:
         self.registered: dict[bytes, str] = {}
         self.layout: dict[Path, str] = {}
         self.prepared: set[Path] = set()
-        self._hashed = isinstance(scheme, ScopeHash)
+        self._hashed = scheme.hashed_names
+        # the width of a name registry key: the hash alone, as the scheme's prefix of any path
+        self._entry_size = len(scheme.prefix(())) if self._hashed else 0
         self._layered = not scheme.separates_own_keys
         if leaf_depth is not None and (type(leaf_depth) is not int or leaf_depth < 0):
             raise LayoutError(f"leaf_depth must be an int of 0 or more, not {leaf_depth!r}")
         self.leaf_depth = leaf_depth if self._layered else None
-        # LengthPrefixed without a declared layout records it (module docstring)
-        self._persist = self._layered and leaf_depth is None and isinstance(scheme, LengthPrefixed)
+        # a scheme that records its layout does so unless one is declared (module docstring)
+        self._persist = self._layered and leaf_depth is None and scheme.records_layout
         self.owned = False
         self._loaded: set[Path] = set()
         # the common case: once recorded, no path needs anything before a write
@@ -209,7 +211,7 @@ class Catalog:
         stored key under its prefix is a child's."""
         return self._layout_of(path) == _BRANCH
 
-    # -- the leaf/branch layout (LengthPrefixed, Naive) ---------------------------------
+    # -- the leaf/branch layout (separates_own_keys False: LengthPrefixed, Naive) ----------
 
     def _status(self, view: ReadView, path: Path) -> str:
         """``leaf``, ``branch`` or ``free`` (no scope at or above ``path`` holds keys,
@@ -426,19 +428,19 @@ class Catalog:
 
         return check
 
-    @staticmethod
-    def _registry_name(key: bytes, raw: bytes) -> str:
-        """The name of a ScopeHash registry entry, checked: it must be UTF-8 text
-        whose hash is ``key``; anything else is a :class:`DecodeError`."""
+    def _registry_name(self, key: bytes, raw: bytes) -> str:
+        """The name of a name registry entry, checked: it must be UTF-8 text whose
+        hash (the scheme's prefix of its path) is ``key``; anything else is a
+        :class:`DecodeError`."""
         try:
             name = raw.decode("utf-8")
         except UnicodeDecodeError:
             name = None
-        if name is None or not name or hash_name(name) != int.from_bytes(key, "little"):
+        if name is None or not name or _hash_key(self.scheme, name) != key:
             raise DecodeError(
-                f"the scopehash registry entry at {show_bytes(key)} holds {show_bytes(raw)}, which is not a "
-                "name with that hash: the registry is corrupt, so the scopes under that hash cannot be "
-                "told apart",
+                f"the {self.scheme.name} registry entry at {show_bytes(key)} holds {show_bytes(raw)}, which "
+                "is not a name with that hash: the registry is corrupt, so the scopes under that hash cannot "
+                "be told apart",
                 0,
             )
         return name
@@ -694,26 +696,27 @@ class Catalog:
         return out
 
     def _hash_registry(self, view: ReadView) -> Iterator[tuple[bytes, str]]:
-        """``(registry key, name)`` of every name registered in a ScopeHash store,
+        """``(registry key, name)`` of every name registered in a hashed-name store,
         except the default scope's: a skip scan on one seeker, one seek per hash
         block (registry key, then the block's keys are skipped) and one point read
         per registry entry. Raises :class:`DecodeError` for an entry whose name
         does not hash to its key."""
         default_key = self.scheme.prefix(())
+        size = self._entry_size
         cursor: bytes | None = b""
         with view.seeker() as seeker:
             while cursor is not None:
                 k = seeker.seek(cursor)
                 if k is None:
                     break
-                if len(k) < _REGISTRY_KEY_SIZE:  # reserved keys (metadata) sort outside every hash block
+                if len(k) < size:  # reserved keys (metadata) sort outside every hash block
                     cursor = k + b"\x00"
                     continue
-                if len(k) == _REGISTRY_KEY_SIZE and k != default_key:
+                if len(k) == size and k != default_key:
                     v = view.get(k)
                     if v is not None:
                         yield k, self._registry_name(k, v)
-                cursor = prefix_end(k[:_REGISTRY_KEY_SIZE])
+                cursor = prefix_end(k[:size])
 
     def _hash_children(self, view: ReadView) -> list[str]:
         scheme = self.scheme
@@ -729,7 +732,7 @@ class Catalog:
 
     def subtree_ranges(self, view: ReadView, path: Path) -> list[tuple[bytes, bytes | None]]:
         """The ranges holding ``path`` and every scope below it, in ascending order.
-        One range, except for the ScopeHash root, whose named scopes lie beside it
+        One range, except for the root of hashed names (ScopeHash), whose named scopes lie beside it
         in hash order: their ranges come from the (checked) registry."""
         scheme = self.scheme
         if self._hashed and not path:
@@ -780,7 +783,7 @@ class Catalog:
 
         def decode(stored: bytes) -> tuple[Path, Key]:
             _, key = scheme.decode(stored)
-            block = stored[:_REGISTRY_KEY_SIZE]
+            block = stored[: self._entry_size]
             if block == default_key:
                 return (), key
             name = self._registered(block)
@@ -798,6 +801,15 @@ class Catalog:
         for state in self._chain():
             paths.update(state.layout)
         return paths
+
+
+def _hash_key(scheme: Scheme, name: str) -> bytes | None:
+    """The registry key of ``name`` in a scheme with :attr:`~Scheme.hashed_names`
+    (its prefix: the hash alone), ``None`` for a name the scheme refuses."""
+    try:
+        return scheme.prefix((name,))
+    except KeyspaceError:
+        return None
 
 
 def _less_reserved(

@@ -4,12 +4,16 @@ Schemes with reserved space (a key no user key can equal) record
 ``{"keyspace": 1, "scheme": name, "params": {...}}`` as JSON at their
 ``metadata_key``. Reopening compares the record with the scheme asked for.
 
-A ``TupleScheme`` with a ``raw_prefix`` owns only the keys that start with that
-prefix, so several of them (and one at the root) can share a store: a record
-found elsewhere counts only when the two keyspaces' footprints overlap. Such a
-keyspace also lists itself in the *footprint registry*, one key per raw prefix
-under :data:`REGISTRY_START` (outside every keyspace's keys), so that a keyspace
-whose footprint holds it finds it with one short scan, whichever wrote first.
+A keyspace writes only where its scheme's :meth:`~Scheme.footprint` says (a
+``TupleScheme``: the keys after its ``raw_prefix``), and its records, so several
+keyspaces with disjoint footprints (tuple schemes under different raw prefixes,
+and one at the root) can share a store: a record found elsewhere counts only
+when the two keyspaces' footprints overlap. A keyspace whose scheme declares a
+:attr:`~Scheme.raw_prefix` also lists itself in the *footprint registry*, one
+key per raw prefix under :data:`REGISTRY_START` (outside every keyspace's keys),
+so that a keyspace whose footprint holds it finds it with one short scan,
+whichever wrote first. Nothing here asks which class a scheme is: every fact
+comes from what the scheme declares.
 
 A record that cannot be read (not JSON, truncated, empty, another format version,
 parameters the scheme does not take, nesting too deep) is never passed over nor
@@ -23,7 +27,7 @@ from typing import Any
 
 from ._bytes import prefix_end
 from .errors import KeyspaceError, SchemeMismatch, UnreadableRecord, show_bytes
-from .schemes import AsciiHex, LengthPrefixed, Scheme, ScopeHash, TupleScheme, scheme_from_name
+from .schemes import SCHEMES, AsciiHex, Scheme, ScopeHash, TupleScheme, scheme_from_name
 from .stores._base import ReadView, WriteView
 
 __all__ = [
@@ -43,9 +47,10 @@ __all__ = [
 
 _FORMAT = 1
 LAYOUT_START = b"\xff\xffkeyspace-layout\x00"
-"""Where a LengthPrefixed keyspace records its leaves: ``ff ff`` announces a first
-component of 65535 bytes, which a key this short cannot hold, so no scope below
-the root can have a key here; a root that holds keys leaves this range out."""
+"""Where a keyspace whose scheme declares :attr:`~Scheme.records_layout`
+(LengthPrefixed) records its leaves: ``ff ff`` announces a first component of
+65535 bytes, which a key this short cannot hold, so no scope below the root can
+have a key here; a root that holds keys leaves this range out."""
 LAYOUT_STOP = b"\xff\xffkeyspace-layout\x01"
 REGISTRY_START = b"\xffkeyspace\x00"
 """Keys ``REGISTRY_START + raw_prefix`` list the raw-prefixed tuple keyspaces."""
@@ -142,25 +147,19 @@ def reserved_ranges(scheme: Scheme) -> tuple[tuple[bytes, bytes], ...]:
 
 
 def registry_key(scheme: Scheme) -> bytes | None:
-    """The footprint-registry key of a raw-prefixed tuple keyspace, else ``None``."""
-    if isinstance(scheme, TupleScheme) and scheme.raw_prefix:
-        return REGISTRY_START + scheme.raw_prefix
-    return None
+    """The footprint-registry key of a keyspace whose scheme declares a
+    :attr:`~Scheme.raw_prefix` (a raw-prefixed tuple keyspace), else ``None``."""
+    prefix = scheme.raw_prefix
+    return REGISTRY_START + prefix if prefix else None
 
 
 def _footprint(scheme: Scheme) -> list[_Range]:
-    """The byte ranges a keyspace of ``scheme`` may write. Only a tuple scheme is
-    bounded: its stored keys continue ``raw_prefix`` with ``05``, and its record
-    (and registry entry) are single keys beside them. Every other scheme may
-    write anywhere."""
-    if isinstance(scheme, TupleScheme) and scheme.metadata_key is not None:
-        start, _ = scheme.subtree_range(())
-        out: list[_Range] = [(start, prefix_end(start)), _point(scheme.metadata_key)]
-        entry = registry_key(scheme)
-        if entry is not None:
-            out.append(_point(entry))
-        return out
-    return [(b"", None)]
+    """The byte ranges a keyspace of ``scheme`` may write: the scheme's declared
+    :meth:`~Scheme.footprint` (only a tuple scheme's is bounded: its stored keys
+    continue ``raw_prefix`` with ``05``; every other scheme may write anywhere),
+    then its record and registry entry, single keys beside them."""
+    records = (scheme.metadata_key, registry_key(scheme))
+    return [*scheme.footprint(), *(_point(key) for key in records if key is not None)]
 
 
 def _point(key: bytes) -> _Range:
@@ -183,7 +182,7 @@ def _might_be_data(key: bytes, wanted: Scheme | None) -> bool:
         return False
     if wanted.metadata_key is None:
         return True
-    return any(_overlaps(_point(key), r) for r in _footprint(wanted)[:1]) and not _is_reserved(key)
+    return any(_overlaps(_point(key), r) for r in wanted.footprint()) and not _is_reserved(key)
 
 
 def _is_reserved(key: bytes) -> bool:
@@ -210,16 +209,20 @@ def read(store: ReadView, scheme: Scheme | None, url: str = "") -> Scheme | None
     return None
 
 
+def _layout_recorder() -> Scheme:
+    """The registered scheme whose keyspaces record their layout (LengthPrefixed):
+    the one that layout records stand for (:attr:`~Scheme.records_layout`)."""
+    return next(cls() for cls in SCHEMES.values() if cls.records_layout)
+
+
 def overlapping(view: ReadView, scheme: Scheme, url: str = "") -> Scheme | None:
-    """A raw-prefixed tuple keyspace listed in the footprint registry of ``view``
-    whose footprint overlaps that of ``scheme``, or a LengthPrefixed keyspace that
-    recorded its layout there (it may write anywhere) when ``scheme`` is another,
+    """A raw-prefixed keyspace listed in the footprint registry of ``view`` whose
+    footprint overlaps that of ``scheme``, or a keyspace that recorded its layout
+    there (LengthPrefixed: it may write anywhere) when ``scheme`` records none,
     else ``None``. Cost: one scan of one entry per raw-prefixed keyspace, and a
     seek."""
-    if not isinstance(scheme, LengthPrefixed) and next(
-        iter(view.scan(LAYOUT_START, LAYOUT_STOP, limit=1)), None
-    ):
-        return LengthPrefixed()
+    if not scheme.records_layout and next(iter(view.scan(LAYOUT_START, LAYOUT_STOP, limit=1)), None):
+        return _layout_recorder()
     own = registry_key(scheme)
     for key, raw in view.scan(REGISTRY_START, _REGISTRY_STOP):
         if key == own:
@@ -233,7 +236,7 @@ def overlapping(view: ReadView, scheme: Scheme, url: str = "") -> Scheme | None:
 def reserved_prefix(scheme: Scheme) -> bool:
     """Whether ``scheme`` would write where the records live (a raw prefix that
     starts with ``ff "keyspace"``)."""
-    return isinstance(scheme, TupleScheme) and scheme.raw_prefix.startswith(_RESERVED_PREFIX)
+    return scheme.raw_prefix.startswith(_RESERVED_PREFIX)
 
 
 def check(recorded: Scheme, wanted: Scheme, url: str) -> None:

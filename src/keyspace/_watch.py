@@ -15,9 +15,9 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
+from ._closing import Closing
 from .errors import StoreClosed
 from .schemes._base import Path
 from .stores._base import Store
@@ -43,7 +43,7 @@ class WatchEvent:
     revision: int
 
 
-class ScopeWatch:
+class ScopeWatch(Closing):
     """The stream of :class:`WatchEvent` of one scope: an iterator, an async
     iterator and a context manager. ``get(timeout)`` waits at most ``timeout``
     seconds; ``close()`` ends it (iteration then stops). ``revision`` is the
@@ -120,14 +120,6 @@ class ScopeWatch:
 
     def close(self) -> None:
         self._source.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
 
 def watch_ranges(

@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from types import TracebackType
 from typing import Any
 
 from . import _metadata
 from ._catalog import Catalog
+from ._closing import Closing
 from .codecs import BYTES, Codec, resolve_codec
 from .errors import InvalidName, SchemeMismatch, StoreError
 from .schemes import Scheme, TupleScheme, scheme_from_name
@@ -27,7 +27,7 @@ from .stores._base import ReadView, Store
 __all__ = ["Keyspace", "Transaction", "attach", "open"]
 
 
-class Keyspace:
+class Keyspace(Closing):
     """A store seen through a scheme. Use :func:`keyspace.open` to make one.
 
     ``scope(*path)`` gives a :class:`Scope`; ``transaction()`` an atomic context;
@@ -100,14 +100,6 @@ class Keyspace:
         further use raises :class:`StoreClosed`."""
         if self._close_store:
             self.store.close()
-
-    def __enter__(self) -> Keyspace:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
 
 class Transaction:

@@ -14,8 +14,9 @@ values are written and shown as text: ``String`` as itself, integers in decimal,
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import parse_qsl, quote
 
 import click
@@ -153,38 +154,55 @@ def open_heed(url: str, *, readonly: bool) -> tuple[scoped_heed.ScopedHeedKeyspa
 
 
 def heed_options(f: F) -> F:
-    """``--scoped-heed NAME`` and its companions, for commands on one store."""
-    f = click.option(
+    """``--scoped-heed NAME`` and its companions, for commands on one store. The
+    command receives ``url`` already resolved (:func:`resolve_url`), and none of
+    the five options."""
+
+    @functools.wraps(f)
+    def resolved(
+        *args: Any,
+        url: str,
+        heed_name: str | None = None,
+        api: str = "raw_bytes",
+        unnamed_default: bool = False,
+        key_type: str | None = None,
+        value_type: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        return f(*args, url=resolve_url(url, heed_name, api, unnamed_default, key_type, value_type), **kwargs)
+
+    g = cast(F, resolved)
+    g = click.option(
         "--value-type",
         type=click.Choice(TYPES),
         default=None,
         help="scoped-heed: the Rust value type V (default: the stored bytes).",
-    )(f)
-    f = click.option(
+    )(g)
+    g = click.option(
         "--key-type",
         type=click.Choice(TYPES),
         default=None,
         help="scoped-heed: the Rust key type K of a types database (default: stored bytes).",
-    )(f)
-    f = click.option(
+    )(g)
+    g = click.option(
         "--unnamed-default",
         is_flag=True,
         help="scoped-heed: the default scope is the unnamed database (unnamed_for_default).",
-    )(f)
-    f = click.option(
+    )(g)
+    g = click.option(
         "--api",
         type=click.Choice(APIS),
         default="raw_bytes",
         show_default=True,
         help="scoped-heed: the builder of the database (raw_bytes, bytes_keys, types).",
-    )(f)
+    )(g)
     return click.option(
         "--scoped-heed",
         "heed_name",
         default=None,
         metavar="NAME",
         help="URL is a scoped-heed environment; open its scoped database NAME.",
-    )(f)
+    )(g)
 
 
 def resolve_url(

@@ -19,7 +19,7 @@ from .. import open as open_keyspace
 from ..errors import DecodeError, KeyspaceError
 from ..keyspace import Keyspace, open_existing_or_new
 from ..keyspace import _scheme_of as scheme_of
-from ..schemes import SCHEMES, AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
+from ..schemes import SCHEMES, AsciiHex, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
 from ..schemes.delimited import guess_delimited
 from ..stores import ReadView
 from ..stores._base import Store
@@ -35,13 +35,14 @@ SAMPLE = 1000
 def make_scheme(name: str, *, writing: bool = False, **options: Any) -> Scheme:
     """The scheme called ``name``, with the ``options`` it declares in
     :attr:`Scheme.parameters` (``None`` values and the others are left out: ``depth``
-    is also a reading option) and defaults for the rest. ``naive`` reads with
-    ``allow_collisions=True`` and refuses writes (``writing``), as the library does."""
-    if name == Naive.name:
-        return Naive(allow_collisions=not writing)
+    is also a reading option) and defaults for the rest. A scheme whose keys collide
+    (:attr:`Scheme.refuses_writes`: ``naive``) reads with ``allow_collisions=True``
+    and refuses writes (``writing``), as the library does."""
     cls = SCHEMES.get(name)
     if cls is None:
         raise KeyspaceError(f"unknown scheme {name!r}; known schemes: {', '.join(SCHEMES)}")
+    if cls.refuses_writes:
+        return cls(allow_collisions=not writing)  # type: ignore[call-arg]
     return cls(**{k: v for k, v in options.items() if v is not None and k in cls.parameters})
 
 
@@ -112,12 +113,12 @@ def detect(view: ReadView, depth: int | None = None) -> list[Detection]:
     """Every candidate scheme scored on a sample of the store's keys, best first
     (most keys decoding, then most keys in named scopes, then the design's order).
     A scheme that reads any bytes as a root key (sublevel) is credited with
-    nothing unless it finds keys in named scopes. LengthPrefixed is a candidate only with
-    ``depth``. Cost: two short scans."""
+    nothing unless it finds keys in named scopes. A scheme that cannot decode without
+    the depth (:attr:`Scheme.decode_needs_depth`: LengthPrefixed) is a candidate only
+    with ``depth``. Cost: two short scans."""
     sample = _sample(view)
-    candidates: list[Scheme] = [TupleScheme(), AsciiHex(), Sublevel(), ScopeHash()]
-    if depth is not None:
-        candidates.insert(1, LengthPrefixed())
+    formats: list[Scheme] = [TupleScheme(), LengthPrefixed(), AsciiHex(), Sublevel(), ScopeHash()]
+    candidates = [s for s in formats if depth is not None or not s.decode_needs_depth]
     scores = [_score(s, sample, depth) for s in candidates]
     # hand-made delimited keys: a candidate only where no format puts every key in a scope
     delimited = guess_delimited((k for k, _ in sample), depth)
@@ -211,7 +212,7 @@ def opened(
     if scheme_name is None and separator is not None:
         scheme_name = "delimited"
     if scheme_name is not None:
-        if separator is not None and "separator" not in SCHEMES.get(scheme_name, Naive).parameters:
+        if separator is not None and "separator" not in SCHEMES.get(scheme_name, Scheme).parameters:
             raise KeyspaceError(f"scheme {scheme_name} takes no --separator (it is for: delimited)")
         scheme = make_scheme(scheme_name, writing=writing, separator=separator, depth=depth)
         ks = open_keyspace(url, scheme=scheme, create=create, readonly=readonly, leaf_depth=depth)

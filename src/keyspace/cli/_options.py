@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -76,9 +77,16 @@ def separator_option(f: F) -> F:
 
 
 def format_options(f: F) -> F:
-    """``--hex`` / ``--json`` (text is the default)."""
-    f = click.option("--json", "as_json", is_flag=True, help="Keys and values as JSON (see below).")(f)
-    return click.option("--hex", "as_hex", is_flag=True, help="Keys and values as hex.")(f)
+    """``--hex`` / ``--json`` (text is the default); the command receives ``fmt``
+    (:func:`output_format`) in place of the two flags."""
+
+    @functools.wraps(f)
+    def with_format(*args: Any, as_hex: bool, as_json: bool, **kwargs: Any) -> Any:
+        return f(*args, fmt=output_format(as_hex, as_json), **kwargs)
+
+    g = cast(F, with_format)
+    g = click.option("--json", "as_json", is_flag=True, help="Keys and values as JSON (see below).")(g)
+    return click.option("--hex", "as_hex", is_flag=True, help="Keys and values as hex.")(g)
 
 
 def output_format(as_hex: bool, as_json: bool) -> str:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._metadata import reserved_ranges
 from ..errors import DecodeError, KeyspaceError
-from ..schemes import LengthPrefixed, Naive, Scheme, ScopeHash
+from ..schemes import Scheme
 from ..stores import ReadView
 
 if TYPE_CHECKING:
@@ -32,8 +32,6 @@ __all__ = ["RESERVED", "Entry", "KeyReader", "NeedsMore", "Run", "Skipped", "tal
 
 RESERVED = None
 """What :meth:`KeyReader.read` returns for a key that belongs to no scope."""
-
-_REGISTRY_KEY_SIZE = 4
 
 
 class NeedsMore(KeyspaceError):
@@ -73,20 +71,26 @@ class Run:
 class KeyReader:
     """Decodes the stored keys of one store under one scheme.
 
-    ``depth`` is the scope depth for formats that do not record it (LengthPrefixed;
-    Naive reads everything as the root scope). :meth:`read` costs one
-    ``scheme.decode``; scopehash names are looked up in the registry entries seen
-    so far, then with one point read on ``view`` when one is given.
+    ``depth`` is the scope depth for formats that do not record it (a scheme that
+    declares :attr:`~Scheme.decode_needs_depth`, LengthPrefixed; Naive, whose
+    :attr:`~Scheme.max_decode_depth` is 0, reads everything as the root scope).
+    :meth:`read` costs one ``scheme.decode``; hashed scope names
+    (:attr:`~Scheme.hashed_names`, scopehash) are looked up in the registry
+    entries seen so far, then with one point read on ``view`` when one is given.
     """
 
     def __init__(self, scheme: Scheme, depth: int | None = None, view: ReadView | None = None) -> None:
-        if isinstance(scheme, LengthPrefixed) and depth is None:
+        if scheme.decode_needs_depth and depth is None:
             raise NeedsMore(
-                "length-prefixed keys do not record how many path components they hold; "
+                f"{scheme.name} keys do not record how many path components they hold; "
                 "pass --depth N (the scope depth of the stored keys)"
             )
-        if isinstance(scheme, Naive) and depth not in (None, 0):
-            raise NeedsMore("naive keys do not record where a component ends; only --depth 0 reads them")
+        deepest = scheme.max_decode_depth
+        if deepest is not None and depth is not None and not 0 <= depth <= deepest:
+            depths = "0" if deepest == 0 else f"0 to {deepest}"
+            raise NeedsMore(
+                f"{scheme.name} keys do not record where a component ends; only --depth {depths} reads them"
+            )
         self.scheme = scheme
         self.depth = depth
         self._view = view
@@ -97,7 +101,9 @@ class KeyReader:
         self._entry = getattr(scheme, "registry_entry", None)
         self._registry_key = getattr(scheme, "registry_key", None)
         self._registry_name = getattr(scheme, "registry_name", None)
-        hashed = isinstance(scheme, ScopeHash) or self._entry is not None
+        # the hashed names a keyspace registers: the registry key is the hash alone (the prefix)
+        self._entry_size = len(scheme.prefix(())) if scheme.hashed_names else None
+        hashed = scheme.hashed_names or self._entry is not None
         self._hash_names: dict[int, str] | None = {} if hashed else None
         # runs of keys are counted by range where a decoded path says the whole range
         self.runs = not hashed and scheme.separates_own_keys and not scheme.ambiguous_splits
@@ -116,9 +122,9 @@ class KeyReader:
             if entry is not None:
                 names[entry[0]] = entry[1]
                 return RESERVED
-        elif len(stored) == _REGISTRY_KEY_SIZE:
+        elif len(stored) == self._entry_size:
             scope_hash = int.from_bytes(stored, "little")
-            names[scope_hash] = _registered_name(stored, value)
+            names[scope_hash] = _registered_name(self.scheme, stored, value)
             return RESERVED
         path, key = self.scheme.decode(stored)
         if path:
@@ -131,7 +137,7 @@ class KeyReader:
         name = names.get(scope_hash)
         if name is None and self._view is not None:
             key = (
-                scope_hash.to_bytes(_REGISTRY_KEY_SIZE, "little")
+                scope_hash.to_bytes(self._entry_size or 0, "little")
                 if self._registry_key is None
                 else self._registry_key(scope_hash)
             )
@@ -140,7 +146,7 @@ class KeyReader:
                 read = self._registry_name
                 try:
                     name = names[scope_hash] = (
-                        _registered_name(key, raw) if read is None else read(raw, scope_hash)
+                        _registered_name(self.scheme, key, raw) if read is None else read(raw, scope_hash)
                     )
                 except DecodeError:
                     return scope_hash
@@ -158,16 +164,21 @@ class KeyReader:
         return self._hash_names is not None and bool(path) and isinstance(path[0], int)
 
 
-def _registered_name(key: bytes, value: bytes) -> str:
-    """The name of a scopehash registry entry; :class:`DecodeError` unless it is
-    UTF-8 text whose hash is the entry's key (a corrupt entry is never trusted)."""
+def _registered_name(scheme: Scheme, key: bytes, value: bytes) -> str:
+    """The name of a hashed-name registry entry (scopehash); :class:`DecodeError`
+    unless it is UTF-8 text whose hash (the scheme's prefix of its path) is the
+    entry's key (a corrupt entry is never trusted)."""
     try:
         name = value.decode("utf-8")
     except UnicodeDecodeError:
         name = ""
-    if not name or ScopeHash.hash_name(name) != int.from_bytes(key, "little"):
+    try:
+        own = bool(name) and scheme.prefix((name,)) == key
+    except KeyspaceError:
+        own = False
+    if not own:
         raise DecodeError(
-            f"scopehash registry entry {key.hex()} holds {value!r}, which is not a name with that hash "
+            f"{scheme.name} registry entry {key.hex()} holds {value!r}, which is not a name with that hash "
             "(a corrupt registry: its scopes cannot be told apart)",
             0,
         )

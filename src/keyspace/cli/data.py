@@ -21,9 +21,9 @@ from ._format import (
     value_from_text,
     value_json,
 )
-from ._heed import heed_options, resolve_url
+from ._heed import heed_options
 from ._open import opened
-from ._options import depth_option, format_options, output_format, scheme_option, separator_option
+from ._options import depth_option, format_options, scheme_option, separator_option
 
 __all__ = ["delete", "get", "put", "scan"]
 
@@ -91,19 +91,11 @@ def get(
     scheme: str | None,
     separator: str | None,
     depth: int | None,
-    as_hex: bool,
-    as_json: bool,
-    heed_name: str | None = None,
-    api: str = "raw_bytes",
-    unnamed_default: bool = False,
-    key_type: str | None = None,
-    value_type: str | None = None,
+    fmt: str,
 ) -> None:
     """Print the value of one key of the scope PATH in the store at URL.
 
     Exits with 1 and a one-line error when the key is missing."""
-    fmt = output_format(as_hex, as_json)
-    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     scope_path = parse_path(path)
     with opened(url, scheme, separator=separator, depth=depth) as op:
         ks = op.keyspace
@@ -142,18 +134,10 @@ def put(
     scheme: str | None,
     separator: str | None,
     depth: int | None,
-    as_hex: bool,
-    as_json: bool,
-    heed_name: str | None = None,
-    api: str = "raw_bytes",
-    unnamed_default: bool = False,
-    key_type: str | None = None,
-    value_type: str | None = None,
+    fmt: str,
 ) -> None:
     """Set one key of the scope PATH in the store at URL (creating the store if
     it does not exist). One atomic write."""
-    fmt = output_format(as_hex, as_json)
-    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     scope_path = parse_path(path)
     value = sys.stdin.buffer.read() if value_text == "-" else value_from_text(value_text, fmt)
     with opened(url, scheme, create=True, writing=True, separator=separator, depth=depth) as op:
@@ -188,18 +172,10 @@ def delete(
     scheme: str | None,
     separator: str | None,
     depth: int | None,
-    as_hex: bool,
-    as_json: bool,
-    heed_name: str | None = None,
-    api: str = "raw_bytes",
-    unnamed_default: bool = False,
-    key_type: str | None = None,
-    value_type: str | None = None,
+    fmt: str,
 ) -> None:
     """Delete one key of the scope PATH (exit 1 when it is missing), or with
     --drop the whole scope and its subtree (one range delete)."""
-    fmt = output_format(as_hex, as_json)
-    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     if (key_text is None) == (not drop):
         raise click.UsageError("give either --key K or --drop")
     scope_path = parse_path(path)
@@ -269,18 +245,10 @@ def scan(
     scheme: str | None,
     separator: str | None,
     depth: int | None,
-    as_hex: bool,
-    as_json: bool,
-    heed_name: str | None = None,
-    api: str = "raw_bytes",
-    unnamed_default: bool = False,
-    key_type: str | None = None,
-    value_type: str | None = None,
+    fmt: str,
 ) -> None:
     """Print the own keys and values of the scope PATH in key order (not the
     keys of its child scopes). One range scan of the store."""
-    fmt = output_format(as_hex, as_json)
-    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     if prefix_text is not None and (start_text is not None or stop_text is not None):
         raise click.UsageError("--prefix cannot be combined with --start or --stop")
     scope_path = parse_path(path)

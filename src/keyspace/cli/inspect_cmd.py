@@ -14,7 +14,7 @@ from ..schemes._layouts import LayoutCache
 from ..stores import ReadView, Store, open_store
 from ._console import Ticker, err, out
 from ._format import dumps
-from ._heed import HEED_URL, heed_options, resolve_url
+from ._heed import HEED_URL, heed_options
 from ._open import opened
 from ._options import depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
@@ -36,6 +36,17 @@ class Outside:
     undecodable: int = 0
     examples: list[str] = field(default_factory=list)
 
+    def count(self, stored: bytes, value: bytes, reason: str | None) -> None:
+        """Count the key ``stored`` (holding ``value``): reserved when ``reason`` is
+        ``None``, else undecodable for that reason."""
+        if reason is None:
+            self.reserved += 1
+            self.reserved_bytes += len(stored) + len(value)
+        else:
+            self.undecodable += 1
+            if len(self.examples) < 3:
+                self.examples.append(f"{show_bytes(stored)}: {reason}")
+
 
 def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outside]:
     """Count every key of ``ks`` into a :class:`ScopeTree` with one scan of the
@@ -52,14 +63,7 @@ def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outsi
                 add(item.path, item.size, item.keys)
                 ticker.advance(item.keys)
                 continue
-            size = len(item.stored) + len(item.value)
-            if item.reason is None:
-                outside.reserved += 1
-                outside.reserved_bytes += size
-            else:
-                outside.undecodable += 1
-                if len(outside.examples) < 3:
-                    outside.examples.append(f"{show_bytes(item.stored)}: {item.reason}")
+            outside.count(item.stored, item.value, item.reason)
             ticker.advance()
     return tree, outside
 
@@ -156,11 +160,6 @@ def inspect(
     separator: str | None,
     as_json: bool,
     levels: int | None,
-    heed_name: str | None = None,
-    api: str = "raw_bytes",
-    unnamed_default: bool = False,
-    key_type: str | None = None,
-    value_type: str | None = None,
 ) -> None:
     """Show the scope tree of the store at URL: per scope, its own keys and bytes
     (stored keys + values) and the totals of its subtree.
@@ -171,7 +170,6 @@ def inspect(
     stderr when it takes long. On an LMDB environment with named databases it
     lists them first (scoped-heed databases with the options that open them).
     """
-    url = resolve_url(url, heed_name, api, unnamed_default, key_type, value_type)
     databases, only_records = ([], False) if url.startswith(HEED_URL) else named_databases(url)
     if databases:
         if as_json:

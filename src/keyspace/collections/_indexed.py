@@ -192,15 +192,10 @@ class IndexView(_Ranged):
         self.index = index
         self._ns = ns
         self.codec = owner.codec
-        self._prefix = prefix
-        rest = ns.spec.types[len(prefix) :]
-        self._rest = KeySpec(rest[0] if len(rest) == 1 else rest)
+        self._fix(ns.spec, prefix)
 
     def _scope(self) -> Scope:
         return self._ns.scope(self._owner._base)
-
-    def _span(self) -> tuple[tuple[Any, ...], KeySpec]:
-        return self._prefix, self._rest
 
     def prefix(self, prefix: Any) -> IndexView:
         """The entries whose leading index elements are ``prefix``."""

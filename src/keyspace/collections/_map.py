@@ -84,9 +84,18 @@ class _Ranged:
     def _scope(self) -> Scope:
         raise NotImplementedError
 
+    _prefix: tuple[Any, ...]
+    _rest: KeySpec
+
+    def _fix(self, spec: KeySpec, prefix: tuple[Any, ...]) -> None:
+        """Range over the keys of ``spec`` whose leading elements are ``prefix``."""
+        self._prefix = prefix
+        rest = spec.types[len(prefix) :]
+        self._rest = KeySpec(rest[0] if len(rest) == 1 else rest)
+
     def _span(self) -> tuple[tuple[Any, ...], KeySpec]:
         """The fixed leading elements and the spec of the remaining ones."""
-        raise NotImplementedError
+        return self._prefix, self._rest
 
     def _bounds(
         self, start: Any, stop: Any
@@ -306,15 +315,10 @@ class Prefix(_Ranged):
         self._owner = owner
         self._ns = owner._ns
         self.codec = owner.codec
-        self._prefix = prefix
-        rest = owner.spec.types[len(prefix) :]
-        self._rest = KeySpec(rest[0] if len(rest) == 1 else rest)
+        self._fix(owner.spec, prefix)
 
     def _scope(self) -> Scope:
         return self._owner._scope()
-
-    def _span(self) -> tuple[tuple[Any, ...], KeySpec]:
-        return self._prefix, self._rest
 
     def __repr__(self) -> str:
         return f"<Prefix {self._prefix!r} of {self._owner!r}>"

@@ -55,7 +55,41 @@ class _History:
         return False, None
 
 
-class SnapshotMap(Map):
+class _Snapshotted(Collection):
+    """The history half of a snapshot collection: its strategy and its
+    changelog and checkpoints maps (rebuilt by ``using``)."""
+
+    history: _History
+    codec: Codec
+
+    def _keep_history(self, strategy: str, checkpoints: str | bytes, changelog: str | bytes) -> None:
+        self.strategy = _strategy(strategy)
+        self._changelog_ns = changelog
+        self._checkpoints_ns = checkpoints
+        self._rebind()
+
+    @property
+    def changelog(self) -> Map:
+        """The changelog map (keys ``(*key, height)``)."""
+        return self.history.changelog
+
+    def _log_key(self) -> SpecLike:
+        """The key spec of the changelog: the collection's key elements, then the height."""
+        raise NotImplementedError
+
+    @property
+    def checkpoints(self) -> Map:
+        """The checkpoints map (``height`` -> count)."""
+        return self.history.checkpoints
+
+    def _rebind(self) -> None:
+        log = Map(self._base, self._changelog_ns, key=self._log_key(), layout=self.layout)
+        cps = Map(self._base, self._checkpoints_ns, key="u64", layout=self.layout)
+        log._base = cps._base = self._base
+        self.history = _History(self, log, cps, self.codec)
+
+
+class SnapshotMap(_Snapshotted, Map):
     """A :class:`Map` (the primary, in ``namespace``) that also records, per key,
     the value it had before each height at which it changed: the changelog map
     (namespace ``changelog``, keys ``(*key, u64 height)``, values
@@ -80,27 +114,10 @@ class SnapshotMap(Map):
         layout: Layout | None = None,
     ) -> None:
         super().__init__(scope, namespace, key=key, value=value, layout=layout)
-        self.strategy = _strategy(strategy)
-        self._changelog_ns = changelog
-        self._checkpoints_ns = checkpoints
-        self._rebind()
+        self._keep_history(strategy, checkpoints, changelog)
 
-    def _rebind(self) -> None:
-        spec = self.spec + KeySpec("u64")
-        log = Map(self._base, self._changelog_ns, key=spec.types, layout=self.layout)
-        cps = Map(self._base, self._checkpoints_ns, key="u64", layout=self.layout)
-        log._base = cps._base = self._base
-        self.history = _History(self, log, cps, self.codec)
-
-    @property
-    def changelog(self) -> Map:
-        """The changelog map (keys ``(*key, height)``)."""
-        return self.history.changelog
-
-    @property
-    def checkpoints(self) -> Map:
-        """The checkpoints map (``height`` -> count)."""
-        return self.history.checkpoints
+    def _log_key(self) -> SpecLike:
+        return (self.spec + KeySpec("u64")).types
 
     def save(self, key: Any, value: Any, height: int | None = None) -> None:
         """Store ``value`` at ``key`` as of ``height`` (the change set is written
@@ -141,7 +158,7 @@ class SnapshotMap(Map):
             yield height, change.get("old")
 
 
-class SnapshotItem(Item):
+class SnapshotItem(_Snapshotted, Item):
     """An :class:`Item` with the history of its value by height, as
     cw-storage-plus's ``SnapshotItem``: the changelog map (``u64`` height ->
     ``{"old": value or null}``) and the checkpoints map."""
@@ -158,24 +175,10 @@ class SnapshotItem(Item):
         layout: Layout | None = None,
     ) -> None:
         super().__init__(scope, namespace, value=value, layout=layout)
-        self.strategy = _strategy(strategy)
-        self._changelog_ns = changelog
-        self._checkpoints_ns = checkpoints
-        self._rebind()
+        self._keep_history(strategy, checkpoints, changelog)
 
-    def _rebind(self) -> None:
-        log = Map(self._base, self._changelog_ns, key="u64", layout=self.layout)
-        cps = Map(self._base, self._checkpoints_ns, key="u64", layout=self.layout)
-        log._base = cps._base = self._base
-        self.history = _History(self, log, cps, self.codec)
-
-    @property
-    def changelog(self) -> Map:
-        return self.history.changelog
-
-    @property
-    def checkpoints(self) -> Map:
-        return self.history.checkpoints
+    def _log_key(self) -> SpecLike:
+        return "u64"
 
     def save(self, value: Any, height: int | None = None) -> None:
         """Store ``value`` as of ``height``."""

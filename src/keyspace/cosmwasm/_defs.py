@@ -176,7 +176,32 @@ class Deque:
         return c.Deque(storage, self.namespace, value=self.value, layout=_LAYOUT)
 
 
-class SnapshotMap(Map):
+class _Snapshotted:
+    """The history half of a snapshot definition: its checkpoints and changelog
+    namespaces and its strategy."""
+
+    namespace: str | bytes
+    value: str | Codec | None
+
+    def _keep_history(self, checkpoints: str | bytes, changelog: str | bytes, strategy: str) -> None:
+        self.checkpoints = checkpoints
+        self.changelog = changelog
+        self.strategy = strategy
+
+    def _bind_history(self, cls: Callable[..., Any], storage: Scope, **key: Any) -> Any:
+        return cls(
+            storage,
+            self.namespace,
+            self.checkpoints,
+            self.changelog,
+            **key,
+            value=self.value,
+            strategy=self.strategy,
+            layout=_LAYOUT,
+        )
+
+
+class SnapshotMap(_Snapshotted, Map):
     """``SnapshotMap::new(pk, checkpoints, changelog, strategy)``: the primary map,
     ``checkpoints`` (``u64`` height -> count) and ``changelog`` (``(*key, u64
     height)`` -> ``{"old": value or null}``)."""
@@ -195,24 +220,14 @@ class SnapshotMap(Map):
         legacy_signed: bool = False,
     ) -> None:
         super().__init__(pk, key=key, value=value, legacy_signed=legacy_signed)
-        self.checkpoints = checkpoints
-        self.changelog = changelog
-        self.strategy = strategy
+        self._keep_history(checkpoints, changelog, strategy)
 
     def bind(self, storage: Scope) -> c.SnapshotMap:
-        return c.SnapshotMap(
-            storage,
-            self.namespace,
-            self.checkpoints,
-            self.changelog,
-            key=self.spec,
-            value=self.value,
-            strategy=self.strategy,
-            layout=_LAYOUT,
-        )
+        bound: c.SnapshotMap = self._bind_history(c.SnapshotMap, storage, key=self.spec)
+        return bound
 
 
-class SnapshotItem(Item):
+class SnapshotItem(_Snapshotted, Item):
     """``SnapshotItem::new(pk, checkpoints, changelog, strategy)``: the primary item
     and its ``u64``-keyed changelog and checkpoints maps."""
 
@@ -228,20 +243,11 @@ class SnapshotItem(Item):
         value: str | Codec | None = None,
     ) -> None:
         super().__init__(pk, value=value)
-        self.checkpoints = checkpoints
-        self.changelog = changelog
-        self.strategy = strategy
+        self._keep_history(checkpoints, changelog, strategy)
 
     def bind(self, storage: Scope) -> c.SnapshotItem:
-        return c.SnapshotItem(
-            storage,
-            self.namespace,
-            self.checkpoints,
-            self.changelog,
-            value=self.value,
-            strategy=self.strategy,
-            layout=_LAYOUT,
-        )
+        bound: c.SnapshotItem = self._bind_history(c.SnapshotItem, storage)
+        return bound
 
 
 def decompose(stored: bytes, collection: Item | Map) -> Any:

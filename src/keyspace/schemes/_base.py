@@ -158,6 +158,52 @@ class Scheme(ABC):
     (``Delimited("\\x00")`` is a :class:`NulDelimited`): the property table gives
     each a row of its own."""
 
+    # -- what a keyspace and a reader of the scheme's keys must do (declared here, so
+    # that the layers above consult the declaration, never the class) ----------------
+
+    decode_needs_depth: ClassVar[bool] = False
+    """True when :meth:`decode` can split a stored key only when told the depth of
+    its path, which the format does not record and the scheme does not fix (scopes
+    of any depth may hold keys): a reader of a whole store must be given that depth
+    (LengthPrefixed). A scheme that reads back one depth only declares it with
+    :attr:`max_decode_depth` instead."""
+
+    max_decode_depth: ClassVar[int | None] = None
+    """Deepest path :meth:`decode` splits a stored key into; ``None`` for no limit
+    (beyond :attr:`max_depth`). Naive: 0, since nothing marks where a name ends,
+    every stored key reads as a key of the root scope (``decode(stored, 0)``); a
+    reader asked for a deeper one refuses."""
+
+    hashed_names: ClassVar[bool] = False
+    """True when the scheme stores a scope name as a fixed-width hash of its UTF-8
+    text and a keyspace of the scheme keeps the name registry (ScopeHash). The
+    contract the keyspace relies on: paths are ``()`` or ``(name,)`` with a
+    non-empty ``str`` name; :meth:`prefix` of every path is the hash alone, of one
+    width (little-endian), and the key made of exactly those bytes is where the
+    keyspace records the name that owns the hash (UTF-8), so that a second name
+    with the same hash is refused (:class:`~keyspace.errors.HashCollision`) on
+    every access; no stored key of a scope is that short, and keys shorter still
+    are the scheme's records; :meth:`decode` gives ``((hash,), key)``, the hash as
+    an int, for a named scope (``()`` for the root, whose hash no name may own)."""
+
+    refuses_writes: ClassVar[bool] = False
+    """True when the scheme's keys collide across scopes, so that it refuses to
+    encode (:class:`~keyspace.errors.LayoutError`) unless built with
+    ``allow_collisions=True``, a parameter its constructor then takes (Naive).
+    Where a scheme is chosen by name (the command line), such a scheme is built to
+    read (``allow_collisions=True``) and, for a command that writes, to refuse
+    every write."""
+
+    records_layout: ClassVar[bool] = False
+    """True when a keyspace of the scheme records its leaf/branch layout in the
+    store (which scopes hold keys, for a scheme that cannot tell a scope's own keys
+    from its children's), unless it is opened with a declared ``leaf_depth``
+    (LengthPrefixed). The records lie under ``ff ff "keyspace-layout" 00``, which
+    the keyspace reserves, and stand for the scheme record such a scheme has no
+    room for: a keyspace of another scheme finding them refuses the store. Their
+    keys do not name the scheme that wrote them, so at most one registered scheme
+    declares this (the test suite checks it)."""
+
     # -- the public interface of DESIGN.md ---------------------------------------
 
     @abstractmethod
@@ -290,6 +336,27 @@ class Scheme(ABC):
         """A reserved stored key that no ``encode`` result can equal, where the
         keyspace records its scheme; ``None`` for schemes without free space."""
         return None
+
+    @property
+    def raw_prefix(self) -> bytes:
+        """Bytes in front of every key a keyspace of this scheme writes (its stored
+        keys, its :attr:`metadata_key`), chosen by the user so that keyspaces under
+        different raw prefixes share a store; ``b""`` (the default) for none. A
+        keyspace with a raw prefix lists itself in the store's footprint registry
+        under that prefix, where every keyspace whose :meth:`footprint` could meet
+        its own finds it; two schemes with one raw prefix have one entry there, so
+        they must also have one footprint."""
+        return b""
+
+    def footprint(self) -> tuple[tuple[bytes, bytes | None], ...]:
+        """Half-open byte ranges, ascending and disjoint, that hold every key
+        :meth:`encode` can return for any path and key (not :attr:`metadata_key`):
+        a keyspace of this scheme stores its scopes' keys nowhere else, so two
+        keyspaces whose footprints (and records) are disjoint can share a store.
+        The default, ``((b"", None),)``, says "anywhere"; a scheme that declares
+        less is trusted to keep to it (the test suite checks it with Hypothesis).
+        Cost: a few concatenations."""
+        return ((b"", None),)
 
     def params(self) -> Mapping[str, Any]:
         """Constructor parameters, JSON-serialisable, recorded in the metadata."""

@@ -172,7 +172,8 @@ class LengthPrefixed(Scheme):
       :meth:`own_range` is exact.
     * No metadata key: every byte string is a valid root key of the format (a
       keyspace refuses those that fall where it keeps its records, see
-      :class:`~keyspace.errors.ReservedKey`).
+      :class:`~keyspace.errors.ReservedKey`). A keyspace records its leaves
+      instead (:attr:`records_layout`), unless opened with ``leaf_depth``.
 
     Cost: ``encode`` and ``prefix`` are O(total length) with one join.
     """
@@ -181,6 +182,8 @@ class LengthPrefixed(Scheme):
     properties: ClassVar[frozenset[Property]] = frozenset({Property.ORDER_WITHIN, Property.NESTING})
     separates_own_keys: ClassVar[bool] = False
     key_is_raw: ClassVar[bool] = True
+    decode_needs_depth: ClassVar[bool] = True
+    records_layout: ClassVar[bool] = True
 
     def encode(self, path: Path, key: Key) -> bytes:
         """Return ``namespace_with_key(path, key)``."""

@@ -36,6 +36,8 @@ class Naive(Scheme):
     name: ClassVar[str] = "naive"
     properties: ClassVar[frozenset[Property]] = frozenset({Property.ANY_BYTES, Property.ORDER_WITHIN})
     separates_own_keys: ClassVar[bool] = False
+    max_decode_depth: ClassVar[int | None] = 0
+    refuses_writes: ClassVar[bool] = True
 
     def __init__(self, allow_collisions: bool = False) -> None:
         self._allow_collisions = bool(allow_collisions)

@@ -9,8 +9,9 @@ Scopes are one level of non-empty ``str`` names. The default scope ``()`` is sto
 under the hash of the empty name, which no named scope may use (scoped-heed keeps
 it in a separate database instead). Two names can share a 32-bit hash; the scheme
 cannot see that, so the scope layer keeps a registry, hash → name, under
-:func:`registry_key` and raises :class:`HashCollision` for a second name with a
-taken hash (the hash of ``""`` is taken by the default scope).
+:func:`registry_key` (the scheme declares :attr:`~Scheme.hashed_names`) and raises
+:class:`HashCollision` for a second name with a taken hash (the hash of ``""`` is
+taken by the default scope).
 
 Scope ranges are exact. scoped-heed's own range ``[h, h + 1)`` compares
 little-endian hashes as if they were big-endian, so it reaches into other scopes
@@ -90,6 +91,7 @@ class ScopeHash(Scheme):
     name: ClassVar[str] = "scopehash"
     properties: ClassVar[frozenset[Property]] = frozenset()
     max_depth: ClassVar[int | None] = 1
+    hashed_names: ClassVar[bool] = True
 
     @staticmethod
     def hash_name(name: str) -> int:

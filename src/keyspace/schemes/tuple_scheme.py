@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidKey, InvalidName, show_bytes
 from ..tuples import pack, unpack
 from ._base import Key, Path, Property, Scheme
@@ -58,7 +59,9 @@ class TupleScheme(Scheme):
     * Every property 1–6 holds; own keys, children and the subtree are each one
       exact range.
     * ``metadata_key`` is ``raw_prefix + ff + b"keyspace"``, which no stored key can
-      equal (they continue ``raw_prefix`` with ``05``).
+      equal (they continue ``raw_prefix`` with ``05``): :meth:`footprint` is
+      ``[raw_prefix 05, raw_prefix 06)``, so keyspaces under different raw
+      prefixes share a store.
 
     Cost: ``prefix`` packs the path once per scope; ``encode_key`` of a bytes or
     str key is one ``replace`` and one ``join`` in C; ``decode`` is one unpack.
@@ -219,6 +222,13 @@ class TupleScheme(Scheme):
             key_prefix = (key_prefix,)
         start = self.prefix(path) + self.encode_key(key_prefix)
         return start, start + b"\xff"
+
+    def footprint(self) -> tuple[tuple[bytes, bytes | None], ...]:
+        """``[raw_prefix 05, raw_prefix 06)``: every stored key is ``raw_prefix``
+        then a packed tuple whose first element is the nested path (code ``05``).
+        The metadata key (``raw_prefix ff …``) lies outside it."""
+        start = self.subtree_range(())[0]
+        return ((start, prefix_end(start)),)
 
     @property
     def metadata_key(self) -> bytes | None:

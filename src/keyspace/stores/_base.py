@@ -54,9 +54,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from itertools import islice
 from operator import itemgetter
-from types import TracebackType
-from typing import Self
 
+from .._closing import Closing
 from ..errors import KeyspaceError, StoreClosed, StoreError, WatchUnsupported
 from ._events import StoreWatch
 
@@ -272,8 +271,9 @@ class DelegatedReads(ReadView):
         return self._reads().seeker(stop)
 
 
-class Releasable:
-    """A view that ends with :meth:`release`; as a context manager it ends on exit."""
+class Releasable(Closing):
+    """A view that ends with :meth:`release` (:meth:`close` is the same); as a
+    context manager it ends on exit."""
 
     __slots__ = ()
 
@@ -281,15 +281,8 @@ class Releasable:
         """End the view. Idempotent."""
         raise NotImplementedError
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def close(self) -> None:
+        """:meth:`release`."""
         self.release()
 
 
@@ -368,7 +361,7 @@ class WriteView(ReadView):
         (``capabilities.native_delete_range``), else a scan and an atomic batch."""
 
 
-class Store(WriteView):
+class Store(Closing, WriteView):
     """An ordered byte store. Use as a context manager or call :meth:`close`.
 
     Outside a transaction every operation is atomic on its own. ``write(ops)``
@@ -414,17 +407,6 @@ class Store(WriteView):
             f"{type(self).__name__} cannot watch for changes (capabilities.watch is None): "
             "its engine does not report writes; use an etcd store to watch a scope"
         )
-
-    def __enter__(self) -> Store:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 class BatchedWrites:

@@ -41,6 +41,7 @@ from ._etcd_plan import (
     etcd_bounds,
     key_checker,
     point_read,
+    point_value,
     put_request,
     revision_request,
     write_request,
@@ -328,9 +329,7 @@ class _EtcdView(AsyncTransaction):
         if request is None:
             return None  # a key etcd cannot hold is never there
         kvs = (await self._client.call("get", "Range", request)).kvs
-        if self._track:
-            self.points[request.key] = int(kvs[0].mod_revision) if kvs else 0
-        return bytes(kvs[0].value) if kvs else None
+        return point_value(kvs, request.key, self.points if self._track else None)
 
     def scan(
         self,

@@ -155,6 +155,15 @@ def point_read(prefix: bytes, key: bytes, revision: int) -> pb.RangeRequest | No
     return pb.RangeRequest(key=full, revision=revision)
 
 
+def point_value(kvs: Sequence[pb.KeyValue], key: bytes, points: dict[bytes, int] | None) -> bytes | None:
+    """The value in the reply ``kvs`` of the :func:`point_read` of the etcd key
+    ``key`` (``None``: absent). A tracked read (``points``) records the key's
+    ``mod_revision`` there (0: absent), for the commit's compares."""
+    if points is not None:
+        points[key] = int(kvs[0].mod_revision) if kvs else 0
+    return bytes(kvs[0].value) if kvs else None
+
+
 class Pages:
     """The ``Range`` pages of one scan of ``bounds`` (an etcd ``(key, range_end)``):
     the first of 256 keys, then about 1 MiB each (at most 4096 keys), every one at

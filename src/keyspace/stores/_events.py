@@ -14,9 +14,9 @@ import queue
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import TracebackType
-from typing import Literal, Self
+from typing import Literal
 
+from .._closing import Closing
 from ..errors import StoreClosed
 
 __all__ = ["LocalFeed", "StoreEvent", "StoreWatch"]
@@ -37,7 +37,7 @@ class StoreEvent:
 _END = object()
 
 
-class StoreWatch:
+class StoreWatch(Closing):
     """The consumer side of a change stream (iterator, context manager)."""
 
     def __init__(self) -> None:
@@ -138,14 +138,6 @@ class StoreWatch:
             self._cancel()
             self._queue.put(_END)
             self._notify()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
 
 class _LocalWatch(StoreWatch):

@@ -71,6 +71,7 @@ from ._etcd_plan import (
     etcd_bounds,
     key_checker,
     point_read,
+    point_value,
     probe_key,
     put_op,
     put_request,
@@ -133,9 +134,7 @@ class _Reader(ReadView):
         if request is None:
             return None  # a key etcd cannot hold is never there
         kvs = self._conn.call("get", self._conn.kv.Range, request).kvs
-        if self._track:
-            self.points[request.key] = int(kvs[0].mod_revision) if kvs else 0
-        return bytes(kvs[0].value) if kvs else None
+        return point_value(kvs, request.key, self.points if self._track else None)
 
     def scan(
         self,

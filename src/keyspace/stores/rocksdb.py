@@ -75,8 +75,6 @@ class _IteratorSeeker(Seeker):
     def release(self) -> None:
         self._it = None
 
-    close = release
-
 
 class _LiveScan(Iterator[Any]):
     """A running scan of the store: ``close()`` (the store closing) drops its
@@ -414,5 +412,3 @@ class _RocksDBSnapshot(Releasable, ReadView):
     def release(self) -> None:
         """End the snapshot. Idempotent."""
         self._it = None
-
-    close = release

@@ -112,6 +112,29 @@ class _Keys:
         return _SQLiteSeeker(store, conn, lock, stop)
 
 
+class _Statements:
+    """``put``, ``delete`` and ``delete_range`` of a writable view, each one
+    statement through the view's :meth:`_execute` (which holds the view's lock and
+    translates its errors)."""
+
+    __slots__ = ()
+
+    def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
+        raise NotImplementedError
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self._execute(_PUT, (key, value))
+
+    def delete(self, key: bytes) -> None:
+        self._execute(_DELETE, (key,))
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        if stop is None:
+            self._execute(_DELETE_FROM, (start,))
+        else:
+            self._execute(_DELETE_RANGE, (start, stop))
+
+
 class _SQLiteSeeker(Seeker):
     __slots__ = ("_conn", "_lock", "_stop", "_store")
 
@@ -194,7 +217,7 @@ def _holds_store(conn: sqlite3.Connection, url: str, readonly: bool) -> bool:
     return False
 
 
-class SQLiteStore(_Keys, Store):
+class SQLiteStore(_Keys, _Statements, Store):
     """An ordered byte store in one SQLite database file.
 
     ``SQLiteStore(path, timeout=30.0, sync=True)``: ``timeout`` is the busy timeout in
@@ -356,18 +379,6 @@ class SQLiteStore(_Keys, Store):
     ) -> Iterator[tuple[bytes, bytes]]:
         return _paged_scan(self, self._reading(), self._read_lock, start, stop, reverse, limit)
 
-    def put(self, key: bytes, value: bytes) -> None:
-        self._execute(_PUT, (key, value))
-
-    def delete(self, key: bytes) -> None:
-        self._execute(_DELETE, (key,))
-
-    def delete_range(self, start: bytes, stop: bytes | None) -> None:
-        if stop is None:
-            self._execute(_DELETE_FROM, (start,))
-        else:
-            self._execute(_DELETE_RANGE, (start, stop))
-
     def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
         conn = self._free()
         try:
@@ -509,7 +520,7 @@ class _SQLiteSnapshot(_Keys, Releasable, ReadView):
         self._conn.close()
 
 
-class _SQLiteTransaction(_Keys, WriteView):
+class _SQLiteTransaction(_Keys, _Statements, WriteView):
     """``BEGIN IMMEDIATE`` on the store's connection, holding the store's lock.
 
     A write that fails in a way that ends SQLite's transaction (a full disk:
@@ -566,9 +577,6 @@ class _SQLiteTransaction(_Keys, WriteView):
         except sqlite3.Error as exc:
             raise self._failed(conn, exc) from exc
 
-    def put(self, key: bytes, value: bytes) -> None:
-        self._execute(_PUT, (key, value))
-
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         """One ``executemany`` of the insert statement."""
         pairs = items if isinstance(items, list) else list(items)
@@ -578,15 +586,6 @@ class _SQLiteTransaction(_Keys, WriteView):
         except sqlite3.Error as exc:
             raise self._failed(conn, exc) from exc
         return len(pairs)
-
-    def delete(self, key: bytes) -> None:
-        self._execute(_DELETE, (key,))
-
-    def delete_range(self, start: bytes, stop: bytes | None) -> None:
-        if stop is None:
-            self._execute(_DELETE_FROM, (start,))
-        else:
-            self._execute(_DELETE_RANGE, (start, stop))
 
     def __enter__(self) -> _SQLiteTransaction:
         store = self._store

@@ -1,0 +1,19 @@
+"""Tuple-layer values compared as the encoding sees them."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import fdb.tuple as fdbt
+
+
+def canon(value: Any) -> Any:
+    """A comparable form that keeps types apart (True vs 1, 0.0 vs -0.0, NaNs)."""
+    if isinstance(value, tuple):
+        return ("tuple", tuple(canon(v) for v in value))
+    if isinstance(value, fdbt.SingleFloat):
+        return ("float32", struct.pack(">f", value.value))
+    if isinstance(value, float):
+        return ("float", struct.pack(">d", value))
+    return (type(value).__name__, value)
