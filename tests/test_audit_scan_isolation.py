@@ -125,6 +125,54 @@ removals = st.one_of(
 )
 
 
+def apply_removal(
+    case: Case,
+    target: Any,
+    own: dict[bytes, bytes],
+    removal: tuple[str, Any],
+    bad_bound: Callable[[bytes], bool],
+    bad_key: Callable[[bytes], bool],
+) -> set[bytes]:
+    """Apply a drawn removal to ``target`` and return the keys of ``own`` it must
+    have removed (``setdefault`` adds its key to ``own``). A bound or key the scope
+    cannot take must raise :class:`InvalidName`, removing nothing."""
+    kind, arg = removal
+    if kind == "clear_range":
+        r = dict(arg)
+        prefix = r["prefix"]
+        start, stop = (None, None) if prefix is not None else (r["start"], r["stop"])
+        if any(b is not None and bad_bound(b) for b in (start, stop, prefix)):
+            with pytest.raises(InvalidName):
+                target.clear_range(start, stop, prefix=prefix)
+            return set()
+        target.clear_range(
+            start, stop, include_start=r["include_start"], include_stop=r["include_stop"], prefix=prefix
+        )
+        cut = {**r, "reverse": False, "limit": None, "prefix": prefix}
+        return {k for k, _ in _expected(case, own, start, stop, cut)}
+    if kind == "popitem":
+        if not own:
+            with pytest.raises(KeyError):
+                target.popitem()
+            return set()
+        key, value = target.popitem()
+        assert key == max(own, key=case.order) and value == own[key]
+        return {key}
+    if bad_key(arg):
+        with pytest.raises(InvalidName):
+            getattr(target, kind)(arg, *((b"d",) if kind != "discard" else ()))
+        return set()
+    if kind == "pop":
+        assert target.pop(arg, b"missing") == own.get(arg, b"missing")
+        return {arg} & set(own)
+    if kind == "discard":
+        target.discard(arg)
+        return {arg} & set(own)
+    assert target.setdefault(arg, b"new") == own.get(arg, b"new")  # adds to the target only
+    own.setdefault(arg, b"new")
+    return set()
+
+
 @pytest.mark.parametrize("engine", list(STORES))
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
 def test_a_scope_reads_and_removes_only_its_own_keys(case: Case, engine: str, tmp_path: Path) -> None:
@@ -188,47 +236,8 @@ def test_a_scope_reads_and_removes_only_its_own_keys(case: Case, engine: str, tm
         # one removal on the target
         before_raw = list(store.scan(b"", None))
         kind, arg = removal
-        removed: set[bytes] = set()
         own_before = dict(own)
-        if kind == "clear_range":
-            r = dict(arg)
-            start, stop, prefix = r["start"], r["stop"], r["prefix"]
-            if prefix is not None:
-                start = stop = None
-            if any(b is not None and case.bad_key(b) for b in (start, stop, prefix)):
-                with pytest.raises(InvalidName):
-                    target.clear_range(start, stop, prefix=prefix)
-            else:
-                target.clear_range(
-                    start,
-                    stop,
-                    include_start=r["include_start"],
-                    include_stop=r["include_stop"],
-                    prefix=prefix,
-                )
-                cut = {**r, "reverse": False, "limit": None}
-                removed = {k for k, _ in _expected(case, own, start, stop, cut)}
-        elif kind == "popitem":
-            if own:
-                key, value = target.popitem()
-                assert key == max(own, key=case.order) and value == own[key]
-                removed = {key}
-            else:
-                with pytest.raises(KeyError):
-                    target.popitem()
-        elif case.bad_key(arg):
-            with pytest.raises(InvalidName):
-                getattr(target, kind)(arg, *((b"d",) if kind != "discard" else ()))
-        elif kind == "pop":
-            assert target.pop(arg, b"missing") == own.get(arg, b"missing")
-            removed = {arg} & set(own)
-        elif kind == "discard":
-            target.discard(arg)
-            removed = {arg} & set(own)
-        else:  # setdefault adds to the target only
-            assert target.setdefault(arg, b"new") == own.get(arg, b"new")
-            if arg not in own:
-                own[arg] = b"new"
+        removed = apply_removal(case, target, own, removal, case.bad_key, case.bad_key)
         for key in removed:
             del own[key]
         assert dict(target.items()) == own

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_audit_scan_isolation import KEYS, Case, _expected, _len_first, _raw_order, ranges
+from test_audit_scan_isolation import KEYS, Case, _expected, _len_first, _raw_order, apply_removal, ranges
 
 from keyspace import scoped_heed
 from keyspace.errors import InvalidName
@@ -83,38 +83,9 @@ def test_a_scoped_heed_scope_reads_and_removes_only_its_own_keys(target: tuple[s
                     got = list(scope.items(start, stop, **args))
                     want = _expected(case, own, start, stop, {**args, "prefix": None})
                 assert got == want, (start, stop, prefix, args)
-            kind, arg = removal
-            removed: set[bytes] = set()
-            if kind == "clear_range":
-                r = dict(arg)
-                prefix = r["prefix"]
-                start, stop = (None, None) if prefix is not None else (r["start"], r["stop"])
-                scope.clear_range(
-                    start,
-                    stop,
-                    include_start=r["include_start"],
-                    include_stop=r["include_stop"],
-                    prefix=prefix,
-                )
-                cut = {**r, "reverse": False, "limit": None, "prefix": prefix}
-                removed = {k for k, _ in _expected(case, own, start, stop, cut)}
-            elif kind == "popitem":
-                if own:
-                    key, _ = scope.popitem()
-                    assert key == max(own, key=case.order)
-                    removed = {key}
-                else:
-                    with pytest.raises(KeyError):
-                        scope.popitem()
-            elif not target[1] and not arg:
-                with pytest.raises(InvalidName, match="empty key"):
-                    getattr(scope, kind)(arg)
-            elif kind == "pop":
-                assert scope.pop(arg, None) == own.get(arg)
-                removed = {arg} & set(own)
-            else:
-                scope.discard(arg)
-                removed = {arg} & set(own)
+            removed = apply_removal(
+                case, scope, own, removal, lambda bound: False, lambda key: not target[1] and not key
+            )
             for key in removed:
                 del own[key]
             assert dict(scope.items()) == own
