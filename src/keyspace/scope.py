@@ -320,7 +320,7 @@ class Scope(MutableMapping[Any, Any]):
             raw = _not_bytes(raw)
         put = self._put
         if put is None:
-            if self._first_write(((stored, raw),)):
+            if self._first_write(((stored, raw),), puts=True):
                 return
             put = self._bind_put()
         try:
@@ -420,28 +420,28 @@ class Scope(MutableMapping[Any, Any]):
         tag = self.prefix[: self._cut]
         return [tag + k for k in keys]
 
-    def _first_write(self, ops: Sequence[tuple[bytes, bytes | None]]) -> bool:
-        """Before this scope's first write of ``ops``: unless the catalog says the
-        path is ready, run the write as the catalog's first write (the scheme
-        accepts the path, the layout rule, the hash registry, the scheme record,
-        checked and recorded in one atomic batch with ``ops``). True when ``ops``
-        were written here. Binds the view's put for the writes that follow."""
+    def _first_write(self, ops: Sequence[tuple[bytes, bytes | None]], puts: bool = False) -> bool:
+        """Before this scope's first write of ``ops`` (``puts``: the caller knows
+        every op is a put): unless the catalog says the path is ready, run the
+        write as the catalog's first write (the scheme accepts the path, the
+        layout rule, the hash registry, the scheme record, checked and recorded
+        in one atomic batch with ``ops``). True when ``ops`` were written here.
+        Binds the view's put for the writes that follow."""
         state = self._state
         view = self._writer()
         if state.write_ready(self.path):
             self._bind_put()
             return False
+        puts = puts or None not in map(_second, ops)
         state.check_storable(
-            self._whole_keys(
-                map(_first, ops) if None not in map(_second, ops) else [k for k, v in ops if v is not None]
-            )
+            self._whole_keys(map(_first, ops) if puts else [k for k, v in ops if v is not None])
         )
         k, v = ops[0]
         part = self._part
         if len(ops) == 1 and v is not None:
             state.first_write(view, self.path, lambda w: part(w).put(k, v))
         else:
-            state.first_write(view, self.path, lambda w: _write_all(part(w), ops), len(ops))
+            state.first_write(view, self.path, lambda w: _write_all(part(w), ops, puts), len(ops))
         self._bind_put()
         return True
 
@@ -792,9 +792,9 @@ class Scope(MutableMapping[Any, Any]):
             ops = [(stored(k), _as_bytes(venc(v))) for k, v in pairs]
         if not ops:
             return
-        if self._put is None and self._first_write(ops):
+        if self._put is None and self._first_write(ops, puts=True):
             return
-        _write_all(self._part(view), ops)
+        _write_all(self._part(view), ops, puts=True)
 
     def _encoded(self, pairs: Iterable[tuple[Any, Any]]) -> Iterator[tuple[bytes, bytes]]:
         """``(stored key, stored value)`` of each pair, as the pairs are read."""
@@ -804,20 +804,20 @@ class Scope(MutableMapping[Any, Any]):
             yield stored(k), (raw if type(raw) is bytes else _not_bytes(raw))
 
     def _stream(self, store: WriteView, encoded: Iterator[tuple[bytes, bytes]]) -> None:
-        """Write ``encoded`` in one transaction of ``store``, 4096 pairs at a time
-        (each chunk's keys checked first); the scope's first write takes the
-        catalog's checks and records into that same transaction."""
+        """Write ``encoded`` in one transaction of ``store``, 4096 pairs at a time;
+        the scope's first write takes the catalog's checks and records into that
+        same transaction. A key the engine refuses (``put_many`` checks them)
+        ends the transaction, so nothing of the stream is written."""
         first = next(encoded, None)
         if first is None:
             return
         stream = chain((first,), encoded)
         state = self._state
-        whole, part = self._whole_keys, self._part
+        part = self._part
 
         def apply(w: WriteView) -> None:
             w = part(w)
             while chunk := list(islice(stream, 4096)):
-                state.check_storable(whole(map(_first, chunk)))
                 w.put_many(chunk)
 
         if self._put is None and not state.write_ready(self.path):
@@ -969,15 +969,16 @@ def _growing_chunks(items: Iterator[tuple[bytes, bytes]]) -> Iterator[list[tuple
             size *= 4
 
 
-def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]]) -> None:
-    """Write ``ops`` (puts, and deletes as ``(key, None)``) as one atomic batch:
-    ``write`` where the view has it (the store: engines with a per-batch
-    operation limit raise :class:`TransactionTooLarge` rather than split it), else
-    in the transaction the view is, which commits them with everything else."""
+def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]], puts: bool = False) -> None:
+    """Write ``ops`` (puts, and deletes as ``(key, None)``; ``puts``: the caller
+    knows there is no delete) as one atomic batch: ``write`` where the view has it
+    (the store: engines with a per-batch operation limit raise
+    :class:`TransactionTooLarge` rather than split it), else in the transaction
+    the view is, which commits them with everything else."""
     write = getattr(view, "write", None)
     if write is not None:
         write(ops)
-    elif None not in map(_second, ops):  # one pass in C
+    elif puts or None not in map(_second, ops):  # one pass in C
         view.put_many(ops)  # type: ignore[arg-type]  # no None values: checked above
     else:
         for k, v in ops:
