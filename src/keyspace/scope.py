@@ -344,7 +344,11 @@ class Scope(MutableMapping[Any, Any]):
 
     def pop(self, key: Key, default: Any = _MISSING) -> Any:
         """Remove ``key`` and return its value; ``default`` when it is missing, else
-        :class:`KeyError`. Cost: one point read and one delete."""
+        :class:`KeyError`. Outside a transaction a found key is read again and
+        deleted in one transaction of the store, so that two callers never both
+        get one value (on etcd, whose transactions are optimistic, the loser of a
+        race raises ``TransactionConflict`` with nothing changed). Cost: one point
+        read, and for a found key one transaction of one read and one delete."""
         stored = self._stored(key)
         view = self._writer()
         raw = self._read(stored)
@@ -352,14 +356,24 @@ class Scope(MutableMapping[Any, Any]):
             if default is _MISSING:
                 raise KeyError(key)
             return default
+        if view is self._state.store:
+            return self._in_one_transaction("pop", key, default)
         self._state.destructive(view, lambda v: self._part(v).delete(stored))
         return raw if self._vdec is None else self._vdec(raw)
 
+    def _in_one_transaction(self, method: str, *args: Any) -> Any:
+        """Run ``method`` (a read then a write) on this scope inside one transaction
+        of the keyspace, so that its read and its write are one atomic step."""
+        with self._ks.transaction() as tx:
+            return getattr(tx.scope(*self.path, key=self._key_spec, value=self._value_spec), method)(*args)
+
     def popitem(self) -> tuple[Any, Any]:
         """Remove and return the last ``(key, value)`` in key order (``dict`` takes
-        the last inserted); :class:`KeyError` when the scope is empty. Cost: one
-        one-item reverse scan and one delete."""
-        self._writer()
+        the last inserted); :class:`KeyError` when the scope is empty. Outside a
+        transaction it runs in one transaction of the store (two callers never
+        both get one item). Cost: one one-item reverse scan and one delete."""
+        if self._writer() is self._state.store:
+            return self._in_one_transaction("popitem")  # type: ignore[no-any-return]
         for key, value in self.items(reverse=True, limit=1):
             del self[key]
             return key, value
@@ -367,10 +381,15 @@ class Scope(MutableMapping[Any, Any]):
 
     def setdefault(self, key: Key, default: Any = None) -> Any:
         """Return the value of ``key``; when missing, store ``default`` first (as
-        ``dict.setdefault``). Cost: one point read, and one write when missing."""
+        ``dict.setdefault``). Outside a transaction a missing key is read again and
+        written in one transaction of the store, so that every caller gets the
+        value stored. Cost: one point read, and when missing one transaction of
+        one read and one write."""
         raw = self._read(self._stored(key))
         if raw is not None:
             return raw if self._vdec is None else self._vdec(raw)
+        if self._writer() is self._state.store:
+            return self._in_one_transaction("setdefault", key, default)
         self[key] = default
         return default
 

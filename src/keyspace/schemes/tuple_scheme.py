@@ -81,7 +81,10 @@ class TupleScheme(Scheme):
             except ValueError:
                 raise InvalidName(f"raw_prefix {raw_prefix!r} is a str but not hex digits") from None
         if not isinstance(raw_prefix, (bytes, bytearray, memoryview)):
-            raise TypeError(f"raw_prefix must be bytes, not {type(raw_prefix).__name__}")
+            raise InvalidKey(
+                f"raw_prefix {raw_prefix!r} has type {type(raw_prefix).__name__}; "
+                "it must be bytes (or a str of hex digits)"
+            )
         self._raw_prefix = bytes(raw_prefix)
 
     @property

@@ -89,8 +89,22 @@ def resolve_options(
     for name, value in given.items():
         if name not in known:
             _unknown(name, engine, url, known)
-        options[name] = value
+        options[name] = _checked(name, value, known[name])
     return options
+
+
+def _checked(name: str, value: Any, default: Any) -> Any:
+    """A keyword option's ``value``: text is converted as in a URL; a flag must be a
+    bool and a size or count (an int default) an int of 0 or more, so a wrong one
+    is refused with its name before the engine sees it."""
+    if isinstance(value, str) and not isinstance(default, str) and default is not None:
+        return parse_value(name, value, default)
+    if isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise StoreError(f"option {name}={value!r} is not a boolean (use True or False)")
+    elif isinstance(default, int) and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise StoreError(f"option {name}={value!r} must be an int of 0 or more (a size or a count)")
+    return value
 
 
 def _unknown(name: str, engine: str, url: str, known: Mapping[str, Any]) -> None:

@@ -52,7 +52,7 @@ import os
 import sys
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain
+from itertools import chain, islice
 from operator import itemgetter
 from typing import Any
 
@@ -364,21 +364,14 @@ class LMDBStore(MapGrowth, Store):
         return chain.from_iterable(self._pages(start, stop, reverse, limit, keys=True))
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        """Keys read without values in pages of short read transactions (64 keys,
-        then four times more up to 4096), each cut at ``stop`` by one bisection:
-        no Python code per key."""
+        """Keys of ``[start, stop)`` read without values by one cursor of ONE short
+        read transaction, so that the count is of one state of the store (a batch
+        that another thread or process commits meanwhile is counted whole or not at
+        all); no Python code per key. Read again after the map grew meanwhile."""
         if stop is not None and stop <= start:
             return 0
-        total, size = 0, 64
-        while True:
-            page = self._page(start, None, False, size, cursor_keys)
-            if stop is not None and page and page[-1] >= stop:
-                return total + bisect_left(page, stop)
-            total += len(page)
-            if len(page) < size:
-                return total
-            start = page[-1] + b"\x00"
-            size = min(size * 4, 4096)
+        counted: list[int] = self._page(start, stop, False, 0, _count_keys)
+        return counted[0]
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
         """One cursor of one read transaction (held like a :meth:`snapshot` until
@@ -477,3 +470,20 @@ class LMDBStore(MapGrowth, Store):
 
     def __repr__(self) -> str:
         return f"LMDBStore({self._path!r})"
+
+
+def _count_keys(txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> list[int]:
+    """``[n]``, the number of keys of ``[start, stop)`` in ``txn`` (for
+    :meth:`LMDBStore._page`): keys read without values by one cursor in pages of
+    64, then four times more up to 4096, each cut at ``stop`` by one bisection, so
+    no Python code runs per key."""
+    keys = cursor_keys(txn, start, None, False, None)
+    total, size = 0, 64
+    while True:
+        page = list(islice(keys, size))
+        if stop is not None and page and page[-1] >= stop:
+            return [total + bisect_left(page, stop)]
+        total += len(page)
+        if len(page) < size:
+            return [total]
+        size = min(size * 4, 4096)

@@ -19,6 +19,7 @@ One process, one handle: a second opener gets :class:`~keyspace.errors.StoreErro
 
 from __future__ import annotations
 
+import contextlib
 import os
 import weakref
 from collections import deque
@@ -97,7 +98,10 @@ class _LiveScan(Iterator[Any]):
 
     def close(self) -> None:
         self._ended = True
-        self._items.close()
+        # a scan running in another thread cannot be closed from here ("generator
+        # already executing"): its next step raises StoreClosed instead
+        with contextlib.suppress(ValueError):
+            self._items.close()
 
 
 class RocksDBStore(BatchedWrites, Store):

@@ -1,0 +1,71 @@
+"""``len(scope)`` is one state of the store while another thread commits batches.
+
+A writer thread commits batches of ``N`` keys to one scope (``update``, a
+transaction, ``clear_range`` of earlier batches); a reader thread counts the scope
+with ``len`` meanwhile. Every count must be of one state of the store: the seed
+key plus whole batches. On LMDB a count was read in pages of separate read
+transactions, so a batch committed between two pages was counted in part.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+import keyspace
+from keyspace.schemes import LengthPrefixed, Scheme, ScopeHash, TupleScheme
+
+URLS = {
+    "lmdb": "lmdb://{}",
+    "sqlite": "sqlite://{}/s.db",
+    "leveldb": "leveldb://{}",
+    "rocksdb": "rocksdb://{}",
+}
+SCHEMES: dict[str, tuple[type[Scheme], tuple[object, ...]]] = {
+    "tuple": (TupleScheme, ("a",)),
+    "scopehash": (ScopeHash, ("a",)),
+    "length-prefixed": (LengthPrefixed, (b"t", b"a")),
+}
+N = 1000  # keys per batch: more than one page of a paged count (64, then 256)
+
+
+@pytest.mark.parametrize("name", list(SCHEMES))
+@pytest.mark.parametrize("engine", list(URLS))
+def test_len_counts_whole_batches_while_they_commit(engine: str, name: str, tmp_path: Path) -> None:
+    make, path = SCHEMES[name]
+    with keyspace.open(URLS[engine].format(tmp_path), scheme=make()) as ks:
+        scope = ks.scope(*path)
+        scope[b"seed"] = b"0"
+        assert scope.layout.exact  # the count route (one store count per own range)
+        torn: list[int] = []
+        counts = [0]
+        stop = threading.Event()
+
+        def reader() -> None:
+            for _ in range(1_000_000):  # bounded; ends when the writer is done
+                if stop.is_set():
+                    return
+                n = len(scope)
+                counts[0] += 1
+                if (n - 1) % N:
+                    torn.append(n)
+
+        thread = threading.Thread(target=reader)
+        thread.start()
+        try:
+            for r in range(6):
+                batch = {b"r%d-%05d" % (r, i): b"v" for i in range(N)}
+                if r % 2:
+                    with ks.transaction() as tx:
+                        tx.scope(*path).update(batch)
+                else:
+                    scope.update(batch)
+                if r % 3 == 2:
+                    scope.clear_range(start=b"r", stop=b"s")
+        finally:
+            stop.set()
+            thread.join(timeout=60)
+        assert counts[0] > 0
+        assert torn == [], f"{len(torn)} of {counts[0]} counts saw part of a batch: {torn[:5]}"
