@@ -20,7 +20,7 @@ import struct
 from typing import Any, Protocol, runtime_checkable
 
 from . import bincode
-from .errors import DecodeError, InvalidKey, show_bytes
+from .errors import DecodeError, InvalidArgument, InvalidKey, show_bytes
 
 __all__ = ["BYTES", "INT", "JSON", "STR", "Codec", "bincode", "resolve_codec"]
 
@@ -139,15 +139,17 @@ _BUILT_IN.update({f"bincode:{name}": codec for name, codec in _BINCODE.items()})
 def resolve_codec(spec: str | Codec | None) -> Codec:
     """Return the codec for ``spec``: a built-in name (``"bincode:u64"`` and the
     other bincode names included), a codec object, or ``None``
-    (bytes). Raises ``ValueError`` for an unknown name or an object without
-    ``encode``/``decode``."""
+    (bytes). Raises :class:`~keyspace.errors.InvalidArgument` (a ``ValueError``)
+    for an unknown name or an object without ``encode``/``decode``."""
     if spec is None:
         return BYTES
     if isinstance(spec, str):
         try:
             return _BUILT_IN[spec]
         except KeyError:
-            raise ValueError(f"unknown codec {spec!r}; built in: {', '.join(sorted(_BUILT_IN))}") from None
+            raise InvalidArgument(
+                f"unknown codec {spec!r}; built in: {', '.join(sorted(_BUILT_IN))}"
+            ) from None
     if callable(getattr(spec, "encode", None)) and callable(getattr(spec, "decode", None)):
         return spec
-    raise ValueError(f"{spec!r} is not a codec: it needs encode(obj) -> bytes and decode(bytes) -> obj")
+    raise InvalidArgument(f"{spec!r} is not a codec: it needs encode(obj) -> bytes and decode(bytes) -> obj")

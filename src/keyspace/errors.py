@@ -39,6 +39,7 @@ __all__ = [
     "DecodeError",
     "EtcdUnavailable",
     "HashCollision",
+    "InvalidArgument",
     "InvalidKey",
     "InvalidName",
     "KeyTooLarge",
@@ -97,6 +98,14 @@ class ReservedKey(InvalidName):
     recorded LengthPrefixed layout): possible only in scopes whose keys may be any
     bytes (the root of LengthPrefixed, Sublevel, Naive). Refused on every read and
     write; such keys are never part of a scope's scans."""
+
+
+class InvalidArgument(KeyspaceError, ValueError, TypeError):
+    """An argument a call does not take: an option of the wrong type or value (a
+    ``limit`` that is not an int, ``prefix`` together with ``start``, an unknown
+    codec name or scoped-heed API). The message names the argument and the value.
+    A ``ValueError`` and a ``TypeError``, as Python's own argument errors are one
+    or the other."""
 
 
 class KeyTooLarge(KeyspaceError, ValueError):

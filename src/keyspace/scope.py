@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._catalog import SETTLED
 from .codecs import BYTES, INT, STR, Codec
-from .errors import KeyspaceError
+from .errors import InvalidArgument, KeyspaceError
 from .schemes._base import Key, Path, Scheme
 from .schemes._layouts import Layout
 from .stores._base import ReadView, WriteView
@@ -473,7 +473,10 @@ class Scope(MutableMapping[Any, Any]):
         keep = None
         if prefix is not None:
             if start is not None or stop is not None:
-                raise TypeError("'prefix' cannot be combined with 'start' or 'stop'")
+                raise InvalidArgument(
+                    f"'prefix' cannot be combined with 'start' or 'stop' (prefix={prefix!r}, "
+                    f"start={start!r}, stop={stop!r})"
+                )
             lo, hi, keep = self._layout.prefix_range(prefix, self._bound)
         else:
             lo = self._layout.prefix
@@ -594,7 +597,11 @@ class Scope(MutableMapping[Any, Any]):
         items is the last one opened; elsewhere reads go on until ``limit`` own
         keys are found or the range ends. Cost: one store scan (the first range
         holding enough items) and one chunk decode."""
-        if limit is None or limit > 1024:
+        if limit is None:
+            return None
+        if type(limit) is not int:
+            raise InvalidArgument(f"limit must be an int or None, not {limit!r}")
+        if limit > 1024:
             return None
         if prefix is None and self._guard is None:
             # the common short scan, with no filter: the ranges without a frame more

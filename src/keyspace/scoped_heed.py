@@ -45,7 +45,7 @@ from typing import Any
 from . import bincode
 from ._catalog import SETTLED, Catalog, GuardAnswer, ReadGuard
 from .codecs import BYTES, Codec, resolve_codec
-from .errors import DecodeError, HashCollision, SchemeMismatch, StoreError, show_bytes
+from .errors import DecodeError, HashCollision, InvalidArgument, SchemeMismatch, StoreError, show_bytes
 from .keyspace import Keyspace, Transaction
 from .schemes._base import Key, Path
 from .schemes.scoped_heed import APIS, DEFAULT_TAG, NAMED_TAG, REGISTRY_TAG, ScopedHeed
@@ -280,18 +280,19 @@ def open(
     environment if this process does not have it open yet.
 
     Raises :class:`SchemeMismatch` for a scoped-heed 0.1.x environment,
-    :class:`StoreError` for a missing database with ``readonly``, ``ValueError``
-    for an unknown ``api`` or an empty ``name``."""
+    :class:`StoreError` for a missing database with ``readonly``,
+    :class:`InvalidArgument` (a ``ValueError``) for an unknown ``api`` or an empty
+    ``name``."""
     if api not in APIS:
-        raise ValueError(f"unknown scoped-heed api {api!r}; known: {', '.join(APIS)}")
+        raise InvalidArgument(f"unknown scoped-heed api {api!r}; known: {', '.join(APIS)}")
     if not isinstance(name, str) or not name:
-        raise ValueError(f"scoped-heed database name {name!r} must be a non-empty str")
+        raise InvalidArgument(f"scoped-heed database name {name!r} must be a non-empty str")
     if unnamed_default and api != "raw_bytes":
-        raise ValueError("unnamed_default is a raw_bytes option (scoped-heed's unnamed_for_default)")
+        raise InvalidArgument("unnamed_default is a raw_bytes option (scoped-heed's unnamed_for_default)")
     if api == "raw_bytes" and key is not None and resolve_codec(key) is not BYTES:
-        raise ValueError("a raw_bytes database has raw bytes keys; key codecs are for api='types'")
+        raise InvalidArgument("a raw_bytes database has raw bytes keys; key codecs are for api='types'")
     if api == "bytes_keys" and key is not None and resolve_codec(key) is not BYTES:
-        raise ValueError("a bytes_keys database has raw bytes keys; key codecs are for api='types'")
+        raise InvalidArgument("a bytes_keys database has raw bytes keys; key codecs are for api='types'")
     where = os.path.abspath(os.fspath(path))
     options: dict[str, Any] = {"max_dbs": max_dbs, "readonly": readonly}
     if map_size is not None:
