@@ -1,7 +1,8 @@
 """The part of the build that pyproject.toml does not state: the optional C modules,
 ``keyspace._tuples_accel`` (tuple encoding and decoding of the common cases) and
-``keyspace._scope_accel`` (point operations of bytes scopes) and
-``keyspace.stores._pairs_accel`` (the put log of overlay transactions).
+``keyspace._scope_accel`` (point operations of bytes scopes),
+``keyspace.stores._pairs_accel`` (the put log of overlay transactions) and
+``keyspace.stores._gate_accel`` (the count of calls in flight into an engine).
 
 ``optional=True``: without a C compiler or the Python headers the install still
 succeeds (setuptools prints a warning) and keyspace uses its pure-Python code,
@@ -15,5 +16,6 @@ setup(
         Extension("keyspace._tuples_accel", sources=["src/keyspace/_tuples_accel.c"], optional=True),
         Extension("keyspace._scope_accel", sources=["src/keyspace/_scope_accel.c"], optional=True),
         Extension("keyspace.stores._pairs_accel", sources=["src/keyspace/stores/_pairs_accel.c"], optional=True),
+        Extension("keyspace.stores._gate_accel", sources=["src/keyspace/stores/_gate_accel.c"], optional=True),
     ]
 )

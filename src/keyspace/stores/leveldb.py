@@ -7,6 +7,11 @@ range and deletes its keys in one atomic write batch.
 
 One process, one handle: LevelDB locks the directory, so a second opener (in this
 process or another) gets :class:`~keyspace.errors.StoreError`.
+
+Every call into plyvel goes through the store's :class:`~keyspace.stores._gate.Gate`:
+plyvel releases the GIL inside LevelDB, and closing its handle under a call another
+thread is making would crash the process, so :meth:`LevelDBStore.close` refuses new
+calls, waits for the calls in flight and only then closes the handle.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import os
 from collections import deque
 from collections.abc import Callable, Collection, Iterator
+from contextlib import suppress
 from functools import partial
 from itertools import islice, takewhile
 from typing import Any
@@ -22,6 +28,7 @@ import plyvel
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store, tail_bounds
+from ._gate import Gate, close_when_idle
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory
 
@@ -39,7 +46,8 @@ class LevelDBStore(BatchedWrites, Store):
     writes; LevelDB itself still rewrites its own log and manifest files when it opens.
     Costs: a point operation is one LevelDB call; ``delete_range`` is O(keys in range).
     ``fast_get``/``fast_put`` are plyvel's own bound ``get``/``put`` and
-    ``fast_scan`` a plyvel iterator (no Python frame per call or item).
+    ``fast_scan`` a plyvel iterator, each behind the store's gate (no Python frame
+    per call or item where the C gate is built).
     """
 
     capabilities = Capabilities(
@@ -68,6 +76,7 @@ class LevelDBStore(BatchedWrites, Store):
         self._db: Any = None
         self._opened = False
         self._gate = TransactionGate(self.url)
+        self._calls = calls = Gate()
         check_directory(
             self._path, self.url, "LevelDB", ("CURRENT", "LOCK"), create=create_if_missing and not readonly
         )
@@ -79,8 +88,10 @@ class LevelDBStore(BatchedWrites, Store):
             raise self.translate(exc) from exc
         self._opened = True
         db = self._db
-        self.fast_get = db.get
-        self.fast_put = partial(db.put, sync=True) if sync else db.put  # plyvel's default: sync=False
+        self.fast_get = self._get = calls.guard(db.get)
+        # plyvel's default: sync=False
+        self.fast_put = self._put = calls.guard(partial(db.put, sync=True) if sync else db.put)
+        self._delete = calls.guard(partial(db.delete, sync=sync))
         self.fast_scan = self._scan_raw
         self.fast_scan_under = self._scan_under
 
@@ -122,17 +133,20 @@ class LevelDBStore(BatchedWrites, Store):
         keys: bool = False,
     ) -> Iterator[Any]:
         """A plyvel iterator of ``source`` (the DB or a snapshot) over ``[start, stop)``,
-        bounded in C, of items (``keys``: of keys, values unread); errors while
-        starting are translated, while iterating raw."""
+        bounded in C, of items (``keys``: of keys, values unread), its steps behind
+        the gate; errors while starting are translated, while iterating raw."""
+        calls = self._calls
         try:
             if reverse:
                 # plyvel 1.5 yields nothing in reverse when the last key equals
                 # ``start``; the lower bound is checked here instead.
-                items = source.iterator(stop=stop, reverse=True, include_value=not keys)
+                made = calls.run(partial(source.iterator, stop=stop, reverse=True, include_value=not keys))
+                items = calls.guard_iter(made)
                 if start:
                     items = takewhile((start if keys else (start,)).__le__, items)  # k >= start
             else:
-                items = source.iterator(start=start, stop=stop, include_value=not keys)
+                made = calls.run(partial(source.iterator, start=start, stop=stop, include_value=not keys))
+                items = calls.guard_iter(made)
             if limit is not None:
                 items = islice(items, max(limit, 0))
             return items  # type: ignore[no-any-return]
@@ -168,7 +182,7 @@ class LevelDBStore(BatchedWrites, Store):
         if bounds is None:
             return iter(())
         try:
-            view = self._live().prefixed_db(prefix)
+            view = self._calls.run(self._live().prefixed_db, prefix)
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
         return self._iterate(view, bounds[0], bounds[1], False, limit)
@@ -177,7 +191,7 @@ class LevelDBStore(BatchedWrites, Store):
 
     def get(self, key: bytes) -> bytes | None:
         try:
-            return self._live().get(key)  # type: ignore[no-any-return]
+            return self._get(key)  # type: ignore[no-any-return]
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
@@ -207,20 +221,22 @@ class LevelDBStore(BatchedWrites, Store):
         return self._seeker(self._live(), stop)
 
     def _seeker(self, source: Any, stop: bytes | None) -> Seeker:
+        calls = self._calls
         try:
-            return _IteratorSeeker(source.iterator(stop=stop, include_value=False), self.translate)
+            it = calls.run(partial(source.iterator, stop=stop, include_value=False))
+            return _IteratorSeeker(it, calls, self.translate)
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
     def put(self, key: bytes, value: bytes) -> None:
         try:
-            self._live().put(key, value, sync=self._sync)
+            self._put(key, value)
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
     def delete(self, key: bytes) -> None:
         try:
-            self._live().delete(key, sync=self._sync)
+            self._delete(key)
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
@@ -229,22 +245,31 @@ class LevelDBStore(BatchedWrites, Store):
     ) -> None:
         """Delete the ranges, then the keys ``deletes``, then store the pairs in
         order, in one atomic write batch; the pairs go to plyvel in one C loop."""
-        db = self._live()
         try:
-            batch = db.write_batch(sync=self._sync)
-            for start, stop in ranges:
-                for key in db.iterator(start=start, stop=stop, include_value=False):
-                    batch.delete(key)
-            for key in deletes:
-                batch.delete(key)
-            deque(map(batch.put, keys, values), 0)
-            batch.write()
+            self._calls.run(self._write_batch, self._live(), ranges, deletes, keys, values)
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
+    def _write_batch(
+        self,
+        db: Any,
+        ranges: list[Range],
+        deletes: list[bytes],
+        keys: Collection[bytes],
+        values: Collection[bytes],
+    ) -> None:
+        batch = db.write_batch(sync=self._sync)
+        for start, stop in ranges:
+            for key in db.iterator(start=start, stop=stop, include_value=False):
+                batch.delete(key)
+        for key in deletes:
+            batch.delete(key)
+        deque(map(batch.put, keys, values), 0)
+        batch.write()
+
     def snapshot(self) -> _LevelDBSnapshot:
         try:
-            return _LevelDBSnapshot(self, self._live().snapshot())
+            return _LevelDBSnapshot(self, self._calls.run(self._live().snapshot))
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
@@ -258,9 +283,12 @@ class LevelDBStore(BatchedWrites, Store):
         return snap, snap.release
 
     def close(self) -> None:
+        """Close the store: later calls raise :class:`~keyspace.errors.StoreClosed`;
+        calls other threads are making are waited for (at most
+        :data:`~keyspace.stores._gate.IDLE_WAIT` seconds) before LevelDB is closed."""
         db, self._db = self._db, None
         if db is not None:
-            db.close()
+            close_when_idle(self._calls, db.close)
 
     def __repr__(self) -> str:
         return f"LevelDBStore({self._path!r})"
@@ -269,12 +297,12 @@ class LevelDBStore(BatchedWrites, Store):
 class _LevelDBSnapshot(Releasable, ReadView):
     """A LevelDB snapshot: the store as it was when it was taken."""
 
-    __slots__ = ("_snap", "_store", "fast_get", "fast_scan")
+    __slots__ = ("_get", "_snap", "_store", "fast_get", "fast_scan")
 
     def __init__(self, store: LevelDBStore, snap: Any) -> None:
         self._store = store
         self._snap = snap
-        self.fast_get = snap.get
+        self.fast_get = self._get = store._calls.guard(snap.get)
         self.fast_scan = partial(store._iterate, snap)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
@@ -287,8 +315,9 @@ class _LevelDBSnapshot(Releasable, ReadView):
         return snap
 
     def get(self, key: bytes) -> bytes | None:
+        self._live()
         try:
-            return self._live().get(key)  # type: ignore[no-any-return]
+            return self._get(key)  # type: ignore[no-any-return]
         except (plyvel.Error, RuntimeError) as exc:
             raise self._store.translate(exc) from exc
 
@@ -318,17 +347,18 @@ class _LevelDBSnapshot(Releasable, ReadView):
     def release(self) -> None:
         """End the snapshot. Idempotent."""
         snap, self._snap = self._snap, None
-        if snap is not None and self._store._db is not None:
-            snap.close()
+        if snap is not None:
+            _close_behind(self._store._calls, snap)
 
 
 class _IteratorSeeker(Seeker):
     """A :class:`Seeker` on one plyvel key iterator (bounded by ``stop`` in C)."""
 
-    __slots__ = ("_it", "_translate")
+    __slots__ = ("_calls", "_it", "_translate")
 
-    def __init__(self, it: Any, translate: Callable[[BaseException], KeyspaceError]) -> None:
+    def __init__(self, it: Any, calls: Any, translate: Callable[[BaseException], KeyspaceError]) -> None:
         self._it = it
+        self._calls = calls
         self._translate = translate
 
     def seek(self, start: bytes) -> bytes | None:
@@ -336,12 +366,24 @@ class _IteratorSeeker(Seeker):
         if it is None:
             raise StoreClosed("this seeker has been released")
         try:
-            it.seek(start)
-            return next(it, None)
+            return self._calls.run(_seek, it, start)  # type: ignore[no-any-return]
         except (plyvel.Error, RuntimeError) as exc:
             raise self._translate(exc) from exc
 
     def release(self) -> None:
         it, self._it = self._it, None
         if it is not None:
-            it.close()
+            _close_behind(self._calls, it)
+
+
+def _seek(it: Any, start: bytes) -> bytes | None:
+    it.seek(start)
+    return next(it, None)
+
+
+def _close_behind(calls: Any, handle: Any) -> None:
+    """Close a plyvel snapshot or iterator through the gate; once the store is
+    closed, plyvel has closed it already."""
+    if not calls.closed:
+        with suppress(RuntimeError):  # the store closed meanwhile
+            calls.run(handle.close)

@@ -1,0 +1,308 @@
+/* Optional C gate of an engine handle (keyspace.stores._gate is the reference).
+ *
+ * An engine binding that releases the GIL inside its calls (plyvel) crashes the
+ * process when its handle is closed while another thread is inside a call. A
+ * Gate counts the calls in flight: every call through it increments the count
+ * before the engine is called and decrements it after, with the GIL held, so
+ * that close (holding the GIL) sees every call that has begun and not ended.
+ *
+ *   g = Gate()
+ *   f = g.guard(fn)        f(*args) calls fn(*args) counted; RuntimeError
+ *                          ("... closed") once g is closed, fn not called
+ *   it = g.guard_iter(i)   next(it) is next(i), counted the same way
+ *   g.run(fn, *args)       fn(*args), counted (for a body of several calls)
+ *   g.close()              every later call refuses; calls in flight go on
+ *   g.inflight             the calls in flight now
+ *   g.closed               whether close() was called
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t inflight;
+    int closed;
+} Gate;
+
+static PyTypeObject GateType;
+static PyTypeObject GuardedType;
+static PyTypeObject GuardedIterType;
+
+static int
+gate_refuses(Gate *gate)
+{
+    if (gate->closed) {
+        PyErr_SetString(PyExc_RuntimeError, "the store is closed");
+        return 1;
+    }
+    return 0;
+}
+
+/* -- Guarded: a callable counted by its gate ------------------------------------ */
+
+typedef struct {
+    PyObject_HEAD
+    Gate *gate;
+    PyObject *fn;
+    vectorcallfunc vectorcall;
+} Guarded;
+
+static PyObject *
+guarded_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Guarded *self = (Guarded *)op;
+    Gate *gate = self->gate;
+    if (gate_refuses(gate)) {
+        return NULL;
+    }
+    gate->inflight++;
+    PyObject *out = PyObject_Vectorcall(self->fn, args, nargsf, kwnames);
+    gate->inflight--;
+    return out;
+}
+
+static int
+guarded_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    Guarded *self = (Guarded *)op;
+    Py_VISIT(self->gate);
+    Py_VISIT(self->fn);
+    return 0;
+}
+
+static int
+guarded_clear(PyObject *op)
+{
+    Guarded *self = (Guarded *)op;
+    Py_CLEAR(self->gate);
+    Py_CLEAR(self->fn);
+    return 0;
+}
+
+static void
+guarded_dealloc(PyObject *op)
+{
+    PyObject_GC_UnTrack(op);
+    guarded_clear(op);
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyTypeObject GuardedType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace.stores._gate_accel.Guarded",
+    .tp_doc = "A callable whose calls its Gate counts (see the module).",
+    .tp_basicsize = sizeof(Guarded),
+    .tp_vectorcall_offset = offsetof(Guarded, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_traverse = guarded_traverse,
+    .tp_clear = guarded_clear,
+    .tp_dealloc = guarded_dealloc,
+};
+
+/* -- GuardedIter: an iterator whose steps its gate counts ----------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    Gate *gate;
+    PyObject *it;
+    iternextfunc next;
+} GuardedIter;
+
+static PyObject *
+guarded_iternext(PyObject *op)
+{
+    GuardedIter *self = (GuardedIter *)op;
+    Gate *gate = self->gate;
+    if (gate_refuses(gate)) {
+        return NULL;
+    }
+    gate->inflight++;
+    PyObject *out = self->next(self->it);
+    gate->inflight--;
+    return out;
+}
+
+static int
+guarded_iter_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    GuardedIter *self = (GuardedIter *)op;
+    Py_VISIT(self->gate);
+    Py_VISIT(self->it);
+    return 0;
+}
+
+static int
+guarded_iter_clear(PyObject *op)
+{
+    GuardedIter *self = (GuardedIter *)op;
+    Py_CLEAR(self->gate);
+    Py_CLEAR(self->it);
+    return 0;
+}
+
+static void
+guarded_iter_dealloc(PyObject *op)
+{
+    PyObject_GC_UnTrack(op);
+    guarded_iter_clear(op);
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyTypeObject GuardedIterType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace.stores._gate_accel.GuardedIter",
+    .tp_doc = "An iterator whose steps its Gate counts (see the module).",
+    .tp_basicsize = sizeof(GuardedIter),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = guarded_iternext,
+    .tp_traverse = guarded_iter_traverse,
+    .tp_clear = guarded_iter_clear,
+    .tp_dealloc = guarded_iter_dealloc,
+};
+
+/* -- Gate ------------------------------------------------------------------------ */
+
+static PyObject *
+gate_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    if (PyTuple_GET_SIZE(args) != 0 || (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "Gate() takes no arguments");
+        return NULL;
+    }
+    Gate *self = (Gate *)type->tp_alloc(type, 0);
+    if (self != NULL) {
+        self->inflight = 0;
+        self->closed = 0;
+    }
+    return (PyObject *)self;
+}
+
+static PyObject *
+gate_guard(PyObject *op, PyObject *fn)
+{
+    if (!PyCallable_Check(fn)) {
+        PyErr_Format(PyExc_TypeError, "guard takes a callable, not %.100s", Py_TYPE(fn)->tp_name);
+        return NULL;
+    }
+    Guarded *out = PyObject_GC_New(Guarded, &GuardedType);
+    if (out == NULL) {
+        return NULL;
+    }
+    Py_INCREF(op);
+    out->gate = (Gate *)op;
+    Py_INCREF(fn);
+    out->fn = fn;
+    out->vectorcall = guarded_vectorcall;
+    PyObject_GC_Track(out);
+    return (PyObject *)out;
+}
+
+static PyObject *
+gate_guard_iter(PyObject *op, PyObject *iterable)
+{
+    PyObject *it = PyObject_GetIter(iterable);
+    if (it == NULL) {
+        return NULL;
+    }
+    GuardedIter *out = PyObject_GC_New(GuardedIter, &GuardedIterType);
+    if (out == NULL) {
+        Py_DECREF(it);
+        return NULL;
+    }
+    Py_INCREF(op);
+    out->gate = (Gate *)op;
+    out->it = it;
+    out->next = Py_TYPE(it)->tp_iternext;
+    PyObject_GC_Track(out);
+    return (PyObject *)out;
+}
+
+static PyObject *
+gate_run(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    Gate *gate = (Gate *)op;
+    if (nargs < 1) {
+        PyErr_SetString(PyExc_TypeError, "run takes a callable and its arguments");
+        return NULL;
+    }
+    if (gate_refuses(gate)) {
+        return NULL;
+    }
+    gate->inflight++;
+    PyObject *out = PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1), NULL);
+    gate->inflight--;
+    return out;
+}
+
+static PyObject *
+gate_close(PyObject *op, PyObject *Py_UNUSED(ignored))
+{
+    ((Gate *)op)->closed = 1;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+gate_get_inflight(PyObject *op, void *Py_UNUSED(closure))
+{
+    return PyLong_FromSsize_t(((Gate *)op)->inflight);
+}
+
+static PyObject *
+gate_get_closed(PyObject *op, void *Py_UNUSED(closure))
+{
+    return PyBool_FromLong(((Gate *)op)->closed);
+}
+
+static PyMethodDef gate_methods[] = {
+    {"guard", gate_guard, METH_O, "guard(fn): fn, its calls counted."},
+    {"guard_iter", gate_guard_iter, METH_O, "guard_iter(iterable): its iterator, its steps counted."},
+    {"run", (PyCFunction)(void (*)(void))gate_run, METH_FASTCALL, "run(fn, *args): fn(*args), counted."},
+    {"close", gate_close, METH_NOARGS, "close(): every later call refuses."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef gate_getset[] = {
+    {"inflight", gate_get_inflight, NULL, "The calls in flight now.", NULL},
+    {"closed", gate_get_closed, NULL, "Whether close() was called.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject GateType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace.stores._gate_accel.Gate",
+    .tp_doc = "Gate(): counts the calls in flight into an engine handle (see the module).",
+    .tp_basicsize = sizeof(Gate),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = gate_new,
+    .tp_methods = gate_methods,
+    .tp_getset = gate_getset,
+};
+
+static struct PyModuleDef gate_accel_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "keyspace.stores._gate_accel",
+    .m_doc = "Optional C gate that counts the calls in flight into an engine handle.",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC
+PyInit__gate_accel(void)
+{
+    if (PyType_Ready(&GateType) < 0 || PyType_Ready(&GuardedType) < 0 || PyType_Ready(&GuardedIterType) < 0) {
+        return NULL;
+    }
+    PyObject *module = PyModule_Create(&gate_accel_module);
+    if (module == NULL) {
+        return NULL;
+    }
+    Py_INCREF(&GateType);
+    if (PyModule_AddObject(module, "Gate", (PyObject *)&GateType) < 0) {
+        Py_DECREF(&GateType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

@@ -1,0 +1,145 @@
+"""Closing a store while other threads are inside its engine's calls: the gate
+counts the calls in flight (C and pure-Python gate alike), closing waits for them,
+and a LevelDB store closed under running gets, puts and scans no longer crashes
+the process (plyvel releases the GIL inside LevelDB)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+from typing import Any
+
+import pytest
+
+from keyspace.stores import _gate
+from keyspace.stores._gate import PyGate, close_when_idle
+
+GATES = [PyGate] if _gate.Gate is PyGate else [_gate.Gate, PyGate]
+
+
+@pytest.fixture(params=GATES, ids=lambda g: f"{g.__module__}.{g.__name__}")
+def gate(request: pytest.FixtureRequest) -> Any:
+    return request.param()
+
+
+def test_calls_are_counted_while_they_run(gate: Any) -> None:
+    seen: list[int] = []
+    guarded = gate.guard(lambda a, b=0: seen.append(gate.inflight) or a + b)
+    assert guarded(1, b=2) == 3
+    assert gate.run(lambda x: seen.append(gate.inflight) or x, 5) == 5
+    assert [*gate.guard_iter(iter([seen.append(0)]))] == [None]
+    steps = gate.guard_iter(range(3))
+    assert next(steps) == 0
+    assert gate.inflight == 0  # a suspended iteration is no call in flight
+    assert seen == [1, 1, 0]
+
+
+def test_an_error_ends_the_call(gate: Any) -> None:
+    def boom() -> None:
+        raise KeyError("x")
+
+    with pytest.raises(KeyError):
+        gate.guard(boom)()
+    with pytest.raises(KeyError):
+        gate.run(boom)
+    assert gate.inflight == 0
+
+
+def test_a_closed_gate_refuses_without_calling(gate: Any) -> None:
+    called: list[int] = []
+    guarded = gate.guard(called.append)
+    steps = gate.guard_iter(range(3))
+    assert next(steps) == 0
+    gate.close()
+    assert gate.closed
+    for attempt in (lambda: guarded(1), lambda: gate.run(called.append, 2), lambda: next(steps)):
+        with pytest.raises(RuntimeError, match="closed"):
+            attempt()
+    assert called == []
+
+
+def test_closing_waits_for_the_calls_in_flight(gate: Any) -> None:
+    entered, release = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def slow() -> None:
+        entered.set()
+        assert release.wait(10)
+        order.append("call ended")
+
+    worker = threading.Thread(target=gate.guard(slow))
+    worker.start()
+    assert entered.wait(10)
+    threading.Timer(0.05, release.set).start()
+    assert close_when_idle(gate, lambda: order.append("closed"), wait=10)
+    worker.join(10)
+    assert order == ["call ended", "closed"]
+
+
+def test_a_call_that_does_not_end_leaves_the_handle_open(gate: Any) -> None:
+    entered, release = threading.Event(), threading.Event()
+    worker = threading.Thread(target=gate.guard(lambda: entered.set() or release.wait(10)))
+    worker.start()
+    assert entered.wait(10)
+    closed: list[bool] = []
+    assert not close_when_idle(gate, lambda: closed.append(True), wait=0.05)
+    assert closed == []
+    release.set()
+    worker.join(10)
+
+
+_CLOSE_UNDER_LOAD = textwrap.dedent(
+    """
+    import sys, tempfile, threading
+    import keyspace
+    from keyspace.errors import StoreClosed
+    from keyspace.stores import _gate, leveldb
+    if sys.argv[2] == "python":
+        leveldb.Gate = _gate.PyGate
+    mode = sys.argv[1]
+    for _ in range(20):
+        ks = keyspace.open(f"leveldb://{tempfile.mkdtemp()}")
+        scope = ks.scope("a")
+        scope.update({b"k%d" % i: b"v" for i in range(200)})
+        started = threading.Event()
+        def work():
+            try:
+                for i in range(200000):
+                    if i == 10:
+                        started.set()
+                    if mode == "get":
+                        scope[b"k1"]
+                    elif mode == "put":
+                        scope[b"k1"] = b"w"
+                    else:
+                        list(scope.items())
+            except StoreClosed:
+                pass
+            finally:
+                started.set()
+        worker = threading.Thread(target=work)
+        worker.start()
+        started.wait(10)
+        ks.close()
+        worker.join(30)
+    print("closed under load")
+    """
+)
+
+
+@pytest.mark.parametrize("gate_kind", ["c", "python"] if len(GATES) == 2 else ["python"])
+@pytest.mark.parametrize("mode", ["get", "put", "scan"])
+def test_a_leveldb_store_closed_under_running_calls(mode: str, gate_kind: str) -> None:
+    """In a child process (a crash would end it with a signal): 20 stores, each
+    closed while a thread is reading or writing it; the thread ends with
+    StoreClosed and the process with 0."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CLOSE_UNDER_LOAD, mode, gate_kind],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "closed under load" in done.stdout
