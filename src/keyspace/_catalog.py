@@ -656,11 +656,14 @@ class Catalog:
         ``view`` (one cursor and one read transaction where the engine has them),
         one seek per child and per own range."""
         scheme = self.scheme
-        if self._hashed:
-            return self._hash_children(view) if not path else []
-        if self._layered and self._status(view, path) == _LEAF:
-            return []
         lo, hi = scheme.subtree_range(path)
+        if (self._hashed and path) or (self._layered and self._status(view, path) == _LEAF):
+            # no children by the layout alone; the store is still read, so that a
+            # closed one raises StoreClosed here as on every other read
+            next(iter(view.scan_keys(lo, hi, limit=1)), None)
+            return []
+        if self._hashed:
+            return self._hash_children(view)
         own = scheme.own_ranges(path) if scheme.separates_own_keys else ()
         exact = scheme.own_range_is_exact()
         plen = len(scheme.prefix(path))
