@@ -17,8 +17,8 @@ demo: $(STAMP)
 	$(BIN)/keyspace demo demo-data
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 test: $(STAMP)

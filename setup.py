@@ -15,7 +15,11 @@ setup(
     ext_modules=[
         Extension("keyspace._tuples_accel", sources=["src/keyspace/_tuples_accel.c"], optional=True),
         Extension("keyspace._scope_accel", sources=["src/keyspace/_scope_accel.c"], optional=True),
-        Extension("keyspace.stores._pairs_accel", sources=["src/keyspace/stores/_pairs_accel.c"], optional=True),
-        Extension("keyspace.stores._gate_accel", sources=["src/keyspace/stores/_gate_accel.c"], optional=True),
+        Extension(
+            "keyspace.stores._pairs_accel", sources=["src/keyspace/stores/_pairs_accel.c"], optional=True
+        ),
+        Extension(
+            "keyspace.stores._gate_accel", sources=["src/keyspace/stores/_gate_accel.c"], optional=True
+        ),
     ]
 )

@@ -7,8 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
 
-$BIN/ruff check src tests benchmarks
-$BIN/ruff format --check src tests benchmarks
+$BIN/ruff check .
+$BIN/ruff format --check .
 $BIN/mypy
 
 source scripts/etcd-test-cluster.sh
