@@ -28,7 +28,7 @@ def test_calls_are_counted_while_they_run(gate: Any) -> None:
     seen: list[int] = []
     guarded = gate.guard(lambda a, b=0: seen.append(gate.inflight) or a + b)
     assert guarded(1, b=2) == 3
-    assert gate.run(lambda x: seen.append(gate.inflight) or x, 5) == 5
+    assert gate.run(lambda x, y=0: seen.append(gate.inflight) or x + y, 5, y=1) == 6
     assert [*gate.guard_iter(iter([seen.append(0)]))] == [None]
     steps = gate.guard_iter(range(3))
     assert next(steps) == 0

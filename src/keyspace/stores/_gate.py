@@ -69,7 +69,7 @@ class PyGate:
             yield item
 
     def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """``fn(*args)``, counted."""
+        """``fn(*args, **kwargs)``, counted."""
         if self.closed:
             raise _closed()
         calls = self._calls

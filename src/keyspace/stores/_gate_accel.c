@@ -10,7 +10,7 @@
  *   f = g.guard(fn)        f(*args) calls fn(*args) counted; RuntimeError
  *                          ("... closed") once g is closed, fn not called
  *   it = g.guard_iter(i)   next(it) is next(i), counted the same way
- *   g.run(fn, *args)       fn(*args), counted (for a body of several calls)
+ *   g.run(fn, *args, **kw) fn(*args, **kw), counted (for a body of several calls)
  *   g.close()              every later call refuses; calls in flight go on
  *   g.inflight             the calls in flight now
  *   g.closed               whether close() was called
@@ -221,7 +221,7 @@ gate_guard_iter(PyObject *op, PyObject *iterable)
 }
 
 static PyObject *
-gate_run(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+gate_run(PyObject *op, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     Gate *gate = (Gate *)op;
     if (nargs < 1) {
@@ -232,7 +232,7 @@ gate_run(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     gate->inflight++;
-    PyObject *out = PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1), NULL);
+    PyObject *out = PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1), kwnames);
     gate->inflight--;
     return out;
 }
@@ -259,7 +259,8 @@ gate_get_closed(PyObject *op, void *Py_UNUSED(closure))
 static PyMethodDef gate_methods[] = {
     {"guard", gate_guard, METH_O, "guard(fn): fn, its calls counted."},
     {"guard_iter", gate_guard_iter, METH_O, "guard_iter(iterable): its iterator, its steps counted."},
-    {"run", (PyCFunction)(void (*)(void))gate_run, METH_FASTCALL, "run(fn, *args): fn(*args), counted."},
+    {"run", (PyCFunction)(void (*)(void))gate_run, METH_FASTCALL | METH_KEYWORDS,
+     "run(fn, *args, **kw): fn(*args, **kw), counted."},
     {"close", gate_close, METH_NOARGS, "close(): every later call refuses."},
     {NULL, NULL, 0, NULL},
 };

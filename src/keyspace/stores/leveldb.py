@@ -140,12 +140,12 @@ class LevelDBStore(BatchedWrites, Store):
             if reverse:
                 # plyvel 1.5 yields nothing in reverse when the last key equals
                 # ``start``; the lower bound is checked here instead.
-                made = calls.run(partial(source.iterator, stop=stop, reverse=True, include_value=not keys))
+                made = calls.run(source.iterator, stop=stop, reverse=True, include_value=not keys)
                 items = calls.guard_iter(made)
                 if start:
                     items = takewhile((start if keys else (start,)).__le__, items)  # k >= start
             else:
-                made = calls.run(partial(source.iterator, start=start, stop=stop, include_value=not keys))
+                made = calls.run(source.iterator, start=start, stop=stop, include_value=not keys)
                 items = calls.guard_iter(made)
             if limit is not None:
                 items = islice(items, max(limit, 0))
@@ -223,7 +223,7 @@ class LevelDBStore(BatchedWrites, Store):
     def _seeker(self, source: Any, stop: bytes | None) -> Seeker:
         calls = self._calls
         try:
-            it = calls.run(partial(source.iterator, stop=stop, include_value=False))
+            it = calls.run(source.iterator, stop=stop, include_value=False)
             return _IteratorSeeker(it, calls, self.translate)
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
@@ -384,6 +384,5 @@ def _seek(it: Any, start: bytes) -> bytes | None:
 def _close_behind(calls: Any, handle: Any) -> None:
     """Close a plyvel snapshot or iterator through the gate; once the store is
     closed, plyvel has closed it already."""
-    if not calls.closed:
-        with suppress(RuntimeError):  # the store closed meanwhile
-            calls.run(handle.close)
+    with suppress(RuntimeError):  # the gate refuses: the store is closed
+        calls.run(handle.close)
