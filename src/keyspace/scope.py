@@ -310,12 +310,23 @@ class Scope(MutableMapping[Any, Any]):
 
     def __setitem__(self, key: Key, value: Any) -> None:
         escape = self._escape
-        if escape is not None and type(key) is bytes:  # and no value codec (see __init__)
-            head, old, new, tail = escape
-            stored, raw = head + key.replace(old, new) + tail, value
-        else:
-            stored = self._stored(key)
-            raw = value if self._venc is None else self._venc(value)
+        if escape is not None and type(key) is bytes and type(value) is bytes:  # no value codec
+            put = self._put
+            if put is not None:  # bound by the scope's first write
+                head, old, new, tail = escape
+                try:
+                    put(head + key.replace(old, new) + tail, value)
+                except self._put_raw as exc:  # only with the view's fast_put
+                    raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
+                return
+        self._set(key, value)
+
+    def _set(self, key: Key, value: Any) -> None:
+        """``self[key] = value`` on the general route: the layout's key transform,
+        the value codec, and the scope's first write (its records) when no put is
+        bound yet."""
+        stored = self._stored(key)
+        raw = value if self._venc is None else self._venc(value)
         if type(raw) is not bytes:
             raw = _not_bytes(raw)
         put = self._put
@@ -614,11 +625,10 @@ class Scope(MutableMapping[Any, Any]):
                 if include_stop:
                     hi += b"\x00"
             if hi is None:  # from a start on: the own ranges that end after it
-                ranges = [
-                    (lo if lo > r_lo else r_lo, r_hi)
-                    for r_lo, r_hi in self._ranges
-                    if r_hi is None or lo < r_hi
-                ]
+                ranges = []  # a loop, not a comprehension: no frame (Python 3.11)
+                for r_lo, r_hi in self._ranges:
+                    if r_hi is None or lo < r_hi:
+                        ranges.append((lo if lo > r_lo else r_lo, r_hi))
             else:
                 ranges = _intersect(self._ranges, lo, hi)
         else:
@@ -636,7 +646,7 @@ class Scope(MutableMapping[Any, Any]):
             if self._layout.exact:
                 if len(ranges) == 1 and fast is not None:  # the common case: one store scan
                     lo, hi = ranges[0]
-                    return decode(list(islice(fast(lo, hi, reverse, limit), limit)))
+                    return decode(list(fast(lo, hi, reverse, limit)))  # a store honours its limit
                 out: _Chunk = []
                 for lo, hi in ranges:
                     left = limit - len(out)
