@@ -130,6 +130,14 @@ class Context:
         """``full`` keys normally, ``quick`` with ``--quick``."""
         return quick if self.quick else full
 
+    @property
+    def fine(self) -> int | None:
+        """Rounds for comparisons of short trials (10-20 ms: point operations and
+        short scans over 2,000-20,000 keys): three times the usual, so that their
+        medians settle despite the machine's noise; ``None`` (the usual) with
+        ``--quick``."""
+        return None if self.quick else 3 * self.rounds
+
     def tmpdir(self) -> str:
         """A fresh temporary directory, removed when the workload ends."""
         return self.stack.enter_context(tempfile.TemporaryDirectory(prefix="ksbench-"))

@@ -264,11 +264,32 @@ def _raw_put_txn(kind: str, prefix: bytes, keys: list[bytes]) -> Factory:
     return make
 
 
-def _ks_get_txn(store: _Store, path: tuple[str, ...], keys: list[bytes]) -> Factory:
+def _ks_get_txn(
+    store: _Store, path: tuple[str, ...], keys: list[bytes], make_scope: Callable[[Any], Scope] | None = None
+) -> Factory:
+    """Point reads in a write transaction (``ks.transaction()``)."""
+    return _ks_get(store, path, keys, "transaction", make_scope)
+
+
+def _ks_get_snapshot(
+    store: _Store, path: tuple[str, ...], keys: list[bytes], make_scope: Callable[[Any], Scope] | None = None
+) -> Factory:
+    """Point reads in a read transaction (``ks.snapshot()``)."""
+    return _ks_get(store, path, keys, "snapshot", make_scope)
+
+
+def _ks_get(
+    store: _Store,
+    path: tuple[str, ...],
+    keys: list[bytes],
+    how: str,
+    make_scope: Callable[[Any], Scope] | None,
+) -> Factory:
     def make() -> Trial:
         ks: Keyspace = store.handle
-        cm = ks.transaction()
-        scope = cm.__enter__().scope(*path)
+        cm = getattr(ks, how)()
+        tx = cm.__enter__()
+        scope = tx.scope(*path) if make_scope is None else make_scope(tx)
 
         def run() -> None:
             for k in keys:
@@ -279,11 +300,15 @@ def _ks_get_txn(store: _Store, path: tuple[str, ...], keys: list[bytes]) -> Fact
     return make
 
 
-def _raw_get_txn(store: _Store, kind: str, prefix: bytes, keys: list[bytes]) -> Factory:
+def _raw_get_txn(store: _Store, kind: str, prefix: bytes, keys: list[bytes], write: bool = True) -> Factory:
+    """Point reads in a py-lmdb transaction: a write one (``write``, the pair of
+    ``ks.transaction()``) or a read one (the pair of ``ks.snapshot()``). LMDB's own
+    reads cost more in a write transaction (it looks among its dirty pages first),
+    so each keyspace path is measured against its own kind."""
     loop = _hand_get(kind, prefix)
 
     def make() -> Trial:
-        txn = store.handle.begin()
+        txn = store.handle.begin(write=write)
         return Trial(lambda: loop(txn.get, keys), len(keys), txn.abort)
 
     return make
@@ -412,6 +437,7 @@ def layouts_lmdb(ctx: Context) -> Iterator[Comparison]:
             f"{name} put in txn",
             {"keyspace": _ks_put_txn(scheme, path, keys), "py-lmdb": _raw_put_txn(kind, prefix, keys)},
             [Ratio(f"LMDB {name} put in txn", "keyspace", "py-lmdb", t110)],
+            rounds=ctx.fine,
         )
         ks_store, raw_store = _ks_store(ctx, scheme, path, keys), _raw_store(ctx, stored)
         yield Comparison(
@@ -422,12 +448,24 @@ def layouts_lmdb(ctx: Context) -> Iterator[Comparison]:
                 "py-lmdb": _raw_get_txn(raw_store, kind, prefix, reads),
             },
             [Ratio(f"LMDB {name} get in txn", "keyspace", "py-lmdb", t110)],
+            rounds=ctx.fine,
+        )
+        yield Comparison(
+            "layouts",
+            f"{name} get in snapshot",
+            {
+                "keyspace": _ks_get_snapshot(ks_store, path, reads),
+                "py-lmdb": _raw_get_txn(raw_store, kind, prefix, reads, write=False),
+            },
+            [Ratio(f"LMDB {name} get in snapshot", "keyspace", "py-lmdb", t110)],
+            rounds=ctx.fine,
         )
         yield Comparison(
             "layouts",
             f"{name} scan",
             {"keyspace": _ks_scan(ks_store, path, n), "py-lmdb": _raw_scan(raw_store, kind, prefix, stop, n)},
             [Ratio(f"LMDB {name} scan per item", "keyspace", "py-lmdb", t110)],
+            rounds=ctx.fine,
         )
         yield Comparison(
             "layouts",
@@ -437,6 +475,7 @@ def layouts_lmdb(ctx: Context) -> Iterator[Comparison]:
                 "py-lmdb": _raw_short(raw_store, kind, prefix, stop, starts),
             },
             [Ratio(f"LMDB {name} items(start, limit=10)", "keyspace", "py-lmdb", t120)],
+            rounds=ctx.fine,
         )
         yield Comparison(
             "layouts",
@@ -638,6 +677,7 @@ def typed(ctx: Context) -> Iterator[Comparison]:
         "str/json put in txn",
         {"keyspace": ks_put, "py-lmdb": raw_put},
         [Ratio("typed scope put (str keys, json values)", "keyspace", "py-lmdb", Target(1.10))],
+        rounds=ctx.fine,
     )
 
     def build_ks(directory: str) -> tuple[Any, Callable[[], object]]:
@@ -680,6 +720,7 @@ def typed(ctx: Context) -> Iterator[Comparison]:
         "str/json get in txn",
         {"keyspace": ks_get, "py-lmdb": raw_get},
         [Ratio("typed scope get (str keys, json values)", "keyspace", "py-lmdb", Target(1.10))],
+        rounds=ctx.fine,
     )
 
 
@@ -731,6 +772,7 @@ def no_c(ctx: Context) -> Iterator[Comparison]:
         "tuple put in txn, no C",
         {"keyspace": ks_put, "py-lmdb": _raw_put_txn("tuple", prefix, keys)},
         [Ratio("no C: tuple put in txn", "keyspace", "py-lmdb", t125)],
+        rounds=ctx.fine,
     )
 
     def build(directory: str) -> tuple[Any, Callable[[], object]]:
@@ -740,18 +782,6 @@ def no_c(ctx: Context) -> Iterator[Comparison]:
 
     ks_store = _Store(ctx, build)
     raw_store = _raw_store(ctx, [TupleScheme().encode(_PATH, k) for k in keys])
-
-    def ks_get() -> Trial:
-        ks: Keyspace = ks_store.handle
-        cm = ks.transaction()
-        tx = cm.__enter__()
-        scope = _python_scope(ks, tx.view, tx.catalog)
-
-        def run() -> None:
-            for k in reads:
-                scope[k]
-
-        return Trial(run, n, lambda: cm.__exit__(None, None, None))
 
     def ks_scan() -> Trial:
         ks: Keyspace = ks_store.handle
@@ -763,17 +793,35 @@ def no_c(ctx: Context) -> Iterator[Comparison]:
 
         return Trial(run, n)
 
+    def python_scope(tx: Any) -> Scope:
+        return _python_scope(tx.keyspace, tx.view, tx.catalog)
+
     yield Comparison(
         "no-c",
         "tuple get in txn, no C",
-        {"keyspace": ks_get, "py-lmdb": _raw_get_txn(raw_store, "tuple", prefix, reads)},
+        {
+            "keyspace": _ks_get_txn(ks_store, _PATH, reads, python_scope),
+            "py-lmdb": _raw_get_txn(raw_store, "tuple", prefix, reads),
+        },
         [Ratio("no C: tuple get in txn", "keyspace", "py-lmdb", t125)],
+        rounds=ctx.fine,
+    )
+    yield Comparison(
+        "no-c",
+        "tuple get in snapshot, no C",
+        {
+            "keyspace": _ks_get_snapshot(ks_store, _PATH, reads, python_scope),
+            "py-lmdb": _raw_get_txn(raw_store, "tuple", prefix, reads, write=False),
+        },
+        [Ratio("no C: tuple get in snapshot", "keyspace", "py-lmdb", t125)],
+        rounds=ctx.fine,
     )
     yield Comparison(
         "no-c",
         "tuple scan, no C",
         {"keyspace": ks_scan, "py-lmdb": _raw_scan(raw_store, "tuple", prefix, prefix + b"\xff", n)},
         [Ratio("no C: tuple scan per item", "keyspace", "py-lmdb", t125)],
+        rounds=ctx.fine,
     )
 
 
