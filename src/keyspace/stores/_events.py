@@ -196,6 +196,15 @@ class LocalFeed:
             self.watches.append(watch)
         return watch
 
+    def close(self, url: str) -> None:
+        """The store ``url`` closed: end every watch with
+        :class:`~keyspace.errors.StoreClosed` (as a closed etcd channel does), so a
+        consumer waiting on one wakes up instead of waiting forever."""
+        with self._lock:
+            watches, self.watches = self.watches, []
+        for watch in watches:
+            watch._fail(StoreClosed(f"the store {url} was closed while this watch ran"))
+
     def _drop(self, watch: _LocalWatch) -> None:
         with self._lock:
             if watch in self.watches:

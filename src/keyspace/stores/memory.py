@@ -309,6 +309,7 @@ class MemoryStore(BatchedWrites, Store):
 
     def close(self) -> None:
         self._data = None
+        self._feed.close(self.url)
 
     def __repr__(self) -> str:
         return f"MemoryStore({self.url!r})"
