@@ -8,7 +8,7 @@ from typing import Any
 from ..codecs import Codec
 from ..errors import DecodeError, show_bytes
 from ..scope import Scope
-from ._base import Collection
+from ._base import Collection, check_storable
 from ._keys import KeySpec
 from ._layouts import Layout
 
@@ -77,7 +77,9 @@ class Deque(Collection):
             head, tail = self._ends(base)
             if (tail - head) % _WRAP == _WRAP - 1:
                 raise OverflowError(f"deque {self.namespace!r} is full ({_WRAP - 1} items)")
-            self._items.scope(base)[self._items.key((tail,))] = raw
+            items = self._items.scope(base)
+            check_storable([(self._meta.scope(base), self._meta.key(_TAIL))])
+            items[self._items.key((tail,))] = raw
             self._set(base, _TAIL, tail + 1)
 
     def push_front(self, value: Any) -> None:
@@ -88,7 +90,9 @@ class Deque(Collection):
             if (tail - head) % _WRAP == _WRAP - 1:
                 raise OverflowError(f"deque {self.namespace!r} is full ({_WRAP - 1} items)")
             pos = (head - 1) % _WRAP
-            self._items.scope(base)[self._items.key((pos,))] = raw
+            items = self._items.scope(base)
+            check_storable([(self._meta.scope(base), self._meta.key(_HEAD))])
+            items[self._items.key((pos,))] = raw
             self._set(base, _HEAD, pos)
 
     def pop_back(self) -> Any:

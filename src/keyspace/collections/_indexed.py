@@ -9,6 +9,7 @@ from typing import Any
 from ..codecs import Codec
 from ..errors import UniqueViolation, show_bytes
 from ..scope import Scope
+from ._base import check_storable
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout, Namespace
 from ._map import Map, _Ranged
@@ -162,6 +163,13 @@ class IndexedMap(Map):
                     deletes.append((scope, ns.key((*old_ik, *elements))))
                 if new_ik is not None and new_ik != old_ik:
                     puts.append((scope, ns.key((*new_ik, *elements)), layout.multi_entry(pk)))
+        # Every key is encoded and sized before the first write: a record or index
+        # key the scope refuses (KeyTooLarge, InvalidKey) then writes nothing, even
+        # in a caller's transaction that goes on after the error.
+        check_storable([(records, stored)] if raw is not None else [])
+        check_storable([(scope, k) for scope, k, _ in puts])
+        for scope, k in deletes:
+            scope._stored(k)
         for scope, k in deletes:
             scope.discard(k)
         for scope, k, v in puts:
