@@ -23,6 +23,7 @@ bounded pool of worker threads so that the event loop never blocks:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
@@ -286,6 +287,26 @@ class _Discarded(Exception):
     """What a discarded transaction's context manager is told (it only discards)."""
 
 
+_ABANDONED: set[asyncio.Future[None]] = set()  # cleanups running (a reference keeps each alive)
+
+
+async def _abandon(
+    runner: _Runner, opening: asyncio.Future[tuple[AbstractContextManager[Any], ReadView]], locked: bool
+) -> None:
+    """End the view ``opening`` opens, whose caller is gone; then release the store."""
+    try:
+        try:
+            manager, _ = await opening
+        except BaseException:
+            return  # nothing was opened
+        exc = _Discarded()
+        with contextlib.suppress(Exception):
+            await runner.run_held(manager.__exit__, type(exc), exc, None)
+    finally:
+        if locked:
+            runner.release()
+
+
 class ThreadedStore(_ThreadedView, AsyncStore):
     """Any synchronous store, each call in a bounded pool of worker threads (module
     docstring). ``workers`` applies to engines that serve concurrent clients without
@@ -318,19 +339,37 @@ class ThreadedStore(_ThreadedView, AsyncStore):
 
     async def begin(self) -> AsyncTransaction:
         locked = await self._run.acquire()
-        try:
-            manager = self.sync.transaction()
-            view = await self._run.run_held(manager.__enter__)
-        except BaseException:
-            if locked:
-                self._run.release()
-            raise
-        return _ThreadedView(view, self._run, self._chunk, manager, locked)
+        return await self._open(self.sync.transaction, locked)
 
     async def begin_snapshot(self) -> AsyncTransaction:
-        manager = self.sync.snapshot()  # a snapshot excludes no writer: no lock
-        view = await self._run.run_held(manager.__enter__)
-        return _ThreadedView(view, self._run, self._chunk, manager)
+        return await self._open(self.sync.snapshot, False)  # a snapshot excludes no writer: no lock
+
+    async def _open(self, make: Callable[[], AbstractContextManager[Any]], locked: bool) -> AsyncTransaction:
+        """The view of ``make()`` (a transaction or snapshot manager), made and entered
+        in a worker (where the engine's calls belong; a memory store's transaction
+        waits there for another thread's). When the caller is cancelled (a timeout)
+        while the worker opens it, the view is ended as soon as it is open, and the
+        store held until then: an abandoned transaction would otherwise hold the
+        store (or its one transaction slot) forever."""
+        runner = self._run
+
+        def open_view() -> tuple[AbstractContextManager[Any], ReadView]:
+            manager = make()
+            return manager, manager.__enter__()
+
+        opening = asyncio.ensure_future(runner.run_held(open_view))
+        try:
+            manager, view = await asyncio.shield(opening)
+        except BaseException:
+            if opening.done() and (opening.cancelled() or opening.exception() is not None):
+                if locked:
+                    runner.release()
+            else:
+                ending = asyncio.ensure_future(_abandon(runner, opening, locked))
+                _ABANDONED.add(ending)
+                ending.add_done_callback(_ABANDONED.discard)
+            raise
+        return _ThreadedView(view, runner, self._chunk, manager, locked)
 
     async def close(self, closing: Callable[[], None] | None = None) -> None:
         runner = self._run
