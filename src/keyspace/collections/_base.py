@@ -68,7 +68,7 @@ def check_storable(puts: Iterable[tuple[Scope, Any]]) -> None:
     operation of several writes refuses bad input without writing part of it,
     even in a caller's transaction that goes on after the error."""
     for scope, key in puts:
-        scope._state.check_storable(scope._whole_keys([scope._stored(key)]))
+        scope._state.check_storable(scope._whole_keys([(scope._stored(key), None)]))
 
 
 def decode_value(codec: Codec, raw: bytes) -> Any:
