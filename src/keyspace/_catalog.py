@@ -509,7 +509,17 @@ class Catalog:
         and claimed first in their own batch, as :meth:`first_write` does there: a
         check read inside the transaction would be changed by the records a later
         first write of the same transaction commits, or by another keyspace's first
-        write, and fail the whole transaction; its own batch is run again instead."""
+        write, and fail the whole transaction; its own batch is run again instead.
+        A scheme that refuses writes (:attr:`Scheme.refuses_writes`, unless built with
+        ``allow_collisions=True``) refuses deletes too: its scopes' ranges hold other
+        scopes' keys."""
+        scheme = self.scheme
+        if scheme.refuses_writes and not getattr(scheme, "allow_collisions", False):
+            raise LayoutError(
+                f"the {scheme.name} scheme refuses to delete: its scopes share stored keys (a scope's "
+                "range holds the keys of every scope whose name extends its own), so a delete would "
+                "remove other scopes' keys; build it with allow_collisions=True only to change legacy data"
+            )
         if self.recorded:
             apply(view)
             return
