@@ -166,3 +166,53 @@ def test_timeout_around_a_whole_transaction_is_all_or_nothing(
         assert await _pair(aks) in ((b"0", b"0"), (b"1", b"1"))
 
     _run(kind, tmp_path, body)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("case", ["sublevel-clear", "scopehash-root-drop"])
+def test_an_operation_of_several_range_deletes_is_not_cut_by_a_timeout(
+    kind: str, case: str, tmp_path: Path
+) -> None:
+    """A sublevel scope's clear deletes its two own ranges (keys below the
+    separator, keys above it), a ScopeHash root's drop one range per name: a
+    timeout that lands during the first delete leaves none of them or all."""
+    scheme = case.split("-")[0]
+
+    async def main() -> None:
+        aks = await keyspace.aio.open(_url(kind, tmp_path), scheme=scheme)
+        try:
+            if scheme == "sublevel":
+                target = aks.scope("a")
+                await target.update({b" ": b"0", b"#": b"1", b"a": b"2", b"~z": b"3"})
+                op = target.clear
+            else:
+                target = aks.scope()
+                await target.put(b"r", b"0")
+                for name in ("a", "b", "c"):
+                    await aks.scope(name).put(b"k", b"1")
+                op = target.drop
+            before = [k async for k in target]
+            store = aks.sync.store
+            real = store.delete_range
+
+            def slow(start: bytes, stop: bytes | None) -> None:
+                time.sleep(0.15)
+                real(start, stop)
+
+            store.delete_range = slow  # type: ignore[method-assign]
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(op(), 0.05)
+            finally:
+                await asyncio.sleep(0.8)  # every delete that was to run has run
+                del store.delete_range
+            after = {k async for k in target}
+            assert after in (set(), set(before)), f"half applied: {sorted(after)} of {before} left"
+            if scheme == "scopehash":
+                names = [[k async for k in aks.scope(n)] for n in ("a", "b", "c")]
+                assert names in ([[], [], []], [[b"k"]] * 3) and (not names[0]) == (not after)
+            await _still_usable(aks)
+        finally:
+            await asyncio.wait_for(aks.close(), 5)
+
+    asyncio.run(asyncio.wait_for(main(), 20))
