@@ -216,3 +216,34 @@ def test_an_operation_of_several_range_deletes_is_not_cut_by_a_timeout(
             await asyncio.wait_for(aks.close(), 5)
 
     asyncio.run(asyncio.wait_for(main(), 20))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cancelled_while_the_commit_waits_for_the_worker(kind: str, tmp_path: Path) -> None:
+    """The block has ended and its commit waits behind another call of the worker
+    when the cancel lands: the transaction still ends (both writes or none), and
+    the store is not left with an engine transaction open."""
+
+    async def body(aks: AsyncKeyspace) -> None:
+        written = asyncio.Event()
+        busy: list[asyncio.Future[Any]] = []
+
+        async def txn() -> None:
+            async with aks.transaction() as tx:
+                await tx.scope("a").put(b"x", b"1")
+                await tx.scope("a").put(b"y", b"1")
+                busy.append(_busy(aks, 0.3))  # the commit queues behind it
+                await asyncio.sleep(0.01)  # the busy call reaches the worker first
+                written.set()
+
+        task = asyncio.create_task(txn())
+        await asyncio.wait_for(written.wait(), 5)
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        await busy[0]
+        await asyncio.sleep(0.1)
+        assert await _pair(aks) in ((b"0", b"0"), (b"1", b"1"))
+
+    _run(kind, tmp_path, body)

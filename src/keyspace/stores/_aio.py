@@ -272,15 +272,32 @@ class _ThreadedView(AsyncTransaction):
         await self._end(_Discarded())
 
     async def _end(self, exc: BaseException | None) -> None:
+        """Commit or discard in the worker, to the end even when the caller is
+        cancelled meanwhile (a cancelled call still queued would never run, and
+        leave the engine's transaction open, the store held, for good); the
+        cancellation is raised once the transaction has ended."""
         manager, self._manager = self._manager, None
         if manager is None:
             return
+        ending = asyncio.ensure_future(
+            self._run.run_held(manager.__exit__, None if exc is None else type(exc), exc, None)
+        )
+        cancelled = False
         try:
-            await self._run.run_held(manager.__exit__, None if exc is None else type(exc), exc, None)
+            while not ending.done():
+                try:
+                    await asyncio.shield(ending)
+                except asyncio.CancelledError:
+                    if ending.cancelled():
+                        raise
+                    cancelled = True
+            ending.result()
         finally:
             if self._locked:
                 self._locked = False
                 self._run.release()
+        if cancelled:
+            raise asyncio.CancelledError
 
 
 class _Discarded(Exception):
