@@ -350,13 +350,50 @@ class Catalog:
     def guard(self, path: Path) -> ReadGuard | None:
         """What a scope at ``path`` runs before each read of its own keys (see
         :data:`ReadGuard`), or ``None`` when nothing needs checking. Called once
-        when the scope is made; costs one hash of the name at most."""
+        when the scope is made; costs one hash of the name at most.
+
+        While the keyspace has seen no record of its own (opened on a store that
+        was empty, and not written since), the guard also checks the records
+        first: another process may since have made its first write, and its keys
+        may lie in this scope's ranges (:meth:`_record_guard`)."""
+        inner: ReadGuard | None = None
         if self._hashed and path:
-            return self._committed(self._hash_guard(path))
-        if self._layered:
+            inner = self._committed(self._hash_guard(path))
+        elif self._layered:
             self.scheme.validate_path(path)
-            return self._committed(self._layout_guard(path))
-        return None
+            inner = self._committed(self._layout_guard(path))
+        if self.recorded:
+            return inner
+        return self._record_guard(inner)
+
+    def _record_guard(self, inner: ReadGuard | None) -> ReadGuard:
+        """``inner`` (or nothing) behind the check an unrecorded keyspace's first
+        write makes: :class:`SchemeMismatch` when the store now records another
+        keyspace whose keys would overlap this one's. Settles once this
+        keyspace's own record is seen (records are never removed; a scheme that
+        records nothing checks at every read until this keyspace writes). Cost,
+        until then: the reads of :meth:`_check_records` (a few point reads and
+        two short scans)."""
+        check_records = self._committed(self._check_records_answer)
+
+        def check(view: ReadView) -> GuardAnswer:
+            mine = self.recorded or check_records(view) is SETTLED
+            if inner is None:
+                return SETTLED if mine else True
+            answer = inner(view)
+            return True if answer is SETTLED and not mine else answer
+
+        return check
+
+    def _check_records_answer(self, view: ReadView) -> GuardAnswer:
+        """:meth:`_check_records` as a guard: :data:`SETTLED` when ``view`` holds
+        this keyspace's own record (kept as known when ``view`` is the committed
+        store), ``True`` when it holds none."""
+        if self._check_records(view) is None:
+            return True
+        if view is self.store:
+            self.recorded = True
+        return SETTLED
 
     def _committed(self, check: ReadGuard) -> ReadGuard:
         """``check`` reading the committed records where a transaction's first write
