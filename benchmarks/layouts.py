@@ -302,9 +302,9 @@ def _ks_get(
 
 def _raw_get_txn(store: _Store, kind: str, prefix: bytes, keys: list[bytes], write: bool = True) -> Factory:
     """Point reads in a py-lmdb transaction: a write one (``write``, the pair of
-    ``ks.transaction()``) or a read one (the pair of ``ks.snapshot()``). LMDB's own
-    reads cost more in a write transaction (it looks among its dirty pages first),
-    so each keyspace path is measured against its own kind."""
+    ``ks.transaction()``) or a read one (the pair of ``ks.snapshot()``): each
+    keyspace path against the same kind of LMDB transaction (a write transaction's
+    reads look among its dirty pages first)."""
     loop = _hand_get(kind, prefix)
 
     def make() -> Trial:

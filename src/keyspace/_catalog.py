@@ -65,6 +65,7 @@ from .errors import (
 from .schemes._base import Key, Path, Scheme, component_bytes
 from .schemes.length_prefixed import to_length_prefixed_nested
 from .stores._base import ReadView, Store, WriteView
+from .stores._key_sizes import first_bad_key
 
 __all__ = ["LAYOUT_START", "LAYOUT_STOP", "SETTLED", "Catalog", "GuardAnswer", "ReadGuard"]
 
@@ -590,30 +591,28 @@ class Catalog:
                 if left == 0:
                     raise
 
-    def check_storable(self, keys: Iterable[bytes]) -> None:
-        """Refuse, before a scope's first write, a stored key the engine cannot
-        store: over its ``max_key_size``, or empty where it takes no empty key
-        (the first such key is named). Cost: one or two passes in C over the
-        keys (their lengths, their truth), a Python loop only to name a bad key."""
+    def check_storable(self, keys: Iterable[Any]) -> None:
+        """Refuse, before a scope's first write, a stored key (of ``keys``: keys, or
+        pairs whose first item is the key) the engine cannot store: over its
+        ``max_key_size``, or empty where it takes no empty key (the first such key
+        is named). Cost: one pass over the keys' sizes
+        (:func:`~keyspace.stores._key_sizes.first_bad_key`)."""
         store = self.store
         caps = store.capabilities
         limit = caps.max_key_size
         if limit is None and caps.empty_keys:
             return  # the engine stores every key
-        batch = keys if isinstance(keys, list | tuple) else list(keys)
-        if not batch:
+        batch = keys if type(keys) is list else list(keys)
+        bad = first_bad_key(batch, limit, caps.empty_keys)
+        if bad < 0:
             return
-        too_long = limit is not None and max(map(len, batch)) > limit
-        if not too_long and (caps.empty_keys or all(batch)):
-            return
-        for key in batch:
-            if limit is not None and len(key) > limit:
-                raise KeyTooLarge(
-                    f"key of {len(key)} bytes is over the limit of {limit} bytes of {store.url}: "
-                    f"{show_bytes(key)}"
-                )
-            if not key and not caps.empty_keys:
-                raise InvalidName(f"{store.url} cannot store the empty key b''")
+        key = batch[bad][0] if type(batch[bad]) is tuple else batch[bad]
+        if limit is not None and len(key) > limit:
+            raise KeyTooLarge(
+                f"key of {len(key)} bytes is over the limit of {limit} bytes of {store.url}: "
+                f"{show_bytes(key)}"
+            )
+        raise InvalidName(f"{store.url} cannot store the empty key b''")
 
     def _before_write(self, view: WriteView, path: Path) -> None:
         scheme = self.scheme

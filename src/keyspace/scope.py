@@ -424,12 +424,14 @@ class Scope(MutableMapping[Any, Any]):
             raise KeyspaceError(f"scope {self.path!r}: {view!r} does not hold its keys as {self._view!r}")
         return got[0]  # type: ignore[no-any-return]  # writable where the view is
 
-    def _whole_keys(self, keys: Iterable[bytes]) -> Iterable[bytes]:
-        """Stored keys as the whole keyspace store holds them (for the catalog's checks)."""
+    def _whole_keys(self, ops: Sequence[tuple[bytes, bytes | None]]) -> Sequence[Any]:
+        """The stored keys of ``ops`` as the whole keyspace store holds them, for the
+        catalog's checks: ``ops`` themselves where the scope's part is the whole
+        store (the checks read the first item of a pair)."""
         if not self._cut:
-            return keys
+            return ops
         tag = self.prefix[: self._cut]
-        return [tag + k for k in keys]
+        return [tag + k for k, _ in ops]
 
     def _first_write(self, ops: Sequence[tuple[bytes, bytes | None]], puts: bool = False) -> bool:
         """Before this scope's first write of ``ops`` (``puts``: the caller knows
@@ -444,9 +446,7 @@ class Scope(MutableMapping[Any, Any]):
             self._bind_put()
             return False
         puts = puts or None not in map(_second, ops)
-        state.check_storable(
-            self._whole_keys(map(_first, ops) if puts else [k for k, v in ops if v is not None])
-        )
+        state.check_storable(self._whole_keys(ops if puts else [op for op in ops if op[1] is not None]))
         k, v = ops[0]
         part = self._part
         if len(ops) == 1 and v is not None:

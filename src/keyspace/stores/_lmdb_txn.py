@@ -14,7 +14,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from functools import partial
-from operator import itemgetter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -34,9 +33,6 @@ __all__ = ["JoinedTransaction", "LMDBTransaction"]
 
 _PUT, _DELETE, _RANGE = 0, 1, 2
 _Logged = tuple[int, bytes, bytes | None, Any]  # op, key, value or stop, database (None: own)
-
-
-_first = itemgetter(0)
 
 
 class LMDBTransaction(TxnReads, WriteView):
@@ -156,7 +152,7 @@ class LMDBTransaction(TxnReads, WriteView):
         """One ``cursor.putmulti`` (a loop of :meth:`put` with a replay log). Every
         key is checked first, so a bad one leaves none of the pairs written."""
         pairs = items if isinstance(items, list | tuple) else list(items)
-        self._store._check_all(map(_first, pairs))
+        self._store._check_all(pairs)
         if self._log is not None:
             return super().put_many(pairs)
         try:

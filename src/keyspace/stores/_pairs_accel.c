@@ -1,5 +1,6 @@
-/* Optional C log of put pairs for the overlay transaction
- * (keyspace.stores._overlay, which runs without it).
+/* Optional C helpers of the stores, each with a pure-Python reference: the log
+ * of put pairs for the overlay transaction (keyspace.stores._overlay, which runs
+ * without it) and the size check of a batch of keys.
  *
  * PairLog() holds two lists, keys and values, of bytes.
  *
@@ -11,6 +12,13 @@
  *   len(log)               the pairs logged since the last take()
  *   log.close()            ends the log: a later log(...) or extend raises
  *                          ReferenceError, take() returns two empty lists
+ *
+ * first_bad_key(keys, max_size, empty_ok) -> int: the index of the first item of
+ * the list keys that is not a storable key, or -1; an item is a key or a pair
+ * (tuple) whose first item is the key. Not storable: longer than max_size bytes
+ * (None: no limit), or empty unless empty_ok. One pass reading the sizes (of bytes
+ * directly, of anything else as len() does): no Python call per key.
+ * Reference: keyspace.stores._key_sizes.first_bad_key_py.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -206,11 +214,65 @@ static PyTypeObject PairLogType = {
     .tp_as_sequence = &log_as_sequence,
 };
 
+static PyObject *
+first_bad_key(PyObject *module, PyObject *const *args, Py_ssize_t n)
+{
+    if (n != 3 || !PyList_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "first_bad_key(keys: list, max_size: int | None, empty_ok: bool)");
+        return NULL;
+    }
+    Py_ssize_t max_size = PY_SSIZE_T_MAX;
+    if (args[1] != Py_None) {
+        max_size = PyLong_AsSsize_t(args[1]);
+        if (max_size == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+    }
+    int empty_ok = PyObject_IsTrue(args[2]);
+    if (empty_ok < 0) {
+        return NULL;
+    }
+    Py_ssize_t min_size = empty_ok ? 0 : 1;
+    PyObject *keys = args[0];
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(keys); i++) {
+        PyObject *item = PyList_GET_ITEM(keys, i);
+        PyObject *key = item;
+        if (PyTuple_CheckExact(item) && PyTuple_GET_SIZE(item) > 0) {
+            key = PyTuple_GET_ITEM(item, 0);
+        }
+        Py_ssize_t size;
+        if (PyBytes_Check(key)) {
+            size = PyBytes_GET_SIZE(key);
+        }
+        else { /* len() may run code that changes the list: hold the item */
+            Py_INCREF(item);
+            size = PyObject_Size(key);
+            Py_DECREF(item);
+            if (size < 0) {
+                return NULL; /* not sized: the TypeError of len() */
+            }
+        }
+        if (size > max_size || size < min_size) {
+            return PyLong_FromSsize_t(i);
+        }
+    }
+    return PyLong_FromLong(-1);
+}
+
+static PyMethodDef module_methods[] = {
+    {"first_bad_key", (PyCFunction)(void (*)(void))first_bad_key, METH_FASTCALL,
+     "first_bad_key(keys, max_size, empty_ok, /) -> int: the index of the first key (or pair) "
+     "that is not storable, or -1."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef pairs_accel_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "keyspace.stores._pairs_accel",
-    .m_doc = "Optional C log of the put pairs of an overlay transaction.",
+    .m_doc = "Optional C helpers of the stores: the put log of an overlay transaction, "
+             "the size check of a batch of keys.",
     .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC

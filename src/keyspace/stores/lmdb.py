@@ -53,7 +53,6 @@ import sys
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
-from operator import itemgetter
 from typing import Any
 
 import lmdb
@@ -61,6 +60,7 @@ import lmdb
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
 from . import _lmdb_env
 from ._base import Capabilities, Op, ReadView, Seeker, Store
+from ._key_sizes import first_bad_key
 from ._lmdb_cursor import cursor_delete_range, cursor_scan
 from ._lmdb_files import check_environment, nearly_full, os_cause
 from ._lmdb_growth import FAST_HEADROOM as FAST_HEADROOM
@@ -79,9 +79,6 @@ it fills."""
 
 NAMED_DBS = 16
 """``max_dbs`` of an environment first opened with ``db=NAME`` and no ``max_dbs``."""
-
-
-_first = itemgetter(0)
 
 
 class LMDBStore(MapGrowth, Store):
@@ -236,13 +233,14 @@ class LMDBStore(MapGrowth, Store):
         if not key or len(key) > self._max:
             raise self._bad_key(key)  # type: ignore[misc]
 
-    def _check_all(self, keys: Iterable[bytes]) -> None:
-        """:meth:`_check` of every key, in two passes in C (their lengths, their
-        truth); a Python loop only to name the first bad key."""
-        batch = keys if isinstance(keys, list) else list(keys)
-        if batch and (max(map(len, batch)) > self._max or not all(batch)):
-            for key in batch:
-                self._check(key)
+    def _check_all(self, items: list[Any] | tuple[Any, ...]) -> None:
+        """:meth:`_check` of every key of ``items`` (keys, or pairs whose first item
+        is the key): one pass over their sizes (:func:`first_bad_key`), and
+        :meth:`_check` of the first bad one to name it."""
+        bad = first_bad_key(items if type(items) is list else list(items), self._max, False)
+        if bad >= 0:
+            item = items[bad]
+            self._check(item[0] if type(item) is tuple else item)
 
     # -- scans in pages of short read transactions ----------------------------
 
@@ -396,7 +394,7 @@ class LMDBStore(MapGrowth, Store):
 
     def write(self, ops: Iterable[Op]) -> None:
         batch = list(ops)
-        self._check_all(map(_first, batch))
+        self._check_all(batch)
 
         def body(txn: Any) -> None:
             put, delete = txn.put, txn.delete

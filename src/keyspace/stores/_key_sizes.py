@@ -1,0 +1,45 @@
+"""The size check of a batch of stored keys, :func:`first_bad_key`: one pass in C
+over the keys' sizes where the optional module is built (``_pairs_accel``), else
+:func:`first_bad_key_py`, its reference, in a few passes of C builtins."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from operator import itemgetter
+from typing import Any
+
+__all__ = ["first_bad_key", "first_bad_key_py"]
+
+_first = itemgetter(0)
+
+
+def first_bad_key_py(keys: list[Any], max_size: int | None, empty_ok: bool) -> int:
+    """The index of the first item of ``keys`` whose key is not storable, or -1.
+    The items are keys, or pairs whose first item is the key; a key is not
+    storable when it is longer than ``max_size`` bytes (``None``: no limit) or
+    empty unless ``empty_ok``. Cost: two or three passes of C builtins over the
+    sizes, and a Python loop only when a key is bad.
+
+    >>> first_bad_key_py([b"a", b"", b"bc"], 4, False)
+    1
+    >>> first_bad_key_py([(b"a", b"1"), (b"bcdef", b"2")], 4, True)
+    1
+    >>> first_bad_key_py([b"a", b""], None, True)
+    -1
+    """
+    if not keys:
+        return -1
+    batch = list(map(_first, keys)) if type(keys[0]) is tuple else keys
+    if (max_size is None or max(map(len, batch)) <= max_size) and (empty_ok or all(batch)):
+        return -1
+    for i, key in enumerate(batch):
+        if (max_size is not None and len(key) > max_size) or not (empty_ok or key):
+            return i
+    return -1  # pragma: no cover - a bad key was seen above
+
+
+first_bad_key: Callable[[list[Any], int | None, bool], int]
+try:
+    from ._pairs_accel import first_bad_key
+except ImportError:  # pragma: no cover - the reference then runs
+    first_bad_key = first_bad_key_py
