@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import keyspace
-from keyspace.errors import SchemeMismatch
+from keyspace.errors import LayoutError, SchemeMismatch
 
 STORES = {
     "lmdb": "lmdb://{}/store",
@@ -114,3 +114,29 @@ def test_a_stale_open_of_the_same_scheme_reads_and_settles(engine: str, tmp_path
         assert scope.get(b"k") == b"other data"
         assert dict(ks.scope("x").items()) == {b"k": b"other data"}
         assert ks.catalog.recorded
+
+
+@pytest.mark.parametrize("engine", list(STORES))
+@pytest.mark.parametrize("path", [(), (b"!t!k",), (b"x", b"y")])
+def test_a_layered_keyspace_opened_on_an_empty_store_sees_keys_written_without_a_layout(
+    path: tuple[bytes, ...], engine: str, tmp_path: Path
+) -> None:
+    """A LengthPrefixed keyspace that found the store empty, then another process
+    writes keys that record no layout (a Sublevel keyspace, records nothing): which
+    scopes hold keys is no longer known, so its reads and writes raise LayoutError
+    as a fresh open's do, rather than read those keys or make a leaf over them."""
+    url = STORES[engine].format(tmp_path)
+    with keyspace.open(url, scheme="length-prefixed") as stale:
+        assert list(stale.scope(*path).items()) == []  # empty: every path is free
+        _write_in_another_process(url, "sublevel", ("t",))
+        before = list(stale.store.scan(b"", None))
+        for ks in (stale, keyspace.open(url, scheme="length-prefixed")):
+            with pytest.raises(LayoutError):
+                list(ks.scope(*path).items())
+            with pytest.raises(LayoutError):
+                ks.scope(*path)[b"z"] = b"lp data"
+            with pytest.raises(LayoutError), ks.transaction() as tx:
+                tx.scope(*path).update({b"z": b"lp data"})
+            if ks is not stale:
+                ks.close()
+        assert list(stale.store.scan(b"", None)) == before

@@ -253,10 +253,19 @@ class Catalog:
 
     def _owns(self, view: ReadView) -> bool:
         """Whether every key of the store was written under a layout this keyspace
-        knows: the store holds a recorded layout, or held nothing at all."""
-        if not self.owned:
-            recorded = self._persist and _first(view, LAYOUT_START, LAYOUT_STOP) is not None
-            self.owned = recorded or _first(view, b"", None) is None
+        knows: the store holds a recorded layout, or holds nothing at all. Only a
+        recorded layout is kept as known (records are never removed): an empty
+        store is asked again, as another process may since have written keys
+        without a layout. A keyspace that records no layout has nothing to read
+        again, and keeps what it found at its first look."""
+        if self.owned:
+            return True
+        if self._persist:
+            if _first(view, LAYOUT_START, LAYOUT_STOP) is not None:
+                self.owned = True
+                return True
+            return _first(view, b"", None) is None
+        self.owned = _first(view, b"", None) is None
         return self.owned
 
     def _load(self, view: ReadView, same: Path) -> None:
