@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import keyspace
 from keyspace._catalog import SETTLED
+from keyspace.codecs import BYTES
 from keyspace.errors import InvalidKey, InvalidName, KeyTooLarge, StoreClosed
 from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
 from keyspace.schemes._layouts import LayoutCache
@@ -146,9 +147,10 @@ def test_python_methods_over_python_layouts_store_the_schemes_bytes(
     assert raw_items(ks) == stored  # the refusals wrote nothing
 
 
-def test_python_reads_run_the_read_guard_while_one_is_set() -> None:
+def test_python_reads_run_the_read_guard_while_one_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
     """The one-frame route of the Python reads is taken only while the scope has no
-    read guard left to run; with one, every read runs it first."""
+    read guard left to run; with one, every read runs it first, and once it
+    settles the route is taken."""
     ks = keyspace.open("memory:")
     ks._layouts = LayoutCache(ks.scheme, accelerate=False)
     scope = ks.scope("t")
@@ -157,12 +159,22 @@ def test_python_reads_run_the_read_guard_while_one_is_set() -> None:
     assert PY_GET(scope, b"k") == b"v"  # a read sees the record and settles the guard
     assert scope._escape is not None and scope._guard is None  # type: ignore[attr-defined]
     assert PY_GETITEM(scope, b"k") == PY_GET(scope, b"k") == b"v"
+    answers: list[object] = [False, False, SETTLED]  # no own keys, twice; then readable for good
     seen: list[object] = []
-    scope._guard = lambda view: seen.append(view) or False  # type: ignore[attr-defined]  # no own keys
-    assert PY_GET(scope, b"k", 5) == 5
+
+    def guard(view: object) -> object:
+        seen.append(view)
+        return answers.pop(0)
+
+    monkeypatch.setattr(type(ks.catalog), "guard", lambda self, path: guard)
+    guarded = Scope(ks, ks.store, ks.catalog, ("t",), BYTES, BYTES)  # ks.scope() caches the first
+    assert guarded._guard is guard  # type: ignore[attr-defined]
+    assert PY_GET(guarded, b"k", 5) == 5
     with pytest.raises(KeyError):
-        PY_GETITEM(scope, b"k")
-    assert len(seen) == 2
+        PY_GETITEM(guarded, b"k")
+    assert PY_GET(guarded, b"k") == b"v"  # the guard settles here
+    assert PY_GETITEM(guarded, b"k") == PY_GET(guarded, b"k") == b"v"
+    assert len(seen) == 3
 
 
 def test_python_methods_translate_engine_errors_in_a_transaction(tmp_path: Path) -> None:

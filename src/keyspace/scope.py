@@ -139,12 +139,14 @@ class Scope(MutableMapping[Any, Any]):
         "_put",
         "_put_raw",
         "_ranges",
+        "_read_route",
         "_state",
         "_stored",
         "_value_spec",
         "_vdec",
         "_venc",
         "_view",
+        "_write_route",
         "path",
         "prefix",
         "scheme",
@@ -214,6 +216,10 @@ class Scope(MutableMapping[Any, Any]):
         # transform as one replace, applied inline to bytes keys where _stored is
         # the layout's own and values are bytes (None: the general route)
         self._escape = layout.escape if self._stored is layout.stored and value is BYTES else None
+        # the one-frame routes themselves: (engine call, *escape) once no read guard is
+        # left to run (reads) and once the put is bound (writes); None until then
+        self._read_route = self._route(self._get) if self._guard is None else None
+        self._write_route: tuple[Any, bytes, bytes, bytes, bytes] | None = None
 
     # -- navigation ------------------------------------------------------------
 
@@ -258,8 +264,15 @@ class Scope(MutableMapping[Any, Any]):
         seen = guard(self._view)
         if seen is SETTLED:  # readable for good: later reads call nothing
             self._guard = None
+            self._read_route = self._route(self._get)
             return False
         return not seen
+
+    def _route(self, call: Any) -> tuple[Any, bytes, bytes, bytes, bytes] | None:
+        """The one-frame route of a point operation: ``call`` (the engine's get or
+        put) and the escape, or ``None`` where the scope has no escape."""
+        escape = self._escape
+        return None if escape is None else (call, *escape)
 
     def _read(self, stored: bytes) -> bytes | None:
         if self._guard is not None and self._hidden():
@@ -271,15 +284,16 @@ class Scope(MutableMapping[Any, Any]):
         return raw
 
     # The three point operations below take one Python frame for a bytes key where
-    # the scope has an escape (see __init__); reads take it while no read guard is
-    # left to run, when _read reduces to the engine call.
+    # the scope has an escape (see __init__): its route, the engine call and the
+    # escape in one tuple; reads take it once no read guard is left to run, when
+    # _read reduces to the engine call, writes once the put is bound.
 
     def __getitem__(self, key: Key) -> Any:
-        escape = self._escape
-        if escape is not None and type(key) is bytes and self._guard is None:
-            head, old, new, tail = escape
+        route = self._read_route
+        if route is not None and type(key) is bytes:
+            get, head, old, new, tail = route
             try:
-                raw = self._get(head + key.replace(old, new) + tail)
+                raw = get(head + key.replace(old, new) + tail)
             except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
                 raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
             if raw is None:
@@ -292,11 +306,11 @@ class Scope(MutableMapping[Any, Any]):
 
     def get(self, key: Key, default: Any = None) -> Any:
         """Return the value of ``key``, or ``default``. Cost: one point read."""
-        escape = self._escape
-        if escape is not None and type(key) is bytes and self._guard is None:
-            head, old, new, tail = escape
+        route = self._read_route
+        if route is not None and type(key) is bytes:
+            get, head, old, new, tail = route
             try:
-                raw = self._get(head + key.replace(old, new) + tail)
+                raw = get(head + key.replace(old, new) + tail)
             except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
                 raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
             return default if raw is None else raw
@@ -309,16 +323,14 @@ class Scope(MutableMapping[Any, Any]):
         return self._read(self._stored(key)) is not None
 
     def __setitem__(self, key: Key, value: Any) -> None:
-        escape = self._escape
-        if escape is not None and type(key) is bytes and type(value) is bytes:  # no value codec
-            put = self._put
-            if put is not None:  # bound by the scope's first write
-                head, old, new, tail = escape
-                try:
-                    put(head + key.replace(old, new) + tail, value)
-                except self._put_raw as exc:  # only with the view's fast_put
-                    raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
-                return
+        route = self._write_route
+        if route is not None and type(key) is bytes and type(value) is bytes:  # no value codec
+            put, head, old, new, tail = route
+            try:
+                put(head + key.replace(old, new) + tail, value)
+            except self._put_raw as exc:  # only with the view's fast_put
+                raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
+            return
         self._set(key, value)
 
     def _set(self, key: Key, value: Any) -> None:
@@ -462,6 +474,7 @@ class Scope(MutableMapping[Any, Any]):
         fast = view.fast_put
         self._put_raw = () if fast is None else _RAW
         put = self._put = view.put if fast is None else fast
+        self._write_route = self._route(put)
         return put
 
     def _raise_raw(self, exc: BaseException, stored: bytes) -> None:
