@@ -555,9 +555,20 @@ class Catalog:
         and claimed first in their own batch, as :meth:`first_write` does there: a
         check read inside the transaction would be changed by the records a later
         first write of the same transaction commits, or by another keyspace's first
-        write, and fail the whole transaction; its own batch is run again instead."""
+        write, and fail the whole transaction; its own batch is run again instead.
+
+        A delete is one write even where it is several range deletes (the
+        ScopeHash root's subtree, one range per name; a scope whose range the
+        records split): outside a transaction it runs in one transaction of the
+        store, so that a crash or a fault part-way leaves all of it or none
+        (where the engine caps its batches, etcd, each range is its own)."""
         if self.recorded:
-            apply(view)
+            store = self.store
+            if view is store and store.capabilities.max_batch_ops is None:
+                with store.transaction() as tx:
+                    apply(tx)
+            else:
+                apply(view)
             return
         if view is not self.store:
             if self.store.capabilities.max_batch_ops is None:
