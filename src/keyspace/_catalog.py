@@ -225,6 +225,8 @@ class Catalog:
         depth = self.leaf_depth
         if depth is not None:
             if len(same) == depth:
+                if self.scheme.records_layout and same not in self._loaded:
+                    self._check_declared(view, same, path)
                 return _LEAF
             if len(same) < depth:
                 return _BRANCH
@@ -250,6 +252,28 @@ class Catalog:
             f"a scope's name ends, and the store holds keys written without a recorded layout; open it with "
             f"leaf_depth=N (the depth of the scopes that hold keys) to read or change scope {path!r}"
         )
+
+    def _check_declared(self, view: ReadView, same: Path, path: Path) -> None:
+        """Refuse a scope that the declared ``leaf_depth`` makes a leaf where the
+        layout another keyspace recorded in the store says otherwise (an ancestor
+        holds keys, or scopes below it do): its keys would be that scope's keys,
+        or its own range would hold theirs. Checked once per path."""
+        for cut in range(len(same)):
+            if view.get(_layout_key(same[:cut])) is not None:
+                raise LayoutError(
+                    f"the store records scope {path[:cut]!r} as holding keys, so scope {path!r} below it "
+                    f"cannot hold keys: the declared leaf depth {self.leaf_depth} does not match the "
+                    "layout recorded in the store (open it without leaf_depth)"
+                )
+        start = _layout_key(same)
+        for key, _ in view.scan(start, prefix_end(start), limit=2):
+            if key != start:
+                raise LayoutError(
+                    f"the store records scopes below scope {path!r} as holding keys, so it cannot hold keys "
+                    f"too: the declared leaf depth {self.leaf_depth} does not match the layout recorded in "
+                    "the store (open it without leaf_depth)"
+                )
+        self._loaded.add(same)
 
     def _owns(self, view: ReadView) -> bool:
         """Whether every key of the store was written under a layout this keyspace
