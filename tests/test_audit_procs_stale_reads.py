@@ -14,16 +14,20 @@ process, and this is how the race happens in practice).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _etcd import etcd_cluster
 
 import keyspace
 from keyspace.errors import LayoutError, SchemeMismatch
+from keyspace.stores import open_store
 
 STORES = {
     "lmdb": "lmdb://{}/store",
@@ -140,3 +144,27 @@ def test_a_layered_keyspace_opened_on_an_empty_store_sees_keys_written_without_a
             if ks is not stale:
                 ks.close()
         assert list(stale.store.scan(b"", None)) == before
+
+
+@pytest.mark.etcd
+@pytest.mark.parametrize("case", ["sublevel-root-vs-tuple", "length-prefixed-root-vs-asciihex"])
+def test_a_stale_open_on_etcd_never_reads_what_another_process_wrote(case: str) -> None:
+    """On etcd the records are read from the committed store (a read inside a
+    transaction would join its compare set): the same refusals."""
+    mine, path, theirs, their_path = CASES[case]
+    endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS") or ",".join(etcd_cluster().endpoints)
+    url = f"etcd://{endpoints}/stale-{uuid.uuid4().hex}%2F"
+    try:
+        with keyspace.open(url, scheme=mine) as stale:
+            scope = stale.scope(*path)
+            assert list(scope.items()) == []
+            _write_in_another_process(url, theirs, their_path)
+            for name, read in _READS.items():
+                with pytest.raises(SchemeMismatch):
+                    got = read(scope)
+                    pytest.fail(f"{name}: the stale {mine} keyspace read {got!r}")
+            with pytest.raises(SchemeMismatch), stale.transaction() as tx:
+                list(tx.scope(*path).items())
+    finally:
+        with open_store(url) as store:
+            store.delete_range(b"", None)
