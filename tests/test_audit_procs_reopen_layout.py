@@ -94,3 +94,38 @@ def test_a_declared_depth_that_agrees_with_the_recorded_layout_reads_and_writes(
         assert dict(ks.scope(b"a", b"b").items()) == {b"k": b"recorded leaf"}
         ks.scope(b"a", b"c")[b"k"] = b"declared leaf"
         assert dict(ks.scope(b"a", b"c").items()) == {b"k": b"declared leaf"}
+
+
+MAKE_LEAF = """
+import sys, keyspace
+from keyspace.errors import LayoutError
+with keyspace.open(sys.argv[1], scheme="length-prefixed") as ks:
+    scope = ks.scope(*[c.encode() for c in sys.argv[2:]])
+    try:
+        scope[b"k"] = b"recorded leaf"
+        print("written", sorted(scope.keys()))
+    except LayoutError:
+        print("LayoutError")
+"""
+
+
+@pytest.mark.parametrize("engine", list(STORES))
+@pytest.mark.parametrize(("declared", "then"), [((b"a", b"b"), ("a",)), ((b"a",), ("a", "b"))])
+def test_leaves_of_a_declared_depth_are_recorded_where_the_store_records_its_layout(
+    declared: tuple[bytes, ...], then: tuple[str, ...], engine: str, tmp_path: Path
+) -> None:
+    """Another process recorded a leaf; a keyspace with a declared depth writes a
+    leaf elsewhere; a process that goes by the records cannot then make a leaf
+    that would hold the declared leaf's keys, or lie inside them."""
+    url = STORES[engine].format(tmp_path)
+    _record(url, ("x",))
+    with keyspace.open(url, scheme="length-prefixed", leaf_depth=len(declared)) as ks:
+        ks.scope(*declared)[b"d"] = b"declared leaf"
+    before = _raw(url)
+    out = subprocess.run(
+        [sys.executable, "-c", MAKE_LEAF, url, *then], capture_output=True, text=True, timeout=60
+    )
+    assert out.stdout.strip() == "LayoutError", out.stdout + out.stderr
+    assert _raw(url) == before
+    with keyspace.open(url, scheme="length-prefixed", leaf_depth=len(declared)) as ks:
+        assert dict(ks.scope(*declared).items()) == {b"d": b"declared leaf"}

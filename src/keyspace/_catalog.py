@@ -704,7 +704,16 @@ class Catalog:
                 f"scope {path!r} holds child scopes, so it cannot hold keys too: this scheme cannot tell "
                 "a scope's own keys from its children's keys (a scope holds keys or child scopes, not both)"
             )
-        if status == _FREE and self._persist:
+        # a declared leaf depth records nothing, except in a store whose layout is
+        # recorded: there its leaves are recorded too, so that the keyspaces that
+        # go by the records see them
+        declared = (
+            self.leaf_depth is not None
+            and self.scheme.records_layout
+            and _first(view, LAYOUT_START, LAYOUT_STOP) is not None
+            and view.get(_layout_key(path)) is None
+        )
+        if (status == _FREE and self._persist) or declared:
             key = _layout_key(path)
             if len(key) >= _LAYOUT_KEY_LIMIT:
                 raise LayoutError(
