@@ -150,6 +150,12 @@ class Catalog:
         self.leaf_depth = leaf_depth if self._layered else None
         # a scheme that records its layout does so unless one is declared (module docstring)
         self._persist = self._layered and leaf_depth is None and scheme.records_layout
+        # whether reads check the records while none of this keyspace's is known
+        # (:meth:`_record_guard`): a scheme that records itself checks until its
+        # record is seen; one that records nothing (a reader of data other programs
+        # wrote, say) only when it found the store empty, where another process's
+        # first write may come next (once, here: one short scan)
+        self._watch_records = recorded or scheme.metadata_key is not None or _first(store, b"", None) is None
         self.owned = False
         self._loaded: set[Path] = set()
         # the common case: once recorded, no path needs anything before a write
@@ -389,14 +395,16 @@ class Catalog:
         While the keyspace has seen no record of its own (opened on a store that
         was empty, and not written since), the guard also checks the records
         first: another process may since have made its first write, and its keys
-        may lie in this scope's ranges (:meth:`_record_guard`)."""
+        may lie in this scope's ranges (:meth:`_record_guard`). A scheme that
+        records nothing checks so only when it found the store empty: reading a
+        store of data other programs wrote costs nothing more."""
         inner: ReadGuard | None = None
         if self._hashed and path:
             inner = self._committed(self._hash_guard(path))
         elif self._layered:
             self.scheme.validate_path(path)
             inner = self._committed(self._layout_guard(path))
-        if self.recorded:
+        if self.recorded or not self._watch_records:
             return inner
         return self._record_guard(inner)
 
