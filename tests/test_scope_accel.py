@@ -155,6 +155,8 @@ def test_python_reads_run_the_read_guard_while_one_is_set(monkeypatch: pytest.Mo
     ks._layouts = LayoutCache(ks.scheme, accelerate=False)
     scope = ks.scope("t")
     PY_SETITEM(scope, b"k", b"v")
+    assert scope._guard is not None  # type: ignore[attr-defined]  # made before the record was written
+    assert PY_GET(scope, b"k") == b"v"  # a read sees the record and settles the guard
     assert scope._escape is not None and scope._guard is None  # type: ignore[attr-defined]
     assert PY_GETITEM(scope, b"k") == PY_GET(scope, b"k") == b"v"
     answers: list[object] = [False, False, SETTLED]  # no own keys, twice; then readable for good

@@ -150,6 +150,12 @@ class Catalog:
         self.leaf_depth = leaf_depth if self._layered else None
         # a scheme that records its layout does so unless one is declared (module docstring)
         self._persist = self._layered and leaf_depth is None and scheme.records_layout
+        # whether reads check the records while none of this keyspace's is known
+        # (:meth:`_record_guard`): a scheme that records itself checks until its
+        # record is seen; one that records nothing (a reader of data other programs
+        # wrote, say) only when it found the store empty, where another process's
+        # first write may come next (once, here: one short scan)
+        self._watch_records = recorded or scheme.metadata_key is not None or _first(store, b"", None) is None
         self.owned = False
         self._loaded: set[Path] = set()
         # the common case: once recorded, no path needs anything before a write
@@ -225,6 +231,8 @@ class Catalog:
         depth = self.leaf_depth
         if depth is not None:
             if len(same) == depth:
+                if self.scheme.records_layout and same not in self._loaded:
+                    self._check_declared(view, same, path)
                 return _LEAF
             if len(same) < depth:
                 return _BRANCH
@@ -251,12 +259,43 @@ class Catalog:
             f"leaf_depth=N (the depth of the scopes that hold keys) to read or change scope {path!r}"
         )
 
+    def _check_declared(self, view: ReadView, same: Path, path: Path) -> None:
+        """Refuse a scope that the declared ``leaf_depth`` makes a leaf where the
+        layout another keyspace recorded in the store says otherwise (an ancestor
+        holds keys, or scopes below it do): its keys would be that scope's keys,
+        or its own range would hold theirs. Checked once per path."""
+        for cut in range(len(same)):
+            if view.get(_layout_key(same[:cut])) is not None:
+                raise LayoutError(
+                    f"the store records scope {path[:cut]!r} as holding keys, so scope {path!r} below it "
+                    f"cannot hold keys: the declared leaf depth {self.leaf_depth} does not match the "
+                    "layout recorded in the store (open it without leaf_depth)"
+                )
+        start = _layout_key(same)
+        for key, _ in view.scan(start, prefix_end(start), limit=2):
+            if key != start:
+                raise LayoutError(
+                    f"the store records scopes below scope {path!r} as holding keys, so it cannot hold keys "
+                    f"too: the declared leaf depth {self.leaf_depth} does not match the layout recorded in "
+                    "the store (open it without leaf_depth)"
+                )
+        self._loaded.add(same)
+
     def _owns(self, view: ReadView) -> bool:
         """Whether every key of the store was written under a layout this keyspace
-        knows: the store holds a recorded layout, or held nothing at all."""
-        if not self.owned:
-            recorded = self._persist and _first(view, LAYOUT_START, LAYOUT_STOP) is not None
-            self.owned = recorded or _first(view, b"", None) is None
+        knows: the store holds a recorded layout, or holds nothing at all. Only a
+        recorded layout is kept as known (records are never removed): an empty
+        store is asked again, as another process may since have written keys
+        without a layout. A keyspace that records no layout has nothing to read
+        again, and keeps what it found at its first look."""
+        if self.owned:
+            return True
+        if self._persist:
+            if _first(view, LAYOUT_START, LAYOUT_STOP) is not None:
+                self.owned = True
+                return True
+            return _first(view, b"", None) is None
+        self.owned = _first(view, b"", None) is None
         return self.owned
 
     def _load(self, view: ReadView, same: Path) -> None:
@@ -351,13 +390,52 @@ class Catalog:
     def guard(self, path: Path) -> ReadGuard | None:
         """What a scope at ``path`` runs before each read of its own keys (see
         :data:`ReadGuard`), or ``None`` when nothing needs checking. Called once
-        when the scope is made; costs one hash of the name at most."""
+        when the scope is made; costs one hash of the name at most.
+
+        While the keyspace has seen no record of its own (opened on a store that
+        was empty, and not written since), the guard also checks the records
+        first: another process may since have made its first write, and its keys
+        may lie in this scope's ranges (:meth:`_record_guard`). A scheme that
+        records nothing checks so only when it found the store empty: reading a
+        store of data other programs wrote costs nothing more."""
+        inner: ReadGuard | None = None
         if self._hashed and path:
-            return self._committed(self._hash_guard(path))
-        if self._layered:
+            inner = self._committed(self._hash_guard(path))
+        elif self._layered:
             self.scheme.validate_path(path)
-            return self._committed(self._layout_guard(path))
-        return None
+            inner = self._committed(self._layout_guard(path))
+        if self.recorded or not self._watch_records:
+            return inner
+        return self._record_guard(inner)
+
+    def _record_guard(self, inner: ReadGuard | None) -> ReadGuard:
+        """``inner`` (or nothing) behind the check an unrecorded keyspace's first
+        write makes: :class:`SchemeMismatch` when the store now records another
+        keyspace whose keys would overlap this one's. Settles once this
+        keyspace's own record is seen (records are never removed; a scheme that
+        records nothing checks at every read until this keyspace writes). Cost,
+        until then: the reads of :meth:`_check_records` (a few point reads and
+        two short scans)."""
+        check_records = self._committed(self._check_records_answer)
+
+        def check(view: ReadView) -> GuardAnswer:
+            mine = self.recorded or check_records(view) is SETTLED
+            if inner is None:
+                return SETTLED if mine else True
+            answer = inner(view)
+            return True if answer is SETTLED and not mine else answer
+
+        return check
+
+    def _check_records_answer(self, view: ReadView) -> GuardAnswer:
+        """:meth:`_check_records` as a guard: :data:`SETTLED` when ``view`` holds
+        this keyspace's own record (kept as known when ``view`` is the committed
+        store), ``True`` when it holds none."""
+        if self._check_records(view) is None:
+            return True
+        if view is self.store:
+            self.recorded = True
+        return SETTLED
 
     def _committed(self, check: ReadGuard) -> ReadGuard:
         """``check`` reading the committed records where a transaction's first write
@@ -512,7 +590,13 @@ class Catalog:
         write, and fail the whole transaction; its own batch is run again instead.
         A scheme that refuses writes (:attr:`Scheme.refuses_writes`, unless built with
         ``allow_collisions=True``) refuses deletes too: its scopes' ranges hold other
-        scopes' keys."""
+        scopes' keys.
+
+        A delete is one write even where it is several range deletes (the
+        ScopeHash root's subtree, one range per name; a scope whose range the
+        records split): outside a transaction it runs in one transaction of the
+        store, so that a crash or a fault part-way leaves all of it or none
+        (where the engine caps its batches, etcd, each range is its own)."""
         scheme = self.scheme
         if scheme.refuses_writes and not getattr(scheme, "allow_collisions", False):
             raise LayoutError(
@@ -521,7 +605,12 @@ class Catalog:
                 "remove other scopes' keys; build it with allow_collisions=True only to change legacy data"
             )
         if self.recorded:
-            apply(view)
+            store = self.store
+            if view is store and store.capabilities.max_batch_ops is None:
+                with store.transaction() as tx:
+                    apply(tx)
+            else:
+                apply(view)
             return
         if view is not self.store:
             if self.store.capabilities.max_batch_ops is None:
@@ -633,7 +722,16 @@ class Catalog:
                 f"scope {path!r} holds child scopes, so it cannot hold keys too: this scheme cannot tell "
                 "a scope's own keys from its children's keys (a scope holds keys or child scopes, not both)"
             )
-        if status == _FREE and self._persist:
+        # a declared leaf depth records nothing, except in a store whose layout is
+        # recorded: there its leaves are recorded too, so that the keyspaces that
+        # go by the records see them
+        declared = (
+            self.leaf_depth is not None
+            and self.scheme.records_layout
+            and _first(view, LAYOUT_START, LAYOUT_STOP) is not None
+            and view.get(_layout_key(path)) is None
+        )
+        if (status == _FREE and self._persist) or declared:
             key = _layout_key(path)
             if len(key) >= _LAYOUT_KEY_LIMIT:
                 raise LayoutError(
