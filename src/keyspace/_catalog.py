@@ -130,6 +130,7 @@ class Catalog:
         recorded: bool,
         leaf_depth: int | None = None,
         parent: Catalog | None = None,
+        watch_records: bool | None = None,
     ) -> None:
         self.store = store
         self.scheme = scheme
@@ -154,8 +155,11 @@ class Catalog:
         # (:meth:`_record_guard`): a scheme that records itself checks until its
         # record is seen; one that records nothing (a reader of data other programs
         # wrote, say) only when it found the store empty, where another process's
-        # first write may come next (once, here: one short scan)
-        self._watch_records = recorded or scheme.metadata_key is not None or _first(store, b"", None) is None
+        # first write may come next (once, here: one short scan, unless the caller
+        # knows the answer: a catalog over the same store as one that asked)
+        if watch_records is None:
+            watch_records = recorded or scheme.metadata_key is not None or _first(store, b"", None) is None
+        self.watch_records = watch_records
         self.owned = False
         self._loaded: set[Path] = set()
         # the common case: once recorded, no path needs anything before a write
@@ -404,7 +408,7 @@ class Catalog:
         elif self._layered:
             self.scheme.validate_path(path)
             inner = self._committed(self._layout_guard(path))
-        if self.recorded or not self._watch_records:
+        if self.recorded or not self.watch_records:
             return inner
         return self._record_guard(inner)
 
@@ -579,7 +583,7 @@ class Catalog:
         if split:
             apply(view)
 
-    def destructive(self, view: WriteView, apply: Callable[[WriteView], None]) -> None:
+    def destructive(self, view: WriteView, apply: Callable[[WriteView], None], single: bool = False) -> None:
         """Run ``apply``, a delete, after checking that no record in the store says
         these keys belong to another keyspace: free once this keyspace has seen its
         record; before that, the check and the delete are one atomic batch. Inside
@@ -596,7 +600,9 @@ class Catalog:
         ScopeHash root's subtree, one range per name; a scope whose range the
         records split): outside a transaction it runs in one transaction of the
         store, so that a crash or a fault part-way leaves all of it or none
-        (where the engine caps its batches, etcd, each range is its own)."""
+        (where the engine caps its batches, etcd, each range is its own). A
+        ``single`` delete (one point or range delete of the store) needs no
+        transaction around it."""
         scheme = self.scheme
         if scheme.refuses_writes and not getattr(scheme, "allow_collisions", False):
             raise LayoutError(
@@ -606,7 +612,7 @@ class Catalog:
             )
         if self.recorded:
             store = self.store
-            if view is store and store.capabilities.max_batch_ops is None:
+            if view is store and not single and store.capabilities.max_batch_ops is None:
                 with store.transaction() as tx:
                     apply(tx)
             else:

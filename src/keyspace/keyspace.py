@@ -37,11 +37,19 @@ class Keyspace(Closing):
     """
 
     def __init__(
-        self, store: Store, scheme: Scheme, *, recorded: bool, leaf_depth: int | None = None
+        self,
+        store: Store,
+        scheme: Scheme,
+        *,
+        recorded: bool,
+        leaf_depth: int | None = None,
+        watch_records: bool | None = None,
     ) -> None:
         self.store = store
         self.scheme = scheme
-        self.catalog = Catalog(store, scheme, recorded=recorded, leaf_depth=leaf_depth)
+        self.catalog = Catalog(
+            store, scheme, recorded=recorded, leaf_depth=leaf_depth, watch_records=watch_records
+        )
         self._layouts = LayoutCache(scheme)
         self._bytes_scopes: dict[tuple[Any, ...], Scope] = {}
         self.batch_limit = self.catalog.batch_limit

@@ -356,14 +356,14 @@ class Scope(MutableMapping[Any, Any]):
         view = self._writer()
         if self._read(stored) is None:
             raise KeyError(key)
-        self._state.destructive(view, lambda v: self._part(v).delete(stored))
+        self._state.destructive(view, lambda v: self._part(v).delete(stored), single=True)
 
     def discard(self, key: Key) -> None:
         """Remove ``key`` if present; no error when it is missing. Cost: one delete."""
         stored = self._stored(key)
         view = self._writer()
         if self._guard is None or not self._hidden():
-            self._state.destructive(view, lambda v: self._part(v).delete(stored))
+            self._state.destructive(view, lambda v: self._part(v).delete(stored), single=True)
 
     def pop(self, key: Key, default: Any = _MISSING) -> Any:
         """Remove ``key`` and return its value; ``default`` when it is missing, else
@@ -381,7 +381,7 @@ class Scope(MutableMapping[Any, Any]):
             return default
         if view is self._state.store:
             return self._in_one_transaction("pop", key, default)
-        self._state.destructive(view, lambda v: self._part(v).delete(stored))
+        self._state.destructive(view, lambda v: self._part(v).delete(stored), single=True)
         return raw if self._vdec is None else self._vdec(raw)
 
     def _in_one_transaction(self, method: str, *args: Any) -> Any:
@@ -883,7 +883,7 @@ class Scope(MutableMapping[Any, Any]):
                 for lo, hi in ranges:
                     w.delete_range(lo, hi)
 
-            self._state.destructive(view, delete_ranges)
+            self._state.destructive(view, delete_ranges, single=len(ranges) == 1)
             return
         doomed = [
             k

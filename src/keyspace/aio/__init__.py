@@ -323,6 +323,7 @@ class AsyncKeyspace:
             ks.scheme,
             recorded=ks.catalog.recorded,
             leaf_depth=ks.catalog.leaf_depth,
+            watch_records=ks.catalog.watch_records,  # the plan store reads only inside operations
         )
         self._ctx = _Context(self, self._plan_ks.store, self._plan_ks.catalog, None)
         self._closed = False
