@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import random
-import select
 import signal
 import subprocess
 import sys
@@ -27,6 +26,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _procs_big_writer import KEYS, scope_path, value
+from test_crash_atomicity import _read_until
 
 import keyspace
 from keyspace._catalog import _layout_key
@@ -42,26 +42,6 @@ STORES = {
     "leveldb": "leveldb://{}/store",
 }
 MODES = [("scopehash", "update"), ("length-prefixed", "update"), ("scopehash", "transaction")]
-
-
-def _read_until(proc: subprocess.Popen[bytes], marker: bytes, timeout: float) -> bytes:
-    assert proc.stdout is not None
-    fd = proc.stdout.fileno()
-    buf = b""
-    deadline = time.monotonic() + timeout
-    while marker not in buf:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise AssertionError(f"child gave no {marker!r} within {timeout} s (got {buf!r})")
-        if not select.select([fd], [], [], left)[0]:
-            continue
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            proc.wait(timeout=10)
-            err = proc.stderr.read().decode() if proc.stderr else ""
-            raise AssertionError(f"child exited ({proc.returncode}) before {marker!r}: {err}")
-        buf += chunk
-    return buf
 
 
 def _run_and_kill(url: str, scheme: str, mode: str, run: int, rng: random.Random) -> list[int]:

@@ -16,28 +16,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_crash_atomicity import _run_and_kill, _spawn, _stop, _verify
-
-KILLS = 8
+from test_crash_atomicity import kill_runs
 
 
 def test_sigkill_while_the_lmdb_map_grows(tmp_path: Path) -> None:
     url = f"lmdb://{tmp_path}?map_size=64KiB"
-    rng = random.Random("growth-kill")
-    total_acked = 0
-    procs = [_spawn(url, 0)]
-    try:
-        for run in range(KILLS):
-
-            def spawn_next(run: int = run) -> None:
-                if run + 1 < KILLS:
-                    procs.append(_spawn(url, run + 1))
-
-            acked = _run_and_kill(procs[run], rng, spawn_next)
-            total_acked += len(acked)
-            _verify(url, acked)
-    finally:
-        for proc in procs:
-            _stop(proc)
+    total_acked, _runs = kill_runs(url, random.Random("growth-kill"), kills=8)
     assert total_acked > 0
     assert (tmp_path / "data.mdb").stat().st_size > 64 << 10  # the map grew

@@ -144,20 +144,19 @@ def _verify(url: str, acked: list[str]) -> int:
     return len(sums)
 
 
-@pytest.mark.parametrize("engine", list(ENGINES))
-def test_sigkill_leaves_whole_transactions(engine: str, tmp_path: Path) -> None:
-    directory = tmp_path / engine
-    directory.mkdir()
-    url = ENGINES[engine].format(directory)
-    rng = random.Random(f"crash-{engine}")
+def kill_runs(url: str, rng: random.Random, kills: int = KILLS) -> tuple[int, int]:
+    """``kills`` writers on ``url``, one after another, each killed (SIGKILL)
+    while it writes and the store verified after each kill (the next writer is
+    started meanwhile, so that its import does not delay the kill); returns the
+    transactions acknowledged in all and the runs that had any."""
     total_acked = 0
     runs_with_commits = 0
     procs = [_spawn(url, 0)]
     try:
-        for run in range(KILLS):
+        for run in range(kills):
 
             def spawn_next(run: int = run) -> None:
-                if run + 1 < KILLS:
+                if run + 1 < kills:
                     procs.append(_spawn(url, run + 1))
 
             acked = _run_and_kill(procs[run], rng, spawn_next)
@@ -167,6 +166,15 @@ def test_sigkill_leaves_whole_transactions(engine: str, tmp_path: Path) -> None:
     finally:
         for proc in procs:
             _stop(proc)
+    return total_acked, runs_with_commits
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_sigkill_leaves_whole_transactions(engine: str, tmp_path: Path) -> None:
+    directory = tmp_path / engine
+    directory.mkdir()
+    url = ENGINES[engine].format(directory)
+    total_acked, runs_with_commits = kill_runs(url, random.Random(f"crash-{engine}"))
     # the kills did land while transactions were being written
     assert total_acked > 0
     assert runs_with_commits > 0
