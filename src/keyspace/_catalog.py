@@ -592,9 +592,8 @@ class Catalog:
         check read inside the transaction would be changed by the records a later
         first write of the same transaction commits, or by another keyspace's first
         write, and fail the whole transaction; its own batch is run again instead.
-        A scheme that refuses writes (:attr:`Scheme.refuses_writes`, unless built with
-        ``allow_collisions=True``) refuses deletes too: its scopes' ranges hold other
-        scopes' keys.
+        A scheme that refuses writes refuses deletes too
+        (:meth:`Scheme.refuse_change`): its scopes' ranges hold other scopes' keys.
 
         A delete is one write even where it is several range deletes (the
         ScopeHash root's subtree, one range per name; a scope whose range the
@@ -603,13 +602,7 @@ class Catalog:
         (where the engine caps its batches, etcd, each range is its own). A
         ``single`` delete (one point or range delete of the store) needs no
         transaction around it."""
-        scheme = self.scheme
-        if scheme.refuses_writes and not getattr(scheme, "allow_collisions", False):
-            raise LayoutError(
-                f"the {scheme.name} scheme refuses to delete: its scopes share stored keys (a scope's "
-                "range holds the keys of every scope whose name extends its own), so a delete would "
-                "remove other scopes' keys; build it with allow_collisions=True only to change legacy data"
-            )
+        self.scheme.refuse_change("delete")
         if self.recorded:
             store = self.store
             if view is store and not single and store.capabilities.max_batch_ops is None:

@@ -194,6 +194,15 @@ class Scheme(ABC):
     read (``allow_collisions=True``) and, for a command that writes, to refuse
     every write."""
 
+    def refuse_change(self, what: str) -> None:
+        """Raise :class:`~keyspace.errors.LayoutError` (saying it refuses to
+        ``what``) when the scheme, as built, refuses to change the store: one whose
+        keys collide across scopes (:attr:`refuses_writes`) without
+        ``allow_collisions=True``. Its encode refuses so (a put); the keyspace asks
+        this before a delete, whose ranges would hold other scopes' keys. Every
+        other scheme returns."""
+        return None
+
     records_layout: ClassVar[bool] = False
     """True when a keyspace of the scheme records its leaf/branch layout in the
     store (which scopes hold keys, for a scheme that cannot tell a scope's own keys

@@ -47,24 +47,25 @@ class Naive(Scheme):
         """True when the scheme was asked to encode despite the collisions."""
         return self._allow_collisions
 
-    def _refuse(self, what: str) -> LayoutError:
-        return LayoutError(
-            f"the naive scheme refuses to {what}: plain concatenation makes different scopes share "
-            "stored keys (key b'bar' in scope b'foo' and key b'obar' in scope b'fo' are both b'foobar'); "
-            "use Naive(allow_collisions=True) only to read legacy data"
-        )
+    def refuse_change(self, what: str) -> None:
+        """Raise :class:`LayoutError` unless built with ``allow_collisions=True``."""
+        if not self._allow_collisions:
+            raise LayoutError(
+                f"the naive scheme refuses to {what}: plain concatenation makes different scopes share "
+                "stored keys (key b'bar' in scope b'foo' and key b'obar' in scope b'fo' are both b'foobar', "
+                "and a scope's range holds the keys of every scope whose name extends its own); "
+                "use Naive(allow_collisions=True) only to read legacy data"
+            )
 
     def _encode_new(self, path: Path, key: Key) -> bytes:
         """Refuse (:class:`LayoutError`) before compiling anything, unless built with
         ``allow_collisions=True``; then compile and memoise the path as every scheme does."""
-        if not self._allow_collisions:
-            raise self._refuse(f"encode key {show_bytes(key)}") from None
+        self.refuse_change(f"encode key {show_bytes(key)}")
         return super()._encode_new(path, key)
 
     def encode_key(self, key: Key) -> bytes:
         """Return ``key`` (only with ``allow_collisions=True``)."""
-        if not self._allow_collisions:
-            raise self._refuse(f"encode key {show_bytes(key)}")
+        self.refuse_change(f"encode key {show_bytes(key)}")
         return key_bytes(key)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
