@@ -30,14 +30,13 @@ operation again, at most :data:`ATTEMPTS` times, as the synchronous catalog does
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from .._catalog import Catalog
 from ..errors import StoreError
-from ..stores._aio import AsyncStore, AsyncTransaction, AsyncView
+from ..stores._aio import AsyncStore, AsyncTransaction, AsyncView, to_the_end
 from ..stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
 from ..stores._events import StoreWatch
 from ..stores._overlay import OverlayTransaction, Range, ops_apply
@@ -241,7 +240,7 @@ class Hub:
             try:
                 plan, state, result, error = await self._replay(operation, catalog, cache, txs, view)
                 try:
-                    await _whole(self._apply(plan, txs, view), getattr(self.store, "runner", None))
+                    await to_the_end(self._apply(plan, txs, view), self.store.runner)
                 except _LostRace as lost:
                     if left == 0:
                         raise lost.error from None
@@ -361,37 +360,6 @@ class Hub:
                     await tx.discard()
         if plan.pending is not None and view is not None:
             await _move(view, *plan.pending)
-
-
-async def _whole(applying: Coroutine[Any, Any, None], runner: Any) -> None:
-    """Run ``applying`` (the effects of one operation) to its end even when the
-    caller is cancelled meanwhile (a timeout): an operation of several effects (a
-    clear of several own ranges, a drop of several subtree ranges) is then applied
-    whole, never cut between two effects; the cancellation is raised after it.
-    ``applying`` runs as a task of its own, which holds the caller's hold on a
-    serialized store (``runner``'s transaction lock) while the caller waits for it."""
-    me = asyncio.current_task()
-    task = asyncio.ensure_future(applying)
-    lent = runner is not None and runner.holds()
-    if lent:
-        runner.holder = task
-    cancelled = False
-    try:
-        while not task.done():
-            try:
-                await asyncio.shield(task)
-            except asyncio.CancelledError:
-                if task.cancelled():
-                    raise
-                cancelled = True
-    finally:
-        if lent and runner.holder is task:
-            runner.holder = me
-    if cancelled:
-        if task.exception() is None:
-            raise asyncio.CancelledError
-        task.result()  # the applying's own error
-    task.result()
 
 
 class _LostRace(Exception):

@@ -26,7 +26,7 @@ import asyncio
 import contextlib
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from itertools import islice
@@ -102,6 +102,9 @@ class AsyncStore(AsyncWriteView):
     """The synchronous store of the same engine (capabilities, watch, close)."""
     threads: int
     """How many worker threads run this store's calls (0: native asyncio)."""
+    runner: _Runner | None = None
+    """The worker pool and transaction lock of a threaded store (``None``: native
+    asyncio, nothing serialized)."""
 
     @property
     def capabilities(self) -> Capabilities:
@@ -197,6 +200,35 @@ class _Runner:
         self.lock().release()
 
 
+async def to_the_end(work: Coroutine[Any, Any, T], lend: _Runner | None = None) -> T:
+    """Await ``work`` run as a task of its own, to its end even when the caller is
+    cancelled meanwhile (a timeout): a commit, or an operation's several writes,
+    is never cut part-way. Once it has ended, its own error is raised, else the
+    caller's cancellation, else its result. ``lend``: a serialized store's runner
+    whose hold the caller has; the task holds it while the caller waits."""
+    me = asyncio.current_task()
+    task = asyncio.ensure_future(work)
+    lent = lend if lend is not None and lend.holds() else None
+    if lent is not None:
+        lent.holder = task
+    cancelled = False
+    try:
+        while not task.done():
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                if task.cancelled():
+                    raise
+                cancelled = True
+    finally:
+        if lent is not None and lent.holder is task:
+            lent.holder = me
+    result = task.result()
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
+
+
 async def _pages(
     runner: _Runner, make: Callable[[], Iterator[tuple[bytes, bytes]]], chunk: int
 ) -> AsyncIterator[tuple[bytes, bytes]]:
@@ -279,25 +311,14 @@ class _ThreadedView(AsyncTransaction):
         manager, self._manager = self._manager, None
         if manager is None:
             return
-        ending = asyncio.ensure_future(
-            self._run.run_held(manager.__exit__, None if exc is None else type(exc), exc, None)
-        )
-        cancelled = False
         try:
-            while not ending.done():
-                try:
-                    await asyncio.shield(ending)
-                except asyncio.CancelledError:
-                    if ending.cancelled():
-                        raise
-                    cancelled = True
-            ending.result()
+            await to_the_end(
+                self._run.run_held(manager.__exit__, None if exc is None else type(exc), exc, None)
+            )
         finally:
             if self._locked:
                 self._locked = False
                 self._run.release()
-        if cancelled:
-            raise asyncio.CancelledError
 
 
 class _Discarded(Exception):
