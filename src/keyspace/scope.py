@@ -445,6 +445,14 @@ class Scope(MutableMapping[Any, Any]):
         tag = self.prefix[: self._cut]
         return [tag + k for k, _ in ops]
 
+    def check_key(self, key: Key) -> None:
+        """Raise what ``self[key] = value`` would raise for ``key`` alone (the key
+        codec, the scheme, the engine's key size limit), writing nothing: how an
+        operation of several writes refuses bad input before it writes any, even
+        in a caller's transaction that goes on after the error. Cost: one key
+        transform."""
+        self._state.check_storable(self._whole_keys([(self._stored(key), None)]))
+
     def _first_write(self, ops: Sequence[tuple[bytes, bytes | None]], puts: bool = False) -> bool:
         """Before this scope's first write of ``ops`` (``puts``: the caller knows
         every op is a put): unless the catalog says the path is ready, run the

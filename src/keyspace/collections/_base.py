@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Self
 
@@ -14,7 +14,7 @@ from ._layouts import TUPLE, Layout
 if TYPE_CHECKING:
     from ..keyspace import Transaction
 
-__all__ = ["Collection", "check_storable"]
+__all__ = ["Collection"]
 
 
 class Collection:
@@ -60,15 +60,6 @@ class Collection:
             return
         with self._base.keyspace.transaction() as tx:
             yield tx.scope(*self._base.path, key="bytes", value="bytes")
-
-
-def check_storable(puts: Iterable[tuple[Scope, Any]]) -> None:
-    """Raise what a put of each ``(scope, key)`` would raise for its key alone (the
-    key codec, the engine's key size limit), before anything is written: how an
-    operation of several writes refuses bad input without writing part of it,
-    even in a caller's transaction that goes on after the error."""
-    for scope, key in puts:
-        scope._state.check_storable(scope._whole_keys([(scope._stored(key), None)]))
 
 
 def decode_value(codec: Codec, raw: bytes) -> Any:

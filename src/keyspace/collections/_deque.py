@@ -8,7 +8,7 @@ from typing import Any
 from ..codecs import Codec
 from ..errors import DecodeError, show_bytes
 from ..scope import Scope
-from ._base import Collection, check_storable
+from ._base import Collection
 from ._keys import KeySpec
 from ._layouts import Layout
 
@@ -78,7 +78,7 @@ class Deque(Collection):
             if (tail - head) % _WRAP == _WRAP - 1:
                 raise OverflowError(f"deque {self.namespace!r} is full ({_WRAP - 1} items)")
             items = self._items.scope(base)
-            check_storable([(self._meta.scope(base), self._meta.key(_TAIL))])
+            self._meta.scope(base).check_key(self._meta.key(_TAIL))
             items[self._items.key((tail,))] = raw
             self._set(base, _TAIL, tail + 1)
 
@@ -91,7 +91,7 @@ class Deque(Collection):
                 raise OverflowError(f"deque {self.namespace!r} is full ({_WRAP - 1} items)")
             pos = (head - 1) % _WRAP
             items = self._items.scope(base)
-            check_storable([(self._meta.scope(base), self._meta.key(_HEAD))])
+            self._meta.scope(base).check_key(self._meta.key(_HEAD))
             items[self._items.key((pos,))] = raw
             self._set(base, _HEAD, pos)
 

@@ -9,7 +9,6 @@ from typing import Any
 from ..codecs import Codec
 from ..errors import UniqueViolation, show_bytes
 from ..scope import Scope
-from ._base import check_storable
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout, Namespace
 from ._map import Map, _Ranged
@@ -166,8 +165,10 @@ class IndexedMap(Map):
         # Every key is encoded and sized before the first write: a record or index
         # key the scope refuses (KeyTooLarge, InvalidKey) then writes nothing, even
         # in a caller's transaction that goes on after the error.
-        check_storable([(records, stored)] if raw is not None else [])
-        check_storable([(scope, k) for scope, k, _ in puts])
+        if raw is not None:
+            records.check_key(stored)
+        for scope, k, _ in puts:
+            scope.check_key(k)
         for scope, k in deletes:
             scope._stored(k)
         for scope, k in deletes:

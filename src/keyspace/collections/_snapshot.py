@@ -8,7 +8,7 @@ from typing import Any
 from ..codecs import Codec
 from ..errors import InvalidName
 from ..scope import Scope
-from ._base import Collection, check_storable
+from ._base import Collection
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout
 from ._map import Item, Map
@@ -137,7 +137,7 @@ class SnapshotMap(_Snapshotted, Map):
             scope = self._ns.scope(base)
             stored = self._ns.key(elements)
             if self.strategy == "every_block":
-                check_storable([(scope, stored)])
+                scope.check_key(stored)
                 self.history.record(base, elements, scope.get(stored), height)
             if raw is None:
                 scope.discard(stored)
@@ -195,7 +195,7 @@ class SnapshotItem(_Snapshotted, Item):
         KeySpec("u64").elements(height)
         with self._atomic() as base:
             if self.strategy == "every_block":
-                check_storable([(base, self.key)])
+                base.check_key(self.key)
                 self.history.record(base, (), base.get(self.key), height)
             if raw is None:
                 base.discard(self.key)
