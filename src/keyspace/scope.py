@@ -57,6 +57,15 @@ _Chunk = list[tuple[Any, bytes]]
 _RAW: tuple[type[Exception], ...] = (Exception,)
 """What a fast path of a store view raises for the view's ``translate``."""
 _MISSING: Any = object()
+
+
+class _NoKey(bytes):
+    """A type no key or value has (never instantiated): the exact type a route
+    without an engine call takes, so every key goes the general route."""
+
+
+_Route = tuple[Any, bytes, bytes, bytes, bytes, type[bytes]]
+_NO_ROUTE: _Route = (None, b"", b"", b"", b"", _NoKey)
 _first, _second = itemgetter(0), itemgetter(1)
 
 
@@ -216,10 +225,11 @@ class Scope(MutableMapping[Any, Any]):
         # transform as one replace, applied inline to bytes keys where _stored is
         # the layout's own and values are bytes (None: the general route)
         self._escape = layout.escape if self._stored is layout.stored and value is BYTES else None
-        # the one-frame routes themselves: (engine call, *escape) once no read guard is
-        # left to run (reads) and once the put is bound (writes); None until then
-        self._read_route = self._route(self._get) if self._guard is None else None
-        self._write_route: tuple[Any, bytes, bytes, bytes, bytes] | None = None
+        # the one-frame routes themselves: (engine call, *escape, bytes) once no read
+        # guard is left to run (reads) and once the put is bound (writes); until then
+        # _NO_ROUTE, whose exact type no key has
+        self._read_route = self._route(self._get) if self._guard is None else _NO_ROUTE
+        self._write_route = _NO_ROUTE
 
     # -- navigation ------------------------------------------------------------
 
@@ -268,11 +278,13 @@ class Scope(MutableMapping[Any, Any]):
             return False
         return not seen
 
-    def _route(self, call: Any) -> tuple[Any, bytes, bytes, bytes, bytes] | None:
+    def _route(self, call: Any) -> _Route:
         """The one-frame route of a point operation: ``call`` (the engine's get or
-        put) and the escape, or ``None`` where the scope has no escape."""
+        put), the escape and the exact type of the keys (and values) it takes,
+        ``bytes``; :data:`_NO_ROUTE` where the scope has no escape. One unpack and
+        one type test choose the route: no test for a missing route comes first."""
         escape = self._escape
-        return None if escape is None else (call, *escape)
+        return _NO_ROUTE if escape is None else (call, *escape, bytes)
 
     def _read(self, stored: bytes) -> bytes | None:
         if self._guard is not None and self._hidden():
@@ -284,14 +296,13 @@ class Scope(MutableMapping[Any, Any]):
         return raw
 
     # The three point operations below take one Python frame for a bytes key where
-    # the scope has an escape (see __init__): its route, the engine call and the
-    # escape in one tuple; reads take it once no read guard is left to run, when
+    # the scope has an escape (see __init__): its route, the engine call, the escape
+    # and bytes in one tuple; reads take it once no read guard is left to run, when
     # _read reduces to the engine call, writes once the put is bound.
 
     def __getitem__(self, key: Key) -> Any:
-        route = self._read_route
-        if route is not None and type(key) is bytes:
-            get, head, old, new, tail = route
+        get, head, old, new, tail, exact = self._read_route
+        if type(key) is exact:
             try:
                 raw = get(head + key.replace(old, new) + tail)
             except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
@@ -306,9 +317,8 @@ class Scope(MutableMapping[Any, Any]):
 
     def get(self, key: Key, default: Any = None) -> Any:
         """Return the value of ``key``, or ``default``. Cost: one point read."""
-        route = self._read_route
-        if route is not None and type(key) is bytes:
-            get, head, old, new, tail = route
+        get, head, old, new, tail, exact = self._read_route
+        if type(key) is exact:
             try:
                 raw = get(head + key.replace(old, new) + tail)
             except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
@@ -323,15 +333,14 @@ class Scope(MutableMapping[Any, Any]):
         return self._read(self._stored(key)) is not None
 
     def __setitem__(self, key: Key, value: Any) -> None:
-        route = self._write_route
-        if route is not None and type(key) is bytes and type(value) is bytes:  # no value codec
-            put, head, old, new, tail = route
+        put, head, old, new, tail, exact = self._write_route
+        if type(key) is exact and type(value) is exact:  # no value codec
             try:
                 put(head + key.replace(old, new) + tail, value)
             except self._put_raw as exc:  # only with the view's fast_put
                 raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
-            return
-        self._set(key, value)
+        else:
+            self._set(key, value)
 
     def _set(self, key: Key, value: Any) -> None:
         """``self[key] = value`` on the general route: the layout's key transform,
