@@ -60,6 +60,44 @@ def test_a_closed_gate_refuses_without_calling(gate: Any) -> None:
     assert called == []
 
 
+class _Translated(Exception):
+    pass
+
+
+def _translate(exc: BaseException) -> BaseException:
+    return _Translated(f"translated: {exc}")
+
+
+def test_an_iteration_can_raise_its_errors_translated(gate: Any) -> None:
+    def steps() -> Any:
+        yield 1
+        raise KeyError("engine")
+
+    it = gate.guard_iter(steps(), _translate)
+    assert next(it) == 1
+    with pytest.raises(_Translated, match="translated: 'engine'") as caught:
+        next(it)
+    assert isinstance(caught.value.__cause__, KeyError)
+    assert caught.value.__suppress_context__  # raise ... from the engine's error
+    assert gate.inflight == 0
+    # the end of an iteration is no error; without translate, errors are as they are
+    assert list(gate.guard_iter(iter([1, 2]), _translate)) == [1, 2]
+    assert list(gate.guard_iter(iter([]), _translate)) == []
+    for untranslated in (gate.guard_iter(_fail_at_once()), gate.guard_iter(_fail_at_once(), None)):
+        with pytest.raises(KeyError, match="at once"):
+            next(untranslated)
+    refused = gate.guard_iter(range(3), _translate)
+    gate.close()
+    with pytest.raises(_Translated, match="closed") as caught:
+        next(refused)
+    assert isinstance(caught.value.__cause__, RuntimeError)
+
+
+def _fail_at_once() -> Any:
+    raise KeyError("at once")
+    yield  # pragma: no cover - a generator
+
+
 def test_closing_waits_for_the_calls_in_flight(gate: Any) -> None:
     entered, release = threading.Event(), threading.Event()
     order: list[str] = []

@@ -83,3 +83,27 @@ def test_the_empty_key_in_both_directions(tmp_path: Path, path: tuple[str, ...])
     assert list(scope.items(stop=b"b", reverse=True)) == want[1::-1]
     assert list(scope.items(stop=b"a")) == want[:1]
     ks.close()
+
+
+def test_a_leveldb_scope_iterates_the_engine_iterators_themselves(tmp_path: Path) -> None:
+    """A whole-scope iteration of a Sublevel scope on LevelDB reads plyvel's
+    prefixed iterators directly, one per own range (the children's range lies
+    between them): the same items as the ranged route, and an engine error met
+    while the caller iterates (the store closed under it) is the keyspace's
+    ``StoreClosed``, not the gate's ``RuntimeError``."""
+    ks = keyspace.open(f"leveldb://{tmp_path}/db", scheme=Sublevel())
+    scope = ks.scope("t", "users")
+    want = {b"k%04d" % i: b"v%d" % i for i in range(300)} | {b"\x00a": b"low", b"~z": b"high"}
+    scope.update(want)
+    scope.scope("child").update({b"c": b"x"})
+    ks.scope("t", "users0").update({b"n": b"x"})
+    items = sorted(want.items())
+    assert list(scope.items()) == items
+    assert list(scope.values()) == [v for _, v in items]
+    assert list(scope.items(start=b"")) == items  # the ranged route agrees
+    running = iter(scope.items())
+    assert next(running) == items[0]
+    ks.close()
+    with pytest.raises(keyspace.errors.StoreClosed) as caught:
+        next(running)
+    assert isinstance(caught.value.__cause__, RuntimeError)

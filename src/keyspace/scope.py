@@ -572,14 +572,7 @@ class Scope(MutableMapping[Any, Any]):
         own = None if layout.exact else layout.is_own
         convert = self._chunk if decode else None
         under = view.fast_scan_under
-        if under is not None and not (
-            exact
-            and not reverse
-            and not keys
-            and convert is not None
-            and convert is layout.decode_chunk
-            and layout.kind == "raw"
-        ):
+        if under is not None and not (exact and not reverse and not keys and decode and self._engine_cuts()):
             under = None
         if under is not None:
             raw, convert = _RAW, None
@@ -708,8 +701,29 @@ class Scope(MutableMapping[Any, Any]):
                 raise
             raise view.translate(exc) from exc
 
+    def _engine_cuts(self) -> bool:
+        """Whether the items the view's ``fast_scan_under`` reads are this scope's
+        items as they are: a raw layout with exact own ranges, keys decoded by
+        the layout (the engine cuts the prefix; nothing is left to do per item)."""
+        layout = self._layout
+        return layout.exact and layout.kind == "raw" and self._chunk is layout.decode_chunk
+
+    def _pairs(self, *args: Any) -> Iterator[tuple[Any, bytes]]:
+        """The items of :meth:`_chunks` one by one. Without arguments (the views'
+        iteration), where the engine reads every own item as it is
+        (``fast_scan_under``), its iterators themselves, one per own range, made
+        when this is called: no chunk lies between the engine and the caller."""
+        prefix = self._layout.prefix
+        under = self._data.fast_scan_under
+        if not args and under is not None and self._engine_cuts():
+            if self._guard is not None and self._hidden():
+                return iter(())
+            ranges = _intersect(self._ranges, prefix, None)
+            return chain.from_iterable([under(prefix, lo, hi, None) for lo, hi in ranges])
+        return chain.from_iterable(self._chunks(*args))
+
     def _iter_items(self, *args: Any) -> Iterator[tuple[Any, Any]]:
-        pairs = chain.from_iterable(self._chunks(*args))
+        pairs = self._pairs(*args)
         vdec = self._vdec
         if vdec is None:
             return pairs
@@ -788,7 +802,7 @@ class Scope(MutableMapping[Any, Any]):
 
     def _iter_values(self, *args: Any) -> Iterator[Any]:
         short = self._short(*args) if args and args[5] is not None else None
-        values = map(_second, iter(short) if short is not None else chain.from_iterable(self._chunks(*args)))
+        values = map(_second, iter(short) if short is not None else self._pairs(*args))
         return values if self._vdec is None else map(self._vdec, values)
 
     def __iter__(self) -> Iterator[Any]:

@@ -155,7 +155,9 @@ class ReadView(ABC):
     """Where the engine can cut a common prefix off the keys it reads (plyvel's
     ``prefixed_db``): ``fast_scan`` in ascending order of the keys in
     ``[start, stop)`` that start with ``prefix``, each with ``prefix`` cut off
-    (see :func:`tail_bounds`); its errors as ``fast_scan``'s. Ascending only
+    (see :func:`tail_bounds`); its errors come out translated (a
+    :class:`~keyspace.errors.KeyspaceError`), so a caller may hand the iterator
+    on as it is. Ascending only
     (plyvel 1.5's prefixed iterators lose a reverse scan whose last key is the
     prefix itself). ``None``: not offered."""
 

@@ -52,18 +52,27 @@ class PyGate:
 
         return guarded
 
-    def guard_iter(self, iterable: Iterable[Any]) -> Iterator[Any]:
-        """The iterator of ``iterable``, each step counted."""
+    def guard_iter(
+        self, iterable: Iterable[Any], translate: Callable[[BaseException], BaseException] | None = None
+    ) -> Iterator[Any]:
+        """The iterator of ``iterable``, each step counted; with ``translate``, an
+        error of a step (the refusal of a closed gate included) is raised as
+        ``translate(error)``, chained from it."""
         it = iter(iterable)
         calls = self._calls
         while True:
-            if self.closed:
-                raise _closed()
-            calls.append(None)
             try:
-                item = next(it, _END)
-            finally:
-                calls.pop()
+                if self.closed:
+                    raise _closed()
+                calls.append(None)
+                try:
+                    item = next(it, _END)
+                finally:
+                    calls.pop()
+            except Exception as exc:
+                if translate is None:
+                    raise
+                raise translate(exc) from exc
             if item is _END:
                 return
             yield item

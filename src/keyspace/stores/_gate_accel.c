@@ -10,6 +10,9 @@
  *   f = g.guard(fn)        f(*args) calls fn(*args) counted; RuntimeError
  *                          ("... closed") once g is closed, fn not called
  *   it = g.guard_iter(i)   next(it) is next(i), counted the same way
+ *   it = g.guard_iter(i, translate)
+ *                          the same; an error of a step (the refusal included)
+ *                          is raised as translate(error), chained from it
  *   g.run(fn, *args, **kw) fn(*args, **kw), counted (for a body of several calls)
  *   g.close()              every later call refuses; calls in flight go on
  *   g.inflight             the calls in flight now
@@ -108,7 +111,41 @@ typedef struct {
     Gate *gate;
     PyObject *it;
     iternextfunc next;
+    PyObject *translate; /* NULL: errors as they are */
 } GuardedIter;
+
+/* Raise translate(error) from the error set now (StopIteration and the end of the
+ * iteration are not errors); always returns NULL. */
+static PyObject *
+raise_translated(PyObject *translate)
+{
+    if (translate == NULL || !PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_StopIteration)) {
+        return NULL;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL) {
+        PyException_SetTraceback(value, tb);
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    PyObject *exc = PyObject_CallOneArg(translate, value);
+    if (exc == NULL) {
+        Py_DECREF(value);
+        return NULL;
+    }
+    if (!PyExceptionInstance_Check(exc)) {
+        PyErr_Format(PyExc_TypeError, "translate returned %.100s, not an exception", Py_TYPE(exc)->tp_name);
+        Py_DECREF(exc);
+        Py_DECREF(value);
+        return NULL;
+    }
+    PyException_SetCause(exc, value); /* steals value */
+    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+    return NULL;
+}
 
 static PyObject *
 guarded_iternext(PyObject *op)
@@ -116,11 +153,14 @@ guarded_iternext(PyObject *op)
     GuardedIter *self = (GuardedIter *)op;
     Gate *gate = self->gate;
     if (gate_refuses(gate)) {
-        return NULL;
+        return raise_translated(self->translate);
     }
     gate->inflight++;
     PyObject *out = self->next(self->it);
     gate->inflight--;
+    if (out == NULL && self->translate != NULL) {
+        return raise_translated(self->translate);
+    }
     return out;
 }
 
@@ -130,6 +170,7 @@ guarded_iter_traverse(PyObject *op, visitproc visit, void *arg)
     GuardedIter *self = (GuardedIter *)op;
     Py_VISIT(self->gate);
     Py_VISIT(self->it);
+    Py_VISIT(self->translate);
     return 0;
 }
 
@@ -139,6 +180,7 @@ guarded_iter_clear(PyObject *op)
     GuardedIter *self = (GuardedIter *)op;
     Py_CLEAR(self->gate);
     Py_CLEAR(self->it);
+    Py_CLEAR(self->translate);
     return 0;
 }
 
@@ -201,9 +243,18 @@ gate_guard(PyObject *op, PyObject *fn)
 }
 
 static PyObject *
-gate_guard_iter(PyObject *op, PyObject *iterable)
+gate_guard_iter(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
-    PyObject *it = PyObject_GetIter(iterable);
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "guard_iter takes an iterable and, optionally, translate");
+        return NULL;
+    }
+    PyObject *translate = nargs == 2 && args[1] != Py_None ? args[1] : NULL;
+    if (translate != NULL && !PyCallable_Check(translate)) {
+        PyErr_Format(PyExc_TypeError, "translate must be callable, not %.100s", Py_TYPE(translate)->tp_name);
+        return NULL;
+    }
+    PyObject *it = PyObject_GetIter(args[0]);
     if (it == NULL) {
         return NULL;
     }
@@ -216,6 +267,8 @@ gate_guard_iter(PyObject *op, PyObject *iterable)
     out->gate = (Gate *)op;
     out->it = it;
     out->next = Py_TYPE(it)->tp_iternext;
+    Py_XINCREF(translate);
+    out->translate = translate;
     PyObject_GC_Track(out);
     return (PyObject *)out;
 }
@@ -258,7 +311,9 @@ gate_get_closed(PyObject *op, void *Py_UNUSED(closure))
 
 static PyMethodDef gate_methods[] = {
     {"guard", gate_guard, METH_O, "guard(fn): fn, its calls counted."},
-    {"guard_iter", gate_guard_iter, METH_O, "guard_iter(iterable): its iterator, its steps counted."},
+    {"guard_iter", (PyCFunction)(void (*)(void))gate_guard_iter, METH_FASTCALL,
+     "guard_iter(iterable, translate=None): its iterator, its steps counted; with translate, "
+     "an error of a step is raised as translate(error), chained from it."},
     {"run", (PyCFunction)(void (*)(void))gate_run, METH_FASTCALL | METH_KEYWORDS,
      "run(fn, *args, **kw): fn(*args, **kw), counted."},
     {"close", gate_close, METH_NOARGS, "close(): every later call refuses."},

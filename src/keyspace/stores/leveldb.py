@@ -131,22 +131,24 @@ class LevelDBStore(BatchedWrites, Store):
         reverse: bool,
         limit: int | None,
         keys: bool = False,
+        translate: Callable[[BaseException], BaseException] | None = None,
     ) -> Iterator[Any]:
         """A plyvel iterator of ``source`` (the DB or a snapshot) over ``[start, stop)``,
         bounded in C, of items (``keys``: of keys, values unread), its steps behind
-        the gate; errors while starting are translated, while iterating raw."""
+        the gate; errors while starting are translated, while iterating raw (with
+        ``translate``: as ``translate`` makes them, in C)."""
         calls = self._calls
         try:
             if reverse:
                 # plyvel 1.5 yields nothing in reverse when the last key equals
                 # ``start``; the lower bound is checked here instead.
                 made = calls.run(source.iterator, stop=stop, reverse=True, include_value=not keys)
-                items = calls.guard_iter(made)
+                items = calls.guard_iter(made, translate)
                 if start:
                     items = takewhile((start if keys else (start,)).__le__, items)  # k >= start
             else:
                 made = calls.run(source.iterator, start=start, stop=stop, include_value=not keys)
-                items = calls.guard_iter(made)
+                items = calls.guard_iter(made, translate)
             if limit is not None:
                 items = islice(items, max(limit, 0))
             return items  # type: ignore[no-any-return]
@@ -177,7 +179,7 @@ class LevelDBStore(BatchedWrites, Store):
         self, prefix: bytes, start: bytes, stop: bytes | None, limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
         """The store's ``fast_scan_under``: a plyvel ``prefixed_db`` iterator (plyvel
-        cuts the prefix in C)."""
+        cuts the prefix in C), its errors translated by the gate."""
         bounds = tail_bounds(prefix, start, stop)
         if bounds is None:
             return iter(())
@@ -185,7 +187,7 @@ class LevelDBStore(BatchedWrites, Store):
             view = self._calls.run(self._live().prefixed_db, prefix)
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
-        return self._iterate(view, bounds[0], bounds[1], False, limit)
+        return self._iterate(view, bounds[0], bounds[1], False, limit, translate=self.translate)
 
     # -- the Store contract --------------------------------------------------
 
