@@ -596,20 +596,26 @@ class Catalog:
         (:meth:`Scheme.refuse_change`): its scopes' ranges hold other scopes' keys.
 
         A delete is one write even where it is several range deletes (the
-        ScopeHash root's subtree, one range per name; a scope whose range the
-        records split): outside a transaction it runs in one transaction of the
-        store, so that a crash or a fault part-way leaves all of it or none
-        (where the engine caps its batches, etcd, each range is its own). A
-        ``single`` delete (one point or range delete of the store) needs no
-        transaction around it."""
+        ScopeHash root's subtree, one range per name; a Sublevel scope's two own
+        ranges; a scope whose range the records split): outside a transaction it
+        runs in one transaction of the store, so that a crash or a fault part-way
+        leaves all of it or none. Where the engine caps its transactions (etcd: 128
+        operations and 128 compares) and the delete does not fit in one, it runs
+        range by range, each range deleted whole. A ``single`` delete (one point or
+        range delete of the store) needs no transaction around it."""
         self.scheme.refuse_change("delete")
         if self.recorded:
             store = self.store
-            if view is store and not single and store.capabilities.max_batch_ops is None:
+            if view is not store or single:
+                apply(view)
+            elif store.capabilities.max_batch_ops is None:
                 with store.transaction() as tx:
                     apply(tx)
             else:
-                apply(view)
+                try:
+                    self._atomically(apply)
+                except TransactionTooLarge:  # nothing written: the engine took no part of it
+                    apply(view)
             return
         if view is not self.store:
             if self.store.capabilities.max_batch_ops is None:
@@ -648,6 +654,8 @@ class Catalog:
                 with store.transaction() as tx:
                     body(tx)
                 return
+            except TransactionTooLarge:  # as large when run again
+                raise
             except StoreError:
                 if left == 0:
                     raise

@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from .._catalog import Catalog
-from ..errors import StoreError
+from ..errors import StoreError, TransactionTooLarge
 from ..stores._aio import AsyncStore, AsyncTransaction, AsyncView, to_the_end
 from ..stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
 from ..stores._events import StoreWatch
@@ -156,7 +156,16 @@ class PlanStore(DelegatedReads, Store):
         number = plan.txs
         plan.txs += 1
 
+        limit = self.capabilities.max_batch_ops
+
         def commit(ranges: list[Range], ops: list[Op]) -> None:
+            if limit is not None and len(ranges) + len(ops) > limit:
+                # refused now, as the store would refuse it when applied, so that the
+                # code that opened the transaction can do without it
+                raise TransactionTooLarge(
+                    f"commit: the transaction needs {len(ranges) + len(ops)} operations; "
+                    f"{self.url} accepts at most {limit} per transaction"
+                )
             plan.effects.append(("commit", number, ranges, ops))
 
         return OverlayTransaction(_Cached(self._hub, ("tx", number)), ops_apply(commit), _nothing)
