@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import click
 
 from ..errors import KeyspaceError
-from ..keyspace import Keyspace
+from ..keyspace import Keyspace, Transaction
 from ._format import (
     InputError,
     component_json,
@@ -53,6 +54,14 @@ def _key(ks: Keyspace, text: str, fmt: str) -> Any:
 def _no_key(path: tuple[Any, ...], key: Any, ks: Keyspace) -> KeyspaceError:
     where = render_path(path, typed=ks.scheme.typed_keys)
     return KeyspaceError(f"no key {render_key(key, 'text')!r} in scope {where} of {ks.url}")
+
+
+def _one_state(ks: Keyspace) -> AbstractContextManager[Keyspace | Transaction]:
+    """What reads ``ks`` in one state: a snapshot where its store has them, else
+    the keyspace itself."""
+    if ks.store.capabilities.snapshots:
+        return ks.snapshot()
+    return nullcontext(ks)
 
 
 def _record(ks: Keyspace, path: tuple[Any, ...], key: Any, value: bytes) -> str:
@@ -248,17 +257,19 @@ def scan(
     fmt: str,
 ) -> None:
     """Print the own keys and values of the scope PATH in key order (not the
-    keys of its child scopes). One range scan of the store."""
+    keys of its child scopes). One range scan of the store, in one snapshot where
+    the store has snapshots: writes made while it prints are not shown, however
+    long it takes."""
     if prefix_text is not None and (start_text is not None or stop_text is not None):
         raise click.UsageError("--prefix cannot be combined with --start or --stop")
     scope_path = parse_path(path)
-    with opened(url, scheme, separator=separator, depth=depth) as op:
+    with opened(url, scheme, separator=separator, depth=depth) as op, _one_state(op.keyspace) as reader:
         ks = op.keyspace
 
         def key(text: str | None) -> Any:
             return None if text is None else _key(ks, text, fmt)
 
-        items = ks.scope(*scope_path).items(
+        items = reader.scope(*scope_path).items(
             key(start_text),
             key(stop_text),
             include_start=not exclude_start,
