@@ -4,10 +4,12 @@ skips or fails the test, with the reason, when it cannot be had."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 
 import pytest
 
+from keyspace.stores import open_store
 from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster
 
 
@@ -35,3 +37,17 @@ def restartable_cluster(test: str) -> Iterator[LocalCluster]:
     found.wait_healthy()
     yield found
     found.wait_healthy()
+
+
+def own_url(name: str) -> Iterator[str]:
+    """The URL of the shared test cluster under a key prefix of the test's own
+    (``name`` and a random suffix), every key under it removed when the test ends,
+    its scheme record too."""
+    cluster = etcd_cluster()
+    made = f"etcd://{','.join(cluster.endpoints)}/{name}-{uuid.uuid4().hex}"
+    yield made
+    store = open_store(made)
+    try:
+        store.delete_range(b"", None)
+    finally:
+        store.close()

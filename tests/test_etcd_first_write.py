@@ -5,27 +5,20 @@ raw prefix of the same store."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 
 import pytest
-from _etcd import etcd_cluster
+from _etcd import own_url
 
 import keyspace
 from keyspace.schemes import TupleScheme
-from keyspace.stores import open_store
 
 pytestmark = pytest.mark.etcd
 
 
 @pytest.fixture
 def url() -> Iterator[str]:
-    cluster = etcd_cluster()
-    made = f"etcd://{','.join(cluster.endpoints)}/first-write-{uuid.uuid4().hex}"
-    yield made
-    store = open_store(made)
-    store.delete_range(b"", None)
-    store.close()
+    yield from own_url("first-write")
 
 
 @pytest.mark.parametrize("scheme", ["tuple", "asciihex", "scopehash", "length-prefixed"])

@@ -8,17 +8,15 @@ async keyspaces alike."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from _etcd import etcd_cluster
+from _etcd import own_url
 
 import keyspace
 import keyspace.aio
 from keyspace.schemes import ScopeHash, Sublevel
-from keyspace.stores import open_store
 from keyspace.stores._etcd_proto import kv_pb2 as pb
 
 pytestmark = pytest.mark.etcd
@@ -28,12 +26,7 @@ _WRITES = (pb.TxnRequest, pb.DeleteRangeRequest, pb.PutRequest)
 
 @pytest.fixture
 def url() -> Iterator[str]:
-    cluster = etcd_cluster()
-    made = f"etcd://{','.join(cluster.endpoints)}/multi-range-{uuid.uuid4().hex}"
-    yield made
-    store = open_store(made)
-    store.delete_range(b"", None)
-    store.close()
+    yield from own_url("multi-range")
 
 
 class _Injected(Exception):
