@@ -10,7 +10,7 @@ command that writes into a store with keys but no record needs ``--scheme``.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -230,3 +230,11 @@ def opened(
         yield Opened(ks, how)
     finally:
         ks.close()
+
+
+def one_state(store: Store) -> AbstractContextManager[ReadView]:
+    """``store`` in one state for a command that reads all of it: a snapshot where
+    the store has them, else the store itself."""
+    if store.capabilities.snapshots:
+        return store.snapshot()
+    return nullcontext(store)

@@ -10,8 +10,9 @@ import click
 from ..errors import KeyspaceError, show_bytes
 from ..keyspace import Keyspace
 from ..scope import Scope
+from ..stores import ReadView
 from ._console import Ticker, err, out
-from ._open import opened
+from ._open import one_state, opened
 from ._options import depth_option, scheme_option, separator_option
 from ._walk import Entry, KeyReader, walk
 
@@ -79,16 +80,19 @@ def _write_batch(dst: Keyspace, batch: list[Entry], convert: Any, tally: Tally) 
     tally.batches += 1
 
 
-def check_no_merge(src: Keyspace, dst: Keyspace, reader: KeyReader, convert: Any) -> int:
+def check_no_merge(
+    src: Keyspace, dst: Keyspace, reader: KeyReader, convert: Any, view: ReadView | None = None
+) -> int:
     """Raise :class:`KeyspaceError`, before anything is written, when two source
     keys would become one destination key (tuple scopes ``("a",)`` and
     ``(b"a",)`` into a byte scheme; names a scheme cannot tell apart), naming both
-    source paths. Returns the number of stored keys of ``src``. Cost: one scan of
-    ``src`` and one ``encode`` per key; memory: one entry per source key."""
+    source paths. Returns the number of stored keys of ``src`` (as ``view``, a
+    snapshot of its store, holds them). Cost: one scan of ``src`` and one
+    ``encode`` per key; memory: one entry per source key."""
     seen: dict[bytes, Entry] = {}
     encode = dst.scheme.encode
     count = 0
-    for item in walk(src.store, reader):
+    for item in walk(src.store if view is None else view, reader):
         count += 1
         if not isinstance(item, Entry) or reader.unnamed(item.path):
             continue  # copy_all reports these
@@ -103,17 +107,18 @@ def check_no_merge(src: Keyspace, dst: Keyspace, reader: KeyReader, convert: Any
     return count
 
 
-def refuse_ambiguous(src: Keyspace) -> None:
+def refuse_ambiguous(src: Keyspace, view: ReadView | None = None) -> None:
     """Raise :class:`KeyspaceError` naming the source keys whose split into (path,
     key) is ambiguous (a scheme with :attr:`Scheme.ambiguous_splits`: delimited keys
     with more or fewer separators than the depth), before anything is written.
-    Cost: one scan of the source, for those schemes only."""
+    Cost: one scan of the source (``view``: a snapshot of its store), for those
+    schemes only."""
     scheme = src.scheme
     if not scheme.ambiguous_splits:
         return
     found: list[str] = []
     count = 0
-    for stored, _ in src.store.scan(b"", None):
+    for stored, _ in (src.store if view is None else view).scan(b"", None):
         reason = scheme.ambiguity(stored)
         if reason is not None:
             count += 1
@@ -129,25 +134,34 @@ def refuse_ambiguous(src: Keyspace) -> None:
 
 
 def copy_all(
-    src: Keyspace, dst: Keyspace, *, batch: int, depth: int | None = None, keep_bytes: bool = False
+    src: Keyspace,
+    dst: Keyspace,
+    *,
+    batch: int,
+    depth: int | None = None,
+    keep_bytes: bool = False,
+    view: ReadView | None = None,
 ) -> Tally:
     """Copy every scope key of ``src`` into ``dst`` in batches of at most ``batch``
-    keys, each one transaction of ``dst``. Two scans of ``src``: the first checks
-    that no two source keys become one destination key (:func:`check_no_merge`)
-    and counts them for the progress bar. Reserved keys (scheme records, name
-    registries) are not copied; ``dst`` writes its own.
+    keys, each one transaction of ``dst``. Two scans of ``src`` (of ``view``, a
+    snapshot of its store, when given: both then read the same keys, however
+    ``src`` is written meanwhile): the first checks that no two source keys become
+    one destination key (:func:`check_no_merge`) and counts them for the progress
+    bar. Reserved keys (scheme records, name registries) are not copied; ``dst``
+    writes its own.
 
     Raises :class:`KeyspaceError` for a source key that does not decode or a
     scopehash scope whose name the source's registry does not hold; batches
     written before stay, and a re-run continues from them."""
-    reader = KeyReader(src.scheme, depth, src.store)
+    source = src.store if view is None else view
+    reader = KeyReader(src.scheme, depth, source)
     convert = _path_converter(src, dst, keep_bytes)
     size = max(1, min(batch, dst.batch_limit - 2))
-    total = check_no_merge(src, dst, KeyReader(src.scheme, depth, src.store), convert)
+    total = check_no_merge(src, dst, KeyReader(src.scheme, depth, source), convert, source)
     tally = Tally()
     pending: list[Entry] = []
     with Ticker("copying keys", total if err().is_terminal else None) as ticker:
-        for item in walk(src.store, reader):
+        for item in walk(source, reader):
             ticker.advance()
             if not isinstance(item, Entry):
                 if item.reason is not None:
@@ -218,16 +232,26 @@ def migrate(
 ) -> None:
     """Copy every scope and key of the store SRC into the store DST, decoding
     with SRC's scheme and encoding with DST's, in batches of --batch keys
-    (each one atomic transaction on DST), with a progress bar on stderr."""
+    (each one atomic transaction on DST), with a progress bar on stderr. SRC is
+    read in one snapshot where it has them: writes to it meanwhile are not
+    copied, and the check that no two keys merge holds for what is copied."""
     if src == dst:
         raise KeyspaceError(f"source and destination are the same store ({src})")
-    with opened(src, from_scheme, depth=depth, separator=separator) as source:
-        refuse_ambiguous(source.keyspace)  # before DST is opened (and perhaps created)
+    with (
+        opened(src, from_scheme, depth=depth, separator=separator) as source,
+        one_state(source.keyspace.store) as view,
+    ):
+        refuse_ambiguous(source.keyspace, view)  # before DST is opened (and perhaps created)
         with opened(dst, to_scheme, create=True, writing=True) as target:
             err().print(f"from {source.keyspace.url}: {source.how}", markup=False)
             err().print(f"to   {target.keyspace.url}: {target.how}", markup=False)
             tally = copy_all(
-                source.keyspace, target.keyspace, batch=batch, depth=depth, keep_bytes=keep_bytes_names
+                source.keyspace,
+                target.keyspace,
+                batch=batch,
+                depth=depth,
+                keep_bytes=keep_bytes_names,
+                view=view,
             )
     out().print(
         f"{tally.total:,} keys read: {tally.new:,} copied, {tally.updated:,} overwritten, "
