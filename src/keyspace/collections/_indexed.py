@@ -170,7 +170,7 @@ class IndexedMap(Map):
         for scope, k, _ in puts:
             scope.check_key(k)
         for scope, k in deletes:
-            scope._stored(k)
+            scope.check_key(k)
         for scope, k in deletes:
             scope.discard(k)
         for scope, k, v in puts:
