@@ -1,9 +1,11 @@
 """The commands that read a whole store read one state of it, however long they
 run: ``keyspace scan`` (a writer adds and removes keys while the command is
 blocked on its output: a reader slower than the scan) prints none of those
-changes, and ``keyspace migrate`` copies the keys its check saw (a writer
-between its check of the source and its copy changes nothing of what it
-copies), on local engines that a second writer may change meanwhile."""
+changes; ``keyspace migrate`` copies the keys its check saw (a writer between
+its check of the source and its copy changes nothing of what it copies);
+``keyspace inspect`` counts one state (a writer that moves keys between scopes
+while it runs changes none of its counts). On local engines that a second
+writer may change meanwhile."""
 
 from __future__ import annotations
 
@@ -81,3 +83,42 @@ def test_migrate_copies_the_state_it_checked(
         assert dict(copy.scope("a").items()) == before
     with keyspace.open(src) as source:  # the writes themselves went through
         assert source.scope("a").get(b"new") == b"n" and source.scope("a").get(b"k0000") is None
+
+
+def test_inspect_counts_the_state_it_began_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite reads a store scan a page at a time, each page a statement of its
+    own: ``inspect`` reads a snapshot instead, so a writer that moves keys from
+    one scope to another while it runs changes none of its counts."""
+    inspect_cmd = importlib.import_module("keyspace.cli.inspect_cmd")
+    url = f"sqlite:///{tmp_path}/store.sqlite"
+    with keyspace.open(url) as ks:
+        ks.scope("a").update({b"k%04d" % i: b"v" for i in range(2000)})
+        ks.scope("b").update({b"k%04d" % i: b"v" for i in range(2000)})
+    ticker = inspect_cmd.Ticker
+    wrote: list[bool] = []
+
+    class WritingTicker(ticker):  # type: ignore[misc,valid-type]
+        def advance(self, n: int = 1) -> None:
+            if not wrote:  # the scan has begun: another process writes
+                wrote.append(True)
+                subprocess.run([sys.executable, "-c", MOVER, url], check=True, timeout=60)
+            super().advance(n)
+
+    monkeypatch.setattr(inspect_cmd, "Ticker", WritingTicker)
+    with keyspace.open(url, readonly=True) as ks:
+        tree, _ = inspect_cmd.scope_tree(ks)
+    assert wrote
+    counts = {node.path: node.keys for node, _ in tree.nodes() if node.keys}
+    assert counts == {("a",): 2000, ("b",): 2000}
+    with keyspace.open(url) as ks:  # the move itself went through
+        assert len(ks.scope("a")) == 1000 and len(ks.scope("b")) == 3000
+
+
+MOVER = """
+import sys, keyspace
+with keyspace.open(sys.argv[1]) as ks, ks.transaction() as tx:
+    a, b = tx.scope("a"), tx.scope("b")
+    for i in range(1000):  # keys the scan has read already, to keys it has not
+        del a[b"k%04d" % i]
+        b[b"m%04d" % i] = b"v"
+"""

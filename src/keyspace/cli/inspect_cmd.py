@@ -71,13 +71,14 @@ def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outsi
 @contextmanager
 def _consistent(store: Store) -> Iterator[ReadView]:
     """A snapshot of ``store`` to read it in one state, where the store has
-    snapshots whose scans are as fast as its own (a ``fast_scan``); else the
-    store."""
+    snapshots whose scans are as fast as its own (both with a ``fast_scan`` or
+    both without: SQLite, whose store scans read each page in a transaction of
+    its own); else the store."""
     if not store.capabilities.snapshots:
         yield store
         return
     with store.snapshot() as snap:
-        if snap.fast_scan is None:
+        if snap.fast_scan is None and store.fast_scan is not None:
             yield store
         else:
             yield snap
