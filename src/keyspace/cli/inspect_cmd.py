@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import click
@@ -11,11 +9,11 @@ import click
 from ..errors import KeyspaceError, show_bytes
 from ..keyspace import Keyspace
 from ..schemes._layouts import LayoutCache
-from ..stores import ReadView, Store, open_store
+from ..stores import open_store
 from ._console import Ticker, err, out
 from ._format import dumps
 from ._heed import HEED_URL, heed_options
-from ._open import opened
+from ._open import one_state, opened
 from ._options import depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
 from ._walk import KeyReader, Run, tally
@@ -56,7 +54,7 @@ def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outsi
     tree = ScopeTree()
     outside = Outside()
     add = tree.add
-    with _consistent(ks.store) as view, Ticker("reading keys") as ticker:
+    with one_state(ks.store) as view, Ticker("reading keys") as ticker:
         reader = KeyReader(ks.scheme, depth, view)
         for item in tally(view, reader, LayoutCache(ks.scheme).get):
             if isinstance(item, Run):
@@ -66,22 +64,6 @@ def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outsi
             outside.count(item.stored, item.value, item.reason)
             ticker.advance()
     return tree, outside
-
-
-@contextmanager
-def _consistent(store: Store) -> Iterator[ReadView]:
-    """A snapshot of ``store`` to read it in one state, where the store has
-    snapshots whose scans are as fast as its own (both with a ``fast_scan`` or
-    both without: SQLite, whose store scans read each page in a transaction of
-    its own); else the store."""
-    if not store.capabilities.snapshots:
-        yield store
-        return
-    with store.snapshot() as snap:
-        if snap.fast_scan is None and store.fast_scan is not None:
-            yield store
-        else:
-            yield snap
 
 
 def _is_lmdb_environment(url: str) -> bool:
