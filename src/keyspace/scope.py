@@ -991,7 +991,9 @@ class Scope(MutableMapping[Any, Any]):
         (they all go through it) but keeps no history: from now only. LMDB, SQLite,
         LevelDB and RocksDB files may be written by other processes unseen
         (``capabilities.watch`` is ``None``): they raise
-        :class:`~keyspace.errors.WatchUnsupported` here. Cost: one stream (etcd: and
+        :class:`~keyspace.errors.WatchUnsupported` here. A scope of a transaction or
+        a snapshot watches the store's committed writes, as the keyspace's scope of
+        the same path does: a watch outlives the block. Cost: one stream (etcd: and
         one thread) per watch."""
         from ._watch import watch_scope
 
