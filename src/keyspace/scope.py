@@ -713,12 +713,10 @@ class Scope(MutableMapping[Any, Any]):
         iteration), where the engine reads every own item as it is
         (``fast_scan_under``), its iterators themselves, one per own range, made
         when this is called: no chunk lies between the engine and the caller."""
-        prefix = self._layout.prefix
         under = self._data.fast_scan_under
         if not args and under is not None and self._engine_cuts():
-            if self._guard is not None and self._hidden():
-                return iter(())
-            ranges = _intersect(self._ranges, prefix, None)
+            ranges, _ = self._stored_ranges(None, None, True, False, None)
+            prefix = self._layout.prefix
             return chain.from_iterable([under(prefix, lo, hi, None) for lo, hi in ranges])
         return chain.from_iterable(self._chunks(*args))
 
