@@ -65,7 +65,7 @@ from .errors import (
 from .schemes._base import Key, Path, Scheme, component_bytes
 from .schemes.length_prefixed import to_length_prefixed_nested
 from .stores._base import ReadView, Store, WriteView
-from .stores._key_sizes import first_bad_key
+from .stores._key_sizes import bad_key
 
 __all__ = ["LAYOUT_START", "LAYOUT_STOP", "SETTLED", "Catalog", "GuardAnswer", "ReadGuard"]
 
@@ -665,17 +665,15 @@ class Catalog:
         pairs whose first item is the key) the engine cannot store: over its
         ``max_key_size``, or empty where it takes no empty key (the first such key
         is named). Cost: one pass over the keys' sizes
-        (:func:`~keyspace.stores._key_sizes.first_bad_key`)."""
+        (:func:`~keyspace.stores._key_sizes.bad_key`)."""
         store = self.store
         caps = store.capabilities
         limit = caps.max_key_size
         if limit is None and caps.empty_keys:
             return  # the engine stores every key
-        batch = keys if type(keys) is list else list(keys)
-        bad = first_bad_key(batch, limit, caps.empty_keys)
-        if bad < 0:
+        key = bad_key(keys if type(keys) is list else list(keys), limit, caps.empty_keys)
+        if key is None:
             return
-        key = batch[bad][0] if type(batch[bad]) is tuple else batch[bad]
         if limit is not None and len(key) > limit:
             raise KeyTooLarge(
                 f"key of {len(key)} bytes is over the limit of {limit} bytes of {store.url}: "

@@ -1,6 +1,7 @@
 """The size check of a batch of stored keys, :func:`first_bad_key`: one pass in C
 over the keys' sizes where the optional module is built (``_pairs_accel``), else
-:func:`first_bad_key_py`, its reference, in a few passes of C builtins."""
+:func:`first_bad_key_py`, its reference, in a few passes of C builtins; and
+:func:`bad_key`, the key it finds, for the error that names it."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
 
-__all__ = ["first_bad_key", "first_bad_key_py"]
+__all__ = ["bad_key", "first_bad_key", "first_bad_key_py"]
 
 _first = itemgetter(0)
 
@@ -43,3 +44,20 @@ try:
     from ._pairs_accel import first_bad_key
 except ImportError:  # pragma: no cover - the reference then runs
     first_bad_key = first_bad_key_py
+
+
+def bad_key(items: list[Any], max_size: int | None, empty_ok: bool) -> bytes | None:
+    """The first key of ``items`` (keys, or pairs whose first item is the key) that
+    is not storable (see :func:`first_bad_key_py`), or ``None``. Cost: that of
+    :func:`first_bad_key`.
+
+    >>> bad_key([(b"a", b"1"), (b"", b"2")], None, False)
+    b''
+    >>> bad_key([b"a"], 4, False) is None
+    True
+    """
+    at = first_bad_key(items, max_size, empty_ok)
+    if at < 0:
+        return None
+    item = items[at]
+    return item[0] if type(item) is tuple else item  # type: ignore[no-any-return]

@@ -60,7 +60,7 @@ import lmdb
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
 from . import _lmdb_env
 from ._base import Capabilities, Op, ReadView, Seeker, Store
-from ._key_sizes import first_bad_key
+from ._key_sizes import bad_key
 from ._lmdb_cursor import cursor_delete_range, cursor_scan
 from ._lmdb_files import check_environment, nearly_full, os_cause
 from ._lmdb_growth import FAST_HEADROOM as FAST_HEADROOM
@@ -235,12 +235,11 @@ class LMDBStore(MapGrowth, Store):
 
     def _check_all(self, items: list[Any] | tuple[Any, ...]) -> None:
         """:meth:`_check` of every key of ``items`` (keys, or pairs whose first item
-        is the key): one pass over their sizes (:func:`first_bad_key`), and
+        is the key): one pass over their sizes (:func:`bad_key`), and
         :meth:`_check` of the first bad one to name it."""
-        bad = first_bad_key(items if type(items) is list else list(items), self._max, False)
-        if bad >= 0:
-            item = items[bad]
-            self._check(item[0] if type(item) is tuple else item)
+        key = bad_key(items if type(items) is list else list(items), self._max, False)
+        if key is not None:
+            self._check(key)
 
     # -- scans in pages of short read transactions ----------------------------
 
