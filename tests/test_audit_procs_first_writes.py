@@ -17,7 +17,6 @@ from __future__ import annotations
 import multiprocessing
 import queue
 import sys
-import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _contend import contend
 from _xxh32 import colliding_name
 
 import keyspace
@@ -84,27 +84,15 @@ SCENARIOS: dict[str, tuple[str, dict[str, _Write], type[KeyspaceError]]] = {
 
 def _contender(url: str, scenario: str, who: str, barrier: Any, results: Any) -> None:
     scheme, writes, _ = SCENARIOS[scenario]
-    try:
-        ks = keyspace.open(url, scheme=scheme)
-    except BaseException:
-        barrier.abort()
-        results.put((who, f"open failed: {traceback.format_exc()}"))
-        return
-    try:
-        try:
-            barrier.wait(timeout=30)
-        except threading.BrokenBarrierError:
-            results.put((who, "the other contender did not start"))
-            return
+
+    def write(ks: keyspace.Keyspace) -> str:
         try:
             writes[who](ks)
-            results.put((who, "ok"))
         except KeyspaceError as exc:
-            results.put((who, type(exc).__name__))
-        except BaseException:
-            results.put((who, f"failed: {traceback.format_exc()}"))
-    finally:
-        ks.close()
+            return type(exc).__name__
+        return "ok"
+
+    contend(url, scheme, who, barrier, results, write)
 
 
 def _race(url: str, scenario: str) -> dict[str, str]:

@@ -17,13 +17,14 @@ import queue
 import sys
 import threading
 import time
-import traceback
 import uuid
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _contend import contend
 from _etcd import etcd_cluster
 
 import keyspace
@@ -52,27 +53,17 @@ def _contender(url: str, name: str, barrier: Any, results: Any) -> None:
     stuck for :data:`STUCK_S` writes its threads' stacks to stderr and exits."""
     faulthandler.dump_traceback_later(STUCK_S, exit=True, file=sys.__stderr__)
     try:
-        ks = keyspace.open(url, scheme=name)
-    except BaseException:  # reported to the parent, which fails the test
-        barrier.abort()
-        results.put((name, f"open failed: {traceback.format_exc()}"))
-        return
-    try:
-        try:
-            barrier.wait(timeout=30)
-        except threading.BrokenBarrierError:
-            results.put((name, "the other contender did not start"))
-            return
-        try:
-            ks.scope("race")[b"k"] = name.encode()
-            results.put((name, "won"))
-        except SchemeMismatch:
-            results.put((name, "mismatch"))
-        except BaseException:
-            results.put((name, f"failed: {traceback.format_exc()}"))
+        contend(url, name, name, barrier, results, partial(_write, name))
     finally:
-        ks.close()
         faulthandler.cancel_dump_traceback_later()
+
+
+def _write(name: str, ks: keyspace.Keyspace) -> str:
+    try:
+        ks.scope("race")[b"k"] = name.encode()
+    except SchemeMismatch:
+        return "mismatch"
+    return "won"
 
 
 def _check_store(items: list[tuple[bytes, bytes]], winner: str) -> None:
