@@ -101,14 +101,24 @@ def test_a_drop_over_etcds_transaction_limit_runs_range_by_range(url: str) -> No
         assert all(ks.scope(name).get(b"k") is None for name in names)
 
 
-def test_async_sublevel_clear_and_drop(url: str) -> None:
+def test_an_async_sublevel_clear_is_one_txn(url: str) -> None:
     async def run() -> None:
         async with await keyspace.aio.open(url, scheme=Sublevel()) as aks:
             scope = aks.scope("t", "users")
-            own = {b"\x00low": b"1", b"a": b"3"}
-            await scope.update(own)
+            await scope.update({b"\x00low": b"1", b"a": b"3"})  # both own ranges
             await scope.scope("child").update({b"c": b"x"})
+            client = aks.store._client  # type: ignore[attr-defined]
+            seen: list[str] = []
+            call = client.call
+
+            async def counted(what: str, method: str, request: Any, **kw: Any) -> Any:
+                if method in ("Txn", "DeleteRange", "Put") and not (method == "Txn" and not request.success):
+                    seen.append(method)
+                return await call(what, method, request, **kw)
+
+            client.call = counted
             await scope.clear()
+            assert seen == ["Txn"]
             assert [k async for k in scope] == []
             assert [k async for k in scope.scope("child")] == [b"c"]
 
