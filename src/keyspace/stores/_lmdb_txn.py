@@ -201,7 +201,7 @@ class LMDBTransaction(TxnReads, WriteView):
         shared.writer, shared.joint = threading.get_ident(), self
         if free >= _lmdb_growth.FAST_HEADROOM:  # its value now: it may be set at run time
             txn = self._txn
-            self.fast_get, self.fast_put = txn.get, txn.cursor().put
+            self.fast_get, self.fast_put = txn.get, txn.put
             self.fast_scan = partial(cursor_scan, txn)  # its errors raw
         else:
             self._log = []
