@@ -181,3 +181,58 @@ def test_a_leveldb_store_closed_under_running_calls(mode: str, gate_kind: str) -
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert "closed under load" in done.stdout
+
+
+class _Raising:
+    """An iterator that ends by raising StopIteration (as plyvel's do), not by
+    returning nothing."""
+
+    def __init__(self, items: list[int]) -> None:
+        self._items = iter(items)
+
+    def __iter__(self) -> _Raising:
+        return self
+
+    def __next__(self) -> int:
+        item = next(self._items, None)
+        if item is None:
+            raise StopIteration
+        return item
+
+
+def test_a_chain_gives_each_iterable_in_turn_every_step_counted(gate: Any) -> None:
+    inside: list[int] = []
+
+    def counted(items: list[int]) -> Any:
+        for item in items:
+            inside.append(gate.inflight)
+            yield item
+
+    chain = gate.guard_chain([_Raising([1, 2]), [], counted([3]), _Raising([]), iter([4])])
+    assert list(chain) == [1, 2, 3, 4]
+    assert inside == [1]  # the step runs inside the count
+    assert list(chain) == []  # an ended chain stays ended
+    assert list(gate.guard_chain([])) == []
+    assert list(gate.guard_chain(iter([range(2), range(1)]), _translate)) == [0, 1, 0]
+    assert gate.inflight == 0
+
+
+def test_a_chain_translates_the_errors_of_its_steps_and_refuses_once_closed(gate: Any) -> None:
+    chain = gate.guard_chain([iter([1]), _fail_at_once()], _translate)
+    assert next(chain) == 1
+    with pytest.raises(_Translated, match="at once") as caught:
+        next(chain)
+    assert isinstance(caught.value.__cause__, KeyError)
+    not_iterable = gate.guard_chain([[1], 5], _translate)
+    assert next(not_iterable) == 1
+    with pytest.raises(_Translated) as caught:
+        next(not_iterable)
+    assert isinstance(caught.value.__cause__, TypeError)
+    with pytest.raises(KeyError, match="at once"):  # no translate: errors as they are
+        next(gate.guard_chain([_fail_at_once()]))
+    refused = gate.guard_chain([iter([1]), iter([2])], _translate)
+    assert next(refused) == 1
+    gate.close()
+    with pytest.raises(_Translated, match="closed"):
+        next(refused)
+    assert gate.inflight == 0

@@ -585,7 +585,7 @@ class Scope(MutableMapping[Any, Any]):
                         zip(view.scan_keys(lo, hi, reverse=reverse, limit=lim), repeat(b""))
                     )
                 elif under is not None:
-                    chunks = _growing_chunks(under(layout.prefix, lo, hi, lim))
+                    chunks = _growing_chunks(under(layout.prefix, [(lo, hi)], lim))
                 elif pages is not None:
                     chunks = pages(lo, hi, reverse, lim)
                 else:
@@ -711,13 +711,12 @@ class Scope(MutableMapping[Any, Any]):
     def _pairs(self, *args: Any) -> Iterator[tuple[Any, bytes]]:
         """The items of :meth:`_chunks` one by one. Without arguments (the views'
         iteration), where the engine reads every own item as it is
-        (``fast_scan_under``), its iterators themselves, one per own range, made
-        when this is called: no chunk lies between the engine and the caller."""
+        (``fast_scan_under``), its one iterator over the own ranges, made when this
+        is called: no chunk lies between the engine and the caller."""
         under = self._data.fast_scan_under
         if not args and under is not None and self._engine_cuts():
             ranges, _ = self._stored_ranges(None, None, True, False, None)
-            prefix = self._layout.prefix
-            return chain.from_iterable([under(prefix, lo, hi, None) for lo, hi in ranges])
+            return under(self._layout.prefix, ranges, None)
         return chain.from_iterable(self._chunks(*args))
 
     def _iter_items(self, *args: Any) -> Iterator[tuple[Any, Any]]:

@@ -132,8 +132,8 @@ class Capabilities:
 FastScan = Callable[[bytes, bytes | None, bool, int | None], Iterator[tuple[bytes, bytes]]]
 """``fast_scan(start, stop, reverse, limit)``: :meth:`ReadView.scan` with raw errors."""
 
-FastScanUnder = Callable[[bytes, bytes, bytes | None, int | None], Iterator[tuple[bytes, bytes]]]
-"""``fast_scan_under(prefix, start, stop, limit)``: see :attr:`ReadView.fast_scan_under`."""
+FastScanUnder = Callable[[bytes, list[tuple[bytes, bytes | None]], int | None], Iterator[tuple[bytes, bytes]]]
+"""``fast_scan_under(prefix, ranges, limit)``: see :attr:`ReadView.fast_scan_under`."""
 
 FastPages = Callable[[bytes, bytes | None, bool, int | None], Iterator[list[tuple[bytes, bytes]]]]
 """``fast_pages(start, stop, reverse, limit)``: the items of :meth:`ReadView.scan`
@@ -153,11 +153,12 @@ class ReadView(ABC):
 
     fast_scan_under: FastScanUnder | None = None
     """Where the engine can cut a common prefix off the keys it reads (plyvel's
-    ``prefixed_db``): ``fast_scan`` in ascending order of the keys in
-    ``[start, stop)`` that start with ``prefix``, each with ``prefix`` cut off
-    (see :func:`tail_bounds`); its errors come out translated (a
-    :class:`~keyspace.errors.KeyspaceError`), so a caller may hand the iterator
-    on as it is. Ascending only
+    ``prefixed_db``): for each ``(start, stop)`` of ``ranges`` in turn, ``fast_scan``
+    in ascending order of the keys in ``[start, stop)`` that start with ``prefix``,
+    each with ``prefix`` cut off (see :func:`tail_bounds`), at most ``limit`` items
+    in all; one iterator over all ranges, its errors translated (a
+    :class:`~keyspace.errors.KeyspaceError`), so a caller may hand it on as it is.
+    Ascending only
     (plyvel 1.5's prefixed iterators lose a reverse scan whose last key is the
     prefix itself). ``None``: not offered."""
 

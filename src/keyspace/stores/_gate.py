@@ -58,10 +58,30 @@ class PyGate:
         """The iterator of ``iterable``, each step counted; with ``translate``, an
         error of a step (the refusal of a closed gate included) is raised as
         ``translate(error)``, chained from it."""
-        it = iter(iterable)
+        return self.guard_chain((iterable,), translate)
+
+    def guard_chain(
+        self,
+        iterables: Iterable[Iterable[Any]],
+        translate: Callable[[BaseException], BaseException] | None = None,
+    ) -> Iterator[Any]:
+        """The items of each of ``iterables`` in turn (as
+        ``itertools.chain.from_iterable``), every step counted, errors as
+        :meth:`guard_iter`'s: one iterator between the caller and the engine's."""
+        return self._chain(iter(iterables), translate)
+
+    def _chain(
+        self, sources: Iterator[Iterable[Any]], translate: Callable[[BaseException], BaseException] | None
+    ) -> Iterator[Any]:
         calls = self._calls
+        it: Iterator[Any] | None = None
         while True:
             try:
+                if it is None:
+                    source = next(sources, _END)
+                    if source is _END:
+                        return
+                    it = iter(source)
                 if self.closed:
                     raise _closed()
                 calls.append(None)
@@ -74,8 +94,9 @@ class PyGate:
                     raise
                 raise translate(exc) from exc
             if item is _END:
-                return
-            yield item
+                it = None
+            else:
+                yield item
 
     def run(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``fn(*args, **kwargs)``, counted."""

@@ -13,6 +13,11 @@
  *   it = g.guard_iter(i, translate)
  *                          the same; an error of a step (the refusal included)
  *                          is raised as translate(error), chained from it
+ *   it = g.guard_chain(iterables, translate=None)
+ *                          the items of each iterable in turn (as
+ *                          itertools.chain.from_iterable), every step counted:
+ *                          one iterator between the caller and the engine's
+ *                          iterators
  *   g.run(fn, *args, **kw) fn(*args, **kw), counted (for a body of several calls)
  *   g.close()              every later call refuses; calls in flight go on
  *   g.inflight             the calls in flight now
@@ -109,8 +114,9 @@ static PyTypeObject GuardedType = {
 typedef struct {
     PyObject_HEAD
     Gate *gate;
-    PyObject *it;
-    iternextfunc next;
+    PyObject *it;       /* the iterator stepped now; NULL between two of a chain */
+    iternextfunc next;  /* its tp_iternext */
+    PyObject *rest;     /* a chain's iterator of the iterables still to come; NULL: none */
     PyObject *translate; /* NULL: errors as they are */
 } GuardedIter;
 
@@ -147,21 +153,57 @@ raise_translated(PyObject *translate)
     return NULL;
 }
 
+/* A chain's next iterator, from the iterables still to come: 1 when there is one,
+ * 0 at the end of the chain, -1 on an error. */
+static int
+guarded_advance(GuardedIter *self)
+{
+    PyObject *iterable = PyIter_Next(self->rest);
+    if (iterable == NULL) {
+        Py_CLEAR(self->rest);
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    self->it = PyObject_GetIter(iterable);
+    Py_DECREF(iterable);
+    if (self->it == NULL) {
+        return -1;
+    }
+    self->next = Py_TYPE(self->it)->tp_iternext;
+    return 1;
+}
+
 static PyObject *
 guarded_iternext(PyObject *op)
 {
     GuardedIter *self = (GuardedIter *)op;
     Gate *gate = self->gate;
-    if (gate_refuses(gate)) {
-        return raise_translated(self->translate);
+    for (;;) {
+        if (self->it == NULL) {
+            int more = self->rest == NULL ? 0 : guarded_advance(self);
+            if (more <= 0) {
+                return more < 0 ? raise_translated(self->translate) : NULL;
+            }
+        }
+        if (gate_refuses(gate)) {
+            return raise_translated(self->translate);
+        }
+        gate->inflight++;
+        PyObject *out = self->next(self->it);
+        gate->inflight--;
+        if (out != NULL) {
+            return out;
+        }
+        if (self->rest == NULL) { /* one iterator (guard_iter), or a chain's last */
+            return self->translate != NULL ? raise_translated(self->translate) : NULL;
+        }
+        if (PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_StopIteration)) {
+                return raise_translated(self->translate);
+            }
+            PyErr_Clear();
+        }
+        Py_CLEAR(self->it); /* on to the chain's next iterable */
     }
-    gate->inflight++;
-    PyObject *out = self->next(self->it);
-    gate->inflight--;
-    if (out == NULL && self->translate != NULL) {
-        return raise_translated(self->translate);
-    }
-    return out;
 }
 
 static int
@@ -170,6 +212,7 @@ guarded_iter_traverse(PyObject *op, visitproc visit, void *arg)
     GuardedIter *self = (GuardedIter *)op;
     Py_VISIT(self->gate);
     Py_VISIT(self->it);
+    Py_VISIT(self->rest);
     Py_VISIT(self->translate);
     return 0;
 }
@@ -180,6 +223,7 @@ guarded_iter_clear(PyObject *op)
     GuardedIter *self = (GuardedIter *)op;
     Py_CLEAR(self->gate);
     Py_CLEAR(self->it);
+    Py_CLEAR(self->rest);
     Py_CLEAR(self->translate);
     return 0;
 }
@@ -242,11 +286,15 @@ gate_guard(PyObject *op, PyObject *fn)
     return (PyObject *)out;
 }
 
+/* The guarded iterator of guard_iter (chain 0: args[0] is the iterable) and
+ * guard_chain (chain 1: args[0] is the iterable of iterables). */
 static PyObject *
-gate_guard_iter(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+guarded_iter_new(PyObject *op, PyObject *const *args, Py_ssize_t nargs, int chain)
 {
     if (nargs < 1 || nargs > 2) {
-        PyErr_SetString(PyExc_TypeError, "guard_iter takes an iterable and, optionally, translate");
+        PyErr_SetString(PyExc_TypeError,
+                        chain ? "guard_chain takes an iterable of iterables and, optionally, translate"
+                              : "guard_iter takes an iterable and, optionally, translate");
         return NULL;
     }
     PyObject *translate = nargs == 2 && args[1] != Py_None ? args[1] : NULL;
@@ -265,12 +313,25 @@ gate_guard_iter(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     }
     Py_INCREF(op);
     out->gate = (Gate *)op;
-    out->it = it;
-    out->next = Py_TYPE(it)->tp_iternext;
+    out->it = chain ? NULL : it;
+    out->next = chain ? NULL : Py_TYPE(it)->tp_iternext;
+    out->rest = chain ? it : NULL;
     Py_XINCREF(translate);
     out->translate = translate;
     PyObject_GC_Track(out);
     return (PyObject *)out;
+}
+
+static PyObject *
+gate_guard_iter(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    return guarded_iter_new(op, args, nargs, 0);
+}
+
+static PyObject *
+gate_guard_chain(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    return guarded_iter_new(op, args, nargs, 1);
 }
 
 static PyObject *
@@ -314,6 +375,9 @@ static PyMethodDef gate_methods[] = {
     {"guard_iter", (PyCFunction)(void (*)(void))gate_guard_iter, METH_FASTCALL,
      "guard_iter(iterable, translate=None): its iterator, its steps counted; with translate, "
      "an error of a step is raised as translate(error), chained from it."},
+    {"guard_chain", (PyCFunction)(void (*)(void))gate_guard_chain, METH_FASTCALL,
+     "guard_chain(iterables, translate=None): the items of each iterable in turn, every step "
+     "counted (errors as guard_iter's)."},
     {"run", (PyCFunction)(void (*)(void))gate_run, METH_FASTCALL | METH_KEYWORDS,
      "run(fn, *args, **kw): fn(*args, **kw), counted."},
     {"close", gate_close, METH_NOARGS, "close(): every later call refuses."},

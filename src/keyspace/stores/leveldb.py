@@ -131,24 +131,22 @@ class LevelDBStore(BatchedWrites, Store):
         reverse: bool,
         limit: int | None,
         keys: bool = False,
-        translate: Callable[[BaseException], BaseException] | None = None,
     ) -> Iterator[Any]:
         """A plyvel iterator of ``source`` (the DB or a snapshot) over ``[start, stop)``,
         bounded in C, of items (``keys``: of keys, values unread), its steps behind
-        the gate; errors while starting are translated, while iterating raw (with
-        ``translate``: as ``translate`` makes them, in C)."""
+        the gate; errors while starting are translated, while iterating raw."""
         calls = self._calls
         try:
             if reverse:
                 # plyvel 1.5 yields nothing in reverse when the last key equals
                 # ``start``; the lower bound is checked here instead.
                 made = calls.run(source.iterator, stop=stop, reverse=True, include_value=not keys)
-                items = calls.guard_iter(made, translate)
+                items = calls.guard_iter(made)
                 if start:
                     items = takewhile((start if keys else (start,)).__le__, items)  # k >= start
             else:
                 made = calls.run(source.iterator, start=start, stop=stop, include_value=not keys)
-                items = calls.guard_iter(made, translate)
+                items = calls.guard_iter(made)
             if limit is not None:
                 items = islice(items, max(limit, 0))
             return items  # type: ignore[no-any-return]
@@ -176,18 +174,21 @@ class LevelDBStore(BatchedWrites, Store):
         return self._iterate(self._live(), start, stop, reverse, limit)
 
     def _scan_under(
-        self, prefix: bytes, start: bytes, stop: bytes | None, limit: int | None
+        self, prefix: bytes, ranges: list[tuple[bytes, bytes | None]], limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
-        """The store's ``fast_scan_under``: a plyvel ``prefixed_db`` iterator (plyvel
-        cuts the prefix in C), its errors translated by the gate."""
-        bounds = tail_bounds(prefix, start, stop)
-        if bounds is None:
-            return iter(())
+        """The store's ``fast_scan_under``: one plyvel ``prefixed_db`` iterator per
+        range (plyvel cuts the prefix in C), all made now (each reads the store as
+        it is now), chained by the gate, which counts their steps and translates
+        their errors: one iterator in C between the caller and plyvel's."""
+        bounds = [b for lo, hi in ranges if (b := tail_bounds(prefix, lo, hi)) is not None]
+        calls = self._calls
         try:
-            view = self._calls.run(self._live().prefixed_db, prefix)
+            view = calls.run(self._live().prefixed_db, prefix)
+            made = [calls.run(view.iterator, start=lo, stop=hi) for lo, hi in bounds]
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
-        return self._iterate(view, bounds[0], bounds[1], False, limit, translate=self.translate)
+        items = calls.guard_chain(made, self.translate)
+        return items if limit is None else islice(items, max(limit, 0))
 
     # -- the Store contract --------------------------------------------------
 
