@@ -643,6 +643,7 @@ def sublevel_leveldb(ctx: Context) -> Iterator[Comparison]:
         "sublevel get",
         {"keyspace": ks_get, "prefixed_db": db_get},
         [Ratio("LevelDB Sublevel get vs prefixed_db", "keyspace", "prefixed_db", at_most_1)],
+        rounds=ctx.fine,
     )
     yield Comparison(
         "leveldb",
@@ -656,6 +657,7 @@ def sublevel_leveldb(ctx: Context) -> Iterator[Comparison]:
                 "prefixed_db, children too",
             ),
         ],
+        rounds=ctx.fine,
     )
 
 
