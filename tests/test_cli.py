@@ -121,6 +121,19 @@ def test_migrate_sublevel_leveldb_to_tuple_lmdb(tmp_path: Path) -> None:
         assert list(ks.store.scan()) == snapshot
 
 
+def test_migrate_refuses_a_key_the_destination_cannot_store_before_writing(tmp_path: Path) -> None:
+    src = f"sqlite:///{tmp_path / 'src.db'}"
+    dst = tmp_path / "dst.lmdb"
+    with keyspace.open(src) as ks:  # SQLite stores keys of any size; LMDB up to 511 bytes
+        ks.scope("a").update({b"k%04d" % i: b"v" for i in range(50)})
+        ks.scope("a")[b"z" * 600] = b"v"
+    proc = run("migrate", src, str(dst), "--batch", "10", ok=False)
+    assert proc.returncode == 1
+    assert "over the limit of 511 bytes" in proc.stderr and "nothing was written" in proc.stderr
+    with keyspace.open(str(dst), create=False) as ks:
+        assert list(ks.store.scan()) == []
+
+
 def test_decode() -> None:
     stored = keyspace.TupleScheme().encode(("acme", "users"), b"alice").hex()
     assert run("decode", "--scheme", "tuple", stored).stdout == "path: acme / users\nkey:  alice\n"

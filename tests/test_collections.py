@@ -27,7 +27,7 @@ from keyspace.collections import (
     SnapshotMap,
     UniqueIndex,
 )
-from keyspace.errors import DecodeError, InvalidKey, UniqueViolation
+from keyspace.errors import DecodeError, InvalidArgument, InvalidKey, UniqueViolation
 
 INT_TYPES = [f"{s}{b}" for s in "ui" for b in (8, 16, 32, 64, 128)]
 
@@ -344,8 +344,13 @@ def test_snapshot_map_and_item_history(layout: Layout) -> None:
     total.save(3, height=1)
     total.save(4, height=2)
     assert [total.may_load_at_height(h) for h in (1, 2, 3)] == [None, 3, 4]
-    with pytest.raises(TypeError):
-        total.save(5)
+    for without_height in (
+        lambda: total.save(5),
+        lambda: members.save("bob", 1),
+        lambda: members.remove("alice"),
+    ):
+        with pytest.raises(InvalidArgument, match="height="):
+            without_height()
 
 
 def test_snapshot_map_changelog_bytes() -> None:
@@ -397,5 +402,23 @@ def test_indexed_map_with_composite_record_and_index_keys(layout: Layout) -> Non
     assert [k for k, _ in day.prefix(4).items()] == [("bob", 7), ("alice", 1)]  # shop s1 < s9
     del orders[("bob", 7)]
     assert [k for k, _ in day.prefix(4).items()] == [("alice", 1)]
+    with pytest.raises(InvalidArgument, match="multi index"):
+        day.load(3)
     orders.clear()
     assert len(ref) == len(day) == len(orders) == 0
+
+
+def test_an_index_without_a_function_reads_and_refuses_a_save_naming_itself() -> None:
+    scope = open_scope(TUPLE)
+    written = IndexedMap(
+        scope, "users", key="str", indexes={"mail": UniqueIndex(lambda u: u, "users__mail", key="str")}
+    )
+    written.save("ann", "ann@x")
+    reader = IndexedMap(
+        scope, "users", key="str", indexes={"mail": UniqueIndex(None, "users__mail", key="str")}
+    )
+    assert reader.index("mail").load("ann@x") == ("ann", "ann@x")
+    before = list(scope.keyspace.store.scan())
+    with pytest.raises(InvalidArgument, match="'users__mail' has no index function"):
+        reader.save("bob", "bob@x")
+    assert list(scope.keyspace.store.scan()) == before

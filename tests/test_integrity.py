@@ -125,6 +125,8 @@ CORRUPT = {
     "truncated": b'{"keyspace":1,"params":{"raw_prefix":""},"sch',
     "empty": b"",
     "unknown version": b'{"keyspace":2,"params":{},"scheme":"tuple"}',
+    "version true": b'{"keyspace":true,"params":{"raw_prefix":""},"scheme":"tuple"}',
+    "version 1.0": b'{"keyspace":1.0,"params":{"raw_prefix":""},"scheme":"tuple"}',
     "wrong parameter types": b'{"keyspace":1,"params":{"raw_prefix":5},"scheme":"tuple"}',
     "unknown parameter": b'{"keyspace":1,"params":{"depth":"x"},"scheme":"tuple"}',
     "unknown scheme": b'{"keyspace":1,"params":{},"scheme":"nope"}',

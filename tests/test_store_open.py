@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace.errors import StoreClosed, StoreError
+from keyspace.errors import InvalidArgument, LayoutError, StoreClosed, StoreError
 from keyspace.stores import open_store
 from keyspace.stores._options import parse_value
 
@@ -168,6 +170,42 @@ def test_bad_option_value_is_a_store_error(tmp_path: Path) -> None:
         keyspace.open(f"lmdb://{tmp_path}/a?sync=maybe")
     with pytest.raises(StoreError, match="not an integer"):
         keyspace.open(f"lmdb://{tmp_path}/a?map_size=lots")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "message"),
+    [
+        ({"db": 5}, StoreError, "db=5 must be a str"),
+        (
+            {"map_size": 2**70},
+            StoreError,
+            "map_size=1180591620717411303424 must be an int from 0 to 9223372036854775807",
+        ),
+        ({"map_size": -1}, StoreError, "map_size=-1 must be an int from 0 to"),
+        ({"max_readers": 0}, StoreError, "max_readers=0 must be 1 or more"),
+        ({"scheme": 5}, InvalidArgument, "scheme=5 has type int, not a Scheme"),
+        ({"scheme": object()}, InvalidArgument, "not a Scheme or a scheme name"),
+        ({"leaf_depth": -1}, LayoutError, "leaf_depth must be an int of 0 or more, not -1"),
+        ({"scheme": "length-prefixed", "leaf_depth": "2"}, LayoutError, "not '2'"),
+    ],
+)
+def test_bad_arguments_to_open_are_refused_before_a_store_is_made(
+    tmp_path: Path, arguments: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=re.escape(message)):
+        keyspace.open(str(tmp_path / "store"), **arguments)
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(StoreError, match="must be an int from 0 to"):  # the same bound in a URL
+        keyspace.open(f"lmdb://{tmp_path}/store?map_size=9999999PiB")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_arguments_to_attach_are_refused() -> None:
+    with keyspace.open("memory:") as ks:
+        with pytest.raises(InvalidArgument, match="has type list"):
+            keyspace.attach(ks.store, scheme=[], close_store=False)
+        with pytest.raises(LayoutError, match="leaf_depth"):
+            keyspace.attach(ks.store, leaf_depth=1.5, close_store=False)
 
 
 def test_create_if_missing_false(tmp_path: Path) -> None:

@@ -118,6 +118,13 @@ _RANGES_MEMO = 4096
 """Paths whose own and reserved ranges a catalog keeps (oldest dropped first)."""
 
 
+def check_leaf_depth(leaf_depth: Any) -> None:
+    """Refuse a ``leaf_depth`` that is not ``None`` or an int of 0 or more
+    (:class:`LayoutError`)."""
+    if leaf_depth is not None and (type(leaf_depth) is not int or leaf_depth < 0):
+        raise LayoutError(f"leaf_depth must be an int of 0 or more, not {leaf_depth!r}")
+
+
 class Catalog:
     """The safety facts of one keyspace (module docstring). A transaction works on
     a :meth:`child` whose facts merge into the parent on :meth:`commit`."""
@@ -146,8 +153,7 @@ class Catalog:
         # the width of a name registry key: the hash alone, as the scheme's prefix of any path
         self._entry_size = len(scheme.prefix(())) if self._hashed else 0
         self._layered = not scheme.separates_own_keys
-        if leaf_depth is not None and (type(leaf_depth) is not int or leaf_depth < 0):
-            raise LayoutError(f"leaf_depth must be an int of 0 or more, not {leaf_depth!r}")
+        check_leaf_depth(leaf_depth)
         self.leaf_depth = leaf_depth if self._layered else None
         # a scheme that records its layout does so unless one is declared (module docstring)
         self._persist = self._layered and leaf_depth is None and scheme.records_layout

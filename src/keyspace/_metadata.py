@@ -88,10 +88,9 @@ def parse(key: bytes, raw: bytes, url: str = "") -> Scheme:
         raise _unreadable(key, raw, f"not JSON: {str(exc)[:80]}", url) from None
     if not isinstance(doc, dict):
         raise _unreadable(key, raw, "not a JSON object", url)
-    if doc.get("keyspace") != _FORMAT:
-        raise _unreadable(
-            key, raw, f"format version {doc.get('keyspace')!r}, this library reads {_FORMAT}", url
-        )
+    version = doc.get("keyspace")
+    if type(version) is not int or version != _FORMAT:  # true and 1.0 equal 1 in Python
+        raise _unreadable(key, raw, f"format version {version!r}, this library reads {_FORMAT}", url)
     name, params = doc.get("scheme"), doc.get("params", {})
     if not isinstance(name, str) or not isinstance(params, dict):
         raise _unreadable(key, raw, "'scheme' must be a string and 'params' an object", url)

@@ -14,10 +14,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from . import _metadata
-from ._catalog import Catalog
+from ._catalog import Catalog, check_leaf_depth
 from ._closing import Closing
 from .codecs import BYTES, Codec, resolve_codec
-from .errors import InvalidName, SchemeMismatch, StoreError
+from .errors import InvalidArgument, InvalidName, SchemeMismatch, StoreError
 from .schemes import Scheme, TupleScheme, scheme_from_name
 from .schemes._layouts import LayoutCache
 from .scope import Scope
@@ -193,8 +193,7 @@ def open(
     change a store. Cost: up to four point reads and two short scans.
     """
     url = os.fspath(url_or_path)
-    if isinstance(scheme, str):
-        scheme = scheme_from_name(scheme)
+    scheme = _scheme_argument(scheme, leaf_depth)
     store = open_existing_or_new(url, create=create, readonly=readonly, **options)
     try:
         scheme, recorded = _scheme_of(store, scheme, url)
@@ -215,12 +214,25 @@ def attach(
     :class:`~keyspace.stores.MemoryStore` shared by several keyspace objects).
     The scheme is chosen and checked as by :func:`open`; closing the keyspace
     closes the store unless ``close_store`` is false."""
-    if isinstance(scheme, str):
-        scheme = scheme_from_name(scheme)
-    chosen, recorded = _scheme_of(store, scheme, store.url)
+    chosen, recorded = _scheme_of(store, _scheme_argument(scheme, leaf_depth), store.url)
     ks = Keyspace(store, chosen, recorded=recorded, leaf_depth=leaf_depth)
     ks._close_store = close_store
     return ks
+
+
+def _scheme_argument(scheme: Any, leaf_depth: Any) -> Scheme | None:
+    """The ``scheme`` argument of :func:`open` and :func:`attach` as a scheme (a name
+    looked up), checked with ``leaf_depth`` before any store is opened or created:
+    :class:`InvalidArgument` for an object that is no scheme."""
+    check_leaf_depth(leaf_depth)
+    if isinstance(scheme, str):
+        return scheme_from_name(scheme)
+    if scheme is not None and not isinstance(scheme, Scheme):
+        raise InvalidArgument(
+            f"scheme={scheme!r} has type {type(scheme).__name__}, not a Scheme or a scheme name "
+            "(TupleScheme(), 'tuple', 'sublevel', ...)"
+        )
+    return scheme
 
 
 def _scheme_of(store: ReadView, scheme: Scheme | None, url: str) -> tuple[Scheme, bool]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ..errors import KeyspaceError, show_bytes
+from ..errors import InvalidName, KeyspaceError, KeyTooLarge, show_bytes
 from ..keyspace import Keyspace
 from ..scope import Scope
 from ..stores import ReadView
@@ -86,8 +86,10 @@ def check_no_merge(
     """Raise :class:`KeyspaceError`, before anything is written, when two source
     keys would become one destination key (tuple scopes ``("a",)`` and
     ``(b"a",)`` into a byte scheme; names a scheme cannot tell apart), naming both
-    source paths. Returns the number of stored keys of ``src`` (as ``view``, a
-    snapshot of its store, holds them). Cost: one scan of ``src`` and one
+    source paths, or when the destination's engine cannot store a key
+    (:class:`KeyTooLarge`, :class:`InvalidName` for an empty key). Returns the
+    number of stored keys of ``src`` (as ``view``, a snapshot of its store, holds
+    them). Cost: one scan of ``src`` and one
     ``encode`` per key; memory: one entry per source key."""
     seen: dict[bytes, Entry] = {}
     encode = dst.scheme.encode
@@ -104,6 +106,10 @@ def check_no_merge(
                 f"scope {item.path!r} would both become the destination key {show_bytes(target)} under "
                 f"{dst.scheme!r}: migrate does not merge keys; nothing was written"
             )
+    try:
+        dst.catalog.check_storable(list(seen))
+    except (KeyTooLarge, InvalidName) as exc:
+        raise type(exc)(f"{exc}: the destination cannot store this source key; nothing was written") from None
     return count
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..codecs import Codec
-from ..errors import UniqueViolation, show_bytes
+from ..errors import InvalidArgument, UniqueViolation, show_bytes
 from ..scope import Scope
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout, Namespace
@@ -32,7 +32,7 @@ class Index:
     def index_key(self, value: Any) -> tuple[Any, ...]:
         """The checked flat elements of the index key of a record value."""
         if self.fn is None:
-            raise TypeError(f"index {self.namespace!r} has no index function; it can only be read")
+            raise InvalidArgument(f"index {self.namespace!r} has no index function; it can only be read")
         return self.spec.elements(self.fn(value))
 
 
@@ -243,7 +243,7 @@ class IndexView(_Ranged):
         """``(record key, record value)`` of the record with this unique index key;
         :class:`KeyError` when there is none."""
         if not self.index.unique:
-            raise TypeError(f"index {self.index.namespace!r} is a multi index: use prefix(key).items()")
+            raise InvalidArgument(f"index {self.index.namespace!r} is a multi index: use prefix(key).items()")
         entry = self._scope().get(self._ns.key(self.index.spec.elements(index_key)))
         if entry is None:
             raise KeyError(index_key)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..codecs import Codec
-from ..errors import InvalidName
+from ..errors import InvalidArgument, InvalidName
 from ..scope import Scope
 from ._base import Collection
 from ._keys import KeySpec, SpecLike
@@ -131,7 +131,9 @@ class SnapshotMap(_Snapshotted, Map):
     def _change(self, key: Any, raw: bytes | None, height: int | None) -> None:
         elements = self.spec.elements(key)
         if height is None:
-            raise TypeError("a snapshot map writes at a height: pass height=")
+            raise InvalidArgument(
+                f"a snapshot map writes at a height: pass height= (an int from 0 to 2**64-1) with key {key!r}"
+            )
         KeySpec("u64").elements(height)
         with self._atomic() as base:
             scope = self._ns.scope(base)
@@ -191,7 +193,9 @@ class SnapshotItem(_Snapshotted, Item):
 
     def _change(self, raw: bytes | None, height: int | None) -> None:
         if height is None:
-            raise TypeError("a snapshot item writes at a height: pass height=")
+            raise InvalidArgument(
+                "a snapshot item writes at a height: pass height= (an int from 0 to 2**64-1)"
+            )
         KeySpec("u64").elements(height)
         with self._atomic() as base:
             if self.strategy == "every_block":

@@ -169,7 +169,7 @@ def _open(
         store = factory(target, **options)
     except KeyspaceError:
         raise
-    except ValueError as exc:  # a malformed URL or option value
+    except (ValueError, TypeError, OverflowError) as exc:  # a malformed URL or option value
         raise StoreError(f"cannot open {text!r}: {exc}") from exc
     except OSError as exc:
         raise StoreError(f"cannot open {text!r}: {exc.strerror or exc}") from exc

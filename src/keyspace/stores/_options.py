@@ -25,6 +25,8 @@ _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 _SIZE = re.compile(r"^\s*(\d+)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
 _POWERS = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+MAX_COUNT = 2**63 - 1
+"""The largest size or count an option takes (what the engines' C ``int64``/``size_t`` hold)."""
 
 
 def split_query(text: str) -> tuple[str, list[tuple[str, str]]]:
@@ -61,7 +63,7 @@ def parse_value(name: str, text: str, default: Any) -> Any:
             raise StoreError(f"option {name}={text!r} is not an integer (size suffixes: KiB, MiB, GiB, TiB)")
         number, unit, binary = match.groups()
         base = 1000 if binary.lower() == "b" else 1024  # 64GB: decimal; 64GiB and 64G: binary
-        return int(number) * base ** _POWERS[unit.lower()]
+        return _count(name, int(number) * base ** _POWERS[unit.lower()])
     if isinstance(default, float) or default is None:
         try:
             return float(text)
@@ -95,15 +97,28 @@ def resolve_options(
 
 def _checked(name: str, value: Any, default: Any) -> Any:
     """A keyword option's ``value``: text is converted as in a URL; a flag must be a
-    bool and a size or count (an int default) an int of 0 or more, so a wrong one
-    is refused with its name before the engine sees it."""
+    bool, a size or count (an int default) an int from 0 to :data:`MAX_COUNT`, and
+    a name (a str default) a str, so a wrong one is refused with its name before
+    the engine sees it."""
     if isinstance(value, str) and not isinstance(default, str) and default is not None:
         return parse_value(name, value, default)
     if isinstance(default, bool):
         if not isinstance(value, bool):
             raise StoreError(f"option {name}={value!r} is not a boolean (use True or False)")
-    elif isinstance(default, int) and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise StoreError(f"option {name}={value!r} must be an int of 0 or more (a size or a count)")
+    elif isinstance(default, int):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise StoreError(
+                f"option {name}={value!r} must be an int from 0 to {MAX_COUNT} (a size or a count)"
+            )
+        return _count(name, value)
+    elif isinstance(default, str) and not isinstance(value, str):
+        raise StoreError(f"option {name}={value!r} must be a str, not {type(value).__name__}")
+    return value
+
+
+def _count(name: str, value: int) -> int:
+    if not 0 <= value <= MAX_COUNT:
+        raise StoreError(f"option {name}={value!r} must be an int from 0 to {MAX_COUNT} (a size or a count)")
     return value
 
 

@@ -117,6 +117,11 @@ class LMDBStore(MapGrowth, Store):
         # share (in _shared) the writer lock, the snapshot count and the thread
         # holding the write transaction; growth waits until the snapshots other
         # threads hold have ended.
+        if max_readers < 1:  # LMDB's own refusal says only "Invalid argument"
+            raise StoreError(
+                f"option max_readers={max_readers!r} must be 1 or more (the read transactions "
+                f"LMDB serves at once) for {self.url}"
+            )
         self._max_readers = max_readers
         if db and max_dbs < 1:
             max_dbs = NAMED_DBS
