@@ -8,8 +8,11 @@ from typing import Any
 
 import pytest
 from _cli import run
+from hypothesis import given
+from hypothesis import strategies as st
 
 import keyspace
+from keyspace import tuples
 from keyspace.cli._format import parse_component, render_component
 
 pytestmark = pytest.mark.timeout(120)
@@ -166,3 +169,45 @@ def test_help_and_schemes() -> None:
 def test_component_spelling_round_trips(component: Any) -> None:
     spelled = render_component(component, typed=True)
     assert parse_component(spelled) == component and type(parse_component(spelled)) is type(component)
+
+
+# text that a tuple's spelling ``(a, b)`` can hold: no parenthesis, no ", "
+_IN_TUPLE = st.text(
+    alphabet=st.characters(blacklist_characters="(),", blacklist_categories=("Cs",)), max_size=8
+)
+_ATOMS = (
+    st.none() | st.booleans() | st.integers() | st.floats() | st.uuids() | st.binary(max_size=8) | _IN_TUPLE
+)
+
+
+@given(
+    st.one_of(
+        _ATOMS,
+        st.text(max_size=12),
+        st.sampled_from(["none:", "bool:true", "(a)", "(", "float:1", "uuid:x", "str:", "int:3", ""]),
+        st.recursive(st.tuples(_ATOMS), lambda inner: st.tuples(inner, _ATOMS), max_leaves=4),
+    )
+)
+def test_every_printed_component_names_the_same_component_again(component: Any) -> None:
+    """What ``inspect`` prints for a scope's path component, given back as PATH,
+    names that component: the same tuple-layer value (compared packed, so NaN and
+    -0.0 count too), never another scope's."""
+    parsed = parse_component(render_component(component, typed=True))
+    assert tuples.pack((parsed,)) == tuples.pack((component,))
+
+
+def test_typed_path_components_select_their_own_scope(tmp_path: Path) -> None:
+    url = f"lmdb://{tmp_path}/db"
+    lookalikes = {None: "none:", True: "bool:true", 1.5: "float:1.5", ("a", 1): "(a, int:1)"}
+    with keyspace.open(url) as ks:
+        for component, text in lookalikes.items():
+            ks.scope(component)[b"k"] = b"typed"
+            ks.scope(text)[b"k"] = b"text"  # the text that looks like the typed spelling
+    printed = run("inspect", url).stdout
+    for text in lookalikes.values():
+        assert f" {text} " in printed and f" str:{text} " in printed
+        assert run("get", url, text, "--key", "k").stdout == "typed\n"
+        assert run("get", url, f"str:{text}", "--key", "k").stdout == "text\n"
+    run("delete", url, "none:", "--drop")
+    with keyspace.open(url) as ks:
+        assert dict(ks.scope(None).items()) == {} and ks.scope("none:")[b"k"] == b"text"

@@ -1,9 +1,11 @@
 """How the command line spells scope paths, keys and values, in and out.
 
 Path components on the command line are text unless prefixed: ``hex:00ff`` (bytes
-from hex), ``bytes:abc`` (bytes from UTF-8 text), ``int:12`` (an integer, tuple
-scheme only), ``str:hex:x`` (the text ``hex:x`` itself). Keys and values are UTF-8
-text by default, hex with ``--hex``, JSON with ``--json``.
+from hex), ``bytes:abc`` (bytes from UTF-8 text), ``int:12`` (an integer), and in
+the tuple scheme the other typed spellings below (``none:``, ``bool:true``,
+``float:1.5``, ``uuid:…``, ``(a, int:1)``); ``str:hex:x`` is the text ``hex:x``
+itself. Every component ``inspect`` prints names that component again. Keys and
+values are UTF-8 text by default, hex with ``--hex``, JSON with ``--json``.
 
 Typed keys of the tuple scheme are printed in text as ``str:…``, ``int:…``,
 ``float:…``, ``bool:…``, ``none:``, ``uuid:…`` and ``(…, …)``, and a key given in
@@ -48,8 +50,8 @@ __all__ = [
 FORMATS = ("text", "hex", "json")
 """How keys and values are written on the command line and printed."""
 
-_PREFIXES = ("str:", "hex:", "int:", "bytes:", "float:", "bool:", "none:", "uuid:")
 _TYPED_PREFIXES = ("str:", "hex:", "int:", "bytes:", "float:", "bool:", "none:", "uuid:", "(")
+"""How the spellings of components and keys that are not plain text begin."""
 
 JSON = Any
 
@@ -61,10 +63,13 @@ class InputError(KeyspaceError):
 # -- path components ---------------------------------------------------------------
 
 
-def parse_component(text: str) -> Any:
-    """One path component from its command-line spelling (see the module notes).
+def parse_component(text: str, what: str = "path component") -> Any:
+    """One path component, or a typed key, from its command-line spelling (see the
+    module notes): every spelling :func:`render_component` prints is read back as
+    the component it printed; other text is ``str``.
 
-    Raises :class:`InputError` for bad hex or a bad integer."""
+    Raises :class:`InputError` naming ``what`` for bad hex, a bad integer, number,
+    bool or UUID."""
     if text.startswith("str:"):
         return text[4:]
     if text.startswith("bytes:"):
@@ -73,12 +78,28 @@ def parse_component(text: str) -> Any:
         try:
             return bytes.fromhex(text[4:])
         except ValueError:
-            raise InputError(f"path component {text!r}: {text[4:]!r} is not hex") from None
+            raise InputError(f"{what} {text!r}: {text[4:]!r} is not hex") from None
     if text.startswith("int:"):
         try:
             return int(text[4:])
         except ValueError:
-            raise InputError(f"path component {text!r}: {text[4:]!r} is not an integer") from None
+            raise InputError(f"{what} {text!r}: {text[4:]!r} is not an integer") from None
+    if text.startswith("float:"):
+        return _float(text[6:], what)
+    if text.startswith("bool:"):
+        if text[5:] not in ("true", "false"):
+            raise InputError(f"{what} {text!r}: bool: is followed by true or false")
+        return text[5:] == "true"
+    if text == "none:":
+        return None
+    if text.startswith("uuid:"):
+        try:
+            return uuid.UUID(text[5:])
+        except ValueError:
+            raise InputError(f"{what} {text!r}: {text[5:]!r} is not a UUID") from None
+    if text.startswith("(") and text.endswith(")"):
+        inner = text[1:-1]
+        return tuple(parse_component(part, what) for part in _split_top(inner)) if inner else ()
     return text
 
 
@@ -96,12 +117,16 @@ def _printable_text(raw: bytes) -> str | None:
     return text if text.isprintable() else None
 
 
-def render_component(component: Any, *, typed: bool) -> str:
+def render_component(component: Any, *, typed: bool, nested: bool = False) -> str:
     """The command-line spelling of a component, which :func:`parse_component`
-    reads back (``typed``: the scheme tells ``str`` from ``bytes``)."""
+    reads back (``typed``: the scheme tells ``str`` from ``bytes``; ``nested``: an
+    element of a tuple component, where bytes whose text holds ``(``, ``)`` or
+    ``,`` are spelled in hex, as the tuple's spelling separates its elements with
+    ``", "``; a ``str`` element holding them is printed as it is and cannot be
+    given back)."""
     if isinstance(component, bytes):
         text = _printable_text(component)
-        if text is None:
+        if text is None or (nested and _SEPARATING.intersection(text)):
             return "hex:" + component.hex()
         return f"bytes:{text}" if typed else _plain(text)
     if isinstance(component, str):
@@ -117,12 +142,15 @@ def render_component(component: Any, *, typed: bool) -> str:
     if isinstance(component, uuid.UUID):
         return f"uuid:{component}"
     if isinstance(component, tuple):
-        return "(" + ", ".join(render_component(c, typed=typed) for c in component) + ")"
+        return "(" + ", ".join(render_component(c, typed=typed, nested=True) for c in component) + ")"
     return repr(component)
 
 
+_SEPARATING = frozenset("(),")
+
+
 def _plain(text: str) -> str:
-    return "str:" + text if text.startswith(_PREFIXES) or not text else text
+    return "str:" + text if text.startswith(_TYPED_PREFIXES) or not text else text
 
 
 def render_path(path: Sequence[Any], *, typed: bool) -> str:
@@ -217,27 +245,6 @@ def _load_json(text: str, what: str) -> JSON:
         raise InputError(f"{what} {shown!r} is not JSON (or nested too deeply): {exc}") from None
 
 
-def _typed_from_text(text: str, what: str) -> Any:
-    """A typed key from its text spelling (see the module notes)."""
-    if text.startswith("(") and text.endswith(")"):
-        inner = text[1:-1]
-        return tuple(_typed_from_text(part, what) for part in _split_top(inner)) if inner else ()
-    if text.startswith("float:"):
-        return _float(text[6:], what)
-    if text.startswith("bool:"):
-        if text[5:] not in ("true", "false"):
-            raise InputError(f"{what} {text!r}: bool: is followed by true or false")
-        return text[5:] == "true"
-    if text == "none:":
-        return None
-    if text.startswith("uuid:"):
-        try:
-            return uuid.UUID(text[5:])
-        except ValueError:
-            raise InputError(f"{what} {text!r}: {text[5:]!r} is not a UUID") from None
-    return parse_component(text)  # inside a tuple plain text is str, as printed
-
-
 def _split_top(text: str) -> list[str]:
     """``text`` split at the ``", "`` separators that are not inside parentheses."""
     parts: list[str] = []
@@ -270,7 +277,7 @@ def key_from_text(text: str, fmt: str, *, typed: bool) -> Any:
     if text.startswith("bytes:"):
         return text[6:].encode("utf-8", "surrogateescape")
     if typed and text.startswith(_TYPED_PREFIXES):
-        return _typed_from_text(text, "key")
+        return parse_component(text, "key")
     return text.encode("utf-8", "surrogateescape")
 
 
