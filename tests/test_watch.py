@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import keyspace
 from keyspace import ScopeWatch, WatchCompacted, WatchEvent, WatchUnsupported
+from keyspace.schemes import LengthPrefixed
 from keyspace.stores._etcd_local import LocalCluster
 from keyspace.stores._etcd_watch import EtcdWatch
 from keyspace.stores.etcd import EtcdStore
@@ -412,4 +413,30 @@ def test_async_watch_wakes_without_threads_and_ends_on_close() -> None:
         return got
 
     assert asyncio.run(asyncio.wait_for(main(), 10)) == [b"0", b"1", b"2"]
+    ks.close()
+
+
+@pytest.mark.parametrize("from_transaction", [False, True])
+def test_a_length_prefixed_subtree_watch_sees_leaves_made_after_it(from_transaction: bool) -> None:
+    """LengthPrefixed keys do not record their depth: a subtree watch tells a key's
+    leaf from the recorded leaves, and reads them again for a leaf made since
+    (it raised LayoutError on the first key of a new leaf)."""
+    ks = keyspace.open("memory:", scheme=LengthPrefixed())
+    ks.scope("b", "c")[b"k0"] = b"v0"  # ("b",) is a branch, ("b", "c") a leaf
+    if from_transaction:
+        with ks.transaction() as tx:
+            watch = tx.scope("b").watch(subtree=True)
+    else:
+        watch = ks.scope("b").watch(subtree=True)
+    with watch:
+        ks.scope("b", "c")[b"k1"] = b"v1"
+        ks.scope("b", "d")[b"k2"] = b"v2"  # a leaf below the watched scope, made now
+        with ks.transaction() as tx:
+            tx.scope("b", "e", "f")[b"k3"] = b"v3"
+        events = _drain(watch, 3, 1)
+    assert [(e.path, e.key, e.value) for e in events] == [
+        ((b"b", b"c"), b"k1", b"v1"),
+        ((b"b", b"d"), b"k2", b"v2"),
+        ((b"b", b"e", b"f"), b"k3", b"v3"),
+    ]
     ks.close()

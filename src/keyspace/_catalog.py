@@ -866,8 +866,14 @@ class Catalog:
         lo, hi = scheme.subtree_range(path)
         return list(_less_reserved(((lo, hi),), self.reserved)[0])
 
-    def decoder(self, view: ReadView, path: Path) -> Callable[[bytes], tuple[Path, Key]]:
-        """A function from a stored key below ``path`` to ``(path, key)``."""
+    def decoder(
+        self, view: ReadView, path: Path, later: ReadView | None = None
+    ) -> Callable[[bytes], tuple[Path, Key]]:
+        """A function from a stored key below ``path`` to ``(path, key)``. In a
+        scheme that records its leaves, a key below no leaf known to it reads the
+        recorded leaves once more, from ``later`` (default: ``view``), before it
+        raises :class:`LayoutError`: a long-lived decoder (a watch's) meets keys of
+        leaves made since."""
         scheme = self.scheme
         if self._hashed:
             return self._hash_decoder(view)
@@ -878,21 +884,31 @@ class Catalog:
             return lambda stored: scheme.decode(stored, depth)
         same = self._same(path)
         self._status(view, path)  # LayoutError when nothing is known
-        if self._persist:  # every recorded leaf below path
-            start = _layout_key(same)
-            for key, _ in view.scan(start, prefix_end(start)):
-                self.layout[_split_lp(key[len(LAYOUT_START) :])] = _LEAF
-        leaves = sorted(
-            (p for p in self._all_layout() if self._layout_of(p) == _LEAF and p[: len(path)] == same),
-            key=len,
-            reverse=True,
-        )
-        prefixes = [(leaf, scheme.prefix(leaf)) for leaf in leaves]
+
+        def leaf_prefixes(view: ReadView) -> list[tuple[Path, bytes]]:
+            if self._persist:  # every recorded leaf below path
+                start = _layout_key(same)
+                for key, _ in view.scan(start, prefix_end(start)):
+                    self.layout[_split_lp(key[len(LAYOUT_START) :])] = _LEAF
+            leaves = sorted(
+                (p for p in self._all_layout() if self._layout_of(p) == _LEAF and p[: len(path)] == same),
+                key=len,
+                reverse=True,
+            )
+            return [(leaf, scheme.prefix(leaf)) for leaf in leaves]
+
+        prefixes = leaf_prefixes(view)
 
         def decode(stored: bytes) -> tuple[Path, Key]:
-            for leaf, prefix in prefixes:
-                if stored.startswith(prefix):
-                    return leaf, scheme.decode_key(stored[len(prefix) :])
+            nonlocal prefixes
+            for again in (False, True):
+                if again:  # a leaf recorded since the decoder was made (a watch's)
+                    if not self._persist:
+                        break
+                    prefixes = leaf_prefixes(view if later is None else later)
+                for leaf, prefix in prefixes:
+                    if stored.startswith(prefix):
+                        return leaf, scheme.decode_key(stored[len(prefix) :])
             raise LayoutError(
                 f"cannot tell which scope the stored key {show_bytes(stored)} belongs to: "
                 f"{scheme.name} keys do not record their depth; open the leaf scope that holds it"

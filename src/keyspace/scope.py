@@ -998,7 +998,7 @@ class Scope(MutableMapping[Any, Any]):
             self._hidden()
         scheme, vdec, view, layout = self.scheme, self._vdec, self._view, self._layout
         kdec = _decoded_key_codec(scheme, self._key_spec)
-        decode = self._state.decoder(view, self.path)
+        decode = self._state.decoder(view, self.path, later=self._ks.store)  # events: committed writes
         key_of, prefix, part_prefix = self._key_of, self.prefix, layout.prefix
 
         def subtree_decode(stored: bytes) -> tuple[Path, Any]:

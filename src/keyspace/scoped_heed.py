@@ -163,9 +163,14 @@ class _Registry(Catalog):
     def subtree_ranges(self, view: ReadView, path: Path) -> list[tuple[bytes, bytes | None]]:
         return [self.scheme.subtree_range(path)]
 
-    def decoder(self, view: ReadView, path: Path) -> Callable[[bytes], tuple[Path, Key]]:
+    def decoder(
+        self, view: ReadView, path: Path, later: ReadView | None = None
+    ) -> Callable[[bytes], tuple[Path, Key]]:
+        """As :meth:`Catalog.decoder`: a scope's name is read, when a key of it
+        first comes, from ``later`` (default: ``view``)."""
         scheme = self.scheme
         names: dict[int, str] = {}
+        source = view if later is None else later
 
         def decode(stored: bytes) -> tuple[Path, Key]:
             found, key = scheme.decode(stored)
@@ -174,7 +179,7 @@ class _Registry(Catalog):
             h = int(found[0])
             name = names.get(h)
             if name is None:
-                raw = view.get(ScopedHeed.registry_key(h))
+                raw = source.get(ScopedHeed.registry_key(h))
                 if raw is None:
                     raise DecodeError(f"no name in {REGISTRY_DB} for scope hash {h:#010x}", 1)
                 name = names[h] = _registered_name(ScopedHeed.registry_key(h), raw)
