@@ -171,12 +171,15 @@ def test_component_spelling_round_trips(component: Any) -> None:
     assert parse_component(spelled) == component and type(parse_component(spelled)) is type(component)
 
 
-# text that a tuple's spelling ``(a, b)`` can hold: no parenthesis, no ", "
-_IN_TUPLE = st.text(
-    alphabet=st.characters(blacklist_characters="(),", blacklist_categories=("Cs",)), max_size=8
-)
 _ATOMS = (
-    st.none() | st.booleans() | st.integers() | st.floats() | st.uuids() | st.binary(max_size=8) | _IN_TUPLE
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.uuids()
+    | st.binary(max_size=8)
+    | st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8)
+    | st.sampled_from([b", ", b"(", b"a)", b"x,y", "a, b", "(", ")", '"', '", "', '\\"', "str:(", '"x'])
 )
 
 
@@ -184,7 +187,9 @@ _ATOMS = (
     st.one_of(
         _ATOMS,
         st.text(max_size=12),
-        st.sampled_from(["none:", "bool:true", "(a)", "(", "float:1", "uuid:x", "str:", "int:3", ""]),
+        st.sampled_from(
+            ["none:", "bool:true", "(a)", "(", "float:1", "uuid:x", "str:", "int:3", "", '"a"', '"']
+        ),
         st.recursive(st.tuples(_ATOMS), lambda inner: st.tuples(inner, _ATOMS), max_leaves=4),
     )
 )

@@ -3,7 +3,8 @@
 Path components on the command line are text unless prefixed: ``hex:00ff`` (bytes
 from hex), ``bytes:abc`` (bytes from UTF-8 text), ``int:12`` (an integer), and in
 the tuple scheme the other typed spellings below (``none:``, ``bool:true``,
-``float:1.5``, ``uuid:…``, ``(a, int:1)``); ``str:hex:x`` is the text ``hex:x``
+``float:1.5``, ``uuid:…``, ``(a, int:1)``, and ``"a, b"``, a JSON string, for
+text in a tuple that holds its separators); ``str:hex:x`` is the text ``hex:x``
 itself. Every component ``inspect`` prints names that component again. Keys and
 values are UTF-8 text by default, hex with ``--hex``, JSON with ``--json``.
 
@@ -50,7 +51,7 @@ __all__ = [
 FORMATS = ("text", "hex", "json")
 """How keys and values are written on the command line and printed."""
 
-_TYPED_PREFIXES = ("str:", "hex:", "int:", "bytes:", "float:", "bool:", "none:", "uuid:", "(")
+_TYPED_PREFIXES = ("str:", "hex:", "int:", "bytes:", "float:", "bool:", "none:", "uuid:", "(", '"')
 """How the spellings of components and keys that are not plain text begin."""
 
 JSON = Any
@@ -100,6 +101,11 @@ def parse_component(text: str, what: str = "path component") -> Any:
     if text.startswith("(") and text.endswith(")"):
         inner = text[1:-1]
         return tuple(parse_component(part, what) for part in _split_top(inner)) if inner else ()
+    if text.startswith('"'):
+        doc = _load_json(text, what)
+        if not isinstance(doc, str):
+            raise InputError(f'{what} {text!r}: "…" is a JSON string (text in a tuple)')
+        return doc
     return text
 
 
@@ -120,16 +126,17 @@ def _printable_text(raw: bytes) -> str | None:
 def render_component(component: Any, *, typed: bool, nested: bool = False) -> str:
     """The command-line spelling of a component, which :func:`parse_component`
     reads back (``typed``: the scheme tells ``str`` from ``bytes``; ``nested``: an
-    element of a tuple component, where bytes whose text holds ``(``, ``)`` or
-    ``,`` are spelled in hex, as the tuple's spelling separates its elements with
-    ``", "``; a ``str`` element holding them is printed as it is and cannot be
-    given back)."""
+    element of a tuple component, where text holding ``(``, ``)`` or ``,``, which
+    the tuple's spelling ``(a, b)`` uses, is spelled as a JSON string, bytes
+    in hex)."""
     if isinstance(component, bytes):
         text = _printable_text(component)
         if text is None or (nested and _SEPARATING.intersection(text)):
             return "hex:" + component.hex()
         return f"bytes:{text}" if typed else _plain(text)
     if isinstance(component, str):
+        if nested and _SEPARATING.intersection(component):
+            return json.dumps(component, ensure_ascii=False)
         return _plain(component)
     if isinstance(component, bool):
         return f"bool:{str(component).lower()}"
@@ -246,24 +253,49 @@ def _load_json(text: str, what: str) -> JSON:
 
 
 def _split_top(text: str) -> list[str]:
-    """``text`` split at the ``", "`` separators that are not inside parentheses."""
+    """``text`` split at the ``", "`` separators that are not inside parentheses
+    or inside a JSON string that begins an element."""
     parts: list[str] = []
     depth = 0
     start = 0
     i = 0
+    element = True  # at the beginning of an element
     while i < len(text):
         ch = text[i]
+        if element and ch == '"':
+            i = _string_end(text, i)
+            element = False
+            continue
+        element = False
         if ch == "(":
             depth += 1
+            element = True
         elif ch == ")":
             depth -= 1
-        elif depth == 0 and text.startswith(", ", i):
-            parts.append(text[start:i])
-            start = i + 2
-            i += 1
+        elif text.startswith(", ", i):
+            if depth == 0:
+                parts.append(text[start:i])
+                start = i + 2
+            i += 2
+            element = True
+            continue
         i += 1
     parts.append(text[start:])
     return parts
+
+
+def _string_end(text: str, i: int) -> int:
+    """The index after the JSON string that begins at ``text[i]`` (the end of
+    ``text`` when it does not end)."""
+    j = i + 1
+    while j < len(text):
+        if text[j] == "\\":
+            j += 2
+        elif text[j] == '"':
+            return j + 1
+        else:
+            j += 1
+    return len(text)
 
 
 def key_from_text(text: str, fmt: str, *, typed: bool) -> Any:
