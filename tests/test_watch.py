@@ -440,3 +440,20 @@ def test_a_length_prefixed_subtree_watch_sees_leaves_made_after_it(from_transact
         ((b"b", b"e", b"f"), b"k3", b"v3"),
     ]
     ks.close()
+
+
+def test_a_length_prefixed_parent_watch_never_sees_its_childrens_keys() -> None:
+    """A parent's own watch in a scheme whose keys look alike at every depth: the
+    keys under its prefix are its children's, whether the child existed when the
+    watch was made or came after (they were reported as the parent's own)."""
+    ks = keyspace.open("memory:", scheme=LengthPrefixed())
+    ks.scope("a", "b")[b"k"] = b"v"  # ("a",) is a branch
+    with ks.scope("a").watch() as branch, ks.scope("x").watch() as later, ks.scope("y").watch() as leaf:
+        ks.scope("a", "b")[b"k2"] = b"v2"
+        ks.scope("a", "c")[b"k3"] = b"v3"
+        ks.scope("x", "z")[b"k4"] = b"v4"  # ("x",) had no layout when watched: now a branch
+        ks.scope("y")[b"own"] = b"v5"  # ("y",) becomes a leaf
+        events = _drain(leaf, 1, 5)
+        assert branch.get(0.2) is None and later.get(0) is None and leaf.get(0) is None
+    assert [(e.path, e.key, e.value) for e in events] == [(("y",), b"own", b"v5")]
+    ks.close()

@@ -1005,12 +1005,24 @@ class Scope(MutableMapping[Any, Any]):
             path, key = decode(stored)
             return path, key if kdec is None else kdec(key)
 
+        is_own: Callable[[bytes], bool] = scheme.is_own_remainder
+        if not scheme.separates_own_keys:
+            # A leaf's keys and its children's look alike (a branch has no own keys,
+            # and a scope of no layout yet may become either): the catalog tells
+            # whose each key is when it comes, as subtree() does.
+            depth = len(self.path)
+
+            def is_own_key(rem: bytes) -> bool:
+                return len(decode(prefix + rem)[0]) == depth
+
+            is_own = is_own_key
+
         return watch_scope(
             self._ks.store,
             self.path,
             own_ranges=self._state.ranges(self.path, self._compiled.ranges)[0],
-            own_exact=layout.exact,
-            is_own=scheme.is_own_remainder,
+            own_exact=layout.exact and scheme.separates_own_keys,
+            is_own=is_own,
             prefix=prefix,
             key_decode=lambda rem: key_of(part_prefix + rem),
             subtree_ranges=self._state.subtree_ranges(view, self.path) if subtree else None,
