@@ -6,6 +6,7 @@ named error; embedded engines refuse with a named error instead of a silent stre
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import subprocess
 import threading
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 
 import keyspace
 from keyspace import ScopeWatch, WatchCompacted, WatchEvent, WatchUnsupported
+from keyspace.errors import InvalidArgument
 from keyspace.schemes import LengthPrefixed
 from keyspace.stores._etcd_local import LocalCluster
 from keyspace.stores._etcd_watch import EtcdWatch
@@ -457,3 +459,26 @@ def test_a_length_prefixed_parent_watch_never_sees_its_childrens_keys() -> None:
         assert branch.get(0.2) is None and later.get(0) is None and leaf.get(0) is None
     assert [(e.path, e.key, e.value) for e in events] == [(("y",), b"own", b"v5")]
     ks.close()
+
+
+_BAD_REVISIONS = [0, -5, "3", 1.5, True]
+
+
+def _refuses_bad_start_revisions(ks: keyspace.Keyspace) -> None:
+    scope = ks.scope("a")
+    for bad in _BAD_REVISIONS:
+        with pytest.raises(
+            InvalidArgument, match=re.escape(f"start_revision={bad!r} must be an int of 1 or more")
+        ):
+            scope.watch(start_revision=bad)
+
+
+def test_a_bad_start_revision_is_refused_on_the_memory_store() -> None:
+    with keyspace.open("memory:") as ks:
+        _refuses_bad_start_revisions(ks)
+
+
+@pytest.mark.etcd
+def test_a_bad_start_revision_is_refused_on_etcd(ks: keyspace.Keyspace) -> None:
+    """A float made a watch whose reader thread died: no event and no error, ever."""
+    _refuses_bad_start_revisions(ks)

@@ -27,7 +27,7 @@ import grpc
 from ..errors import AccessDenied, StoreError, WatchCompacted
 from ._etcd_proto import watch_auth_pb2 as wa
 from ._etcd_rpc import EtcdConnection, EtcdUnavailable, retryable, translate
-from ._events import StoreEvent, StoreWatch
+from ._events import StoreEvent, StoreWatch, check_start_revision
 
 __all__ = ["EtcdWatch"]
 
@@ -49,8 +49,7 @@ class EtcdWatch(StoreWatch):
         start_revision: int | None,
     ) -> None:
         super().__init__()
-        if start_revision is not None and start_revision < 1:
-            raise ValueError(f"start_revision must be at least 1, got {start_revision}")
+        check_start_revision(start_revision)
         self._conn = conn
         self._hull = hull
         self._cut = cut
@@ -130,6 +129,10 @@ class EtcdWatch(StoreWatch):
                     self._fail(exc)
                 return
             except ValueError:  # gRPC: the channel was closed under the call
+                return
+            except Exception as exc:  # the reader must not end silently
+                if not self._closed.is_set():
+                    self._fail(StoreError(f"watch: the reader of the etcd watch failed: {exc!r}"))
                 return
             finally:
                 done.set()

@@ -17,9 +17,19 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .._closing import Closing
-from ..errors import StoreClosed
+from ..errors import InvalidArgument, StoreClosed
 
 __all__ = ["LocalFeed", "StoreEvent", "StoreWatch"]
+
+
+def check_start_revision(start_revision: object) -> None:
+    """Refuse a ``start_revision`` of a watch that is neither ``None`` nor an int of
+    1 or more (:class:`~keyspace.errors.InvalidArgument`), before a watch is made."""
+    if start_revision is not None and (type(start_revision) is not int or start_revision < 1):
+        raise InvalidArgument(
+            f"start_revision={start_revision!r} must be an int of 1 or more (a store revision), "
+            "or None (from now)"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +194,7 @@ class LocalFeed:
     def watch(self, ranges: list[tuple[bytes, bytes | None]], start_revision: int | None) -> StoreWatch:
         from ..errors import WatchCompacted
 
+        check_start_revision(start_revision)
         with self._lock:
             if start_revision is not None:
                 raise WatchCompacted(

@@ -90,7 +90,7 @@ from ._etcd_rpc import (
     redact_url,
 )
 from ._etcd_watch import EtcdWatch
-from ._events import StoreWatch
+from ._events import StoreWatch, check_start_revision
 from ._overlay import OverlayTransaction, Range, ops_apply
 
 if TYPE_CHECKING:
@@ -474,6 +474,7 @@ class EtcdStore(DelegatedReads, Store):
         a reconnect the watch resumes after the last revision delivered. A start
         revision compacted away raises :class:`~keyspace.errors.WatchCompacted`.
         Cost: one stream and one reader thread per watch."""
+        check_start_revision(start_revision)
         self._conn.check_open("watch")
         wanted = [(start, stop) for start, stop in ranges]
         if not wanted:
