@@ -45,11 +45,13 @@ class Secure:
     cluster: LocalCluster
     pki: Pki
 
-    def url(self, user: str | None = None, password: str | None = None, **files: Path) -> str:
+    def url(
+        self, user: str | None = None, password: str | None = None, prefix: str = "", **files: Path
+    ) -> str:
         tls = {"cacert": self.pki.ca, "cert": self.pki.client_cert, "key": self.pki.client_key, **files}
         query = "&".join(f"{k}={quote(str(v))}" for k, v in tls.items())
         who = f"{quote(user, safe='')}:{quote(password or '', safe='')}@" if user else ""
-        return f"etcd://{who}{','.join(self.cluster.endpoints)}?{query}"
+        return f"etcd://{who}{','.join(self.cluster.endpoints)}{'/' + prefix if prefix else ''}?{query}"
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +127,34 @@ def test_tenant_works_inside_its_scope(alice: keyspace.Keyspace) -> None:
         assert event is not None and event.key == b"watched"
     a.scope("deep").drop()
     del a[b"new"], a[b"counter"], a[b"watched"]
+
+
+@pytest.mark.parametrize("scheme", ["sublevel", "length-prefixed"])
+def test_tenant_opens_a_keyspace_whose_scheme_keeps_no_record(
+    secure: Secure, root: keyspace.Keyspace, scheme: str
+) -> None:
+    """Opening a keyspace of a scheme with no record scanned the whole store, which
+    a user granted one scope may not: the open was refused with AccessDenied."""
+    prefix, user = f"apps-{scheme}", f"carol-{scheme}"
+    with keyspace.open(secure.url("root", ROOT_PASSWORD, prefix=prefix), scheme=scheme) as admin:
+        admin.scope("acme", "users")[b"k"] = b"acme's"
+        admin.scope("globex", "users")[b"k"] = b"globex's"
+        access.grant(admin, ("acme",), user=user, password="carol-pw")
+        before = list(admin.store.scan())
+    with keyspace.open(secure.url(user, "carol-pw", prefix=prefix), scheme=scheme) as carol:
+        users = carol.scope("acme", "users")
+        assert users[b"k"] == b"acme's"
+        users[b"k2"] = b"carol's"
+        assert dict(users.items()) == {b"k": b"acme's", b"k2": b"carol's"}
+        for next_door in (
+            lambda: carol.scope("globex", "users")[b"k"],
+            lambda: list(carol.scope("globex", "users").items()),
+        ):
+            with pytest.raises(AccessDenied):
+                next_door()
+        del users[b"k2"]
+    with keyspace.open(secure.url("root", ROOT_PASSWORD, prefix=prefix), scheme=scheme) as admin:
+        assert list(admin.store.scan()) == before
 
 
 @pytest.mark.parametrize("name", ["admin2", "admin\xff", "admin\x00", "admim", "admio", "B"])

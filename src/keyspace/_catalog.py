@@ -50,6 +50,7 @@ from . import _metadata
 from ._bytes import prefix_end
 from ._metadata import LAYOUT_START, LAYOUT_STOP, reserved_ranges
 from .errors import (
+    AccessDenied,
     DecodeError,
     HashCollision,
     InvalidName,
@@ -164,7 +165,7 @@ class Catalog:
         # first write may come next (once, here: one short scan, unless the caller
         # knows the answer: a catalog over the same store as one that asked)
         if watch_records is None:
-            watch_records = recorded or scheme.metadata_key is not None or _first(store, b"", None) is None
+            watch_records = recorded or scheme.metadata_key is not None or _may_be_empty(store)
         self.watch_records = watch_records
         self.owned = False
         self._loaded: set[Path] = set()
@@ -984,6 +985,16 @@ def _reserved_end(reserved: tuple[tuple[bytes, bytes], ...], key: bytes) -> byte
 
 def _first(view: ReadView, lo: bytes, hi: bytes | None) -> tuple[bytes, bytes] | None:
     return next(iter(view.scan(lo, hi, limit=1)), None)
+
+
+def _may_be_empty(store: ReadView) -> bool:
+    """Whether ``store`` may hold no key: one short scan, or True where the reader
+    may not scan the whole store (an etcd user granted some scopes), which keeps
+    the record checks on."""
+    try:
+        return _first(store, b"", None) is None
+    except AccessDenied:
+        return True
 
 
 def _layout_key(path: Path) -> bytes:
