@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
 from . import _metadata
@@ -548,7 +548,12 @@ class Catalog:
         return any(same in state.prepared for state in self._chain())
 
     def first_write(
-        self, view: WriteView, path: Path, apply: Callable[[WriteView], None], count: int = 1
+        self,
+        view: WriteView,
+        path: Path,
+        apply: Callable[[WriteView], None],
+        count: int = 1,
+        ops: Sequence[tuple[bytes, bytes | None]] = (),
     ) -> None:
         """Run the first write of ``path``: the checks and records it depends on
         (scheme record, footprint, registry entry, layout) and ``apply``, the write
@@ -559,7 +564,9 @@ class Catalog:
         Where the engine caps the operations of one batch (etcd: 128) and the
         hidden records would push a batch that fits over the cap, the checks and
         records commit first, in their own atomic batch, then the write (a batch
-        over the cap on its own is refused before anything is written). Inside a
+        over the cap on its own, or one the store refuses whole, its ``ops`` as
+        the store holds them checked by :meth:`Store.check_batch`, is refused
+        before anything is written). Inside a
         transaction on such an engine the records always commit first, so that
         they never count against the transaction's own operations; they stay if
         the transaction then fails (they say only what this keyspace is)."""
@@ -576,6 +583,8 @@ class Catalog:
             raise TransactionTooLarge(
                 f"a batch of {count} operations is over the limit of {limit} per atomic batch of {self.url}"
             )
+        if split:  # the records commit apart: nothing may refuse the write after them
+            self.store.check_batch(ops)
         state = self.child()
 
         def attempt(tx: WriteView) -> None:

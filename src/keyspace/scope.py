@@ -445,14 +445,14 @@ class Scope(MutableMapping[Any, Any]):
             raise KeyspaceError(f"scope {self.path!r}: {view!r} does not hold its keys as {self._view!r}")
         return got[0]  # type: ignore[no-any-return]  # writable where the view is
 
-    def _whole_keys(self, ops: Sequence[tuple[bytes, bytes | None]]) -> Sequence[Any]:
-        """The stored keys of ``ops`` as the whole keyspace store holds them, for the
+    def _whole_ops(self, ops: Sequence[tuple[bytes, bytes | None]]) -> Sequence[tuple[bytes, bytes | None]]:
+        """``ops`` with their keys as the whole keyspace store holds them, for the
         catalog's checks: ``ops`` themselves where the scope's part is the whole
-        store (the checks read the first item of a pair)."""
+        store."""
         if not self._cut:
             return ops
         tag = self.prefix[: self._cut]
-        return [tag + k for k, _ in ops]
+        return [(tag + k, v) for k, v in ops]
 
     def check_key(self, key: Key) -> None:
         """Raise what ``self[key] = value`` would raise for ``key`` alone (the key
@@ -460,7 +460,7 @@ class Scope(MutableMapping[Any, Any]):
         operation of several writes refuses bad input before it writes any, even
         in a caller's transaction that goes on after the error. Cost: one key
         transform."""
-        self._state.check_storable(self._whole_keys([(self._stored(key), None)]))
+        self._state.check_storable(self._whole_ops([(self._stored(key), None)]))
 
     def _first_write(self, ops: Sequence[tuple[bytes, bytes | None]], puts: bool = False) -> bool:
         """Before this scope's first write of ``ops`` (``puts``: the caller knows
@@ -475,13 +475,14 @@ class Scope(MutableMapping[Any, Any]):
             self._bind_put()
             return False
         puts = puts or None not in map(_second, ops)
-        state.check_storable(self._whole_keys(ops if puts else [op for op in ops if op[1] is not None]))
+        whole = self._whole_ops(ops)
+        state.check_storable(whole if puts else [op for op in whole if op[1] is not None])
         k, v = ops[0]
         part = self._part
         if len(ops) == 1 and v is not None:
             state.first_write(view, self.path, lambda w: part(w).put(k, v))
         else:
-            state.first_write(view, self.path, lambda w: _write_all(part(w), ops, puts), len(ops))
+            state.first_write(view, self.path, lambda w: _write_all(part(w), ops, puts), len(ops), whole)
         self._bind_put()
         return True
 

@@ -381,6 +381,12 @@ class Store(Closing, WriteView):
         """Apply puts ``(key, value)`` and deletes ``(key, None)`` atomically, in
         order (a later op on the same key wins)."""
 
+    def check_batch(self, ops: Sequence[Op]) -> None:
+        """Raise what :meth:`write` of ``ops`` would raise for the batch as a whole
+        (:class:`~keyspace.errors.TransactionTooLarge` over the engine's size
+        limit), writing nothing; by default nothing (no limit but
+        ``capabilities.max_batch_ops``)."""
+
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         """By default one atomic batch: :meth:`write` of the pairs."""
         batch = list(items)

@@ -363,6 +363,12 @@ class EtcdStore(DelegatedReads, Store):
             "delete_range", self._conn.kv.DeleteRange, pb.DeleteRangeRequest(key=key, range_end=end)
         )
 
+    def check_batch(self, ops: Sequence[Op]) -> None:
+        """Build the ``Txn`` of ``ops`` as :meth:`write` would, and send nothing: its
+        :class:`~keyspace.errors.TransactionTooLarge` (over 128 operations or 1.5
+        MiB) before anything is written."""
+        write_request(self._prefix, self._check_key, ops)
+
     def write(self, ops: Iterable[Op]) -> None:
         """All ``ops`` as ONE etcd ``Txn`` (see the module docstring)."""
         self._conn.check_open("write")
