@@ -599,7 +599,14 @@ class Catalog:
         if split:
             apply(view)
 
-    def destructive(self, view: WriteView, apply: Callable[[WriteView], None], single: bool = False) -> None:
+    def destructive(
+        self,
+        view: WriteView,
+        apply: Callable[[WriteView], None],
+        single: bool = False,
+        path: Path | None = None,
+        own: bool = True,
+    ) -> None:
         """Run ``apply``, a delete, after checking that no record in the store says
         these keys belong to another keyspace: free once this keyspace has seen its
         record; before that, the check and the delete are one atomic batch. Inside
@@ -618,12 +625,31 @@ class Catalog:
         leaves all of it or none. Where the engine caps its transactions (etcd: 128
         operations and 128 compares) and the delete does not fit in one, it runs
         range by range, each range deleted whole. A ``single`` delete (one point or
-        range delete of the store) needs no transaction around it."""
+        range delete of the store) needs no transaction around it.
+
+        ``path``: a scope whose read guard has not settled (a LengthPrefixed path
+        with no layout yet, a ScopeHash name not registered yet). Its guard is asked
+        again inside the delete's own atomic batch, so that a scope another writer
+        made meanwhile (a child leaf; a name of the same hash) never loses its keys
+        to this delete: a delete of the ``own`` keys does nothing where the path is
+        now a branch, and every delete raises where the path may not be touched
+        (:class:`HashCollision`, :class:`LayoutError`)."""
         self.scheme.refuse_change("delete")
+        check = None if path is None else self._delete_check(path)
+        if check is not None:
+            if view is not self.store:  # the caller's transaction
+                check = self._committed(check)
+            apply = _guarded(check, apply, own)
+            single = False
         if self.recorded:
             store = self.store
             if view is not store or single:
                 apply(view)
+            elif check is not None:
+                try:
+                    self._atomically(apply)
+                except TransactionTooLarge:  # nothing written: the engine took no part of it
+                    apply(view)
             elif store.capabilities.max_batch_ops is None:
                 with store.transaction() as tx:
                     apply(tx)
@@ -646,6 +672,16 @@ class Catalog:
             apply(tx)
 
         self._atomically(attempt)
+
+    def _delete_check(self, path: Path) -> ReadGuard | None:
+        """The read guard of ``path`` as a delete asks it again inside its own batch
+        (see :meth:`destructive`), reading the view it is given; ``None`` where the
+        scheme needs none."""
+        if self._hashed and path:
+            return self._hash_guard(path)
+        if self._layered:
+            return self._layout_guard(path)
+        return None
 
     def _atomically(self, body: Callable[[WriteView], None]) -> None:
         """Run ``body`` in a transaction of the store that no other first write can
@@ -990,6 +1026,18 @@ def _reserved_end(reserved: tuple[tuple[bytes, bytes], ...], key: bytes) -> byte
         if lo <= key and (hi is None or key < hi):
             return hi
     return None
+
+
+def _guarded(check: ReadGuard, apply: Callable[[WriteView], None], own: bool) -> Callable[[WriteView], None]:
+    """``apply`` after ``check`` on the same view: skipped where ``own`` and the
+    check finds no own keys (a branch); the check's errors propagate."""
+
+    def guarded(view: WriteView) -> None:
+        if not check(view) and own:
+            return
+        apply(view)
+
+    return guarded
 
 
 def _first(view: ReadView, lo: bytes, hi: bytes | None) -> tuple[bytes, bytes] | None:

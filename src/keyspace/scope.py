@@ -278,6 +278,13 @@ class Scope(MutableMapping[Any, Any]):
             return False
         return not seen
 
+    @property
+    def _unsettled(self) -> Path | None:
+        """This scope's path while its read guard has not settled (a delete then
+        asks the catalog to check it again inside the delete's batch), else
+        ``None``."""
+        return None if self._guard is None else self.path
+
     def _route(self, call: Any) -> _Route:
         """The one-frame route of a point operation: ``call`` (the engine's get or
         put), the escape and the exact type of the keys (and values) it takes,
@@ -365,14 +372,18 @@ class Scope(MutableMapping[Any, Any]):
         view = self._writer()
         if self._read(stored) is None:
             raise KeyError(key)
-        self._state.destructive(view, lambda v: self._part(v).delete(stored), single=True)
+        self._state.destructive(
+            view, lambda v: self._part(v).delete(stored), single=True, path=self._unsettled
+        )
 
     def discard(self, key: Key) -> None:
         """Remove ``key`` if present; no error when it is missing. Cost: one delete."""
         stored = self._stored(key)
         view = self._writer()
         if self._guard is None or not self._hidden():
-            self._state.destructive(view, lambda v: self._part(v).delete(stored), single=True)
+            self._state.destructive(
+                view, lambda v: self._part(v).delete(stored), single=True, path=self._unsettled
+            )
 
     def pop(self, key: Key, default: Any = _MISSING) -> Any:
         """Remove ``key`` and return its value; ``default`` when it is missing, else
@@ -390,7 +401,9 @@ class Scope(MutableMapping[Any, Any]):
             return default
         if view is self._state.store:
             return self._in_one_transaction("pop", key, default)
-        self._state.destructive(view, lambda v: self._part(v).delete(stored), single=True)
+        self._state.destructive(
+            view, lambda v: self._part(v).delete(stored), single=True, path=self._unsettled
+        )
         return raw if self._vdec is None else self._vdec(raw)
 
     def _in_one_transaction(self, method: str, *args: Any) -> Any:
@@ -912,7 +925,7 @@ class Scope(MutableMapping[Any, Any]):
                 for lo, hi in ranges:
                     w.delete_range(lo, hi)
 
-            self._state.destructive(view, delete_ranges, single=len(ranges) == 1)
+            self._state.destructive(view, delete_ranges, single=len(ranges) == 1, path=self._unsettled)
             return
         doomed = [
             k
@@ -930,7 +943,7 @@ class Scope(MutableMapping[Any, Any]):
                 for k in doomed:
                     w.delete(k)
 
-        self._state.destructive(view, delete_keys)
+        self._state.destructive(view, delete_keys, path=self._unsettled)
 
     def drop(self) -> None:
         """Remove the scope and every scope below it. Cost: one range delete
@@ -944,7 +957,7 @@ class Scope(MutableMapping[Any, Any]):
             for lo, hi in self._state.subtree_ranges(w, self.path):
                 w.delete_range(lo, hi)
 
-        self._state.destructive(view, delete_subtree)
+        self._state.destructive(view, delete_subtree, path=self._unsettled, own=False)
 
     # -- structure -------------------------------------------------------------------
 
