@@ -412,6 +412,12 @@ class Scope(MutableMapping[Any, Any]):
         with self._ks.transaction() as tx:
             return getattr(tx.scope(*self.path, key=self._key_spec, value=self._value_spec), method)(*args)
 
+    def _in_one_snapshot(self, method: str, *args: Any) -> Any:
+        """Run ``method`` (a read of several store reads) on this scope inside one
+        snapshot of the keyspace, so that it reads one state of the store."""
+        with self._ks.snapshot() as snap:
+            return getattr(snap.scope(*self.path, key=self._key_spec, value=self._value_spec), method)(*args)
+
     def popitem(self) -> tuple[Any, Any]:
         """Remove and return the last ``(key, value)`` in key order (``dict`` takes
         the last inserted); :class:`KeyError` when the scope is empty. Outside a
@@ -825,11 +831,17 @@ class Scope(MutableMapping[Any, Any]):
         where the ranges hold only own keys (LMDB: keys read without values, no
         Python code per key; SQLite, etcd: one query; memory: two bisections);
         else a keys-only scan whose chunks the layout's ``decode_chunk`` (C where
-        built) cuts to the own keys."""
+        built) cuts to the own keys. Outside a transaction or snapshot, a count of
+        several reads (several own ranges, or a scan read in pages) reads one
+        snapshot of the store, so it never counts part of a batch."""
         layout = self._layout
         if not layout.exact:
+            if self._view is self._state.store and self._state.store.capabilities.snapshots:
+                return self._in_one_snapshot("__len__")  # type: ignore[no-any-return]
             return sum(map(len, self._chunks(keys=True)))
         ranges, _ = self._stored_ranges(None, None, True, False, None)
+        if len(ranges) > 1 and self._view is self._state.store and self._state.store.capabilities.snapshots:
+            return self._in_one_snapshot("__len__")  # type: ignore[no-any-return]
         view = self._data
         return sum(view.count(lo, hi) for lo, hi in ranges)
 
