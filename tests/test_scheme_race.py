@@ -279,3 +279,44 @@ def test_hidden_records_on_etcd() -> None:
                 assert len(ks.scope("t")) == 128
     finally:
         _wipe(urls)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"), [("tuple", "sublevel"), ("asciihex", "sublevel"), ("scopehash", "delimited")]
+)
+def test_a_keyspace_that_found_the_store_empty_refuses_keys_no_record_accounts_for(
+    tmp_path: Path, first: str, second: str
+) -> None:
+    """A keyspace of a recorded scheme opens an empty store; before it writes, a
+    program with a scheme that keeps no record writes there. The first write then
+    raises SchemeMismatch with nothing written: the other program's scopes would
+    take this keyspace's keys for their own (a Sublevel root's own keys are every
+    key outside its children's ranges). It was written, and the store mixed."""
+    url = f"lmdb://{tmp_path}/db"
+    waiting = keyspace.open(url, scheme=first)
+    with keyspace.open(url, scheme=second) as other:
+        other.scope("x")[b"k"] = b"theirs"
+        before = list(other.store.scan(b"", None))
+    for write in (
+        lambda: waiting.scope("x").__setitem__(b"k", b"mine"),
+        lambda: waiting.scope("y").update({b"a": b"1"}),
+    ):
+        with pytest.raises(SchemeMismatch, match="was empty when this keyspace opened it"):
+            write()
+    assert list(waiting.store.scan(b"", None)) == before
+    waiting.close()
+
+
+def test_keyspaces_that_found_the_store_empty_still_share_it_by_their_records(tmp_path: Path) -> None:
+    url = f"lmdb://{tmp_path}/db"
+    root, app, again = (
+        keyspace.open(url, scheme=TupleScheme()),
+        keyspace.open(url, scheme=TupleScheme(raw_prefix=b"app/")),
+        keyspace.open(url, scheme=TupleScheme()),
+    )
+    app.scope("a")[b"k"] = b"app"  # recorded in the footprint registry
+    again.scope("a")[b"k"] = b"root"  # records the root keyspace
+    root.scope("b")[b"k"] = b"root too"  # its record is there: nothing to refuse
+    assert app.scope("a")[b"k"] == b"app" and root.scope("a")[b"k"] == b"root"
+    for ks in (root, app, again):
+        ks.close()

@@ -139,6 +139,7 @@ class Catalog:
         leaf_depth: int | None = None,
         parent: Catalog | None = None,
         watch_records: bool | None = None,
+        found_empty: bool | None = None,
     ) -> None:
         self.store = store
         self.scheme = scheme
@@ -164,8 +165,13 @@ class Catalog:
         # wrote, say) only when it found the store empty, where another process's
         # first write may come next (once, here: one short scan, unless the caller
         # knows the answer: a catalog over the same store as one that asked)
+        # whether this keyspace found the store empty (its first write then refuses
+        # keys another program wrote since with a scheme that keeps no record)
+        if found_empty is None:
+            found_empty = not recorded and _may_be_empty(store)
+        self.found_empty = found_empty
         if watch_records is None:
-            watch_records = recorded or scheme.metadata_key is not None or _may_be_empty(store)
+            watch_records = recorded or scheme.metadata_key is not None or self.found_empty
         self.watch_records = watch_records
         self.owned = False
         self._loaded: set[Path] = set()
@@ -748,8 +754,28 @@ class Catalog:
         """Inside the write: read the records this keyspace depends on (a compare on
         etcd) and write its own when there is none."""
         if self._check_records(view) is None:
+            if self.found_empty and self.scheme.metadata_key is not None:
+                self._refuse_unrecorded_keys(view)
             _metadata.write(view, self.scheme)
         self.recorded = True
+
+    def _refuse_unrecorded_keys(self, view: ReadView) -> None:
+        """Inside the first write of a keyspace that found the store empty and
+        keeps a record: :class:`SchemeMismatch` when the store now holds keys that
+        no record accounts for (outside the records and the footprints of the
+        keyspaces recorded): a program writing a scheme that keeps no record, such
+        as Sublevel, wrote first, and its scopes would take this keyspace's keys
+        for their own. Cost: the reads of the records and one short scan per gap
+        between the recorded footprints."""
+        spans = [*_metadata.recorded_footprints(view, self.url), *self.reserved]
+        for lo, hi in _gaps(spans):
+            found = _first(view, lo, hi)
+            if found is not None:
+                raise SchemeMismatch(
+                    f"the store at {self.url!r} was empty when this keyspace opened it and now holds "
+                    f"keys with no scheme record ({show_bytes(found[0])} …), written by another program "
+                    f"or keyspace meanwhile; refusing to mix {self.scheme!r} keys with them"
+                )
 
     def _check_records(self, view: ReadView) -> Scheme | None:
         """This keyspace's record in ``view`` (``None``: there is none). Raises
@@ -1026,6 +1052,25 @@ def _reserved_end(reserved: tuple[tuple[bytes, bytes], ...], key: bytes) -> byte
         if lo <= key and (hi is None or key < hi):
             return hi
     return None
+
+
+def _gaps(spans: list[tuple[bytes, bytes | None]]) -> list[tuple[bytes, bytes | None]]:
+    """The byte ranges that none of ``spans`` (half-open, any order, overlapping or
+    not; ``None``: to the end) covers, ascending.
+
+    >>> _gaps([(b"b", b"c"), (b"a", b"b"), (b"x", None)])
+    [(b'', b'a'), (b'c', b'x')]
+    """
+    gaps: list[tuple[bytes, bytes | None]] = []
+    at = b""
+    for lo, hi in sorted(spans, key=lambda span: span[0]):
+        if lo > at:
+            gaps.append((at, lo))
+        if hi is None:
+            return gaps
+        at = max(at, hi)
+    gaps.append((at, None))
+    return gaps
 
 
 def _guarded(check: ReadGuard, apply: Callable[[WriteView], None], own: bool) -> Callable[[WriteView], None]:

@@ -232,6 +232,20 @@ def overlapping(view: ReadView, scheme: Scheme, url: str = "") -> Scheme | None:
     return None
 
 
+def recorded_footprints(view: ReadView, url: str = "") -> list[tuple[bytes, bytes | None]]:
+    """Where the keyspaces recorded in ``view`` (default records, footprint
+    registry) may keep keys: their footprints and records, unordered. Cost: up to three point
+    reads and a scan of the registry."""
+    spans: list[tuple[bytes, bytes | None]] = []
+    for key in _candidate_keys(None):
+        raw = view.get(key)
+        if raw is not None and _claims_record(raw):
+            spans += _footprint(parse(key, raw, url))
+    for key, raw in view.scan(REGISTRY_START, _REGISTRY_STOP):
+        spans += _footprint(parse(key, raw, url))
+    return spans
+
+
 def reserved_prefix(scheme: Scheme) -> bool:
     """Whether ``scheme`` would write where the records live (a raw prefix that
     starts with ``ff "keyspace"``)."""

@@ -44,11 +44,17 @@ class Keyspace(Closing):
         recorded: bool,
         leaf_depth: int | None = None,
         watch_records: bool | None = None,
+        found_empty: bool | None = None,
     ) -> None:
         self.store = store
         self.scheme = scheme
         self.catalog = Catalog(
-            store, scheme, recorded=recorded, leaf_depth=leaf_depth, watch_records=watch_records
+            store,
+            scheme,
+            recorded=recorded,
+            leaf_depth=leaf_depth,
+            watch_records=watch_records,
+            found_empty=found_empty,
         )
         self._layouts = LayoutCache(scheme)
         self._bytes_scopes: dict[tuple[Any, ...], Scope] = {}

@@ -324,6 +324,7 @@ class AsyncKeyspace:
             recorded=ks.catalog.recorded,
             leaf_depth=ks.catalog.leaf_depth,
             watch_records=ks.catalog.watch_records,  # the plan store reads only inside operations
+            found_empty=ks.catalog.found_empty,
         )
         self._ctx = _Context(self, self._plan_ks.store, self._plan_ks.catalog, None)
         self._closed = False

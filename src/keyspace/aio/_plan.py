@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from .._catalog import Catalog
@@ -134,7 +135,8 @@ class PlanStore(DelegatedReads, Store):
         self._cache = _Cached(hub, "store")
         self.real = store
         self.url = store.url
-        self.capabilities: Capabilities = store.capabilities
+        # its snapshot() is the caller's (an async snapshot's view), never one of its own
+        self.capabilities: Capabilities = replace(store.capabilities, snapshots=False)
 
     def _reads(self) -> ReadView:
         return self._cache
