@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _xxh32 import colliding_name
 
 import keyspace
 from keyspace._metadata import LAYOUT_START
 from keyspace.cli import main
-from keyspace.errors import KeyspaceError, LayoutError
+from keyspace.errors import HashCollision, KeyspaceError, LayoutError
 from keyspace.schemes import AsciiHex, Delimited, LengthPrefixed, ScopeHash, Sublevel, TupleScheme
 from keyspace.schemes.length_prefixed import to_length_prefixed_nested
 
@@ -122,3 +123,41 @@ def test_a_forged_leaf_record_never_lets_a_branch_reach_its_child(learn: str, tm
         assert all(v != b"overwrite" for _, v in raw)
     finally:
         ks.close()
+
+
+def test_a_deleted_leaf_record_never_lets_its_parent_reach_the_leafs_keys(tmp_path: Path) -> None:
+    """The layout record of a leaf deleted outside keyspace: its parent would be a
+    free path whose prefix holds the leaf's keys, read and cleared as its own."""
+    url = f"lmdb://{tmp_path / 'db'}"
+    with keyspace.open(url, scheme=LengthPrefixed()) as ks:
+        ks.scope(b"a", b"b")[b"k"] = b"child secret"
+        ks.scope(b"c")[b"k"] = b"other"
+        ks.store.delete(LAYOUT_START + to_length_prefixed_nested((b"a", b"b")))
+        before = list(ks.store.scan(b"", None))
+    with keyspace.open(url, scheme=LengthPrefixed()) as ks:
+        parent = ks.scope(b"a")
+        for touch in (
+            lambda: list(parent.items()),
+            lambda: len(parent),
+            parent.clear,
+            lambda: parent.get(b"k"),
+        ):
+            with pytest.raises(LayoutError, match="no recorded layout, yet the store holds keys under it"):
+                touch()
+        assert ks.scope(b"c")[b"k"] == b"other"
+        assert list(ks.store.scan(b"", None)) == before
+
+
+def test_a_deleted_registry_entry_never_hands_a_names_keys_to_its_hash_twin(tmp_path: Path) -> None:
+    url = f"lmdb://{tmp_path / 'db'}"
+    twin = colliding_name("alice")
+    with keyspace.open(url, scheme=ScopeHash()) as ks:
+        ks.scope("alice")[b"secret"] = b"alice's data"
+        ks.store.delete(ScopeHash().prefix(("alice",)))  # its registry entry
+        before = list(ks.store.scan(b"", None))
+    with keyspace.open(url, scheme=ScopeHash()) as ks:
+        other = ks.scope(twin)
+        for touch in (lambda: list(other.items()), lambda: other.__setitem__(b"k", b"v"), other.clear):
+            with pytest.raises(HashCollision, match="no name registry entry says whose they are"):
+                touch()
+        assert list(ks.store.scan(b"", None)) == before

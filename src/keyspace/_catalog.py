@@ -269,6 +269,15 @@ class Catalog:
         if kind is not None:
             return kind
         if self._owns(view):
+            if self._persist:  # every leaf is recorded with its first key
+                for lo, hi in _less_reserved((self.scheme.subtree_range(path),), self.reserved)[0]:
+                    found = _first(view, lo, hi)
+                    if found is not None:
+                        raise LayoutError(
+                            f"scope {path!r} has no recorded layout, yet the store holds keys under it "
+                            f"({show_bytes(found[0])} …): the layout records were changed outside "
+                            "keyspace, so whose keys these are is not known"
+                        )
             return _FREE
         raise LayoutError(
             f"which scopes of {self.url} hold keys is not known: {self.scheme.name} keys do not record where "
@@ -509,6 +518,13 @@ class Catalog:
                     break
             raw = view.get(key)
             if raw is None:
+                if self.recorded and _first(view, key, prefix_end(key)) is not None:
+                    # every name of a recorded keyspace is registered with its first key
+                    raise HashCollision(
+                        f"scope name {name!r}: the store holds keys under its xxh32 hash "
+                        f"{show_bytes(key)} but no name registry entry says whose they are (the "
+                        "registry was changed outside keyspace); this scope cannot be used"
+                    )
                 return True  # no name holds the hash yet: asked again at the next read
             other = self._registry_name(key, raw)
             if other != name:
