@@ -106,19 +106,19 @@ def _checked(name: str, value: Any, default: Any) -> Any:
         if not isinstance(value, bool):
             raise StoreError(f"option {name}={value!r} is not a boolean (use True or False)")
     elif isinstance(default, int):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise StoreError(
-                f"option {name}={value!r} must be an int from 0 to {MAX_COUNT} (a size or a count)"
-            )
         return _count(name, value)
     elif isinstance(default, str) and not isinstance(value, str):
         raise StoreError(f"option {name}={value!r} must be a str, not {type(value).__name__}")
     return value
 
 
-def _count(name: str, value: int) -> int:
-    if not 0 <= value <= MAX_COUNT:
-        raise StoreError(f"option {name}={value!r} must be an int from 0 to {MAX_COUNT} (a size or a count)")
+def _count(name: str, value: Any) -> int:
+    """``value`` when it is a size or a count: an int (not a bool) from 0 to
+    :data:`MAX_COUNT`; else :class:`~keyspace.errors.StoreError` naming both."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+        raise StoreError(
+            f"option {name}={value!r} must be an int of 0 or more and at most {MAX_COUNT} (a size or a count)"
+        )
     return value
 
 
