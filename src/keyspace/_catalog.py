@@ -493,7 +493,9 @@ class Catalog:
                 answer: GuardAnswer = SETTLED if status == _LEAF else False
                 known.append(answer)
                 return answer
-            return status != _BRANCH
+            # a free path of a recorded layout holds no key (_status checks it): read
+            # nothing rather than what a writer may put under its prefix meanwhile
+            return status == _LEAF or (status == _FREE and not self._persist)
 
         return check
 
@@ -525,7 +527,10 @@ class Catalog:
                         f"{show_bytes(key)} but no name registry entry says whose they are (the "
                         "registry was changed outside keyspace); this scope cannot be used"
                     )
-                return True  # no name holds the hash yet: asked again at the next read
+                # no name holds the hash yet, so a recorded keyspace has no key there:
+                # read nothing rather than what a same-hash name may write meanwhile
+                # (asked again at the next read); data another program wrote is read
+                return not self.recorded
             other = self._registry_name(key, raw)
             if other != name:
                 raise HashCollision(

@@ -267,7 +267,9 @@ class Scope(MutableMapping[Any, Any]):
         raises for a scope that may not be read (a ScopeHash name whose hash
         another name holds); True when the scope has no own keys (a branch in a
         scheme that cannot tell own keys from children's: the bytes under its
-        prefix are its children's, never read, count or delete them)."""
+        prefix are its children's, never read, count or delete them; or nothing
+        is stored at its path yet, so that a read never returns the keys of a
+        scope another writer makes meanwhile under the same prefix)."""
         guard = self._guard
         if guard is None:
             return False
