@@ -24,6 +24,14 @@ ENGINES = {"lmdb": "lmdb://{}/db", "sqlite": "sqlite://{}/db.sqlite"}
 TWIN = colliding_name("alice")
 
 
+def _recorded(url: str, scheme: str, seed: tuple[object, ...]) -> keyspace.Keyspace:
+    """A keyspace of ``scheme`` on a store another keyspace object has recorded
+    (one key at ``seed``)."""
+    with keyspace.open(url, scheme=scheme) as ks:
+        ks.scope(*seed)[b"k"] = b"v"
+    return keyspace.open(url, scheme=scheme)
+
+
 def _race(
     url: str, scheme: str, make: Callable[[keyspace.Keyspace], None], delete: Callable[[], None]
 ) -> list[BaseException]:
@@ -56,9 +64,7 @@ def test_a_parents_delete_never_takes_a_child_leaf_made_meanwhile(
     tmp_path: Path, engine: str, how: str
 ) -> None:
     url = ENGINES[engine].format(tmp_path)
-    with keyspace.open(url, scheme="length-prefixed") as ks:
-        ks.scope(b"seed", b"x")[b"k"] = b"v"  # the store is recorded; (p,) has no layout yet
-    deleter = keyspace.open(url, scheme="length-prefixed")
+    deleter = _recorded(url, "length-prefixed", (b"seed", b"x"))  # (p,) has no layout yet
     parent = deleter.scope(b"p")
     assert list(parent.items()) == []
     stored_child_key = b"\x00\x01ck"  # the child's key, under the parent's prefix
@@ -81,9 +87,7 @@ def test_a_names_delete_never_takes_a_twin_registered_meanwhile(
     tmp_path: Path, engine: str, how: str
 ) -> None:
     url = ENGINES[engine].format(tmp_path)
-    with keyspace.open(url, scheme="scopehash") as ks:
-        ks.scope("seed")[b"k"] = b"v"
-    deleter = keyspace.open(url, scheme="scopehash")
+    deleter = _recorded(url, "scopehash", ("seed",))
     alice = deleter.scope("alice")
     assert list(alice.items()) == []  # no name holds the hash yet
     delete = {"clear": alice.clear, "discard": lambda: alice.discard(b"k"), "drop": alice.drop}[how]
