@@ -35,6 +35,7 @@ from keyspace.errors import (
     HashCollision,
     InvalidKey,
     KeyspaceError,
+    KeyTooLarge,
     LayoutError,
     SchemeMismatch,
     StoreError,
@@ -676,3 +677,22 @@ class TestSuiteThroughAioOverEtcd(StoreSuite):
         store = opened()
         store.put(b"shared", b"yes")
         assert opened(store.url).get(b"shared") == b"yes"
+
+
+def test_an_update_in_a_transaction_refuses_a_key_before_any_of_it_is_written(tmp_path: Path) -> None:
+    """An async update inside the caller's transaction with a key the engine
+    refuses (LMDB: over 511 bytes): its other pairs were moved into the
+    transaction one put at a time, ahead of the refused one, and committed with
+    it; the synchronous update writes none of them."""
+
+    async def main() -> None:
+        ks = await keyspace.aio.open(str(tmp_path / "a.lmdb"))
+        await ks.scope("t").put(b"warm", b"1")
+        async with ks.transaction() as tx:
+            with pytest.raises(KeyTooLarge):
+                await tx.scope("t").update([(b"k1", b"v"), (b"x" * 600, b"v"), (b"k2", b"v")])
+            await tx.scope("t").put(b"after", b"2")  # the transaction goes on
+        assert dict(ks.sync.scope("t").items()) == {b"warm": b"1", b"after": b"2"}
+        await ks.close()
+
+    asyncio.run(main())

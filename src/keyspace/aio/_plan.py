@@ -65,13 +65,17 @@ class Plan:
     """One run of an operation: the reads fetched (kept across replays), the
     effects recorded, the caller transaction's pending writes."""
 
-    def __init__(self, cache: dict[Any, Any], user: bool, hub: Hub) -> None:
+    def __init__(
+        self, cache: dict[Any, Any], user: bool, hub: Hub, check: Callable[[bytes], None] | None = None
+    ) -> None:
         self.cache = cache
         self.effects: list[tuple[Any, ...]] = []
         self.txs = 0
         self.pending: tuple[list[Range], list[Op]] | None = None
+        # ``check`` refuses a key the engine would refuse while the operation runs,
+        # so an operation of several writes refuses it before any becomes pending
         self.user = (
-            OverlayTransaction(_Cached(hub, "user"), ops_apply(self._keep), _nothing) if user else None
+            OverlayTransaction(_Cached(hub, "user"), ops_apply(self._keep), _nothing, check) if user else None
         )
 
     def _keep(self, ranges: list[Range], ops: list[Op]) -> None:
@@ -278,8 +282,8 @@ class Hub:
         view: AsyncTransaction | None,
     ) -> tuple[Plan, Catalog, Any, BaseException | None]:
         for _ in range(MAX_REPLAYS):
-            plan = Plan(cache, view is not None, self)
             state = catalog.child()
+            plan = Plan(cache, view is not None, self, _key_check(state))
             self._plan = plan
             miss: Miss | None = None
             result: Any = None
@@ -371,6 +375,16 @@ class Hub:
                     await tx.discard()
         if plan.pending is not None and view is not None:
             await _move(view, *plan.pending)
+
+
+def _key_check(state: Catalog) -> Callable[[bytes], None]:
+    """A key's check as the catalog ``state`` makes it before a write (its
+    :meth:`~Catalog.check_storable`)."""
+
+    def check(key: bytes) -> None:
+        state.check_storable((key,))
+
+    return check
 
 
 class _LostRace(Exception):
