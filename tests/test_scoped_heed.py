@@ -5,6 +5,7 @@ collisions; old layouts refused."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shutil
@@ -19,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from xxhash import xxh32_intdigest
 
+import keyspace.aio
 from keyspace import bincode, scoped_heed
 from keyspace.codecs import BYTES, Codec
 from keyspace.errors import DecodeError, HashCollision, InvalidName, SchemeMismatch, StoreError
@@ -343,6 +345,33 @@ def test_collision_with_a_name_only_the_reference_registered(env: Path, victim: 
             list(root.scope(collider).items())
         with pytest.raises(HashCollision), ks.transaction() as tx:
             tx.scope(collider)[b"k"] = "v"
+    assert _raw(env) == before
+
+
+@pytest.mark.parametrize("victim", ["carry-259", "tenant2"])
+def test_the_async_keyspace_of_a_scoped_heed_database_keeps_its_registry(env: Path, victim: str) -> None:
+    """``AsyncKeyspace`` over a scoped-heed keyspace: it ran on the generic catalog,
+    so a name of a registered name's hash read, wrote and cleared that name's
+    keys, and the database's own codecs were lost."""
+    collider = _colliding_name(REGISTERED[victim], set(REGISTERED))
+    before = _raw(env)
+
+    async def main() -> None:
+        with _open(env, "bkeys") as ks:
+            aks = keyspace.aio.AsyncKeyspace(ks)
+            other = aks.scope(collider)
+            for touch in (lambda: other.get(b"key1"), lambda: other.put(b"k", "v"), other.clear, other.drop):
+                with pytest.raises(HashCollision, match=victim):
+                    await touch()
+            names = ks.scope().scopes()
+            assert names and await aks.scope().scopes() == names
+            for name in names:  # the database's own codecs
+                assert [v async for v in aks.scope(name).values()] == list(ks.scope(name).values())
+            async with aks.transaction() as tx:
+                with pytest.raises(HashCollision):
+                    await tx.scope(collider).put(b"k", "v")
+
+    asyncio.run(main())
     assert _raw(env) == before
 
 

@@ -85,7 +85,26 @@ class Keyspace(Closing):
             if len(self._bytes_scopes) < 4096 and all(type(c) is str or type(c) is bytes for c in path):
                 self._bytes_scopes[path] = made  # str/bytes paths only: (1,) == (True,) in Python
             return made
-        return Scope(self, self.store, self.catalog, path, resolve_codec(key), resolve_codec(value))
+        return Scope(self, self.store, self.catalog, path, *self._codecs(key, value))
+
+    def _codecs(self, key: str | Codec | None, value: str | Codec | None) -> tuple[Codec, Codec]:
+        """The key and value codecs of a scope made with ``key`` and ``value``
+        (``None``: the keyspace's default, bytes)."""
+        return resolve_codec(key), resolve_codec(value)
+
+    def _over(self, store: Store) -> Keyspace:
+        """A keyspace of this kind, with this one's scheme, catalog facts and codecs,
+        over ``store`` (an async keyspace's plan store, which reads only inside
+        operations: nothing is read here)."""
+        catalog = self.catalog
+        return Keyspace(
+            store,
+            self.scheme,
+            recorded=catalog.recorded,
+            leaf_depth=catalog.leaf_depth,
+            watch_records=catalog.watch_records,
+            found_empty=catalog.found_empty,
+        )
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:

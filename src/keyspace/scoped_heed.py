@@ -209,6 +209,13 @@ class ScopedHeedKeyspace(Keyspace):
             self.value_codec if value is None else resolve_codec(value),
         )
 
+    def _over(self, store: Store) -> ScopedHeedKeyspace:
+        """As :meth:`Keyspace._over`: with scoped-heed's registry as its catalog."""
+        assert isinstance(self.scheme, ScopedHeed)
+        return ScopedHeedKeyspace(
+            store, self.scheme, name=self.name, key=self.key_codec, value=self.value_codec
+        )
+
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         k, v = self._codecs(key, value)
         return Scope(self, self.store, self.catalog, tuple(path), k, v)

@@ -295,7 +295,7 @@ class AsyncTransaction:
         self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None
     ) -> AsyncScope:
         ctx = self._ctx
-        return AsyncScope(ctx, tuple(path), resolve_codec(key), resolve_codec(value))
+        return AsyncScope(ctx, tuple(path), *ctx.aks._plan_ks._codecs(key, value))
 
 
 class AsyncKeyspace:
@@ -318,14 +318,7 @@ class AsyncKeyspace:
         self.store = store
         """The async store contract this keyspace does its I/O through."""
         self._hub = Hub(store)
-        self._plan_ks = Keyspace(
-            PlanStore(self._hub, store),
-            ks.scheme,
-            recorded=ks.catalog.recorded,
-            leaf_depth=ks.catalog.leaf_depth,
-            watch_records=ks.catalog.watch_records,  # the plan store reads only inside operations
-            found_empty=ks.catalog.found_empty,
-        )
+        self._plan_ks = ks._over(PlanStore(self._hub, store))  # its kind: catalog and codecs
         self._ctx = _Context(self, self._plan_ks.store, self._plan_ks.catalog, None)
         self._closed = False
 
@@ -349,7 +342,7 @@ class AsyncKeyspace:
         self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None
     ) -> AsyncScope:
         """The async scope at ``path`` (no I/O)."""
-        return self._scope(self._ctx, tuple(path), resolve_codec(key), resolve_codec(value))
+        return self._scope(self._ctx, tuple(path), *self._plan_ks._codecs(key, value))
 
     def _scope(self, ctx: _Context, path: Path, key: Codec, value: Codec) -> AsyncScope:
         sync = self.sync.scope(*path, key=key, value=value) if ctx.tx is None else None
