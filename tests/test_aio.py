@@ -696,3 +696,26 @@ def test_an_update_in_a_transaction_refuses_a_key_before_any_of_it_is_written(tm
         await ks.close()
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize("scheme", ["tuple", "sublevel", "scopehash", "length-prefixed"])
+def test_pop_setdefault_and_popitem_work_as_the_sync_scopes(tmp_path: Path, scheme: str) -> None:
+    async def main() -> None:
+        ks = await keyspace.aio.open(f"lmdb://{tmp_path}/db", scheme=scheme)
+        s = ks.scope("a")
+        await s.update({b"k1": b"1", b"k2": b"2", b"k3": b"3"})
+        assert await s.pop(b"k1") == b"1" and await s.pop(b"missing", b"d") == b"d"
+        with pytest.raises(KeyError):
+            await s.pop(b"missing")
+        assert await s.setdefault(b"k9", b"9") == b"9" and await s.setdefault(b"k2", b"x") == b"2"
+        assert await s.popitem() == (b"k9", b"9")
+        async with ks.transaction() as tx:
+            t = tx.scope("a")
+            assert await t.pop(b"k2") == b"2" and await t.setdefault(b"new", b"n") == b"n"
+        assert dict(ks.sync.scope("a").items()) == {b"k3": b"3", b"new": b"n"}
+        await s.put(b"once", b"v")  # concurrent pops of one key: one gets its value
+        got = await asyncio.gather(*(s.pop(b"once", None) for _ in range(10)))
+        assert got.count(b"v") == 1 and got.count(None) == 9
+        await ks.close()
+
+    asyncio.run(main())

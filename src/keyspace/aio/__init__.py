@@ -66,6 +66,9 @@ __all__ = ["AsyncKeyspace", "AsyncScope", "AsyncTransaction", "open"]
 T = TypeVar("T")
 
 
+_MISSING: Any = object()
+
+
 class _Context:
     """What the scopes of one async keyspace, or of one of its transactions, share:
     the hub that runs their operations, the plan view and catalog their
@@ -162,6 +165,21 @@ class AsyncScope:
     async def discard(self, key: Any) -> None:
         """Remove ``key`` if present."""
         await self._run(lambda s: s.discard(key))
+
+    async def pop(self, key: Any, default: Any = _MISSING) -> Any:
+        """Remove ``key`` and return its value, as :meth:`Scope.pop` (outside a
+        transaction, the read and the delete are one transaction)."""
+        return await self._run(lambda s: s.pop(key) if default is _MISSING else s.pop(key, default))
+
+    async def setdefault(self, key: Any, default: Any = None) -> Any:
+        """The value of ``key``, storing ``default`` first when it is missing, as
+        :meth:`Scope.setdefault`."""
+        return await self._run(lambda s: s.setdefault(key, default))
+
+    async def popitem(self) -> tuple[Any, Any]:
+        """Remove and return the last ``(key, value)`` in key order, as
+        :meth:`Scope.popitem`; ``KeyError`` when the scope is empty."""
+        return await self._run(lambda s: s.popitem())
 
     async def update(self, items: Any) -> None:
         """Put many items: one atomic batch outside a transaction (etcd: one Txn)."""
