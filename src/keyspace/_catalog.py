@@ -159,17 +159,17 @@ class Catalog:
         self.leaf_depth = leaf_depth if self._layered else None
         # a scheme that records its layout does so unless one is declared (module docstring)
         self._persist = self._layered and leaf_depth is None and scheme.records_layout
-        # whether reads check the records while none of this keyspace's is known
-        # (:meth:`_record_guard`): a scheme that records itself checks until its
-        # record is seen; one that records nothing (a reader of data other programs
-        # wrote, say) only when it found the store empty, where another process's
-        # first write may come next (once, here: one short scan, unless the caller
-        # knows the answer: a catalog over the same store as one that asked)
         # whether this keyspace found the store empty (its first write then refuses
         # keys another program wrote since with a scheme that keeps no record)
         if found_empty is None:
             found_empty = not recorded and _may_be_empty(store)
         self.found_empty = found_empty
+        # whether reads check the records while none of this keyspace's is known
+        # (:meth:`_record_guard`): a scheme that records itself checks until its
+        # record is seen; one that records nothing (a reader of data other programs
+        # wrote, say) only when it found the store empty, where another process's
+        # first write may come next (the short scan above, unless the caller knows
+        # the answer: a catalog over the same store as one that asked)
         if watch_records is None:
             watch_records = recorded or scheme.metadata_key is not None or self.found_empty
         self.watch_records = watch_records
