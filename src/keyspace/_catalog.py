@@ -672,15 +672,10 @@ class Catalog:
             store = self.store
             if view is not store or single:
                 apply(view)
-            elif check is not None:
-                try:
-                    self._atomically(apply)
-                except TransactionTooLarge:  # nothing written: the engine took no part of it
-                    apply(view)
-            elif store.capabilities.max_batch_ops is None:
+            elif check is None and store.capabilities.max_batch_ops is None:
                 with store.transaction() as tx:
                     apply(tx)
-            else:
+            else:  # a guard to ask inside the delete, or an engine that caps its batches
                 try:
                     self._atomically(apply)
                 except TransactionTooLarge:  # nothing written: the engine took no part of it
