@@ -424,12 +424,9 @@ class Catalog:
         may lie in this scope's ranges (:meth:`_record_guard`). A scheme that
         records nothing checks so only when it found the store empty: reading a
         store of data other programs wrote costs nothing more."""
-        inner: ReadGuard | None = None
-        if self._hashed and path:
-            inner = self._committed(self._hash_guard(path))
-        elif self._layered:
-            self.scheme.validate_path(path)
-            inner = self._committed(self._layout_guard(path))
+        inner = self._path_guard(path)
+        if inner is not None:
+            inner = self._committed(inner)
         if self.recorded or not self.watch_records:
             return inner
         return self._record_guard(inner)
@@ -662,7 +659,7 @@ class Catalog:
         now a branch, and every delete raises where the path may not be touched
         (:class:`HashCollision`, :class:`LayoutError`)."""
         self.scheme.refuse_change("delete")
-        check = None if path is None else self._delete_check(path)
+        check = None if path is None else self._path_guard(path)
         if check is not None:
             if view is not self.store:  # the caller's transaction
                 check = self._committed(check)
@@ -695,13 +692,16 @@ class Catalog:
 
         self._atomically(attempt)
 
-    def _delete_check(self, path: Path) -> ReadGuard | None:
-        """The read guard of ``path`` as a delete asks it again inside its own batch
-        (see :meth:`destructive`), reading the view it is given; ``None`` where the
-        scheme needs none."""
+    def _path_guard(self, path: Path) -> ReadGuard | None:
+        """The check of ``path`` itself, reading the view it is given: the ScopeHash
+        name registry (:meth:`_hash_guard`) or the leaf/branch layout
+        (:meth:`_layout_guard`); ``None`` where the scheme needs none. A scope's
+        read guard (:meth:`guard`) and an unsettled scope's delete
+        (:meth:`destructive`) ask it."""
         if self._hashed and path:
             return self._hash_guard(path)
         if self._layered:
+            self.scheme.validate_path(path)
             return self._layout_guard(path)
         return None
 
