@@ -576,21 +576,21 @@ class Catalog:
         view: WriteView,
         path: Path,
         apply: Callable[[WriteView], None],
-        count: int = 1,
         ops: Sequence[tuple[bytes, bytes | None]] = (),
     ) -> None:
         """Run the first write of ``path``: the checks and records it depends on
         (scheme record, footprint, registry entry, layout) and ``apply``, the write
-        itself (``count`` operations), in ONE atomic batch: ``view`` when it is a
-        transaction's, else a transaction of the store. Nothing is recorded when
-        anything raises.
+        itself, in ONE atomic batch: ``view`` when it is a transaction's, else a
+        transaction of the store. Nothing is recorded when anything raises.
+        ``ops``: the operations ``apply`` writes, as the store holds them (none
+        given: one operation).
 
         Where the engine caps the operations of one batch (etcd: 128) and the
         hidden records would push a batch that fits over the cap, the checks and
         records commit first, in their own atomic batch, then the write (a batch
-        over the cap on its own, or one the store refuses whole, its ``ops`` as
-        the store holds them checked by :meth:`Store.check_batch`, is refused
-        before anything is written). Inside a
+        over the cap on its own, or one the store refuses whole, as
+        :meth:`Store.check_batch` finds, is refused before anything is written).
+        Inside a
         transaction on such an engine the records always commit first, so that
         they never count against the transaction's own operations; they stay if
         the transaction then fails (they say only what this keyspace is)."""
@@ -602,6 +602,7 @@ class Catalog:
                 self._atomically(lambda tx: self._before_write(tx, path))
             apply(view)
             return
+        count = len(ops) or 1
         split = limit is not None and count + _HIDDEN_OPS > limit
         if split and limit is not None and count > limit:
             raise TransactionTooLarge(

@@ -503,7 +503,7 @@ class Scope(MutableMapping[Any, Any]):
         if len(ops) == 1 and v is not None:
             state.first_write(view, self.path, lambda w: part(w).put(k, v))
         else:
-            state.first_write(view, self.path, lambda w: _write_all(part(w), ops, puts), len(ops), whole)
+            state.first_write(view, self.path, lambda w: _write_all(part(w), ops, puts), whole)
         self._bind_put()
         return True
 
