@@ -46,9 +46,11 @@ except ImportError:  # pragma: no cover - the pure-Python methods below then run
     _point_op = None
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from ._catalog import Catalog
     from ._watch import ScopeWatch
-    from .keyspace import Keyspace
+    from .keyspace import Keyspace, Transaction
 
 __all__ = ["Scope", "ScopeItems", "ScopeKeys", "ScopeValues"]
 
@@ -402,23 +404,20 @@ class Scope(MutableMapping[Any, Any]):
                 raise KeyError(key)
             return default
         if view is self._state.store:
-            return self._in_one_transaction("pop", key, default)
+            return self._in_one(self._ks.transaction(), "pop", key, default)
         self._state.destructive(
             view, lambda v: self._part(v).delete(stored), single=True, path=self._unsettled
         )
         return raw if self._vdec is None else self._vdec(raw)
 
-    def _in_one_transaction(self, method: str, *args: Any) -> Any:
-        """Run ``method`` (a read then a write) on this scope inside one transaction
-        of the keyspace, so that its read and its write are one atomic step."""
-        with self._ks.transaction() as tx:
-            return getattr(tx.scope(*self.path, key=self._key_spec, value=self._value_spec), method)(*args)
-
-    def _in_one_snapshot(self, method: str, *args: Any) -> Any:
-        """Run ``method`` (a read of several store reads) on this scope inside one
-        snapshot of the keyspace, so that it reads one state of the store."""
-        with self._ks.snapshot() as snap:
-            return getattr(snap.scope(*self.path, key=self._key_spec, value=self._value_spec), method)(*args)
+    def _in_one(self, state: AbstractContextManager[Transaction], method: str, *args: Any) -> Any:
+        """Run ``method`` on the scope of this path inside ``state``, a transaction
+        of the keyspace (a read then a write, as one atomic step) or a snapshot
+        (several reads, of one state of the store)."""
+        with state as handle:
+            return getattr(handle.scope(*self.path, key=self._key_spec, value=self._value_spec), method)(
+                *args
+            )
 
     def popitem(self) -> tuple[Any, Any]:
         """Remove and return the last ``(key, value)`` in key order (``dict`` takes
@@ -426,7 +425,7 @@ class Scope(MutableMapping[Any, Any]):
         transaction it runs in one transaction of the store (two callers never
         both get one item). Cost: one one-item reverse scan and one delete."""
         if self._writer() is self._state.store:
-            return self._in_one_transaction("popitem")  # type: ignore[no-any-return]
+            return self._in_one(self._ks.transaction(), "popitem")  # type: ignore[no-any-return]
         for key, value in self.items(reverse=True, limit=1):
             del self[key]
             return key, value
@@ -442,7 +441,7 @@ class Scope(MutableMapping[Any, Any]):
         if raw is not None:
             return raw if self._vdec is None else self._vdec(raw)
         if self._writer() is self._state.store:
-            return self._in_one_transaction("setdefault", key, default)
+            return self._in_one(self._ks.transaction(), "setdefault", key, default)
         self[key] = default
         return default
 
@@ -836,14 +835,12 @@ class Scope(MutableMapping[Any, Any]):
         built) cuts to the own keys. Outside a transaction or snapshot, a count of
         several reads (several own ranges, or a scan read in pages) reads one
         snapshot of the store, so it never counts part of a batch."""
-        layout = self._layout
-        if not layout.exact:
-            if self._view is self._state.store and self._state.store.capabilities.snapshots:
-                return self._in_one_snapshot("__len__")  # type: ignore[no-any-return]
+        ranges = self._stored_ranges(None, None, True, False, None)[0] if self._layout.exact else None
+        store = self._state.store
+        if (ranges is None or len(ranges) > 1) and self._view is store and store.capabilities.snapshots:
+            return self._in_one(self._ks.snapshot(), "__len__")  # type: ignore[no-any-return]
+        if ranges is None:
             return sum(map(len, self._chunks(keys=True)))
-        ranges, _ = self._stored_ranges(None, None, True, False, None)
-        if len(ranges) > 1 and self._view is self._state.store and self._state.store.capabilities.snapshots:
-            return self._in_one_snapshot("__len__")  # type: ignore[no-any-return]
         view = self._data
         return sum(view.count(lo, hi) for lo, hi in ranges)
 
