@@ -955,6 +955,35 @@ class Catalog:
         lo, hi = scheme.subtree_range(path)
         return list(_less_reserved(((lo, hi),), self.reserved)[0])
 
+    def subtree_watch(
+        self, view: ReadView, path: Path, later: ReadView
+    ) -> tuple[list[tuple[bytes, bytes | None]], Callable[[bytes], tuple[Path, Key] | None]]:
+        """The ranges a watch of ``path`` and every scope below it asks the store for,
+        and the decoder of their keys (``None``: a key outside the subtree), names
+        read from ``later`` (the store: a watch sees committed writes). As
+        :meth:`subtree_ranges` and :meth:`decoder`, except at the root of hashed
+        names (ScopeHash): its named scopes lie beside it, each in the block of its
+        hash, and a name registered after the watch starts has a block no range
+        known then covers; the watch takes the whole store, and its decoder passes
+        over the keyspace's records (registry entries, the scheme record: shorter
+        than a scope's key) and the keys of blocks no name holds."""
+        decode = self.decoder(view, path, later)
+        if not (self._hashed and not path):
+            return self.subtree_ranges(view, path), decode
+        size = self._entry_size
+        shortest = len(self.scheme.encode((), b""))  # a scope key: hash, length, key
+        default_key = self.scheme.prefix(())
+
+        def decode_named(stored: bytes) -> tuple[Path, Key] | None:
+            if len(stored) < shortest:
+                return None
+            block = stored[:size]
+            if block != default_key and self._registered(block) is None and later.get(block) is None:
+                return None
+            return decode(stored)
+
+        return [(b"", None)], decode_named
+
     def decoder(
         self, view: ReadView, path: Path, later: ReadView | None = None
     ) -> Callable[[bytes], tuple[Path, Key]]:
@@ -965,7 +994,7 @@ class Catalog:
         leaves made since."""
         scheme = self.scheme
         if self._hashed:
-            return self._hash_decoder(view)
+            return self._hash_decoder(view if later is None else later)
         if scheme.separates_own_keys:
             return scheme.decode
         depth = self.leaf_depth

@@ -144,7 +144,7 @@ def watch_scope(
     prefix: bytes,
     key_decode: Callable[[bytes], Any],
     subtree_ranges: list[tuple[bytes, bytes | None]] | None,
-    subtree_decode: Callable[[bytes], tuple[Path, Any]],
+    subtree_decode: Callable[[bytes], tuple[Path, Any] | None],
     value: Callable[[bytes], Any] | None,
     start_revision: int | None,
 ) -> ScopeWatch:

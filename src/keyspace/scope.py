@@ -1030,9 +1030,16 @@ class Scope(MutableMapping[Any, Any]):
         kdec = _decoded_key_codec(scheme, self._key_spec)
         decode = self._state.decoder(view, self.path, later=self._ks.store)  # events: committed writes
         key_of, prefix, part_prefix = self._key_of, self.prefix, layout.prefix
+        # the subtree: its ranges, and whose each key is (None: no scope's of it)
+        ranges, decode_below = (
+            self._state.subtree_watch(view, self.path, self._ks.store) if subtree else (None, decode)
+        )
 
-        def subtree_decode(stored: bytes) -> tuple[Path, Any]:
-            path, key = decode(stored)
+        def subtree_decode(stored: bytes) -> tuple[Path, Any] | None:
+            found = decode_below(stored)
+            if found is None:
+                return None
+            path, key = found
             return path, key if kdec is None else kdec(key)
 
         is_own: Callable[[bytes], bool] = scheme.is_own_remainder
@@ -1055,7 +1062,7 @@ class Scope(MutableMapping[Any, Any]):
             is_own=is_own,
             prefix=prefix,
             key_decode=lambda rem: key_of(part_prefix + rem),
-            subtree_ranges=self._state.subtree_ranges(view, self.path) if subtree else None,
+            subtree_ranges=ranges,
             subtree_decode=subtree_decode,
             value=vdec,
             start_revision=start_revision,
