@@ -12,14 +12,16 @@ subtree watch, and never a sibling's or the parent's key.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from _etcd import own_url
 
 import keyspace
 from keyspace import ScopeWatch
 from keyspace.schemes import AsciiHex, Delimited, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
+from keyspace.stores._etcd_watch import EtcdWatch
 
 # scheme -> (the scheme, the watched scope, its children, scopes beside or above it)
 CASES: dict[
@@ -89,19 +91,32 @@ def test_watches_report_alike_in_every_scheme(case: str) -> None:
             assert _events(below) == want_below
 
 
-def test_scopehash_root_subtree_watch_sees_names_registered_after_it() -> None:
+@pytest.fixture(params=["memory", "etcd"])
+def store_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    if request.param == "memory":
+        yield "memory:"
+    else:
+        yield from own_url("audit-schemes-watch")
+
+
+def test_scopehash_root_subtree_watch_sees_names_registered_after_it(store_url: str) -> None:
     """The ScopeHash root's named scopes lie beside it, each in the block of its
     hash: a subtree watch of the root reports the keys of a name registered before
     it started and of one registered after, and nothing of the registry or the
-    scheme record."""
-    with keyspace.open("memory:", scheme=ScopeHash()) as ks:
+    scheme record. On memory and on etcd (a native watch)."""
+    with keyspace.open(store_url, scheme=ScopeHash()) as ks:
         ks.scope("before")[b"k0"] = b"0"
         with ks.scope().watch(subtree=True) as watch:
+            source = watch.store_watch
+            if isinstance(source, EtcdWatch):
+                assert source.wait_started(10), "the watch was not established within 10 s"
             ks.scope()[b"k"] = b"root"
             ks.scope("before")[b"k1"] = b"1"
             ks.scope("after")[b"k2"] = b"2"  # registers "after" in the same batch
             ks.scope("after").drop()
-            assert [(e.kind, e.path, e.key, e.value) for e in iter(lambda: watch.get(0.2), None)] == [
+            events = [watch.get(5) for _ in range(4)]
+            assert watch.get(0.2) is None
+            assert [(e.kind, e.path, e.key, e.value) for e in events if e is not None] == [
                 ("put", (), b"k", b"root"),
                 ("put", ("before",), b"k1", b"1"),
                 ("put", ("after",), b"k2", b"2"),
