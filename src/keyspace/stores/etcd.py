@@ -32,8 +32,12 @@ What each operation costs and guarantees:
   key in a scanned range may have been written after the snapshot revision. If one
   was, nothing is written and :class:`TransactionConflict` is raised: run the whole
   transaction again. Blind writes (keys written, never read) are not guarded: last
-  writer wins, as with ``put``. Over 128 operations or 128 compares (one per key
-  read plus one per scanned range) raises ``TransactionTooLarge``. If the commit
+  writer wins, as with ``put``. Deletes beyond the 128 operations one etcd
+  transaction level holds go into nested transactions of the same ``Txn`` (still
+  one revision, all or nothing): a delete of thousands of ranges commits whole.
+  Over 128 puts, over 128 compares (one per key read as present, one per run of
+  overlapping scanned ranges), deletes that cannot be nested beside the compares,
+  or over 1.5 MiB raises ``TransactionTooLarge``. If the commit
   meets an unknown outcome (a member died mid-call), the written keys are re-read
   before the commit is retried; when the outcome still cannot be established,
   :class:`CommitOutcomeUnknown` is raised.
