@@ -11,6 +11,7 @@ to show that nothing of a failed delete is applied."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import keyspace
+import keyspace.aio
 from keyspace.errors import EtcdUnavailable, TransactionTooLarge
 from keyspace.schemes import AsciiHex, ScopeHash
 from keyspace.stores import open_store
@@ -289,3 +291,30 @@ def test_a_nested_commit_whose_answer_was_lost_is_found_applied(url: str) -> Non
         assert list(store.scan(b"", None)) == [(b"n", b"2")]
     finally:
         store.close()
+
+
+@pytest.mark.etcd
+def test_an_async_scopehash_root_drop_of_a_hundred_names_is_one_txn(url: str) -> None:
+    """The async keyspace plans the drop before it runs it; the plan now asks the
+    store whether the commit's request fits (as built, nested), where it counted
+    its operations against 128 and went range by range."""
+
+    async def run() -> None:
+        async with await keyspace.aio.open(url, scheme=ScopeHash()) as aks:
+            for name in _NAMES:
+                await aks.scope(name).put(b"k", b"v")
+            client = aks.store._client  # type: ignore[attr-defined]
+            seen: list[str] = []
+            call = client.call
+
+            async def counted(what: str, method: str, request: Any, **kw: Any) -> Any:
+                if method in ("Txn", "DeleteRange", "Put") and not (method == "Txn" and not request.success):
+                    seen.append(method)
+                return await call(what, method, request, **kw)
+
+            client.call = counted
+            await aks.scope().drop()
+            assert seen == ["Txn"]
+            assert [name for name in _NAMES if await aks.scope(name).get(b"k") is not None] == []
+
+    asyncio.run(run())

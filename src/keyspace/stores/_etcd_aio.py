@@ -240,6 +240,21 @@ class AsyncEtcdStore(AsyncStore):
 
     # -- commit ------------------------------------------------------------------------
 
+    def check_commit(
+        self, view: AsyncTransaction | None, ranges: list[Range], ops: list[tuple[bytes, bytes | None]]
+    ) -> None:
+        """Raise the :class:`~keyspace.errors.TransactionTooLarge` that :meth:`commit`
+        of ``ranges`` and ``ops`` in ``view`` (``None``: a transaction that read
+        nothing) would raise, with no I/O: its request is built as the commit's,
+        with the compares of what ``view`` has read so far."""
+        plan = commit_plan(self._prefix, ranges, ops)
+        if plan is None:
+            return
+        if isinstance(view, _EtcdView):
+            plan.request(view.points, view.ranges, view._revision or 1)
+        else:
+            plan.request({}, [], 1)
+
     async def commit(
         self, view: _EtcdView, ranges: list[Range], ops: list[tuple[bytes, bytes | None]]
     ) -> None:

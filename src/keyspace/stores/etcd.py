@@ -370,7 +370,13 @@ class EtcdStore(DelegatedReads, Store):
     def check_batch(self, ops: Sequence[Op]) -> None:
         """Build the ``Txn`` of ``ops`` as :meth:`write` would, and send nothing: its
         :class:`~keyspace.errors.TransactionTooLarge` (over 128 operations or 1.5
-        MiB) before anything is written."""
+        MiB) before anything is written. A single put is checked as the ``Put``
+        :meth:`put` sends."""
+        if len(ops) == 1:
+            key, value = ops[0]
+            if value is not None:
+                put_request(self._prefix, self._check_key, key, value)
+                return
         write_request(self._prefix, self._check_key, ops)
 
     def write(self, ops: Iterable[Op]) -> None:
