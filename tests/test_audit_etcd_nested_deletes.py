@@ -318,3 +318,28 @@ def test_an_async_scopehash_root_drop_of_a_hundred_names_is_one_txn(url: str) ->
             assert [name for name in _NAMES if await aks.scope(name).get(b"k") is not None] == []
 
     asyncio.run(run())
+
+
+@pytest.mark.etcd
+def test_a_root_drop_past_the_compare_limit_leaves_every_name_whole(url: str) -> None:
+    """Over 127 names the registry read needs more compares than one Txn holds, and
+    the drop runs name by name: a failure part-way leaves each name's scope either
+    dropped entirely or kept entirely (never half of its keys), every kept scope
+    still readable with its registry entry, and a second drop finishes the job."""
+    names = [f"m{i:03d}" for i in range(130)]
+    keys = {b"k1": b"v", b"k2": b"v", b"k3": b"v"}
+    with keyspace.open(url, scheme=ScopeHash()) as ks:
+        for name in names:
+            ks.scope(name).update(keys)
+        conn = ks.store._conn  # type: ignore[attr-defined]
+        real = conn.call
+        seen = _writes(conn, lambda n: n == 60)
+        with pytest.raises(_Injected):
+            ks.scope().drop()
+        assert len(seen) == 60
+        states = [dict(ks.scope(name).items()) for name in names]
+        assert all(state in ({}, keys) for state in states)
+        assert 0 < sum(state == keys for state in states) < len(names)
+        conn.call = real
+        ks.scope().drop()
+        assert all(not dict(ks.scope(name).items()) for name in names)
