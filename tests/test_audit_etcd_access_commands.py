@@ -20,8 +20,10 @@ import pytest
 import keyspace
 from keyspace import access
 from keyspace.cli import main
-from keyspace.errors import AccessDenied
+from keyspace.errors import AccessDenied, TransactionTooLarge
 from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, start_cluster
+from keyspace.stores._etcd_proto import kv_pb2 as pb
+from keyspace.stores._etcd_versions import nested_txn_checked
 from keyspace.stores.etcd import EtcdStore
 
 pytestmark = [pytest.mark.etcd, pytest.mark.timeout(120)]
@@ -93,6 +95,7 @@ _OPERATIONS: dict[str, Callable[[keyspace.Keyspace, Any], Any]] = {
 }
 
 
+@pytest.mark.filterwarnings("ignore::keyspace.access.ServerAccessWarning")  # shown by the last test
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_a_granted_user_reaches_its_scope_and_never_the_next(cluster: LocalCluster, scheme: str) -> None:
     prefix, user = f"tenants-{scheme}", f"alice-{scheme}"
@@ -147,3 +150,92 @@ def _run(argv: list[str]) -> tuple[int, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(argv)
     return code, err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("version", "checked"),
+    [
+        ("3.4.23", False),
+        ("3.4.41", False),
+        ("3.4.42", True),
+        ("3.5.27", False),
+        ("3.5.28", True),
+        ("3.6.8", False),
+        ("3.6.9", True),
+        ("3.7.0", True),
+        ("3.3.25", False),
+        ("3.6.9-rc.1", True),
+        ("", False),
+        ("3.4", False),
+        ("not a version", False),
+    ],
+)
+def test_which_etcd_versions_check_nested_transactions(version: str, checked: bool) -> None:
+    assert nested_txn_checked(version) is checked
+
+
+def test_a_restricted_users_commit_is_never_nested_where_the_server_would_not_check_it(
+    cluster: LocalCluster,
+) -> None:
+    """etcd before 3.4.42 / 3.5.28 / 3.6.9 does not check the permissions of the
+    operations inside a nested ``Txn`` (CVE-2026-33343). A commit of more than 128
+    deletes is nested to stay one ``Txn``; for a restricted user on such a server
+    it is not, so a transaction deleting another scope's keys is refused whole
+    (before nesting was restricted that way, it deleted them all), and a delete
+    of the user's own scope still runs, range by range. ``grant`` warns."""
+    prefix, user = "tenants-nesting", "dave"
+    mine, theirs = ("acme", "users"), ("globex", "users")
+    keys = {b"k%03d" % i: b"v" for i in range(200)}
+    with keyspace.open(_url(cluster, "root", ROOT_PASSWORD, prefix), scheme="asciihex") as root:
+        for path in (mine, theirs):
+            for start in range(0, 200, 100):
+                root.scope(*path).update(dict(list(keys.items())[start : start + 100]))
+        version = str(root.store.status()["version"])  # type: ignore[attr-defined]
+        checked = nested_txn_checked(version)
+        if checked:
+            access.grant(root, mine[:1], user=user, password="pw")
+        else:
+            with pytest.warns(access.ServerAccessWarning, match="CVE-2026-33343"):
+                access.grant(root, mine[:1], user=user, password="pw")
+        before = _theirs(root, theirs)
+        tenant_url = _url(cluster, user, "pw", prefix)
+        with keyspace.open(tenant_url, scheme="asciihex") as ks:
+            # what the server does with a nested delete outside the grant
+            outside = ks.store.etcd_key(root.scheme.encode(theirs, b"k000"))  # type: ignore[attr-defined]
+            conn = ks.store._conn  # type: ignore[attr-defined]
+            nested = pb.TxnRequest(
+                success=[
+                    pb.RequestOp(
+                        request_txn=pb.TxnRequest(
+                            success=[pb.RequestOp(request_range=pb.RangeRequest(key=outside))]
+                        )
+                    )
+                ]
+            )
+            try:
+                conn.call("nested read", conn.kv.Txn, nested)
+                read_outside = True
+            except AccessDenied:
+                read_outside = False
+            assert read_outside is not checked
+            assert conn.may_nest() is checked
+            with pytest.raises((AccessDenied, TransactionTooLarge)), ks.transaction() as tx:
+                other = tx.scope(*theirs)
+                for key in keys:
+                    other.discard(key)
+            ks.scope(*mine).clear()  # 200 keys: nested, or range by range
+            assert len(root.scope(*mine)) == 0
+        assert _theirs(root, theirs) == before
+        code, err = _run(
+            [
+                "grant",
+                _url(cluster, "root", ROOT_PASSWORD, prefix),
+                *mine[:1],
+                "--user",
+                user,
+                "--scheme",
+                "asciihex",
+            ]
+        )
+        assert code == 0
+        assert ("warning:" in err and "CVE-2026-33343" in err) is not checked

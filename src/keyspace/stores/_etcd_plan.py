@@ -275,15 +275,20 @@ class CommitPlan:
     cleared: list[tuple[bytes, bytes]]
 
     def request(
-        self, points: dict[bytes, int], scanned: list[tuple[bytes, bytes]], snapshot: int
+        self,
+        points: dict[bytes, int],
+        scanned: list[tuple[bytes, bytes]],
+        snapshot: int,
+        nest: Callable[[], bool] | None = None,
     ) -> pb.TxnRequest:
         """The guarded ``Txn``: every key read must still have the ``mod_revision`` it
         had (``points``, 0 for absent), and no key of a ``scanned`` range may have
         been written after ``snapshot`` (:func:`guard_compares`: overlapping ranges
         as one compare, an absent key inside one as none). Deletes beyond what one
         level holds are nested (:func:`nest_ops`), so a delete of any number of
-        ranges is one ``Txn``. Over 128 puts or compares, operations that cannot be
-        nested beside the compares, or 1.5 MiB, is :class:`TransactionTooLarge`."""
+        ranges is one ``Txn``, where ``nest`` (asked only then) allows it. Over 128
+        puts or compares, operations that cannot be nested beside the compares (or
+        that may not be), or 1.5 MiB, is :class:`TransactionTooLarge`."""
         compares = guard_compares(points, scanned, snapshot)
         puts = len(self.values)
         if puts > MAX_TXN_OPS or len(compares) > MAX_TXN_OPS:
@@ -291,6 +296,13 @@ class CommitPlan:
                 f"commit: the transaction needs {len(self.success)} operations ({puts} puts) and "
                 f"{len(compares)} compares (one per key read, one per range scanned); etcd accepts at "
                 f"most {MAX_TXN_OPS} puts and {MAX_TXN_OPS} compares per transaction"
+            )
+        if max(len(self.success), len(compares)) > MAX_TXN_OPS and nest is not None and not nest():
+            raise TransactionTooLarge(
+                f"commit: the transaction needs {len(self.success)} operations; etcd accepts at most "
+                f"{MAX_TXN_OPS} per transaction, and this etcd server does not check the key permissions "
+                "of nested transactions (CVE-2026-33343, fixed in 3.4.42, 3.5.28 and 3.6.9), so a "
+                "restricted user's commit is never nested"
             )
         success = nest_ops(self.success, len(compares))
         if success is None:

@@ -446,7 +446,7 @@ class EtcdStore(DelegatedReads, Store):
         if plan is None:
             return
         snapshot = base.revision()
-        request = plan.request(base.points, base.ranges, snapshot)
+        request = plan.request(base.points, base.ranges, snapshot, self._conn.may_nest)
         opts = self._conn.options
         with self._conn.budget() as budget_end:
             steps = commit_steps(
