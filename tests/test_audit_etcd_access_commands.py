@@ -23,7 +23,8 @@ from keyspace.cli import main
 from keyspace.errors import AccessDenied, TransactionTooLarge
 from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, start_cluster
 from keyspace.stores._etcd_proto import kv_pb2 as pb
-from keyspace.stores._etcd_versions import nested_txn_checked
+from keyspace.stores._etcd_versions import access_gaps, nested_txn_checked, watch_range_checked
+from keyspace.stores._etcd_watch import EtcdWatch
 from keyspace.stores.etcd import EtcdStore
 
 pytestmark = [pytest.mark.etcd, pytest.mark.timeout(120)]
@@ -174,6 +175,25 @@ def test_which_etcd_versions_check_nested_transactions(version: str, checked: bo
     assert nested_txn_checked(version) is checked
 
 
+@pytest.mark.parametrize(
+    ("version", "checked"),
+    [
+        ("3.4.42", False),
+        ("3.5.32", False),
+        ("3.5.33", True),
+        ("3.6.13", False),
+        ("3.6.14", True),
+        ("3.7.0", False),
+        ("3.7.1", True),
+        ("3.8.0", True),
+        ("x", False),
+    ],
+)
+def test_which_etcd_versions_check_open_ended_watches(version: str, checked: bool) -> None:
+    assert watch_range_checked(version) is checked
+    assert (len(access_gaps(version)) == 0) is (checked and nested_txn_checked(version))
+
+
 def test_a_restricted_users_commit_is_never_nested_where_the_server_would_not_check_it(
     cluster: LocalCluster,
 ) -> None:
@@ -219,6 +239,18 @@ def test_a_restricted_users_commit_is_never_nested_where_the_server_would_not_ch
                 read_outside = False
             assert read_outside is not checked
             assert conn.may_nest() is checked
+            # and with an open-ended watch from the first key of its grant
+            low = ks.store.etcd_range(*root.scheme.subtree_range(mine[:1]))[0]  # type: ignore[attr-defined]
+            watch = EtcdWatch(conn, (low, b"\x00"), len(prefix), [(b"", None)], None)
+            try:
+                assert watch.wait_started(10)
+                root.scope("zzz")[b"secret"] = b"z"  # a scope after acme's
+                event = watch.get(2)
+                assert (event is not None) is not watch_range_checked(version)
+            except AccessDenied:
+                assert watch_range_checked(version)
+            finally:
+                watch.close()
             with pytest.raises((AccessDenied, TransactionTooLarge)), ks.transaction() as tx:
                 other = tx.scope(*theirs)
                 for key in keys:

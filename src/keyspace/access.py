@@ -18,10 +18,14 @@ A keyspace opened with that user's credentials then works inside the scope; a
 read, write, scan, ``drop`` or ``scopes()`` outside it is refused by the server and
 raised as :class:`~keyspace.errors.AccessDenied`, with nothing changed — whatever
 client the user runs, on an etcd server that checks the permissions of nested
-transactions (3.4.42, 3.5.28, 3.6.9 and later): on an older one a client that
-sends a nested ``Txn`` reaches every key (CVE-2026-33343), so :func:`grant`
-warns (:class:`ServerAccessWarning`). keyspace itself never nests a restricted
-user's commit on such a server. :func:`revoke` takes one scope's permission away again, or,
+transactions (3.4.42, 3.5.28, 3.6.9 and later) and of open-ended watches (3.5.33,
+3.6.14, 3.7.1 and later): on an older one a client that sends a nested ``Txn``
+reaches every key (CVE-2026-33343), and one that watches from a key it may read
+to the end of the keys sees every change after it (CVE-2026-73499), so
+:func:`grant` warns (:class:`ServerAccessWarning`). keyspace itself never nests
+a restricted user's commit on such a server, and its watches ask for the
+scope's range only.
+:func:`revoke` takes one scope's permission away again, or,
 with no path, the whole role. Both need root credentials on the keyspace given.
 """
 
@@ -35,14 +39,15 @@ from ._bytes import prefix_end
 from .errors import StoreError
 from .keyspace import Keyspace
 from .schemes._base import Path
-from .stores._etcd_versions import NESTED_TXN_AUTH_FIXED, nested_txn_checked
+from .stores._etcd_versions import access_gaps
 
 __all__ = ["ServerAccessWarning", "grant", "permissions", "revoke", "role_name", "scope_permissions"]
 
 
 class ServerAccessWarning(UserWarning):
     """The etcd server does not enforce a grant against every client: its version
-    lets a restricted user reach any key through a nested transaction."""
+    lets a restricted user reach other keys through a nested transaction or an
+    open-ended watch (:func:`~keyspace.stores._etcd_versions.access_gaps`)."""
 
 
 def role_name(user: str) -> str:
@@ -109,23 +114,23 @@ def grant(
     roles = access.user_roles(user) or []
     if role not in roles:
         access.bind(user, role)
-    _warn_unchecked_nesting(store)
+    _warn_access_gaps(store)
     return list(access.permissions(role) or [])
 
 
-def _warn_unchecked_nesting(store: Any) -> None:
+def _warn_access_gaps(store: Any) -> None:
     """:class:`ServerAccessWarning` when the server answering ``status()`` does not
-    check the permissions of nested transactions. Cost: one ``Status`` call."""
+    enforce its roles against every client (:func:`access_gaps`). Cost: one
+    ``Status`` call."""
     version = str(store.status().get("version", ""))
-    if nested_txn_checked(version):
+    gaps = access_gaps(version)
+    if not gaps:
         return
-    fixed = ", ".join(".".join(map(str, v)) for v in NESTED_TXN_AUTH_FIXED)
     warnings.warn(
         ServerAccessWarning(
-            f"etcd {version or '(version unknown)'} at {store.url} does not check the key permissions of "
-            f"nested transactions (CVE-2026-33343, fixed in {fixed}): a client of a granted user "
-            "that sends a nested Txn can read and change every key. keyspace never sends one for "
-            "such a user, but other clients can; upgrade etcd for the grant to hold against them"
+            f"etcd {version or '(version unknown)'} at {store.url} does not hold a grant against every "
+            f"client of the user: {'; '.join(gaps)}. keyspace sends neither for such a user, but "
+            "other clients can; upgrade etcd for the grant to hold against them"
         ),
         stacklevel=3,
     )
