@@ -29,7 +29,7 @@ from _etcd import etcd_cluster, own_url
 
 import keyspace
 from keyspace import WatchEvent
-from keyspace.errors import WatchCompacted
+from keyspace.errors import StoreError, WatchCompacted
 from keyspace.stores._etcd_watch import EtcdWatch
 
 pytestmark = [pytest.mark.etcd, pytest.mark.timeout(60)]
@@ -55,7 +55,13 @@ def _compact(revision: int) -> None:
 
 
 def _revision(ks: keyspace.Keyspace) -> int:
-    return int(ks.store.status()["revision"])  # type: ignore[attr-defined]
+    """The cluster's current revision, read linearizably (a member's ``Status`` may
+    lag behind the last write)."""
+    snapshot = ks.store.snapshot()  # type: ignore[attr-defined]
+    try:
+        return int(snapshot.revision())
+    finally:
+        snapshot.end()
 
 
 def _events(w: Any, count: int, timeout: float = 10.0) -> list[WatchEvent]:
@@ -175,3 +181,20 @@ def test_a_watch_resumed_past_a_compaction_says_events_were_lost(
                 assert w.get(0.3) is None
     finally:
         conn.watch = stub._real
+
+
+def test_a_snapshot_or_transaction_whose_revision_was_compacted_says_so(ks: keyspace.Keyspace) -> None:
+    s = ks.scope("snap")
+    s.update({b"k%d" % i: b"v" for i in range(5)})
+    with ks.snapshot() as snap:
+        assert len(snap.scope("snap")) == 5
+        s[b"x"] = b"1"
+        _compact(_revision(ks))
+        with pytest.raises(StoreError, match=r"compacted away by the etcd cluster.*nothing was changed"):
+            list(snap.scope("snap").keys())
+    with pytest.raises(StoreError, match="compacted away"), ks.transaction() as tx:
+        assert tx.scope("snap").get(b"k1") == b"v"
+        s[b"y"] = b"2"
+        _compact(_revision(ks))
+        tx.scope("snap")[b"z"] = tx.scope("snap").get(b"k2") or b""
+    assert s.get(b"z") is None

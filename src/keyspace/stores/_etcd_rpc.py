@@ -248,6 +248,12 @@ def translate(exc: grpc.RpcError, what: str, attempts: int = 1) -> StoreError:
     text = f"{what}: etcd answered {name}: {detail}"
     if "request is too large" in detail:
         return _too_large(f"{text} (etcd accepts at most {MAX_REQUEST_BYTES} bytes per request)")
+    if "required revision has been compacted" in detail:
+        return StoreError(
+            f"{what}: the revision this snapshot, transaction or scan reads at has been compacted "
+            f"away by the etcd cluster (its history is kept only since the last compaction); nothing "
+            f"was changed: read again from a new snapshot or transaction ({name}: {detail})"
+        )
     if "too many operations in txn request" in detail:
         return _too_large(f"{text} (etcd accepts at most {MAX_TXN_OPS} operations per transaction)")
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in detail:
