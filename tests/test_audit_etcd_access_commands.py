@@ -198,7 +198,7 @@ def test_a_restricted_users_commit_is_never_nested_where_the_server_would_not_ch
     cluster: LocalCluster,
 ) -> None:
     """etcd before 3.4.42 / 3.5.28 / 3.6.9 does not check the permissions of the
-    operations inside a nested ``Txn`` (CVE-2026-33343). A commit of more than 128
+    operations inside a nested ``Txn`` (GHSA-rfx7-8w68-q57q). A commit of more than 128
     deletes is nested to stay one ``Txn``; for a restricted user on such a server
     it is not, so a transaction deleting another scope's keys is refused whole
     (before nesting was restricted that way, it deleted them all), and a delete
@@ -215,7 +215,7 @@ def test_a_restricted_users_commit_is_never_nested_where_the_server_would_not_ch
         if checked:
             access.grant(root, mine[:1], user=user, password="pw")
         else:
-            with pytest.warns(access.ServerAccessWarning, match="CVE-2026-33343"):
+            with pytest.warns(access.ServerAccessWarning, match="GHSA-rfx7-8w68-q57q"):
                 access.grant(root, mine[:1], user=user, password="pw")
         before = _theirs(root, theirs)
         tenant_url = _url(cluster, user, "pw", prefix)
@@ -270,4 +270,4 @@ def test_a_restricted_users_commit_is_never_nested_where_the_server_would_not_ch
             ]
         )
         assert code == 0
-        assert ("warning:" in err and "CVE-2026-33343" in err) is not checked
+        assert ("warning:" in err and "GHSA-rfx7-8w68-q57q" in err) is not checked

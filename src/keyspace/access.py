@@ -20,8 +20,8 @@ raised as :class:`~keyspace.errors.AccessDenied`, with nothing changed — whate
 client the user runs, on an etcd server that checks the permissions of nested
 transactions (3.4.42, 3.5.28, 3.6.9 and later) and of open-ended watches (3.5.33,
 3.6.14, 3.7.1 and later): on an older one a client that sends a nested ``Txn``
-reaches every key (CVE-2026-33343), and one that watches from a key it may read
-to the end of the keys sees every change after it (CVE-2026-73499), so
+reaches every key (GHSA-rfx7-8w68-q57q), and one that watches from a key it may read
+to the end of the keys sees every change after it (GHSA-xg4h-6gfc-h4m8), so
 :func:`grant` warns (:class:`ServerAccessWarning`). keyspace itself never nests
 a restricted user's commit on such a server, and its watches ask for the
 scope's range only.

@@ -301,7 +301,7 @@ class CommitPlan:
             raise TransactionTooLarge(
                 f"commit: the transaction needs {len(self.success)} operations; etcd accepts at most "
                 f"{MAX_TXN_OPS} per transaction, and this etcd server does not check the key permissions "
-                "of nested transactions (CVE-2026-33343, fixed in 3.4.42, 3.5.28 and 3.6.9), so a "
+                "of nested transactions (GHSA-rfx7-8w68-q57q, fixed in 3.4.42, 3.5.28 and 3.6.9), so a "
                 "restricted user's commit is never nested"
             )
         success = nest_ops(self.success, len(compares))

@@ -13,12 +13,12 @@ __all__ = [
 
 NESTED_TXN_AUTH_FIXED = ((3, 4, 42), (3, 5, 28), (3, 6, 9))
 """The first etcd release of each line that checks the key permissions of the
-operations inside nested transactions (CVE-2026-33343); 3.7 and later do."""
+operations inside nested transactions (GHSA-rfx7-8w68-q57q); 3.7 and later do."""
 
 WATCH_AUTH_FIXED = ((3, 5, 33), (3, 6, 14), (3, 7, 1))
 """The first etcd release of each line that checks an open-ended Watch (``range_end``
 ``00``: from a key to the end) against the whole range it watches, not only its
-first key (CVE-2026-73499); 3.8 and later do, no 3.4 release does."""
+first key (GHSA-xg4h-6gfc-h4m8); 3.8 and later do, no 3.4 release does."""
 
 
 def _version(text: str) -> tuple[int, int, int] | None:
@@ -59,11 +59,13 @@ def access_gaps(version: str) -> list[str]:
     gaps = []
     if not nested_txn_checked(version):
         fixed = ", ".join(".".join(map(str, v)) for v in NESTED_TXN_AUTH_FIXED)
-        gaps.append(f"a nested Txn reads and changes any key, unchecked (CVE-2026-33343, fixed in {fixed})")
+        gaps.append(
+            f"a nested Txn reads and changes any key, unchecked (GHSA-rfx7-8w68-q57q, fixed in {fixed})"
+        )
     if not watch_range_checked(version):
         fixed = ", ".join(".".join(map(str, v)) for v in WATCH_AUTH_FIXED)
         gaps.append(
             "a Watch from any key the user may read to the end of the keys sees every change "
-            f"after that key (CVE-2026-73499, fixed in {fixed}; in no 3.4 release)"
+            f"after that key (GHSA-xg4h-6gfc-h4m8, fixed in {fixed}; in no 3.4 release)"
         )
     return gaps
