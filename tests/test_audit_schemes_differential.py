@@ -60,7 +60,11 @@ SCHEMES: dict[str, tuple[Callable[[], Scheme], list[tuple[Any, ...]]]] = {
         [(b"a", b"b"), (b"a", b"bc"), (b"ab", b"b"), (b"", b"")],
     ),
     "delimited-1": (lambda: Delimited("|"), [(b"a",), (b"ab",), (b"",), (b"a:",)]),
+    "length-prefixed-leaf-depth": (LengthPrefixed, DEPTH2),
 }
+LEAF_DEPTH = {"length-prefixed-leaf-depth": 2}
+"""Keyspaces opened with ``leaf_depth=`` (LengthPrefixed: every leaf at that depth,
+no layout records)."""
 
 STORES: dict[str, Callable[[str], str]] = {
     "memory": lambda d: "memory:",
@@ -257,10 +261,16 @@ def _nested(handle: Any, path: tuple[Any, ...]) -> Any:
 
 class Runner:
     def __init__(
-        self, ks: keyspace.Keyspace, model: Model, ancestors: list[tuple[Any, ...]], keys: list[bytes]
+        self,
+        ks: keyspace.Keyspace,
+        model: Model,
+        ancestors: list[tuple[Any, ...]],
+        keys: list[bytes],
+        leaf_depth: int | None = None,
     ) -> None:
         self.ks = ks
         self.keys = keys
+        self.leaf_depth = leaf_depth  # reopened with the depth it was opened with
         self.model = model
         self.ancestors = ancestors
         self.records = {
@@ -458,7 +468,9 @@ class Runner:
                 self.check_all(snap, before)
                 self.run_read(snap, before, read)
         elif kind == "reopen":
-            self.ks = keyspace.attach(self.ks.store, scheme=self.ks.scheme, close_store=False)
+            self.ks = keyspace.attach(
+                self.ks.store, scheme=self.ks.scheme, close_store=False, leaf_depth=self.leaf_depth
+            )
         else:
             self.run_point(self.ks, model, call)
         self.check_all(self.ks, self.model)
@@ -504,8 +516,9 @@ def test_every_scheme_answers_as_the_model(scheme_name: str, store: str, workdir
         d = tempfile.mkdtemp(dir=workdir)
         try:
             scheme = make_scheme()
-            with keyspace.open(STORES[store](d), scheme=scheme) as ks:
-                runner = Runner(ks, Model(scheme, paths), anc, keys)
+            leaf_depth = LEAF_DEPTH.get(scheme_name)
+            with keyspace.open(STORES[store](d), scheme=scheme, leaf_depth=leaf_depth) as ks:
+                runner = Runner(ks, Model(scheme, paths), anc, keys, leaf_depth)
                 for call in script:
                     runner.run(call)
         finally:
