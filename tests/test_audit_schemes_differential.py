@@ -418,8 +418,8 @@ class Runner:
             anc = self.ancestors[j]
             want = model.children(anc)
             got = handle.scope(*anc).scopes()
-            norm = got if isinstance(self.ks.scheme, ScopeHash) else [component_bytes(c) for c in got]
-            assert sorted(norm, key=repr) == sorted(want, key=repr), anc
+            norm = [component_bytes(c) for c in got]  # str names are their UTF-8 bytes
+            assert sorted(norm) == sorted(component_bytes(c) for c in want), anc
             assert len(got) == len(set(norm)), anc
             # stored order: the order of the children's prefixes
             prefix = self.ks.scheme.prefix
