@@ -12,6 +12,7 @@ from ..keyspace import Keyspace
 from ..scope import Scope
 from ..stores import ReadView
 from ._console import Ticker, err, out
+from ._created import removed_on_failure
 from ._open import one_state, opened
 from ._options import depth_option, scheme_option, separator_option
 from ._walk import Entry, KeyReader, walk
@@ -147,6 +148,7 @@ def copy_all(
     depth: int | None = None,
     keep_bytes: bool = False,
     view: ReadView | None = None,
+    tally: Tally | None = None,
 ) -> Tally:
     """Copy every scope key of ``src`` into ``dst`` in batches of at most ``batch``
     keys, each one transaction of ``dst``. Two scans of ``src`` (of ``view``, a
@@ -158,13 +160,15 @@ def copy_all(
 
     Raises :class:`KeyspaceError` for a source key that does not decode or a
     scopehash scope whose name the source's registry does not hold; batches
-    written before stay, and a re-run continues from them."""
+    written before stay, and a re-run continues from them. ``tally`` (a new one
+    when not given) counts as the batches commit, so a caller sees what was
+    written also when the copy fails part way."""
     source = src.store if view is None else view
     reader = KeyReader(src.scheme, depth, source)
     convert = _path_converter(src, dst, keep_bytes)
     size = max(1, min(batch, dst.batch_limit - 2))
     total = check_no_merge(src, dst, KeyReader(src.scheme, depth, source), convert, source)
-    tally = Tally()
+    tally = Tally() if tally is None else tally
     pending: list[Entry] = []
     with Ticker("copying keys", total if err().is_terminal else None) as ticker:
         for item in walk(source, reader):
@@ -202,7 +206,9 @@ Examples:
 Resuming: every batch is one atomic transaction on DST and a key already in
 DST with the same value is skipped, so after an interruption run the same
 command again: it re-reads SRC, writes only what is missing or different, and
-reports how many keys it left unchanged. Nothing is deleted from DST.
+reports how many keys it left unchanged. Nothing is deleted from DST. A
+DST the command created is removed again when the command fails before its
+first batch commits (a refused copy leaves no empty store behind).
 
 \b
 Needs more information: length-prefixed and naive keys do not record their
@@ -248,16 +254,22 @@ def migrate(
         one_state(source.keyspace.store) as view,
     ):
         refuse_ambiguous(source.keyspace, view)  # before DST is opened (and perhaps created)
-        with opened(dst, to_scheme, create=True, writing=True) as target:
+        tally = Tally()
+        # A copy that fails before its first batch commits leaves no store it created.
+        with (
+            removed_on_failure(dst, wrote=lambda: tally.batches > 0),
+            opened(dst, to_scheme, create=True, writing=True) as target,
+        ):
             err().print(f"from {source.keyspace.url}: {source.how}", markup=False)
             err().print(f"to   {target.keyspace.url}: {target.how}", markup=False)
-            tally = copy_all(
+            copy_all(
                 source.keyspace,
                 target.keyspace,
                 batch=batch,
                 depth=depth,
                 keep_bytes=keep_bytes_names,
                 view=view,
+                tally=tally,
             )
     out().print(
         f"{tally.total:,} keys read: {tally.new:,} copied, {tally.updated:,} overwritten, "
