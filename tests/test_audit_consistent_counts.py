@@ -73,3 +73,51 @@ def test_len_counts_whole_batches_while_they_commit(engine: str, name: str, tmp_
             thread.join(timeout=60)
         assert counts[0] > 0
         assert torn == [], f"{len(torn)} of {counts[0]} counts saw part of a batch: {torn[:5]}"
+
+
+@pytest.mark.parametrize("name", ["sublevel", "asciihex"])
+@pytest.mark.parametrize("engine", ["lmdb", "sqlite"])
+def test_async_len_counts_whole_batches_while_they_commit(engine: str, name: str, tmp_path: Path) -> None:
+    """The async ``len`` of a scope read in pieces (two own ranges, or a paged scan)
+    counts one state of the store too, outside a transaction."""
+    import asyncio
+
+    from keyspace.aio import AsyncKeyspace
+
+    make, path = SCHEMES[name]
+    ks = keyspace.open(URLS[engine].format(tmp_path), scheme=make())
+    ks.scope(*path)[b"seed"] = b"0"
+    torn: list[int] = []
+    done = threading.Event()
+
+    def writer() -> None:
+        try:
+            for r in range(6):
+                batch = {(b" " if i % 2 else b"r") + b"%d-%05d" % (r, i): b"v" for i in range(N)}
+                ks.scope(*path).update(batch)
+                if r % 3 == 2:
+                    ks.scope(*path).clear_range(start=b" ", stop=b"s")
+        finally:
+            done.set()
+
+    async def main() -> int:
+        async with AsyncKeyspace(ks) as aks:
+            scope = aks.scope(*path)
+            thread = threading.Thread(target=writer)
+            thread.start()
+            counted = 0
+            try:
+                for _ in range(1_000_000):  # bounded; ends when the writer is done
+                    if done.is_set():
+                        break
+                    n = await scope.len()
+                    counted += 1
+                    if (n - 1) % N:
+                        torn.append(n)
+            finally:
+                await asyncio.to_thread(thread.join, 60)
+            return counted
+
+    counted = asyncio.run(main())
+    assert counted > 0
+    assert torn == [], f"{len(torn)} of {counted} counts saw part of a batch: {torn[:5]}"

@@ -835,14 +835,19 @@ class Scope(MutableMapping[Any, Any]):
         built) cuts to the own keys. Outside a transaction or snapshot, a count of
         several reads (several own ranges, or a scan read in pages) reads one
         snapshot of the store, so it never counts part of a batch."""
-        ranges = self._stored_ranges(None, None, True, False, None)[0] if self._layout.exact else None
         store = self._state.store
-        if (ranges is None or len(ranges) > 1) and self._view is store and store.capabilities.snapshots:
+        if self._counted_in_pieces() and self._view is store and store.capabilities.snapshots:
             return self._in_one(self._ks.snapshot(), "__len__")  # type: ignore[no-any-return]
-        if ranges is None:
+        if not self._layout.exact:
             return sum(map(len, self._chunks(keys=True)))
+        ranges = self._stored_ranges(None, None, True, False, None)[0]
         view = self._data
         return sum(view.count(lo, hi) for lo, hi in ranges)
+
+    def _counted_in_pieces(self) -> bool:
+        """Whether ``len`` reads the store more than once: several own ranges, or a
+        layout whose range holds other scopes' keys too (a scan, read in pages)."""
+        return not self._layout.exact or len(self._ranges) > 1
 
     def __bool__(self) -> bool:
         return next(self._chunks(limit=1, decode=False, keys=True), None) is not None

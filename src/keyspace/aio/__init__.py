@@ -199,7 +199,14 @@ class AsyncScope:
         return await self._run(lambda s: s.scopes())
 
     async def len(self) -> int:
-        """The number of own keys (``len(s)``; one scan)."""
+        """The number of own keys (``len(s)``). Outside a transaction, a count of
+        several reads (several own ranges, or a scan read in pages) runs in one
+        snapshot of the store, as the synchronous ``len``: it never counts part of
+        a batch."""
+        ctx = self._ctx
+        if ctx.tx is None and self.sync._counted_in_pieces() and ctx.aks.store.capabilities.snapshots:
+            async with ctx.aks.snapshot() as snap:
+                return await snap.scope(*self.path, key=self._key, value=self._value).len()
         return await self._run(len)
 
     # -- ranged reads -----------------------------------------------------------------
