@@ -371,3 +371,20 @@ def test_the_cli_put_and_delete_change_nothing_on_a_fault(db: Path) -> None:
         assert "Traceback" not in proc.stderr
     with keyspace.open(url) as ks:
         assert _raw(ks) == before
+
+
+@pytest.mark.parametrize("name", [n for n in SCHEMES if n != "delimited"])  # (a delimited root: LayoutError)
+def test_a_root_drop_failing_part_way_changes_nothing(db: Path, name: str) -> None:
+    """The root's drop spans every scope (ScopeHash: one range per registered name);
+    a delete that fails in the last scope leaves every scope as it was."""
+    _, path, sibling = SCHEMES[name]
+    with _keyspace(db, name) as ks:
+        ks.scope(*path).update({b"a": b"1", b"b": b"2"})
+        ks.scope(*sibling).update({b"y": b"1", b"z": FRAGILE})
+        before = _raw(ks)
+        _expect_refused(lambda: ks.scope().drop())
+        assert _raw(ks) == before
+        with contextlib.suppress(StoreError), ks.transaction() as tx:
+            _expect_refused(lambda: tx.scope().drop())
+            tx.scope(*path)[b"c"] = b"3"
+        assert _raw(ks) == before
