@@ -29,7 +29,17 @@ from typing import Any
 import pytest
 
 import keyspace
-from keyspace.collections import COSMWASM, TUPLE, Deque, IndexedMap, Layout, MultiIndex, UniqueIndex
+from keyspace.collections import (
+    COSMWASM,
+    TUPLE,
+    Deque,
+    IndexedMap,
+    Layout,
+    MultiIndex,
+    SnapshotItem,
+    SnapshotMap,
+    UniqueIndex,
+)
 from keyspace.errors import StoreError
 from keyspace.schemes import (
     AsciiHex,
@@ -366,7 +376,8 @@ def test_the_cli_put_and_delete_change_nothing_on_a_fault(db: Path) -> None:
         before = _raw(ks)
     put = run("put", url, "a", "--key", "n", "--value", POISON.decode(), ok=False)
     delete = run("delete", url, "a", "--key", "k", ok=False)
-    for proc in (put, delete):
+    drop = run("delete", url, "a", "--drop", ok=False)
+    for proc in (put, delete, drop):
         assert proc.returncode == 1 and proc.stderr.startswith("error: ") and "injected fault" in proc.stderr
         assert "Traceback" not in proc.stderr
     with keyspace.open(url) as ks:
@@ -387,4 +398,74 @@ def test_a_root_drop_failing_part_way_changes_nothing(db: Path, name: str) -> No
         with contextlib.suppress(StoreError), ks.transaction() as tx:
             _expect_refused(lambda: tx.scope().drop())
             tx.scope(*path)[b"c"] = b"3"
+        assert _raw(ks) == before
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_snapshot_map_save_and_remove_failing_at_each_write(
+    app: keyspace.Keyspace, db: Path, layout: Layout
+) -> None:
+    m = SnapshotMap(app.scope("app"), "primary", "cp", "cl", key="str", layout=layout)
+    m.save("k", 1, height=1)
+
+    def save(tx: keyspace.Transaction | None) -> None:  # the change set, then the value
+        (m if tx is None else m.using(tx)).save("k", 2, height=5)
+
+    assert _swept(app, db, save) >= 2
+    assert m.load("k") == 2 and m.may_load_at_height("k", 5) == 1
+
+    item = SnapshotItem(app.scope("app"), "item", "icp", "icl", layout=layout)
+
+    def save_item(tx: keyspace.Transaction | None) -> None:
+        (item if tx is None else item.using(tx)).save(3, height=7)
+
+    assert _swept(app, db, save_item) >= 2
+    assert item.load() == 3
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_indexed_map_remove_failing_at_its_index_entries(app: keyspace.Keyspace, layout: Layout) -> None:
+    users = IndexedMap(
+        app.scope("app"),
+        "users",
+        key="str",
+        layout=layout,
+        indexes={"email": UniqueIndex(lambda u: u["email"], "email", key="str")},
+    )
+    users.save("alice", {"email": "a@x", "team": FRAGILE.decode()})  # the record's delete fails
+    users.save("bob", {"email": "b@x", "team": "red"})
+
+    def remove(tx: keyspace.Transaction | None) -> None:  # the index entry first, or the record
+        (users if tx is None else users.using(tx)).remove("alice")
+
+    _collection_op(app, remove)
+    assert users.index("email").load("a@x") == ("alice", {"email": "a@x", "team": FRAGILE.decode()})
+
+
+# -- another writer holds the lock: every write waits its busy timeout, then fails whole -----
+
+LOCKED_WRITES = {**WRITES, **{f"first-{op}": call for op, call in FIRST_WRITES.items()}}
+
+
+@pytest.mark.parametrize("op", list(LOCKED_WRITES))
+@pytest.mark.parametrize("name", ["tuple", "scopehash"])
+def test_a_write_while_another_process_holds_the_lock_changes_nothing(db: Path, name: str, op: str) -> None:
+    make, path, sibling = SCHEMES[name]
+    with _keyspace(db, name) as ks:
+        _fill(ks, path, sibling)
+        ks.store.write([(k, b"plain") for k, v in _raw(ks) if FRAGILE in v])  # no injected fault here
+        target = path if not op.startswith("first-") else (*sibling[:-1], "new")
+        before = _raw(ks)
+    holder = sqlite3.connect(db, isolation_level=None, timeout=30)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        with keyspace.open(f"sqlite://{db}", scheme=make(), timeout=0.05) as ks:
+            with pytest.raises(StoreError, match="stayed locked"):
+                LOCKED_WRITES[op](ks.scope(*target))
+            with pytest.raises(StoreError, match="stayed locked"), ks.transaction() as tx:
+                tx.scope(*sibling)[b"x"] = b"1"
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with _keyspace(db, name) as ks:
         assert _raw(ks) == before
