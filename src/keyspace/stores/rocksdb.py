@@ -321,7 +321,14 @@ class RocksDBStore(BatchedWrites, Store):
         for view in list(self._views):
             view.close()  # drops the rocksdict iterator that would keep the lock
         self._views = weakref.WeakSet()
-        db.close()
+        try:
+            db.close()
+        except Exception as exc:  # it is closed all the same: the lock is released
+            # After a failed write (a full disk) RocksDB reports that error again here.
+            raise StoreError(
+                f"closing {self.url}: RocksDB reports an earlier failed write ({exc}); the store is "
+                "closed, and every write that returned before the failure is kept"
+            ) from exc
 
     def __repr__(self) -> str:
         return f"RocksDBStore({self._path!r})"
