@@ -469,3 +469,42 @@ def test_a_write_while_another_process_holds_the_lock_changes_nothing(db: Path, 
         holder.close()
     with _keyspace(db, name) as ks:
         assert _raw(ks) == before
+
+
+# -- the asyncio face runs the same transactions ------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["tuple", "scopehash", "length-prefixed"])
+def test_async_writes_failing_part_way_never_half_commit(db: Path, name: str) -> None:
+    import asyncio
+
+    import keyspace.aio
+
+    make, path, sibling = SCHEMES[name]
+    with _keyspace(db, name) as ks:
+        _fill(ks, path, sibling)
+        before = _raw(ks)
+
+    async def main() -> None:
+        aks = await keyspace.aio.open(f"sqlite://{db}", scheme=make())
+        try:
+            scope = aks.scope(*path)
+            for call in (
+                lambda s: s.update({b"x": b"1", b"y": b"2", b"z": POISON}),
+                lambda s: s.clear(),
+                lambda s: s.pop(b"b"),
+                lambda s: s.drop(),
+            ):
+                with pytest.raises(StoreError, match="injected fault"):
+                    await call(scope)
+                with contextlib.suppress(StoreError):
+                    async with aks.transaction() as tx:
+                        await tx.scope(*sibling).put(b"before", b"1")
+                        with pytest.raises(StoreError, match="injected fault"):
+                            await call(tx.scope(*path))
+        finally:
+            await aks.close()
+
+    asyncio.run(main())
+    with _keyspace(db, name) as ks:
+        assert _raw(ks) == before
