@@ -116,3 +116,24 @@ def test_a_put_that_succeeds_creates_the_store(tmp_path: Path) -> None:
     assert _listing(tmp_path) == ["env", "new.ldb", "new.lmdb", "new.rdb", "new.sqlite"]
     with keyspace.open(STORES["sqlite"](tmp_path), create=False) as ks:
         assert ks.scope("a")[b"k"] == b"v"
+
+
+def test_a_put_that_wrote_keeps_its_new_store_when_closing_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from keyspace.errors import StoreError
+    from keyspace.stores.sqlite import SQLiteStore
+
+    real = SQLiteStore.close
+
+    def close(self: SQLiteStore) -> None:
+        real(self)
+        raise StoreError("injected: closing failed")
+
+    monkeypatch.setattr(SQLiteStore, "close", close)
+    url = STORES["sqlite"](tmp_path)
+    with pytest.raises(StoreError, match="injected"):
+        _put(url, "a", "--key", "k", "--value", "v")
+    monkeypatch.undo()
+    with keyspace.open(url, create=False) as ks:
+        assert ks.scope("a")[b"k"] == b"v"

@@ -151,12 +151,14 @@ def put(
     leaves no store it created."""
     scope_path = parse_path(path)
     value = sys.stdin.buffer.read() if value_text == "-" else value_from_text(value_text, fmt)
+    written: list[bool] = []
     with (
-        removed_on_failure(url, wrote=lambda: False),
+        removed_on_failure(url, wrote=lambda: bool(written)),
         opened(url, scheme, create=True, writing=True, separator=separator, depth=depth) as op,
     ):
         ks = op.keyspace
         ks.scope(*scope_path)[_key(ks, key_text, fmt)] = value
+        written.append(True)  # a failure after it (closing) keeps the store and the key
 
 
 @click.command(
