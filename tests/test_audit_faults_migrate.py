@@ -229,3 +229,41 @@ def test_a_destination_whose_parent_is_missing_creates_nothing(tmp_path: Path) -
         _migrate(src, str(tmp_path / "missing" / "dst.lmdb"))
     assert not (tmp_path / "missing").exists()
     assert sorted(os.listdir(tmp_path)) == ["src.lmdb"]
+
+
+@pytest.mark.parametrize("engine", ["lmdb", "sqlite"])
+def test_a_store_another_command_wrote_meanwhile_is_not_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: str
+) -> None:
+    """Two commands create the same new store; the one that fails before writing
+    leaves the other's key where it is."""
+    src = _source(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    dst = DESTINATIONS[engine](out)
+
+    def other_command_then_fault(*args: Any) -> None:
+        run("put", dst, "s", "--key", "other", "--value", "written by another command")
+        raise StoreError("injected: the disk went away")
+
+    monkeypatch.setattr(migrate_cmd, "_write_batch", other_command_then_fault)
+    with pytest.raises(StoreError, match="injected"):
+        _migrate(src, dst, "--batch", "10")
+    with keyspace.open(dst, create=False) as ks:
+        assert dict(ks.scope("s").items()) == {b"other": b"written by another command"}
+
+
+def test_a_leveldb_store_another_process_holds_is_not_removed(tmp_path: Path) -> None:
+    from keyspace.cli import _created
+
+    dst = f"leveldb://{tmp_path / 'dst.ldb'}"
+    holder = None
+    try:
+        failing = _created.removed_on_failure(dst, wrote=lambda: False)
+        with pytest.raises(StoreError, match="injected"), failing:
+            holder = open_store(dst)  # (as another process would: LevelDB takes one opener)
+            raise StoreError("injected: this command failed")
+        assert (tmp_path / "dst.ldb").is_dir()
+    finally:
+        if holder is not None:
+            holder.close()

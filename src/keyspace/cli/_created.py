@@ -15,7 +15,9 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from ..errors import StoreError
 from ..keyspace import _local_path
+from ..stores import open_store
 from ._heed import HEED_URL
 
 __all__ = ["local_path", "removed_on_failure"]
@@ -53,14 +55,35 @@ def _remove(path: str) -> None:
             os.unlink(path)
 
 
+def _holds_nothing(url: str) -> bool:
+    """Whether no other process has written into the store at ``url`` or holds it
+    open where its engine allows one process (LevelDB, RocksDB): another command
+    may have created the same new store meanwhile, and its data is not this
+    command's to remove. A store that cannot be opened for another reason (a full
+    disk) holds nothing of anyone's."""
+    if url.startswith(HEED_URL):
+        return True  # an environment of named databases: no one store to look into
+    try:
+        with open_store(url) as store:
+            return next(iter(store.scan(b"", None, limit=1)), None) is None
+    except StoreError as exc:
+        return "already open" not in str(exc) and "lock" not in str(exc).lower()
+    except Exception:
+        return False
+
+
 @contextmanager
 def removed_on_failure(url: str, wrote: Callable[[], bool]) -> Iterator[None]:
     """Run the block; when it raises (any exception, an interrupt too) and
     ``wrote()`` says it wrote nothing into the store at ``url``, remove what the
     block created there: the store's path if it did not exist before (with the
     files an engine keeps beside it), or the entries of a folder that was empty
-    before. The block's exception is raised as it was. Nothing that existed
-    before the block is touched. Cost: a few ``stat`` calls and a listing."""
+    before — unless the store now holds keys or another process holds it open
+    (another command created the same store meanwhile). The block's exception is
+    raised as it was. Nothing that existed before the block is touched. Cost: a
+    few ``stat`` calls and a listing; after a failure, one open and one short scan.
+    (A process that opened the same new store and has not written yet is not
+    seen.)"""
     path = local_path(url)
     if path is None:
         yield
@@ -71,7 +94,7 @@ def removed_on_failure(url: str, wrote: Callable[[], bool]) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        if not wrote():
+        if (created or empty_folder) and not wrote() and _holds_nothing(url):
             if empty_folder:
                 for name in os.listdir(path):
                     _remove(os.path.join(path, name))
