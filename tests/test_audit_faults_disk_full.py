@@ -4,7 +4,9 @@ On a small tmpfs (the fixture of ``test_disk_full``: root only, skipped elsewher
 nearly filled by a ballast file:
 
 - RocksDB: ``update`` batches until the disk refuses one, with a
-  :class:`StoreError` saying the disk is full; closing the store afterwards
+  :class:`StoreError` saying the disk is full (and, as RocksDB keeps refusing
+  writes of that handle once space is free again, that the store must be
+  reopened); closing the store afterwards
   (RocksDB then reports its writer's earlier error) raises a named error too, and
   a ``with`` block that the disk-full error leaves ends with that error, not with
   the close's; once the ballast is gone the reopened store holds every batch
@@ -45,13 +47,17 @@ def test_rocksdb_batches_on_a_full_disk_are_whole_and_close_names_the_error(disk
     with pytest.raises(StoreError, match=r"disk .* is full"):
         _batches_until_full(ks, acked)
     assert len(ks.scope("a")) == len(acked)  # reads still answer
+    ballast.unlink()
+    with pytest.raises(StoreError, match="close and reopen"):  # RocksDB's error sticks to the handle
+        ks.scope("a")[b"after"] = b"space is free again"
     try:
         ks.close()
     except Exception as exc:  # RocksDB reports the earlier failed write again
         assert isinstance(exc, KeyspaceError), f"{type(exc).__module__}.{type(exc).__name__}: {exc}"
-    ballast.unlink()
     with keyspace.open(url) as again:
         assert dict(again.scope("a").items()) == acked
+        again.scope("a")[b"after"] = b"reopened"
+        assert again.scope("a")[b"after"] == b"reopened"
 
 
 def test_a_with_block_ended_by_a_full_disk_raises_the_disk_full_error(disk: Path) -> None:  # noqa: F811

@@ -169,7 +169,11 @@ class RocksDBStore(BatchedWrites, Store):
         """Translate a rocksdict exception into a keyspace error."""
         text = str(exc)
         if "No space left" in text:
-            return StoreError(f"the disk holding {self.url} is full (no space left on device): {text}")
+            return StoreError(
+                f"the disk holding {self.url} is full (no space left on device; nothing of the failed "
+                f"write was applied, and RocksDB refuses further writes of this open store: free some "
+                f"space, then close and reopen it): {text}"
+            )
         if "Corruption" in text:
             return StoreError(f"{self.url} is a corrupt RocksDB store: {text}")
         if "Permission denied" in text:
