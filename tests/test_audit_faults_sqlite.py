@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import keyspace
 from keyspace.collections import (
@@ -508,3 +511,78 @@ def test_async_writes_failing_part_way_never_half_commit(db: Path, name: str) ->
     asyncio.run(main())
     with _keyspace(db, name) as ks:
         assert _raw(ks) == before
+
+
+# -- any transaction of writes, with its n-th insert failing ---------------------------------
+
+_OP = st.one_of(
+    st.tuples(st.just("set"), st.integers(0, 1), st.binary(min_size=1, max_size=3), st.binary(max_size=3)),
+    st.tuples(
+        st.just("update"),
+        st.integers(0, 1),
+        st.dictionaries(st.binary(min_size=1, max_size=3), st.binary(max_size=3), max_size=4),
+    ),
+    st.tuples(st.just("discard"), st.integers(0, 1), st.binary(min_size=1, max_size=3)),
+    st.tuples(st.just("pop"), st.integers(0, 1), st.binary(min_size=1, max_size=3)),
+    st.tuples(st.just("clear"), st.integers(0, 1)),
+)
+
+
+def _run_op(scope: Any, op: tuple[Any, ...]) -> None:
+    kind = op[0]
+    if kind == "set":
+        scope[op[2]] = op[3]
+    elif kind == "update":
+        scope.update(op[2])
+    elif kind == "discard":
+        scope.discard(op[2])
+    elif kind == "pop":
+        scope.pop(op[2], None)
+    else:
+        scope.clear()
+
+
+@settings(max_examples=40)
+@given(
+    name=st.sampled_from(["tuple", "scopehash", "length-prefixed", "asciihex"]),
+    ops=st.lists(_OP, min_size=1, max_size=8),
+    fail_at=st.one_of(st.none(), st.integers(0, 12)),
+)
+def test_any_transaction_with_a_failing_insert_commits_all_or_nothing(
+    name: str, ops: list[tuple[Any, ...]], fail_at: int | None
+) -> None:
+    """A transaction of random writes over two scopes, whose ``fail_at``-th insert
+    fails while the caller catches every error and goes on: the store holds
+    either exactly what it held before or (no insert failed) exactly what the
+    same transaction leaves in a memory store."""
+    make, path, sibling = SCHEMES[name]
+    paths = (path, sibling)
+    seed = {b"a": b"1", b"b": b"2"}
+    with tempfile.TemporaryDirectory() as folder:
+        db = Path(folder) / "store.sqlite"
+        reference = keyspace.open("memory:", scheme=make())
+        with keyspace.open(f"sqlite://{db}", scheme=make()) as ks:
+            for p in paths:
+                ks.scope(*p).update(seed)
+                reference.scope(*p).update(seed)
+            before = _raw(ks)
+            _fail_insert(db, -1 if fail_at is None else fail_at)
+            failed = False
+            try:
+                with ks.transaction() as tx:
+                    for op in ops:
+                        try:
+                            _run_op(tx.scope(*paths[op[1]]), op)
+                        except StoreError:
+                            failed = True
+            except StoreError:
+                failed = True
+            _fail_insert(db, -1)
+            if failed:
+                assert _raw(ks) == before
+            else:
+                with reference.transaction() as tx:
+                    for op in ops:
+                        _run_op(tx.scope(*paths[op[1]]), op)
+                assert _raw(ks) == _raw(reference)
+        reference.close()
