@@ -267,3 +267,28 @@ def test_a_leveldb_store_another_process_holds_is_not_removed(tmp_path: Path) ->
     finally:
         if holder is not None:
             holder.close()
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        lambda d: (f"sqlite://{d / 'a.db'}", f"sqlite://{d / 'x' / '..' / 'a.db'}"),
+        lambda d: (f"sqlite://{d / 'a.db'}", f"sqlite://{d / 'link.db'}"),
+        lambda d: (str(d / "a.lmdb"), f"lmdb://{d / 'a.lmdb'}"),
+        lambda d: (str(d / "a.lmdb"), f"{d / 'a.lmdb'}/"),
+    ],
+    ids=["dot-dot", "symlink", "bare-path-and-url", "trailing-slash"],
+)
+def test_a_store_spelled_two_ways_is_refused_as_its_own_destination(tmp_path: Path, spelling: Any) -> None:
+    """A copy of a store into itself under another scheme would mix two schemes'
+    keys in one store (one that records no scheme, like sublevel's)."""
+    (tmp_path / "x").mkdir()
+    src, dst = spelling(tmp_path)
+    with keyspace.open(src, scheme="sublevel") as ks:
+        ks.scope("t")[b"k"] = b"v"
+    if "link" in dst:
+        (tmp_path / "link.db").symlink_to(tmp_path / "a.db")
+    before = _raw(src)
+    with pytest.raises(KeyspaceError, match="the same store"):
+        _migrate(src, dst, "--from-scheme", "sublevel", "--to-scheme", "tuple")
+    assert _raw(src) == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,8 @@ from ..keyspace import Keyspace
 from ..scope import Scope
 from ..stores import ReadView
 from ._console import Ticker, err, out
-from ._created import removed_on_failure
+from ._created import local_path, removed_on_failure
+from ._heed import HEED_URL
 from ._open import one_state, opened
 from ._options import depth_option, scheme_option, separator_option
 from ._walk import Entry, KeyReader, walk
@@ -191,6 +193,21 @@ def copy_all(
     return tally
 
 
+def _same_store(src: str, dst: str) -> bool:
+    """Whether the URLs ``src`` and ``dst`` name one local store, however spelled
+    (a bare path and an ``lmdb://`` URL, a relative and an absolute path, a
+    symbolic link), with the same options (an LMDB ``db=``, a scoped-heed name)."""
+    if src == dst:
+        return True
+    paths = local_path(src), local_path(dst)
+    if paths[0] is None or paths[1] is None:
+        return False
+    same_path = os.path.realpath(paths[0]) == os.path.realpath(paths[1])
+    same_options = src.partition("?")[2] == dst.partition("?")[2]
+    same_kind = src.startswith(HEED_URL) == dst.startswith(HEED_URL)
+    return same_path and same_options and same_kind
+
+
 @click.command(
     epilog="""\b
 Examples:
@@ -247,8 +264,8 @@ def migrate(
     (each one atomic transaction on DST), with a progress bar on stderr. SRC is
     read in one snapshot where it has them: writes to it meanwhile are not
     copied, and the check that no two keys merge holds for what is copied."""
-    if src == dst:
-        raise KeyspaceError(f"source and destination are the same store ({src})")
+    if _same_store(src, dst):
+        raise KeyspaceError(f"source and destination are the same store ({src}, {dst}); nothing was written")
     with (
         opened(src, from_scheme, depth=depth, separator=separator) as source,
         one_state(source.keyspace.store) as view,
