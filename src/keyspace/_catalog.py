@@ -590,6 +590,9 @@ class Catalog:
         records commit first, in their own atomic batch, then the write (a batch
         over the cap on its own, or one the store refuses whole, as
         :meth:`Store.check_batch` finds, is refused before anything is written).
+        The same where the batch with the records would be over the engine's
+        request size (etcd: 1.5 MiB) and the write alone is not: a value that a
+        later write may store is not refused because it is the scope's first.
         Inside a
         transaction on such an engine the records always commit first, so that
         they never count against the transaction's own operations; they stay if
@@ -619,7 +622,16 @@ class Catalog:
             if not split:
                 apply(tx)
 
-        self._atomically(attempt)
+        try:
+            self._atomically(attempt)
+        except TransactionTooLarge:
+            if split or limit is None:
+                raise
+            # too many bytes with the records (nothing was written): they commit
+            # apart, unless the write alone is refused too
+            self.store.check_batch(ops)
+            split = True
+            self._atomically(attempt)
         state.commit()
         if split:
             apply(view)

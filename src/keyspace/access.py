@@ -17,12 +17,21 @@ user (created when missing, with ``password``). The role's permissions are:
 A keyspace opened with that user's credentials then works inside the scope; a
 read, write, scan, ``drop`` or ``scopes()`` outside it is refused by the server and
 raised as :class:`~keyspace.errors.AccessDenied`, with nothing changed — whatever
-client the user runs. :func:`revoke` takes one scope's permission away again, or,
+client the user runs, on an etcd server that checks the permissions of nested
+transactions (3.4.42, 3.5.28, 3.6.9 and later) and of open-ended watches (3.5.33,
+3.6.14, 3.7.1 and later): on an older one a client that sends a nested ``Txn``
+reaches every key (GHSA-rfx7-8w68-q57q), and one that watches from a key it may read
+to the end of the keys sees every change after it (GHSA-xg4h-6gfc-h4m8), so
+:func:`grant` warns (:class:`ServerAccessWarning`). keyspace itself never nests
+a restricted user's commit on such a server, and its watches ask for the
+scope's range only.
+:func:`revoke` takes one scope's permission away again, or,
 with no path, the whole role. Both need root credentials on the keyspace given.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from . import _metadata
@@ -30,8 +39,15 @@ from ._bytes import prefix_end
 from .errors import StoreError
 from .keyspace import Keyspace
 from .schemes._base import Path
+from .stores._etcd_versions import access_gaps
 
-__all__ = ["grant", "permissions", "revoke", "role_name", "scope_permissions"]
+__all__ = ["ServerAccessWarning", "grant", "permissions", "revoke", "role_name", "scope_permissions"]
+
+
+class ServerAccessWarning(UserWarning):
+    """The etcd server does not enforce a grant against every client: its version
+    lets a restricted user reach other keys through a nested transaction or an
+    open-ended watch (:func:`~keyspace.stores._etcd_versions.access_gaps`)."""
 
 
 def role_name(user: str) -> str:
@@ -98,7 +114,26 @@ def grant(
     roles = access.user_roles(user) or []
     if role not in roles:
         access.bind(user, role)
+    _warn_access_gaps(store)
     return list(access.permissions(role) or [])
+
+
+def _warn_access_gaps(store: Any) -> None:
+    """:class:`ServerAccessWarning` when the server answering ``status()`` does not
+    enforce its roles against every client (:func:`access_gaps`). Cost: one
+    ``Status`` call."""
+    version = str(store.status().get("version", ""))
+    gaps = access_gaps(version)
+    if not gaps:
+        return
+    warnings.warn(
+        ServerAccessWarning(
+            f"etcd {version or '(version unknown)'} at {store.url} does not hold a grant against every "
+            f"client of the user: {'; '.join(gaps)}. keyspace sends neither for such a user, but "
+            "other clients can; upgrade etcd for the grant to hold against them"
+        ),
+        stacklevel=3,
+    )
 
 
 def revoke(ks: Keyspace, *paths: Path, user: str) -> list[Any]:

@@ -500,7 +500,7 @@ class Scope(MutableMapping[Any, Any]):
         k, v = ops[0]
         part = self._part
         if len(ops) == 1 and v is not None:
-            state.first_write(view, self.path, lambda w: part(w).put(k, v))
+            state.first_write(view, self.path, lambda w: part(w).put(k, v), whole)
         else:
             state.first_write(view, self.path, lambda w: _write_all(part(w), ops, puts), whole)
         self._bind_put()

@@ -30,7 +30,7 @@ operation again, at most :data:`ATTEMPTS` times, as the synchronous catalog does
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -71,6 +71,8 @@ class Plan:
         self.cache = cache
         self.effects: list[tuple[Any, ...]] = []
         self.txs = 0
+        self.begun: dict[int, Any] = {}
+        """The store transactions begun for the plan's reads, by number."""
         self.pending: tuple[list[Range], list[Op]] | None = None
         # ``check`` refuses a key the engine would refuse while the operation runs,
         # so an operation of several writes refuses it before any becomes pending
@@ -157,15 +159,23 @@ class PlanStore(DelegatedReads, Store):
     def write(self, ops: Any) -> None:
         self._hub.plan().effects.append(("write", list(ops)))
 
+    def check_batch(self, ops: Sequence[Op]) -> None:
+        self.real.sync.check_batch(ops)
+
     def transaction(self) -> OverlayTransaction:
         plan = self._hub.plan()
         number = plan.txs
         plan.txs += 1
 
         limit = self.capabilities.max_batch_ops
+        exact = getattr(self.real, "check_commit", None)
 
         def commit(ranges: list[Range], ops: list[Op]) -> None:
-            if limit is not None and len(ranges) + len(ops) > limit:
+            if exact is not None:
+                # the engine builds the commit's request as it will send it: refused
+                # now exactly when it would be refused when applied
+                exact(plan.begun.get(number), ranges, ops)
+            elif limit is not None and len(ranges) + len(ops) > limit:
                 # refused now, as the store would refuse it when applied, so that the
                 # code that opened the transaction can do without it
                 raise TransactionTooLarge(
@@ -284,6 +294,7 @@ class Hub:
         for _ in range(MAX_REPLAYS):
             state = catalog.child()
             plan = Plan(cache, view is not None, self, _key_check(state))
+            plan.begun = txs
             self._plan = plan
             miss: Miss | None = None
             result: Any = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import click
 
 from .. import access
@@ -37,7 +39,8 @@ def grant(
 ) -> None:
     """Let USER read (and write) the scope PATH and everything below it, enforced by
     the etcd server, through the role keyspace:USER. Prints the role's permissions."""
-    with opened(url, scheme, writing=True) as op:
+    with opened(url, scheme, writing=True) as op, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", access.ServerAccessWarning)
         try:
             granted = access.grant(
                 op.keyspace, parse_path(path), user=user, password=password, read_only=read_only
@@ -45,6 +48,8 @@ def grant(
         except ValueError as exc:  # a new user without --password
             raise click.UsageError(str(exc)) from None
         _show(granted)
+    for warning in caught:
+        click.echo(f"warning: {warning.message}", err=True)
 
 
 @click.command(epilog=_HELP)

@@ -174,6 +174,9 @@ class AsyncEtcdStore(AsyncStore):
         self._prefix = store.options.prefix
         self._check_key = key_checker(self._prefix)
         self._reader = _EtcdView(self, None, track=False, writable=False)
+        # whether a commit may be nested: the synchronous store's answer (the same
+        # user; its one Status call, where one is needed, blocks once)
+        self._may_nest = store._conn.may_nest
 
     # -- reads and writes of the store ---------------------------------------------
 
@@ -240,6 +243,21 @@ class AsyncEtcdStore(AsyncStore):
 
     # -- commit ------------------------------------------------------------------------
 
+    def check_commit(
+        self, view: AsyncTransaction | None, ranges: list[Range], ops: list[tuple[bytes, bytes | None]]
+    ) -> None:
+        """Raise the :class:`~keyspace.errors.TransactionTooLarge` that :meth:`commit`
+        of ``ranges`` and ``ops`` in ``view`` (``None``: a transaction that read
+        nothing) would raise, with no I/O: its request is built as the commit's,
+        with the compares of what ``view`` has read so far."""
+        plan = commit_plan(self._prefix, ranges, ops)
+        if plan is None:
+            return
+        if isinstance(view, _EtcdView):
+            plan.request(view.points, view.ranges, view._revision or 1, self._may_nest)
+        else:
+            plan.request({}, [], 1, self._may_nest)
+
     async def commit(
         self, view: _EtcdView, ranges: list[Range], ops: list[tuple[bytes, bytes | None]]
     ) -> None:
@@ -250,7 +268,7 @@ class AsyncEtcdStore(AsyncStore):
         if plan is None:
             return
         snapshot = await view.revision()
-        request = plan.request(view.points, view.ranges, snapshot)
+        request = plan.request(view.points, view.ranges, snapshot, self._may_nest)
         budget_end = client.budget_end()
         token = _BUDGET_END.set(budget_end)  # the whole commit, re-reads included
         try:

@@ -16,9 +16,11 @@ once:
 
 from __future__ import annotations
 
+import bisect
+import functools
 import random
 import time
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -273,35 +275,50 @@ class CommitPlan:
     cleared: list[tuple[bytes, bytes]]
 
     def request(
-        self, points: dict[bytes, int], scanned: list[tuple[bytes, bytes]], snapshot: int
+        self,
+        points: dict[bytes, int],
+        scanned: list[tuple[bytes, bytes]],
+        snapshot: int,
+        nest: Callable[[], bool] | None = None,
     ) -> pb.TxnRequest:
         """The guarded ``Txn``: every key read must still have the ``mod_revision`` it
         had (``points``, 0 for absent), and no key of a ``scanned`` range may have
-        been written after ``snapshot``. Over 128 operations or compares, or 1.5 MiB,
-        is :class:`TransactionTooLarge`."""
-        compares = [
-            pb.Compare(result=pb.Compare.EQUAL, target=pb.Compare.MOD, key=k, mod_revision=rev)
-            for k, rev in points.items()
-        ]
-        compares += [
-            pb.Compare(
-                result=pb.Compare.LESS, target=pb.Compare.MOD, key=k, range_end=end, mod_revision=snapshot + 1
-            )
-            for k, end in scanned
-        ]
-        if len(self.success) > MAX_TXN_OPS or len(compares) > MAX_TXN_OPS:
+        been written after ``snapshot`` (:func:`guard_compares`: overlapping ranges
+        as one compare, an absent key inside one as none). Deletes beyond what one
+        level holds are nested (:func:`nest_ops`), so a delete of any number of
+        ranges is one ``Txn``, where ``nest`` (asked only then) allows it. Over 128
+        puts or compares, operations that cannot be nested beside the compares (or
+        that may not be), or 1.5 MiB, is :class:`TransactionTooLarge`."""
+        compares = guard_compares(points, scanned, snapshot)
+        puts = len(self.values)
+        if puts > MAX_TXN_OPS or len(compares) > MAX_TXN_OPS:
             raise TransactionTooLarge(
-                f"commit: the transaction needs {len(self.success)} operations and {len(compares)} "
-                f"compares (one per key read, one per range scanned); etcd accepts at most "
-                f"{MAX_TXN_OPS} of each per transaction"
+                f"commit: the transaction needs {len(self.success)} operations ({puts} puts) and "
+                f"{len(compares)} compares (one per key read, one per range scanned); etcd accepts at "
+                f"most {MAX_TXN_OPS} puts and {MAX_TXN_OPS} compares per transaction"
             )
-        request = pb.TxnRequest(compare=compares, success=self.success)
+        if max(len(self.success), len(compares)) > MAX_TXN_OPS and nest is not None and not nest():
+            raise TransactionTooLarge(
+                f"commit: the transaction needs {len(self.success)} operations; etcd accepts at most "
+                f"{MAX_TXN_OPS} per transaction, and this etcd server does not check the key permissions "
+                "of nested transactions (GHSA-rfx7-8w68-q57q, fixed in 3.4.42, 3.5.28 and 3.6.9), so a "
+                "restricted user's commit is never nested"
+            )
+        success = nest_ops(self.success, len(compares))
+        if success is None:
+            raise TransactionTooLarge(
+                f"commit: the transaction needs {len(self.success)} operations beside {len(compares)} "
+                f"compares; etcd accepts at most {MAX_TXN_OPS} of each per transaction level, and "
+                "nested transactions cannot hold that many here"
+            )
+        request = pb.TxnRequest(compare=compares, success=success)
         check_size(request, "commit")
         return request
 
     def check_request(self) -> pb.TxnRequest:
         """The read-only ``Txn`` that :meth:`applied` reads: the put and deleted keys,
-        and one key more than were put of every deleted range."""
+        and one key more than were put of every deleted range (nested as the commit's
+        operations are, when there are more than one level holds)."""
         reads = [pb.RequestOp(request_range=pb.RangeRequest(key=k)) for k in [*self.values, *self.deletes]]
         reads += [
             pb.RequestOp(
@@ -311,7 +328,7 @@ class CommitPlan:
             )
             for k, end in self.cleared
         ]
-        return pb.TxnRequest(success=reads)
+        return pb.TxnRequest(success=nest_ops(reads, 0) or reads)
 
     def applied(self, response: Any, snapshot: int) -> bool:
         """Whether the answer to :meth:`check_request` shows this commit's effect:
@@ -319,7 +336,7 @@ class CommitPlan:
         (a Txn writes all its keys at one revision), and every deleted key and range
         is empty."""
         keys = [*self.values, *self.deletes]
-        results = [r.response_range.kvs for r in response.responses]
+        results = [r.response_range.kvs for r in flat_responses(response.responses)]
         revisions: set[int] = set()
         for key, kvs in zip(keys, results, strict=False):
             if key in self.values:
@@ -331,6 +348,120 @@ class CommitPlan:
         if len(revisions) > 1 or (revisions and min(revisions) <= snapshot):
             return False
         return all(bytes(kv.key) in self.values for kvs in results[len(keys) :] for kv in kvs)
+
+
+MAX_NESTING = 3
+"""Levels of nested transactions :func:`nest_ops` uses at most (each level holds
+what etcd leaves it: 128 less the operations or compares of the levels above)."""
+
+
+@functools.cache
+def _capacity(budget: int, depth: int) -> int:
+    """Most operations one level with ``budget`` operations to spend holds, with at
+    most ``depth`` levels of nested transactions below it."""
+    best = budget
+    if depth > 0:
+        for k in range(1, budget):
+            best = max(best, k * _capacity(budget - k, depth - 1))
+    return best
+
+
+def nest_ops(ops: list[pb.RequestOp], floor: int) -> list[pb.RequestOp] | None:
+    """``ops`` as the operations of one top-level ``Txn`` that also holds ``floor``
+    compares, nested where they are more than etcd's 128 per transaction; ``None``
+    when they cannot be.
+
+    etcd counts a transaction's compares and operations level by level: a level
+    may hold ``max(compares, operations)`` of at most what its parent leaves it
+    (128 at the top, then 128 less the parent's count, and so on down). A nested
+    transaction without compares always runs its operations, and the whole tree is
+    ONE ``Txn``: one revision, all or nothing, under the top-level compares."""
+    if max(len(ops), floor) <= MAX_TXN_OPS:
+        return ops
+    return _nest(ops, MAX_TXN_OPS, floor, MAX_NESTING)
+
+
+def _nest(ops: list[pb.RequestOp], budget: int, floor: int, depth: int) -> list[pb.RequestOp] | None:
+    if max(len(ops), floor) <= budget:
+        return ops
+    for levels in range(depth):  # the shallowest tree that holds them
+        for k in range(1, budget + 1):
+            used = max(k, floor)
+            if used > budget or k >= len(ops):
+                break
+            left = budget - used
+            if k * _capacity(left, levels) < len(ops):
+                continue
+            size = -(-len(ops) // k)
+            nested: list[pb.RequestOp] = []
+            for i in range(0, len(ops), size):
+                child = _nest(ops[i : i + size], left, 0, levels)
+                if child is None:  # pragma: no cover - the capacity says every piece fits
+                    return None
+                nested.append(pb.RequestOp(request_txn=pb.TxnRequest(success=child)))
+            return nested
+    return None
+
+
+def flat_responses(responses: Iterable[Any]) -> Iterator[Any]:
+    """The responses of a ``Txn`` built by :func:`nest_ops`, nested ones in order."""
+    for response in responses:
+        if response.WhichOneof("response") == "response_txn":
+            yield from flat_responses(response.response_txn.responses)
+        else:
+            yield response
+
+
+def _ends(end: bytes) -> bytes | None:
+    """An etcd ``range_end`` as a stop (``None``: to the end of the keys)."""
+    return None if end == _TO_END else end
+
+
+def guard_compares(
+    points: dict[bytes, int], scanned: list[tuple[bytes, bytes]], snapshot: int
+) -> list[pb.Compare]:
+    """The compares guarding what a transaction read at ``snapshot``, each kept
+    exactly: scanned ranges that overlap or touch merge into one "no key written
+    after the snapshot" compare (the same keys, the same condition), and a key read
+    as absent inside such a range needs no compare of its own (were it there now, it
+    was written after the snapshot, which the range's compare refuses). A key read
+    as present keeps its ``mod_revision`` compare: a range compare cannot see a key
+    deleted since."""
+    merged: list[tuple[bytes, bytes | None]] = []
+    for low, end in sorted(scanned):
+        stop = _ends(end)
+        if merged:
+            last_low, last_stop = merged[-1]
+            if last_stop is None or low <= last_stop:
+                merged[-1] = (last_low, None if last_stop is None or stop is None else max(last_stop, stop))
+                continue
+        merged.append((low, stop))
+
+    lows = [low for low, _ in merged]
+
+    def covered(key: bytes) -> bool:
+        at = bisect.bisect_right(lows, key) - 1
+        if at < 0:
+            return False
+        low, stop = merged[at]
+        return low <= key and (stop is None or key < stop)
+
+    compares = [
+        pb.Compare(result=pb.Compare.EQUAL, target=pb.Compare.MOD, key=k, mod_revision=rev)
+        for k, rev in points.items()
+        if rev or not covered(k)
+    ]
+    compares += [
+        pb.Compare(
+            result=pb.Compare.LESS,
+            target=pb.Compare.MOD,
+            key=low,
+            range_end=_TO_END if stop is None else stop,
+            mod_revision=snapshot + 1,
+        )
+        for low, stop in merged
+    ]
+    return compares
 
 
 def commit_plan(prefix: bytes, ranges: list[Range], ops: list[Op]) -> CommitPlan | None:

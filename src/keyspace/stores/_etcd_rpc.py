@@ -33,6 +33,7 @@ from ._etcd_auth import TokenKeeper, tls_channel_options, tls_credentials
 from ._etcd_proto import kv_pb2 as pb
 from ._etcd_proto import kv_pb2_grpc as pb_grpc
 from ._etcd_proto import watch_auth_pb2_grpc as wa_grpc
+from ._etcd_versions import nested_txn_checked
 
 __all__ = [
     "DEFAULT_PORT",
@@ -247,6 +248,12 @@ def translate(exc: grpc.RpcError, what: str, attempts: int = 1) -> StoreError:
     text = f"{what}: etcd answered {name}: {detail}"
     if "request is too large" in detail:
         return _too_large(f"{text} (etcd accepts at most {MAX_REQUEST_BYTES} bytes per request)")
+    if "required revision has been compacted" in detail:
+        return StoreError(
+            f"{what}: the revision this snapshot, transaction or scan reads at has been compacted "
+            f"away by the etcd cluster (its history is kept only since the last compaction); nothing "
+            f"was changed: read again from a new snapshot or transaction ({name}: {detail})"
+        )
     if "too many operations in txn request" in detail:
         return _too_large(f"{text} (etcd accepts at most {MAX_TXN_OPS} operations per transaction)")
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in detail:
@@ -385,6 +392,28 @@ class EtcdConnection:
         self.watch = wa_grpc.WatchStub(self._channel)  # type: ignore[no-untyped-call]
         self.auth = wa_grpc.AuthStub(self._channel)  # type: ignore[no-untyped-call]
         self.tokens = TokenKeeper(self.auth, options)
+        self._nesting: bool | None = None
+
+    def may_nest(self) -> bool:
+        """Whether a commit may put operations in nested transactions (one ``Txn``
+        of more than 128 operations). Always without credentials and as ``root``;
+        for any other user (a password, or a client certificate whose name is the
+        user) only where the server checks the permissions of nested transactions
+        (:func:`nested_txn_checked`): on an older server a nested delete outside the
+        user's grant would be applied where a plain one is refused. Cost: one
+        ``Status`` call the first time, for such a user; the answer is kept."""
+        if self._nesting is None:
+            opts = self.options
+            restricted = opts.user != "root" if opts.user else opts.cert is not None
+            if not restricted:
+                self._nesting = True
+            else:
+                try:
+                    status = self.call("status", self.maintenance.Status, pb.StatusRequest())
+                    self._nesting = nested_txn_checked(str(status.version))
+                except StoreError:
+                    self._nesting = False
+        return self._nesting
 
     def metadata(self) -> tuple[tuple[str, str], ...] | None:
         """The call metadata: the auth token, when the connection authenticates."""

@@ -32,8 +32,12 @@ What each operation costs and guarantees:
   key in a scanned range may have been written after the snapshot revision. If one
   was, nothing is written and :class:`TransactionConflict` is raised: run the whole
   transaction again. Blind writes (keys written, never read) are not guarded: last
-  writer wins, as with ``put``. Over 128 operations or 128 compares (one per key
-  read plus one per scanned range) raises ``TransactionTooLarge``. If the commit
+  writer wins, as with ``put``. Deletes beyond the 128 operations one etcd
+  transaction level holds go into nested transactions of the same ``Txn`` (still
+  one revision, all or nothing): a delete of thousands of ranges commits whole.
+  Over 128 puts, over 128 compares (one per key read as present, one per run of
+  overlapping scanned ranges), deletes that cannot be nested beside the compares,
+  or over 1.5 MiB raises ``TransactionTooLarge``. If the commit
   meets an unknown outcome (a member died mid-call), the written keys are re-read
   before the commit is retried; when the outcome still cannot be established,
   :class:`CommitOutcomeUnknown` is raised.
@@ -366,7 +370,13 @@ class EtcdStore(DelegatedReads, Store):
     def check_batch(self, ops: Sequence[Op]) -> None:
         """Build the ``Txn`` of ``ops`` as :meth:`write` would, and send nothing: its
         :class:`~keyspace.errors.TransactionTooLarge` (over 128 operations or 1.5
-        MiB) before anything is written."""
+        MiB) before anything is written. A single put is checked as the ``Put``
+        :meth:`put` sends."""
+        if len(ops) == 1:
+            key, value = ops[0]
+            if value is not None:
+                put_request(self._prefix, self._check_key, key, value)
+                return
         write_request(self._prefix, self._check_key, ops)
 
     def write(self, ops: Iterable[Op]) -> None:
@@ -436,7 +446,7 @@ class EtcdStore(DelegatedReads, Store):
         if plan is None:
             return
         snapshot = base.revision()
-        request = plan.request(base.points, base.ranges, snapshot)
+        request = plan.request(base.points, base.ranges, snapshot, self._conn.may_nest)
         opts = self._conn.options
         with self._conn.budget() as budget_end:
             steps = commit_steps(

@@ -129,24 +129,28 @@ class DeleteRangeResponse(_message.Message):
     def __init__(self, header: _Optional[_Union[ResponseHeader, _Mapping]] = ..., deleted: _Optional[int] = ..., prev_kvs: _Optional[_Iterable[_Union[KeyValue, _Mapping]]] = ...) -> None: ...
 
 class RequestOp(_message.Message):
-    __slots__ = ("request_range", "request_put", "request_delete_range")
+    __slots__ = ("request_range", "request_put", "request_delete_range", "request_txn")
     REQUEST_RANGE_FIELD_NUMBER: _ClassVar[int]
     REQUEST_PUT_FIELD_NUMBER: _ClassVar[int]
     REQUEST_DELETE_RANGE_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_TXN_FIELD_NUMBER: _ClassVar[int]
     request_range: RangeRequest
     request_put: PutRequest
     request_delete_range: DeleteRangeRequest
-    def __init__(self, request_range: _Optional[_Union[RangeRequest, _Mapping]] = ..., request_put: _Optional[_Union[PutRequest, _Mapping]] = ..., request_delete_range: _Optional[_Union[DeleteRangeRequest, _Mapping]] = ...) -> None: ...
+    request_txn: TxnRequest
+    def __init__(self, request_range: _Optional[_Union[RangeRequest, _Mapping]] = ..., request_put: _Optional[_Union[PutRequest, _Mapping]] = ..., request_delete_range: _Optional[_Union[DeleteRangeRequest, _Mapping]] = ..., request_txn: _Optional[_Union[TxnRequest, _Mapping]] = ...) -> None: ...
 
 class ResponseOp(_message.Message):
-    __slots__ = ("response_range", "response_put", "response_delete_range")
+    __slots__ = ("response_range", "response_put", "response_delete_range", "response_txn")
     RESPONSE_RANGE_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_PUT_FIELD_NUMBER: _ClassVar[int]
     RESPONSE_DELETE_RANGE_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_TXN_FIELD_NUMBER: _ClassVar[int]
     response_range: RangeResponse
     response_put: PutResponse
     response_delete_range: DeleteRangeResponse
-    def __init__(self, response_range: _Optional[_Union[RangeResponse, _Mapping]] = ..., response_put: _Optional[_Union[PutResponse, _Mapping]] = ..., response_delete_range: _Optional[_Union[DeleteRangeResponse, _Mapping]] = ...) -> None: ...
+    response_txn: TxnResponse
+    def __init__(self, response_range: _Optional[_Union[RangeResponse, _Mapping]] = ..., response_put: _Optional[_Union[PutResponse, _Mapping]] = ..., response_delete_range: _Optional[_Union[DeleteRangeResponse, _Mapping]] = ..., response_txn: _Optional[_Union[TxnResponse, _Mapping]] = ...) -> None: ...
 
 class Compare(_message.Message):
     __slots__ = ("result", "target", "key", "version", "create_revision", "mod_revision", "value", "range_end")
