@@ -32,6 +32,16 @@ REFUSED: dict[str, tuple[str, ...]] = {
     "sublevel-name": ("--scheme", "sublevel", "a!b", "--key", "k", "--value", "v"),
     "empty-scopehash-name": ("--scheme", "scopehash", "", "--key", "k", "--value", "v"),
     "naive-write": ("--scheme", "naive", "a", "--key", "k", "--value", "v"),
+    "delimited-separator-in-name": ("--separator", ":", "a:b", "--key", "k", "--value", "v"),
+    "length-prefixed-name-too-long": (
+        "--scheme",
+        "length-prefixed",
+        "n" * 70_000,
+        "--key",
+        "k",
+        "--value",
+        "v",
+    ),
 }
 
 
