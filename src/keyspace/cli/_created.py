@@ -1,10 +1,12 @@
 """Taking back a store a failed command created.
 
-A command that writes into a store it may create (``migrate``'s destination)
-runs in :func:`removed_on_failure`: when the command fails before it has written
-anything there, the files and folders its open created are removed again, so a
-mistyped or refused migration leaves no empty store behind. Whatever existed
-before the command (a store, a file, an empty folder) is never removed.
+A command that writes into a store it may create (``migrate``'s destination,
+``put``'s store) runs in :func:`removed_on_failure`: when the command fails
+before it has written anything there, the files and folders its open created are
+removed again, so a mistyped or refused command leaves no empty store behind.
+Whatever existed before the command (a store, a file, a folder: an empty one
+stays, emptied again) is never removed, nor a new store that another command
+wrote to or holds open meanwhile.
 """
 
 from __future__ import annotations
