@@ -110,3 +110,40 @@ def test_a_transaction_that_fills_the_map_commits_nothing(ks: keyspace.Keyspace,
     assert _raw(ks) == before
     ks.scope(*sibling)[b"later"] = b"fine"  # the store takes writes again
     assert ks.scope(*sibling)[b"later"] == b"fine"
+
+
+def _databases(path: Path) -> dict[bytes, list[tuple[bytes, bytes]]]:
+    """Every database of the LMDB environment at ``path``, read with lmdb itself."""
+    import lmdb
+
+    env = lmdb.open(str(path), max_dbs=16, readonly=True, lock=False)
+    try:
+        out = {}
+        with env.begin() as txn:
+            for name, _ in txn.cursor():
+                db = env.open_db(name, txn=txn, create=False)
+                out[name] = list(txn.cursor(db=db))
+        return out
+    finally:
+        env.close()
+
+
+def test_a_scoped_heed_environment_whose_map_fills_changes_nothing(tmp_path: Path, fast: None) -> None:
+    """The named scopes, the default scope and the name registry are databases of
+    one environment, written in one joint transaction."""
+    from keyspace import scoped_heed
+
+    env = tmp_path / "env"
+    with scoped_heed.open(env, "db", map_size=MAP) as ks:
+        ks.scope("t1")[b"k"] = b"v"
+    before = _databases(env)
+    with scoped_heed.open(env, "db", map_size=MAP) as ks:
+        _full(lambda: ks.scope("t2").update(BIG))  # a first write: it registers the name
+        _full(lambda: ks.scope().update(BIG))
+        with pytest.raises(StoreError), ks.transaction() as tx:
+            tx.scope("t3")[b"a"] = b"1"
+            tx.scope()[b"d"] = b"default"
+            _full(lambda: tx.scope("t4").update(BIG))
+            with contextlib.suppress(StoreError):
+                tx.scope("t1")[b"after"] = b"1"
+    assert _databases(env) == before
