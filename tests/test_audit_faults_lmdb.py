@@ -11,7 +11,8 @@ included) and through a caller's transaction:
 - the failed operation raises :class:`StoreError` naming the cause, and the raw
   store is exactly as before;
 - a caller that catches it and goes on gets a :class:`StoreError` from every
-  later write and from the commit, and nothing of the transaction is committed;
+  later write and from the commit, saying the transaction cannot go on and
+  nothing of it is committed (not LMDB's bare ``MDB_BAD_TXN``), and nothing is;
 - the store then takes writes again (a one-shot write grows the map).
 """
 
@@ -101,12 +102,13 @@ def test_a_transaction_that_fills_the_map_commits_nothing(ks: keyspace.Keyspace,
     path, sibling = _paths(ks)
     ks.scope(*path)[b"old"] = b"0"
     before = _raw(ks)
-    with pytest.raises(StoreError), ks.transaction() as tx:
+    with pytest.raises(StoreError) as committed, ks.transaction() as tx:
         tx.scope(*sibling)[b"before"] = b"1"
         tx.scope(*path).pop(b"old")
         _full(lambda: fill(tx.scope(*path)))
-        with contextlib.suppress(StoreError):  # the caller goes on: refused, or rolled back at the end
+        with pytest.raises(StoreError, match="cannot go on: a write in it failed"):  # the caller goes on
             tx.scope(*sibling)[b"after"] = b"2"
+    assert "nothing of it is committed" in str(committed.value)
     assert _raw(ks) == before
     ks.scope(*sibling)[b"later"] = b"fine"  # the store takes writes again
     assert ks.scope(*sibling)[b"later"] == b"fine"
