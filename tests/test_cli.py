@@ -133,8 +133,7 @@ def test_migrate_refuses_a_key_the_destination_cannot_store_before_writing(tmp_p
     proc = run("migrate", src, str(dst), "--batch", "10", ok=False)
     assert proc.returncode == 1
     assert "over the limit of 511 bytes" in proc.stderr and "nothing was written" in proc.stderr
-    with keyspace.open(str(dst), create=False) as ks:
-        assert list(ks.store.scan()) == []
+    assert not dst.exists()  # the store the refused copy created is removed again
 
 
 def test_decode() -> None:

@@ -219,7 +219,7 @@ def test_the_cli_refuses_a_reserved_key(lmdb_url: str) -> None:
 def _python_keyspace(scheme: Scheme) -> Keyspace:
     ks = keyspace.open("memory:", scheme=scheme)
     ks._layouts = LayoutCache(scheme, accelerate=False)
-    ks._bytes_scopes.clear()
+    ks._default_scopes.clear()
     return ks
 
 

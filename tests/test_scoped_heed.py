@@ -530,3 +530,23 @@ def test_a_registered_name_settles_and_a_free_one_sees_a_later_collision(tmp_pat
         with pytest.raises(HashCollision, match=re.escape(other)):
             free.get(b"k")
         assert owner.get(b"k") == b"v"
+
+
+def test_scopes_of_a_typed_database_take_its_codecs_everywhere(tmp_path: Path) -> None:
+    """A scope made without codecs has the database's, outside a transaction (made
+    again from the keyspace's cache too), inside one and in a snapshot; codecs
+    named override them there as well."""
+    with scoped_heed.open(tmp_path, "n", api="types", key=bincode.U64, value=bincode.STRING) as ks:
+        ks.scope("t")[7] = "seven"
+        assert ks.scope("t")[7] == "seven" and ks.scope("t") is ks.scope("t")
+        with ks.transaction() as tx:
+            tx.scope("t")[8] = "eight"
+            assert dict(tx.scope("t").items()) == {7: "seven", 8: "eight"}
+            assert (
+                tx.scope("t", key="bytes", value="bytes")[(8).to_bytes(8, "little")]
+                == b"\x05\x00\x00\x00\x00\x00\x00\x00eight"
+            )
+        with ks.snapshot() as snap:
+            assert snap.scope("t")[8] == "eight"
+        raw = ks.scope("t", key="bytes", value="bytes")
+        assert ks.scope("t") is not raw and dict(raw.items())[(7).to_bytes(8, "little")].endswith(b"seven")

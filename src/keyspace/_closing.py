@@ -11,7 +11,8 @@ __all__ = ["Closing"]
 class Closing:
     """A context manager on :meth:`close`: ``with x as y`` gives ``y is x`` and
     calls ``x.close()`` when the block ends, normally or by an exception (which
-    goes on)."""
+    goes on: a close that fails too adds its error to it as a note, and does not
+    take its place)."""
 
     __slots__ = ()
 
@@ -25,4 +26,10 @@ class Closing:
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self.close()
+        if exc is None:
+            self.close()
+            return
+        try:
+            self.close()
+        except Exception as error:  # the block's error tells what went wrong first
+            exc.add_note(f"closing {self!r} failed too: {type(error).__name__}: {error}")

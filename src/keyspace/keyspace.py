@@ -16,7 +16,7 @@ from typing import Any
 from . import _metadata
 from ._catalog import Catalog, check_leaf_depth
 from ._closing import Closing
-from .codecs import BYTES, Codec, resolve_codec
+from .codecs import Codec, resolve_codec
 from .errors import InvalidArgument, InvalidName, SchemeMismatch, StoreError
 from .schemes import Scheme, TupleScheme, scheme_from_name
 from .schemes._layouts import LayoutCache
@@ -57,7 +57,7 @@ class Keyspace(Closing):
             found_empty=found_empty,
         )
         self._layouts = LayoutCache(scheme)
-        self._bytes_scopes: dict[tuple[Any, ...], Scope] = {}
+        self._default_scopes: dict[tuple[Any, ...], Scope] = {}  # made with the default codecs
         self.batch_limit = self.catalog.batch_limit
         self._close_store = True
 
@@ -74,18 +74,22 @@ class Keyspace(Closing):
         ``"json"``, ``"bytes"``) or pass objects with ``encode``/``decode``.
 
         Raises :class:`InvalidName` when the scheme cannot represent the path. Cost:
-        a bytes scope of a path already made (up to 4096 kept) is one dictionary
+        a scope with the default codecs of a path already made (up to 4096 kept) is one dictionary
         lookup; any other costs the scope's construction over its cached layout."""
-        if key is None and value is None:
+        default = key is None and value is None
+        if default:
             try:
-                return self._bytes_scopes[path]
+                return self._default_scopes[path]
             except (KeyError, TypeError):  # not made yet (or an unhashable path: Scope says why)
                 pass
-            made = Scope(self, self.store, self.catalog, path, BYTES, BYTES)
-            if len(self._bytes_scopes) < 4096 and all(type(c) is str or type(c) is bytes for c in path):
-                self._bytes_scopes[path] = made  # str/bytes paths only: (1,) == (True,) in Python
-            return made
-        return Scope(self, self.store, self.catalog, path, *self._codecs(key, value))
+        made = Scope(self, self.store, self.catalog, path, *self._codecs(key, value))
+        if (
+            default
+            and len(self._default_scopes) < 4096
+            and all(type(c) is str or type(c) is bytes for c in path)
+        ):
+            self._default_scopes[path] = made  # str/bytes paths only: (1,) == (True,) in Python
+        return made
 
     def _codecs(self, key: str | Codec | None, value: str | Codec | None) -> tuple[Codec, Codec]:
         """The key and value codecs of a scope made with ``key`` and ``value``
@@ -146,7 +150,7 @@ class Transaction:
 
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The scope at ``path`` inside this transaction (same API as outside)."""
-        return Scope(self.keyspace, self.view, self.catalog, path, resolve_codec(key), resolve_codec(value))
+        return Scope(self.keyspace, self.view, self.catalog, path, *self.keyspace._codecs(key, value))
 
 
 def _local_path(url: str) -> str | None:

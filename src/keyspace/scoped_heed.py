@@ -38,18 +38,16 @@ as scoped-heed's own ``iter()`` reads them; writing or deleting one of them rais
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 from . import bincode
 from ._catalog import SETTLED, Catalog, GuardAnswer, ReadGuard
 from .codecs import BYTES, Codec, resolve_codec
 from .errors import DecodeError, HashCollision, InvalidArgument, SchemeMismatch, StoreError, show_bytes
-from .keyspace import Keyspace, Transaction
+from .keyspace import Keyspace
 from .schemes._base import Key, Path
 from .schemes.scoped_heed import APIS, DEFAULT_TAG, NAMED_TAG, REGISTRY_TAG, ScopedHeed
-from .scope import Scope
 from .stores._base import ReadView, Store, WriteView
 from .stores._readonly import ReadOnlyStore
 from .stores._union import PrefixUnion
@@ -216,22 +214,6 @@ class ScopedHeedKeyspace(Keyspace):
             store, self.scheme, name=self.name, key=self.key_codec, value=self.value_codec
         )
 
-    def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
-        k, v = self._codecs(key, value)
-        return Scope(self, self.store, self.catalog, tuple(path), k, v)
-
-    @contextmanager
-    def transaction(self) -> Iterator[Transaction]:
-        state = self.catalog.child()
-        with self.store.transaction() as view:
-            yield _HeedTransaction(self, view, state)
-        state.commit()
-
-    @contextmanager
-    def snapshot(self) -> Iterator[Transaction]:
-        with self.store.snapshot() as view:
-            yield _HeedTransaction(self, view, self.catalog.child())
-
     def scope_names(self) -> list[str]:
         """Every name in the environment's registry (of any scoped database, with
         data here or not), in stored order."""
@@ -239,14 +221,6 @@ class ScopedHeedKeyspace(Keyspace):
 
     def __repr__(self) -> str:
         return f"ScopedHeedKeyspace({self.url!r}, name={self.name!r}, api={self.api!r})"
-
-
-class _HeedTransaction(Transaction):
-    keyspace: ScopedHeedKeyspace
-
-    def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
-        k, v = self.keyspace._codecs(key, value)
-        return Scope(self.keyspace, self.view, self.catalog, tuple(path), k, v)
 
 
 def _layout(path: str, name: str, unnamed_default: bool, readonly: bool, dbs: set[str]) -> str:

@@ -10,6 +10,7 @@ import click
 
 from ..errors import KeyspaceError
 from ..keyspace import Keyspace, Transaction
+from ._created import removed_on_failure
 from ._format import (
     InputError,
     component_json,
@@ -146,12 +147,18 @@ def put(
     fmt: str,
 ) -> None:
     """Set one key of the scope PATH in the store at URL (creating the store if
-    it does not exist). One atomic write."""
+    it does not exist). One atomic write: a put that fails wrote nothing, and
+    leaves no store it created."""
     scope_path = parse_path(path)
     value = sys.stdin.buffer.read() if value_text == "-" else value_from_text(value_text, fmt)
-    with opened(url, scheme, create=True, writing=True, separator=separator, depth=depth) as op:
+    written: list[bool] = []
+    with (
+        removed_on_failure(url, wrote=lambda: bool(written)),
+        opened(url, scheme, create=True, writing=True, separator=separator, depth=depth) as op,
+    ):
         ks = op.keyspace
         ks.scope(*scope_path)[_key(ks, key_text, fmt)] = value
+        written.append(True)  # a failure after it (closing) keeps the store and the key
 
 
 @click.command(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +13,8 @@ from ..keyspace import Keyspace
 from ..scope import Scope
 from ..stores import ReadView
 from ._console import Ticker, err, out
+from ._created import local_path, removed_on_failure
+from ._heed import HEED_URL
 from ._open import one_state, opened
 from ._options import depth_option, scheme_option, separator_option
 from ._walk import Entry, KeyReader, walk
@@ -147,6 +150,7 @@ def copy_all(
     depth: int | None = None,
     keep_bytes: bool = False,
     view: ReadView | None = None,
+    tally: Tally | None = None,
 ) -> Tally:
     """Copy every scope key of ``src`` into ``dst`` in batches of at most ``batch``
     keys, each one transaction of ``dst``. Two scans of ``src`` (of ``view``, a
@@ -158,13 +162,15 @@ def copy_all(
 
     Raises :class:`KeyspaceError` for a source key that does not decode or a
     scopehash scope whose name the source's registry does not hold; batches
-    written before stay, and a re-run continues from them."""
+    written before stay, and a re-run continues from them. ``tally`` (a new one
+    when not given) counts as the batches commit, so a caller sees what was
+    written also when the copy fails part way."""
     source = src.store if view is None else view
     reader = KeyReader(src.scheme, depth, source)
     convert = _path_converter(src, dst, keep_bytes)
     size = max(1, min(batch, dst.batch_limit - 2))
     total = check_no_merge(src, dst, KeyReader(src.scheme, depth, source), convert, source)
-    tally = Tally()
+    tally = Tally() if tally is None else tally
     pending: list[Entry] = []
     with Ticker("copying keys", total if err().is_terminal else None) as ticker:
         for item in walk(source, reader):
@@ -187,6 +193,21 @@ def copy_all(
     return tally
 
 
+def _same_store(src: str, dst: str) -> bool:
+    """Whether the URLs ``src`` and ``dst`` name one local store, however spelled
+    (a bare path and an ``lmdb://`` URL, a relative and an absolute path, a
+    symbolic link), with the same options (an LMDB ``db=``, a scoped-heed name)."""
+    if src == dst:
+        return True
+    paths = local_path(src), local_path(dst)
+    if paths[0] is None or paths[1] is None:
+        return False
+    same_path = os.path.realpath(paths[0]) == os.path.realpath(paths[1])
+    same_options = src.partition("?")[2] == dst.partition("?")[2]
+    same_kind = src.startswith(HEED_URL) == dst.startswith(HEED_URL)
+    return same_path and same_options and same_kind
+
+
 @click.command(
     epilog="""\b
 Examples:
@@ -202,7 +223,9 @@ Examples:
 Resuming: every batch is one atomic transaction on DST and a key already in
 DST with the same value is skipped, so after an interruption run the same
 command again: it re-reads SRC, writes only what is missing or different, and
-reports how many keys it left unchanged. Nothing is deleted from DST.
+reports how many keys it left unchanged. Nothing is deleted from DST. A
+DST the command created is removed again when the command fails before its
+first batch commits (a refused copy leaves no empty store behind).
 
 \b
 Needs more information: length-prefixed and naive keys do not record their
@@ -241,23 +264,29 @@ def migrate(
     (each one atomic transaction on DST), with a progress bar on stderr. SRC is
     read in one snapshot where it has them: writes to it meanwhile are not
     copied, and the check that no two keys merge holds for what is copied."""
-    if src == dst:
-        raise KeyspaceError(f"source and destination are the same store ({src})")
+    if _same_store(src, dst):
+        raise KeyspaceError(f"source and destination are the same store ({src}, {dst}); nothing was written")
     with (
         opened(src, from_scheme, depth=depth, separator=separator) as source,
         one_state(source.keyspace.store) as view,
     ):
         refuse_ambiguous(source.keyspace, view)  # before DST is opened (and perhaps created)
-        with opened(dst, to_scheme, create=True, writing=True) as target:
+        tally = Tally()
+        # A copy that fails before its first batch commits leaves no store it created.
+        with (
+            removed_on_failure(dst, wrote=lambda: tally.batches > 0),
+            opened(dst, to_scheme, create=True, writing=True) as target,
+        ):
             err().print(f"from {source.keyspace.url}: {source.how}", markup=False)
             err().print(f"to   {target.keyspace.url}: {target.how}", markup=False)
-            tally = copy_all(
+            copy_all(
                 source.keyspace,
                 target.keyspace,
                 batch=batch,
                 depth=depth,
                 keep_bytes=keep_bytes_names,
                 view=view,
+                tally=tally,
             )
     out().print(
         f"{tally.total:,} keys read: {tally.new:,} copied, {tally.updated:,} overwritten, "

@@ -211,6 +211,11 @@ class LMDBStore(MapGrowth, Store):
                 f"LMDB on {self.url} has no free reader slot (max_readers={self._max_readers}): too many "
                 f"threads or processes read at once; open it with a larger max_readers: {text}"
             )
+        if isinstance(exc, lmdb.BadTxnError):  # a write of this transaction failed before
+            return StoreError(
+                f"this transaction on {self.url} cannot go on: a write in it failed, so LMDB discards "
+                f"it; nothing of it is committed: {text}"
+            )
         if isinstance(exc, lmdb.InvalidError | lmdb.VersionMismatchError | lmdb.CorruptedError):
             return StoreError(f"{self.url} is not a usable LMDB store (corrupt, or another format): {text}")
         if self._opened and self._env is None and not text.startswith("The environment"):

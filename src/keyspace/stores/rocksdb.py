@@ -169,7 +169,11 @@ class RocksDBStore(BatchedWrites, Store):
         """Translate a rocksdict exception into a keyspace error."""
         text = str(exc)
         if "No space left" in text:
-            return StoreError(f"the disk holding {self.url} is full (no space left on device): {text}")
+            return StoreError(
+                f"the disk holding {self.url} is full (no space left on device; nothing of the failed "
+                f"write was applied, and RocksDB refuses further writes of this open store: free some "
+                f"space, then close and reopen it): {text}"
+            )
         if "Corruption" in text:
             return StoreError(f"{self.url} is a corrupt RocksDB store: {text}")
         if "Permission denied" in text:
@@ -321,7 +325,14 @@ class RocksDBStore(BatchedWrites, Store):
         for view in list(self._views):
             view.close()  # drops the rocksdict iterator that would keep the lock
         self._views = weakref.WeakSet()
-        db.close()
+        try:
+            db.close()
+        except Exception as exc:  # it is closed all the same: the lock is released
+            # After a failed write (a full disk) RocksDB reports that error again here.
+            raise StoreError(
+                f"closing {self.url}: RocksDB reports an earlier failed write ({exc}); the store is "
+                "closed, and every write that returned before the failure is kept"
+            ) from exc
 
     def __repr__(self) -> str:
         return f"RocksDBStore({self._path!r})"

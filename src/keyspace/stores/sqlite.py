@@ -523,12 +523,17 @@ class _SQLiteSnapshot(_Keys, Releasable, ReadView):
 class _SQLiteTransaction(_Keys, _Statements, WriteView):
     """``BEGIN IMMEDIATE`` on the store's connection, holding the store's lock.
 
-    A write that fails in a way that ends SQLite's transaction (a full disk:
-    SQLite rolls back on ``SQLITE_FULL``) kills this transaction: it is rolled back,
-    and every later operation and the commit raise that same
+    A write statement that fails kills this transaction: it is rolled back, and
+    every later operation and the commit raise that same
     :class:`~keyspace.errors.StoreError`, so nothing of it is committed even when
-    the caller catches the first error and carries on (statements after an engine
-    rollback would otherwise run in autocommit mode, one by one)."""
+    the caller catches the first error and carries on. Where SQLite ended its
+    transaction itself (a full disk: ``SQLITE_FULL``), statements after it would
+    otherwise run in autocommit mode, one by one; where it undid only the failed
+    statement (an I/O error it recovered from, a blob over the length limit, an
+    interrupt), the statements of the same operation before it (the first pairs of
+    an ``update``, the record of an indexed save, the first keys of a ``clear``)
+    would otherwise commit without the rest. Keys refused before any statement
+    runs (too large, bad input) leave the transaction usable."""
 
     __slots__ = ("_conn", "_dead", "_store")
 
@@ -546,12 +551,11 @@ class _SQLiteTransaction(_Keys, _Statements, WriteView):
         return conn
 
     def _failed(self, conn: sqlite3.Connection, exc: sqlite3.Error) -> KeyspaceError:
-        """Translate ``exc``; if SQLite's transaction is gone (or the disk is full),
-        roll back what is left and mark this transaction dead."""
+        """Translate ``exc`` (a failed write statement), roll back what is left of
+        the transaction and mark it dead: a part of an operation never commits."""
         error = self._store.translate(exc)
-        if not conn.in_transaction or "full" in str(exc):
-            _rollback(conn)
-            self._dead = error
+        _rollback(conn)
+        self._dead = error
         return error
 
     def _keys_conn(self) -> tuple[SQLiteStore, sqlite3.Connection, threading.Lock | None]:
