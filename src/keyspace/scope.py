@@ -71,6 +71,16 @@ _NO_ROUTE: _Route = (None, b"", b"", b"", b"", _NoKey)
 _first, _second = itemgetter(0), itemgetter(1)
 
 
+def _check_flags(include_start: Any, include_stop: Any, reverse: Any = False) -> None:
+    """Refuse a range flag that is not a bool (``include_stop="false"`` is truthy:
+    taken as it is, it would read, or delete, the stop key) with
+    :class:`InvalidArgument` naming it."""
+    flags = (("include_start", include_start), ("include_stop", include_stop), ("reverse", reverse))
+    for name, value in flags:
+        if type(value) is not bool:
+            raise InvalidArgument(f"{name} must be True or False, not {value!r}")
+
+
 def _intersect(ranges: tuple[_Range, ...], lo: bytes, hi: bytes | None) -> list[_Range]:
     """Clip each half-open range to ``[lo, hi)``, dropping the empty ones."""
     out: list[_Range] = []
@@ -532,6 +542,8 @@ class Scope(MutableMapping[Any, Any]):
     ) -> tuple[list[_Range], Callable[[bytes], bool] | None]:
         """The stored ranges asked for, clipped to the own ranges, and a filter on
         stored keys where a range cannot say it (ScopeHash ``prefix=``)."""
+        if type(include_start) is not bool or type(include_stop) is not bool:
+            _check_flags(include_start, include_stop)
         keep = None
         if prefix is not None:
             if start is not None or stop is not None:
@@ -578,6 +590,8 @@ class Scope(MutableMapping[Any, Any]):
         ascending scan has the engine cut the prefix: its items need no decoding.
         ``keys``: only the keys are read (``scan_keys``), and every value is
         ``b""``."""
+        if type(reverse) is not bool:
+            _check_flags(include_start, include_stop, reverse)
         ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if not ranges or (limit is not None and limit <= 0):
             return
@@ -656,6 +670,8 @@ class Scope(MutableMapping[Any, Any]):
             return None
         if type(limit) is not int:
             raise InvalidArgument(f"limit must be an int or None, not {limit!r}")
+        if type(include_start) is not bool or type(include_stop) is not bool or type(reverse) is not bool:
+            _check_flags(include_start, include_stop, reverse)
         if limit > 1024:
             return None
         if prefix is None and self._guard is None:

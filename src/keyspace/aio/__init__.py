@@ -53,10 +53,10 @@ from .. import keyspace as _sync
 from .._catalog import Catalog
 from .._watch import ScopeWatch
 from ..codecs import Codec, resolve_codec
-from ..errors import StoreClosed
+from ..errors import InvalidArgument, StoreClosed
 from ..keyspace import Keyspace
 from ..schemes._base import Path
-from ..scope import Scope, _decoded_key_codec
+from ..scope import Scope, _check_flags, _decoded_key_codec
 from ..stores._aio import DEFAULT_CHUNK, AsyncStore, async_store
 from ..stores._aio import AsyncTransaction as _StoreTransaction
 from ._plan import Hub, PlanSnapshot, PlanStore, PlanView
@@ -228,6 +228,9 @@ class AsyncScope:
     ) -> AsyncIterator[tuple[Any, bytes]]:
         """``(decoded key, raw value)`` of own keys: :meth:`Scope.items`' ranges
         (checks included), streamed from the async store."""
+        _check_flags(include_start, include_stop, reverse)
+        if limit is not None and type(limit) is not int:
+            raise InvalidArgument(f"limit must be an int or None, not {limit!r}")
         sync = self._make()
         ranges, keep = await self._ctx.run(
             lambda state: self._make(state)._stored_ranges(start, stop, include_start, include_stop, prefix)

@@ -197,7 +197,18 @@ def _show(
                 doc["databases"] = databases
             click.echo(dumps(doc))
         else:
-            out().print(tree.table(f"{ks.url}  ({ks.scheme!r})", typed=typed, levels=levels))
+            table = tree.table(f"{ks.url}  ({ks.scheme!r})", typed=typed, levels=levels)
+            console = out()
+            if console.is_terminal:  # long names fold to the terminal's width
+                console.print(table)
+            else:  # into a pipe or a file each name stays whole, to be given back as a PATH
+                width = console.width
+                wide = console.options.update_width(1 << 20)
+                console.width = max(width, console.measure(table, options=wide).maximum)
+                try:
+                    console.print(table)
+                finally:
+                    console.width = width
             if outside.reserved:
                 out().print(
                     f"reserved (scheme record, name registry): {outside.reserved:,} keys, "

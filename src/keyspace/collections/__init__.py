@@ -25,9 +25,11 @@
 
 Keys are typed by a spec (``"str"``/``"addr"``, ``"bytes"``, ``"u8"``–``"u128"``,
 ``"i8"``–``"i128"``, or a tuple of them for composite keys) and kept in element
-order. The layout decides the stored form: :data:`TUPLE` (default; tuple-layer
-keys in a child scope per namespace) or :data:`COSMWASM` (cw-storage-plus's
-bytes; :mod:`keyspace.cosmwasm` names these collections as cw-storage-plus does).
+order. The layout decides the stored form: :data:`TUPLE` (the default in the
+tuple scheme; tuple-layer keys in a child scope per namespace) or :data:`COSMWASM`
+(the default in the byte schemes; cw-storage-plus's bytes; :mod:`keyspace.cosmwasm`
+names these collections as cw-storage-plus does). A scheme that does not keep
+keys in order within a scope (ScopeHash) holds no collection (``LayoutError``).
 """
 
 from __future__ import annotations

@@ -3,13 +3,13 @@
 A layout turns (namespace, key elements) into keys of a scope, and back. Two are
 built in, and every collection runs on either through the same methods:
 
-* :data:`TUPLE` (the default): a namespace is a child scope of the collection's
+* :data:`TUPLE` (the default in the tuple scheme): a namespace is a child scope of the collection's
   scope, named by the namespace, whose keys are tuple-layer composite keys of the
   elements (so under :class:`~keyspace.TupleScheme` a stored key unpacks to
   ``(path + (namespace,), *elements)``); an ``Item`` is the key ``namespace`` in
   the collection's scope itself.
-* :data:`COSMWASM`: cw-storage-plus's bytes, as bytes keys of the collection's
-  scope. An ``Item`` is the raw namespace; a ``Map`` key is
+* :data:`COSMWASM` (the default in the byte schemes): cw-storage-plus's bytes, as
+  bytes keys of the collection's scope. An ``Item`` is the raw namespace; a ``Map`` key is
   ``len(ns) ns len(k1) k1 … kn`` (every element length-prefixed except the last,
   which is raw); values are JSON as serde writes it (compact, fields in order).
   On the root scope of a keyspace whose scheme stores keys raw (``LengthPrefixed``,

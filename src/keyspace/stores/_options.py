@@ -123,5 +123,7 @@ def _count(name: str, value: Any) -> int:
 
 
 def _unknown(name: str, engine: str, url: str, known: Mapping[str, Any]) -> None:
-    names = ", ".join(sorted(known)) or "none"
+    # open_store takes readonly for every engine (wrapping the store where the
+    # adapter has no read-only mode of its own), so it is always a known option.
+    names = ", ".join(sorted({*known, "readonly"}))
     raise StoreError(f"unknown {engine} option {name!r} for {url!r}; known options: {names}")
