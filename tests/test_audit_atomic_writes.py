@@ -26,34 +26,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _schemes import SCOPE_AND_SIBLING
 from _xxh32 import colliding_name
 
 import keyspace
 from keyspace.errors import HashCollision, InvalidKey, InvalidName, KeyspaceError, LayoutError, StoreClosed
 from keyspace.schemes import (
-    AsciiHex,
-    Delimited,
     LengthPrefixed,
-    Naive,
     Scheme,
     ScopeHash,
     Sublevel,
-    TupleScheme,
 )
 from keyspace.stores import open_store
 from keyspace.stores._base import Store
 
 STORES = {"memory": "memory:", "lmdb": "lmdb://{}", "leveldb": "leveldb://{}"}
-SCHEMES: dict[str, tuple[Callable[[], Scheme], tuple[Any, ...], tuple[Any, ...]]] = {
-    # a scope that holds keys, and a sibling of it
-    "tuple": (TupleScheme, ("t", "a"), ("t", "b")),
-    "asciihex": (AsciiHex, ("t", "a"), ("t", "b")),
-    "sublevel": (Sublevel, ("t", "a"), ("t", "b")),
-    "scopehash": (ScopeHash, ("a",), ("b",)),
-    "delimited": (lambda: Delimited(":"), ("a",), ("b",)),
-    "length-prefixed": (LengthPrefixed, (b"t", b"a"), (b"t", b"b")),
-    "naive": (lambda: Naive(allow_collisions=True), ("t", "a"), ("t", "b")),
-}
+SCHEMES = SCOPE_AND_SIBLING
 CHUNK = 4096  # the streaming route of update hands the store this many pairs at a time
 
 

@@ -18,33 +18,16 @@ from typing import Any
 
 import plyvel
 import pytest
+from _schemes import SCOPE_AND_SIBLING
 from _xxh32 import colliding_name
 
 import keyspace
 from keyspace.errors import HashCollision, StoreError
-from keyspace.schemes import (
-    AsciiHex,
-    Delimited,
-    LengthPrefixed,
-    Naive,
-    Scheme,
-    ScopeHash,
-    Sublevel,
-    TupleScheme,
-)
 from keyspace.stores import open_store
 from keyspace.stores._base import Store
 from keyspace.stores.leveldb import LevelDBStore
 
-SCHEMES: dict[str, tuple[Callable[[], Scheme], tuple[Any, ...], tuple[Any, ...]]] = {
-    "tuple": (TupleScheme, ("t", "a"), ("t", "b")),
-    "asciihex": (AsciiHex, ("t", "a"), ("t", "b")),
-    "sublevel": (Sublevel, ("t", "a"), ("t", "b")),
-    "scopehash": (ScopeHash, ("a",), ("b",)),
-    "delimited": (lambda: Delimited(":"), ("a",), ("b",)),
-    "length-prefixed": (LengthPrefixed, (b"t", b"a"), (b"t", b"b")),
-    "naive": (lambda: Naive(allow_collisions=True), ("t", "a"), ("t", "b")),
-}
+SCHEMES = SCOPE_AND_SIBLING
 WRITES: dict[str, Callable[[Any], object]] = {
     "setitem": lambda s: s.__setitem__(b"n", b"new"),
     "update": lambda s: s.update({b"x": b"1", b"a": b"changed"}),

@@ -24,20 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _schemes import SCOPE_AND_SIBLING
 
 import keyspace
 from keyspace.errors import StoreError
-from keyspace.schemes import AsciiHex, Delimited, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
 from keyspace.stores import _lmdb_growth
 
-SCHEMES: dict[str, tuple[Callable[[], Scheme], tuple[Any, ...], tuple[Any, ...]]] = {
-    "tuple": (TupleScheme, ("t", "a"), ("t", "b")),
-    "asciihex": (AsciiHex, ("t", "a"), ("t", "b")),
-    "sublevel": (Sublevel, ("t", "a"), ("t", "b")),
-    "scopehash": (ScopeHash, ("a",), ("b",)),
-    "delimited": (lambda: Delimited(":"), ("a",), ("b",)),
-    "length-prefixed": (LengthPrefixed, (b"t", b"a"), (b"t", b"b")),
-}
+SCHEMES = {name: made for name, made in SCOPE_AND_SIBLING.items() if name != "naive"}
 MAP = 1 << 20
 BIG = {b"k%05d" % i: b"x" * 1000 for i in range(3000)}  # three times the map
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _schemes import SCOPE_AND_SIBLING
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,29 +45,9 @@ from keyspace.collections import (
     UniqueIndex,
 )
 from keyspace.errors import StoreError
-from keyspace.schemes import (
-    AsciiHex,
-    Delimited,
-    LengthPrefixed,
-    Naive,
-    Scheme,
-    ScopeHash,
-    Sublevel,
-    TupleScheme,
-)
 from keyspace.stores import open_store
 
-SCHEMES: dict[str, tuple[Callable[[], Scheme], tuple[Any, ...], tuple[Any, ...]]] = {
-    # a scope with a child scope beside its own keys where the scheme allows it,
-    # and a sibling of it
-    "tuple": (TupleScheme, ("t", "a"), ("t", "b")),
-    "asciihex": (AsciiHex, ("t", "a"), ("t", "b")),
-    "sublevel": (Sublevel, ("t", "a"), ("t", "b")),
-    "scopehash": (ScopeHash, ("a",), ("b",)),
-    "delimited": (lambda: Delimited(":"), ("a",), ("b",)),
-    "length-prefixed": (LengthPrefixed, (b"t", b"a"), (b"t", b"b")),
-    "naive": (lambda: Naive(allow_collisions=True), ("t", "a"), ("t", "b")),
-}
+SCHEMES = SCOPE_AND_SIBLING
 POISON = b"POISON"  # an INSERT of a value (or key) holding it fails
 FRAGILE = b"FRAGILE"  # a DELETE of a row whose value holds it fails
 
