@@ -36,7 +36,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from .._catalog import Catalog
-from ..errors import StoreError, TransactionTooLarge
+from ..errors import StoreError
 from ..stores._aio import AsyncStore, AsyncTransaction, AsyncView, to_the_end
 from ..stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
 from ..stores._events import StoreWatch
@@ -167,21 +167,12 @@ class PlanStore(DelegatedReads, Store):
         number = plan.txs
         plan.txs += 1
 
-        limit = self.capabilities.max_batch_ops
-        exact = getattr(self.real, "check_commit", None)
+        check = self.real.check_commit
 
         def commit(ranges: list[Range], ops: list[Op]) -> None:
-            if exact is not None:
-                # the engine builds the commit's request as it will send it: refused
-                # now exactly when it would be refused when applied
-                exact(plan.begun.get(number), ranges, ops)
-            elif limit is not None and len(ranges) + len(ops) > limit:
-                # refused now, as the store would refuse it when applied, so that the
-                # code that opened the transaction can do without it
-                raise TransactionTooLarge(
-                    f"commit: the transaction needs {len(ranges) + len(ops)} operations; "
-                    f"{self.url} accepts at most {limit} per transaction"
-                )
+            # refused now, as the engine would refuse it when applied, so that the code
+            # that opened the transaction can do without it
+            check(plan.begun.get(number), ranges, ops)
             plan.effects.append(("commit", number, ranges, ops))
 
         return OverlayTransaction(_Cached(self._hub, ("tx", number)), ops_apply(commit), _nothing)

@@ -32,7 +32,7 @@ from contextlib import AbstractContextManager
 from itertools import islice
 from typing import Any, TypeVar
 
-from ..errors import StoreClosed
+from ..errors import StoreClosed, TransactionTooLarge
 from ._base import Capabilities, Op, ReadView, Store, WriteView
 
 __all__ = [
@@ -113,6 +113,21 @@ class AsyncStore(AsyncWriteView):
     @property
     def url(self) -> str:
         return self.sync.url
+
+    def check_commit(
+        self, view: AsyncTransaction | None, ranges: list[tuple[bytes, bytes | None]], ops: list[Op]
+    ) -> None:
+        """Raise the :class:`~keyspace.errors.TransactionTooLarge` a commit of
+        ``ranges`` deleted and ``ops`` in ``view`` (``None``: a transaction that read
+        nothing) would raise, with no I/O, so that an operation is refused before
+        anything of it is sent. Here: over the engine's ``max_batch_ops``; an engine
+        that sizes its commits otherwise (etcd) builds the commit's request."""
+        limit = self.capabilities.max_batch_ops
+        if limit is not None and len(ranges) + len(ops) > limit:
+            raise TransactionTooLarge(
+                f"commit: the transaction needs {len(ranges) + len(ops)} operations; "
+                f"{self.url} accepts at most {limit} per transaction"
+            )
 
     @abstractmethod
     async def write(self, ops: Iterable[Op]) -> None:
