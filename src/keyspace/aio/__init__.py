@@ -181,9 +181,14 @@ class AsyncScope:
         :meth:`Scope.popitem`; ``KeyError`` when the scope is empty."""
         return await self._run(lambda s: s.popitem())
 
-    async def update(self, items: Any) -> None:
-        """Put many items: one atomic batch outside a transaction (etcd: one Txn)."""
-        await self._run(lambda s: s.update(items))
+    async def update(self, other: Any = (), /, **kwargs: Any) -> None:
+        """Put the pairs of a mapping (or of an iterable of pairs) and of keyword
+        arguments, as :meth:`Scope.update`: one atomic batch outside a transaction
+        (etcd: one Txn). The pairs are read once, here: the operation may run
+        several times before it completes (each run one read further), and an
+        iterator read by the first run would be empty for the next."""
+        pairs = list(other.items() if hasattr(other, "items") else other)
+        await self._run(lambda s: s.update(pairs, **kwargs))
 
     async def clear(self) -> None:
         await self._run(lambda s: s.clear())
