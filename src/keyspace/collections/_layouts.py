@@ -16,9 +16,9 @@ built in, and every collection runs on either through the same methods:
   ``Naive``) the stored bytes are exactly cw-storage-plus's; on any other scope
   they are the scope's encoding of those bytes, with the same order. Where the
   scheme does not keep keys in order within a scope (``ScopeHash``, which stores
-  a key's length first), a range reads every key of the namespace (or prefix)
-  with ``prefix=`` and sorts them: the same items in the same order, at the cost
-  of reading and holding all of them (O(n log n) for n keys under the prefix).
+  a key's length first), a range reads the scope with ``prefix=`` (the whole
+  scope, filtered) and sorts the keys under the prefix: the same items in the
+  same order, at O(scope) reads and O(n log n) for the n keys it holds.
 """
 
 from __future__ import annotations
@@ -58,8 +58,9 @@ def _in_key_order(
 ) -> Iterator[tuple[bytes, bytes]]:
     """``scope.items(start=lo, stop=hi, ...)`` in key order, for a scope whose stored
     order is not key order: every key starting with ``base`` (``prefix=``, which
-    every scheme answers exactly), cut to the bounds and sorted. Cost: reads and
-    holds every item under ``base``, O(n log n)."""
+    every scheme answers exactly), cut to the bounds and sorted. Cost: what
+    ``prefix=`` reads (ScopeHash: the whole scope), then holding and sorting the
+    n items under ``base``, O(n log n)."""
     if limit is not None and limit <= 0:
         return iter(())
     found = [
