@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -244,7 +245,11 @@ UTF-8 (--keep-bytes-names keeps them bytes).
 @scheme_option(name="--from-scheme", help_text="Scheme of SRC; default: recorded, else detected.")
 @scheme_option(name="--to-scheme", help_text="Scheme of DST; default: recorded, else tuple for a new store.")
 @click.option(
-    "--batch", type=click.IntRange(min=1), default=1000, show_default=True, help="Keys per transaction."
+    "--batch",
+    type=click.IntRange(min=1, max=sys.maxsize),
+    default=1000,
+    show_default=True,
+    help="Keys per transaction.",
 )
 @depth_option
 @separator_option
