@@ -132,11 +132,10 @@ class _Ranged:
         from ``start`` to ``stop`` (whole keys; ``include_start``/``include_stop``
         decide whether the ends are in), at most ``limit`` of them. Under a
         ``prefix`` the keys are the remaining elements. Cost: one range scan."""
-        it, skip = self._raw(start, stop, include_start, include_stop, reverse, limit)
-        _, rest = self._span()
-        elements, key_of, decode = self._ns.elements, rest.key_of, self.codec.decode
+        it, _ = self._raw(start, stop, include_start, include_stop, reverse, limit)
+        read, decode = self._ns.key_reader(*self._span()), self.codec.decode
         for k, v in it:
-            yield key_of(elements(k)[skip:]), decode(v)
+            yield read(k), decode(v)
 
     def range(self, start: Any = None, stop: Any = None, **kwargs: Any) -> Iterator[tuple[Any, Any]]:
         """cw-storage-plus's name for :meth:`items`."""
@@ -214,6 +213,7 @@ class Map(Collection, _Ranged):
         self.spec = KeySpec(key)
         self._ns = self.layout.namespace(namespace, self.spec)
         self.codec = self.layout.value_codec(value)
+        self._stored = self._ns.key_writer()  # the scope key of a key
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.namespace!r} ({self.layout.name}) in {self._base!r}>"
@@ -223,9 +223,6 @@ class Map(Collection, _Ranged):
 
     def _span(self) -> tuple[tuple[Any, ...], KeySpec]:
         return (), self.spec
-
-    def _stored(self, key: Any) -> Any:
-        return self._ns.key(self.spec.elements(key))
 
     # -- point operations ----------------------------------------------------------
 
