@@ -165,13 +165,17 @@ def render_component(component: Any, *, typed: bool, nested: bool = False) -> st
     reads back (``typed``: the scheme tells ``str`` from ``bytes``; ``nested``: an
     element of a tuple component, where text holding ``(``, ``)`` or ``,``, which
     the tuple's spelling ``(a, b)`` uses, is spelled as a JSON string, bytes
-    in hex)."""
+    in hex; text holding characters that do not print, a newline, NUL or an
+    escape sequence, is spelled as a JSON string, so that a printed path is one
+    line that names the component and no other)."""
     if isinstance(component, bytes):
         text = _printable_text(component)
         if text is None or (nested and _SEPARATING.intersection(text)):
             return "hex:" + component.hex()
         return f"bytes:{text}" if typed else _plain(text)
     if isinstance(component, str):
+        if not component.isprintable():  # a newline, NUL or escape would print as something else
+            return _json_text(component)
         if nested and _SEPARATING.intersection(component):
             return json.dumps(component, ensure_ascii=False)
         return _plain(component)
@@ -191,6 +195,14 @@ def render_component(component: Any, *, typed: bool, nested: bool = False) -> st
 
 
 _SEPARATING = frozenset("(),")
+
+
+def _json_text(text: str) -> str:
+    """``text`` as a JSON string on one printable line (control and other
+    unprintable characters as ``\\uXXXX``), which :func:`parse_component` reads
+    back as that text."""
+    spelled = json.dumps(text, ensure_ascii=False)
+    return spelled if spelled.isprintable() else json.dumps(text)
 
 
 def _plain(text: str) -> str:
