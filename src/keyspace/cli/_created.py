@@ -116,8 +116,8 @@ def _alone(url: str, path: str) -> Iterator[bool]:
       committed, or its main database holds no entry.
     - SQLite (WAL, as the store writes): every connection holds a shared lock of
       byte 128 of the ``-shm`` file; this one takes it exclusively after finding
-      no key, then checks that the database file has not changed since and that
-      no ``-wal`` holds a commit.
+      no key, then checks that neither the database file nor its ``-wal`` has
+      changed since before it looked.
     - LevelDB and RocksDB: the store is opened (its engine lets one process hold
       it) and stays open while the block removes it.
 
@@ -192,6 +192,7 @@ def _signature(path: str) -> tuple[int, int, int, bytes] | None:
 
 @contextmanager
 def _sqlite_alone(url: str, path: str) -> Iterator[bool]:
+    before = _sqlite_state(path)  # taken before the scan: what changes after it is another's write
     try:
         with open_store(url, readonly=True) as store:
             empty = next(iter(store.scan(b"", None, limit=1)), None) is None
@@ -202,17 +203,21 @@ def _sqlite_alone(url: str, path: str) -> Iterator[bool]:
     if not empty:
         yield False
         return
-    seen = _signature(path)
     fd = _try_lock(path + "-shm", 128)
     if fd is None:
         yield False
         return
     try:
-        wal = path + "-wal"
-        unchanged = _signature(path) == seen and (not os.path.exists(wal) or os.path.getsize(wal) == 0)
-        yield unchanged
+        yield _sqlite_state(path) == before
     finally:
         os.close(fd)
+
+
+def _sqlite_state(path: str) -> tuple[object, object]:
+    """The database file's signature and its ``-wal`` file's (an empty or missing
+    ``-wal`` alike: a reader creates an empty one): a commit changes one of them."""
+    wal = _signature(path + "-wal")
+    return _signature(path), None if wal is None or wal[1] == 0 else wal
 
 
 @contextmanager
