@@ -71,3 +71,23 @@ def test_another_engines_store_is_refused_and_unchanged(
     assert _tree(store) == before
     # and its own engine reads it as before
     assert _cli(capsys, "scan", own, "acme")[:2] == (0, "k\tv\n")
+
+
+@pytest.mark.parametrize("config", [True, False], ids=["rocksdict-store", "other-writer"])
+def test_read_commands_leave_a_rocksdb_store_as_they_found_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, config: bool
+) -> None:
+    """rocksdict writes ``rocksdict-config.json`` at every open, read-only ones
+    too: a read command created it in a store another program wrote (which has
+    none) and rewrote it in others."""
+    store = tmp_path / "store"
+    url = f"rocksdb://{store}"
+    assert _cli(capsys, "put", url, "acme", "--key", "k", "--value", "v")[0] == 0
+    if not config:
+        (store / "rocksdict-config.json").unlink()
+    before = _tree(store)
+    times = {p.name: p.stat().st_mtime_ns for p in store.iterdir()}
+    for args in (["get", url, "acme", "--key", "k"], ["scan", url, "acme"], ["inspect", url]):
+        assert _cli(capsys, *args)[0] == 0
+        assert _tree(store) == before, args
+        assert {p.name: p.stat().st_mtime_ns for p in store.iterdir()} == times, args
