@@ -195,3 +195,14 @@ def test_any_spelling_gives_success_or_one_named_error(
     if code == 1:
         assert err.startswith("error: ") and len(err.splitlines()) == 1, err
         assert _raw(url) == before
+
+
+@pytest.mark.parametrize("component", ["-1", "-x", "--drop-all"])
+def test_a_component_that_looks_like_an_option_is_refused_with_the_way_to_give_it(
+    capsys: pytest.CaptureFixture[str], url: str, component: str
+) -> None:
+    err = _refused(capsys, url, "put", url, component, "--key", "k", "--value", "v", says=(component,))
+    assert f"keyspace put URL -- {component}" in err, err
+    assert _cli(capsys, "put", url, "--key", "k", "--value", "dash", "--", component)[0] == 0
+    assert _cli(capsys, "get", url, "--key", "k", "--", component)[:2] == (0, "dash\n")
+    assert _cli(capsys, "scan", url, "acme")[:2] == (0, "k\tv\n")
