@@ -135,3 +135,27 @@ def test_commands_reach_only_the_scope_they_name(
         want = [] if below else sorted(f"{k}\t{v}" for k, v in model[other].items())
         code, lines, err = _cli(capsys, "scan", url, *options, "--", *other_texts)
         assert (code, lines) == (0, want), (other_texts, err)
+
+
+def test_a_scopehash_name_whose_hash_another_holds_reaches_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``scope159129`` hashes like ``scope72590``: every command given it is
+    refused by name, and the other scope's keys stay where they are."""
+    url = f"lmdb://{tmp_path / 'db'}"
+    assert (
+        _cli(capsys, "put", url, "--scheme", "scopehash", "scope72590", "--key", "k", "--value", "secret")[0]
+        == 0
+    )
+    before = _raw(url)
+    for args in (
+        ["scan", url, "scope159129"],
+        ["get", url, "scope159129", "--key", "k"],
+        ["put", url, "scope159129", "--key", "k", "--value", "mine"],
+        ["delete", url, "scope159129", "--key", "k"],
+        ["delete", url, "scope159129", "--drop"],
+    ):
+        code, lines, err = _cli(capsys, *args)
+        assert code == 1 and lines == [] and "same xxh32 hash" in err, (args, err)
+    assert _raw(url) == before
+    assert _cli(capsys, "scan", url, "scope72590")[:2] == (0, ["k\tsecret"])

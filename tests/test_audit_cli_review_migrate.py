@@ -41,7 +41,7 @@ def _refused(capsys: pytest.CaptureFixture[str], tmp_path: Path, src: str, *opti
     kept = f"lmdb://{tmp_path / 'kept'}"
     scheme = options[options.index("--to-scheme") + 1] if "--to-scheme" in options else "tuple"
     with keyspace.open(kept, scheme=scheme) as ks:
-        ks.scope("zzz", "kept")[b"k"] = b"mine"
+        ks.scope("zzz")[b"kept"] = b"mine"
     before = _raw(kept)
     code, err = _migrate(capsys, src, kept, "--batch", "1", *options)
     assert code == 1 and "nothing was written" in err, err
@@ -102,3 +102,18 @@ def test_the_rehearsal_leaves_a_destination_that_reopens(
         assert len(ks.scope("a")) == 6 and ks.scope("b", "c")[b"k"] == b"deep"
         with pytest.raises(keyspace.errors.LayoutError):
             ks.scope("b")[b"x"] = b"refused: b holds a child scope"
+
+
+def test_two_source_scopes_whose_scopehash_names_collide(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``scope72590`` and ``scope159129`` have one xxh32 hash: the rehearsal took
+    one key per stored scope prefix, which the two share, so the second name was
+    met by the copy after the first's batches."""
+    src = f"sqlite://{tmp_path / 'src.sqlite'}"
+    with keyspace.open(src) as ks:
+        for i in range(5):
+            ks.scope("scope72590")[b"k%d" % i] = b"v"
+        ks.scope("scope159129")[b"z"] = b"v"
+    err = _refused(capsys, tmp_path, src, "--to-scheme", "scopehash")
+    assert "same xxh32 hash" in err

@@ -130,9 +130,9 @@ def check_no_merge(
         dst.catalog.check_storable(list(seen))
     except (KeyTooLarge, InvalidName) as exc:
         raise type(exc)(f"{exc}: the destination cannot store this source key; nothing was written") from None
-    firsts: dict[bytes, Entry] = {}
-    for entry in seen.values():  # one key of every destination scope
-        firsts.setdefault(dst.scheme.encode(convert(entry.path), b""), entry)
+    firsts: dict[Any, Entry] = {}
+    for entry in seen.values():  # one key of every destination path (not per stored prefix: names
+        firsts.setdefault(convert(entry.path), entry)  # whose scopehash hashes collide share one)
     _rehearse(dst, list(firsts.values()), convert)
     return count
 
