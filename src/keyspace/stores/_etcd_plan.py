@@ -316,38 +316,71 @@ class CommitPlan:
         return request
 
     def check_request(self) -> pb.TxnRequest:
-        """The read-only ``Txn`` that :meth:`applied` reads: the put and deleted keys,
-        and one key more than were put of every deleted range (nested as the commit's
-        operations are, when there are more than one level holds)."""
+        """The read-only ``Txn`` that :meth:`outcome` reads: the put and deleted keys,
+        and of every deleted range the key written last (``keys_only``, sorted by
+        ``mod_revision``, one key), nested as the commit's operations are when there
+        are more than one level holds."""
         reads = [pb.RequestOp(request_range=pb.RangeRequest(key=k)) for k in [*self.values, *self.deletes]]
         reads += [
             pb.RequestOp(
                 request_range=pb.RangeRequest(
-                    key=k, range_end=end, limit=len(self.values) + 1, keys_only=True
+                    key=k,
+                    range_end=end,
+                    limit=1,
+                    keys_only=True,
+                    sort_order=pb.RangeRequest.DESCEND,
+                    sort_target=pb.RangeRequest.MOD,
                 )
             )
             for k, end in self.cleared
         ]
         return pb.TxnRequest(success=nest_ops(reads, 0) or reads)
 
-    def applied(self, response: Any, snapshot: int) -> bool:
-        """Whether the answer to :meth:`check_request` shows this commit's effect:
-        every put key holds its value, all written at ONE revision after the snapshot
-        (a Txn writes all its keys at one revision), and every deleted key and range
-        is empty."""
+    def outcome(self, response: Any, snapshot: int) -> str:
+        """What the answer to :meth:`check_request` shows of this commit:
+
+        - ``APPLIED``: every put key holds its value, all written at ONE revision
+          after the snapshot (a Txn writes all its keys at one revision), and every
+          deleted key and range is empty;
+        - ``CHANGED``: otherwise, a key it writes or deletes (or one of a range it
+          deletes) was written after the snapshot by another client: whether this
+          commit was applied before that write cannot be told, and sending it again
+          could undo that later write;
+        - ``NOT_APPLIED``: otherwise (nothing it writes was written since the
+          snapshot, so it was not applied: sending it again is safe)."""
         keys = [*self.values, *self.deletes]
         results = [r.response_range.kvs for r in flat_responses(response.responses)]
         revisions: set[int] = set()
+        ours = True
+        changed = False
         for key, kvs in zip(keys, results, strict=False):
+            if kvs and int(kvs[0].mod_revision) > snapshot:
+                changed = True
             if key in self.values:
                 if not kvs or bytes(kvs[0].value) != self.values[key]:
-                    return False
-                revisions.add(int(kvs[0].mod_revision))
+                    ours = False
+                else:
+                    revisions.add(int(kvs[0].mod_revision))
             elif kvs:
-                return False
-        if len(revisions) > 1 or (revisions and min(revisions) <= snapshot):
-            return False
-        return all(bytes(kv.key) in self.values for kvs in results[len(keys) :] for kv in kvs)
+                ours = False
+        for kvs in results[len(keys) :]:  # the put keys are never in a deleted range
+            if kvs:
+                ours = False
+                changed = changed or int(kvs[0].mod_revision) > snapshot
+        if ours and len(revisions) <= 1 and not (revisions and min(revisions) <= snapshot):
+            return APPLIED
+        return CHANGED if changed else NOT_APPLIED
+
+    def applied(self, response: Any, snapshot: int) -> bool:
+        """Whether the answer to :meth:`check_request` shows this commit's effect
+        (:meth:`outcome` is ``APPLIED``)."""
+        return self.outcome(response, snapshot) == APPLIED
+
+
+APPLIED = "applied"
+CHANGED = "changed"
+NOT_APPLIED = "not applied"
+"""The answers of :meth:`CommitPlan.outcome`."""
 
 
 MAX_NESTING = 3
@@ -518,9 +551,12 @@ def commit_steps(
     Blind writes (no compares) are one call with the client's retries, as safe to
     repeat as ``write``; a cluster that stays unavailable makes it
     :class:`CommitOutcomeUnknown`. A guarded ``Txn`` is sent one attempt at a time:
-    after an unknown outcome the written keys are re-read (:meth:`CommitPlan.applied`)
-    before it is sent again, since a retry of an applied commit would fail its own
-    compares. A failed compare is :class:`TransactionConflict`, unless an earlier
+    after an unknown outcome the written keys are re-read (:meth:`CommitPlan.outcome`)
+    and it is sent again only once a re-read answered that nothing it writes was
+    written since the snapshot: a retry of an applied commit would fail its own
+    compares, or, where it writes keys it did not read, undo another client's
+    later write of them (such a write found is :class:`CommitOutcomeUnknown`).
+    A failed compare is :class:`TransactionConflict`, unless an earlier
     attempt may have been applied and the re-read cannot tell: then
     :class:`CommitOutcomeUnknown`. Bounded by ``max_attempts`` and ``budget_end``
     (``time.monotonic()`` seconds)."""
@@ -536,24 +572,36 @@ def commit_steps(
             ) from exc
         return
     uncertain: EtcdUnavailable | None = None
+    checked = True  # whether the last unknown outcome has been re-read since
     delay = 0.05
     for _attempt in range(max_attempts):
-        try:
-            response = yield Call("commit", "Txn", request, retry=False)
-        except EtcdUnavailable as exc:
-            uncertain = exc
+        if not checked:  # never sent again before a re-read says it is safe
             pause = delay * (0.5 + random.random())
             delay = min(delay * 2, 1.0)
             if time.monotonic() + pause >= budget_end:
                 break
             yield Sleep(pause)
-            if plan.values:
-                try:
-                    check = yield Call("commit check", "Txn", plan.check_request())
-                except EtcdUnavailable:
-                    continue
-                if plan.applied(check, snapshot):
-                    return
+            try:
+                check = yield Call("commit check", "Txn", plan.check_request())
+            except EtcdUnavailable:
+                continue
+            found = plan.outcome(check, snapshot)
+            if found == APPLIED and plan.values:
+                return
+            if found == CHANGED:
+                # another client wrote what this commit writes: were the commit
+                # applied before that write, sending it again would undo it
+                raise CommitOutcomeUnknown(
+                    "commit: a first attempt met an unknown outcome, and a key it writes or "
+                    "deletes was written since by another client; whether it was applied "
+                    "cannot be told, and it is not sent again (that could undo the later write)"
+                ) from uncertain
+            checked = True
+        try:
+            response = yield Call("commit", "Txn", request, retry=False)
+        except EtcdUnavailable as exc:
+            uncertain = exc
+            checked = False
             continue
         if response.succeeded:
             return

@@ -39,7 +39,9 @@ What each operation costs and guarantees:
   overlapping scanned ranges), deletes that cannot be nested beside the compares,
   or over 1.5 MiB raises ``TransactionTooLarge``. If the commit
   meets an unknown outcome (a member died mid-call), the written keys are re-read
-  before the commit is retried; when the outcome still cannot be established,
+  before the commit is retried, and it is retried only when none of them was
+  written since the snapshot (a retry must never undo another client's later
+  write); when the outcome still cannot be established,
   :class:`CommitOutcomeUnknown` is raised.
 
 Key prefix: ``etcd://hosts/some%2Fprefix`` (the URL's path, percent-encoded bytes)
