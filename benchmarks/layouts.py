@@ -761,12 +761,12 @@ class _PythonScope(Scope):
 
 
 def _python_scope(ks: Keyspace, view: Any, catalog: Any) -> Scope:
-    return _PythonScope(ks, view, catalog, _PATH, BYTES, BYTES)
+    return _PythonScope(ks._space, view, catalog, _PATH, BYTES, BYTES)
 
 
 def _python_keyspace(directory: str) -> Keyspace:
     ks = _open(directory, TupleScheme())
-    ks._layouts = LayoutCache(ks.scheme, accelerate=False)
+    ks._space.layouts = LayoutCache(ks.scheme, accelerate=False)
     return ks
 
 

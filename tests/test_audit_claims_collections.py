@@ -1,10 +1,9 @@
 """docs/collections.md: "`Item`, `Map`, `IndexedMap` …, `Deque`, `SnapshotMap`
-and `SnapshotItem` run on any scope". With no ``layout=``, a collection takes
-tuple-layer keys where the scheme's keys are typed (TupleScheme) and
-cw-storage-plus bytes elsewhere, so the same code runs on every scheme that
-keeps keys in order; on a scheme that does not (ScopeHash), where ranges,
-prefixes and ``clear()`` cannot be right, it is refused with ``LayoutError``
-before anything is read or written."""
+and `SnapshotItem` run on any scope of every scheme". With no ``layout=``, a
+collection takes tuple-layer keys where the scheme's keys are typed (TupleScheme)
+and cw-storage-plus bytes elsewhere, so the same code runs on every scheme; on a
+scheme that does not keep keys in order (ScopeHash) ranges, prefixes and
+``clear()`` still give exactly the keys, in key order."""
 
 from __future__ import annotations
 
@@ -25,10 +24,11 @@ from keyspace.collections import (
     SnapshotMap,
     UniqueIndex,
 )
-from keyspace.errors import LayoutError, UniqueViolation
+from keyspace.errors import UniqueViolation
 from keyspace.schemes import AsciiHex, Delimited, LengthPrefixed, ScopeHash, Sublevel, TupleScheme
 
 ORDERED = [TupleScheme(), LengthPrefixed(), AsciiHex(), Sublevel(), Delimited(":"), Delimited("\x00")]
+EVERY = [*ORDERED, ScopeHash()]
 
 
 def _run_everything(ks: Any, app: keyspace.Scope) -> None:
@@ -80,8 +80,8 @@ def _run_everything(ks: Any, app: keyspace.Scope) -> None:
     assert config.load() == {"v": 1}
 
 
-@pytest.mark.parametrize("scheme", ORDERED, ids=lambda s: repr(s))
-def test_collections_run_on_every_scheme_that_keeps_key_order(tmp_path: Path, scheme: Any) -> None:
+@pytest.mark.parametrize("scheme", EVERY, ids=lambda s: repr(s))
+def test_collections_run_on_every_scheme(tmp_path: Path, scheme: Any) -> None:
     with keyspace.open(f"lmdb://{tmp_path}/db", scheme=scheme) as ks:
         ks.scope("other")[b"k"] = b"v"
         _run_everything(ks, ks.scope("app"))
@@ -90,26 +90,19 @@ def test_collections_run_on_every_scheme_that_keeps_key_order(tmp_path: Path, sc
         assert Map(ks.scope("app"), "m", key="str").layout is expected
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda s: Map(s, "m", key="str"),
-        lambda s: Map(s, "m", key="str", layout=COSMWASM),
-        lambda s: Item(s, "i"),
-        lambda s: Deque(s, "q"),
-        lambda s: IndexedMap(s, "u", key="str", indexes={}),
-        lambda s: SnapshotMap(s, "sm", "sm__c", "sm__l", key="str"),
-    ],
-)
-def test_collections_on_a_scheme_without_key_order_are_refused(make: Any) -> None:
+def test_a_map_on_a_scheme_without_key_order_lists_and_clears_its_keys() -> None:
     """ScopeHash stores a key after its length, so its stored order is not the
-    keys' order: before the refusal, a COSMWASM map there listed none of its
-    keys and its ``clear()`` deleted none of them."""
+    keys' order: a COSMWASM map there once listed none of its keys and its
+    ``clear()`` deleted none of them (then collections were refused there). Now
+    a map lists its keys in key order and clears exactly them."""
     ks = keyspace.open("memory:", scheme=ScopeHash())
     app = ks.scope("app")
-    app[b"\x00\x01ax"] = b"1"  # what a map "a" would hold
-    before = list(ks.store.scan())
-    with pytest.raises(LayoutError, match="property 3") as caught:
-        make(app)
-    assert "ScopeHash" in str(caught.value) and "'app'" in str(caught.value)
-    assert list(ks.store.scan()) == before
+    app[b"\x00\x01ax"] = b'"by hand"'  # what a map "a" holds for the key "x"
+    app[b"\x00\x01b" + b"y" * 40] = b"1"  # another namespace, a longer key
+    names = Map(app, "a", key="str")
+    names.save("zz", 2)
+    names.save("y" * 30, 3)
+    assert list(names.keys()) == ["x", "y" * 30, "zz"]
+    assert list(names.items(start="y", reverse=True, limit=2)) == [("zz", 2), ("y" * 30, 3)]
+    names.clear()
+    assert list(names.keys()) == [] and dict(app.items()) == {b"\x00\x01b" + b"y" * 40: b"1"}

@@ -31,6 +31,7 @@ CASES = [
     pytest.param("length-prefixed", COSMWASM, id="length-prefixed-cosmwasm-layout"),
     pytest.param("sublevel", COSMWASM, id="sublevel-cosmwasm-layout"),
     pytest.param("asciihex", COSMWASM, id="asciihex-cosmwasm-layout"),
+    pytest.param("scopehash", COSMWASM, id="scopehash-cosmwasm-layout"),
 ]
 PATHS = [
     [("app",), ("ap",), ("appx",), ("app\x00",)],

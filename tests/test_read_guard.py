@@ -43,11 +43,11 @@ Make = Callable[[Keyspace, tuple[Any, ...]], Scope]
 
 
 def _c_scope(ks: Keyspace, path: tuple[Any, ...]) -> Scope:
-    return Scope(ks, ks.store, ks.catalog, path, BYTES, BYTES)
+    return Scope(ks._space, ks.store, ks.catalog, path, BYTES, BYTES)
 
 
 def _python_scope(ks: Keyspace, path: tuple[Any, ...]) -> Scope:
-    return PythonScope(ks, ks.store, ks.catalog, path, BYTES, BYTES)
+    return PythonScope(ks._space, ks.store, ks.catalog, path, BYTES, BYTES)
 
 
 @pytest.fixture(params=["memory", "lmdb"])

@@ -218,7 +218,7 @@ def test_the_cli_refuses_a_reserved_key(lmdb_url: str) -> None:
 
 def _python_keyspace(scheme: Scheme) -> Keyspace:
     ks = keyspace.open("memory:", scheme=scheme)
-    ks._layouts = LayoutCache(scheme, accelerate=False)
+    ks._space.layouts = LayoutCache(scheme, accelerate=False)
     ks._default_scopes.clear()
     return ks
 

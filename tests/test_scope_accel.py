@@ -114,7 +114,7 @@ def test_python_methods_over_python_layouts_store_the_schemes_bytes(
     store ``scheme.encode(path, key)``, read it back, and refuse what the scheme
     refuses with the scheme's error."""
     ks = keyspace.open("memory:", scheme=scheme)
-    ks._layouts = LayoutCache(ks.scheme, accelerate=False)
+    ks._space.layouts = LayoutCache(ks.scheme, accelerate=False)
     scope, other = ks.scope("p"), ks.scope("p", key="str")
     assert not scope.layout.accelerated
     if isinstance(scheme, Sublevel):
@@ -152,7 +152,7 @@ def test_python_reads_run_the_read_guard_while_one_is_set(monkeypatch: pytest.Mo
     read guard left to run; with one, every read runs it first, and once it
     settles the route is taken."""
     ks = keyspace.open("memory:")
-    ks._layouts = LayoutCache(ks.scheme, accelerate=False)
+    ks._space.layouts = LayoutCache(ks.scheme, accelerate=False)
     scope = ks.scope("t")
     PY_SETITEM(scope, b"k", b"v")
     assert scope._guard is not None  # type: ignore[attr-defined]  # made before the record was written
@@ -167,7 +167,7 @@ def test_python_reads_run_the_read_guard_while_one_is_set(monkeypatch: pytest.Mo
         return answers.pop(0)
 
     monkeypatch.setattr(type(ks.catalog), "guard", lambda self, path: guard)
-    guarded = Scope(ks, ks.store, ks.catalog, ("t",), BYTES, BYTES)  # ks.scope() caches the first
+    guarded = Scope(ks._space, ks.store, ks.catalog, ("t",), BYTES, BYTES)  # ks.scope() caches the first
     assert guarded._guard is guard  # type: ignore[attr-defined]
     assert PY_GET(guarded, b"k", 5) == 5
     with pytest.raises(KeyError):
@@ -181,7 +181,7 @@ def test_python_methods_translate_engine_errors_in_a_transaction(tmp_path: Path)
     """The pure-Python methods call py-lmdb's own get and put inside a transaction
     and translate their raw errors, as the C methods do."""
     ks = keyspace.open(str(tmp_path / "db"))
-    ks._layouts = LayoutCache(ks.scheme, accelerate=False)
+    ks._space.layouts = LayoutCache(ks.scheme, accelerate=False)
     ks.scope("t")[b"first"] = b"v"
     with pytest.raises(KeyTooLarge, match="511") as caught, ks.transaction() as tx:
         inside = tx.scope("t")

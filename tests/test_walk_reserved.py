@@ -36,7 +36,7 @@ def test_records_inside_a_root_are_not_counted_as_its_keys(scheme: Scheme) -> No
     singles = list(walk(ks.store, reader))
     assert sorted(e.stored for e in singles if isinstance(e, Entry)) == sorted(data)
     assert {s.stored for s in singles if isinstance(s, Skipped) and s.reason is None} >= set(RECORDS)
-    counted = list(tally(ks.store, reader, ks._layouts.get))
+    counted = list(tally(ks.store, reader, ks._space.layouts.get))
     in_runs = sum(r.keys for r in counted if isinstance(r, Run))
     assert in_runs == len(data)
     assert {s.stored for s in counted if isinstance(s, Skipped)} == {

@@ -16,6 +16,7 @@ from typing import Any
 from . import _metadata
 from ._catalog import Catalog, check_leaf_depth
 from ._closing import Closing
+from ._space import Space
 from .codecs import Codec, resolve_codec
 from .errors import InvalidArgument, InvalidName, SchemeMismatch, StoreError
 from .schemes import Scheme, TupleScheme, scheme_from_name
@@ -45,18 +46,23 @@ class Keyspace(Closing):
         leaf_depth: int | None = None,
         watch_records: bool | None = None,
         found_empty: bool | None = None,
+        catalog: Catalog | None = None,
     ) -> None:
+        """``catalog``: the catalog to keep (a subclass's, such as a scoped-heed
+        registry); by default one made of ``store``, ``scheme`` and the facts given."""
         self.store = store
         self.scheme = scheme
-        self.catalog = Catalog(
-            store,
-            scheme,
-            recorded=recorded,
-            leaf_depth=leaf_depth,
-            watch_records=watch_records,
-            found_empty=found_empty,
-        )
-        self._layouts = LayoutCache(scheme)
+        if catalog is None:
+            catalog = Catalog(
+                store,
+                scheme,
+                recorded=recorded,
+                leaf_depth=leaf_depth,
+                watch_records=watch_records,
+                found_empty=found_empty,
+            )
+        self.catalog = catalog
+        self._space = Space(store, self.catalog, LayoutCache(scheme), self)
         self._default_scopes: dict[tuple[Any, ...], Scope] = {}  # made with the default codecs
         self.batch_limit = self.catalog.batch_limit
         self._close_store = True
@@ -82,7 +88,7 @@ class Keyspace(Closing):
                 return self._default_scopes[path]
             except (KeyError, TypeError):  # not made yet (or an unhashable path: Scope says why)
                 pass
-        made = Scope(self, self.store, self.catalog, path, *self._codecs(key, value))
+        made = Scope(self._space, self.store, self.catalog, path, *self._codecs(key, value))
         if (
             default
             and len(self._default_scopes) < 4096
@@ -120,17 +126,15 @@ class Keyspace(Closing):
 
         Commits when the block exits normally; discards everything when it raises.
         Reads inside see a consistent snapshot and the transaction's own writes."""
-        state = self.catalog.child()
-        with self.store.transaction() as view:
+        with self._space.transaction() as (view, state):
             yield Transaction(self, view, state)
-        state.commit()
 
     @contextmanager
     def snapshot(self) -> Iterator[Transaction]:
         """A read-only consistent view: ``snap.scope(...)`` reads the store as it
         was when the block was entered."""
-        with self.store.snapshot() as view:
-            yield Transaction(self, view, self.catalog.child())
+        with self._space.snapshot() as (view, state):
+            yield Transaction(self, view, state)
 
     def close(self) -> None:
         """Close the store (unless attached with ``close_store=False``). Idempotent;
@@ -150,7 +154,8 @@ class Transaction:
 
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The scope at ``path`` inside this transaction (same API as outside)."""
-        return Scope(self.keyspace, self.view, self.catalog, path, *self.keyspace._codecs(key, value))
+        keyspace = self.keyspace
+        return Scope(keyspace._space, self.view, self.catalog, path, *keyspace._codecs(key, value))
 
 
 def _local_path(url: str) -> str | None:

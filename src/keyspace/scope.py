@@ -8,8 +8,10 @@ for every scheme that declares property 3). Child scopes are reached with
 everything below it, :meth:`Scope.subtree` walks ``(path, key, value)`` below it.
 
 A scope runs on its path's :class:`~keyspace.schemes._layouts.Layout`, compiled
-once per path by the scheme and kept by the keyspace, so making a scope of a known
-path costs a dictionary lookup and writes nothing. Every scheme takes the same
+once per path by the scheme and kept in the keyspace's
+:class:`~keyspace._space.Space`, so making a scope of a known path costs a
+dictionary lookup and writes nothing. A scope holds that space (store, catalog,
+layouts), never the keyspace: every safety fact it consults is the catalog's. Every scheme takes the same
 route: point operations build the stored key with the layout's ``stored`` (C where
 the optional module is built) and call the store view's engine callables; scans,
 ``len``, ``clear`` and the views read the own ranges in chunks decoded by the
@@ -49,8 +51,8 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
     from ._catalog import Catalog
+    from ._space import Space
     from ._watch import ScopeWatch
-    from .keyspace import Keyspace, Transaction
 
 __all__ = ["Scope", "ScopeItems", "ScopeKeys", "ScopeValues"]
 
@@ -155,12 +157,12 @@ class Scope(MutableMapping[Any, Any]):
         "_guard",
         "_key_of",
         "_key_spec",
-        "_ks",
         "_layout",
         "_put",
         "_put_raw",
         "_ranges",
         "_read_route",
+        "_space",
         "_state",
         "_stored",
         "_value_spec",
@@ -175,16 +177,16 @@ class Scope(MutableMapping[Any, Any]):
 
     def __init__(
         self,
-        keyspace: Keyspace,
+        space: Space,
         view: ReadView,
         state: Catalog,
         path: Path,
         key: Codec,
         value: Codec,
     ) -> None:
-        layout: Layout = keyspace._layouts.get(path)
+        layout: Layout = space.layouts.get(path)
         scheme = layout.scheme
-        self._ks = keyspace
+        self._space = space
         self._view = view
         self._state = state
         self._compiled = layout
@@ -246,8 +248,10 @@ class Scope(MutableMapping[Any, Any]):
     # -- navigation ------------------------------------------------------------
 
     @property
-    def keyspace(self) -> Keyspace:
-        return self._ks
+    def keyspace(self) -> Any:
+        """The :class:`~keyspace.Keyspace` this scope belongs to (its space's
+        owner; the scope itself runs on its space and catalog alone)."""
+        return self._space.owner
 
     @property
     def layout(self) -> Layout:
@@ -261,7 +265,7 @@ class Scope(MutableMapping[Any, Any]):
         from .codecs import resolve_codec
 
         return Scope(
-            self._ks,
+            self._space,
             self._view,
             self._state,
             self.path + more,
@@ -270,7 +274,7 @@ class Scope(MutableMapping[Any, Any]):
         )
 
     def __repr__(self) -> str:
-        return f"<Scope {self.path!r} of {self._ks!r}>"
+        return f"<Scope {self.path!r} of {self._space.owner!r}>"
 
     # -- point operations --------------------------------------------------------
 
@@ -414,20 +418,19 @@ class Scope(MutableMapping[Any, Any]):
                 raise KeyError(key)
             return default
         if view is self._state.store:
-            return self._in_one(self._ks.transaction(), "pop", key, default)
+            return self._in_one(self._space.transaction(), "pop", key, default)
         self._state.destructive(
             view, lambda v: self._part(v).delete(stored), single=True, path=self._unsettled
         )
         return raw if self._vdec is None else self._vdec(raw)
 
-    def _in_one(self, state: AbstractContextManager[Transaction], method: str, *args: Any) -> Any:
-        """Run ``method`` on the scope of this path inside ``state``, a transaction
-        of the keyspace (a read then a write, as one atomic step) or a snapshot
+    def _in_one(self, step: AbstractContextManager[tuple[ReadView, Catalog]], method: str, *args: Any) -> Any:
+        """Run ``method`` on the scope of this path inside ``step``, a transaction
+        of the store (a read then a write, as one atomic step) or a snapshot
         (several reads, of one state of the store)."""
-        with state as handle:
-            return getattr(handle.scope(*self.path, key=self._key_spec, value=self._value_spec), method)(
-                *args
-            )
+        with step as (view, state):
+            scope = Scope(self._space, view, state, self.path, self._key_spec, self._value_spec)
+            return getattr(scope, method)(*args)
 
     def popitem(self) -> tuple[Any, Any]:
         """Remove and return the last ``(key, value)`` in key order (``dict`` takes
@@ -435,7 +438,7 @@ class Scope(MutableMapping[Any, Any]):
         transaction it runs in one transaction of the store (two callers never
         both get one item). Cost: one one-item reverse scan and one delete."""
         if self._writer() is self._state.store:
-            return self._in_one(self._ks.transaction(), "popitem")  # type: ignore[no-any-return]
+            return self._in_one(self._space.transaction(), "popitem")  # type: ignore[no-any-return]
         for key, value in self.items(reverse=True, limit=1):
             del self[key]
             return key, value
@@ -451,7 +454,7 @@ class Scope(MutableMapping[Any, Any]):
         if raw is not None:
             return raw if self._vdec is None else self._vdec(raw)
         if self._writer() is self._state.store:
-            return self._in_one(self._ks.transaction(), "setdefault", key, default)
+            return self._in_one(self._space.transaction(), "setdefault", key, default)
         self[key] = default
         return default
 
@@ -853,7 +856,7 @@ class Scope(MutableMapping[Any, Any]):
         snapshot of the store, so it never counts part of a batch."""
         store = self._state.store
         if self._counted_in_pieces() and self._view is store and store.capabilities.snapshots:
-            return self._in_one(self._ks.snapshot(), "__len__")  # type: ignore[no-any-return]
+            return self._in_one(self._space.snapshot(), "__len__")  # type: ignore[no-any-return]
         if not self._layout.exact:
             return sum(map(len, self._chunks(keys=True)))
         ranges = self._stored_ranges(None, None, True, False, None)[0]
@@ -1044,11 +1047,11 @@ class Scope(MutableMapping[Any, Any]):
             self._hidden()
         scheme, vdec, view, layout = self.scheme, self._vdec, self._view, self._layout
         kdec = _decoded_key_codec(scheme, self._key_spec)
-        decode = self._state.decoder(view, self.path, later=self._ks.store)  # events: committed writes
+        decode = self._state.decoder(view, self.path, later=self._space.store)  # events: committed writes
         key_of, prefix, part_prefix = self._key_of, self.prefix, layout.prefix
         # the subtree: its ranges, and whose each key is (None: no scope's of it)
         ranges, decode_below = (
-            self._state.subtree_watch(view, self.path, self._ks.store) if subtree else (None, decode)
+            self._state.subtree_watch(view, self.path, self._space.store) if subtree else (None, decode)
         )
 
         def subtree_decode(stored: bytes) -> tuple[Path, Any] | None:
@@ -1071,7 +1074,7 @@ class Scope(MutableMapping[Any, Any]):
             is_own = is_own_key
 
         return watch_scope(
-            self._ks.store,
+            self._space.store,
             self.path,
             own_ranges=self._state.ranges(self.path, self._compiled.ranges)[0],
             own_exact=layout.exact and scheme.separates_own_keys,

@@ -194,8 +194,7 @@ class ScopedHeedKeyspace(Keyspace):
     :class:`HashCollision`."""
 
     def __init__(self, store: Store, scheme: ScopedHeed, *, name: str, key: Codec, value: Codec) -> None:
-        super().__init__(store, scheme, recorded=True)
-        self.catalog = _Registry(store, scheme)
+        super().__init__(store, scheme, recorded=True, catalog=_Registry(store, scheme))
         self.name = name
         self.api = scheme.api
         self.key_codec = key

@@ -119,7 +119,7 @@ class AsyncScope:
         catalog ``state`` of one run (default: the context's)."""
         ctx = self._ctx
         state = ctx.catalog if state is None else state
-        return Scope(ctx.aks._plan_ks, ctx.view, state, self.path, self._key, self._value)
+        return Scope(ctx.aks._plan_ks._space, ctx.view, state, self.path, self._key, self._value)
 
     def __repr__(self) -> str:
         return f"<AsyncScope {self.path!r}>"

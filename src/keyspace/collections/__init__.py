@@ -28,8 +28,10 @@ Keys are typed by a spec (``"str"``/``"addr"``, ``"bytes"``, ``"u8"``–``"u128"
 order. The layout decides the stored form: :data:`TUPLE` (the default in the
 tuple scheme; tuple-layer keys in a child scope per namespace) or :data:`COSMWASM`
 (the default in the byte schemes; cw-storage-plus's bytes; :mod:`keyspace.cosmwasm`
-names these collections as cw-storage-plus does). A scheme that does not keep
-keys in order within a scope (ScopeHash) holds no collection (``LayoutError``).
+names these collections as cw-storage-plus does). On a scheme that does not keep
+keys in order within a scope (ScopeHash) a range reads the scope, keeps the keys
+under its prefix and sorts them: the same items in the same order, holding them
+all in memory.
 """
 
 from __future__ import annotations

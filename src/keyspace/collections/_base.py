@@ -8,8 +8,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Self
 
 from ..codecs import Codec
-from ..errors import LayoutError
-from ..schemes._base import Property
 from ..scope import Scope
 from ._layouts import COSMWASM, TUPLE, Layout
 
@@ -33,12 +31,6 @@ class Collection:
 
     def __init__(self, scope: Scope, layout: Layout | None) -> None:
         scheme = scope.scheme
-        if Property.ORDER_WITHIN not in scheme.properties:
-            raise LayoutError(
-                f"collections need a scheme that keeps keys in order within a scope (property 3), "
-                f"for their ranges, prefixes and clear(); {scheme!r} of scope {scope.path!r} does not "
-                "(its stored order is not the keys' order): use them in a keyspace of another scheme"
-            )
         if layout is None:  # tuple-layer keys where the scheme's keys are typed, else bytes
             layout = TUPLE if scheme.typed_keys else COSMWASM
         self.layout: Layout = layout

@@ -14,7 +14,11 @@ built in, and every collection runs on either through the same methods:
   which is raw); values are JSON as serde writes it (compact, fields in order).
   On the root scope of a keyspace whose scheme stores keys raw (``LengthPrefixed``,
   ``Naive``) the stored bytes are exactly cw-storage-plus's; on any other scope
-  they are the scope's encoding of those bytes, with the same order.
+  they are the scope's encoding of those bytes, with the same order. Where the
+  scheme does not keep keys in order within a scope (``ScopeHash``, which stores
+  a key's length first), a range reads the scope with ``prefix=`` (the whole
+  scope, filtered) and sorts the keys under the prefix: the same items in the
+  same order, at O(scope) reads and O(n log n) for the n keys it holds.
 """
 
 from __future__ import annotations
@@ -24,12 +28,13 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from itertools import islice, takewhile
+from operator import itemgetter
 from typing import Any
 
 from .._bytes import prefix_end
 from ..codecs import Codec, resolve_codec
 from ..errors import DecodeError, InvalidKey, show_bytes
-from ..schemes._base import component_bytes
+from ..schemes._base import Property, component_bytes
 from ..schemes.length_prefixed import decompose, to_length_prefixed, to_length_prefixed_nested
 from ..scope import Scope
 from ..tuples import pack, unpack
@@ -39,6 +44,32 @@ __all__ = ["COSMWASM", "TUPLE", "CosmWasmLayout", "Layout", "Namespace", "TupleL
 
 Elements = tuple[Any, ...]
 Bound = Elements | None
+
+
+def _in_key_order(
+    scope: Scope,
+    base: bytes,
+    lo: bytes,
+    lo_incl: bool,
+    hi: bytes | None,
+    hi_incl: bool,
+    reverse: bool,
+    limit: int | None,
+) -> Iterator[tuple[bytes, bytes]]:
+    """``scope.items(start=lo, stop=hi, ...)`` in key order, for a scope whose stored
+    order is not key order: every key starting with ``base`` (``prefix=``, which
+    every scheme answers exactly), cut to the bounds and sorted. Cost: what
+    ``prefix=`` reads (ScopeHash: the whole scope), then holding and sorting the
+    n items under ``base``, O(n log n)."""
+    if limit is not None and limit <= 0:
+        return iter(())
+    found = [
+        (k, v)
+        for k, v in scope.items(prefix=base)
+        if (lo <= k if lo_incl else lo < k) and (hi is None or (k <= hi if hi_incl else k < hi))
+    ]
+    found.sort(key=itemgetter(0), reverse=reverse)
+    return iter(found if limit is None else found[:limit])
 
 
 def joined_key(parts: Sequence[bytes]) -> bytes:
@@ -294,7 +325,10 @@ class _CwNamespace(Namespace):
         return joined_key([t.to_bytes(v) for t, v in zip(types, elements, strict=True)])
 
     def clear(self, base: Scope) -> None:
-        base.clear_range(start=self.head, stop=prefix_end(self.head))
+        if Property.ORDER_WITHIN in base.scheme.properties:
+            base.clear_range(start=self.head, stop=prefix_end(self.head))
+        else:  # stored order is not key order: the keys starting with head, exactly
+            base.clear_range(prefix=self.head)
 
     def scan(
         self,
@@ -317,6 +351,8 @@ class _CwNamespace(Namespace):
             hi, hi_incl = prefix_end(base), False
         else:
             hi, hi_incl = base + self._joined(types, stop), include_stop
+        if Property.ORDER_WITHIN not in scope.scheme.properties:
+            return _in_key_order(scope, base, lo, lo_incl, hi, hi_incl, reverse, limit)
         return iter(
             scope.items(
                 start=lo, stop=hi, include_start=lo_incl, include_stop=hi_incl, reverse=reverse, limit=limit

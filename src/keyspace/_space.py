@@ -1,0 +1,57 @@
+"""Space: what every scope of one keyspace shares.
+
+A :class:`~keyspace.Scope` holds its keyspace's :class:`Space`, never the
+keyspace itself: the store, the :class:`~keyspace._catalog.Catalog` (the facts
+that keep scopes apart, consulted on every path that touches data), the cache
+of compiled layouts, and the atomic steps a scope opens on its own (a one-step
+transaction for a read then a write, a snapshot for a count of several reads).
+The keyspace makes one space when it opens and hands it to every scope, so
+making a scope costs no lookup through the keyspace, and this module imports
+nothing above the schemes and stores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ._catalog import Catalog
+from .schemes._layouts import LayoutCache
+from .stores._base import ReadView, Store
+
+__all__ = ["Space"]
+
+
+class Space:
+    """The store, catalog and layout cache the scopes of one keyspace share.
+
+    ``owner`` is the object the scopes answer for :attr:`Scope.keyspace` (the
+    :class:`~keyspace.Keyspace` that made the space); the scopes themselves never
+    call it. ``layouts`` may be replaced (a cache compiling pure-Python layouts,
+    for one)."""
+
+    __slots__ = ("catalog", "layouts", "owner", "store")
+
+    def __init__(self, store: Store, catalog: Catalog, layouts: LayoutCache, owner: Any) -> None:
+        self.store = store
+        self.catalog = catalog
+        self.layouts = layouts
+        self.owner = owner
+
+    @contextmanager
+    def transaction(self) -> Iterator[tuple[ReadView, Catalog]]:
+        """One atomic transaction of the store: ``(view, state)``, the view its
+        reads and writes go through and the catalog state they record into
+        (committed into the keyspace's catalog only when the store's transaction
+        commits). Discarded when the block raises."""
+        state = self.catalog.child()
+        with self.store.transaction() as view:
+            yield view, state
+        state.commit()
+
+    @contextmanager
+    def snapshot(self) -> Iterator[tuple[ReadView, Catalog]]:
+        """A read-only consistent view of the store: ``(view, state)``."""
+        with self.store.snapshot() as view:
+            yield view, self.catalog.child()
