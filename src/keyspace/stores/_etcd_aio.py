@@ -372,7 +372,7 @@ class _EtcdView(AsyncTransaction):
             own = [(k, v) for k in keys if (v := writes[k]) is not None]
         left = limit
         at = 0
-        async for key, value in self._base(start, stop, reverse):
+        async for key, value in self._gaps(start, stop, reverse):
             if self._writable and (key in writes or (deleted and key in deleted)):
                 continue
             while at < len(own) and (own[at][0] > key if reverse else own[at][0] < key):
@@ -393,6 +393,20 @@ class _EtcdView(AsyncTransaction):
                 left -= 1
                 if left == 0:
                     return
+
+    async def _gaps(
+        self, start: bytes, stop: bytes | None, reverse: bool
+    ) -> AsyncIterator[tuple[bytes, bytes]]:
+        """The stored keys of ``[start, stop)`` outside the ranges this transaction
+        deleted (those are neither read nor guarded at its commit)."""
+        if not (self._writable and self._deleted):
+            async for item in self._base(start, stop, reverse):
+                yield item
+            return
+        gaps = self._deleted.gaps(start, stop)
+        for low, high in reversed(gaps) if reverse else gaps:
+            async for item in self._base(low, high, reverse):
+                yield item
 
     async def _base(
         self, start: bytes, stop: bytes | None, reverse: bool

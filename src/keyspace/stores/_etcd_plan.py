@@ -21,7 +21,7 @@ import functools
 import random
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._bytes import prefix_end
@@ -267,12 +267,16 @@ def _split_ranges(prefix: bytes, ranges: list[Range], puts: list[bytes]) -> list
 class CommitPlan:
     """A transaction's writes as one etcd ``Txn``: ``success`` (its operations),
     ``values`` (etcd key -> value put), ``deletes`` (etcd keys deleted one by one)
-    and ``cleared`` (etcd ranges deleted)."""
+    and ``cleared`` (etcd ranges deleted, with holes at the put keys)."""
 
     success: list[pb.RequestOp]
     values: dict[bytes, bytes]
     deletes: list[bytes]
     cleared: list[tuple[bytes, bytes]]
+    deleted: list[tuple[bytes, bytes]] = field(default_factory=list)
+    """The ranges the transaction deleted, as etcd ranges, whole (``cleared`` is
+    them less the put keys): what :func:`guard_compares` may join scanned ranges
+    across."""
 
     def request(
         self,
@@ -289,7 +293,7 @@ class CommitPlan:
         ranges is one ``Txn``, where ``nest`` (asked only then) allows it. Over 128
         puts or compares, operations that cannot be nested beside the compares (or
         that may not be), or 1.5 MiB, is :class:`TransactionTooLarge`."""
-        compares = guard_compares(points, scanned, snapshot)
+        compares = guard_compares(points, scanned, snapshot, self.deleted)
         puts = len(self.values)
         if puts > MAX_TXN_OPS or len(compares) > MAX_TXN_OPS:
             raise TransactionTooLarge(
@@ -450,8 +454,32 @@ def _ends(end: bytes) -> bytes | None:
     return None if end == _TO_END else end
 
 
+def _merge(
+    ranges: list[tuple[bytes, bytes]], bridges: list[tuple[bytes, bytes | None]]
+) -> list[tuple[bytes, bytes | None]]:
+    """``ranges`` (etcd ``(key, range_end)``) as sorted stops, those that overlap or
+    touch merged, and those whose gap lies inside one of ``bridges`` joined."""
+    merged: list[tuple[bytes, bytes | None]] = []
+    for low, end in sorted(ranges):
+        stop = _ends(end)
+        if merged:
+            last_low, last_stop = merged[-1]
+            if (
+                last_stop is None
+                or low <= last_stop
+                or any(b_low <= last_stop and (b_stop is None or low <= b_stop) for b_low, b_stop in bridges)
+            ):
+                merged[-1] = (last_low, None if last_stop is None or stop is None else max(last_stop, stop))
+                continue
+        merged.append((low, stop))
+    return merged
+
+
 def guard_compares(
-    points: dict[bytes, int], scanned: list[tuple[bytes, bytes]], snapshot: int
+    points: dict[bytes, int],
+    scanned: list[tuple[bytes, bytes]],
+    snapshot: int,
+    deleted: Sequence[tuple[bytes, bytes]] = (),
 ) -> list[pb.Compare]:
     """The compares guarding what a transaction read at ``snapshot``, each kept
     exactly: scanned ranges that overlap or touch merge into one "no key written
@@ -459,16 +487,18 @@ def guard_compares(
     as absent inside such a range needs no compare of its own (were it there now, it
     was written after the snapshot, which the range's compare refuses). A key read
     as present keeps its ``mod_revision`` compare: a range compare cannot see a key
-    deleted since."""
-    merged: list[tuple[bytes, bytes | None]] = []
-    for low, end in sorted(scanned):
-        stop = _ends(end)
-        if merged:
-            last_low, last_stop = merged[-1]
-            if last_stop is None or low <= last_stop:
-                merged[-1] = (last_low, None if last_stop is None or stop is None else max(last_stop, stop))
-                continue
-        merged.append((low, stop))
+    deleted since.
+
+    ``deleted``: the ranges the transaction deletes (etcd ``(key, range_end)``). A
+    scan inside them reads only their gaps; where the compares of those gaps would
+    be over etcd's 128, scanned ranges whose gap lies inside one deleted range are
+    joined across it: fewer compares, at the price of a conflict with a write
+    inside a range the transaction deletes anyway (never a conflict missed)."""
+    merged = _merge(scanned, [])
+    if deleted and len(merged) + len(points) > MAX_TXN_OPS:
+        joined = _merge(scanned, [(low, _ends(end)) for low, end in deleted])
+        if len(joined) < len(merged):
+            merged = joined
 
     lows = [low for low, _ in merged]
 
@@ -509,7 +539,8 @@ def commit_plan(prefix: bytes, ranges: list[Range], ops: list[Op]) -> CommitPlan
     success += [delete_op(k, end) for k, end in cleared]
     if not success:
         return None
-    return CommitPlan(success, values, deletes, cleared)
+    deleted = [bounds for start, stop in ranges if (bounds := etcd_bounds(prefix, start, stop)) is not None]
+    return CommitPlan(success, values, deletes, cleared, deleted)
 
 
 @dataclass(frozen=True)
