@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from . import bulk, codecs, cosmwasm, etcd, etcd_watch, layouts, scaling, scoped_heed, stores  # noqa: F401  (registration)
+from . import bulk, codecs, collections, cosmwasm, etcd, etcd_watch, layouts, scaling, scoped_heed, stores  # noqa: F401  (registration)
 from ._harness import Context, Outcome, measure, registry
 from .report import markdown, plot, table
 

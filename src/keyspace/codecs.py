@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import struct
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from . import bincode
@@ -101,26 +102,44 @@ class IntCodec:
 
 
 class JsonCodec:
-    """Any JSON value: compact, sorted keys, UTF-8. Not order-preserving for keys."""
+    """Any JSON value: compact, sorted keys, UTF-8. Not order-preserving for keys.
+
+    ``JsonCodec(sort_keys=False)`` keeps object fields in the given order (as
+    serde_json writes them). Decoding takes UTF-8 only (no other encoding, no
+    byte-order mark), as serde_json does. Cost: one C encoder or decoder call."""
 
     name = "json"
 
+    def __init__(self, *, sort_keys: bool = True) -> None:
+        self._encode = json.JSONEncoder(sort_keys=sort_keys, separators=(",", ":"), ensure_ascii=False).encode
+
     def encode(self, obj: Any) -> bytes:
         try:
-            return _JSON_ENCODE(obj).encode()
+            return self._encode(obj).encode()
         except (TypeError, ValueError) as exc:
-            raise InvalidKey(f"{obj!r} cannot be encoded as JSON: {exc}") from None
+            raise InvalidKey(f"{show_bytes(obj)} cannot be encoded as JSON: {exc}") from None
 
     def decode(self, raw: bytes) -> Any:
         try:
-            return json.loads(raw)
+            text = raw.decode()
+            try:  # the C scanner alone, where one value fills the text (no whitespace around)
+                obj, end = _JSON_SCAN(text, 0)
+                if end == len(text):
+                    return obj
+            except (StopIteration, ValueError):
+                pass
+            return _JSON_DECODE(text)  # what json.loads accepts, and its error
         except (UnicodeDecodeError, ValueError) as exc:
             raise DecodeError(f"{show_bytes(raw)} is not JSON: {exc}", getattr(exc, "pos", None)) from None
 
 
+_JSON_DECODER = json.JSONDecoder()
+_JSON_DECODE = _JSON_DECODER.decode
+"""``json.loads`` of a str, built once (``loads`` of bytes first guesses their encoding)."""
+_JSON_SCAN: Callable[[str, int], tuple[Any, int]] = _JSON_DECODER.scan_once  # type: ignore[attr-defined]
+"""The decoder's C scanner: ``decode`` is this and two whitespace matches."""
+
 BYTES = BytesCodec()
-_JSON_ENCODE = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode
-"""``json.dumps`` with these options, built once (``dumps`` builds an encoder per call)."""
 
 STR = StrCodec()
 INT = IntCodec()

@@ -26,14 +26,14 @@ from __future__ import annotations
 import base64
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import islice, takewhile
 from operator import itemgetter
 from typing import Any
 
 from .._bytes import prefix_end
-from ..codecs import Codec, resolve_codec
-from ..errors import DecodeError, InvalidKey, show_bytes
+from ..codecs import Codec, JsonCodec, resolve_codec
+from ..errors import DecodeError, show_bytes
 from ..schemes._base import Property, component_bytes
 from ..schemes.length_prefixed import decompose, to_length_prefixed, to_length_prefixed_nested
 from ..scope import Scope
@@ -101,6 +101,13 @@ class Namespace(ABC):
     def elements(self, key: Any) -> Elements:
         """The flat elements of a scope key of this namespace (:class:`DecodeError`
         when it is not one)."""
+
+    def key_reader(self, prefix: Elements, rest: KeySpec) -> Callable[[Any], Any]:
+        """``read(key)``: the key, in ``rest``'s shape, of a scope key that
+        :meth:`scan` yielded under ``prefix`` (its elements after the prefix's).
+        Made once per scan, so that a layout can cut what it knows in advance."""
+        skip, elements, key_of = len(prefix), self.elements, rest.key_of
+        return lambda key: key_of(elements(key)[skip:])
 
     @abstractmethod
     def relative(self, elements: Elements) -> bytes:
@@ -187,6 +194,21 @@ class _TupleNamespace(Namespace):
             raise DecodeError(f"key {show_bytes(key)} has {len(elements)} elements, not {len(self.spec)}")
         return elements
 
+    def key_reader(self, prefix: Elements, rest: KeySpec) -> Callable[[Any], Any]:
+        """Where the key is one bare element, it is the element of the stored
+        tuple after the prefix's: one index where the tuple has the spec's length
+        (else :meth:`elements` says why it is no key of this namespace)."""
+        if not rest.bare:
+            return super().key_reader(prefix, rest)
+        skip, size, elements = len(prefix), len(self.spec), self.elements
+
+        def read(key: Any) -> Any:
+            if type(key) is tuple and len(key) == size:
+                return key[skip]
+            return elements(key)[skip]
+
+        return read
+
     def relative(self, elements: Elements) -> bytes:
         return pack(elements)
 
@@ -268,25 +290,8 @@ class TupleLayout(Layout):
 # -- CosmWasm layout -------------------------------------------------------------------
 
 
-class SerdeJson:
-    """JSON as serde_json writes it: compact, object fields in the given order."""
-
-    name = "json"
-
-    def encode(self, obj: Any) -> bytes:
-        try:
-            return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode()
-        except (TypeError, ValueError) as exc:
-            raise InvalidKey(f"{show_bytes(obj)} cannot be encoded as JSON: {exc}") from None
-
-    def decode(self, raw: bytes) -> Any:
-        try:
-            return json.loads(raw)
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise DecodeError(f"{show_bytes(raw)} is not JSON: {exc}", getattr(exc, "pos", None)) from None
-
-
-SERDE_JSON = SerdeJson()
+SERDE_JSON = JsonCodec(sort_keys=False)
+"""JSON as serde_json writes it: compact, object fields in the given order."""
 
 
 class _CwNamespace(Namespace):
@@ -308,6 +313,15 @@ class _CwNamespace(Namespace):
         if type(key) is not bytes or not key.startswith(self.head):
             raise DecodeError(f"key {show_bytes(key)} is not in namespace {self.name!r}", 0)
         return self.from_relative(key[len(self.head) :])
+
+    def key_reader(self, prefix: Elements, rest: KeySpec) -> Callable[[Any], Any]:
+        """Where the key is one bare element, it is the bytes after the scanned
+        prefix (every key :meth:`scan` yields starts with them): one slice and its
+        type's ``from_bytes``."""
+        if not rest.bare:
+            return super().key_reader(prefix, rest)
+        cut, from_bytes = len(self.prefix_bytes(prefix)), rest.types[0].from_bytes
+        return lambda key: from_bytes(key[cut:])
 
     def relative(self, elements: Elements) -> bytes:
         return joined_key(self.spec.to_bytes(elements))

@@ -132,11 +132,10 @@ class _Ranged:
         from ``start`` to ``stop`` (whole keys; ``include_start``/``include_stop``
         decide whether the ends are in), at most ``limit`` of them. Under a
         ``prefix`` the keys are the remaining elements. Cost: one range scan."""
-        it, skip = self._raw(start, stop, include_start, include_stop, reverse, limit)
-        _, rest = self._span()
-        elements, key_of, decode = self._ns.elements, rest.key_of, self.codec.decode
+        it, _ = self._raw(start, stop, include_start, include_stop, reverse, limit)
+        read, decode = self._ns.key_reader(*self._span()), self.codec.decode
         for k, v in it:
-            yield key_of(elements(k)[skip:]), decode(v)
+            yield read(k), decode(v)
 
     def range(self, start: Any = None, stop: Any = None, **kwargs: Any) -> Iterator[tuple[Any, Any]]:
         """cw-storage-plus's name for :meth:`items`."""
