@@ -19,6 +19,7 @@ import asyncio
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import grpc
 import pytest
 from _etcd import own_url
 
@@ -253,3 +254,84 @@ def test_the_async_client_keeps_the_later_write_too(url: str) -> None:
     finally:
         sync.close()
         other.close()
+
+
+class _LostAnswer(grpc.RpcError):
+    """What gRPC raises when a call's answer does not come back (the member died
+    after the leader applied it): retryable by the client."""
+
+    def code(self) -> grpc.StatusCode:
+        return grpc.StatusCode.UNAVAILABLE
+
+    def details(self) -> str:
+        return "simulated: the answer was lost after the request was applied"
+
+
+class _KV:
+    """The KV stub of ``store`` whose first ``Txn`` that writes is applied, then
+    ``meanwhile`` runs and its answer is lost (below the client's own retries)."""
+
+    def __init__(self, kv: Any, meanwhile: Callable[[], None]) -> None:
+        self._kv = kv
+        self._meanwhile = meanwhile
+        self.lost = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._kv, name)
+
+    def Txn(self, request: Any, **kw: Any) -> Any:
+        response = self._kv.Txn(request, **kw)
+        writes = any(op.WhichOneof("request") != "request_range" for op in request.success)
+        if writes and not self.lost:
+            self.lost += 1
+            self._meanwhile()
+            raise _LostAnswer()
+        return response
+
+
+@pytest.mark.etcd
+@pytest.mark.parametrize("shape", ["put", "delete"])
+def test_a_blind_commit_is_not_repeated_over_a_later_write(url: str, shape: str) -> None:
+    """A transaction that read nothing (no compares) and writes ``b``: applied, the
+    answer lost; T2 reads ``b`` as T1 left it and writes it again. Before: the
+    client's own retry sent T1 again (a blind commit was "safe to repeat") and
+    undid T2's write."""
+    store, other = open_store(url), open_store(url)
+    try:
+        store.put(b"b", b"0")
+
+        def t2() -> None:
+            with other.transaction() as tx:
+                assert tx.get(b"b") == (b"1" if shape == "put" else None)
+                tx.put(b"b", b"2")
+
+        conn = store._conn  # type: ignore[attr-defined]
+        conn.kv = kv = _KV(conn.kv, t2)
+        with (
+            pytest.raises(CommitOutcomeUnknown, match="written since by another client"),
+            store.transaction() as tx,
+        ):
+            if shape == "put":
+                tx.put(b"b", b"1")
+            else:
+                tx.delete(b"b")
+        assert kv.lost == 1
+        assert other.get(b"b") == b"2"
+    finally:
+        store.close()
+        other.close()
+
+
+@pytest.mark.etcd
+def test_a_blind_commit_whose_answer_was_lost_is_found_applied(url: str) -> None:
+    store = open_store(url)
+    try:
+        conn = store._conn  # type: ignore[attr-defined]
+        conn.kv = kv = _KV(conn.kv, lambda: None)
+        with store.transaction() as tx:
+            tx.put(b"b", b"1")
+            tx.delete_range(b"c", b"d")
+        assert kv.lost == 1
+        assert list(store.scan(b"", None)) == [(b"b", b"1")]
+    finally:
+        store.close()

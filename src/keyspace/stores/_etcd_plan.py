@@ -579,29 +579,17 @@ def commit_steps(
     :class:`EtcdUnavailable` it raised) and each :class:`Sleep`, until the
     generator returns (committed) or raises.
 
-    Blind writes (no compares) are one call with the client's retries, as safe to
-    repeat as ``write``; a cluster that stays unavailable makes it
-    :class:`CommitOutcomeUnknown`. A guarded ``Txn`` is sent one attempt at a time:
+    The ``Txn`` is sent one attempt at a time, guarded or blind (no compares):
     after an unknown outcome the written keys are re-read (:meth:`CommitPlan.outcome`)
     and it is sent again only once a re-read answered that nothing it writes was
     written since the snapshot: a retry of an applied commit would fail its own
     compares, or, where it writes keys it did not read, undo another client's
-    later write of them (such a write found is :class:`CommitOutcomeUnknown`).
+    later write of them (such a write found is :class:`CommitOutcomeUnknown`); a
+    cluster that stays unavailable makes it :class:`CommitOutcomeUnknown` too.
     A failed compare is :class:`TransactionConflict`, unless an earlier
     attempt may have been applied and the re-read cannot tell: then
     :class:`CommitOutcomeUnknown`. Bounded by ``max_attempts`` and ``budget_end``
     (``time.monotonic()`` seconds)."""
-    if not request.compare:
-        try:
-            yield Call("commit", "Txn", request)
-        except CommitOutcomeUnknown:
-            raise
-        except EtcdUnavailable as exc:
-            raise CommitOutcomeUnknown(
-                f"commit: the etcd cluster gave no answer within the retry budget of {retry_budget} s; "
-                f"the transaction may or may not have been applied: {exc}"
-            ) from exc
-        return
     uncertain: EtcdUnavailable | None = None
     checked = True  # whether the last unknown outcome has been re-read since
     delay = 0.05

@@ -35,13 +35,14 @@ What each operation costs and guarantees:
   writer wins, as with ``put``. Deletes beyond the 128 operations one etcd
   transaction level holds go into nested transactions of the same ``Txn`` (still
   one revision, all or nothing): a delete of thousands of ranges commits whole.
-  Over 128 puts, over 128 compares (one per key read as present, one per run of
-  overlapping scanned ranges), deletes that cannot be nested beside the compares,
-  or over 1.5 MiB raises ``TransactionTooLarge``. If the commit
-  meets an unknown outcome (a member died mid-call), the written keys are re-read
-  before the commit is retried, and it is retried only when none of them was
-  written since the snapshot (a retry must never undo another client's later
-  write); when the outcome still cannot be established,
+  A scan reads (and guards) only outside the ranges the transaction deleted
+  itself. Over 128 puts, over 128 compares (one per key read as present, one per
+  run of overlapping scanned ranges), deletes that cannot be nested beside the
+  compares, or over 1.5 MiB raises ``TransactionTooLarge``. If the commit
+  meets an unknown outcome (a member died mid-call; guarded or blind), the written
+  keys are re-read before the commit is retried, and it is retried only when none
+  of them was written since the snapshot (a retry must never undo another
+  client's later write); when the outcome still cannot be established,
   :class:`CommitOutcomeUnknown` is raised.
 
 Key prefix: ``etcd://hosts/some%2Fprefix`` (the URL's path, percent-encoded bytes)
