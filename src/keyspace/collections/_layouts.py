@@ -102,6 +102,13 @@ class Namespace(ABC):
         """The flat elements of a scope key of this namespace (:class:`DecodeError`
         when it is not one)."""
 
+    def key_writer(self) -> Callable[[Any], Any]:
+        """``write(key)``: the scope key of a full key given as the spec takes it
+        (checked: :class:`InvalidKey` for a key of another shape or type). Made
+        once per collection, so that a layout can join what it knows in advance."""
+        key, elements = self.key, self.spec.elements
+        return lambda k: key(elements(k))
+
     def key_reader(self, prefix: Elements, rest: KeySpec) -> Callable[[Any], Any]:
         """``read(key)``: the key, in ``rest``'s shape, of a scope key that
         :meth:`scan` yielded under ``prefix`` (its elements after the prefix's).
@@ -182,11 +189,30 @@ class Layout(ABC):
 
 
 class _TupleNamespace(Namespace):
+    def __init__(self, name: str | bytes, spec: KeySpec) -> None:
+        super().__init__(name, spec)
+        self._made: tuple[Scope | None, Scope | None] = (None, None)
+
     def scope(self, base: Scope) -> Scope:
-        return base.scope(self.name)
+        """The child scope ``name`` of ``base``, kept for the last base asked (a
+        collection asks once per operation, with the same base until it is bound
+        to a transaction): one identity test instead of a scope per operation."""
+        made_for, made = self._made  # one read: threads see a pair, never half of one
+        if made_for is base and made is not None:
+            return made
+        made = base.scope(self.name)
+        self._made = (base, made)
+        return made
 
     def key(self, elements: Elements) -> Any:
         return elements
+
+    def key_writer(self) -> Callable[[Any], Any]:
+        """A bare key is the 1-tuple of it, checked."""
+        if not self.spec.bare:
+            return super().key_writer()
+        check = self.spec.types[0].check
+        return lambda k: (check(k),)
 
     def elements(self, key: Any) -> Elements:
         elements = key if type(key) is tuple else (key,)
@@ -304,6 +330,14 @@ class _CwNamespace(Namespace):
 
     def key(self, elements: Elements) -> bytes:
         return self.head + joined_key(self.spec.to_bytes(elements))
+
+    def key_writer(self) -> Callable[[Any], Any]:
+        """A bare key is the namespace's bytes and the key's, checked."""
+        if not self.spec.bare:
+            return super().key_writer()
+        head, kind = self.head, self.spec.types[0]
+        check, to_bytes = kind.check, kind.to_bytes
+        return lambda k: head + to_bytes(check(k))
 
     def prefix_bytes(self, prefix: Elements) -> bytes:
         """cw-storage-plus's ``Prefix::new(ns, prefix)``: every element length-prefixed."""

@@ -213,6 +213,7 @@ class Map(Collection, _Ranged):
         self.spec = KeySpec(key)
         self._ns = self.layout.namespace(namespace, self.spec)
         self.codec = self.layout.value_codec(value)
+        self._stored = self._ns.key_writer()  # the scope key of a key
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.namespace!r} ({self.layout.name}) in {self._base!r}>"
@@ -222,9 +223,6 @@ class Map(Collection, _Ranged):
 
     def _span(self) -> tuple[tuple[Any, ...], KeySpec]:
         return (), self.spec
-
-    def _stored(self, key: Any) -> Any:
-        return self._ns.key(self.spec.elements(key))
 
     # -- point operations ----------------------------------------------------------
 
