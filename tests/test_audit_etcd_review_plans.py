@@ -9,6 +9,7 @@ exactly when another client wrote what the transaction read."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import islice
 from typing import Any
 
 import pytest
@@ -25,7 +26,12 @@ pytestmark = pytest.mark.etcd
 
 _KEY = st.sampled_from([b"a", b"a\x00", b"b", b"ba", b"c", b"\xff", b"\xff\xff", b"d"])
 _STOP = st.one_of(st.none(), _KEY)
-_READ = st.one_of(st.tuples(st.just("get"), _KEY), st.tuples(st.just("scan"), _KEY, _STOP))
+_READ = st.one_of(
+    st.tuples(st.just("get"), _KEY),
+    st.tuples(st.just("scan"), _KEY, _STOP),
+    # the first n keys of a scan, forward or reverse: the scan is left unfinished
+    st.tuples(st.just("first"), _KEY, _STOP, st.integers(1, 3), st.booleans()),
+)
 _ACTION = st.one_of(
     st.tuples(st.just("put"), _KEY, st.sampled_from([b"1", b"2"])),
     st.tuples(st.just("delete"), _KEY),
@@ -59,6 +65,8 @@ def _run(tx: Any, actions: list[tuple[Any, ...]]) -> list[Any]:
             seen.append(tx.get(action[1]))
         elif name == "scan":
             seen.append(list(tx.scan(action[1], action[2])))
+        elif name == "first":
+            seen.append(list(islice(tx.scan(action[1], action[2], reverse=action[4]), action[3])))
         else:  # many single-key ranges (nested past 128 operations), then a put among them
             for i in range(action[1]):
                 tx.delete_range(b"m%03d" % i, b"m%03d\x00" % i)
@@ -116,9 +124,9 @@ def test_a_guarded_commit_refuses_exactly_a_write_of_what_it_read(
     nested: bool,
 ) -> None:
     """Another client writes (or deletes) ``meanwhile`` after the transaction read:
-    the commit conflicts exactly when a key it read (got, or in a range it scanned)
-    appeared, disappeared or was written since the snapshot, with or without
-    nested deletes beside the compares."""
+    the commit conflicts exactly when a key it read (got, or in the part of a range
+    a scan showed) appeared, disappeared or was written since the snapshot, with or
+    without nested deletes beside the compares."""
     etcd = stores
     etcd.delete_range(b"", None)
     etcd.put_many(before.items())
@@ -138,6 +146,15 @@ def test_a_guarded_commit_refuses_exactly_a_write_of_what_it_read(
             written.add(key)
     read_keys = {a[1] for a in reads if a[0] == "get"}
     ranges = [(a[1], a[2]) for a in reads if a[0] == "scan"]
+    for action, shown in zip(reads, at_snapshot, strict=True):
+        if action[0] == "first":  # what it showed: up to its last key, unless it ran out
+            _, low, high, count, reverse = action
+            if len(shown) < count:
+                ranges.append((low, high))
+            elif reverse:
+                ranges.append((shown[-1][0], high))
+            else:
+                ranges.append((low, shown[-1][0] + b"\x00"))
 
     def was_read(key: bytes) -> bool:
         return key in read_keys or any(lo <= key and (hi is None or key < hi) for lo, hi in ranges)

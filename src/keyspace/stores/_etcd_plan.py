@@ -69,6 +69,18 @@ def etcd_bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes,
     return low, high
 
 
+def observed(bounds: tuple[bytes, bytes], last: bytes, reverse: bool) -> tuple[bytes, bytes]:
+    """The part of a scan of ``bounds`` (etcd ``(key, range_end)``) that a
+    transaction has seen once the scan yielded the etcd key ``last``: from the
+    start up to and including ``last`` (a reverse scan: from ``last`` to the end).
+    Its commit guards that part only: a key written past it was never read, so a
+    scan stopped early (a limit, a first key looked for, a loop broken) does not
+    conflict with writes further on. A scan that ran to its end has seen all of
+    ``bounds``."""
+    low, end = bounds
+    return (last, end) if reverse else (low, last + b"\x00")
+
+
 def probe_key(prefix: bytes) -> bytes:
     """The one etcd key whose (count-only) read tells a snapshot or transaction the
     current revision: the store's prefix, or ``00`` without one. A user restricted
@@ -284,16 +296,20 @@ class CommitPlan:
         scanned: list[tuple[bytes, bytes]],
         snapshot: int,
         nest: Callable[[], bool] | None = None,
+        wide: Sequence[tuple[bytes, bytes]] | None = None,
     ) -> pb.TxnRequest:
         """The guarded ``Txn``: every key read must still have the ``mod_revision`` it
         had (``points``, 0 for absent), and no key of a ``scanned`` range may have
         been written after ``snapshot`` (:func:`guard_compares`: overlapping ranges
-        as one compare, an absent key inside one as none). Deletes beyond what one
+        as one compare, an absent key inside one as none; ``wide``, the whole
+        ranges of the scans, where the exact compares do not fit). Deletes beyond what one
         level holds are nested (:func:`nest_ops`), so a delete of any number of
         ranges is one ``Txn``, where ``nest`` (asked only then) allows it. Over 128
         puts or compares, operations that cannot be nested beside the compares (or
         that may not be), or 1.5 MiB, is :class:`TransactionTooLarge`."""
-        compares = guard_compares(points, scanned, snapshot, self.deleted)
+        compares = guard_compares(
+            points, scanned, snapshot, self.deleted, wide, lambda n: nest_ops(self.success, n) is not None
+        )
         puts = len(self.values)
         if puts > MAX_TXN_OPS or len(compares) > MAX_TXN_OPS:
             raise TransactionTooLarge(
@@ -480,6 +496,8 @@ def guard_compares(
     scanned: list[tuple[bytes, bytes]],
     snapshot: int,
     deleted: Sequence[tuple[bytes, bytes]] = (),
+    wide: Sequence[tuple[bytes, bytes]] | None = None,
+    fits: Callable[[int], bool] | None = None,
 ) -> list[pb.Compare]:
     """The compares guarding what a transaction read at ``snapshot``, each kept
     exactly: scanned ranges that overlap or touch merge into one "no key written
@@ -489,17 +507,33 @@ def guard_compares(
     as present keeps its ``mod_revision`` compare: a range compare cannot see a key
     deleted since.
 
-    ``deleted``: the ranges the transaction deletes (etcd ``(key, range_end)``). A
-    scan inside them reads only their gaps; where the compares of those gaps would
-    be over etcd's 128, scanned ranges whose gap lies inside one deleted range are
-    joined across it: fewer compares, at the price of a conflict with a write
-    inside a range the transaction deletes anyway (never a conflict missed)."""
-    merged = _merge(scanned, [])
-    if deleted and len(merged) + len(points) > MAX_TXN_OPS:
-        joined = _merge(scanned, [(low, _ends(end)) for low, end in deleted])
-        if len(joined) < len(merged):
-            merged = joined
+    ``scanned`` holds what each scan has shown (:func:`observed`); ``wide`` (where
+    given) the whole ranges those scans asked for, and ``deleted`` the ranges the
+    transaction deletes (a scan reads only outside them). Where the exact compares
+    would be over etcd's 128, the whole ranges are guarded instead (scans stopped
+    early merge more), then also joined across the deleted ranges: fewer compares,
+    at the price of a conflict with a write the transaction never read (in a range
+    it asked for, or one it deletes anyway), never a conflict missed. Each range
+    guarded is one the transaction read or deletes, so a user restricted by etcd
+    roles may compare it. ``fits(n)``: whether the commit's operations fit beside
+    ``n`` compares (more compares leave nested transactions less room)."""
+    candidates = [_merge(scanned, [])]
+    if wide is not None:
+        candidates.append(_merge([*scanned, *wide], []))
+    if deleted:
+        candidates.append(_merge([*scanned, *(wide or ())], [(low, _ends(end)) for low, end in deleted]))
+    compares: list[pb.Compare] = []
+    for merged in candidates:
+        compares = _compares(points, merged, snapshot)
+        if len(compares) <= MAX_TXN_OPS and (fits is None or fits(len(compares))):
+            break
+    return compares
 
+
+def _compares(
+    points: dict[bytes, int], merged: list[tuple[bytes, bytes | None]], snapshot: int
+) -> list[pb.Compare]:
+    """The compares of :func:`guard_compares` with the guarded ranges ``merged``."""
     lows = [low for low, _ in merged]
 
     def covered(key: bytes) -> bool:
