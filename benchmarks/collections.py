@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import binascii
 import json
+import random
+import struct
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -110,6 +112,91 @@ def _hand_reader(name: str, scheme: Scheme) -> Callable[[Any], Iterator[tuple[st
     return raw_read
 
 
+def _hand_stored(name: str, scheme: Scheme) -> Callable[[str], bytes]:
+    """The stored key of a map key, as a competent user builds it (prefixes once)."""
+    if name == "tuple":
+        prefix = scheme.layout((*_PATH, _NAME)).prefix + b"\x02"
+        return lambda k: prefix + k.encode().replace(b"\x00", b"\x00\xff") + b"\x00"
+    scope_prefix = scheme.layout(_PATH).prefix
+    if name == "asciihex":
+        hexlify = binascii.hexlify
+        return lambda k: scope_prefix + hexlify(_HEAD + k.encode())
+    if name == "scopehash":
+        u64 = struct.Struct("<Q").pack
+        return lambda k: scope_prefix + u64(len(_HEAD) + len(k.encode())) + _HEAD + k.encode()
+    start = scope_prefix + _HEAD
+    return lambda k: start + k.encode()
+
+
+def _ks_save(ks: Any, entries: list[tuple[str, dict[str, Any]]]) -> Factory:
+    scores = Map(ks.scope(*_PATH), _NAME, key="str")
+
+    def make() -> Trial:
+        cm = ks.transaction()
+        in_tx = scores.using(cm.__enter__())
+
+        def run() -> None:
+            save = in_tx.save
+            for key, value in entries:
+                save(key, value)
+
+        return Trial(run, len(entries), lambda: cm.__exit__(None, None, None))
+
+    return make
+
+
+def _hand_save(
+    env: Any, stored: Callable[[str], bytes], entries: list[tuple[str, dict[str, Any]]]
+) -> Factory:
+    encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+    def make() -> Trial:
+        txn = env.begin(write=True)
+
+        def run() -> None:
+            put = txn.put
+            for key, value in entries:
+                put(stored(key), encode(value).encode())
+
+        return Trial(run, len(entries), txn.commit)
+
+    return make
+
+
+def _ks_load(scores: Map, keys: list[str]) -> Factory:
+    def make() -> Trial:
+        cm = scores.scope.keyspace.snapshot()
+        in_snapshot = scores.using(cm.__enter__())
+
+        def run() -> None:
+            load = in_snapshot.load
+            for key in keys:
+                load(key)
+
+        return Trial(run, len(keys), lambda: cm.__exit__(None, None, None))
+
+    return make
+
+
+def _hand_load(env: Any, stored: Callable[[str], bytes], keys: list[str]) -> Factory:
+    decode = json.JSONDecoder().decode
+
+    def make() -> Trial:
+        txn = env.begin()
+
+        def run() -> None:
+            get = txn.get
+            for key in keys:
+                raw = get(stored(key))
+                if raw is None:
+                    raise KeyError(key)
+                decode(raw.decode())
+
+        return Trial(run, len(keys), txn.abort)
+
+    return make
+
+
 def _ks_items(scores: Map, n: int) -> Factory:
     def make() -> Trial:
         def run() -> None:
@@ -157,9 +244,33 @@ def collections(ctx: Context) -> Iterator[Comparison]:
         ctx.defer(env.close)
         with env.begin(write=True) as txn:
             txn.cursor().putmulti(list(ks.store.scan()))
-        read = _hand_reader(name, scheme)
+        read, stored = _hand_reader(name, scheme), _hand_stored(name, scheme)
         with env.begin() as txn:
             assert list(read(txn)) == list(scores.items()), name  # the same items, in the same order
+            assert all(txn.get(stored(k)) is not None for k, _ in entries[:100]), name
+        keys = [k for k, _ in entries]
+        random.Random(3).shuffle(keys)
+        save_dir, raw_save_dir = Fresh(), Fresh()
+        ctx.defer(save_dir.remove)
+        ctx.defer(raw_save_dir.remove)
+        save_ks = keyspace.open(f"lmdb://{save_dir.path}/db", scheme=scheme)
+        ctx.defer(save_ks.close)
+        save_env = _raw_env(raw_save_dir.path)
+        ctx.defer(save_env.close)
+        yield Comparison(
+            "collections",
+            f"{name} Map.save in txn",
+            {"keyspace": _ks_save(save_ks, entries), "py-lmdb": _hand_save(save_env, stored, entries)},
+            [Ratio(f"LMDB {name} Map.save in txn", "keyspace", "py-lmdb", Target(1.20))],
+            rounds=ctx.fine,
+        )
+        yield Comparison(
+            "collections",
+            f"{name} Map.load in snapshot",
+            {"keyspace": _ks_load(scores, keys), "py-lmdb": _hand_load(env, stored, keys)},
+            [Ratio(f"LMDB {name} Map.load in snapshot", "keyspace", "py-lmdb", Target(1.20))],
+            rounds=ctx.fine,
+        )
         yield Comparison(
             "collections",
             f"{name} Map.items()",

@@ -45,6 +45,11 @@ class KeyType:
         """The cw-storage-plus bytes of a checked element."""
         raise NotImplementedError
 
+    def checked_bytes(self, value: Any) -> bytes:
+        """``to_bytes(check(value))``: the bytes of a valid element, else
+        :class:`InvalidKey` (a type may take a shorter route to the same)."""
+        return self.to_bytes(self.check(value))
+
     def from_bytes(self, raw: bytes) -> Any:
         """The element stored as ``raw``; :class:`DecodeError` when ``raw`` is not
         a valid encoding."""
@@ -63,6 +68,14 @@ class _Text(KeyType):
                 f"key element {show_bytes(value)} has type {type(value).__name__}; {self.name} takes str"
             )
         return value
+
+    def checked_bytes(self, value: Any) -> bytes:
+        if type(value) is str:
+            try:
+                return value.encode()
+            except UnicodeEncodeError:
+                pass  # to_bytes says why
+        return self.to_bytes(self.check(value))
 
     def to_bytes(self, value: Any) -> bytes:
         try:
@@ -91,6 +104,9 @@ class _Bytes(KeyType):
         raise InvalidKey(
             f"key element {show_bytes(value)} has type {type(value).__name__}; bytes takes bytes"
         )
+
+    def checked_bytes(self, value: Any) -> bytes:
+        return value if type(value) is bytes else self.to_bytes(self.check(value))
 
     def to_bytes(self, value: Any) -> bytes:
         return bytes(value)

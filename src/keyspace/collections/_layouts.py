@@ -208,11 +208,11 @@ class _TupleNamespace(Namespace):
         return elements
 
     def key_writer(self) -> Callable[[Any], Any]:
-        """A bare key is the 1-tuple of it, checked."""
+        """A bare key is itself, checked: the tuple scheme stores ``x`` as it
+        stores ``(x,)``, through its one-call routes for str and bytes."""
         if not self.spec.bare:
             return super().key_writer()
-        check = self.spec.types[0].check
-        return lambda k: (check(k),)
+        return self.spec.types[0].check
 
     def elements(self, key: Any) -> Elements:
         elements = key if type(key) is tuple else (key,)
@@ -335,9 +335,8 @@ class _CwNamespace(Namespace):
         """A bare key is the namespace's bytes and the key's, checked."""
         if not self.spec.bare:
             return super().key_writer()
-        head, kind = self.head, self.spec.types[0]
-        check, to_bytes = kind.check, kind.to_bytes
-        return lambda k: head + to_bytes(check(k))
+        head, checked_bytes = self.head, self.spec.types[0].checked_bytes
+        return lambda k: head + checked_bytes(k)
 
     def prefix_bytes(self, prefix: Elements) -> bytes:
         """cw-storage-plus's ``Prefix::new(ns, prefix)``: every element length-prefixed."""
