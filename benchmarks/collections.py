@@ -220,17 +220,38 @@ def _hand_items(env: Any, read: Callable[[Any], Iterator[tuple[str, Any]]], n: i
     return make
 
 
+def _lmdb(ctx: Context, scheme: Scheme | None) -> Any:
+    """A keyspace of ``scheme`` on LMDB (``None``: a raw py-lmdb environment) in a
+    fresh directory, closed and removed when the workload ends."""
+    d = Fresh()
+    ctx.defer(d.remove)
+    opened = _raw_env(d.path) if scheme is None else keyspace.open(f"lmdb://{d.path}/db", scheme=scheme)
+    ctx.defer(opened.close)
+    return opened
+
+
+def _versus(name: str, what: str, ks: Factory, raw: Factory, rounds: int | None) -> Comparison:
+    """keyspace against py-lmdb, target 1.20."""
+    return Comparison(
+        "collections",
+        f"{name} {what}",
+        {"keyspace": ks, "py-lmdb": raw},
+        [Ratio(f"LMDB {name} {what}", "keyspace", "py-lmdb", Target(1.20))],
+        rounds=rounds,
+    )
+
+
 @workload("collections")
 def collections(ctx: Context) -> Iterator[Comparison]:
-    """``Map.items()`` on every scheme against hand-written py-lmdb over the same
+    """``Map.save`` in a transaction, ``Map.load`` in a snapshot and
+    ``Map.items()`` on every scheme against hand-written py-lmdb over the same
     bytes (per item; lower is better)."""
     n = ctx.n(20_000, 500)
     entries = _entries(n)
+    keys = [k for k, _ in entries]
+    random.Random(3).shuffle(keys)
     for name, scheme in _SCHEMES:
-        d = Fresh()
-        ctx.defer(d.remove)
-        ks = keyspace.open(f"lmdb://{d.path}/db", scheme=scheme)
-        ctx.defer(ks.close)
+        ks = _lmdb(ctx, scheme)
         scores, other = Map(ks.scope(*_PATH), _NAME, key="str"), Map(ks.scope(*_PATH), "other", key="str")
         with ks.transaction() as tx:
             in_tx, other_in_tx = scores.using(tx), other.using(tx)
@@ -238,43 +259,16 @@ def collections(ctx: Context) -> Iterator[Comparison]:
                 in_tx.save(key, value)
             for key, value in entries[: n // 4]:
                 other_in_tx.save(key, value)
-        raw_dir = Fresh()
-        ctx.defer(raw_dir.remove)
-        env = _raw_env(raw_dir.path)
-        ctx.defer(env.close)
+        env = _lmdb(ctx, None)
         with env.begin(write=True) as txn:
             txn.cursor().putmulti(list(ks.store.scan()))
         read, stored = _hand_reader(name, scheme), _hand_stored(name, scheme)
         with env.begin() as txn:
             assert list(read(txn)) == list(scores.items()), name  # the same items, in the same order
-            assert all(txn.get(stored(k)) is not None for k, _ in entries[:100]), name
-        keys = [k for k, _ in entries]
-        random.Random(3).shuffle(keys)
-        save_dir, raw_save_dir = Fresh(), Fresh()
-        ctx.defer(save_dir.remove)
-        ctx.defer(raw_save_dir.remove)
-        save_ks = keyspace.open(f"lmdb://{save_dir.path}/db", scheme=scheme)
-        ctx.defer(save_ks.close)
-        save_env = _raw_env(raw_save_dir.path)
-        ctx.defer(save_env.close)
-        yield Comparison(
-            "collections",
-            f"{name} Map.save in txn",
-            {"keyspace": _ks_save(save_ks, entries), "py-lmdb": _hand_save(save_env, stored, entries)},
-            [Ratio(f"LMDB {name} Map.save in txn", "keyspace", "py-lmdb", Target(1.20))],
-            rounds=ctx.fine,
+            assert all(txn.get(stored(k)) is not None for k in keys[:100]), name
+        saved = _ks_save(_lmdb(ctx, scheme), entries), _hand_save(_lmdb(ctx, None), stored, entries)
+        yield _versus(name, "Map.save in txn", *saved, ctx.fine)
+        yield _versus(
+            name, "Map.load in snapshot", _ks_load(scores, keys), _hand_load(env, stored, keys), ctx.fine
         )
-        yield Comparison(
-            "collections",
-            f"{name} Map.load in snapshot",
-            {"keyspace": _ks_load(scores, keys), "py-lmdb": _hand_load(env, stored, keys)},
-            [Ratio(f"LMDB {name} Map.load in snapshot", "keyspace", "py-lmdb", Target(1.20))],
-            rounds=ctx.fine,
-        )
-        yield Comparison(
-            "collections",
-            f"{name} Map.items()",
-            {"keyspace": _ks_items(scores, n), "py-lmdb": _hand_items(env, read, n)},
-            [Ratio(f"LMDB {name} Map.items() per item", "keyspace", "py-lmdb", Target(1.20))],
-            rounds=ctx.fine,
-        )
+        yield _versus(name, "Map.items() per item", _ks_items(scores, n), _hand_items(env, read, n), ctx.fine)

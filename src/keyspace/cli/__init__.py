@@ -66,7 +66,15 @@ def main(argv: list[str] | None = None) -> int:
         code = _error("no command given; run `keyspace --help` for the commands")
     except click.UsageError as exc:
         where = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx is not None else ""
-        code = _error(f"{exc.format_message()}{where}")
+        message = exc.format_message()
+        takes_path = exc.ctx is not None and any(p.name == "path" for p in exc.ctx.command.params)
+        if isinstance(exc, click.exceptions.NoSuchOption) and exc.ctx is not None and takes_path:
+            # a PATH component that begins with '-' reads as an option
+            message = (
+                f"{message.rstrip('.')}; a PATH component that begins with '-' goes after `--`: "
+                f"`{exc.ctx.command_path} URL -- {exc.option_name}`"
+            )
+        code = _error(f"{message}{where}")
     except click.ClickException as exc:
         code = _error(exc.format_message())
     except click.Abort:

@@ -5,14 +5,18 @@ A command that writes into a store it may create (``migrate``'s destination,
 before it has written anything there, the files and folders its open created are
 removed again, so a mistyped or refused command leaves no empty store behind.
 Whatever existed before the command (a store, a file, a folder: an empty one
-stays, emptied again) is never removed, nor a new store that another command
-wrote to or holds open meanwhile.
+stays, emptied again) is never removed, nor a new store that another process
+wrote to or holds open meanwhile, nor a folder where a file that no engine makes
+appeared: the check and the removal run under the engine's own lock
+(:func:`_alone`), so no other process can start to use the store between them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -57,21 +61,163 @@ def _remove(path: str) -> None:
             os.unlink(path)
 
 
-def _holds_nothing(url: str) -> bool:
-    """Whether no other process has written into the store at ``url`` or holds it
-    open where its engine allows one process (LevelDB, RocksDB): another command
-    may have created the same new store meanwhile, and its data is not this
-    command's to remove. A store that cannot be opened for another reason (a full
-    disk) holds nothing of anyone's."""
-    if url.startswith(HEED_URL):
-        return True  # an environment of named databases: no one store to look into
+_ENGINE_FILE = re.compile(
+    r"(CURRENT|LOCK|LOG|LOG\.old(\.\d+)?|IDENTITY|MANIFEST-\d+|OPTIONS-\d+(\.dbtmp)?|\d+\.(log|ldb|sst|dbtmp)"
+    r"|data\.mdb|lock\.mdb|rocksdict-config\.json)"
+)
+"""The names of the files LMDB, LevelDB and RocksDB (and rocksdict) keep in a store's
+directory: a file of another name there is someone else's."""
+
+
+def _only_engine_files(path: str) -> bool:
+    """Whether the directory ``path`` holds nothing but files a store engine makes
+    (a file is not looked into: see :func:`_alone`)."""
     try:
-        with open_store(url) as store:
-            return next(iter(store.scan(b"", None, limit=1)), None) is None
-    except StoreError as exc:
-        return "already open" not in str(exc) and "lock" not in str(exc).lower()
+        names = os.listdir(path)
+    except OSError:
+        return False
+    return all(_ENGINE_FILE.fullmatch(name) and not os.path.isdir(os.path.join(path, name)) for name in names)
+
+
+def _engine(url: str) -> str:
+    """``lmdb``, ``sqlite``, ``leveldb``, ``rocksdb`` or ``scoped-heed``: the engine of a local URL."""
+    if url.startswith(HEED_URL):
+        return "scoped-heed"
+    kind, sep, _ = url.partition("://")
+    return kind.lower() if sep and kind.lower() in ("sqlite", "leveldb", "rocksdb") else "lmdb"
+
+
+def _try_lock(path: str, offset: int) -> int | None:
+    """A descriptor of ``path`` holding an exclusive POSIX lock of its byte
+    ``offset``, or ``None`` when another process holds a lock there (or the file
+    cannot be opened). Closing the descriptor releases the lock."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return None
+    try:
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, offset)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+@contextmanager
+def _alone(url: str, path: str) -> Iterator[bool]:
+    """While the block runs, whether no other process uses the new store at
+    ``url`` (file or directory ``path``) or has written into it, and the store held
+    so that none can start to (its opener waits, or fails, until the block has
+    removed it):
+
+    - LMDB: every process that opens an environment holds a shared lock of byte 0
+      of its ``lock.mdb`` until it closes it; this one takes that byte exclusively,
+      then reads the environment without its lock file: no transaction was ever
+      committed, or its main database holds no entry.
+    - SQLite (WAL, as the store writes): every connection holds a shared lock of
+      byte 128 of the ``-shm`` file; this one takes it exclusively after finding
+      no key, then checks that neither the database file nor its ``-wal`` has
+      changed since before it looked.
+    - LevelDB and RocksDB: the store is opened (its engine lets one process hold
+      it) and stays open while the block removes it.
+
+    A store that cannot be opened for another reason (a full disk) holds nothing
+    of anyone's; one whose engine is unknown is never taken for alone."""
+    engine = _engine(url)
+    if engine in ("leveldb", "rocksdb"):
+        try:
+            store = open_store(url)
+        except StoreError as exc:
+            yield "already open" not in str(exc) and "lock" not in str(exc).lower()
+            return
+        except Exception:
+            yield False
+            return
+        try:
+            yield next(iter(store.scan(b"", None, limit=1)), None) is None
+        finally:
+            with contextlib.suppress(Exception):
+                store.close()
+        return
+    if engine == "sqlite":
+        with _sqlite_alone(url, path) as alone:
+            yield alone
+        return
+    with _lmdb_alone(path, registry=engine == "scoped-heed") as alone:
+        yield alone
+
+
+@contextmanager
+def _lmdb_alone(path: str, *, registry: bool) -> Iterator[bool]:
+    if not os.path.isdir(path):
+        yield False
+        return
+    fd = _try_lock(os.path.join(path, "lock.mdb"), 0)
+    if fd is None:
+        yield False
+        return
+    try:
+        yield registry or _lmdb_unwritten(path)  # a scoped-heed open makes its own named databases
+    finally:
+        os.close(fd)
+
+
+def _lmdb_unwritten(path: str) -> bool:
+    """Whether the environment at ``path`` holds no entry, read without its lock
+    file (which would drop this process's lock of it when closed)."""
+    if not os.path.exists(os.path.join(path, "data.mdb")):
+        return True
+    try:
+        import lmdb
+
+        env = lmdb.open(path, readonly=True, lock=False, max_dbs=0)
     except Exception:
         return False
+    try:
+        return env.info()["last_txnid"] == 0 or env.stat()["entries"] == 0
+    except Exception:
+        return False
+    finally:
+        env.close()
+
+
+def _signature(path: str) -> tuple[int, int, int, bytes] | None:
+    try:
+        with open(path, "rb") as file:
+            info = os.fstat(file.fileno())
+            return info.st_ino, info.st_size, info.st_mtime_ns, file.read(100)
+    except OSError:
+        return None
+
+
+@contextmanager
+def _sqlite_alone(url: str, path: str) -> Iterator[bool]:
+    before = _sqlite_state(path)  # taken before the scan: what changes after it is another's write
+    try:
+        with open_store(url, readonly=True) as store:
+            empty = next(iter(store.scan(b"", None, limit=1)), None) is None
+    except StoreError:
+        empty = True
+    except Exception:
+        empty = False
+    if not empty:
+        yield False
+        return
+    fd = _try_lock(path + "-shm", 128)
+    if fd is None:
+        yield False
+        return
+    try:
+        yield _sqlite_state(path) == before
+    finally:
+        os.close(fd)
+
+
+def _sqlite_state(path: str) -> tuple[object, object]:
+    """The database file's signature and its ``-wal`` file's (an empty or missing
+    ``-wal`` alike: a reader creates an empty one): a commit changes one of them."""
+    wal = _signature(path + "-wal")
+    return _signature(path), None if wal is None or wal[1] == 0 else wal
 
 
 @contextmanager
@@ -80,12 +226,13 @@ def removed_on_failure(url: str, wrote: Callable[[], bool]) -> Iterator[None]:
     ``wrote()`` says it wrote nothing into the store at ``url``, remove what the
     block created there: the store's path if it did not exist before (with the
     files an engine keeps beside it), or the entries of a folder that was empty
-    before — unless the store now holds keys or another process holds it open
-    (another command created the same store meanwhile). The block's exception is
-    raised as it was. Nothing that existed before the block is touched. Cost: a
-    few ``stat`` calls and a listing; after a failure, one open and one short scan.
-    (A process that opened the same new store and has not written yet is not
-    seen.)"""
+    before — unless the store now holds keys, another process holds it open
+    (another command created the same store meanwhile), or a file no engine makes
+    is in its folder; the check and the removal hold the engine's lock, so a
+    process that opens the store meanwhile waits, or fails, rather than writing
+    into removed files. The block's exception is raised as it was. Nothing that
+    existed before the block is touched. Cost: a few ``stat`` calls and a listing;
+    after a failure, one open and one short scan."""
     path = local_path(url)
     if path is None:
         yield
@@ -96,10 +243,21 @@ def removed_on_failure(url: str, wrote: Callable[[], bool]) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        if (created or empty_folder) and not wrote() and _holds_nothing(url):
-            if empty_folder:
-                for name in os.listdir(path):
-                    _remove(os.path.join(path, name))
-            for made in created:
-                _remove(made)
+        if (created or empty_folder) and not wrote():
+            _take_back(url, path, created, empty_folder)
         raise
+
+
+def _take_back(url: str, path: str, created: list[str], empty_folder: bool) -> None:
+    """Remove what the failed command created at ``path``, unless a file that no
+    engine makes is there, or another process uses the store or wrote into it."""
+    if os.path.isdir(path) and not os.path.islink(path) and not _only_engine_files(path):
+        return
+    with _alone(url, path) as alone:
+        if not alone:
+            return
+        if empty_folder:
+            for name in os.listdir(path):
+                _remove(os.path.join(path, name))
+        for made in created:
+            _remove(made)

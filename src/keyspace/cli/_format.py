@@ -25,6 +25,7 @@ Every function here is pure and O(size of its input).
 from __future__ import annotations
 
 import json
+import sys
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -56,9 +57,36 @@ _TYPED_PREFIXES = ("str:", "hex:", "int:", "bytes:", "float:", "bool:", "none:",
 
 JSON = Any
 
+MAX_NESTING = 100
+"""Deepest nesting of tuple spellings ``(a, (b, …))`` a component or key may have."""
+
 
 class InputError(KeyspaceError):
     """A command-line argument that cannot be turned into a component, key or value."""
+
+
+def _shown(text: str) -> str:
+    """``text`` for an error message: quoted, cut to 60 characters (with its length)
+    when longer, so one bad argument gives one readable line."""
+    if len(text) <= 60:
+        return repr(text)
+    return f"{text[:60]!r}… ({len(text):,} characters)"
+
+
+def _integer(text: str, what: str, whole: str) -> int:
+    """``int(text)``; :class:`InputError` naming ``what`` and ``whole`` (the
+    argument) for text that is not an integer, and the limit Python sets on the
+    digits of an integer read from text for one that is too long."""
+    try:
+        return int(text)
+    except ValueError:
+        digits = text.strip().lstrip("+-").replace("_", "")
+        limit = sys.get_int_max_str_digits()
+        if digits.isdigit() and limit and len(digits) > limit:
+            raise InputError(
+                f"{what} {_shown(whole)}: the integer has {len(digits):,} digits; the limit is {limit:,}"
+            ) from None
+        raise InputError(f"{what} {_shown(whole)}: {_shown(text)} is not an integer") from None
 
 
 # -- path components ---------------------------------------------------------------
@@ -69,8 +97,15 @@ def parse_component(text: str, what: str = "path component") -> Any:
     module notes): every spelling :func:`render_component` prints is read back as
     the component it printed; other text is ``str``.
 
-    Raises :class:`InputError` naming ``what`` for bad hex, a bad integer, number,
-    bool or UUID."""
+    Raises :class:`InputError` naming ``what`` for bad hex, a bad integer (or one
+    of more digits than Python reads), number, bool or UUID, and for tuples nested
+    deeper than :data:`MAX_NESTING`."""
+    return _component(text, what, text, 0)
+
+
+def _component(text: str, what: str, whole: str, depth: int) -> Any:
+    """:func:`parse_component` of ``text``, an element ``depth`` tuples deep in
+    the argument ``whole``."""
     if text.startswith("str:"):
         return text[4:]
     if text.startswith("bytes:"):
@@ -79,17 +114,14 @@ def parse_component(text: str, what: str = "path component") -> Any:
         try:
             return bytes.fromhex(text[4:])
         except ValueError:
-            raise InputError(f"{what} {text!r}: {text[4:]!r} is not hex") from None
+            raise InputError(f"{what} {_shown(text)}: {_shown(text[4:])} is not hex") from None
     if text.startswith("int:"):
-        try:
-            return int(text[4:])
-        except ValueError:
-            raise InputError(f"{what} {text!r}: {text[4:]!r} is not an integer") from None
+        return _integer(text[4:], what, text)
     if text.startswith("float:"):
         return _float(text[6:], what)
     if text.startswith("bool:"):
         if text[5:] not in ("true", "false"):
-            raise InputError(f"{what} {text!r}: bool: is followed by true or false")
+            raise InputError(f"{what} {_shown(text)}: bool: is followed by true or false")
         return text[5:] == "true"
     if text == "none:":
         return None
@@ -97,14 +129,19 @@ def parse_component(text: str, what: str = "path component") -> Any:
         try:
             return uuid.UUID(text[5:])
         except ValueError:
-            raise InputError(f"{what} {text!r}: {text[5:]!r} is not a UUID") from None
+            raise InputError(f"{what} {_shown(text)}: {_shown(text[5:])} is not a UUID") from None
     if text.startswith("(") and text.endswith(")"):
+        if depth >= MAX_NESTING:
+            raise InputError(
+                f"{what} {_shown(whole)}: tuples nest deeper than the limit, {MAX_NESTING} levels"
+            )
         inner = text[1:-1]
-        return tuple(parse_component(part, what) for part in _split_top(inner)) if inner else ()
+        parts = _split_top(inner) if inner else []
+        return tuple(_component(part, what, whole, depth + 1) for part in parts)
     if text.startswith('"'):
         doc = _load_json(text, what)
         if not isinstance(doc, str):
-            raise InputError(f'{what} {text!r}: "…" is a JSON string (text in a tuple)')
+            raise InputError(f'{what} {_shown(text)}: "…" is a JSON string (text in a tuple)')
         return doc
     return text
 
@@ -128,13 +165,17 @@ def render_component(component: Any, *, typed: bool, nested: bool = False) -> st
     reads back (``typed``: the scheme tells ``str`` from ``bytes``; ``nested``: an
     element of a tuple component, where text holding ``(``, ``)`` or ``,``, which
     the tuple's spelling ``(a, b)`` uses, is spelled as a JSON string, bytes
-    in hex)."""
+    in hex; text holding characters that do not print, a newline, NUL or an
+    escape sequence, is spelled as a JSON string, so that a printed path is one
+    line that names the component and no other)."""
     if isinstance(component, bytes):
         text = _printable_text(component)
         if text is None or (nested and _SEPARATING.intersection(text)):
             return "hex:" + component.hex()
         return f"bytes:{text}" if typed else _plain(text)
     if isinstance(component, str):
+        if not component.isprintable():  # a newline, NUL or escape would print as something else
+            return _json_text(component)
         if nested and _SEPARATING.intersection(component):
             return json.dumps(component, ensure_ascii=False)
         return _plain(component)
@@ -154,6 +195,14 @@ def render_component(component: Any, *, typed: bool, nested: bool = False) -> st
 
 
 _SEPARATING = frozenset("(),")
+
+
+def _json_text(text: str) -> str:
+    """``text`` as a JSON string on one printable line (control and other
+    unprintable characters as ``\\uXXXX``), which :func:`parse_component` reads
+    back as that text."""
+    spelled = json.dumps(text, ensure_ascii=False)
+    return spelled if spelled.isprintable() else json.dumps(text)
 
 
 def _plain(text: str) -> str:
@@ -213,10 +262,10 @@ def _hex(text: str, what: str) -> bytes:
     try:
         return bytes.fromhex(text)
     except ValueError:
-        raise InputError(f"{what} {text!r} is not hex (--hex expects pairs of hex digits)") from None
+        raise InputError(f"{what} {_shown(text)} is not hex (--hex expects pairs of hex digits)") from None
 
 
-def _from_json(doc: JSON, *, typed: bool, what: str) -> Any:
+def _from_json(doc: JSON, *, typed: bool, what: str, depth: int = 0) -> Any:
     if isinstance(doc, dict):
         if set(doc) == {"hex"} and isinstance(doc["hex"], str):
             return _hex(doc["hex"], what)
@@ -231,17 +280,33 @@ def _from_json(doc: JSON, *, typed: bool, what: str) -> Any:
             f'{what}: a JSON object must be {{"hex": ...}}, {{"uuid": ...}} or {{"float": ...}}, not {doc!r}'
         )
     if isinstance(doc, list):
-        return tuple(_from_json(d, typed=typed, what=what) for d in doc)
+        if depth >= MAX_NESTING:
+            raise InputError(f"{what}: JSON lists nest deeper than the limit, {MAX_NESTING} levels")
+        return tuple(_from_json(d, typed=typed, what=what, depth=depth + 1) for d in doc)
     if isinstance(doc, str) and not typed:
-        return doc.encode("utf-8")
+        return _utf8(doc, what)
     return doc
+
+
+def _utf8(text: str, what: str) -> bytes:
+    """``text`` as UTF-8; :class:`InputError` for a JSON string holding a lone
+    surrogate (``"\\ud800"``), which no UTF-8 bytes spell."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(
+            f"{what}: the JSON string {_shown(text)} holds {text[exc.start]!r} at index {exc.start}, a lone "
+            'surrogate, which is not UTF-8 text (give bytes as {"hex": ...})'
+        ) from None
 
 
 def _float(text: str, what: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise InputError(f"{what}: {text!r} is not a number (NaN, Infinity, -Infinity or digits)") from None
+        raise InputError(
+            f"{what}: {_shown(text)} is not a number (NaN, Infinity, -Infinity or digits)"
+        ) from None
 
 
 def _load_json(text: str, what: str) -> JSON:
@@ -305,7 +370,7 @@ def key_from_text(text: str, fmt: str, *, typed: bool) -> Any:
     if fmt == "hex":
         return _hex(text, "key")
     if fmt == "json":
-        return _from_json(_load_json(text, "key"), typed=typed, what="key")
+        return _from_json(_load_json(text, "key"), typed=typed, what=f"key {_shown(text)}")
     if text.startswith("bytes:"):
         return text[6:].encode("utf-8", "surrogateescape")
     if typed and text.startswith(_TYPED_PREFIXES):
@@ -321,10 +386,10 @@ def value_from_text(text: str, fmt: str) -> bytes:
     if fmt == "json":
         doc = _load_json(text, "value")
         if isinstance(doc, str):
-            return doc.encode("utf-8")
+            return _utf8(doc, f"value {_shown(text)}")
         value = _from_json(doc, typed=True, what="value") if isinstance(doc, dict) else None
         if not isinstance(value, bytes):
-            raise InputError(f'value {text!r}: with --json a value is a JSON string or {{"hex": ...}}')
+            raise InputError(f'value {_shown(text)}: with --json a value is a JSON string or {{"hex": ...}}')
         return value
     return text.encode("utf-8", "surrogateescape")
 

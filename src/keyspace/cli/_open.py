@@ -24,6 +24,7 @@ from ..schemes.delimited import guess_delimited
 from ..stores import ReadView
 from ..stores._base import Store
 from ._heed import HEED_URL, open_heed
+from ._sqlite_trace import no_trace
 from ._walk import RESERVED, KeyReader
 
 __all__ = ["Detection", "Opened", "detect", "make_scheme", "opened"]
@@ -194,10 +195,34 @@ def opened(
     ``create`` allows a new local store. A command that neither writes nor
     creates opens the store read-only: nothing is created or changed, and a path
     that is not a store fails. ``separator`` (and ``depth``) parametrise the
-    delimited scheme; a separator with no scheme name means ``delimited``.
+    delimited scheme; a separator with no scheme name means ``delimited``. A
+    read-only open of an SQLite store leaves no ``-wal``/``-shm`` files it
+    created (:func:`~._sqlite_trace.no_trace`).
     Raises :class:`KeyspaceError` (one line) when nothing fits; nothing is
     written before the command writes."""
     readonly = not writing and not create
+    if readonly and not url.startswith(HEED_URL):
+        with no_trace(url), _opened(url, scheme_name, depth=depth, separator=separator, readonly=True) as op:
+            yield op
+        return
+    with _opened(
+        url, scheme_name, create=create, depth=depth, writing=writing, separator=separator, readonly=readonly
+    ) as op:
+        yield op
+
+
+@contextmanager
+def _opened(
+    url: str,
+    scheme_name: str | None,
+    *,
+    create: bool = False,
+    depth: int | None = None,
+    writing: bool = False,
+    separator: str | None = None,
+    readonly: bool = False,
+) -> Iterator[Opened]:
+    """:func:`opened`, without taking back what a read-only open left beside the store."""
     if url.startswith(HEED_URL):  # a scoped-heed database: its own layout, no scheme to choose
         if scheme_name is not None or separator is not None:
             raise KeyspaceError(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
@@ -41,7 +42,7 @@ def depth_option(f: F) -> F:
     """``--depth N`` for formats that do not record a key's scope depth."""
     return click.option(
         "--depth",
-        type=click.IntRange(min=0),
+        type=click.IntRange(min=0, max=sys.maxsize),
         default=None,
         help="Scope depth of the stored keys, for schemes that do not record it (length-prefixed, "
         "delimited: default 1).",

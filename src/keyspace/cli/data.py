@@ -242,7 +242,7 @@ Examples:
     "of composite keys in the tuple scheme (where bytes keys do not match on part of their bytes).",
 )
 @click.option("--reverse", is_flag=True, help="Descending key order.")
-@click.option("--limit", type=click.IntRange(min=0), default=None, help="At most N keys.")
+@click.option("--limit", type=click.IntRange(min=0, max=sys.maxsize), default=None, help="At most N keys.")
 @scheme_option()
 @separator_option
 @depth_option

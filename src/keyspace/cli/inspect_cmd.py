@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import click
@@ -134,7 +135,12 @@ object; when its unnamed database holds nothing else, that is all it shows.
 @depth_option
 @separator_option
 @click.option("--json", "as_json", is_flag=True, help="Print the tree as one JSON object, nothing else.")
-@click.option("--levels", type=click.IntRange(min=0), default=None, help="Show only N levels below the root.")
+@click.option(
+    "--levels",
+    type=click.IntRange(min=0, max=sys.maxsize),
+    default=None,
+    help="Show only N levels below the root.",
+)
 @heed_options
 def inspect(
     url: str,

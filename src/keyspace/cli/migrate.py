@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,13 +84,23 @@ def _write_batch(dst: Keyspace, batch: list[Entry], convert: Any, tally: Tally) 
     tally.batches += 1
 
 
+def _unnamed(scope_hash: int) -> str:
+    return (
+        f"scopehash scope {scope_hash:#010x} has no name in the source's registry: "
+        "its keys hold only a hash of the name, so they cannot be copied into another scheme"
+    )
+
+
 def check_no_merge(
     src: Keyspace, dst: Keyspace, reader: KeyReader, convert: Any, view: ReadView | None = None
 ) -> int:
     """Raise :class:`KeyspaceError`, before anything is written, when two source
     keys would become one destination key (tuple scopes ``("a",)`` and
     ``(b"a",)`` into a byte scheme; names a scheme cannot tell apart), naming both
-    source paths, or when the destination's engine cannot store a key
+    source paths, for a source key that does not decode or a scopehash scope
+    whose name the source's registry does not hold (which :func:`copy_all` would
+    meet only after writing the batches before it), or when the destination's
+    engine cannot store a key
     (:class:`KeyTooLarge`, :class:`InvalidName` for an empty key). Returns the
     number of stored keys of ``src`` (as ``view``, a snapshot of its store, holds
     them). Cost: one scan of ``src`` and one
@@ -99,8 +110,14 @@ def check_no_merge(
     count = 0
     for item in walk(src.store if view is None else view, reader):
         count += 1
-        if not isinstance(item, Entry) or reader.unnamed(item.path):
-            continue  # copy_all reports these
+        if not isinstance(item, Entry):
+            if item.reason is not None:
+                raise KeyspaceError(
+                    f"source key {show_bytes(item.stored)} is {item.reason}; nothing was written"
+                )
+            continue
+        if reader.unnamed(item.path):
+            raise KeyspaceError(_unnamed(item.path[0]) + "; nothing was written")
         target = encode(convert(item.path), item.key)
         first = seen.setdefault(target, item)
         if first is not item:
@@ -113,7 +130,32 @@ def check_no_merge(
         dst.catalog.check_storable(list(seen))
     except (KeyTooLarge, InvalidName) as exc:
         raise type(exc)(f"{exc}: the destination cannot store this source key; nothing was written") from None
+    firsts: dict[Any, Entry] = {}
+    for entry in seen.values():  # one key of every destination path (not per stored prefix: names
+        firsts.setdefault(convert(entry.path), entry)  # whose scopehash hashes collide share one)
+    _rehearse(dst, list(firsts.values()), convert)
     return count
+
+
+class _Rehearsed(Exception):
+    """Ends the transaction of :func:`_rehearse`, which is never committed."""
+
+
+def _rehearse(dst: Keyspace, entries: list[Entry], convert: Any) -> None:
+    """Write ``entries`` (one key of each destination scope) in a transaction of
+    ``dst`` that is then discarded, so that what the destination refuses for a
+    scope, whichever batch its keys come in (a LengthPrefixed scope that would
+    hold keys and child scopes, a scope name whose hash another name holds), is
+    refused before anything is written. Cost: one write per scope, in memory."""
+    try:
+        with dst.transaction() as tx:
+            for entry in entries:
+                tx.scope(*convert(entry.path))[entry.key] = entry.value
+            raise _Rehearsed
+    except _Rehearsed:
+        return
+    except KeyspaceError as exc:
+        raise type(exc)(f"{exc}; the destination refuses this source scope, so nothing was written") from None
 
 
 def refuse_ambiguous(src: Keyspace, view: ReadView | None = None) -> None:
@@ -160,9 +202,10 @@ def copy_all(
     bar. Reserved keys (scheme records, name registries) are not copied; ``dst``
     writes its own.
 
-    Raises :class:`KeyspaceError` for a source key that does not decode or a
-    scopehash scope whose name the source's registry does not hold; batches
-    written before stay, and a re-run continues from them. ``tally`` (a new one
+    Raises :class:`KeyspaceError`, before anything is written, for a source key
+    that does not decode or a scopehash scope whose name the source's registry
+    does not hold (:func:`check_no_merge`); a failure of a later batch's write
+    keeps the batches written before, and a re-run continues from them. ``tally`` (a new one
     when not given) counts as the batches commit, so a caller sees what was
     written also when the copy fails part way."""
     source = src.store if view is None else view
@@ -180,10 +223,7 @@ def copy_all(
                     raise KeyspaceError(f"source key {show_bytes(item.stored)} is {item.reason}")
                 continue
             if reader.unnamed(item.path):
-                raise KeyspaceError(
-                    f"scopehash scope {item.path[0]:#010x} has no name in the source's registry: "
-                    "its keys hold only a hash of the name, so they cannot be copied into another scheme"
-                )
+                raise KeyspaceError(_unnamed(item.path[0]))
             pending.append(item)
             if len(pending) >= size:
                 _write_batch(dst, pending, convert, tally)
@@ -244,7 +284,11 @@ UTF-8 (--keep-bytes-names keeps them bytes).
 @scheme_option(name="--from-scheme", help_text="Scheme of SRC; default: recorded, else detected.")
 @scheme_option(name="--to-scheme", help_text="Scheme of DST; default: recorded, else tuple for a new store.")
 @click.option(
-    "--batch", type=click.IntRange(min=1), default=1000, show_default=True, help="Keys per transaction."
+    "--batch",
+    type=click.IntRange(min=1, max=sys.maxsize),
+    default=1000,
+    show_default=True,
+    help="Keys per transaction.",
 )
 @depth_option
 @separator_option

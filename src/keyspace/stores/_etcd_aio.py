@@ -40,6 +40,7 @@ from ._etcd_plan import (
     commit_steps,
     etcd_bounds,
     key_checker,
+    observed,
     point_read,
     point_value,
     put_request,
@@ -254,7 +255,7 @@ class AsyncEtcdStore(AsyncStore):
         if plan is None:
             return
         if isinstance(view, _EtcdView):
-            plan.request(view.points, view.ranges, view._revision or 1, self._may_nest)
+            plan.request(view.points, view.ranges, view._revision or 1, self._may_nest, view.wide)
         else:
             plan.request({}, [], 1, self._may_nest)
 
@@ -268,7 +269,7 @@ class AsyncEtcdStore(AsyncStore):
         if plan is None:
             return
         snapshot = await view.revision()
-        request = plan.request(view.points, view.ranges, snapshot, self._may_nest)
+        request = plan.request(view.points, view.ranges, snapshot, self._may_nest, view.wide)
         budget_end = client.budget_end()
         token = _BUDGET_END.set(budget_end)  # the whole commit, re-reads included
         try:
@@ -317,7 +318,8 @@ class _EtcdView(AsyncTransaction):
         self._writable = writable
         self._open = True
         self.points: dict[bytes, int] = {}
-        self.ranges: list[tuple[bytes, bytes]] = []
+        self.ranges: list[tuple[bytes, bytes]] = []  # what each scan has shown
+        self.wide: list[tuple[bytes, bytes]] = []  # the whole range each scan asked for
         self._writes: SortedDict[bytes, bytes | None] = SortedDict()
         self._deleted = RangeSet()
 
@@ -372,7 +374,7 @@ class _EtcdView(AsyncTransaction):
             own = [(k, v) for k in keys if (v := writes[k]) is not None]
         left = limit
         at = 0
-        async for key, value in self._base(start, stop, reverse):
+        async for key, value in self._gaps(start, stop, reverse):
             if self._writable and (key in writes or (deleted and key in deleted)):
                 continue
             while at < len(own) and (own[at][0] > key if reverse else own[at][0] < key):
@@ -394,6 +396,20 @@ class _EtcdView(AsyncTransaction):
                 if left == 0:
                     return
 
+    async def _gaps(
+        self, start: bytes, stop: bytes | None, reverse: bool
+    ) -> AsyncIterator[tuple[bytes, bytes]]:
+        """The stored keys of ``[start, stop)`` outside the ranges this transaction
+        deleted (those are neither read nor guarded at its commit)."""
+        if not (self._writable and self._deleted):
+            async for item in self._base(start, stop, reverse):
+                yield item
+            return
+        gaps = self._deleted.gaps(start, stop)
+        for low, high in reversed(gaps) if reverse else gaps:
+            async for item in self._base(low, high, reverse):
+                yield item
+
     async def _base(
         self, start: bytes, stop: bytes | None, reverse: bool
     ) -> AsyncIterator[tuple[bytes, bytes]]:
@@ -403,11 +419,12 @@ class _EtcdView(AsyncTransaction):
             return
         cut = len(self._prefix)
         if self._track:
-            self.ranges.append(bounds)
+            self.wide.append(bounds)
             revision: int | None = await self.revision()
         else:
             revision = self._revision
-        points = self.points
+        points, ranges = self.points, self.ranges
+        at: int | None = None  # where the part of bounds shown so far is recorded
         pages = Pages(bounds, reverse, None, revision or 0)
         while (request := pages.request()) is not None:  # bounded: see Pages
             self._check("scan")
@@ -420,7 +437,18 @@ class _EtcdView(AsyncTransaction):
                 key = bytes(kv.key)
                 if self._track:
                     points.setdefault(key, int(kv.mod_revision))
+                    shown = observed(bounds, key, reverse)
+                    if at is None:
+                        at = len(ranges)
+                        ranges.append(shown)
+                    else:
+                        ranges[at] = shown
                 yield key[cut:], bytes(kv.value)
+        if self._track:  # ran to its end: all of bounds was seen
+            if at is None:
+                ranges.append(bounds)
+            else:
+                ranges[at] = bounds
 
     # -- writes (buffered) -----------------------------------------------------------
 

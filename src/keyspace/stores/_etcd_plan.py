@@ -21,7 +21,7 @@ import functools
 import random
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._bytes import prefix_end
@@ -67,6 +67,18 @@ def etcd_bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes,
     if high <= low:
         return None
     return low, high
+
+
+def observed(bounds: tuple[bytes, bytes], last: bytes, reverse: bool) -> tuple[bytes, bytes]:
+    """The part of a scan of ``bounds`` (etcd ``(key, range_end)``) that a
+    transaction has seen once the scan yielded the etcd key ``last``: from the
+    start up to and including ``last`` (a reverse scan: from ``last`` to the end).
+    Its commit guards that part only: a key written past it was never read, so a
+    scan stopped early (a limit, a first key looked for, a loop broken) does not
+    conflict with writes further on. A scan that ran to its end has seen all of
+    ``bounds``."""
+    low, end = bounds
+    return (last, end) if reverse else (low, last + b"\x00")
 
 
 def probe_key(prefix: bytes) -> bytes:
@@ -267,12 +279,16 @@ def _split_ranges(prefix: bytes, ranges: list[Range], puts: list[bytes]) -> list
 class CommitPlan:
     """A transaction's writes as one etcd ``Txn``: ``success`` (its operations),
     ``values`` (etcd key -> value put), ``deletes`` (etcd keys deleted one by one)
-    and ``cleared`` (etcd ranges deleted)."""
+    and ``cleared`` (etcd ranges deleted, with holes at the put keys)."""
 
     success: list[pb.RequestOp]
     values: dict[bytes, bytes]
     deletes: list[bytes]
     cleared: list[tuple[bytes, bytes]]
+    deleted: list[tuple[bytes, bytes]] = field(default_factory=list)
+    """The ranges the transaction deleted, as etcd ranges, whole (``cleared`` is
+    them less the put keys): what :func:`guard_compares` may join scanned ranges
+    across."""
 
     def request(
         self,
@@ -280,16 +296,20 @@ class CommitPlan:
         scanned: list[tuple[bytes, bytes]],
         snapshot: int,
         nest: Callable[[], bool] | None = None,
+        wide: Sequence[tuple[bytes, bytes]] | None = None,
     ) -> pb.TxnRequest:
         """The guarded ``Txn``: every key read must still have the ``mod_revision`` it
         had (``points``, 0 for absent), and no key of a ``scanned`` range may have
         been written after ``snapshot`` (:func:`guard_compares`: overlapping ranges
-        as one compare, an absent key inside one as none). Deletes beyond what one
+        as one compare, an absent key inside one as none; ``wide``, the whole
+        ranges of the scans, where the exact compares do not fit). Deletes beyond what one
         level holds are nested (:func:`nest_ops`), so a delete of any number of
         ranges is one ``Txn``, where ``nest`` (asked only then) allows it. Over 128
         puts or compares, operations that cannot be nested beside the compares (or
         that may not be), or 1.5 MiB, is :class:`TransactionTooLarge`."""
-        compares = guard_compares(points, scanned, snapshot)
+        compares = guard_compares(
+            points, scanned, snapshot, self.deleted, wide, lambda n: nest_ops(self.success, n) is not None
+        )
         puts = len(self.values)
         if puts > MAX_TXN_OPS or len(compares) > MAX_TXN_OPS:
             raise TransactionTooLarge(
@@ -316,38 +336,71 @@ class CommitPlan:
         return request
 
     def check_request(self) -> pb.TxnRequest:
-        """The read-only ``Txn`` that :meth:`applied` reads: the put and deleted keys,
-        and one key more than were put of every deleted range (nested as the commit's
-        operations are, when there are more than one level holds)."""
+        """The read-only ``Txn`` that :meth:`outcome` reads: the put and deleted keys,
+        and of every deleted range the key written last (``keys_only``, sorted by
+        ``mod_revision``, one key), nested as the commit's operations are when there
+        are more than one level holds."""
         reads = [pb.RequestOp(request_range=pb.RangeRequest(key=k)) for k in [*self.values, *self.deletes]]
         reads += [
             pb.RequestOp(
                 request_range=pb.RangeRequest(
-                    key=k, range_end=end, limit=len(self.values) + 1, keys_only=True
+                    key=k,
+                    range_end=end,
+                    limit=1,
+                    keys_only=True,
+                    sort_order=pb.RangeRequest.DESCEND,
+                    sort_target=pb.RangeRequest.MOD,
                 )
             )
             for k, end in self.cleared
         ]
         return pb.TxnRequest(success=nest_ops(reads, 0) or reads)
 
-    def applied(self, response: Any, snapshot: int) -> bool:
-        """Whether the answer to :meth:`check_request` shows this commit's effect:
-        every put key holds its value, all written at ONE revision after the snapshot
-        (a Txn writes all its keys at one revision), and every deleted key and range
-        is empty."""
+    def outcome(self, response: Any, snapshot: int) -> str:
+        """What the answer to :meth:`check_request` shows of this commit:
+
+        - ``APPLIED``: every put key holds its value, all written at ONE revision
+          after the snapshot (a Txn writes all its keys at one revision), and every
+          deleted key and range is empty;
+        - ``CHANGED``: otherwise, a key it writes or deletes (or one of a range it
+          deletes) was written after the snapshot by another client: whether this
+          commit was applied before that write cannot be told, and sending it again
+          could undo that later write;
+        - ``NOT_APPLIED``: otherwise (nothing it writes was written since the
+          snapshot, so it was not applied: sending it again is safe)."""
         keys = [*self.values, *self.deletes]
         results = [r.response_range.kvs for r in flat_responses(response.responses)]
         revisions: set[int] = set()
+        ours = True
+        changed = False
         for key, kvs in zip(keys, results, strict=False):
+            if kvs and int(kvs[0].mod_revision) > snapshot:
+                changed = True
             if key in self.values:
                 if not kvs or bytes(kvs[0].value) != self.values[key]:
-                    return False
-                revisions.add(int(kvs[0].mod_revision))
+                    ours = False
+                else:
+                    revisions.add(int(kvs[0].mod_revision))
             elif kvs:
-                return False
-        if len(revisions) > 1 or (revisions and min(revisions) <= snapshot):
-            return False
-        return all(bytes(kv.key) in self.values for kvs in results[len(keys) :] for kv in kvs)
+                ours = False
+        for kvs in results[len(keys) :]:  # the put keys are never in a deleted range
+            if kvs:
+                ours = False
+                changed = changed or int(kvs[0].mod_revision) > snapshot
+        if ours and len(revisions) <= 1 and not (revisions and min(revisions) <= snapshot):
+            return APPLIED
+        return CHANGED if changed else NOT_APPLIED
+
+    def applied(self, response: Any, snapshot: int) -> bool:
+        """Whether the answer to :meth:`check_request` shows this commit's effect
+        (:meth:`outcome` is ``APPLIED``)."""
+        return self.outcome(response, snapshot) == APPLIED
+
+
+APPLIED = "applied"
+CHANGED = "changed"
+NOT_APPLIED = "not applied"
+"""The answers of :meth:`CommitPlan.outcome`."""
 
 
 MAX_NESTING = 3
@@ -417,8 +470,34 @@ def _ends(end: bytes) -> bytes | None:
     return None if end == _TO_END else end
 
 
+def _merge(
+    ranges: list[tuple[bytes, bytes]], bridges: list[tuple[bytes, bytes | None]]
+) -> list[tuple[bytes, bytes | None]]:
+    """``ranges`` (etcd ``(key, range_end)``) as sorted stops, those that overlap or
+    touch merged, and those whose gap lies inside one of ``bridges`` joined."""
+    merged: list[tuple[bytes, bytes | None]] = []
+    for low, end in sorted(ranges):
+        stop = _ends(end)
+        if merged:
+            last_low, last_stop = merged[-1]
+            if (
+                last_stop is None
+                or low <= last_stop
+                or any(b_low <= last_stop and (b_stop is None or low <= b_stop) for b_low, b_stop in bridges)
+            ):
+                merged[-1] = (last_low, None if last_stop is None or stop is None else max(last_stop, stop))
+                continue
+        merged.append((low, stop))
+    return merged
+
+
 def guard_compares(
-    points: dict[bytes, int], scanned: list[tuple[bytes, bytes]], snapshot: int
+    points: dict[bytes, int],
+    scanned: list[tuple[bytes, bytes]],
+    snapshot: int,
+    deleted: Sequence[tuple[bytes, bytes]] = (),
+    wide: Sequence[tuple[bytes, bytes]] | None = None,
+    fits: Callable[[int], bool] | None = None,
 ) -> list[pb.Compare]:
     """The compares guarding what a transaction read at ``snapshot``, each kept
     exactly: scanned ranges that overlap or touch merge into one "no key written
@@ -426,17 +505,35 @@ def guard_compares(
     as absent inside such a range needs no compare of its own (were it there now, it
     was written after the snapshot, which the range's compare refuses). A key read
     as present keeps its ``mod_revision`` compare: a range compare cannot see a key
-    deleted since."""
-    merged: list[tuple[bytes, bytes | None]] = []
-    for low, end in sorted(scanned):
-        stop = _ends(end)
-        if merged:
-            last_low, last_stop = merged[-1]
-            if last_stop is None or low <= last_stop:
-                merged[-1] = (last_low, None if last_stop is None or stop is None else max(last_stop, stop))
-                continue
-        merged.append((low, stop))
+    deleted since.
 
+    ``scanned`` holds what each scan has shown (:func:`observed`); ``wide`` (where
+    given) the whole ranges those scans asked for, and ``deleted`` the ranges the
+    transaction deletes (a scan reads only outside them). Where the exact compares
+    would be over etcd's 128, the whole ranges are guarded instead (scans stopped
+    early merge more), then also joined across the deleted ranges: fewer compares,
+    at the price of a conflict with a write the transaction never read (in a range
+    it asked for, or one it deletes anyway), never a conflict missed. Each range
+    guarded is one the transaction read or deletes, so a user restricted by etcd
+    roles may compare it. ``fits(n)``: whether the commit's operations fit beside
+    ``n`` compares (more compares leave nested transactions less room)."""
+    candidates = [_merge(scanned, [])]
+    if wide is not None:
+        candidates.append(_merge([*scanned, *wide], []))
+    if deleted:
+        candidates.append(_merge([*scanned, *(wide or ())], [(low, _ends(end)) for low, end in deleted]))
+    compares: list[pb.Compare] = []
+    for merged in candidates:
+        compares = _compares(points, merged, snapshot)
+        if len(compares) <= MAX_TXN_OPS and (fits is None or fits(len(compares))):
+            break
+    return compares
+
+
+def _compares(
+    points: dict[bytes, int], merged: list[tuple[bytes, bytes | None]], snapshot: int
+) -> list[pb.Compare]:
+    """The compares of :func:`guard_compares` with the guarded ranges ``merged``."""
     lows = [low for low, _ in merged]
 
     def covered(key: bytes) -> bool:
@@ -476,7 +573,8 @@ def commit_plan(prefix: bytes, ranges: list[Range], ops: list[Op]) -> CommitPlan
     success += [delete_op(k, end) for k, end in cleared]
     if not success:
         return None
-    return CommitPlan(success, values, deletes, cleared)
+    deleted = [bounds for start, stop in ranges if (bounds := etcd_bounds(prefix, start, stop)) is not None]
+    return CommitPlan(success, values, deletes, cleared, deleted)
 
 
 @dataclass(frozen=True)
@@ -515,45 +613,48 @@ def commit_steps(
     :class:`EtcdUnavailable` it raised) and each :class:`Sleep`, until the
     generator returns (committed) or raises.
 
-    Blind writes (no compares) are one call with the client's retries, as safe to
-    repeat as ``write``; a cluster that stays unavailable makes it
-    :class:`CommitOutcomeUnknown`. A guarded ``Txn`` is sent one attempt at a time:
-    after an unknown outcome the written keys are re-read (:meth:`CommitPlan.applied`)
-    before it is sent again, since a retry of an applied commit would fail its own
-    compares. A failed compare is :class:`TransactionConflict`, unless an earlier
+    The ``Txn`` is sent one attempt at a time, guarded or blind (no compares):
+    after an unknown outcome the written keys are re-read (:meth:`CommitPlan.outcome`)
+    and it is sent again only once a re-read answered that nothing it writes was
+    written since the snapshot: a retry of an applied commit would fail its own
+    compares, or, where it writes keys it did not read, undo another client's
+    later write of them (such a write found is :class:`CommitOutcomeUnknown`); a
+    cluster that stays unavailable makes it :class:`CommitOutcomeUnknown` too.
+    A failed compare is :class:`TransactionConflict`, unless an earlier
     attempt may have been applied and the re-read cannot tell: then
     :class:`CommitOutcomeUnknown`. Bounded by ``max_attempts`` and ``budget_end``
     (``time.monotonic()`` seconds)."""
-    if not request.compare:
-        try:
-            yield Call("commit", "Txn", request)
-        except CommitOutcomeUnknown:
-            raise
-        except EtcdUnavailable as exc:
-            raise CommitOutcomeUnknown(
-                f"commit: the etcd cluster gave no answer within the retry budget of {retry_budget} s; "
-                f"the transaction may or may not have been applied: {exc}"
-            ) from exc
-        return
     uncertain: EtcdUnavailable | None = None
+    checked = True  # whether the last unknown outcome has been re-read since
     delay = 0.05
     for _attempt in range(max_attempts):
-        try:
-            response = yield Call("commit", "Txn", request, retry=False)
-        except EtcdUnavailable as exc:
-            uncertain = exc
+        if not checked:  # never sent again before a re-read says it is safe
             pause = delay * (0.5 + random.random())
             delay = min(delay * 2, 1.0)
             if time.monotonic() + pause >= budget_end:
                 break
             yield Sleep(pause)
-            if plan.values:
-                try:
-                    check = yield Call("commit check", "Txn", plan.check_request())
-                except EtcdUnavailable:
-                    continue
-                if plan.applied(check, snapshot):
-                    return
+            try:
+                check = yield Call("commit check", "Txn", plan.check_request())
+            except EtcdUnavailable:
+                continue
+            found = plan.outcome(check, snapshot)
+            if found == APPLIED and plan.values:
+                return
+            if found == CHANGED:
+                # another client wrote what this commit writes: were the commit
+                # applied before that write, sending it again would undo it
+                raise CommitOutcomeUnknown(
+                    "commit: a first attempt met an unknown outcome, and a key it writes or "
+                    "deletes was written since by another client; whether it was applied "
+                    "cannot be told, and it is not sent again (that could undo the later write)"
+                ) from uncertain
+            checked = True
+        try:
+            response = yield Call("commit", "Txn", request, retry=False)
+        except EtcdUnavailable as exc:
+            uncertain = exc
+            checked = False
             continue
         if response.succeeded:
             return

@@ -115,6 +115,30 @@ class RangeSet:
         """The ranges in ascending order."""
         return list(zip(self._starts, self._stops, strict=True))
 
+    def gaps(self, start: bytes, stop: bytes | None) -> list[Range]:
+        """The parts of ``[start, stop)`` that no range covers, in ascending order
+        (none: all of it is covered). Cost: one bisect, then O(ranges inside)."""
+        if stop is not None and stop <= start:
+            return []
+        starts, stops = self._starts, self._stops
+        out: list[Range] = []
+        low = start
+        at = max(bisect_right(starts, start) - 1, 0)
+        for s, e in zip(starts[at:], stops[at:], strict=True):
+            if stop is not None and s >= stop:
+                break
+            if e is not None and e <= low:
+                continue
+            if s > low:
+                out.append((low, s))
+            if e is None:
+                return out
+            low = e
+            if stop is not None and low >= stop:
+                return out
+        out.append((low, stop))
+        return out
+
 
 class _Pending(dict[bytes, bytes]):
     """A transaction's pending puts; weakly referenceable, so that a ``fast_put``
@@ -253,7 +277,17 @@ class OverlayTransaction(WriteView):
         return index
 
     def _merged(self, start: bytes, stop: bytes | None, reverse: bool) -> Iterator[tuple[bytes, bytes]]:
-        base = self._base.scan(start, stop, reverse=reverse)
+        # the range deletes as they are now (RangeSet.add replaces, never mutates):
+        # the snapshot is read only where they leave gaps, so that what this
+        # transaction deleted itself is neither read nor guarded at its commit
+        deleted = self._deleted
+        if deleted:
+            gaps = deleted.gaps(start, stop)
+            if reverse:
+                gaps.reverse()
+            base = self._gap_scans(gaps, reverse)
+        else:
+            base = self._base.scan(start, stop, reverse=reverse)
         puts = self._pending()
         own: list[tuple[bytes, bytes]] = []
         hidden: set[bytes] = set()
@@ -264,15 +298,28 @@ class OverlayTransaction(WriteView):
                 hidden.update(keys)
         if self._dropped:
             hidden.update(self._dropped.irange(start, stop, inclusive=(True, False)))
-        # the range deletes as they are now (RangeSet.add replaces, never mutates)
-        deleted = self._deleted.copy() if self._deleted else None
-        if deleted is not None:
-            base = (item for item in base if item[0] not in hidden and item[0] not in deleted)
-        elif hidden:
+        if hidden:
             base = (item for item in base if item[0] not in hidden)
         if not own:
             return base
         return heapq.merge(base, own, key=_first, reverse=reverse)
+
+    def _gap_scans(self, gaps: list[Range], reverse: bool) -> Iterator[tuple[bytes, bytes]]:
+        """The snapshot's keys in ``gaps`` (in scan order): the first scan starts
+        now, as an undivided scan does, the others when the one before is done."""
+        if not gaps:
+            return iter(())
+        first = self._base.scan(gaps[0][0], gaps[0][1], reverse=reverse)
+        if len(gaps) == 1:
+            return first
+        return self._chained(first, gaps[1:], reverse)
+
+    def _chained(
+        self, first: Iterator[tuple[bytes, bytes]], rest: list[Range], reverse: bool
+    ) -> Iterator[tuple[bytes, bytes]]:
+        yield from first
+        for low, high in rest:
+            yield from self._base.scan(low, high, reverse=reverse)
 
     # -- writes --------------------------------------------------------------
 

@@ -8,7 +8,7 @@ import stat
 
 from ..errors import StoreError
 
-__all__ = ["check_directory", "kind_of"]
+__all__ = ["check_directory", "engine_of", "kind_of"]
 
 
 def _an(engine: str) -> str:
@@ -30,13 +30,33 @@ def kind_of(path: str, url: str) -> str | None:
     return "dir" if stat.S_ISDIR(mode) else "file"
 
 
+def engine_of(names: list[str]) -> tuple[str, str] | None:
+    """Which engine's store a directory holding the files ``names`` is, and the
+    file that tells: RocksDB (``IDENTITY``, ``OPTIONS-*``; it keeps LevelDB's
+    ``CURRENT`` too), LevelDB (``CURRENT`` without them), LMDB (``data.mdb``);
+    ``None`` for none of them. Each engine opens the other's directory and
+    rewrites it for itself (RocksDB turns a LevelDB store into one LevelDB
+    reports corrupt; LevelDB rotates RocksDB's ``LOG``), so each is refused the
+    other's store before it touches it."""
+    present = set(names)
+    options = sorted(n for n in present if n.startswith("OPTIONS-"))
+    if "IDENTITY" in present or options:
+        return "RocksDB", "IDENTITY" if "IDENTITY" in present else options[0]
+    if "CURRENT" in present:
+        return "LevelDB", "CURRENT"
+    if "data.mdb" in present:
+        return "LMDB", "data.mdb"
+    return None
+
+
 def check_directory(path: str, url: str, engine: str, markers: tuple[str, ...], *, create: bool) -> bool:
     """Check the directory ``path`` of a store of ``engine`` before opening it, and
     return whether it already holds one (a file of ``markers`` is in it).
 
     Raises :class:`~keyspace.errors.StoreError` for a missing parent directory, a
     file where the directory belongs, a non-empty directory holding none of the
-    engine's files (someone else's folder: never written to), a path this process
+    engine's files (someone else's folder: never written to), the store of
+    another engine (:func:`engine_of`: never opened, read or written), a path this process
     may not read (permission denied), and, without ``create``, a missing store.
     Cost: a few ``stat`` calls and one directory listing."""
     parent = os.path.dirname(path)
@@ -57,6 +77,12 @@ def check_directory(path: str, url: str, engine: str, markers: tuple[str, ...], 
         raise StoreError(f"cannot open {url}: permission denied: {path}") from None
     except OSError as exc:
         raise StoreError(f"cannot open {url}: {exc.strerror or exc}: {path}") from exc
+    other = engine_of(names)
+    if other is not None and other[0] != engine:
+        raise StoreError(
+            f"{url} is not {_an(engine)} store: {path} holds {_an(other[0])} store (its {other[1]} file); "
+            f"open it as {other[0].lower()}://{path}. It was left unchanged"
+        )
     if any(name in names for name in markers):
         return True
     if names or not create:

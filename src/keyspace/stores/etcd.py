@@ -35,11 +35,14 @@ What each operation costs and guarantees:
   writer wins, as with ``put``. Deletes beyond the 128 operations one etcd
   transaction level holds go into nested transactions of the same ``Txn`` (still
   one revision, all or nothing): a delete of thousands of ranges commits whole.
-  Over 128 puts, over 128 compares (one per key read as present, one per run of
-  overlapping scanned ranges), deletes that cannot be nested beside the compares,
-  or over 1.5 MiB raises ``TransactionTooLarge``. If the commit
-  meets an unknown outcome (a member died mid-call), the written keys are re-read
-  before the commit is retried; when the outcome still cannot be established,
+  A scan reads (and guards) only outside the ranges the transaction deleted
+  itself. Over 128 puts, over 128 compares (one per key read as present, one per
+  run of overlapping scanned ranges), deletes that cannot be nested beside the
+  compares, or over 1.5 MiB raises ``TransactionTooLarge``. If the commit
+  meets an unknown outcome (a member died mid-call; guarded or blind), the written
+  keys are re-read before the commit is retried, and it is retried only when none
+  of them was written since the snapshot (a retry must never undo another
+  client's later write); when the outcome still cannot be established,
   :class:`CommitOutcomeUnknown` is raised.
 
 Key prefix: ``etcd://hosts/some%2Fprefix`` (the URL's path, percent-encoded bytes)
@@ -74,6 +77,7 @@ from ._etcd_plan import (
     commit_steps,
     etcd_bounds,
     key_checker,
+    observed,
     point_read,
     point_value,
     probe_key,
@@ -116,7 +120,9 @@ class _Reader(ReadView):
         self.points: dict[bytes, int] = {}
         """etcd keys read -> their ``mod_revision`` at the snapshot (0: absent)."""
         self.ranges: list[tuple[bytes, bytes]] = []
-        """Scanned ranges as etcd ``(key, range_end)``."""
+        """What each scan has shown, as etcd ``(key, range_end)`` (:func:`observed`)."""
+        self.wide: list[tuple[bytes, bytes]] = []
+        """The whole range each scan asked for, as etcd ``(key, range_end)``."""
 
     def _check(self, what: str) -> None:
         self._conn.check_open(what)
@@ -155,8 +161,9 @@ class _Reader(ReadView):
             return iter(())
         cut = len(self._prefix)
         if self._track:
-            self.ranges.append(bounds)
-            return self._tracked(self._pages(Pages(bounds, reverse, limit, self.revision())), cut)
+            self.wide.append(bounds)
+            pages = Pages(bounds, reverse, limit, self.revision())
+            return self._tracked(self._pages(pages), cut, bounds, reverse, limit)
         pages = Pages(bounds, reverse, limit, self._revision or 0)
         return ((bytes(kv.key)[cut:], bytes(kv.value)) for kv in self._pages(pages))
 
@@ -202,12 +209,36 @@ class _Reader(ReadView):
         self._check("seek")
         return _EtcdSeeker(self, stop)
 
-    def _tracked(self, kvs: Iterator[pb.KeyValue], cut: int) -> Iterator[tuple[bytes, bytes]]:
-        points = self.points
+    def _tracked(
+        self,
+        kvs: Iterator[pb.KeyValue],
+        cut: int,
+        bounds: tuple[bytes, bytes],
+        reverse: bool,
+        limit: int | None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """The scan's items, recording what the commit guards: each key yielded,
+        and the part of ``bounds`` the scan has shown (see :func:`observed`)."""
+        points, ranges = self.points, self.ranges
+        at: int | None = None
+        seen = 0
         for kv in kvs:
             key = bytes(kv.key)
             points.setdefault(key, int(kv.mod_revision))
+            shown = observed(bounds, key, reverse)
+            if at is None:
+                at = len(ranges)
+                ranges.append(shown)
+            else:
+                ranges[at] = shown
+            seen += 1
             yield key[cut:], bytes(kv.value)
+        if limit is not None and seen >= limit:
+            return  # ended by its limit: what lies past the last key was not read
+        if at is None:
+            ranges.append(bounds)
+        else:
+            ranges[at] = bounds
 
     def _pages(self, pages: Pages) -> Iterator[pb.KeyValue]:
         while (request := pages.request()) is not None:  # bounded: see Pages
@@ -446,7 +477,7 @@ class EtcdStore(DelegatedReads, Store):
         if plan is None:
             return
         snapshot = base.revision()
-        request = plan.request(base.points, base.ranges, snapshot, self._conn.may_nest)
+        request = plan.request(base.points, base.ranges, snapshot, self._conn.may_nest, base.wide)
         opts = self._conn.options
         with self._conn.budget() as budget_end:
             steps = commit_steps(

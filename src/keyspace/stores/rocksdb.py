@@ -104,6 +104,40 @@ class _LiveScan(Iterator[Any]):
             self._items.close()
 
 
+_CONFIG = "rocksdict-config.json"
+"""The file rocksdict writes into a store's directory at every open, read-only
+ones included; RocksDB itself never reads it."""
+
+
+def _rocksdict_config(path: str) -> tuple[bytes, int, int] | None:
+    """The bytes and times of the store's rocksdict configuration file, or None."""
+    name = os.path.join(path, _CONFIG)
+    try:
+        with open(name, "rb") as file:
+            info = os.fstat(file.fileno())
+            return file.read(), info.st_atime_ns, info.st_mtime_ns
+    except OSError:
+        return None
+
+
+def _put_back_rocksdict_config(path: str, kept: tuple[bytes, int, int] | None) -> None:
+    """Undo rocksdict's write of its configuration file by a read-only open: remove
+    the file where there was none, else give it back its bytes and times, so a
+    read-only open leaves the store's directory as it found it."""
+    name = os.path.join(path, _CONFIG)
+    try:
+        if kept is None:
+            os.unlink(name)
+            return
+        data, atime, mtime = kept
+        if _rocksdict_config(path) != kept:
+            with open(name, "wb") as file:
+                file.write(data)
+            os.utime(name, ns=(atime, mtime))
+    except OSError:
+        pass  # a read-only directory: rocksdict could not write it either
+
+
 class RocksDBStore(BatchedWrites, Store):
     """An ordered byte store in a RocksDB directory (rocksdict, raw mode).
 
@@ -152,9 +186,12 @@ class RocksDBStore(BatchedWrites, Store):
         table = BlockBasedOptions()
         table.set_block_cache(Cache(cache_size))
         options.set_block_based_table_factory(table)
+        kept = _rocksdict_config(self._path) if readonly else None
         try:
             access = AccessType.read_only() if readonly else AccessType.read_write()
             self._db = Rdict(self._path, options, access_type=access)
+            if readonly:
+                _put_back_rocksdict_config(self._path, kept)
             if sync:
                 write = WriteOptions()
                 write.sync = True
