@@ -124,6 +124,31 @@ class AsyncScope:
     def __repr__(self) -> str:
         return f"<AsyncScope {self.path!r}>"
 
+    @property
+    def keyspace(self) -> AsyncKeyspace:
+        """The async keyspace this scope belongs to."""
+        return self._ctx.aks
+
+    @property
+    def scheme(self) -> Any:
+        """The keyspace's scheme, as :attr:`Scope.scheme`."""
+        return self.sync.scheme
+
+    @property
+    def prefix(self) -> bytes:
+        """The stored bytes every own key starts with, as :attr:`Scope.prefix`."""
+        return self.sync.prefix
+
+    @property
+    def layout(self) -> Any:
+        """The compiled layout of this scope's path, as :attr:`Scope.layout`."""
+        return self.sync.layout
+
+    async def check_key(self, key: Any) -> None:
+        """Raise what ``put(key, value)`` would raise for ``key`` alone, writing
+        nothing, as :meth:`Scope.check_key`."""
+        await self._run(lambda s: s.check_key(key))
+
     def scope(
         self, *more: Any, key: str | Codec | None = None, value: str | Codec | None = None
     ) -> AsyncScope:
