@@ -36,7 +36,14 @@ def test_too_few_slots_in_a_new_environment_create_no_database(tmp_path: Path) -
     env = tmp_path / "env"
     with pytest.raises(StoreError, match=r"max_dbs=2, 0 of them in use, and these need 3 more"):
         scoped_heed.open(env, "db", max_dbs=2)
-    assert _names(env) == []
+    assert not env.exists()  # no environment either: nothing was created
+    with pytest.raises(StoreError, match=r"max_dbs=1, 0 of them in use, and these need 2 more"):
+        scoped_heed.open(env, "db", max_dbs=1, unnamed_default=True)
+    assert not env.exists()
+    env.mkdir()
+    with pytest.raises(StoreError, match=r"max_dbs=0"):
+        scoped_heed.open(env, "db", max_dbs=0)
+    assert list(env.iterdir()) == []  # an empty folder stays as it was
     with scoped_heed.open(env, "db") as ks:  # not taken for scoped-heed 0.1.x
         ks.scope("t")[b"k"] = b"v"
         assert ks.scope("t")[b"k"] == b"v"

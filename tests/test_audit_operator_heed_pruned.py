@@ -7,11 +7,10 @@ may register and write. A keyspace opened before kept the first name as the
 owner of the hash for good (its scope stopped asking the registry and bound a
 bare put), so it read the newcomer's keys as its own, wrote among them and
 cleared them. Now each write and delete checks the registry inside its own
-transaction, and so does every read in a transaction or snapshot; a write of a
-name whose entry is gone (and whose hash holds no key) registers it again, as
-scoped-heed does with every write. A point read of the committed store trusts
-the registry's first answer (checking it again would double the cost of a get):
-the held scope may read the newcomer's keys, never write or delete them.
+transaction, and every read checks it in the state it reads (a transaction, a
+snapshot, or the committed store's own read transaction); a write of a name
+whose entry is gone (and whose hash holds no key) registers it again, as
+scoped-heed does with every write.
 """
 
 from __future__ import annotations
@@ -27,7 +26,9 @@ from _xxh32 import colliding_name
 from xxhash import xxh32_intdigest
 
 from keyspace import bincode, scoped_heed
+from keyspace.codecs import BYTES
 from keyspace.errors import HashCollision
+from keyspace.scope_store import ScopeStore
 from keyspace.stores import LMDBStore
 
 pytestmark = pytest.mark.timeout(60)
@@ -71,6 +72,17 @@ def _in_snapshot(read: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 STEPS: dict[str, Callable[[Any], Any]] = {
+    "get": lambda s: s.get(b"secret"),
+    "getitem": lambda s: s[b"secret"],
+    "in": lambda s: b"secret" in s,
+    "items": lambda s: list(s.items()),
+    "keys": lambda s: list(s.keys()),
+    "values": lambda s: list(s.values()),
+    "short scan": lambda s: list(s.items(limit=10)),
+    "len": len,
+    "bool": bool,
+    "subtree": lambda s: list(s.subtree()),
+    "pop": lambda s: s.pop(b"secret", None),
     "snapshot get": _in_snapshot(lambda s: s.get(b"secret")),
     "snapshot items": _in_snapshot(lambda s: list(s.items())),
     "snapshot len": _in_snapshot(len),
@@ -115,3 +127,75 @@ def test_a_write_after_a_prune_registers_the_name_again(tmp_path: Path) -> None:
         assert dict(owner.items()) == {b"k3": b"v3"}
         with pytest.raises(HashCollision, match=re.escape(OWNER)):
             ks.scope(TWIN)[b"x"] = b"y"
+
+
+READS: dict[str, Callable[[Any], Any]] = {
+    "get": lambda s: s.get(b"secret"),
+    "in": lambda s: b"secret" in s,
+    "items": lambda s: list(s.items()),
+    "len": len,
+    "subtree": lambda s: list(s.subtree()),
+}
+
+
+@pytest.mark.parametrize("step", list(READS))
+def test_a_read_only_scope_held_across_a_prune_never_reads_the_new_owner(tmp_path: Path, step: str) -> None:
+    with scoped_heed.open(tmp_path, "db") as ks:
+        ks.scope(OWNER)[b"k"] = b"v"
+        with scoped_heed.open(tmp_path, "db", readonly=True) as reader:
+            owner = reader.scope(OWNER)
+            assert owner[b"k"] == b"v" and len(owner) == 1  # the registry was read, and held
+            ks.scope(OWNER).clear()
+            _prune_owner(tmp_path)
+            ks.scope(TWIN)[b"secret"] = b"twin's"
+            with pytest.raises(HashCollision, match=re.escape(TWIN)):
+                READS[step](owner)
+            assert reader.scope(TWIN)[b"secret"] == b"twin's"
+
+
+def test_a_read_between_two_states_checks_the_registry_of_each(tmp_path: Path) -> None:
+    """The check a point read remembers is for one state of the environment: a
+    write anywhere (another database, another process) makes a new state, whose
+    registry is read again."""
+    with scoped_heed.open(tmp_path, "db") as ks:
+        owner = ks.scope(OWNER)
+        owner[b"k"] = b"v"
+        assert owner.get(b"k") == b"v"
+        assert owner.get(b"k") == b"v"  # the same state: the remembered check
+        with _registry(tmp_path) as registry:
+            registry.put(HASH, bincode.STRING.encode(TWIN))  # the entry rewritten under the scope
+        with pytest.raises(HashCollision, match=re.escape(TWIN)):
+            owner.get(b"k")
+        with _registry(tmp_path) as registry:
+            registry.put(HASH, bincode.STRING.encode(OWNER))
+        assert owner.get(b"k") == b"v"
+
+
+STORE_STEPS: dict[str, Callable[[ScopeStore], Any]] = {
+    "write of deletes": lambda s: s.write([(b"secret", None), (b"other", None)]),
+    "delete": lambda s: s.delete(b"secret"),
+    "write": lambda s: s.write([(b"secret", None), (b"mine", b"owner's")]),
+    "get": lambda s: s.get(b"secret"),
+    "scan": lambda s: list(s.scan()),
+}
+
+
+@pytest.mark.parametrize("step", list(STORE_STEPS))
+def test_a_scope_store_held_across_a_prune_never_reaches_the_new_owner(tmp_path: Path, step: str) -> None:
+    """A scope as a store (the ``types`` api, whose keys keep their byte order)
+    checks the registry on every path too, a batch of deletes only included."""
+
+    def typed(path: Path) -> Any:
+        return scoped_heed.open(path, "db", api="types", key=BYTES, value=BYTES)
+
+    with typed(tmp_path) as ks:
+        store = ScopeStore(ks.scope(OWNER))
+        store.put(b"k", b"v")
+        store.delete(b"k")
+        _prune_owner(tmp_path)
+        with typed(tmp_path) as theirs:
+            theirs.scope(TWIN)[b"secret"] = b"twin's"
+        before = _named(tmp_path)
+        with pytest.raises(HashCollision, match=re.escape(TWIN)):
+            STORE_STEPS[step](store)
+        assert _named(tmp_path) == before

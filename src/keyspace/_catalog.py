@@ -430,6 +430,16 @@ class Catalog:
             "keyspaces apart; a key of this scope may be stored anywhere but there"
         )
 
+    def data_view(self, path: Path, view: ReadView, data: ReadView, tag: bytes) -> ReadView:
+        """The view a scope at ``path``, made on ``view``, reads its own keys through
+        (and writes them through outside a transaction): ``data``, the part of
+        ``view`` that holds them without their first ``len(tag)`` bytes. A catalog
+        whose facts other writers may remove (scoped-heed's registry) gives the
+        committed store's scopes a view that checks them in the state each read
+        reads (:class:`~keyspace.stores._checked.CheckedReads`); this one has none
+        to check. Called once per scope made."""
+        return data
+
     def guard(self, path: Path) -> ReadGuard | None:
         """What a scope at ``path`` runs before each read of its own keys (see
         :data:`ReadGuard`), or ``None`` when nothing needs checking. Called once

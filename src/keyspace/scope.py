@@ -224,6 +224,7 @@ class Scope(MutableMapping[Any, Any]):
             self._data, self._cut = narrowed
             layout = layout.rebased(self._cut)
             self._ranges = layout.ranges
+        self._data = state.data_view(path, view, self._data, self.prefix[: self._cut])
         self._layout = layout
         self._key_spec = key
         self._value_spec = value
@@ -1050,9 +1051,19 @@ class Scope(MutableMapping[Any, Any]):
         """Yield ``(path, key, value)`` for every key of this scope and the scopes
         below it, with absolute paths, in stored order. Keys and values are decoded
         with this scope's codecs. Covers exactly the keys :meth:`drop` removes.
-        Cost: one scan of the subtree range (the ScopeHash root: one per name)."""
+        Cost: one scan of the subtree range (the ScopeHash root: one per name).
+        A scope whose reads its catalog checks (a read guard) reads the committed
+        store's subtree in one snapshot, where the check and the scan read one
+        state."""
         view = self._view
         if self._guard is not None:
+            store = self._state.store
+            if view is store and store.capabilities.snapshots:
+                with self._space.snapshot() as (snap, state):
+                    yield from Scope(
+                        self._space, snap, state, self.path, self._key_spec, self._value_spec
+                    ).subtree()
+                return
             self._hidden()
         decode_stored = self._state.decoder(view, self.path)
         vdec = self._vdec

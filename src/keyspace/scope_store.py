@@ -111,9 +111,19 @@ class ScopeStore(_ScopeView, Store):
             self._check(k)
         stored = [(stored_key(k), v) for k, v in ops]
         scope = self.scope
-        if scope._put is None and any(v is not None for _, v in stored) and scope._first_write(stored):
+        store = scope.keyspace.store
+        if not stored:
+            return
+        if all(v is None for _, v in stored):
+            # deletes only: checked as every delete of the scope (a registry entry another
+            # writer may have removed, a path another writer may have made a branch)
+            scope._state.destructive(
+                store, lambda view: _write_all(scope._part(view), stored), path=scope._unsettled
+            )
+            return
+        if scope._put is None and scope._first_write(stored):
             return  # written as the scope's first write, with its checks and records
-        _write_all(scope._part(scope.keyspace.store), stored)  # one atomic batch where the keys are
+        _write_all(scope._part(store), stored)  # one atomic batch where the keys are
 
     @contextmanager
     def transaction(self) -> Iterator[WriteView]:

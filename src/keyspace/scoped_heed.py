@@ -52,6 +52,8 @@ from .keyspace import Keyspace
 from .schemes._base import Key, Path
 from .schemes.scoped_heed import APIS, DEFAULT_TAG, NAMED_TAG, REGISTRY_TAG, ScopedHeed
 from .stores._base import ReadView, Store, WriteView
+from .stores._checked import CheckedReads
+from .stores._lmdb_env import check_room
 from .stores._options import resolve_options
 from .stores._readonly import ReadOnlyStore
 from .stores._union import PrefixUnion
@@ -99,10 +101,10 @@ class _Registry(Catalog):
     ``prune_globally_unused_scopes``), after which another name of the same hash
     may register. So the registry is checked (the name registered again where
     its entry is gone) inside the transaction of every write and delete, as
-    scoped-heed itself registers the name with every write; reads of the
-    committed store check it until it gives the hash to the scope's name (see
-    :meth:`guard`); inside a transaction, which holds LMDB's write lock, or a
-    snapshot, once per scope."""
+    scoped-heed itself registers the name with every write; every read of the
+    committed store checks it in the state that read reads (:meth:`data_view`);
+    inside a transaction, which holds LMDB's write lock, or a snapshot, once
+    per scope (:meth:`guard`)."""
 
     def __init__(self, store: Store, scheme: ScopedHeed) -> None:
         super().__init__(store, scheme, recorded=True)
@@ -148,34 +150,48 @@ class _Registry(Catalog):
         return None
 
     def guard(self, path: Path) -> ReadGuard | None:
-        """Before reads of a named scope: :class:`HashCollision` when the registry
-        gives its hash to another name (its keys are that scope's), or gives it
-        to none while keys are stored under it. Once the committed registry has
-        given the hash to this name, this scope's reads of the committed store
-        trust that answer (a registry read per point read would double its
-        cost), while its writes and deletes still check the registry inside
-        their own transactions (:meth:`write_ready`, :meth:`Catalog.destructive`):
-        a read through a scope held across the removal of its entry and the
-        registration of another name of its hash may see that name's keys, and
-        nothing is ever written or deleted there. A read in a transaction or
-        snapshot checks the registry that view holds, once per scope."""
+        """Before reads of a named scope in a transaction or snapshot:
+        :class:`HashCollision` when the registry that view holds gives its hash
+        to another name (its keys are that name's), or to none while keys are
+        stored under it; checked once per scope (the view's registry does not
+        change under it, but for the transaction's own writes, which check it
+        themselves). The committed store's reads check the registry in the
+        state each one reads (:meth:`data_view`), so nothing is left to do
+        before them; a store without snapshots (an async store's plan view) is
+        checked before each read."""
         if not path:
             return None
         name, key = _name_key(path)
         store = self.store
-        confirmed = False
+        checked = store.capabilities.snapshots  # its scopes read through CheckedReads
 
         def read_check(view: ReadView) -> GuardAnswer:
-            nonlocal confirmed
-            if confirmed and view is store:
-                return True  # not SETTLED: deletes check the registry again
-            owned = self._claim(view, name, key)
             if view is store:
-                confirmed = owned
-                return True
-            return SETTLED if owned else True
+                if not checked:
+                    self._claim(view, name, key)
+                return True  # not SETTLED: deletes check the registry again
+            return SETTLED if self._claim(view, name, key) else True
 
         return read_check
+
+    def data_view(self, path: Path, view: ReadView, data: ReadView, tag: bytes) -> ReadView:
+        """As :meth:`Catalog.data_view`: a named scope of the committed store reads
+        through :class:`CheckedReads`, which checks that the registry gives its
+        hash to its name in the state each read reads (a scope held while
+        scoped-heed removes its entry and another name of the same hash
+        registers never reads that name's keys), and else asks :meth:`_claim`
+        in one snapshot. Cost: a point read checks the registry once per state
+        of the environment (LMDB's transaction id), a scan or count reads one
+        snapshot."""
+        store = self.store
+        if not path or view is not store or not store.capabilities.snapshots or not isinstance(data, Store):
+            return data
+        name, key = _name_key(path)
+
+        def recheck(snap: ReadView) -> bool:
+            return self._claim(snap, name, key)
+
+        return CheckedReads(store, data, tag, key, bincode.STRING.encode(name), recheck)
 
     def _path_guard(self, path: Path) -> ReadGuard | None:
         """The registry check a delete of a named scope runs inside its own
@@ -355,7 +371,8 @@ def open(
     Raises :class:`SchemeMismatch` for a scoped-heed 0.1.x environment,
     :class:`StoreError` for a missing database with ``readonly``, for a
     ``max_dbs`` or ``map_size`` that is no int from 0 to 2**63 - 1 (a ``readonly``
-    that is no bool), or for too few ``max_dbs`` slots (nothing is created then),
+    that is no bool), or for too few ``max_dbs`` slots (nothing is created then:
+    no database, and at a new path no environment),
     :class:`InvalidArgument` (a ``ValueError``) for an unknown ``api``, an empty
     ``name`` or the registry's own name (``__global_scope_metadata``)."""
     if api not in APIS:
@@ -380,6 +397,10 @@ def open(
     # checked as keyspace.open checks them: a wrong one is a StoreError naming it
     options = resolve_options(LMDBStore, "lmdb", f"lmdb://{where}", [], given)
     readonly = options["readonly"]
+    if not readonly and not os.path.exists(os.path.join(where, "data.mdb")):
+        # a new environment: too few slots are refused before anything is created
+        new = ("" if unnamed_default else name, f"{name}_scoped", REGISTRY_DB)
+        check_room(new, (), options["max_dbs"], f"lmdb://{where}")
     stores: list[LMDBStore] = []
     try:
         probe = LMDBStore(where, **options)

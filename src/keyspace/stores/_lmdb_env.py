@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import StoreError
 
-__all__ = ["NotADatabase", "SharedEnv", "acquire", "release"]
+__all__ = ["NotADatabase", "SharedEnv", "acquire", "check_room", "release"]
 
 
 class NotADatabase(StoreError):
@@ -69,14 +69,7 @@ class SharedEnv:
         ``max_dbs`` leaves. A caller that creates several databases asks first,
         so that a refusal creates none of them."""
         with _LOCK:
-            new = sorted({n for n in names if n and n not in self.dbs})
-            used = sum(1 for n in self.dbs if n)
-            if new and used + len(new) > self.max_dbs:
-                raise StoreError(
-                    f"cannot open the databases {', '.join(map(repr, new))} of {url}: the environment was "
-                    f"opened in this process with max_dbs={self.max_dbs}, {used} of them in use, and these "
-                    f"need {len(new)} more; open its first store with a larger max_dbs"
-                )
+            check_room(names, self.dbs, self.max_dbs, url)
 
     def open_db(self, name: str, *, create: bool, url: str) -> Any:
         """The handle of the named database ``name`` (created if missing and
@@ -134,6 +127,22 @@ class SharedEnv:
 
 _OPEN: dict[str, SharedEnv] = {}
 _LOCK = threading.RLock()
+
+
+def check_room(names: Iterable[str], opened: Iterable[str], max_dbs: int, url: str) -> None:
+    """Raise :class:`StoreError` unless the named databases ``names`` not among
+    ``opened`` (the names an environment has open) fit in the slots ``max_dbs``
+    leaves: the rule of :meth:`SharedEnv.check_room`, which a caller about to
+    create an environment asks with nothing ``opened`` before creating anything."""
+    held = set(opened)
+    new = sorted({n for n in names if n and n not in held})
+    used = sum(1 for n in held if n)
+    if new and used + len(new) > max_dbs:
+        raise StoreError(
+            f"cannot open the databases {', '.join(map(repr, new))} of {url}: the environment is "
+            f"opened in this process with max_dbs={max_dbs}, {used} of them in use, and these "
+            f"need {len(new)} more; open its first store with a larger max_dbs"
+        )
 
 
 def acquire(path: str, *, max_dbs: int, readonly: bool, url: str, open_env: Callable[[], Any]) -> SharedEnv:

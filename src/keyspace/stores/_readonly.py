@@ -11,12 +11,13 @@ on every engine.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from types import TracebackType
 from typing import Any
 
 from ..errors import KeyspaceError, StoreError
 from ._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
+from ._checked import CheckFailed
 from ._events import StoreWatch
 
 __all__ = ["ReadOnlyStore"]
@@ -36,6 +37,26 @@ class ReadOnlyStore(DelegatedReads, Store):
 
     def _reads(self) -> ReadView:
         return self.inner
+
+    def narrow(self, prefix: bytes) -> tuple[ReadView, int] | None:
+        """The inner store's part for ``prefix`` (see ``ReadView.narrow``), read-only
+        as this store is. Cost: the inner's, and one wrapper."""
+        got = self.inner.narrow(prefix)
+        if got is None or not isinstance(got[0], Store):
+            return None
+        return ReadOnlyStore(got[0]), got[1]
+
+    def get_where(
+        self, check: ReadView, check_key: bytes, expected: bytes, memo: list[Any], key: bytes
+    ) -> bytes | None:
+        """The inner store's ``get_where`` (see
+        :class:`~keyspace.stores._checked.CheckedReads`), for a ``check`` that is
+        read-only as this store is; ``CheckFailed`` where the inner has none."""
+        where = getattr(self.inner, "get_where", None)
+        if where is None:
+            raise CheckFailed
+        inner = check.inner if isinstance(check, ReadOnlyStore) else check
+        return where(inner, check_key, expected, memo, key)  # type: ignore[no-any-return]
 
     def _refuse(self, what: str) -> StoreError:
         return StoreError(f"{self.url} was opened read-only: {what} refused (open it without readonly)")
@@ -106,6 +127,16 @@ class _ReadOnlyTransaction(DelegatedReads, WriteView):
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._live().translate(exc, key)
+
+    def narrow(self, prefix: bytes) -> tuple[ReadView, int] | None:
+        """The snapshot's part for ``prefix`` (see ``ReadView.narrow``), its writes
+        refused as this transaction's are."""
+        got = self._live().narrow(prefix)
+        if got is None:
+            return None
+        part = _ReadOnlyTransaction(self._store, nullcontext(got[0]))
+        part.__enter__()
+        return part, got[1]
 
     def put(self, key: bytes, value: bytes) -> None:
         raise self._store._refuse("put")

@@ -60,6 +60,7 @@ import lmdb
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
 from . import _lmdb_env
 from ._base import Capabilities, Op, ReadView, Seeker, Store
+from ._checked import CheckFailed
 from ._key_sizes import bad_key
 from ._lmdb_cursor import cursor_delete_range, cursor_scan
 from ._lmdb_files import check_environment, nearly_full, os_cause
@@ -335,6 +336,45 @@ class LMDBStore(MapGrowth, Store):
                 finally:
                     txn.abort()
         return self._get_retrying(key)
+
+    def get_where(
+        self, check: ReadView, check_key: bytes, expected: bytes, memo: list[Any], key: bytes
+    ) -> bytes | None:
+        """``get(key)`` in one read transaction that also reads ``check_key`` of
+        ``check``, a store of a database of this environment (see
+        :class:`~keyspace.stores._checked.CheckedReads`): raises
+        :class:`~keyspace.stores._checked.CheckFailed` where ``check_key`` does not
+        hold ``expected``, and where the engine cannot
+        answer at once (another environment, the map being grown, an LMDB error:
+        the caller's snapshot then says what went wrong). ``memo[0]`` is the id of
+        the last state (LMDB transaction id) the check held in: a read of that
+        state skips the check (two read transactions of one id read one state),
+        and a check that holds sets it. Cost: :meth:`get`'s, one id comparison,
+        and one B-tree lookup more once per state of the environment."""
+        env = self._env
+        if (
+            env is None
+            or self._shared.resizing
+            or not isinstance(check, LMDBStore)
+            or check._shared is not self._shared
+        ):
+            raise CheckFailed
+        try:
+            txn = env.begin(db=self._db) if self.db_name else env.begin()
+        except lmdb.Error:
+            raise CheckFailed from None
+        try:
+            state = txn.id()
+            if memo[0] == state:
+                return txn.get(key)  # type: ignore[no-any-return]
+            if txn.get(check_key, db=check._db) != expected:
+                raise CheckFailed
+            memo[0] = state
+            return txn.get(key)  # type: ignore[no-any-return]
+        except lmdb.Error:
+            raise CheckFailed from None
+        finally:
+            txn.abort()
 
     def _get_retrying(self, key: bytes) -> bytes | None:
         for _ in range(RETRIES):
