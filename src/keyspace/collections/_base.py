@@ -72,8 +72,3 @@ class Collection:
             return
         with self._base.keyspace.transaction() as tx:
             yield tx.scope(*self._base.path, key="bytes", value="bytes")
-
-
-def decode_value(codec: Codec, raw: bytes) -> Any:
-    """``codec.decode(raw)``, skipped for the bytes codec."""
-    return raw if codec.name == "bytes" else codec.decode(raw)
