@@ -44,6 +44,8 @@ def test_a_scope_holds_the_space_of_its_keyspace_and_no_keyspace() -> None:
         assert users.keyspace is ks  # the public attribute answers through the space
         with ks.transaction() as tx:
             assert tx.scope("t", "users").keyspace is ks
+        with ks.snapshot() as snap:
+            assert snap.scope("t", "users").keyspace is ks
 
 
 def test_one_step_operations_run_in_one_transaction_of_the_space() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Generic, TypeVar
 
 from ._catalog import Catalog
 from .schemes._layouts import LayoutCache
@@ -22,18 +22,23 @@ from .stores._base import ReadView, Store
 
 __all__ = ["Space"]
 
+Owner = TypeVar("Owner", covariant=True)
+"""The type of a space's owner (this module needs to know nothing of it)."""
 
-class Space:
+
+class Space(Generic[Owner]):
     """The store, catalog and layout cache the scopes of one keyspace share.
 
     ``owner`` is the object the scopes answer for :attr:`Scope.keyspace` (the
-    :class:`~keyspace.Keyspace` that made the space); the scopes themselves never
-    call it. ``layouts`` may be replaced (a cache compiling pure-Python layouts,
-    for one)."""
+    :class:`~keyspace.Keyspace` that made the space), of the type parameter
+    ``Owner`` (a scope takes a space whose owner offers what
+    :class:`~keyspace.scope.KeyspaceLike` describes); the space and the scopes
+    never call it. ``layouts`` may be replaced (a cache compiling pure-Python
+    layouts, for one)."""
 
     __slots__ = ("catalog", "layouts", "owner", "store")
 
-    def __init__(self, store: Store, catalog: Catalog, layouts: LayoutCache, owner: Any) -> None:
+    def __init__(self, store: Store, catalog: Catalog, layouts: LayoutCache, owner: Owner) -> None:
         self.store = store
         self.catalog = catalog
         self.layouts = layouts

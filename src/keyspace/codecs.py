@@ -9,6 +9,11 @@ heed store values) are in :mod:`keyspace.bincode` and resolve by Rust type name:
 ``"bincode:i8"`` … ``"bincode:i64"``, ``"bincode:bool"``. Any object with ``encode(obj) -> bytes`` and
 ``decode(raw) -> obj`` plugs in.
 
+A codec declares what it can do, as the layers above read it: ``writes_json``
+(``True`` on the JSON codec) says that everything it encodes is JSON text, so a
+collection nests a value as it is inside a JSON entry of its own (see
+:class:`Codec`). Nothing above this module tests for a codec's class.
+
 Codecs never touch a store; a bad object raises :class:`~keyspace.errors.InvalidKey`
 before anything is written.
 """
@@ -23,12 +28,26 @@ from typing import Any, Protocol, runtime_checkable
 from . import bincode
 from .errors import DecodeError, InvalidArgument, InvalidKey, show_bytes
 
-__all__ = ["BYTES", "INT", "JSON", "STR", "Codec", "bincode", "resolve_codec"]
+__all__ = ["BYTES", "INT", "JSON", "STR", "Codec", "bincode", "resolve_codec", "writes_json"]
 
 
 @runtime_checkable
 class Codec(Protocol):
-    """Anything with ``encode`` and ``decode`` is a codec."""
+    """Anything with ``encode`` and ``decode`` is a codec.
+
+    A codec may also declare abilities, as optional attributes of its class or of
+    itself; one it leaves out has its default (so every object with ``encode``
+    and ``decode`` stays a codec):
+
+    ``writes_json`` (default ``False``)
+        ``True`` declares that every result of ``encode`` is one JSON value as
+        UTF-8 text. Under the CosmWasm layout an
+        :class:`~keyspace.collections.IndexedMap`'s unique index entry
+        (``{"pk": base64, "value": …}``) then embeds a record's bytes as they are,
+        as cw-storage-plus embeds a record's JSON; without it, as a base64 JSON
+        string, so that the entry stays JSON. The built-in ``"json"`` codec
+        declares it. :func:`writes_json` reads it.
+    """
 
     name: str
 
@@ -113,9 +132,10 @@ class JsonCodec:
     JSON cannot hold (a float ``nan`` or ``inf`` among them: no JSON reader but
     Python's takes what ``json.dumps`` makes of it), or nested that deep, raises
     :class:`InvalidKey` before anything is written. Cost: one C encoder or
-    decoder call."""
+    decoder call. Declares ``writes_json`` (see :class:`Codec`)."""
 
     name = "json"
+    writes_json = True
 
     def __init__(self, *, sort_keys: bool = True) -> None:
         self._encode = json.JSONEncoder(
@@ -166,6 +186,13 @@ _BINCODE: dict[str, Codec] = {
     **{c.name: c for c in (bincode.I8, bincode.I16, bincode.I32, bincode.I64)},
 }
 _BUILT_IN.update({f"bincode:{name}": codec for name, codec in _BINCODE.items()})
+
+
+def writes_json(codec: object) -> bool:
+    """Whether ``codec`` declares that everything it encodes is JSON text: its
+    ``writes_json`` attribute is ``True`` (absent, or anything else: ``False``).
+    What the codec's class is plays no part."""
+    return getattr(codec, "writes_json", False) is True
 
 
 def resolve_codec(spec: str | Codec | None) -> Codec:

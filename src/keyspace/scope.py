@@ -33,7 +33,7 @@ from collections.abc import (
 )
 from itertools import chain, islice, repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ._catalog import SETTLED
 from .codecs import BYTES, INT, STR, Codec
@@ -54,8 +54,71 @@ if TYPE_CHECKING:
     from ._catalog import Catalog
     from ._space import Space
     from ._watch import ScopeWatch
+    from .stores._base import Store
 
-__all__ = ["Scope", "ScopeItems", "ScopeKeys", "ScopeValues", "update_pairs"]
+__all__ = [
+    "KeyspaceLike",
+    "Scope",
+    "ScopeItems",
+    "ScopeKeys",
+    "ScopeValues",
+    "TransactionLike",
+    "update_pairs",
+]
+
+
+class TransactionLike(Protocol):
+    """What :meth:`KeyspaceLike.transaction` and :meth:`KeyspaceLike.snapshot`
+    give (a :class:`~keyspace.Transaction`): scopes that read and write through it."""
+
+    def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
+        """The scope at ``path`` inside the transaction or snapshot."""
+        ...
+
+
+class KeyspaceLike(Protocol):
+    """The type of :attr:`Scope.keyspace`: what a :class:`~keyspace.Keyspace`
+    offers to the holder of one of its scopes (the object is that Keyspace).
+    Described here so that this module needs no import of the keyspace module
+    (which imports this one); the type checker proves at the keyspace's
+    construction of its scopes that a Keyspace is one."""
+
+    @property
+    def store(self) -> Store:
+        """The store the keyspace reads and writes."""
+        ...
+
+    @property
+    def scheme(self) -> Scheme:
+        """The keyspace's scheme."""
+        ...
+
+    @property
+    def url(self) -> str:
+        """The store's URL."""
+        ...
+
+    @property
+    def catalog(self) -> Catalog:
+        """The facts that keep the keyspace's scopes apart."""
+        ...
+
+    def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
+        """The scope at ``path``."""
+        ...
+
+    def transaction(self) -> AbstractContextManager[TransactionLike]:
+        """An atomic transaction across scopes."""
+        ...
+
+    def snapshot(self) -> AbstractContextManager[TransactionLike]:
+        """A read-only consistent view."""
+        ...
+
+    def close(self) -> None:
+        """Close the keyspace's store."""
+        ...
+
 
 _Range = tuple[bytes, bytes | None]
 _Chunk = list[tuple[Any, bytes]]
@@ -194,7 +257,7 @@ class Scope(MutableMapping[Any, Any]):
 
     def __init__(
         self,
-        space: Space,
+        space: Space[KeyspaceLike],
         view: ReadView,
         state: Catalog,
         path: Path,
@@ -266,9 +329,11 @@ class Scope(MutableMapping[Any, Any]):
     # -- navigation ------------------------------------------------------------
 
     @property
-    def keyspace(self) -> Any:
+    def keyspace(self) -> KeyspaceLike:
         """The :class:`~keyspace.Keyspace` this scope belongs to (its space's
-        owner; the scope itself runs on its space and catalog alone)."""
+        owner; the scope itself runs on its space and catalog alone), typed as
+        :class:`KeyspaceLike`. A scope of a transaction or a snapshot answers
+        the keyspace they were taken from."""
         return self._space.owner
 
     @property

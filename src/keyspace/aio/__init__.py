@@ -55,10 +55,12 @@ from .._watch import ScopeWatch
 from ..codecs import Codec, resolve_codec
 from ..errors import InvalidArgument, StoreClosed
 from ..keyspace import Keyspace
-from ..schemes._base import Path
+from ..schemes._base import Path, Scheme
+from ..schemes._layouts import Layout
 from ..scope import Scope, _check_flags, _decoded_key_codec, update_pairs
 from ..stores._aio import DEFAULT_CHUNK, AsyncStore, async_store
 from ..stores._aio import AsyncTransaction as _StoreTransaction
+from ..stores._base import ReadView
 from ._plan import Hub, PlanSnapshot, PlanStore, PlanView
 
 __all__ = ["AsyncKeyspace", "AsyncScope", "AsyncTransaction", "open"]
@@ -77,7 +79,7 @@ class _Context:
     def __init__(
         self,
         aks: AsyncKeyspace,
-        view: Any,
+        view: ReadView,
         catalog: Catalog,
         tx: _StoreTransaction | None,
     ) -> None:
@@ -130,7 +132,7 @@ class AsyncScope:
         return self._ctx.aks
 
     @property
-    def scheme(self) -> Any:
+    def scheme(self) -> Scheme:
         """The keyspace's scheme, as :attr:`Scope.scheme`."""
         return self.sync.scheme
 
@@ -140,7 +142,7 @@ class AsyncScope:
         return self.sync.prefix
 
     @property
-    def layout(self) -> Any:
+    def layout(self) -> Layout:
         """The compiled layout of this scope's path, as :attr:`Scope.layout`."""
         return self.sync.layout
 
@@ -390,7 +392,8 @@ class AsyncKeyspace:
         return self.sync.url
 
     @property
-    def scheme(self) -> Any:
+    def scheme(self) -> Scheme:
+        """The keyspace's scheme, as :attr:`Keyspace.scheme`."""
         return self.sync.scheme
 
     def __repr__(self) -> str:

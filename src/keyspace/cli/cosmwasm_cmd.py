@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from typing import Any
 
 import click
 
-from ..cosmwasm import SHIPPED_SCHEMAS, Row, decode_state, load_schema, models_from_dump, summarize
+from ..cosmwasm import (
+    SHIPPED_SCHEMAS,
+    Row,
+    SchemaWarning,
+    decode_state,
+    load_schema,
+    models_from_dump,
+    summarize,
+)
 from ._format import InputError
 
 __all__ = ["cosmwasm"]
@@ -69,7 +78,11 @@ def decode(dump: str, schema_name: str, as_json: bool) -> None:
         raise InputError(f"cannot read dump {dump!r}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"dump {dump!r} is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
-    rows = decode_state(models_from_dump(text), schema)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SchemaWarning)
+        rows = decode_state(models_from_dump(text), schema)
+    for warning in caught:
+        click.echo(f"warning: {warning.message}", err=True)
     summary = summarize(rows)
     if as_json:
         for row in rows:

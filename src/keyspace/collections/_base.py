@@ -5,14 +5,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 from ..codecs import Codec
-from ..scope import Scope
+from ..scope import Scope, TransactionLike
 from ._layouts import COSMWASM, TUPLE, Layout
-
-if TYPE_CHECKING:
-    from ..keyspace import Transaction
 
 __all__ = ["Collection"]
 
@@ -45,9 +42,11 @@ class Collection:
         """The scope the collection lives in."""
         return self._base
 
-    def using(self, tx: Transaction) -> Self:
-        """This collection bound to the transaction ``tx`` (``ks.transaction()``):
-        its reads see ``tx``'s writes, its writes commit with ``tx``."""
+    def using(self, tx: TransactionLike) -> Self:
+        """This collection bound to the transaction ``tx`` (``ks.transaction()``,
+        or ``ks.snapshot()`` for reads; anything whose ``scope(*path, key=,
+        value=)`` gives scopes of it): its reads see ``tx``'s writes, its
+        writes commit with ``tx``."""
         clone = copy.copy(self)
         clone._base = tx.scope(*self._base.path, key="bytes", value="bytes")
         clone._in_tx = True
@@ -72,8 +71,3 @@ class Collection:
             return
         with self._base.keyspace.transaction() as tx:
             yield tx.scope(*self._base.path, key="bytes", value="bytes")
-
-
-def decode_value(codec: Codec, raw: bytes) -> Any:
-    """``codec.decode(raw)``, skipped for the bytes codec."""
-    return raw if codec.name == "bytes" else codec.decode(raw)

@@ -7,7 +7,7 @@ import base64
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from ..codecs import Codec, JsonCodec
+from ..codecs import Codec, writes_json
 from ..errors import InvalidArgument, UniqueViolation, show_bytes
 from ..scope import Scope
 from ._keys import KeySpec, SpecLike
@@ -41,7 +41,8 @@ class UniqueIndex(Index):
     """At most one record per index key. Its namespace maps the index key to a
     reference to the record (under the CosmWasm layout, cw-storage-plus's JSON
     ``{"pk": base64, "value": record}``; a record whose value codec does not
-    write JSON is embedded as a base64 JSON string). Saving a record whose index key another
+    declare ``writes_json`` (:class:`~keyspace.codecs.Codec`) is embedded as a
+    base64 JSON string). Saving a record whose index key another
     record holds raises :class:`~keyspace.errors.UniqueViolation` and writes
     nothing."""
 
@@ -196,10 +197,12 @@ class IndexedMap(Map):
         return old_raw is not None
 
     def _entry_value(self, raw: bytes | None) -> bytes:
-        """The record's value as a unique index entry embeds it: its JSON as it
-        is when the value codec writes JSON (cw-storage-plus's ``UniqueRef``),
-        else its bytes as a base64 JSON string, so that the entry stays JSON."""
-        if raw is None or isinstance(self.codec, JsonCodec):
+        """The record's value as a unique index entry embeds it: its bytes as they
+        are when the value codec declares ``writes_json`` (its JSON, as in
+        cw-storage-plus's ``UniqueRef``), else its bytes as a base64 JSON string,
+        so that the entry stays JSON. The codec's declaration decides, not its
+        class (see :class:`~keyspace.codecs.Codec`)."""
+        if raw is None or writes_json(self.codec):
             return raw or b""
         return b'"' + base64.b64encode(raw) + b'"'
 

@@ -12,6 +12,9 @@ built in, and every collection runs on either through the same methods:
   bytes keys of the collection's scope. An ``Item`` is the raw namespace; a ``Map`` key is
   ``len(ns) ns len(k1) k1 … kn`` (every element length-prefixed except the last,
   which is raw); values are JSON as serde writes it (compact, fields in order).
+  So, as in cw-storage-plus, an ``Item`` named ``len(ns) ns k`` and the entry of
+  key ``k`` of a ``Map`` of namespace ``ns`` in the same scope are one stored
+  entry (under ``TUPLE`` they never meet: a map's entries are in a child scope).
   On the root scope of a keyspace whose scheme stores keys raw (``LengthPrefixed``,
   ``Naive``) the stored bytes are exactly cw-storage-plus's; on any other scope
   they are the scope's encoding of those bytes, with the same order. Where the

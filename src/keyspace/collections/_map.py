@@ -23,7 +23,9 @@ class Item(Collection):
     ``save(v)``, ``load()`` (:class:`KeyError` when absent), ``may_load(default)``,
     ``exists()``, ``remove()``, ``update(fn)``. Each costs one point operation
     (``update`` two). Values go through ``value`` (a codec name or object; JSON by
-    default).
+    default). Under the ``COSMWASM`` layout the item is stored at its raw
+    namespace, so an item named like a map entry's stored key shares that entry
+    (see :mod:`keyspace.collections._layouts`).
     """
 
     def __init__(

@@ -14,7 +14,10 @@ decoding for indexers.
   :func:`namespace_with_key`, :func:`encode_length`.
 * :func:`decode_state` turns a ``wasmd query wasm contract-state all`` dump
   (:func:`parse_dump` reads its JSON or YAML) into :class:`Row` objects with a
-  :class:`Schema` (:func:`load_schema`; shipped: ``cw20``, ``cw721``, ``cw4``).
+  :class:`Schema` (:func:`load_schema`; shipped: ``cw20``, ``cw721``, ``cw4``),
+  with a :class:`SchemaWarning` for a schema's item that lies in another
+  collection's namespace (an item named like a map entry's stored key is that
+  entry, as in cw-storage-plus; see :class:`Item`).
 
 Key element types: ``addr``/``str``, ``bytes``, ``u8``–``u128``, ``i8``–``i128``
 (signed: big-endian with the top bit flipped; ``legacy_signed=True`` for the
@@ -51,7 +54,7 @@ from ._keys import (
     prefix,
     to_cw_bytes,
 )
-from ._schema import SHIPPED_SCHEMAS, Schema, SchemaError, load_schema
+from ._schema import SHIPPED_SCHEMAS, Schema, SchemaError, SchemaWarning, load_schema
 from ._state import Row, decode_state, summarize
 
 __all__ = [
@@ -64,6 +67,7 @@ __all__ = [
     "Row",
     "Schema",
     "SchemaError",
+    "SchemaWarning",
     "SnapshotItem",
     "SnapshotMap",
     "UniqueIndex",

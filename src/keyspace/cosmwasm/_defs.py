@@ -35,7 +35,19 @@ _LAYOUT = c.COSMWASM
 
 
 class Item:
-    """``Item::new(namespace)``: one JSON value stored at the raw namespace."""
+    """``Item::new(namespace)``: one JSON value stored at the raw namespace.
+
+    The namespace is not length-prefixed (cw-storage-plus's ``Item`` stores at
+    its name as it is), so an item named like the stored key of a :class:`Map`
+    entry *is* that entry: ``Item(b"\\x00\\x07balancealice")`` and
+    ``Map("balance", key="addr")``'s key ``"alice"`` are both the bytes
+    ``00 07 "balance" "alice"``. Bound to one storage, saving either changes
+    what the other loads, removing the map entry removes the item, and the
+    item is among the map's keys; nothing refuses it, in cw-storage-plus as
+    here. The same holds for any item whose name starts with another
+    collection's ``len(ns) ns`` (a deque's, an index's, a snapshot log's).
+    :func:`decode_state` warns (:class:`SchemaWarning`) when a schema has such
+    an item, and decodes the shared entry as the item."""
 
     kind = "item"
 
@@ -57,7 +69,11 @@ class Item:
 
 class Map:
     """``Map::new(namespace)`` with keys of ``key`` (an element type or a tuple of
-    them): stored at ``len(ns) ns len(k1) k1 … kn``, values JSON."""
+    them): stored at ``len(ns) ns len(k1) k1 … kn``, values JSON.
+
+    An :class:`Item` whose name equals one of these stored keys shares its
+    bytes with that entry (an item is stored at its raw name), exactly as in
+    cw-storage-plus: the two read and write one entry. See :class:`Item`."""
 
     kind = "map"
 

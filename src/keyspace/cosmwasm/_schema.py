@@ -19,6 +19,12 @@ Names are namespaces. Keys are element types (``addr``/``str``, ``bytes``,
 ``str``. ``legacy_signed_keys`` reads signed int keys as written before
 cw-storage-plus v0.11. cw2's ``contract_info`` item is always part of a schema.
 Shipped: ``cw20`` (cw20-base), ``cw721`` (cw721-base), ``cw4`` (cw4-group).
+
+An item's key is its raw name and every other collection's keys start with its
+length-prefixed namespace, so an item whose name starts with another
+collection's ``len(ns) ns`` shares stored bytes with that collection's entries,
+exactly as in cw-storage-plus; :func:`~keyspace.cosmwasm.decode_state` then
+warns (:class:`SchemaWarning`).
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from typing import Any
 from ..errors import KeyspaceError
 from ._defs import Deque, IndexedMap, Item, Map, MultiIndex, SnapshotItem, SnapshotMap, UniqueIndex
 
-__all__ = ["SHIPPED_SCHEMAS", "Schema", "SchemaError", "load_schema"]
+__all__ = ["SHIPPED_SCHEMAS", "Schema", "SchemaError", "SchemaWarning", "load_schema"]
 
 SHIPPED_SCHEMAS = {"cw20": "cw20-base", "cw721": "cw721-base", "cw4": "cw4-group"}
 """Short name -> file name (without ``.json``) of the schemas shipped in the package."""
@@ -44,6 +50,15 @@ Definition = Item | Map | Deque
 
 class SchemaError(KeyspaceError, ValueError):
     """A schema that is not valid: what is wrong and where."""
+
+
+class SchemaWarning(UserWarning):
+    """A schema that loads, but where two collections share stored bytes: an
+    item whose key lies in the namespace of another collection (its name starts
+    with that collection's ``len(ns) ns``). A contract with these collections
+    reads and writes one stored entry for both, as cw-storage-plus does, and a
+    decoder cannot tell which of them wrote it; :func:`decode_state` reports
+    such an entry as the item."""
 
 
 class Schema:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
@@ -13,7 +14,7 @@ from ..errors import DecodeError, show_bytes
 from ..schemes.length_prefixed import decompose as _split
 from ._defs import Deque, IndexedMap, Item, Map, MultiIndex, SnapshotItem, SnapshotMap
 from ._dump import decode_model
-from ._schema import Schema, SchemaError, load_schema
+from ._schema import Schema, SchemaError, SchemaWarning, load_schema
 
 __all__ = ["Row", "decode_state", "summarize"]
 
@@ -136,14 +137,40 @@ def _deque_decoder(name: str, value: Callable[[bytes], Any]) -> _Decoder:
 _U64 = KeySpec("u64")
 
 
+def _namespace(key: bytes) -> bytes | None:
+    """The namespace a stored key lies in when it starts with a whole
+    ``len(ns) ns`` (as every key of a map, index, deque or snapshot log does);
+    ``None`` when it cannot."""
+    if len(key) < 2:
+        return None
+    end = 2 + ((key[0] << 8) | key[1])
+    return key[2:end] if end <= len(key) else None
+
+
 class _Decoders:
-    """Every stored key a schema knows: items by whole key, the rest by namespace."""
+    """Every stored key a schema knows: items by whole key, the rest by namespace.
+
+    An item whose key lies in another collection's namespace shares stored bytes
+    with that collection (cw-storage-plus stores an item at its raw name): a
+    :class:`SchemaWarning` says so, and an entry there decodes as the item."""
 
     def __init__(self, schema: Schema) -> None:
         self.items: dict[bytes, tuple[str, str, Callable[[bytes], Any]]] = {}
         self.spaces: dict[bytes, _Decoder] = {}
         for d in schema.collections:
             self._add(d)
+        for key, (name, kind, _) in self.items.items():
+            ns = _namespace(key)
+            if ns is not None and ns in self.spaces:
+                warnings.warn(
+                    SchemaWarning(
+                        f"{kind} {name!r} (stored key {show_bytes(key)}) lies in the namespace "
+                        f"{ns.decode('utf-8', 'backslashreplace')!r} of another collection of the "
+                        "schema: a contract stores the item and that collection's entry at the same "
+                        "bytes as one entry (as cw-storage-plus does); an entry there is decoded as the item"
+                    ),
+                    stacklevel=3,
+                )
 
     def _space(self, ns: str | bytes, decoder: _Decoder) -> None:
         key = ns.encode() if isinstance(ns, str) else bytes(ns)
@@ -185,8 +212,11 @@ def decode_state(
 
     Returns one :class:`Row` per entry, in input order; an entry that matches no
     collection (or does not decode as the one it names) is an ``unknown`` row
-    with its raw bytes, never dropped. Cost: O(1) dictionary lookups per entry
-    plus decoding its key and value.
+    with its raw bytes, never dropped. A schema with an item whose key lies in
+    another collection's namespace (stored bytes both share, as in
+    cw-storage-plus) gives a :class:`SchemaWarning`, once per such item and
+    call; an entry at that key is reported as the item. Cost: O(1) dictionary
+    lookups per entry plus decoding its key and value.
     """
     if isinstance(models, Mapping):
         models = models.get("models", [])
