@@ -199,3 +199,20 @@ def test_a_scope_store_held_across_a_prune_never_reaches_the_new_owner(tmp_path:
         with pytest.raises(HashCollision, match=re.escape(TWIN)):
             STORE_STEPS[step](store)
         assert _named(tmp_path) == before
+
+
+def test_a_scan_reads_no_page_after_the_entry_changed(tmp_path: Path) -> None:
+    """A long scan reads pages of short read transactions, each where the
+    registry gives the hash to the scope's name: the page after the entry was
+    given to another name is refused, not read."""
+    with scoped_heed.open(tmp_path, "db") as ks:
+        owner = ks.scope(OWNER)
+        owner.update({b"k%04d" % i: b"v" for i in range(3000)})
+        items = iter(owner.items())
+        seen = [next(items) for _ in range(10)]
+        with _registry(tmp_path) as registry:
+            registry.put(HASH, bincode.STRING.encode(TWIN))
+        with pytest.raises(HashCollision, match=re.escape(TWIN)):
+            seen.extend(items)
+        assert 10 <= len(seen) < 3000
+        assert all(v == b"v" for _, v in seen)

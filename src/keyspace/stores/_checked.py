@@ -9,12 +9,13 @@ committed store checks the fact in the same state of the store as the read
 itself, which a check made before the read (in another read transaction) would
 not: the fact could change between the two.
 
-- A point read is one ``get_where`` of the part where the engine offers it (LMDB:
-  one read transaction reads the check key and the key; a check that held is
-  remembered for the state it was read in, so reads of that state skip it), else
-  one snapshot of the store.
-- A scan, a count, a keys-only scan read one snapshot of the store (held while
-  the scan runs).
+- Where the engine offers ``checked_reads`` (LMDB: one read transaction reads the
+  check key and the key, or a page of a scan, or a count; a check that held is
+  remembered for the state it was read in, so reads of that state skip it), each
+  read is that; a scan reads pages of short read transactions as the engine's
+  own scans do.
+- Elsewhere, and from a check that failed on, a read reads one snapshot of the
+  store (a scan: held while the rest of it runs).
 - Where the check fails, the catalog's ``recheck`` reads the same snapshot and
   says whether the scope is readable there (it may raise, e.g.
   :class:`~keyspace.errors.HashCollision`); when it is not, reads find nothing.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from itertools import chain, islice
 from typing import Any
 
 from ..errors import KeyspaceError
@@ -34,12 +36,16 @@ from ._base import Op, ReadView, Store, WriteView
 
 __all__ = ["CheckFailed", "CheckedReads"]
 
+_PAGE = 1024
+
 
 class CheckFailed(Exception):
-    """Raised by a store's ``get_where(check, check_key, expected, memo, key)``
-    when, in the read transaction of the read, ``check_key`` of ``check`` does not
-    hold ``expected`` (or when the engine cannot answer in one transaction): the
-    caller then reads one snapshot and decides there."""
+    """Raised by the reads an engine offers through ``checked_reads(check,
+    check_key, expected)`` (an object with ``get(key)``, ``pages(start, stop,
+    reverse, limit, keys)`` and ``count(start, stop)``, each read in one
+    transaction that also reads ``check_key`` of ``check``) where the check does
+    not hold, or where the engine cannot answer so: the caller then reads one
+    snapshot and decides there."""
 
 
 Recheck = Callable[[ReadView], bool]
@@ -54,10 +60,10 @@ class CheckedReads(WriteView):
     state read, else decided by ``recheck`` in a snapshot of ``store`` (see the
     module docstring). Writes go to ``data``.
 
-    Cost: a point read where ``data`` offers ``get_where``: its get plus one
-    comparison of the state's id (and a read of ``check_key`` once per state of
-    the store); else, and per scan or count, one snapshot of ``store`` and one
-    point read more."""
+    Cost: where ``data`` offers ``checked_reads``, its reads plus one comparison
+    of the state's id per read or page (and a read of ``check_key`` once per
+    state of the store); else one snapshot of ``store`` and one point read more
+    per read, scan or count."""
 
     def __init__(
         self, store: Store, data: Store, tag: bytes, check_key: bytes, expected: bytes, recheck: Recheck
@@ -69,18 +75,13 @@ class CheckedReads(WriteView):
         self._expected = expected
         self._recheck = recheck
         self.fast_put = data.fast_put
-        self._where: Callable[[bytes], bytes | None] | None = None
-        get_where = getattr(data, "get_where", None)
+        self._fast: Any = None  # the engine's checked reads, where it has them
+        offered = getattr(data, "checked_reads", None)
         part = store.narrow(check_key)
-        if get_where is not None and part is not None:
+        if offered is not None and part is not None:
             check, cut = part
-            memo: list[Any] = [None]  # the id of the last state the check held in
-            rest = check_key[cut:]
-
-            def where(key: bytes) -> bytes | None:
-                return get_where(check, rest, expected, memo, key)  # type: ignore[no-any-return]
-
-            self._where = where
+            self._fast = offered(check, check_key[cut:], expected)
+        self.fast_pages = self._pages
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._data.translate(exc, key)
@@ -102,14 +103,47 @@ class CheckedReads(WriteView):
             yield narrowed[0]
 
     def get(self, key: bytes) -> bytes | None:
-        where = self._where
-        if where is not None:
+        fast = self._fast
+        if fast is not None:
             try:
-                return where(key)
+                return fast.get(key)  # type: ignore[no-any-return]
             except CheckFailed:
                 pass  # decided in a snapshot, which also says what an engine error was
         with self._checked() as data:
             return None if data is None else data.get(key)
+
+    def _pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+    ) -> Iterator[list[Any]]:
+        """The items (``keys``: the keys) of ``[start, stop)`` as lists: the
+        engine's checked pages, each read where the check holds; from the first
+        page where it does not on (or without them), the rest read in one
+        snapshot where ``recheck`` decides. This view's ``fast_pages``."""
+        fast = self._fast
+        left = limit
+        if fast is not None:
+            try:
+                for page in fast.pages(start, stop, reverse, left, keys):
+                    yield page
+                    if left is not None:
+                        left -= len(page)
+                    last = page[-1] if keys else page[-1][0]
+                    if reverse:
+                        stop = last
+                    else:
+                        start = last + b"\x00"
+                return
+            except CheckFailed:
+                pass
+        if left is not None and left <= 0:
+            return
+        with self._checked() as data:
+            if data is None:
+                return
+            read = data.scan_keys if keys else data.scan
+            items = read(start, stop, reverse=reverse, limit=left)
+            while page := list(islice(items, _PAGE)):
+                yield page
 
     def scan(
         self,
@@ -119,9 +153,7 @@ class CheckedReads(WriteView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        with self._checked() as data:
-            if data is not None:
-                yield from data.scan(start, stop, reverse=reverse, limit=limit)
+        return chain.from_iterable(self._pages(start, stop, reverse, limit))
 
     def scan_keys(
         self,
@@ -131,11 +163,15 @@ class CheckedReads(WriteView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[bytes]:
-        with self._checked() as data:
-            if data is not None:
-                yield from data.scan_keys(start, stop, reverse=reverse, limit=limit)
+        return chain.from_iterable(self._pages(start, stop, reverse, limit, keys=True))
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        fast = self._fast
+        if fast is not None:
+            try:
+                return fast.count(start, stop)  # type: ignore[no-any-return]
+            except CheckFailed:
+                pass
         with self._checked() as data:
             return 0 if data is None else data.count(start, stop)
 

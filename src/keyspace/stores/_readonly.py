@@ -17,7 +17,6 @@ from typing import Any
 
 from ..errors import KeyspaceError, StoreError
 from ._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
-from ._checked import CheckFailed
 from ._events import StoreWatch
 
 __all__ = ["ReadOnlyStore"]
@@ -46,17 +45,14 @@ class ReadOnlyStore(DelegatedReads, Store):
             return None
         return ReadOnlyStore(got[0]), got[1]
 
-    def get_where(
-        self, check: ReadView, check_key: bytes, expected: bytes, memo: list[Any], key: bytes
-    ) -> bytes | None:
-        """The inner store's ``get_where`` (see
+    def checked_reads(self, check: ReadView, check_key: bytes, expected: bytes) -> Any:
+        """The inner store's ``checked_reads`` (see
         :class:`~keyspace.stores._checked.CheckedReads`), for a ``check`` that is
-        read-only as this store is; ``CheckFailed`` where the inner has none."""
-        where = getattr(self.inner, "get_where", None)
-        if where is None:
-            raise CheckFailed
-        inner = check.inner if isinstance(check, ReadOnlyStore) else check
-        return where(inner, check_key, expected, memo, key)  # type: ignore[no-any-return]
+        read-only as this store is; ``None`` where the inner has none."""
+        offered = getattr(self.inner, "checked_reads", None)
+        if offered is None:
+            return None
+        return offered(check.inner if isinstance(check, ReadOnlyStore) else check, check_key, expected)
 
     def _refuse(self, what: str) -> StoreError:
         return StoreError(f"{self.url} was opened read-only: {what} refused (open it without readonly)")

@@ -60,8 +60,8 @@ import lmdb
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
 from . import _lmdb_env
 from ._base import Capabilities, Op, ReadView, Seeker, Store
-from ._checked import CheckFailed
 from ._key_sizes import bad_key
+from ._lmdb_checked import LMDBCheckedReads
 from ._lmdb_cursor import cursor_delete_range, cursor_scan
 from ._lmdb_files import check_environment, nearly_full, os_cause
 from ._lmdb_growth import FAST_HEADROOM as FAST_HEADROOM
@@ -261,12 +261,16 @@ class LMDBStore(MapGrowth, Store):
         reverse: bool,
         size: int,
         read: Callable[..., Any] = cursor_scan,
+        hold: Callable[[Any], None] | None = None,
     ) -> list[Any]:
         """At most ``size`` items (``read=cursor_keys``: keys) of ``[start, stop)``
-        read in one short read transaction, read again after the map grew meanwhile."""
+        read in one short read transaction, read again after the map grew
+        meanwhile; ``hold(txn)`` first, where given (see :meth:`checked_reads`)."""
         for _ in range(RETRIES):
             txn = self._read_begin()
             try:
+                if hold is not None:
+                    hold(txn)
                 return list(read(txn, start, stop, reverse, size))
             except lmdb.Error as exc:
                 if self._env is None or "closed/deleted/dropped" not in str(exc):
@@ -276,7 +280,13 @@ class LMDBStore(MapGrowth, Store):
         raise StoreError(f"the map of {self.url} kept growing under this scan ({RETRIES} attempts)")
 
     def _pages(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+        self,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        keys: bool = False,
+        hold: Callable[[Any], None] | None = None,
     ) -> Iterator[list[Any]]:
         """The items (``keys``: the keys) of a store scan, as pages read in short
         read transactions (64 items first, then up to 1024 items, so that a page
@@ -287,7 +297,7 @@ class LMDBStore(MapGrowth, Store):
         read = cursor_keys if keys else cursor_scan
         while left is None or left > 0:
             want = size if left is None else min(size, left)
-            page = self._page(start, stop, reverse, want, read)
+            page = self._page(start, stop, reverse, want, read, hold)
             if page:
                 yield page
             if len(page) < want:
@@ -337,44 +347,15 @@ class LMDBStore(MapGrowth, Store):
                     txn.abort()
         return self._get_retrying(key)
 
-    def get_where(
-        self, check: ReadView, check_key: bytes, expected: bytes, memo: list[Any], key: bytes
-    ) -> bytes | None:
-        """``get(key)`` in one read transaction that also reads ``check_key`` of
-        ``check``, a store of a database of this environment (see
-        :class:`~keyspace.stores._checked.CheckedReads`): raises
-        :class:`~keyspace.stores._checked.CheckFailed` where ``check_key`` does not
-        hold ``expected``, and where the engine cannot
-        answer at once (another environment, the map being grown, an LMDB error:
-        the caller's snapshot then says what went wrong). ``memo[0]`` is the id of
-        the last state (LMDB transaction id) the check held in: a read of that
-        state skips the check (two read transactions of one id read one state),
-        and a check that holds sets it. Cost: :meth:`get`'s, one id comparison,
-        and one B-tree lookup more once per state of the environment."""
-        env = self._env
-        if (
-            env is None
-            or self._shared.resizing
-            or not isinstance(check, LMDBStore)
-            or check._shared is not self._shared
-        ):
-            raise CheckFailed
-        try:
-            txn = env.begin(db=self._db) if self.db_name else env.begin()
-        except lmdb.Error:
-            raise CheckFailed from None
-        try:
-            state = txn.id()
-            if memo[0] == state:
-                return txn.get(key)  # type: ignore[no-any-return]
-            if txn.get(check_key, db=check._db) != expected:
-                raise CheckFailed
-            memo[0] = state
-            return txn.get(key)  # type: ignore[no-any-return]
-        except lmdb.Error:
-            raise CheckFailed from None
-        finally:
-            txn.abort()
+    def checked_reads(self, check: ReadView, check_key: bytes, expected: bytes) -> LMDBCheckedReads | None:
+        """This store's reads, each in a read transaction in which ``check_key`` of
+        ``check`` holds ``expected`` (see
+        :class:`~keyspace.stores._checked.CheckedReads`), or ``None`` where
+        ``check`` is no store of this environment (no one transaction reads
+        both)."""
+        if not isinstance(check, LMDBStore) or check._shared is not self._shared:
+            return None
+        return LMDBCheckedReads(self, check._db, check_key, expected)
 
     def _get_retrying(self, key: bytes) -> bytes | None:
         for _ in range(RETRIES):
@@ -415,9 +396,13 @@ class LMDBStore(MapGrowth, Store):
         read transaction, so that the count is of one state of the store (a batch
         that another thread or process commits meanwhile is counted whole or not at
         all); no Python code per key. Read again after the map grew meanwhile."""
+        return self._count(start, stop)
+
+    def _count(self, start: bytes, stop: bytes | None, hold: Callable[[Any], None] | None = None) -> int:
+        """:meth:`count`, ``hold(txn)`` first where given (see :meth:`_page`)."""
         if stop is not None and stop <= start:
             return 0
-        counted: list[int] = self._page(start, stop, False, 0, _count_keys)
+        counted: list[int] = self._page(start, stop, False, 0, _count_keys, hold)
         return counted[0]
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
