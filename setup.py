@@ -1,6 +1,7 @@
 """The part of the build that pyproject.toml does not state: the optional C modules,
 ``keyspace._tuples_accel`` (tuple encoding and decoding of the common cases) and
-``keyspace._scope_accel`` (point operations of bytes scopes),
+``keyspace._scope_accel`` (key transforms and point operations of scopes, and
+``Scheme.encode``),
 ``keyspace.stores._pairs_accel`` (the put log of overlay transactions) and
 ``keyspace.stores._gate_accel`` (the count of calls in flight into an engine).
 

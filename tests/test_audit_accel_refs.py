@@ -194,6 +194,36 @@ def test_point_operations_hold_nothing() -> None:
     check(attempt(lambda: scope[key]), key)  # the closed store's error
 
 
+# -- keyspace._scope_accel: Scheme.encode ------------------------------------------
+
+
+class _GeneralTuple(TupleScheme):
+    """The tuple scheme on the general layout, whose ``stored`` is a Python function."""
+
+    def layout(self, path: Any, *, accelerate: bool = True) -> Any:
+        from keyspace.schemes._layouts import Layout
+
+        return Layout(self, path, accelerate=accelerate)
+
+
+def test_scheme_encode_holds_nothing() -> None:
+    scheme, general, refusing = TupleScheme(), _GeneralTuple(), keyspace.schemes.Naive()
+    assert type(keyspace.schemes.Scheme.__dict__["encode"]).__name__ == "MemoEncode"
+    path, key = ("a", b"b"), b"k\x00"
+    other, unhashable, odd = (memoryview(b"a"),), (["a"],), ("a", 1)
+    scheme.encode(path, key)
+    general.encode(path, key)
+    check(lambda: scheme.encode(path, key), path, key)  # from the memo
+    check(lambda: scheme.encode(tuple(list(path)), key), path, key)  # an equal path
+    check(lambda: general.encode(path, key), path, key)  # a Python stored
+    check(lambda: scheme.encode(odd, key), odd, key)  # not memoised: _encode_new each time
+    check(attempt(lambda: scheme.encode(other, key)), other, key)  # refused by _encode_new
+    check(attempt(lambda: scheme.encode(unhashable, key)), unhashable, key)
+    check(attempt(lambda: scheme.encode(path, bytearray(b"k"))), path)  # the layout's error
+    check(attempt(lambda: refusing.encode(path, key)), path, key)  # refused, no memo
+    check(lambda: scheme.encode(path=path, key=key), path, key)  # the Python method
+
+
 # -- keyspace.stores._gate_accel ----------------------------------------------------
 
 

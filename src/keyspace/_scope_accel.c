@@ -1,4 +1,4 @@
-/* Optional C transforms and point operations for scope layouts.
+/* Optional C transforms and point operations for scope layouts, and the C encode of schemes.
  *
  * Transform(kind, prefix, forbidden, text, fallback, chunk_fallback) is the C
  * form of a layout's stored() and decode_chunk() (keyspace.schemes._layouts,
@@ -65,6 +65,23 @@
  *
  * Cost: one pass over the key (memchr for the tuple kind), one allocation, and
  * the engine's call; a chunk costs one allocation per key and pair.
+ *
+ * memo_encode(cls, fallback) makes the callable that keyspace.schemes._base
+ * installs as Scheme.encode (cls is Scheme, fallback the pure-Python encode,
+ * the reference). Called as s.encode(path, key) for an instance s of cls it
+ * does what the reference does: it looks path up in s._memo (a dict of path ->
+ * (kept path, stored)), and when it finds an entry and path is the kept path
+ * itself or a tuple of exactly str and bytes components it returns
+ * stored(key) (a Transform is called in C); it calls s._encode_new(path, key)
+ * where the reference does: no s._memo (AttributeError), no entry, a lookup
+ * that raises TypeError (an unhashable path), KeyError or AttributeError, or a
+ * path of other component types. Anything else (keyword arguments, another
+ * number of arguments, an instance that is not a cls, a memo that is not a
+ * dict or an entry that is not a pair, neither of which _compiled makes) is
+ * handed to fallback, which then reads the memo itself. A subclass that
+ * defines encode overrides it as it would the Python method. Cost: one
+ * attribute lookup, one dict lookup and the call of stored, with no Python
+ * frame in between.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -1128,27 +1145,219 @@ static PyTypeObject LenTextType = {
     .tp_new = len_text_new,
 };
 
-/* exact_path(path): whether path is a tuple of exact str and bytes objects (the
-   reference: keyspace.schemes._base.exact_path). */
-static PyObject *
-exact_path(PyObject *Py_UNUSED(module), PyObject *path)
+/* Whether path is a tuple of exact str and bytes objects (runs no Python code). */
+static int
+is_exact_path(PyObject *path)
 {
     if (!PyTuple_CheckExact(path)) {
-        Py_RETURN_FALSE;
+        return 0;
     }
     Py_ssize_t n = PyTuple_GET_SIZE(path);
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *component = PyTuple_GET_ITEM(path, i);
         if (!PyUnicode_CheckExact(component) && !PyBytes_CheckExact(component)) {
-            Py_RETURN_FALSE;
+            return 0;
         }
     }
-    Py_RETURN_TRUE;
+    return 1;
+}
+
+/* exact_path(path): whether path is a tuple of exact str and bytes objects (the
+   reference: keyspace.schemes._base._exact_path). */
+static PyObject *
+exact_path(PyObject *Py_UNUSED(module), PyObject *path)
+{
+    return PyBool_FromLong(is_exact_path(path));
+}
+
+/* -- Scheme.encode -------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyTypeObject *cls;
+    PyObject *fallback; /* the pure-Python encode, the reference */
+} MemoEncode;
+
+static PyObject *str_memo;       /* "_memo", interned */
+static PyObject *str_encode_new; /* "_encode_new", interned */
+
+/* self._encode_new(path, key), as the reference calls it (an override is honoured). */
+static PyObject *
+encode_new(PyObject *self, PyObject *path, PyObject *key)
+{
+    PyObject *args[3] = {self, path, key};
+    return PyObject_VectorcallMethod(str_encode_new, args, 3, NULL);
+}
+
+static PyObject *
+memo_encode_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    MemoEncode *e = (MemoEncode *)callable;
+    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 3 || !PyObject_TypeCheck(args[0], e->cls)) {
+        return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
+    }
+    PyObject *self = args[0], *path = args[1], *key = args[2];
+    PyObject *memo = PyObject_GetAttr(self, str_memo);
+    if (memo == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return NULL;
+        }
+        PyErr_Clear(); /* no memo yet */
+        return encode_new(self, path, key);
+    }
+    if (!PyDict_CheckExact(memo)) {
+        /* not the memo _compiled makes: the reference does all of it */
+        Py_DECREF(memo);
+        return PyObject_Vectorcall(e->fallback, args, nargsf, NULL);
+    }
+    PyObject *entry = PyDict_GetItemWithError(memo, path); /* borrowed */
+    if (entry == NULL) {
+        Py_DECREF(memo);
+        if (PyErr_Occurred()) {
+            /* the errors the reference's lookup catches: an unhashable path
+               (TypeError), or one of them raised by a component's __hash__/__eq__ */
+            if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_KeyError)
+                && !PyErr_ExceptionMatches(PyExc_AttributeError)) {
+                return NULL;
+            }
+            PyErr_Clear();
+        }
+        return encode_new(self, path, key); /* a path not kept */
+    }
+    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 2) {
+        /* not an entry _compiled makes: the reference unpacks it (and looks again) */
+        Py_DECREF(memo);
+        return PyObject_Vectorcall(e->fallback, args, nargsf, NULL);
+    }
+    /* the kept path itself, or one of exactly str and bytes components (an equal
+       path of other types goes to _encode_new); no Python code runs from the lookup
+       to here, so the borrowed entry is alive */
+    int hit = PyTuple_GET_ITEM(entry, 0) == path || is_exact_path(path);
+    /* stored may run Python code that changes or drops the memo (or its entry):
+       hold our own reference for the length of the call */
+    PyObject *stored = Py_NewRef(PyTuple_GET_ITEM(entry, 1));
+    Py_DECREF(memo);
+    PyObject *res;
+    if (!hit) {
+        res = encode_new(self, path, key);
+    }
+    else if (Py_IS_TYPE(stored, &TransformType)) {
+        res = transform_key((Transform *)stored, key);
+    }
+    else {
+        res = PyObject_CallOneArg(stored, key);
+    }
+    Py_DECREF(stored);
+    return res;
+}
+
+static PyObject *
+memo_encode_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None) {
+        return Py_NewRef(self);
+    }
+    return PyMethod_New(self, obj);
+}
+
+static int
+memo_encode_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    MemoEncode *e = (MemoEncode *)self;
+    Py_VISIT(e->cls);
+    Py_VISIT(e->fallback);
+    return 0;
+}
+
+static int
+memo_encode_clear(PyObject *self)
+{
+    MemoEncode *e = (MemoEncode *)self;
+    Py_CLEAR(e->cls);
+    Py_CLEAR(e->fallback);
+    return 0;
+}
+
+static void
+memo_encode_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    memo_encode_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *
+memo_encode_get_attr(PyObject *self, void *name)
+{
+    PyObject *fallback = ((MemoEncode *)self)->fallback;
+    if (fallback == NULL) {
+        PyErr_SetString(PyExc_AttributeError, (const char *)name);
+        return NULL;
+    }
+    return PyObject_GetAttrString(fallback, (const char *)name);
+}
+
+static PyGetSetDef memo_encode_getset[] = {
+    {"__doc__", memo_encode_get_attr, NULL, NULL, "__doc__"},
+    {"__name__", memo_encode_get_attr, NULL, NULL, "__name__"},
+    {"__qualname__", memo_encode_get_attr, NULL, NULL, "__qualname__"},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMemberDef memo_encode_members[] = {
+    {"__wrapped__", T_OBJECT, offsetof(MemoEncode, fallback), READONLY, "the pure-Python method"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject MemoEncodeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace._scope_accel.MemoEncode",
+    .tp_basicsize = sizeof(MemoEncode),
+    .tp_dealloc = memo_encode_dealloc,
+    .tp_vectorcall_offset = offsetof(MemoEncode, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "The C encode of schemes (see keyspace._scope_accel.memo_encode).",
+    .tp_traverse = memo_encode_traverse,
+    .tp_clear = memo_encode_clear,
+    .tp_getset = memo_encode_getset,
+    .tp_members = memo_encode_members,
+    .tp_descr_get = memo_encode_descr_get,
+};
+
+static PyObject *
+memo_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "memo_encode() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (!PyType_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "cls must be a type");
+        return NULL;
+    }
+    if (!PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
+        return NULL;
+    }
+    MemoEncode *e = PyObject_GC_New(MemoEncode, &MemoEncodeType);
+    if (e == NULL) {
+        return NULL;
+    }
+    e->vectorcall = memo_encode_vectorcall;
+    e->cls = (PyTypeObject *)Py_NewRef(args[0]);
+    e->fallback = Py_NewRef(args[1]);
+    PyObject_GC_Track(e);
+    return (PyObject *)e;
 }
 
 static PyMethodDef scope_accel_methods[] = {
     {"exact_path", exact_path, METH_O,
      "exact_path(path): whether path is a tuple of exact str and bytes objects."},
+    {"memo_encode", (PyCFunction)(void (*)(void))memo_encode, METH_FASTCALL,
+     "memo_encode(cls, fallback)\n\n"
+     "A C encode(path, key) for the scheme class cls, whose reference is fallback (see the module)."},
     {"point_op", (PyCFunction)(void (*)(void))point_op, METH_FASTCALL,
      "point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot, codec_slot, guard_slot,\n"
      "         view_slot, settled)\n\n"
@@ -1159,7 +1368,8 @@ static PyMethodDef scope_accel_methods[] = {
 static struct PyModuleDef scope_accel_module = {
     PyModuleDef_HEAD_INIT,
     "keyspace._scope_accel",
-    "Optional C transforms of scope layouts and C point operations (get, [], []=) of scopes.",
+    "Optional C transforms of scope layouts, C point operations (get, [], []=) of scopes and the C\n"
+    "encode of schemes.",
     0,
     scope_accel_methods,
     NULL,
@@ -1171,7 +1381,14 @@ static struct PyModuleDef scope_accel_module = {
 PyMODINIT_FUNC
 PyInit__scope_accel(void)
 {
-    if (PyType_Ready(&TransformType) < 0 || PyType_Ready(&PointOpType) < 0 || PyType_Ready(&LenTextType) < 0) {
+    if (PyType_Ready(&TransformType) < 0 || PyType_Ready(&PointOpType) < 0 || PyType_Ready(&LenTextType) < 0
+        || PyType_Ready(&MemoEncodeType) < 0) {
+        return NULL;
+    }
+    if (str_memo == NULL && (str_memo = PyUnicode_InternFromString("_memo")) == NULL) {
+        return NULL;
+    }
+    if (str_encode_new == NULL && (str_encode_new = PyUnicode_InternFromString("_encode_new")) == NULL) {
         return NULL;
     }
     PyObject *m = PyModule_Create(&scope_accel_module);
