@@ -86,9 +86,11 @@ def _tuple_cases() -> None:
     handed = (uuid.UUID(int=1), 2**70, _nested(20))
     bad_str = ("ok", "\ud800")
     big = (2**2050,)
+    too_deep = ("k", _nested(tuples.MAX_NESTING))
     cases = {
         "pack": (lambda: tuples.pack(value), (value,)),
         "pack-handed-over": (lambda: tuples.pack(handed), (handed,)),
+        "pack-too-deep": (attempt(lambda: tuples.pack(too_deep)), (too_deep,)),
         "pack-invalid-str": (attempt(lambda: tuples.pack(bad_str)), (bad_str,)),
         "pack-too-big-int": (attempt(lambda: tuples.pack(big)), (big,)),
         "unpack": (lambda: tuples.unpack(PACKED), (PACKED,)),
@@ -99,6 +101,8 @@ def _tuple_cases() -> None:
         "bad-utf8": b"\x02\xff\xfe\x00",
         "unterminated-nested": b"\x05\x01a\x00\x15\x01",
         "deep": tuples.pack((_nested(20),)),
+        "at-the-limit": tuples.pack((_nested(tuples.MAX_NESTING - 1),)),
+        "too-deep": b"\x05" * (tuples.MAX_NESTING + 1) + b"\x02a\x00" + b"\x00" * (tuples.MAX_NESTING + 1),
         "escaped": b"\x01a\x00\xffb\x00\x02c\x00\xff",
         "unknown-code": b"\x01a\x00\x40",
     }.items():

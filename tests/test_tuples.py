@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from keyspace import tuples
 from keyspace.errors import DecodeError, InvalidName
-from keyspace.tuples import pack, unpack
+from keyspace.tuples import MAX_NESTING, pack, unpack
 
 # -- helpers ------------------------------------------------------------------------
 
@@ -242,14 +242,19 @@ def test_decode_errors_name_the_offset(raw: str, offset: int, message: str) -> N
 
 
 def test_deep_nesting_never_recurses() -> None:
+    # nesting up to the limit decodes; past it the decoder stops at the level too
+    # many (tests/test_tuples_depth.py checks the limit itself)
     with pytest.raises(DecodeError, match="nested tuple"):
+        unpack(b"\x05" * MAX_NESTING)
+    with pytest.raises(DecodeError, match="nest deeper than the limit") as info:
         unpack(b"\x05" * 200_000)
-    value = unpack(b"\x05" * 5_000 + b"\x00" * 5_000)
+    assert info.value.offset == MAX_NESTING
+    value = unpack(b"\x05" * MAX_NESTING + b"\x00" * MAX_NESTING)
     depth = 0
     while value:
         (value,) = value
         depth += 1
-    assert depth == 5_000
+    assert depth == MAX_NESTING
 
 
 def test_prefix_len() -> None:

@@ -299,7 +299,14 @@ PACK_EDGES: list[Any] = [
     -5e-324,
     1.5,
 ]
-PACK_NESTED: list[Any] = [(), (1, "a"), ((None,),), (None, (b"\x00", ())), ("tenant", "users")]
+PACK_NESTED: list[Any] = [
+    (),
+    (1, "a"),
+    ((None,),),
+    (None, (b"\x00", ())),
+    ("tenant", "users"),
+    functools.reduce(lambda inner, _: (inner,), range(tuples.MAX_NESTING - 1), (1,)),  # at the limit
+]
 PACK_FALLBACKS: list[Any] = [
     2**64 - 1,
     -(2**64) + 1,
@@ -314,7 +321,7 @@ PACK_FALLBACKS: list[Any] = [
     _Float(1.0),
     uuid.UUID(int=5),
     (uuid.UUID(int=5),),
-    functools.reduce(lambda inner, _: (inner,), range(17), (1,)),  # deeper than the C encoder goes
+    functools.reduce(lambda inner, _: (inner,), range(tuples.MAX_NESTING), (1,)),  # past the limit
 ]
 
 
@@ -378,6 +385,64 @@ def test_accel_pack_matches_python_and_fdb(value: tuple[Any, ...]) -> None:
 )
 def test_accel_pack_hands_over_other_types(value: tuple[Any, ...]) -> None:
     check_pack(value)
+
+
+def _nested_at(levels: int, inner: tuple[Any, ...], siblings: list[Any]) -> tuple[Any, ...]:
+    """A tuple whose packing nests ``levels`` tuples inside one another, the
+    deepest holding ``inner``, with ``siblings[i]`` beside the tuple of level i + 1."""
+    t = inner
+    for level in range(levels, 0, -1):
+        extra = siblings[(level - 1) % len(siblings)] if siblings else None
+        t = (t,) if extra is None else (extra, t)
+    return t
+
+
+@needs_accel
+@settings(max_examples=300)
+@given(
+    st.integers(tuples.MAX_NESTING - 2, tuples.MAX_NESTING + 2),
+    handled_tuples,
+    st.lists(st.one_of(st.none(), handled), max_size=4),
+)
+def test_accel_and_python_agree_around_the_nesting_limit(
+    levels: int, inner: tuple[Any, ...], siblings: list[Any]
+) -> None:
+    """The C encoder and decoder take exactly the depths the pure-Python ones take
+    (``inner`` may nest a little more itself); past the limit both hand over and
+    Python raises the same error either way."""
+    assert accel is not None and accel.MAX_NESTING == tuples.MAX_NESTING
+    value = _nested_at(levels, inner, siblings)
+    got = check_pack(value)
+    deepest = _depth(value)
+    assert (got is not None) == (deepest <= tuples.MAX_NESTING)
+    raw = got if got is not None else _nested_bytes(value)
+    decoded = check_accel(raw)
+    assert (decoded is not None) == (deepest <= tuples.MAX_NESTING)
+    assert outcome(tuples.unpack, raw) == outcome(tuples._unpack_py, raw) == exact(raw)
+    if deepest > tuples.MAX_NESTING:
+        kind, offset, message = exact(raw)
+        assert kind == "error" and "nest deeper than the limit" in message
+        assert raw[offset] == 0x05
+
+
+def _depth(value: tuple[Any, ...]) -> int:
+    """How many tuples nest inside one another when ``value`` is packed."""
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        t, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((x, depth + 1) for x in t if isinstance(x, tuple))
+    return deepest
+
+
+def _nested_bytes(value: Any, nested: bool = False) -> bytes:
+    """The encoding of ``value`` at any depth, written out: fdb.tuple for the
+    elements that are not tuples."""
+    if not isinstance(value, tuple):
+        return b"\x00\xff" if value is None and nested else fdbt.pack((value,))
+    inside = b"".join(_nested_bytes(x, True) for x in value)
+    return b"\x05" + inside + b"\x00" if nested else inside
 
 
 def test_pack_uses_the_pure_python_encoder_without_accel(monkeypatch: pytest.MonkeyPatch) -> None:

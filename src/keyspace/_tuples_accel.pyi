@@ -1,4 +1,6 @@
 from typing import Any
 
+MAX_NESTING: int
+
 def unpack(b: object, prefix_len: object, /) -> tuple[Any, ...] | None: ...
 def pack(t: object, /) -> bytes | None: ...

@@ -66,17 +66,51 @@ def show_bytes(value: object, limit: int = _SHOW_LIMIT) -> str:
     """Render a value for an error message, shortening long byte strings.
 
     ``show_bytes(b"a" * 100)`` gives ``b'aaaa…' (100 bytes)``: messages stay one
-    readable line however large the offending value is.
+    readable line however large the offending value is. A tuple is shown as its
+    ``repr``, built without recursion, so one nested deeper than the recursion
+    limit is shown too. Cost: linear in the size of the value (one ``repr``; for a
+    tuple, one per element that is not a tuple).
     """
     if isinstance(value, (bytes, bytearray, memoryview)):
         raw = bytes(value)
         if len(raw) <= limit:
             return repr(raw)
         return f"{raw[:limit]!r}… ({len(raw)} bytes)"
-    text = repr(value)
-    if len(text) <= limit + 16:
+    if type(value) is tuple:
+        text, size = _tuple_repr(value, limit + 16)
+    else:
+        text = repr(value)
+        size = len(text)
+    if size <= limit + 16:
         return text
-    return f"{text[:limit]}… ({len(text)} characters)"
+    return f"{text[:limit]}… ({size} characters)"
+
+
+def _tuple_repr(t: tuple[object, ...], keep: int) -> tuple[str, int]:
+    """The first ``keep`` characters (at least; all when there are no more) of
+    ``repr(t)``, and its length, with nested tuples walked on an explicit stack
+    rather than by recursion. Cost: one ``repr`` per element that is not a tuple;
+    only the kept text is joined."""
+    parts = ["("]
+    size = 1
+    stack: list[tuple[tuple[object, ...], int]] = [(t, 0)]
+    while stack:
+        current, i = stack[-1]
+        if i == len(current):
+            stack.pop()
+            token = ",)" if i == 1 else ")"
+        else:
+            stack[-1] = (current, i + 1)
+            x = current[i]
+            if type(x) is tuple:
+                stack.append((x, 0))
+                token = ", (" if i else "("
+            else:
+                token = f", {x!r}" if i else repr(x)
+        if size <= keep:
+            parts.append(token)
+        size += len(token)
+    return "".join(parts), size
 
 
 class KeyspaceError(Exception):
@@ -91,7 +125,8 @@ class InvalidName(KeyspaceError, ValueError):
 
 class InvalidKey(InvalidName, TypeError):
     """A key of the wrong type or shape for the scope's key codec (e.g. a str key in
-    a bytes scope, an int outside the 64-bit range of the ``int`` codec)."""
+    a bytes scope, an int outside the 64-bit range of the ``int`` codec, a tuple
+    nested deeper than :data:`keyspace.tuples.MAX_NESTING`)."""
 
 
 class ReservedKey(InvalidName):

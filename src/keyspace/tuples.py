@@ -30,22 +30,26 @@ returns them as ``float``; it rejects versionstamps and the reserved codes.
 
 Errors: an unsupported element type raises :class:`TypeError` naming the type; an
 int needing more than 255 bytes and a ``str`` that is not valid Unicode (lone
-surrogates) raise :class:`~keyspace.errors.InvalidName`. ``unpack`` raises only
-:class:`~keyspace.errors.DecodeError` on malformed input, with ``offset`` set to the
-position of the element that could not be decoded.
+surrogates) raise :class:`~keyspace.errors.InvalidName`; tuples nested more than
+:data:`MAX_NESTING` levels deep raise :class:`~keyspace.errors.InvalidKey`.
+``unpack`` raises only :class:`~keyspace.errors.DecodeError` on malformed input, with
+``offset`` set to the position of the element that could not be decoded, and on
+input that opens more than :data:`MAX_NESTING` nested tuples inside one another
+(``offset``: the ``05`` one level too deep).
 
 Cost: linear in the encoded size. Packing uses an optional C encoder
 (``keyspace._tuples_accel``, built at install time when a C compiler is
 available; about 20 times faster than ``fdb.tuple`` on typical keys) for tuples
-of exactly None, bytes, str, bool, ints of at most 8 bytes and floats, and the
-pure-Python encoder for everything else and for every error. That one tests
-str, bytes and small ints inline and finds other types with one dict lookup on
-``type(x)``; the byte work is C (``bytes.replace``, ``str.encode``,
+of exactly None, bytes, str, bool, ints of at most 8 bytes, floats and such
+tuples, and the pure-Python encoder for everything else and for every error.
+That one tests str, bytes and small ints inline and finds other types with one
+dict lookup on ``type(x)``; the byte work is C (``bytes.replace``, ``str.encode``,
 ``int.to_bytes``, ``struct``); on typical keys it runs about 3 times faster than
-``fdb.tuple``. Unpacking uses an optional C decoder from the same module (about
-10 times faster than ``fdb.tuple`` on typical keys) for well-formed top-level
-tuples of the common types, and the pure-Python decoder for everything else and
-for every error. The pure-Python decoder splits the
+``fdb.tuple``. Tuples nested two levels and deeper are walked with an explicit
+stack, never by recursion. Unpacking uses an optional C decoder from the same
+module (about 10 times faster than ``fdb.tuple`` on typical keys) for well-formed
+top-level tuples of the common types, and the pure-Python decoder for everything
+else and for every error. The pure-Python decoder splits the
 input at ``00`` once and takes one slice (and one UTF-8 decode) per str/bytes
 element (about 2 times faster than ``fdb.tuple``); inputs that do not fit that
 shape go through an exact decoder using ``bytes.find``. No per-byte Python loops.
@@ -56,12 +60,33 @@ from __future__ import annotations
 import builtins
 import struct
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from .errors import DecodeError, InvalidName, show_bytes
+from .errors import DecodeError, InvalidKey, InvalidName, show_bytes
 
-__all__ = ["pack", "range", "unpack"]
+__all__ = ["MAX_NESTING", "pack", "range", "unpack"]
+
+MAX_NESTING = 128
+"""The most tuples ``pack`` nests inside one another within the packed tuple, and
+the most nested-tuple openers (``05``) ``unpack`` accepts open at once: ``(1,)``
+nests 0 levels, ``((1,),)`` 1, ``(((),),)`` 2. Deeper input is refused by name
+(:class:`~keyspace.errors.InvalidKey` from ``pack``,
+:class:`~keyspace.errors.DecodeError` from ``unpack``), identically with and
+without the C module, which is built with the same limit.
+
+Why a limit: without one, the depth of a key would be bounded only by the
+interpreter's recursion limit or the C stack, so a tuple nested 100,000 deep, or
+stored bytes opening 100,000 of them, would end in a bare ``RecursionError`` or a
+crashed process, here or in whatever then compares, hashes or prints the value.
+Why 128: far more than any key needs (a tuple-scheme key nests its path one level,
+and a composite key rarely more than two or three), and below every bound of the
+FoundationDB tuple layer, which has no limit of its own (the format and its
+bindings set none; a 10,000-byte FoundationDB key holds at most 5,000 levels),
+so that what ``pack`` writes every binding reads: ``fdb.tuple`` recurses, and at
+Python's default recursion limit packs a little over 300 levels and unpacks
+nearly 1,000. Checking costs one comparison per nested tuple, nothing on flat
+tuples."""
 
 _Encoder = Callable[[Any], bytes]
 
@@ -144,8 +169,19 @@ def _enc_uuid(v: uuid.UUID) -> bytes:
 
 
 def _enc_tuple(v: tuple[Any, ...]) -> bytes:
+    # a top-level tuple element (one level deep) of exact types
     enc = _NESTED
     return b"\x05" + b"".join([enc[type(x)](x) for x in v]) + b"\x00"
+
+
+def _enc_tuple_inner(v: tuple[Any, ...]) -> bytes:
+    # a tuple inside a top-level tuple element (two levels deep); one that holds
+    # tuples itself (KeyError: none in _FLAT) is walked by _enc_nested
+    enc = _FLAT
+    try:
+        return b"\x05" + b"".join([enc[type(x)](x) for x in v]) + b"\x00"
+    except KeyError:
+        return _enc_nested(v, 2, True)
 
 
 _TOP: dict[type, _Encoder] = {
@@ -158,7 +194,9 @@ _TOP: dict[type, _Encoder] = {
     uuid.UUID: _enc_uuid,
     tuple: _enc_tuple,
 }
-_NESTED: dict[type, _Encoder] = {**_TOP, type(None): _enc_none_nested}
+# Elements inside nested tuples; _FLAT without tuples, for _enc_tuple_inner.
+_NESTED: dict[type, _Encoder] = {**_TOP, type(None): _enc_none_nested, tuple: _enc_tuple_inner}
+_FLAT: dict[type, _Encoder] = {k: f for k, f in _NESTED.items() if k is not tuple}
 
 
 def _enc_any(v: Any, nested: bool) -> bytes:
@@ -178,11 +216,52 @@ def _enc_any(v: Any, nested: bool) -> bytes:
     if isinstance(v, uuid.UUID):
         return _enc_uuid(v)
     if isinstance(v, tuple):
-        return b"\x05" + b"".join([_enc_any(x, True) for x in v]) + b"\x00"
+        # a top-level element: _enc_nested takes the tuples inside it on its stack
+        return _enc_nested(v, 1, False)
     raise TypeError(
         f"unsupported type {type(v).__name__} in a tuple: {show_bytes(v)}; "
         "supported are None, bytes, str, int, float, bool, uuid.UUID and tuple"
     )
+
+
+def _enc_nested(v: tuple[Any, ...], depth: int, exact: bool) -> bytes:
+    """``05 | elements | 00`` for ``v``, a tuple lying ``depth`` levels deep in the
+    packed tuple, with every tuple inside it.
+
+    Walks the nested tuples with an explicit stack, never recursing. ``exact``:
+    elements of exact types only, found by one dict lookup; anything else, and a
+    tuple more than :data:`MAX_NESTING` levels deep, raises ``KeyError``, which
+    hands the whole packed tuple to the general encoder (:func:`_enc_any`, with
+    ``exact`` false), which encodes subclasses too and raises
+    :class:`~keyspace.errors.InvalidKey` naming the top-level element at the first
+    tuple too deep, before encoding anything below it. Cost: linear in the output,
+    one list entry per open tuple.
+    """
+    enc = _NESTED
+    out = [b"\x05"]
+    ap = out.append
+    outer: list[Iterator[Any]] = []  # the unfinished tuples around ``items``
+    items: Iterator[Any] = iter(v)
+    while True:
+        for x in items:
+            if isinstance(x, tuple):
+                if depth + len(outer) >= MAX_NESTING:  # x lies depth + len(outer) + 1 deep
+                    if exact:
+                        raise KeyError(tuple)
+                    raise InvalidKey(
+                        f"tuple element {show_bytes(v)}: tuples nest deeper than the limit, "
+                        f"{MAX_NESTING} levels"
+                    )
+                outer.append(items)
+                items = iter(x)
+                ap(b"\x05")
+                break
+            ap(enc[type(x)](x) if exact else _enc_any(x, True))
+        else:
+            ap(b"\x00")
+            if not outer:
+                return b"".join(out)
+            items = outer.pop()
 
 
 def pack(t: tuple[Any, ...]) -> bytes:
@@ -190,11 +269,15 @@ def pack(t: tuple[Any, ...]) -> bytes:
 
     Raises :class:`TypeError` when ``t`` is not a tuple or holds an unsupported
     type, :class:`~keyspace.errors.InvalidName` for a str with lone surrogates or
-    an int over 255 bytes. Cost: linear in the output size. With the optional C
-    module, a tuple of None, bytes, str, bools, ints of at most 8 bytes and floats
-    (exact types) is encoded in one C call; anything else (subclasses, nested
-    tuples, UUIDs, bigger ints, invalid str, errors) goes through the pure-Python
-    encoder, so results and errors do not depend on whether it was built.
+    an int over 255 bytes, :class:`~keyspace.errors.InvalidKey` (naming the
+    element, cut short, and the limit) when tuples nest more than
+    :data:`MAX_NESTING` levels deep in ``t``. Cost: linear in the output size, no
+    recursion however deeply ``t`` nests. With the optional C module, a tuple of
+    None, bytes, str, bools, ints of at most 8 bytes, floats and such tuples nested
+    up to :data:`MAX_NESTING` deep (exact types) is encoded in one C call; anything
+    else (subclasses, UUIDs, bigger ints, invalid str, deeper nesting, errors) goes
+    through the pure-Python encoder, so results and errors do not depend on
+    whether it was built.
     """
     if _accel_pack is not None:
         got = _accel_pack(t)
@@ -263,11 +346,14 @@ def _escaped_end(b: bytes, zero: int, n: int) -> int:
 
 def _load_accel() -> Any:
     """The C module built with the package (``keyspace._tuples_accel``), or None when
-    it was not built (no C compiler at install time)."""
+    it was not built (no C compiler at install time) or was built with another
+    :data:`MAX_NESTING` (a stale build), so that both paths refuse the same input."""
     try:
         from . import _tuples_accel
     except ImportError:
         return None
+    if getattr(_tuples_accel, "MAX_NESTING", None) != MAX_NESTING:
+        return None  # built from other sources: its nesting limit is not this module's
     return _tuples_accel
 
 
@@ -284,14 +370,18 @@ def unpack(b: bytes, prefix_len: int = 0) -> tuple[Any, ...]:
     Also accepts what ``fdb.tuple.pack`` writes for these types, single-precision
     floats (code ``20``, returned as ``float``) and non-minimal integer encodings.
     Raises :class:`~keyspace.errors.DecodeError` (``offset`` counted from the start
-    of ``b``) for anything else; never another exception, whatever the bytes.
+    of ``b``) for anything else, and for tuples nested more than
+    :data:`MAX_NESTING` levels deep (the message names the limit, ``offset`` is the
+    ``05`` that opens the level too many); never another exception, whatever the
+    bytes.
 
-    Cost: linear in ``len(b)``, no recursion however deeply tuples nest. With the
-    optional C decoder (built at install time when a C compiler is present), a
-    top-level tuple of None, bytes, str, ints of at most 8 bytes, bools and
-    doubles is decoded in one C pass, about ten times faster than ``fdb.tuple``;
-    anything else, and every error, goes through the pure-Python decoder, so
-    results and errors do not depend on whether the C decoder was built.
+    Cost: linear in ``len(b)``, no recursion in Python however deeply the input
+    nests. With the optional C decoder (built at install time when a C compiler is
+    present), a top-level tuple of None, bytes, str, ints of at most 8 bytes, bools,
+    doubles and such tuples nested up to :data:`MAX_NESTING` deep is decoded in one
+    C pass, about ten times faster than ``fdb.tuple``; anything else, and every
+    error, goes through the pure-Python decoder, so results and errors do not
+    depend on whether the C decoder was built.
     """
     if _accel_unpack is not None:
         got = _accel_unpack(b, prefix_len)
@@ -412,7 +502,8 @@ def _fixed_tail(p: bytes, ap: Callable[[Any], None]) -> bool:
 
 
 def _unpack_exact(b: bytes, prefix_len: int) -> tuple[Any, ...]:
-    """The general decoder: every type, exact errors with offsets."""
+    """The general decoder: every type, exact errors with offsets; nested tuples on
+    an explicit stack, at most :data:`MAX_NESTING` deep."""
     n = len(b)
     pos = prefix_len
     out: list[Any] = []
@@ -450,6 +541,8 @@ def _unpack_exact(b: bytes, prefix_len: int) -> tuple[Any, ...]:
             out.append(0)
             pos += 1
         elif code == 0x05:
+            if len(stack) >= MAX_NESTING:
+                raise _fail(b, pos, f"tuples nest deeper than the limit, {MAX_NESTING} levels")
             stack.append((out, pos))
             out = []
             pos += 1

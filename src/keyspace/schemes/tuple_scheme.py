@@ -114,7 +114,8 @@ class TupleScheme(Scheme):
     def encode_key(self, key: Key) -> bytes:
         """Return ``pack(key)`` for a tuple key, else ``pack((key,))``.
 
-        Raises :class:`InvalidKey` for a value the tuple layer cannot encode and
+        Raises :class:`InvalidKey` for a value the tuple layer cannot encode (tuples
+        nested deeper than :data:`keyspace.tuples.MAX_NESTING` included) and
         :class:`InvalidName` for a str with lone surrogates or an int over 255 bytes.
         """
         kind = type(key)
