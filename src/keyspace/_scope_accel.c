@@ -864,8 +864,10 @@ done:
     return res;
 }
 
+/* The binding of the C methods (point operations, Scheme.encode) to an
+   instance, as a Python function's: the descriptor itself from the class. */
 static PyObject *
-point_op_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+method_descr_get(PyObject *self, PyObject *obj, PyObject *type)
 {
     if (obj == NULL || obj == Py_None) {
         return Py_NewRef(self);
@@ -939,7 +941,7 @@ static PyTypeObject PointOpType = {
     .tp_clear = point_op_clear,
     .tp_getset = point_op_getset,
     .tp_members = point_op_members,
-    .tp_descr_get = point_op_descr_get,
+    .tp_descr_get = method_descr_get,
 };
 
 /* The offset of an object slot (__slots__ entry) of cls, or -1 with TypeError. */
@@ -1252,15 +1254,6 @@ memo_encode_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
     return res;
 }
 
-static PyObject *
-memo_encode_descr_get(PyObject *self, PyObject *obj, PyObject *type)
-{
-    if (obj == NULL || obj == Py_None) {
-        return Py_NewRef(self);
-    }
-    return PyMethod_New(self, obj);
-}
-
 static int
 memo_encode_traverse(PyObject *self, visitproc visit, void *arg)
 {
@@ -1323,7 +1316,7 @@ static PyTypeObject MemoEncodeType = {
     .tp_clear = memo_encode_clear,
     .tp_getset = memo_encode_getset,
     .tp_members = memo_encode_members,
-    .tp_descr_get = memo_encode_descr_get,
+    .tp_descr_get = method_descr_get,
 };
 
 static PyObject *
