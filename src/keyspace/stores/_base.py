@@ -34,6 +34,13 @@ translation point) instead, so every error reads exactly as through ``get``/``pu
 ``scan``. They exist to save the Python frame (about 15–50 ns) that a translating
 method costs per call; ``None`` means "use the method".
 
+Checked reads (optional): a store may offer ``checked_reads(check, check_key,
+expected)``, its point reads, scan pages and counts each made in one engine
+transaction that also reads ``check_key`` of ``check`` (another store of the
+same engine) and raises :class:`~keyspace.stores._checked.CheckFailed` where it
+does not hold ``expected`` (LMDB; see :mod:`keyspace.stores._checked`, which
+reads one snapshot where a store offers none).
+
 Structure reads (every view has them; the defaults here are built on ``scan``, and
 engines override them where they can do better):
 
