@@ -12,6 +12,7 @@ from xxhash import xxh32_intdigest
 
 from keyspace import tuples
 from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
+from keyspace.schemes.scoped_heed import ScopedHeed
 
 from . import _data
 from ._harness import Comparison, Context, Ratio, Target, Trial, workload
@@ -100,6 +101,10 @@ def _hash_enc(path: tuple[str, ...], key: bytes) -> bytes:
     return _IQ(xxh32_intdigest(path[0].encode()), len(key)) + key
 
 
+def _heed_enc(path: tuple[str, ...], key: bytes) -> bytes:
+    return b"\x01" + _IQ(xxh32_intdigest(path[0].encode()), len(key)) + key
+
+
 def _naive_enc(path: tuple[bytes, ...], key: bytes) -> bytes:
     return b"".join(path) + key
 
@@ -125,6 +130,7 @@ def schemes(ctx: Context) -> Iterator[Comparison]:
         ("asciihex", AsciiHex(), _PATH, _hex_enc, _hex_dec),
         ("sublevel", Sublevel(), _PATH, _sub_enc, _sub_dec),
         ("scopehash", ScopeHash(), str_path, _hash_enc, None),
+        ("scoped-heed", ScopedHeed("raw_bytes"), str_path, _heed_enc, None),
         ("naive", Naive(allow_collisions=True), _PATH, _naive_enc, None),
     ]
     for name, scheme, path, hand_enc, hand_dec in cases:

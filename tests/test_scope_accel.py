@@ -515,11 +515,16 @@ def test_the_c_encode_is_installed() -> None:
     assert type(PY_ENCODE).__name__ == "function"
     assert ENCODE.__name__ == "encode" and ENCODE.__qualname__ == "Scheme.encode"
     assert ENCODE.__doc__ == PY_ENCODE.__doc__
-    for cls in (TupleScheme, LengthPrefixed, AsciiHex, Sublevel, ScopeHash, Naive):
+    for cls in (TupleScheme, LengthPrefixed, AsciiHex, Sublevel, ScopeHash, Naive, ScopedHeed):
         assert cls.encode is ENCODE
+
+    class OwnEncode(Sublevel):
+        def encode(self, path: Any, key: Any) -> bytes:
+            return b"own"
+
     # a class that defines encode keeps it
-    assert ScopedHeed.encode is ScopedHeed.__dict__["encode"]
-    assert ScopedHeed("raw_bytes").encode.__func__ is ScopedHeed.__dict__["encode"]
+    assert OwnEncode().encode((b"a",), b"k") == b"own"
+    assert OwnEncode().encode.__func__ is OwnEncode.__dict__["encode"]
 
 
 @needs_accel

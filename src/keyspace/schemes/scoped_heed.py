@@ -182,9 +182,6 @@ class ScopedHeed(Scheme):
             )
         return raw[8:]
 
-    def encode(self, path: Path, key: Key) -> bytes:
-        return self.prefix(path) + self.scope_scheme(path).encode_key(key)
-
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """``((), key)`` or ``((hash,), key)``: the name needs the registry."""
         path: Path
