@@ -97,3 +97,15 @@ def test_ranges_are_exact(n1: str, n2: str, a: bytes, b: bytes) -> None:
             assert scheme.decode(scheme.encode(p1, a))[1] == a
     ff = ScopedHeed("types").own_range(("carry-259",))
     assert ff == (b"\x01\xff\xd1\x89\x25", b"\x01\xff\xd1\x89\x26")
+
+
+@pytest.mark.parametrize("api", ["raw_bytes", "bytes_keys", "types"])
+def test_the_schemes_layout_of_every_scope_stores_what_encode_stores(api: str) -> None:
+    """``scheme.layout(path)`` asked directly (not through ``scope_scheme``) is the
+    layout of that scope: the default scope's keys unframed, named scopes' framed
+    where the api frames them."""
+    scheme = ScopedHeed(api)
+    for path in [(), ("tenant1",), (b"tenant1",)]:
+        for key in [b"k", b"", b"\x00\xff" * 9]:
+            assert scheme.layout(path).stored(key) == scheme.encode(path, key)
+    assert scheme.layout(()).stored(b"k") == b"\x00k"

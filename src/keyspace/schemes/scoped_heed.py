@@ -210,11 +210,14 @@ class ScopedHeed(Scheme):
         return self.own_range(path)
 
     def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
-        """The ``u64len`` transform (``prefix + u64le(len key) + key``) where keys are
-        framed, else ``raw`` (``prefix + key``): both served in C where built."""
+        """The ``u64len`` transform (``prefix + u64le(len key) + key``) where the
+        scope's keys are framed (named scopes of the bytes databases), else ``raw``
+        (``prefix + key``; the default scope's keys are never framed): both served
+        in C where built. The layout's scheme is :meth:`scope_scheme` of ``path``."""
         from ._layouts import RAW, U64LEN, Layout
 
-        return Layout(self, path, kind=U64LEN if self.framed else RAW, accelerate=accelerate)
+        scheme = self.scope_scheme(path)
+        return Layout(scheme, path, kind=U64LEN if scheme.framed else RAW, accelerate=accelerate)
 
     def params(self) -> Mapping[str, Any]:
         return {"api": self.api}
