@@ -503,9 +503,10 @@ def checked_pages(items: Iterator[_T], check: Callable[[], object]) -> Iterator[
     """The items of ``items`` as non-empty lists of :data:`PAGE_FIRST` items, then
     four times more each time up to :data:`PAGE_MOST`, calling ``check()`` before
     each list is read: how the views of a snapshot or transaction whose engine
-    iterates item by item (memory, LevelDB) make their scans end with the block
-    (``check`` raises :class:`~keyspace.errors.StoreClosed` once it has ended), so
-    nothing is read after the end and a page already read may still be handed out.
+    iterates item by item (LevelDB; the pending writes of an overlay transaction)
+    make their scans end with the block (``check`` raises
+    :class:`~keyspace.errors.StoreClosed` once it has ended), so nothing is read
+    after the end and a page already read may still be handed out.
     ``chain.from_iterable`` of it gives the items one by one again. Cost: one call
     of ``check`` and one list per page, no Python code per item; it reads up to one
     page ahead of its caller."""
