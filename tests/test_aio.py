@@ -542,10 +542,28 @@ class _AsyncScopeView(WriteView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        async def collect() -> list[tuple[bytes, bytes]]:
-            return [kv async for kv in self.scope.items(start=start, stop=stop, reverse=reverse, limit=limit)]
+        """The async scan read through the loop a page of 64 items at a time, as a
+        store's scan reads pages of its engine (so a scan of a snapshot or
+        transaction meets the end of its block as the async scope does)."""
+        source: AsyncIterator[tuple[bytes, bytes]] | None = None
 
-        return iter(self.loop.call(collect))
+        async def page() -> list[tuple[bytes, bytes]]:
+            nonlocal source
+            if source is None:
+                source = self.scope.items(start=start, stop=stop, reverse=reverse, limit=limit).__aiter__()
+            out: list[tuple[bytes, bytes]] = []
+            while len(out) < 64:
+                try:
+                    out.append(await source.__anext__())
+                except StopAsyncIteration:
+                    break
+            return out
+
+        while True:
+            got = self.loop.call(page)
+            yield from got
+            if len(got) < 64:
+                return
 
     def put(self, key: bytes, value: bytes) -> None:
         self._check(key)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from keyspace.errors import StoreClosed
 from keyspace.testing import StoreSuite
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,3 +89,44 @@ class TestTheDocumentedDictStore(StoreSuite):
             store.put(b"a", b"2")
             assert snap.get(b"a") == b"1"
         assert snap.get(b"a") == b"1"
+
+    def test_scans_end_with_their_block(self, make_store: Callable[..., Any]) -> None:  # type: ignore[override]
+        """The document's second stated difference: the scans its snapshots and
+        transactions gave out read on after the block, over the copy of the data
+        their view read (a real adapter's raise StoreClosed)."""
+        store = make_store()
+        store.write([(b"a", b"1"), (b"b", b"2")])
+        for begin in (store.snapshot, store.transaction):
+            with begin() as view:
+                items = view.scan()
+                assert next(items) == (b"a", b"1")
+            store.put(b"c", b"3")
+            assert list(items) == [(b"b", b"2")]
+            store.delete(b"c")
+
+    def test_transaction_scans_of_its_own_writes_end_with_it(  # type: ignore[override]
+        self, make_store: Callable[..., Any]
+    ) -> None:
+        """Its transactions' pending writes are the overlay transaction's, handed
+        out in pages that end with it; only the copy beneath reads on."""
+        store = make_store()
+        with store.transaction() as tx:
+            tx.put_many([(b"o%04d" % i, b"mine") for i in range(100)])
+            items = tx.scan(b"o", b"p")
+            assert next(items) == (b"o0000", b"mine")
+        with pytest.raises(StoreClosed, match="ended"):
+            list(items)
+
+    def test_reads_of_an_ended_view_raise(self, make_store: Callable[..., Any]) -> None:  # type: ignore[override]
+        """The stated difference again: its snapshot view stays readable after its
+        block; its transaction (the overlay transaction) refuses every read."""
+        store = make_store()
+        store.put(b"a", b"1")
+        with store.snapshot() as snap:
+            pass
+        assert snap.get(b"a") == b"1" and list(snap.scan()) == [(b"a", b"1")]
+        with store.transaction() as tx:
+            pass
+        for call in (lambda: tx.get(b"a"), lambda: list(tx.scan()), lambda: tx.count()):
+            with pytest.raises(StoreClosed):
+                call()

@@ -125,14 +125,22 @@ class Keyspace(Closing):
                 tx.scope("tenant1", "audit")[b"0001"] = b"added bob"
 
         Commits when the block exits normally; discards everything when it raises.
-        Reads inside see a consistent snapshot and the transaction's own writes."""
+        Reads inside see a consistent snapshot and the transaction's own writes.
+        The transaction's scopes end with the block, and so do the iterators they
+        gave out (``items()``, ``keys()``, ``values()``, iteration, ``subtree()``,
+        the collections' iterators): read on after the block, they raise
+        :class:`StoreClosed` at their next read of the store (items already read
+        into a page may still come first), never reading the store as it is
+        after the block."""
         with self._space.transaction() as (view, state):
             yield Transaction(self, view, state)
 
     @contextmanager
     def snapshot(self) -> Iterator[Transaction]:
         """A read-only consistent view: ``snap.scope(...)`` reads the store as it
-        was when the block was entered."""
+        was when the block was entered. Its scopes, and the iterators they gave
+        out, end with the block as a transaction's do (:class:`StoreClosed` at
+        their next read of the store)."""
         with self._space.snapshot() as (view, state):
             yield Transaction(self, view, state)
 

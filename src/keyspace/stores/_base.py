@@ -22,6 +22,14 @@ them):
   chained), at one translation point per adapter; any use after ``close()`` (or of a
   snapshot or transaction after its block) raises
   :class:`~keyspace.errors.StoreClosed`.
+- That includes the iterators a snapshot or transaction gave out during its block
+  (``scan``, ``scan_keys``, ``fast_scan``, ``fast_pages``, ``fast_scan_under``, a
+  seeker): once the block has ended, each raises
+  :class:`~keyspace.errors.StoreClosed` (saying the snapshot or transaction has
+  ended) at its next read of the engine, never reading the store as it is after
+  the block. Items it had already read into a page may still be handed out (a scan
+  that reads pages checks once per page, see :func:`checked_pages`); a seeker reads
+  nothing ahead, so its next ``seek`` raises.
 - Writing to a store while one of its scans runs is allowed; whether the scan sees
   those writes is not specified (scans of a snapshot or transaction are consistent).
 
@@ -61,6 +69,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from itertools import islice
 from operator import itemgetter
+from typing import TypeVar
 
 from .._closing import Closing
 from ..errors import KeyspaceError, StoreClosed, StoreError, WatchUnsupported
@@ -77,9 +86,12 @@ __all__ = [
     "Store",
     "WriteView",
     "as_ops",
+    "checked_pages",
     "settled",
     "tail_bounds",
 ]
+
+_T = TypeVar("_T")
 
 Op = tuple[bytes, bytes | None]
 """One operation of an atomic batch: ``(key, value)`` puts, ``(key, None)`` deletes."""
@@ -171,9 +183,10 @@ class ReadView(ABC):
 
     fast_pages: FastPages | None = None
     """Where a scan reads its items into lists anyway (LMDB store scans, one page
-    per short read transaction): those lists, so a caller that works in chunks
-    takes them as they are instead of copying the items into lists of its own;
-    errors as ``fast_scan``'s. ``None``: no pages."""
+    per short read transaction; the scans of memory and LevelDB snapshots, which
+    check once per page that their block has not ended): those lists, so a caller
+    that works in chunks takes them as they are instead of copying the items into
+    lists of its own; errors as ``fast_scan``'s. ``None``: no pages."""
 
     def narrow(self, prefix: bytes) -> tuple[ReadView, int] | None:
         """``(inner, cut)`` when every key of this view that starts with ``prefix``
@@ -485,3 +498,33 @@ def tail_bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes,
     if not stop.startswith(prefix):
         return None  # stop is at or before the prefix
     return lo, stop[n:]
+
+
+PAGE_FIRST = 16
+"""Items in the first page of :func:`checked_pages` (then four times more each page)."""
+PAGE_MOST = 1024
+"""Most items in one page of :func:`checked_pages`."""
+
+
+def checked_pages(items: Iterator[_T], check: Callable[[], object]) -> Iterator[list[_T]]:
+    """The items of ``items`` as non-empty lists of :data:`PAGE_FIRST` items, then
+    four times more each time up to :data:`PAGE_MOST`, calling ``check()`` before
+    each list is read: how the views of a snapshot or transaction whose engine
+    iterates item by item (LevelDB; the pending writes of an overlay transaction)
+    make their scans end with the block (``check`` raises
+    :class:`~keyspace.errors.StoreClosed` once it has ended), so nothing is read
+    after the end and a page already read may still be handed out.
+    ``chain.from_iterable`` of it gives the items one by one again. Cost: one call
+    of ``check`` and one list per page, no Python code per item; it reads up to one
+    page ahead of its caller."""
+    size = PAGE_FIRST
+    while True:
+        check()
+        page = list(islice(items, size))
+        if not page:
+            return
+        yield page
+        if len(page) < size:
+            return
+        if size < PAGE_MOST:
+            size *= 4

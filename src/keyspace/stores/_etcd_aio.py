@@ -390,6 +390,8 @@ class _EtcdView(AsyncTransaction):
                 if left == 0:
                     return
         for item in own[at:]:
+            if not self._open:  # the pending writes taken at the start end with the view too
+                self._check("scan")
             yield item
             if left is not None:
                 left -= 1

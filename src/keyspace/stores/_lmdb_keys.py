@@ -151,7 +151,11 @@ class TxnReads:
         limit: int | None = None,
     ) -> Iterator[bytes]:
         txn, db = self._keys_txn()
-        return self._translated(cursor_keys(txn, start, stop, reverse, limit, db))
+        try:
+            keys = cursor_keys(txn, start, stop, reverse, limit, db)
+        except lmdb.Error as exc:  # the view has ended: its transaction is gone
+            raise self.translate(exc) from exc
+        return self._translated(keys)
 
     def _translated(self, keys: Iterator[bytes]) -> Iterator[bytes]:
         try:

@@ -21,7 +21,7 @@ import threading
 import weakref
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator
-from itertools import islice
+from itertools import chain, islice
 from operator import itemgetter
 from types import TracebackType
 from typing import Any
@@ -29,7 +29,7 @@ from typing import Any
 from sortedcontainers import SortedList, SortedSet
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import Op, ReadView, WriteView, as_ops
+from ._base import Op, ReadView, WriteView, as_ops, checked_pages
 
 PairLog: Any
 try:  # the optional C put log (setup.py builds it when it can)
@@ -170,7 +170,11 @@ class OverlayTransaction(WriteView):
     when a scan needs them: the first scan sorts them once (O(p log p)), later
     scans add the keys put since (O(new log p)); a scan then merges the snapshot's
     scan with the pending writes in its range in O(1) per item, and sees the
-    transaction as it was when the scan began.
+    transaction as it was when the scan began. A scan still running when the
+    transaction ends raises :class:`~keyspace.errors.StoreClosed` at its next page:
+    the snapshot's pages end with the snapshot (released at the end), and the
+    pending writes it took are handed out in pages checked the same way
+    (:func:`~keyspace.stores._base.checked_pages`).
 
     ``check`` validates a key before it is accepted (size limits), so a bad key fails
     at ``put`` time, not at commit; with a ``check`` there is no ``fast_put``.
@@ -238,6 +242,11 @@ class OverlayTransaction(WriteView):
             puts.update(zip(keys, values, strict=True))
         return puts
 
+    def _live(self) -> None:
+        """Raise :class:`~keyspace.errors.StoreClosed` once the transaction has ended."""
+        if not self._open:
+            raise StoreClosed("this transaction has ended")
+
     def get(self, key: bytes) -> bytes | None:
         if not self._open:
             raise StoreClosed("this transaction has ended")
@@ -302,7 +311,9 @@ class OverlayTransaction(WriteView):
             base = (item for item in base if item[0] not in hidden)
         if not own:
             return base
-        return heapq.merge(base, own, key=_first, reverse=reverse)
+        # the pending writes taken now, handed out in pages that end with the transaction
+        mine = chain.from_iterable(checked_pages(iter(own), self._live))
+        return heapq.merge(base, mine, key=_first, reverse=reverse)
 
     def _gap_scans(self, gaps: list[Range], reverse: bool) -> Iterator[tuple[bytes, bytes]]:
         """The snapshot's keys in ``gaps`` (in scan order): the first scan starts

@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager, nullcontext
 from types import TracebackType
 from typing import Any
 
-from ..errors import KeyspaceError, StoreError
+from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
 from ._events import StoreWatch
 
@@ -95,12 +95,17 @@ class ReadOnlyStore(DelegatedReads, Store):
 
 
 class _ReadOnlyTransaction(DelegatedReads, WriteView):
-    """A transaction of a read-only store: a snapshot whose writes are refused."""
+    """A transaction of a read-only store: a snapshot whose writes are refused.
+    Its reads, fast paths and the iterators they give are the snapshot's, and end
+    with it: once the block has ended, a read raises
+    :class:`~keyspace.errors.StoreClosed`, and so does a scan or seeker begun in
+    the block at its next read (the snapshot's own rule)."""
 
     def __init__(self, store: ReadOnlyStore, snapshot: AbstractContextManager[ReadView]) -> None:
         self._store = store
         self._context = snapshot
         self._view: ReadView | None = None
+        self._ended = False
 
     def _reads(self) -> ReadView:
         return self._live()
@@ -109,20 +114,28 @@ class _ReadOnlyTransaction(DelegatedReads, WriteView):
         self._view = self._context.__enter__()
         self.fast_get = self._view.fast_get
         self.fast_scan = self._view.fast_scan
+        self.fast_pages = self._view.fast_pages
+        self.fast_scan_under = self._view.fast_scan_under
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> Any:
+        self._ended = True
         return self._context.__exit__(exc_type, exc, tb)
 
     def _live(self) -> ReadView:
+        if self._ended:
+            raise StoreClosed(f"this transaction of {self._store.url} has ended")
         if self._view is None:
             raise StoreError("a transaction of a read-only store used outside its block")
         return self._view
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
-        return self._live().translate(exc, key)
+        """The snapshot's translation (also once it has ended: an error of an
+        iterator it gave out); the store's before the block."""
+        view = self._view
+        return self._store.translate(exc, key) if view is None else view.translate(exc, key)
 
     def narrow(self, prefix: bytes) -> tuple[ReadView, int] | None:
         """The snapshot's part for ``prefix`` (see ``ReadView.narrow``), its writes

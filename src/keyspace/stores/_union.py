@@ -21,7 +21,7 @@ from dataclasses import replace
 from typing import Any
 
 from .._bytes import prefix_end
-from ..errors import InvalidName, KeyspaceError, StoreError, show_bytes
+from ..errors import InvalidName, KeyspaceError, StoreClosed, StoreError, show_bytes
 from ._base import Op, ReadView, Store, WriteView
 
 __all__ = ["PrefixUnion"]
@@ -44,15 +44,29 @@ def _part_range(
 
 class _Routed(WriteView):
     """Reads and writes routed by tag to the parts' views (stores, snapshots or
-    transactions)."""
+    transactions). A view of a snapshot or transaction (``kind``) is ended with
+    its block (:meth:`end`): its parts' views end then too, and a scan begun in the
+    block raises :class:`~keyspace.errors.StoreClosed` at its next read, within a
+    part (the part's own rule) or when it moves on to the next part (checked
+    here, once per part)."""
 
-    __slots__ = ("_by_byte", "_parts", "_url")
+    __slots__ = ("_by_byte", "_ended", "_kind", "_parts", "_url")
 
-    def __init__(self, parts: Sequence[tuple[bytes, Any]], url: str) -> None:
+    def __init__(self, parts: Sequence[tuple[bytes, Any]], url: str, kind: str = "") -> None:
         self._parts: list[_Part] = [(tag, prefix_end(tag), view) for tag, view in parts]
         self._url = url
+        self._kind = kind
+        self._ended = False
         # one-byte tags (the common case): route by the key's first byte
         self._by_byte = {t[0]: v for t, v in parts} if all(len(t) == 1 for t, _ in parts) else None
+
+    def end(self) -> None:
+        """Mark this snapshot's or transaction's view as ended (its block is over)."""
+        self._ended = True
+
+    def _check(self) -> None:
+        if self._ended:
+            raise StoreClosed(f"this {self._kind} of {self._url} has ended")
 
     def _route(self, key: bytes) -> tuple[Any, bytes] | None:
         by_byte = self._by_byte
@@ -100,6 +114,7 @@ class _Routed(WriteView):
             ranged = _part_range(tag, end, start, stop)
             if ranged is None:
                 continue
+            self._check()
             for k, v in view.scan(ranged[0], ranged[1], reverse=reverse, limit=left):
                 yield tag + k, v
                 if left is not None:
@@ -163,20 +178,24 @@ class PrefixUnion(_Routed, Store):
         self._tags = {id(s): t for t, s in parts}
 
     @contextmanager
-    def _joint(self, view: ReadView) -> Iterator[_Routed]:
+    def _joint(self, view: ReadView, kind: str) -> Iterator[_Routed]:
         first = self._stores[0]
         views = [(self._tags[id(first)], view)]
         views += [(self._tags[id(s)], s.join(view)) for s in self._stores[1:]]  # type: ignore[attr-defined]
-        yield _Routed(views, self.url)
+        routed = _Routed(views, self.url, kind)
+        try:
+            yield routed
+        finally:
+            routed.end()
 
     @contextmanager
     def transaction(self) -> Iterator[WriteView]:
-        with self._stores[0].transaction() as view, self._joint(view) as routed:
+        with self._stores[0].transaction() as view, self._joint(view, "transaction") as routed:
             yield routed
 
     @contextmanager
     def snapshot(self) -> Iterator[ReadView]:
-        with self._stores[0].snapshot() as view, self._joint(view) as routed:
+        with self._stores[0].snapshot() as view, self._joint(view, "snapshot") as routed:
             yield routed
 
     def scan(

@@ -352,7 +352,13 @@ class RocksDBStore(BatchedWrites, Store):
         return self._gate.begin(self._snapshot_and_release, self._apply)
 
     def _snapshot_and_release(self) -> tuple[_RocksDBSnapshot, Callable[[], None]]:
-        snap = self.snapshot()
+        try:
+            snap = _RocksDBSnapshot(self, self._live().iter(), "transaction")
+        except KeyspaceError:
+            raise
+        except Exception as exc:
+            raise self.translate(exc) from exc
+        self._views.add(snap)
         return snap, snap.release
 
     def close(self) -> None:
@@ -376,24 +382,31 @@ class RocksDBStore(BatchedWrites, Store):
 
 
 class _RocksDBSnapshot(Releasable, ReadView):
-    """One RocksDB iterator, which sees the store as it was when it was created.
+    """One RocksDB iterator, which sees the store as it was when it was created
+    (``kind``: what it is to its user, "snapshot" or "transaction", for the error
+    once it has ended).
 
     Reads seek it; scans share it and re-seek after their last key when another
-    read moved it meanwhile. Costs: ``get`` is one seek; scans O(1) per item in
-    Python-level steps.
+    read moved it meanwhile. Every step of a scan checks that the view is still
+    open (its loop runs Python code per item anyway): once it has ended, a scan
+    begun before raises :class:`~keyspace.errors.StoreClosed` at its next item.
+    Costs: ``get`` is one seek; scans O(1) per item in Python-level steps.
     """
 
-    __slots__ = ("_it", "_store", "_user")
+    __slots__ = ("_it", "_kind", "_store", "_user")
 
-    def __init__(self, store: RocksDBStore, it: Any) -> None:
+    def __init__(self, store: RocksDBStore, it: Any, kind: str = "snapshot") -> None:
         self._store = store
         self._it: Any = it
+        self._kind = kind
         self._user: object = None  # the scan that positioned the iterator last
 
     def _live(self) -> Any:
         it = self._it
         if it is None:
-            raise StoreClosed(f"this snapshot of {self._store.url} has ended")
+            if self._store._db is None:
+                raise StoreClosed(f"the store {self._store.url} is closed")
+            raise StoreClosed(f"this {self._kind} of {self._store.url} has ended")
         return it
 
     def get(self, key: bytes) -> bytes | None:

@@ -14,7 +14,10 @@ and rows sort as Python sorts ``bytes``. WAL mode: readers do not block the writ
 - ``delete_range`` is one ``DELETE … WHERE k >= ? AND k < ?`` on the primary key.
 - Scans read pages of rows, so no statement stays open between items: writing to
   the store while a scan runs is safe (whether the scan sees those writes is not
-  specified).
+  specified). Each page first asks its view for the connection, so a scan or
+  seeker of a snapshot or transaction raises :class:`~keyspace.errors.StoreClosed`
+  at its next page once the block has ended, instead of reading the store's
+  connection (a transaction's) as it is then.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from types import TracebackType
 from typing import Any
@@ -77,15 +80,21 @@ _SEEKS = (
 _first = itemgetter(0)
 
 
+Connect = Callable[[], sqlite3.Connection]
+"""A view's connection, asked for before each statement (and each page of a scan):
+it raises :class:`~keyspace.errors.StoreClosed` once the view has ended."""
+
+
 class _Keys:
     """``scan_keys`` (paged ``SELECT k``), ``count`` (one ``SELECT count(*)``) and
     ``seeker`` (one ``SELECT k … LIMIT 1`` per seek) of a view that reads one
-    connection: the view gives :meth:`_keys_conn` (its store, the connection and
-    the lock to hold per statement, if any)."""
+    connection: the view gives :meth:`_keys_conn` (its store, the function that
+    gives its connection while the view lasts, and the lock to hold per
+    statement, if any)."""
 
     __slots__ = ()
 
-    def _keys_conn(self) -> tuple[SQLiteStore, sqlite3.Connection, threading.Lock | None]:
+    def _keys_conn(self) -> tuple[SQLiteStore, Connect, threading.Lock | None]:
         raise NotImplementedError
 
     def scan_keys(
@@ -96,20 +105,25 @@ class _Keys:
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[bytes]:
-        store, conn, lock = self._keys_conn()
-        return map(_first, _paged_scan(store, conn, lock, start, stop, reverse, limit, _KEY_SCANS))
+        store, connect, lock = self._keys_conn()
+        connect()
+        return map(_first, _paged_scan(store, connect, lock, start, stop, reverse, limit, _KEY_SCANS))
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
         if stop is not None and stop <= start:
             return 0
-        store, conn, lock = self._keys_conn()
+        store, connect, lock = self._keys_conn()
         args = (start,) if stop is None else (start, stop)
-        row = _one(store, conn, lock, _COUNTS[stop is not None], args)
+        row = _one(store, connect(), lock, _COUNTS[stop is not None], args)
         return int(row[0]) if row is not None else 0
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
-        store, conn, lock = self._keys_conn()
-        return _SQLiteSeeker(store, conn, lock, stop)
+        """One ``SELECT k … LIMIT 1`` per seek, on the view's connection while the
+        view lasts (a seek after a snapshot or transaction ended raises
+        :class:`~keyspace.errors.StoreClosed`)."""
+        store, connect, lock = self._keys_conn()
+        connect()
+        return _SQLiteSeeker(store, connect, lock, stop)
 
 
 class _Statements:
@@ -136,20 +150,21 @@ class _Statements:
 
 
 class _SQLiteSeeker(Seeker):
-    __slots__ = ("_conn", "_lock", "_stop", "_store")
+    __slots__ = ("_connect", "_lock", "_stop", "_store")
 
     def __init__(
-        self, store: SQLiteStore, conn: sqlite3.Connection, lock: threading.Lock | None, stop: bytes | None
+        self, store: SQLiteStore, connect: Connect, lock: threading.Lock | None, stop: bytes | None
     ) -> None:
         self._store = store
-        self._conn: sqlite3.Connection | None = conn
+        self._connect: Connect | None = connect
         self._lock = lock
         self._stop = stop
 
     def seek(self, start: bytes) -> bytes | None:
-        conn = self._conn
-        if conn is None:
+        connect = self._connect
+        if connect is None:
             raise StoreClosed("this seeker has been released")
+        conn = connect()
         stop = self._stop
         if stop is not None and stop <= start:
             return None
@@ -158,7 +173,7 @@ class _SQLiteSeeker(Seeker):
         return None if row is None else row[0]
 
     def release(self) -> None:
-        self._conn = None
+        self._connect = None
 
 
 def _one(
@@ -357,8 +372,8 @@ class SQLiteStore(_Keys, _Statements, Store):
             raise StoreClosed(f"the store {self.url} is closed")
         return self._reader
 
-    def _keys_conn(self) -> tuple[SQLiteStore, sqlite3.Connection, threading.Lock | None]:
-        return self, self._reading(), self._read_lock
+    def _keys_conn(self) -> tuple[SQLiteStore, Connect, threading.Lock | None]:
+        return self, self._reading, self._read_lock
 
     def get(self, key: bytes) -> bytes | None:
         conn = self._reading()
@@ -377,7 +392,8 @@ class SQLiteStore(_Keys, _Statements, Store):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        return _paged_scan(self, self._reading(), self._read_lock, start, stop, reverse, limit)
+        self._reading()
+        return _paged_scan(self, self._reading, self._read_lock, start, stop, reverse, limit)
 
     def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
         conn = self._free()
@@ -457,7 +473,7 @@ def _point_get(store: SQLiteStore, conn: sqlite3.Connection, key: bytes) -> byte
 
 def _paged_scan(
     store: SQLiteStore,
-    conn: sqlite3.Connection,
+    connect: Connect,
     lock: threading.Lock | None,
     start: bytes,
     stop: bytes | None,
@@ -465,14 +481,18 @@ def _paged_scan(
     limit: int | None,
     scans: dict[tuple[bool, bool], tuple[str, str]] = _SCANS,
 ) -> Iterator[Any]:
-    """Rows of ``[start, stop)`` read a page at a time (``lock`` held per page);
-    ``scans``: the statements (``_KEY_SCANS``: rows of the key alone)."""
+    """Rows of ``[start, stop)`` read a page of 256 at a time (``lock`` held per
+    page), each on the connection ``connect()`` gives then (it raises once the
+    view has ended, so nothing is read after); ``scans``: the statements
+    (``_KEY_SCANS``: rows of the key alone). Cost: one statement and one call of
+    ``connect`` per page."""
     first, then = scans[reverse, stop is not None]
     left = limit
     sql = first
     args: tuple[bytes, ...] = (start,) if stop is None else (start, stop)
     while left is None or left > 0:
         size = _PAGE if left is None else min(_PAGE, left)
+        conn = connect()
         try:
             if lock is None:
                 rows = conn.execute(sql, (*args, size)).fetchall()
@@ -492,19 +512,27 @@ def _paged_scan(
 
 
 class _SQLiteSnapshot(_Keys, Releasable, ReadView):
-    """A read transaction on a connection of its own (WAL snapshot isolation)."""
+    """A read transaction on a connection of its own (WAL snapshot isolation);
+    once released, every read (a running scan's next page, a seeker's next seek)
+    raises :class:`~keyspace.errors.StoreClosed`."""
 
     __slots__ = ("_conn", "_store")
 
     def __init__(self, store: SQLiteStore, conn: sqlite3.Connection) -> None:
         self._store = store
-        self._conn = conn
+        self._conn: sqlite3.Connection | None = conn
 
-    def _keys_conn(self) -> tuple[SQLiteStore, sqlite3.Connection, threading.Lock | None]:
-        return self._store, self._conn, None
+    def _live(self) -> sqlite3.Connection:
+        conn = self._conn
+        if conn is None:
+            raise StoreClosed(f"this snapshot of {self._store.url} has ended")
+        return conn
+
+    def _keys_conn(self) -> tuple[SQLiteStore, Connect, threading.Lock | None]:
+        return self._store, self._live, None
 
     def get(self, key: bytes) -> bytes | None:
-        return _point_get(self._store, self._conn, key)
+        return _point_get(self._store, self._live(), key)
 
     def scan(
         self,
@@ -514,10 +542,14 @@ class _SQLiteSnapshot(_Keys, Releasable, ReadView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        return _paged_scan(self._store, self._conn, None, start, stop, reverse, limit)
+        self._live()
+        return _paged_scan(self._store, self._live, None, start, stop, reverse, limit)
 
     def release(self) -> None:
-        self._conn.close()
+        """End the snapshot (close its connection). Idempotent."""
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
 
 
 class _SQLiteTransaction(_Keys, _Statements, WriteView):
@@ -533,7 +565,12 @@ class _SQLiteTransaction(_Keys, _Statements, WriteView):
     interrupt), the statements of the same operation before it (the first pairs of
     an ``update``, the record of an indexed save, the first keys of a ``clear``)
     would otherwise commit without the rest. Keys refused before any statement
-    runs (too large, bad input) leave the transaction usable."""
+    runs (too large, bad input) leave the transaction usable.
+
+    Its scans and seekers ask it for the connection before each page or seek: once
+    the block has ended they raise :class:`~keyspace.errors.StoreClosed` (the
+    connection is the store's, which then reads and writes outside any
+    transaction), and after a failed write that same ``StoreError``."""
 
     __slots__ = ("_conn", "_dead", "_store")
 
@@ -558,8 +595,8 @@ class _SQLiteTransaction(_Keys, _Statements, WriteView):
         self._dead = error
         return error
 
-    def _keys_conn(self) -> tuple[SQLiteStore, sqlite3.Connection, threading.Lock | None]:
-        return self._store, self._live(), None
+    def _keys_conn(self) -> tuple[SQLiteStore, Connect, threading.Lock | None]:
+        return self._store, self._live, None
 
     def get(self, key: bytes) -> bytes | None:
         return _point_get(self._store, self._live(), key)
@@ -572,7 +609,8 @@ class _SQLiteTransaction(_Keys, _Statements, WriteView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        return _paged_scan(self._store, self._live(), None, start, stop, reverse, limit)
+        self._live()
+        return _paged_scan(self._store, self._live, None, start, stop, reverse, limit)
 
     def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
         conn = self._live()

@@ -6,6 +6,8 @@ import contextlib
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from itertools import chain
 from typing import Any, Protocol
 
 import pytest
@@ -14,7 +16,7 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from .._bytes import prefix_end
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, WatchUnsupported
-from ..stores._base import Op, ReadView, Store
+from ..stores._base import Op, ReadView, Seeker, Store
 from ..stores._events import StoreEvent
 from ._model import StoreModelMachine
 
@@ -61,6 +63,102 @@ RANGES: list[tuple[bytes, bytes | None]] = [
     (b"\xfe", b"\xff\xff"),
     (b"zz", None),
 ]
+
+
+ENDED = [b"e%04d" % i for i in range(600)]
+"""Keys the scans of an ended view run over: more than the first page any adapter
+reads ahead (256: SQLite and etcd pages), so that a scan that reads on after its
+block would run past what it had read."""
+
+Items = list[tuple[bytes, bytes]]
+EndedScan = tuple[str, Callable[[ReadView], Iterator[Any] | None], Callable[[Items], list[Any]]]
+
+
+class _Abandon(Exception):
+    """Raised to end a transaction's block by an error (it is discarded)."""
+
+
+def _fast(view: ReadView, items: Iterator[Any]) -> Iterator[Any]:
+    """A fast path's items, its raw errors translated as the layers above do."""
+    try:
+        yield from items
+    except KeyspaceError:
+        raise
+    except Exception as exc:
+        raise view.translate(exc) from exc
+
+
+def _keys_of(items: Items) -> list[bytes]:
+    return [k for k, _ in items]
+
+
+def _ended_scans(lo: bytes, hi: bytes) -> list[EndedScan]:
+    """Every iterator a view gives over ``[lo, hi)``: its name, how to begin it on
+    a view (``None``: the view has no such fast path) and what it yields of the
+    view's items in that range."""
+
+    def same(items: Items) -> Items:
+        return items
+
+    def backwards(items: Items) -> Items:
+        return items[::-1]
+
+    def cut(items: Items) -> Items:
+        return [(k[len(lo) :], v) for k, v in items]
+
+    return [
+        ("scan", lambda v: v.scan(lo, hi), same),
+        ("reverse scan", lambda v: v.scan(lo, hi, reverse=True), backwards),
+        ("scan_keys", lambda v: v.scan_keys(lo, hi), _keys_of),
+        ("reverse scan_keys", lambda v: v.scan_keys(lo, hi, reverse=True), lambda i: _keys_of(i[::-1])),
+        (
+            "fast_scan",
+            lambda v: None if v.fast_scan is None else _fast(v, v.fast_scan(lo, hi, False, None)),
+            same,
+        ),
+        (
+            "reverse fast_scan",
+            lambda v: None if v.fast_scan is None else _fast(v, v.fast_scan(lo, hi, True, None)),
+            backwards,
+        ),
+        (
+            "fast_pages",
+            lambda v: (
+                None
+                if v.fast_pages is None
+                else _fast(v, chain.from_iterable(v.fast_pages(lo, hi, False, None)))
+            ),
+            same,
+        ),
+        (
+            "fast_scan_under",
+            lambda v: None if v.fast_scan_under is None else v.fast_scan_under(lo, [(lo, hi)], None),
+            cut,
+        ),
+    ]
+
+
+def _read_on(items: Iterator[Any], got: list[Any], expected: list[Any], what: str) -> None:
+    """Read ``items`` (begun in a block that has ended since) on into ``got``: it
+    must raise :class:`StoreClosed` saying the view has ended, and what it gave is
+    the start of ``expected`` (the view's state, read ahead), nothing of later
+    writes."""
+    with pytest.raises(StoreClosed, match="ended"):
+        got.extend(items)  # what came before the error stays in ``got``
+    assert got == expected[: len(got)], f"{what}: it read on after its block ended"
+
+
+def _ended_reads(view: ReadView, seeker: Seeker) -> list[Callable[[], object]]:
+    """The reads of ``view`` (whose block has ended) that must raise
+    :class:`StoreClosed`; ``seeker`` was made in the block."""
+    return [
+        lambda: seeker.seek(b"b"),
+        lambda: view.get(b"a"),
+        lambda: list(view.scan()),
+        lambda: list(view.scan_keys()),
+        lambda: view.count(),
+        lambda: view.seeker(b"z").seek(b"a"),
+    ]
 
 
 class StoreSuite:
@@ -383,6 +481,104 @@ class StoreSuite:
             )
         with pytest.raises(StoreClosed):
             snap.get(b"a")
+
+    # -- a view's iterators end with its block ----------------------------------
+
+    @staticmethod
+    def ended_views(store: Store) -> list[tuple[str, Callable[[], AbstractContextManager[ReadView]]]]:
+        """The views whose blocks end: a transaction, and a snapshot where offered."""
+        views: list[tuple[str, Callable[[], AbstractContextManager[ReadView]]]] = [
+            ("transaction", store.transaction)
+        ]
+        if store.capabilities.snapshots:
+            views.append(("snapshot", store.snapshot))
+        return views
+
+    def test_scans_end_with_their_block(self, store: Store) -> None:
+        """Every scan a snapshot or transaction gave out in its block (``scan``,
+        ``scan_keys``, forward and reverse, and the fast paths it offers) raises
+        :class:`StoreClosed` saying it has ended at its next read of the engine
+        once the block is over; what it still hands out is what it had read in
+        the block, never the writes made since."""
+        store.put_many([(k, b"old") for k in ENDED])
+        state = [(k, b"old") for k in ENDED]
+        late = [b"e%04d+" % i for i in range(0, len(ENDED), 50)]  # put after the block
+        gone = [b"e%04d" % i for i in range(25, len(ENDED), 50)]  # deleted after the block
+        for kind, begin in self.ended_views(store):
+            for name, start, expect in _ended_scans(b"e", b"f"):
+                with begin() as view:
+                    items = start(view)
+                    got = [] if items is None else [next(items)]
+                if items is None:
+                    continue  # a fast path this view does not offer
+                for key in late:
+                    store.put(key, b"new")
+                for key in gone:
+                    store.delete(key)
+                try:
+                    _read_on(items, got, expect(state), f"{kind} {name}")
+                finally:
+                    for key in late:
+                        store.delete(key)
+                    for key in gone:
+                        store.put(key, b"old")
+
+    def test_transaction_scans_of_its_own_writes_end_with_it(self, store: Store) -> None:
+        """A transaction's scans over its own pending writes (a range only it
+        wrote; a range it deleted from and wrote to) end with it too, whether it
+        committed or was discarded."""
+        mine = [(b"o%04d" % i, b"mine") for i in range(len(ENDED))]
+        most = store.capabilities.max_batch_ops
+        commit = most is None or most >= len(mine)  # else discarded: it could not commit
+        for name, start, expect in _ended_scans(b"o", b"p"):
+            items: Iterator[Any] | None = None
+            got: list[Any] = []
+            with contextlib.suppress(_Abandon), store.transaction() as tx:
+                tx.put_many(mine)
+                items = start(tx)
+                if items is not None:
+                    got.append(next(items))
+                if not commit:
+                    raise _Abandon
+            if items is not None:
+                _read_on(items, got, expect(mine), f"transaction {name} of its own writes")
+            store.delete_range(b"o", b"p")
+        store.put_many([(k, b"old") for k in ENDED])
+        in_block = {k: b"old" for k in ENDED}
+        for name, start, expect in _ended_scans(b"e", b"f"):
+            items = None
+            got = []
+            with contextlib.suppress(_Abandon), store.transaction() as tx:
+                tx.delete(b"e0003")
+                tx.delete_range(b"e0200", b"e0210")
+                tx.put(b"e0005+", b"mine")
+                tx.put(b"e0300", b"mine")
+                tx.put(b"e0500+", b"mine")
+                items = start(tx)
+                if items is not None:
+                    got.append(next(items))
+                raise _Abandon
+            if items is None:
+                continue
+            seen = dict(in_block)
+            del seen[b"e0003"]
+            for k in [k for k in seen if b"e0200" <= k < b"e0210"]:
+                del seen[k]
+            seen.update({b"e0005+": b"mine", b"e0300": b"mine", b"e0500+": b"mine"})
+            _read_on(items, got, expect(sorted(seen.items())), f"discarded transaction {name}")
+
+    def test_reads_of_an_ended_view_raise(self, store: Store) -> None:
+        """After its block, every read of a snapshot's or transaction's view
+        raises :class:`StoreClosed`: point reads, new scans, counts, new seekers,
+        and the next seek of a seeker made in the block."""
+        store.write([(b"a", b"1"), (b"b", b"2")])
+        for _kind, begin in self.ended_views(store):
+            with begin() as view:
+                seeker = view.seeker(b"z")
+                assert seeker.seek(b"a") == b"a"
+            for call in _ended_reads(view, seeker):
+                with pytest.raises(StoreClosed):
+                    call()
 
     # -- lifecycle -----------------------------------------------------------
 
