@@ -65,6 +65,14 @@ RANGES: list[tuple[bytes, bytes | None]] = [
 ]
 
 
+def _write_in_batches(store: Store, pairs: list[tuple[bytes, bytes]]) -> None:
+    """Write ``pairs`` in as few atomic batches as the engine allows
+    (``capabilities.max_batch_ops``: etcd takes 128 operations a transaction)."""
+    size = store.capabilities.max_batch_ops or len(pairs) or 1
+    for at in range(0, len(pairs), size):
+        store.write(pairs[at : at + size])
+
+
 ENDED = [b"e%04d" % i for i in range(600)]
 """Keys the scans of an ended view run over: more than the first page any adapter
 reads ahead (256: SQLite and etcd pages), so that a scan that reads on after its
@@ -315,9 +323,7 @@ class StoreSuite:
     def test_count_of_many_keys(self, store: Store) -> None:
         """Counts and key scans that cross the engines' pages and chunks."""
         keys = [b"n%05d" % i for i in range(1500)]
-        size = store.capabilities.max_batch_ops or len(keys)
-        for at in range(0, len(keys), size):
-            store.write([(k, b"") for k in keys[at : at + size]])
+        _write_in_batches(store, [(k, b"") for k in keys])
         store.put(b"o", b"after")
         assert store.count(b"n", b"o") == 1500
         assert store.count(b"n00100", b"n01097") == 997
@@ -500,7 +506,7 @@ class StoreSuite:
         :class:`StoreClosed` saying it has ended at its next read of the engine
         once the block is over; what it still hands out is what it had read in
         the block, never the writes made since."""
-        store.put_many([(k, b"old") for k in ENDED])
+        _write_in_batches(store, [(k, b"old") for k in ENDED])
         state = [(k, b"old") for k in ENDED]
         late = [b"e%04d+" % i for i in range(0, len(ENDED), 50)]  # put after the block
         gone = [b"e%04d" % i for i in range(25, len(ENDED), 50)]  # deleted after the block
@@ -543,7 +549,7 @@ class StoreSuite:
             if items is not None:
                 _read_on(items, got, expect(mine), f"transaction {name} of its own writes")
             store.delete_range(b"o", b"p")
-        store.put_many([(k, b"old") for k in ENDED])
+        _write_in_batches(store, [(k, b"old") for k in ENDED])
         in_block = {k: b"old" for k in ENDED}
         for name, start, expect in _ended_scans(b"e", b"f"):
             items = None
