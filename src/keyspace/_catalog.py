@@ -67,6 +67,7 @@ from .schemes._base import Key, Path, Scheme, component_bytes, exact_path, remem
 from .schemes.length_prefixed import to_length_prefixed_nested
 from .stores._base import ReadView, Store, WriteView
 from .stores._key_sizes import bad_key
+from .tuples import pack, unpack
 
 __all__ = ["LAYOUT_START", "LAYOUT_STOP", "SETTLED", "Catalog", "GuardAnswer", "ReadGuard"]
 
@@ -123,7 +124,7 @@ def check_leaf_depth(leaf_depth: Any) -> None:
     """Refuse a ``leaf_depth`` that is not ``None`` or an int of 0 or more
     (:class:`LayoutError`)."""
     if leaf_depth is not None and (type(leaf_depth) is not int or leaf_depth < 0):
-        raise LayoutError(f"leaf_depth must be an int of 0 or more, not {leaf_depth!r}")
+        raise LayoutError(f"leaf_depth must be an int of 0 or more, not {show_bytes(leaf_depth)}")
 
 
 class Catalog:
@@ -216,9 +217,14 @@ class Catalog:
 
     def _same(self, path: Path) -> Path:
         """``path`` in the form facts are kept in: in the byte schemes ``"a"`` and
-        ``b"a"`` are one scope, so components are kept as bytes."""
+        ``b"a"`` are one scope, so components are kept as bytes; in the tuple
+        scheme a path of other components than ``str`` and ``bytes`` is kept as
+        the exact values its encoding reads back as (a str or int subclass, whose
+        ``__hash__`` and ``__eq__`` may be anything, as the str or int it is
+        stored as), so that every fact is kept under a path that hashes and
+        compares as the scope it names."""
         if self.scheme.typed_keys:
-            return path
+            return path if exact_path(path) else unpack(pack((path,)))[0]
         return tuple(component_bytes(c) for c in path)
 
     def _layout_of(self, path: Path) -> str | None:
@@ -273,15 +279,17 @@ class Catalog:
             if len(same) < depth:
                 return _BRANCH
             raise LayoutError(
-                f"scope {path!r} is below the declared leaf depth {depth}: its keys are keys of the scope "
-                f"{path[:depth]!r}, which this scheme cannot tell apart from those of its children"
+                f"scope {show_bytes(path)} is below the declared leaf depth {depth}: its keys are keys of "
+                "the scope "
+                f"{show_bytes(path[:depth])}, which this scheme cannot tell apart from those of its children"
             )
         if self._persist and same not in self._loaded:
             self._load(view, same)
         for cut in range(len(same)):
             if self._layout_of(same[:cut]) == _LEAF:
                 raise LayoutError(
-                    f"scope {path[:cut]!r} holds keys, so it cannot hold the child scope {path!r}: this "
+                    f"scope {show_bytes(path[:cut])} holds keys, so it cannot hold the child scope "
+                    f"{show_bytes(path)}: this "
                     "scheme cannot tell a scope's own keys from its children's keys"
                 )
         kind = self._layout_of(same)
@@ -293,7 +301,8 @@ class Catalog:
                     found = _first(view, lo, hi)
                     if found is not None:
                         raise LayoutError(
-                            f"scope {path!r} has no recorded layout, yet the store holds keys under it "
+                            f"scope {show_bytes(path)} has no recorded layout, yet the store holds keys "
+                            "under it "
                             f"({show_bytes(found[0])} …): the layout records were changed outside "
                             "keyspace, so whose keys these are is not known"
                         )
@@ -301,7 +310,8 @@ class Catalog:
         raise LayoutError(
             f"which scopes of {self.url} hold keys is not known: {self.scheme.name} keys do not record where "
             f"a scope's name ends, and the store holds keys written without a recorded layout; open it with "
-            f"leaf_depth=N (the depth of the scopes that hold keys) to read or change scope {path!r}"
+            "leaf_depth=N (the depth of the scopes that hold keys) to read or change scope "
+            f"{show_bytes(path)}"
         )
 
     def _check_declared(self, view: ReadView, same: Path, path: Path) -> None:
@@ -312,7 +322,8 @@ class Catalog:
         for cut in range(len(same)):
             if view.get(_layout_key(same[:cut])) is not None:
                 raise LayoutError(
-                    f"the store records scope {path[:cut]!r} as holding keys, so scope {path!r} below it "
+                    f"the store records scope {show_bytes(path[:cut])} as holding keys, so scope "
+                    f"{show_bytes(path)} below it "
                     f"cannot hold keys: the declared leaf depth {self.leaf_depth} does not match the "
                     "layout recorded in the store (open it without leaf_depth)"
                 )
@@ -320,7 +331,8 @@ class Catalog:
         for key, _ in view.scan(start, prefix_end(start), limit=2):
             if key != start:
                 raise LayoutError(
-                    f"the store records scopes below scope {path!r} as holding keys, so it cannot hold keys "
+                    f"the store records scopes below scope {show_bytes(path)} as holding keys, so it cannot "
+                    "hold keys "
                     f"too: the declared leaf depth {self.leaf_depth} does not match the layout recorded in "
                     "the store (open it without leaf_depth)"
                 )
@@ -386,7 +398,9 @@ class Catalog:
         memo = self._ranges
         try:
             got = memo.get(path)
-        except TypeError:  # an unhashable component: the scheme names the fault
+        except MemoryError:
+            raise
+        except Exception:  # unhashable, or a component's __hash__/__eq__ raises: none kept
             got = None
         if got is not None and exact_path(path):  # not an equal path of other types
             return got
@@ -425,7 +439,8 @@ class Catalog:
 
     def _refuse(self, path: Path, key: Key, stored: bytes, lo: bytes, hi: bytes) -> NoReturn:
         raise ReservedKey(
-            f"key {show_bytes(key)} of scope {path!r} would be stored as {show_bytes(stored)}, in the range "
+            f"key {show_bytes(key)} of scope {show_bytes(path)} would be stored as {show_bytes(stored)}, in "
+            "the range "
             f"[{show_bytes(lo)}, {show_bytes(hi)}) that {self.url} reserves for the records keeping its "
             "keyspaces apart; a key of this scope may be stored anywhere but there"
         )
@@ -526,11 +541,11 @@ class Catalog:
     def _hash_guard(self, path: Path) -> ReadGuard:
         scheme = self.scheme
         key = scheme.prefix(path)
-        name = path[0]
+        name = str.__str__(path[0])  # the name as stored: a str subclass's own __eq__ does not run
         if key == scheme.prefix(()):
             raise HashCollision(
-                f"scope name {name!r} has the same xxh32 hash {show_bytes(key)} as the default scope, "
-                "which reserves it; choose another name"
+                f"scope name {show_bytes(name)} has the same xxh32 hash {show_bytes(key)} as the default "
+                "scope, which reserves it; choose another name"
             )
 
         registries = [state.registered for state in self._chain()]  # as _registered walks them
@@ -551,7 +566,7 @@ class Catalog:
                 raw = view.get(key)
                 if raw is None:
                     raise HashCollision(
-                        f"scope name {name!r}: the store holds keys under its xxh32 hash "
+                        f"scope name {show_bytes(name)}: the store holds keys under its xxh32 hash "
                         f"{show_bytes(key)} but no name registry entry says whose they are (the "
                         "registry was changed outside keyspace); this scope cannot be used"
                     )
@@ -563,7 +578,8 @@ class Catalog:
             other = self._registry_name(key, raw)
             if other != name:
                 raise HashCollision(
-                    f"scope name {name!r} has the same xxh32 hash {show_bytes(key)} as {other!r}, which "
+                    f"scope name {show_bytes(name)} has the same xxh32 hash {show_bytes(key)} as "
+                    f"{show_bytes(other)}, which "
                     "is registered in this store; its keys are that scope's, so this one cannot be used"
                 )
             if view is self.store:  # committed: the entry stays (drop never removes it)
@@ -849,7 +865,7 @@ class Catalog:
         other = _metadata.overlapping(view, scheme, self.url)
         if other is not None:
             raise SchemeMismatch(
-                f"the store at {self.url!r} holds the keyspace {other!r}, whose keys would overlap "
+                f"the store at {self.url!r} holds the keyspace {show_bytes(other)}, whose keys would overlap "
                 f"those of {scheme!r}; refusing to change it"
             )
         return found
@@ -863,7 +879,8 @@ class Catalog:
         path = self._same(path)
         if status == _BRANCH:
             raise LayoutError(
-                f"scope {path!r} holds child scopes, so it cannot hold keys too: this scheme cannot tell "
+                f"scope {show_bytes(path)} holds child scopes, so it cannot hold keys too: this scheme "
+                "cannot tell "
                 "a scope's own keys from its children's keys (a scope holds keys or child scopes, not both)"
             )
         # a declared leaf depth records nothing, except in a store whose layout is
@@ -879,7 +896,8 @@ class Catalog:
             key = _layout_key(path)
             if len(key) >= _LAYOUT_KEY_LIMIT:
                 raise LayoutError(
-                    f"scope path {path!r} is too long for its layout record ({len(key)} bytes, the limit is "
+                    f"scope path {show_bytes(path)} is too long for its layout record ({len(key)} bytes, "
+                    "the limit is "
                     f"{_LAYOUT_KEY_LIMIT - 1})"
                 )
             view.put(key, b"leaf")
@@ -892,7 +910,7 @@ class Catalog:
             return
         scheme = self.scheme
         key = scheme.prefix(path)  # u32le(hash): the registry entry of that hash
-        name = path[0]
+        name = str.__str__(path[0])  # the name as stored (a str subclass's own methods do not run)
         if self._registered(key) == name:
             return
         self._hash_guard(path)(view)  # HashCollision for a taken hash

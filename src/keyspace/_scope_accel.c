@@ -74,8 +74,8 @@
  * itself or a tuple of exactly str and bytes components it returns
  * stored(key) (a Transform is called in C); it calls s._encode_new(path, key)
  * where the reference does: no s._memo (AttributeError), no entry, a lookup
- * that raises TypeError (an unhashable path), KeyError or AttributeError, or a
- * path of other component types. Anything else (keyword arguments, another
+ * that raises any Exception but MemoryError (an unhashable path, whatever a
+ * component's __hash__ or __eq__ raises), or a path of other component types. Anything else (keyword arguments, another
  * number of arguments, an instance that is not a cls, a memo that is not a
  * dict or an entry that is not a pair, neither of which _compiled makes) is
  * handed to fallback, which then reads the memo itself. A subclass that
@@ -1202,10 +1202,10 @@ memo_encode_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
     PyObject *self = args[0], *path = args[1], *key = args[2];
     PyObject *memo = PyObject_GetAttr(self, str_memo);
     if (memo == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        if (PyErr_ExceptionMatches(PyExc_MemoryError) || !PyErr_ExceptionMatches(PyExc_Exception)) {
             return NULL;
         }
-        PyErr_Clear(); /* no memo yet */
+        PyErr_Clear(); /* no memo yet (AttributeError), as the reference's lookup catches it */
         return encode_new(self, path, key);
     }
     if (!PyDict_CheckExact(memo)) {
@@ -1217,10 +1217,10 @@ memo_encode_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
     if (entry == NULL) {
         Py_DECREF(memo);
         if (PyErr_Occurred()) {
-            /* the errors the reference's lookup catches: an unhashable path
-               (TypeError), or one of them raised by a component's __hash__/__eq__ */
-            if (!PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_KeyError)
-                && !PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            /* the errors the reference's lookup catches: every Exception but
+               MemoryError (an unhashable path, whatever a component's __hash__ or
+               __eq__ raises); _encode_new then refuses the path by name */
+            if (PyErr_ExceptionMatches(PyExc_MemoryError) || !PyErr_ExceptionMatches(PyExc_Exception)) {
                 return NULL;
             }
             PyErr_Clear();

@@ -17,9 +17,13 @@ codecs take the codecs of their parts::
     USER.encode({"name": "ann", "age": 7}) == b"\\x03" + b"\\0" * 7 + b"ann\\x07"
 
 An object of the wrong type or out of range raises
-:class:`~keyspace.errors.InvalidKey` naming it and the limit; bytes that are not
-an encoding (short, trailing bytes, a bad ``bool``/``Option`` tag, invalid UTF-8)
-raise :class:`~keyspace.errors.DecodeError` naming the offset.
+:class:`~keyspace.errors.InvalidKey` naming it and the limit, and so does one whose
+own methods, which the composite codecs call (``len`` and iteration of a
+sequence, a mapping's ``in`` and ``[]``, ``!=`` for the unit value), raise:
+the message names the object and the error. Bytes that are not an encoding
+(short, trailing bytes, a bad ``bool``/``Option`` tag, invalid UTF-8) raise
+:class:`~keyspace.errors.DecodeError` naming the offset; ``decode`` of an object
+that is not bytes-like raises :class:`~keyspace.errors.InvalidArgument`.
 
 Cost: one ``struct`` call per integer, one slice per string; ``encode`` joins the
 parts once.
@@ -31,7 +35,8 @@ import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .errors import DecodeError, InvalidKey, show_bytes
+from ._bytes import buffer_bytes, bytes_argument
+from .errors import DecodeError, InvalidKey, KeyspaceError, show_bytes, show_error
 
 __all__ = [
     "BOOL",
@@ -75,12 +80,27 @@ class BincodeCodec:
         raise NotImplementedError
 
     def encode(self, obj: Any) -> bytes:
+        """The encoding of ``obj``; :class:`InvalidKey` for an object this codec
+        does not take, naming it, also where the object's own methods raise (the
+        message names their error)."""
         out: list[bytes] = []
-        self.write(obj, out)
+        try:
+            self.write(obj, out)
+        except (KeyspaceError, MemoryError):
+            raise
+        except Exception as exc:  # raised by a method of the object (or of an element of it)
+            raise InvalidKey(
+                f"{show_bytes(obj)} cannot be encoded as bincode {self.name}: its own code raised "
+                f"{show_error(exc)}"
+            ) from None
         return b"".join(out)
 
     def decode(self, raw: bytes) -> Any:
-        raw = bytes(raw)
+        """The object ``raw`` encodes; :class:`DecodeError` for bytes that are not
+        one encoding, :class:`InvalidArgument` for an argument that is not
+        bytes-like (its bytes are read through the buffer protocol)."""
+        if type(raw) is not bytes:
+            raw = bytes_argument(raw, f"bincode {self.name} decode() argument")
         obj, end = self.read(raw, 0)
         if end != len(raw):
             raise DecodeError(
@@ -113,9 +133,13 @@ class _Int(BincodeCodec):
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if type(obj) is not int:
-            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode {self.name} takes int")
+            raise InvalidKey(
+                f"{show_bytes(obj)} has type {type(obj).__name__}; bincode {self.name} takes int"
+            )
         if not self._lo <= obj <= self._hi:
-            raise InvalidKey(f"int {obj} is outside the range of {self.name}, [{self._lo}, {self._hi}]")
+            raise InvalidKey(
+                f"int {show_bytes(obj)} is outside the range of {self.name}, [{self._lo}, {self._hi}]"
+            )
         out.append(self._struct.pack(obj))
 
     def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
@@ -129,7 +153,7 @@ class _Int(BincodeCodec):
         return super().encode(obj)  # raises the named error
 
     def decode(self, raw: bytes) -> Any:
-        if len(raw) == self._struct.size:
+        if type(raw) is bytes and len(raw) == self._struct.size:
             return self._struct.unpack(raw)[0]
         return super().decode(raw)
 
@@ -153,12 +177,14 @@ class _Float(BincodeCodec):
         self.fixed_size = self._struct.size
 
     def write(self, obj: Any, out: list[bytes]) -> None:
-        if type(obj) not in (float, int) or type(obj) is bool:
-            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode {self.name} takes float")
+        if type(obj) is not float and type(obj) is not int:
+            raise InvalidKey(
+                f"{show_bytes(obj)} has type {type(obj).__name__}; bincode {self.name} takes float"
+            )
         try:
             out.append(self._struct.pack(obj))
-        except OverflowError:
-            raise InvalidKey(f"float {obj!r} is outside the range of {self.name}") from None
+        except (OverflowError, struct.error):
+            raise InvalidKey(f"number {show_bytes(obj)} is outside the range of {self.name}") from None
 
     def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
         size = self._struct.size
@@ -175,7 +201,7 @@ class _Bool(BincodeCodec):
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if type(obj) is not bool:
-            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode bool takes bool")
+            raise InvalidKey(f"{show_bytes(obj)} has type {type(obj).__name__}; bincode bool takes bool")
         out.append(b"\x01" if obj else b"\x00")
 
     def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
@@ -195,7 +221,7 @@ class _Unit(BincodeCodec):
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if obj is not None and obj != ():
-            raise InvalidKey(f"{obj!r} is not the unit value; bincode unit takes None or ()")
+            raise InvalidKey(f"{show_bytes(obj)} is not the unit value; bincode unit takes None or ()")
 
     def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
         return None, offset
@@ -215,9 +241,13 @@ class _Bytes(BincodeCodec):
     name = "bytes"
 
     def write(self, obj: Any, out: list[bytes]) -> None:
-        if not isinstance(obj, bytes | bytearray | memoryview):
-            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode bytes (Vec<u8>) takes bytes")
-        data = bytes(obj)
+        data = obj if type(obj) is bytes else None
+        if data is None and issubclass(type(obj), bytes | bytearray | memoryview):
+            data = buffer_bytes(obj)
+        if data is None:
+            raise InvalidKey(
+                f"{show_bytes(obj)} has type {type(obj).__name__}; bincode bytes (Vec<u8>) takes bytes"
+            )
         out.append(_LEN.pack(len(data)))
         out.append(data)
 
@@ -236,12 +266,14 @@ class _String(BincodeCodec):
     name = "string"
 
     def write(self, obj: Any, out: list[bytes]) -> None:
-        if not isinstance(obj, str):
-            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode String takes str")
+        if not issubclass(type(obj), str):
+            raise InvalidKey(f"{show_bytes(obj)} has type {type(obj).__name__}; bincode String takes str")
         try:
-            data = obj.encode("utf-8")
+            data = str.encode(obj, "utf-8")  # a subclass's own encode does not run
         except UnicodeEncodeError as exc:
-            raise InvalidKey(f"{obj!r} is not valid UTF-8 text: {exc.reason} at index {exc.start}") from None
+            raise InvalidKey(
+                f"{show_bytes(obj)} is not valid UTF-8 text: {exc.reason} at index {exc.start}"
+            ) from None
         out.append(_LEN.pack(len(data)))
         out.append(data)
 
@@ -321,7 +353,9 @@ class Seq(BincodeCodec):
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if isinstance(obj, str | bytes | bytearray | Mapping) or not isinstance(obj, Sequence):
-            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode {self.name} takes a list")
+            raise InvalidKey(
+                f"{show_bytes(obj)} has type {type(obj).__name__}; bincode {self.name} takes a list"
+            )
         out.append(_LEN.pack(len(obj)))
         for item in obj:
             self.inner.write(item, out)
@@ -356,7 +390,8 @@ class Tuple(BincodeCodec):
     def write(self, obj: Any, out: list[bytes]) -> None:
         if not isinstance(obj, tuple | list) or len(obj) != len(self.fields):
             raise InvalidKey(
-                f"{obj!r} is not a tuple of {len(self.fields)} fields; bincode {self.name} takes one"
+                f"{show_bytes(obj)} is not a tuple of {len(self.fields)} fields; bincode {self.name} takes "
+                "one"
             )
         for field, item in zip(self.fields, obj, strict=True):
             field.write(item, out)
@@ -382,12 +417,15 @@ class Struct(BincodeCodec):
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if not isinstance(obj, Mapping):
-            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; bincode {self.name} takes a dict")
+            raise InvalidKey(
+                f"{show_bytes(obj)} has type {type(obj).__name__}; bincode {self.name} takes a dict"
+            )
         missing = [n for n, _ in self.fields if n not in obj]
         extra = sorted(str(k) for k in obj if k not in {n for n, _ in self.fields})
         if missing or extra:
             raise InvalidKey(
-                f"{obj!r} does not match struct {self.name}: missing fields {missing}, unknown fields {extra}"
+                f"{show_bytes(obj)} does not match struct {self.name}: missing fields {missing}, "
+                f"unknown fields {show_bytes(extra)}"
             )
         for field_name, codec in self.fields:
             codec.write(obj[field_name], out)

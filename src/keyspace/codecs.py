@@ -15,7 +15,8 @@ collection nests a value as it is inside a JSON entry of its own (see
 :class:`Codec`). Nothing above this module tests for a codec's class.
 
 Codecs never touch a store; a bad object raises :class:`~keyspace.errors.InvalidKey`
-before anything is written.
+before anything is written, naming it (cut short: :func:`~keyspace.errors.show_bytes`)
+and what the codec takes, whatever the object's own methods do.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from . import bincode
-from .errors import DecodeError, InvalidArgument, InvalidKey, show_bytes
+from ._bytes import buffer_bytes, bytes_argument
+from .errors import DecodeError, InvalidArgument, InvalidKey, show_bytes, show_error
 
 __all__ = ["BYTES", "INT", "JSON", "STR", "Codec", "bincode", "resolve_codec", "writes_json"]
 
@@ -57,16 +59,23 @@ class Codec(Protocol):
 
 
 class BytesCodec:
-    """Keys or values that are ``bytes`` already (the default)."""
+    """Keys or values that are ``bytes`` already (the default); a ``bytearray`` or
+    ``memoryview`` is read through the buffer protocol (a released view raises
+    :class:`InvalidKey`)."""
 
     name = "bytes"
 
     def encode(self, obj: Any) -> bytes:
         if type(obj) is bytes:
             return obj
-        if isinstance(obj, (bytearray, memoryview)):
-            return bytes(obj)
-        raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; this scope takes bytes (codec 'bytes')")
+        if issubclass(type(obj), (bytearray, memoryview)):
+            raw = buffer_bytes(obj)
+            if raw is not None:
+                return raw
+            raise InvalidKey(f"{show_bytes(obj)} holds no bytes; this scope takes bytes (codec 'bytes')")
+        raise InvalidKey(
+            f"{show_bytes(obj)} has type {type(obj).__name__}; this scope takes bytes (codec 'bytes')"
+        )
 
     def decode(self, raw: bytes) -> bytes:
         return raw
@@ -78,12 +87,16 @@ class StrCodec:
     name = "str"
 
     def encode(self, obj: Any) -> bytes:
-        if not isinstance(obj, str):
-            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; this scope takes str (codec 'str')")
+        if not issubclass(type(obj), str):
+            raise InvalidKey(
+                f"{show_bytes(obj)} has type {type(obj).__name__}; this scope takes str (codec 'str')"
+            )
         try:
-            return obj.encode("utf-8")
+            return str.encode(obj, "utf-8")  # a subclass's own encode does not run
         except UnicodeEncodeError as exc:
-            raise InvalidKey(f"{obj!r} is not valid UTF-8 text: {exc.reason} at index {exc.start}") from None
+            raise InvalidKey(
+                f"{show_bytes(obj)} is not valid UTF-8 text: {exc.reason} at index {exc.start}"
+            ) from None
 
     def decode(self, raw: bytes) -> str:
         try:
@@ -92,6 +105,8 @@ class StrCodec:
             raise DecodeError(
                 f"{show_bytes(raw)} is not UTF-8: {exc.reason} at offset {exc.start}", exc.start
             ) from None
+        except AttributeError:  # not bytes: a bytes-like argument as its bytes, else InvalidArgument
+            return self.decode(bytes_argument(raw, "the str codec's decode() argument"))
 
 
 _I64 = struct.Struct(">Q")
@@ -109,12 +124,16 @@ class IntCodec:
 
     def encode(self, obj: Any) -> bytes:
         if type(obj) is not int:
-            raise InvalidKey(f"{obj!r} has type {type(obj).__name__}; this scope takes int (codec 'int')")
+            raise InvalidKey(
+                f"{show_bytes(obj)} has type {type(obj).__name__}; this scope takes int (codec 'int')"
+            )
         if not _I64_MIN <= obj <= _I64_MAX:
-            raise InvalidKey(f"int {obj} is outside the codec's range [{_I64_MIN}, {_I64_MAX}]")
+            raise InvalidKey(f"int {show_bytes(obj)} is outside the codec's range [{_I64_MIN}, {_I64_MAX}]")
         return _I64.pack(obj + _SIGN)
 
     def decode(self, raw: bytes) -> int:
+        if type(raw) is not bytes:
+            raw = bytes_argument(raw, "the int codec's decode() argument")
         if len(raw) != 8:
             raise DecodeError(f"an int key is 8 bytes, got {len(raw)}: {show_bytes(raw)}", 0)
         return int(_I64.unpack(raw)[0]) - _SIGN
@@ -130,9 +149,11 @@ class JsonCodec:
     limit included (stored values are whatever their writer wrote: ``NaN`` and
     ``Infinity``, which Python's ``json`` writes, are read as floats); an object
     JSON cannot hold (a float ``nan`` or ``inf`` among them: no JSON reader but
-    Python's takes what ``json.dumps`` makes of it), or nested that deep, raises
-    :class:`InvalidKey` before anything is written. Cost: one C encoder or
-    decoder call. Declares ``writes_json`` (see :class:`Codec`)."""
+    Python's takes what ``json.dumps`` makes of it), or nested that deep, or one
+    whose own methods the encoder calls raise (a mapping's ``items``, the
+    ordering of its keys), raises :class:`InvalidKey` before anything is
+    written. Cost: one C encoder or decoder call. Declares ``writes_json`` (see
+    :class:`Codec`)."""
 
     name = "json"
     writes_json = True
@@ -145,14 +166,18 @@ class JsonCodec:
     def encode(self, obj: Any) -> bytes:
         try:
             return self._encode(obj).encode()
-        except (TypeError, ValueError) as exc:
-            raise InvalidKey(f"{show_bytes(obj)} cannot be encoded as JSON: {exc}") from None
-        except RecursionError:  # nested too deep (and too deep for its repr in the message)
+        except RecursionError:  # nested deeper than the recursion limit
             raise InvalidKey(
-                f"a {type(obj).__name__} nested deeper than the recursion limit cannot be encoded as JSON"
+                f"{show_bytes(obj)} is nested deeper than the recursion limit: it cannot be encoded as JSON"
             ) from None
+        except MemoryError:
+            raise
+        except Exception as exc:  # what the encoder or the object's own methods raised
+            raise InvalidKey(f"{show_bytes(obj)} cannot be encoded as JSON: {show_error(exc)}") from None
 
     def decode(self, raw: bytes) -> Any:
+        if type(raw) is not bytes:
+            raw = bytes_argument(raw, "the json codec's decode() argument")
         try:
             text = raw.decode()
             try:  # the C scanner alone, where one value fills the text (no whitespace around)

@@ -33,6 +33,10 @@ checked before anything is written, so an error never leaves a store half-change
 
 from __future__ import annotations
 
+from typing import Any
+
+from ._bytes import buffer_bytes
+
 __all__ = [
     "AccessDenied",
     "AuthenticationFailed",
@@ -57,60 +61,146 @@ __all__ = [
     "WatchCompacted",
     "WatchUnsupported",
     "show_bytes",
+    "show_error",
 ]
 
 _SHOW_LIMIT = 48
 
 
 def show_bytes(value: object, limit: int = _SHOW_LIMIT) -> str:
-    """Render a value for an error message, shortening long byte strings.
+    """Render a value for an error message, shortening it, whatever the value:
+    never recurses, and raises nothing of its own (what the value's own methods
+    raise is caught; only ``KeyboardInterrupt`` and the like pass).
 
     ``show_bytes(b"a" * 100)`` gives ``b'aaaa…' (100 bytes)``: messages stay one
-    readable line however large the offending value is. A tuple is shown as its
-    ``repr``, built without recursion, so one nested deeper than the recursion
-    limit is shown too. Cost: linear in the size of the value (one ``repr``; for a
-    tuple, one per element that is not a tuple).
+    readable line however large the offending value is. A bytes-like value
+    (``bytearray``, ``memoryview``, a ``bytes`` subclass) is shown as the bytes it
+    holds, read through the buffer protocol (a released ``memoryview`` as
+    ``<released memoryview>``). Any other value is shown as its ``repr``, cut to
+    about ``limit`` characters with its full length, ``… (N characters)``; tuples,
+    lists, dicts, sets and frozensets (the exact types) are drawn without recursion
+    (a container inside itself as ``[...]``), so one nested deeper than the
+    recursion limit is shown too; an int of more than about ``limit`` digits
+    as the first hex digits and its size in bits (a decimal ``repr`` of it may
+    be refused by Python's int-to-str limit, and costs time quadratic in its
+    length); an object whose own ``repr`` raises (or recurses too deep) as
+    ``<type object>``. Cost: linear in the size of the value (one ``repr`` per
+    element that is not one of those containers).
     """
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        raw = bytes(value)
-        if len(raw) <= limit:
-            return repr(raw)
-        return f"{raw[:limit]!r}… ({len(raw)} bytes)"
-    if type(value) is tuple:
-        text, size = _tuple_repr(value, limit + 16)
-    else:
-        text = repr(value)
-        size = len(text)
-    if size <= limit + 16:
+    keep = limit + 16
+    kind = type(value)
+    try:
+        if kind is bytes or issubclass(kind, (bytes, bytearray, memoryview)):
+            raw = value if kind is bytes else buffer_bytes(value)
+            if raw is None:
+                return f"<released {kind.__name__}>"
+            assert isinstance(raw, bytes)
+            if len(raw) <= limit:
+                return repr(raw)
+            return f"{raw[:limit]!r}… ({len(raw)} bytes)"
+        text, size = _repr_head(value, keep)
+    except Exception:  # a container changed while it was drawn (by an element's repr)
+        return f"<{kind.__name__} object>"
+    if size <= keep:
         return text
     return f"{text[:limit]}… ({size} characters)"
 
 
-def _tuple_repr(t: tuple[object, ...], keep: int) -> tuple[str, int]:
-    """The first ``keep`` characters (at least; all when there are no more) of
-    ``repr(t)``, and its length, with nested tuples walked on an explicit stack
-    rather than by recursion. Cost: one ``repr`` per element that is not a tuple;
-    only the kept text is joined."""
-    parts = ["("]
-    size = 1
-    stack: list[tuple[tuple[object, ...], int]] = [(t, 0)]
+def show_error(exc: BaseException, limit: int = 2 * _SHOW_LIMIT) -> str:
+    """``"Type: message"`` of an exception raised by another object's code (a
+    value's own method, a codec's), for a message that names it as the cause, cut
+    to about ``limit`` characters; just ``"Type"`` when the exception has no
+    message or its ``str`` raises. Never raises."""
+    name = type(exc).__name__
+    try:
+        text = str.__str__(str(exc))  # an exact str, whatever __str__ returned
+    except Exception:
+        return name
+    if len(text) > limit:
+        text = f"{text[:limit]}… ({len(text)} characters)"
+    return f"{name}: {text}" if text else name
+
+
+_OPEN: dict[type, str] = {tuple: "(", list: "[", dict: "{", set: "{", frozenset: "frozenset({"}
+_CLOSE: dict[type, str] = {tuple: ")", list: "]", dict: "}", set: "}", frozenset: "})"}
+_EMPTY: dict[type, str] = {set: "set()", frozenset: "frozenset()"}
+_INT_DIGIT_BITS = 10 / 3  # a little more than the bits of one decimal digit (3.32)
+
+
+def _repr_head(value: Any, keep: int) -> tuple[str, int]:
+    """The first ``keep`` characters (at least; all when there are no more) of the
+    ``repr`` of ``value`` as :func:`show_bytes` draws it, and its length, with
+    nested tuples, lists, dicts, sets and frozensets (exact types) walked on an
+    explicit stack rather than by recursion. Cost: one :func:`_atom` per element
+    that is not such a container, one small list per container; only the kept
+    text is joined."""
+    kind = type(value)
+    if kind not in _OPEN:
+        text = _atom(value, keep)
+        return text, len(text)
+    if not value and kind in _EMPTY:
+        return _EMPTY[kind], len(_EMPTY[kind])
+    parts = [_OPEN[kind]]
+    size = len(parts[0])
+    # one frame per open container: its iterator (of items, for a dict), its type,
+    # the elements drawn so far, its id, and a dict value still to draw after its key
+    stack: list[list[Any]] = [[iter(value.items() if kind is dict else value), kind, 0, id(value), ()]]
+    open_ids = {id(value)}  # the containers being drawn: one met again inside itself is shown as [...]
     while stack:
-        current, i = stack[-1]
-        if i == len(current):
-            stack.pop()
-            token = ",)" if i == 1 else ")"
+        frame = stack[-1]
+        if frame[4]:  # the value of the dict item whose key was drawn last
+            x = frame[4][0]
+            frame[4] = ()
+            lead = ": "
         else:
-            stack[-1] = (current, i + 1)
-            x = current[i]
-            if type(x) is tuple:
-                stack.append((x, 0))
-                token = ", (" if i else "("
+            x = next(frame[0], stack)  # the stack itself: no element is it
+            if x is stack:
+                stack.pop()
+                open_ids.discard(frame[3])
+                token = ",)" if frame[1] is tuple and frame[2] == 1 else _CLOSE[frame[1]]
+                if size <= keep:
+                    parts.append(token)
+                size += len(token)
+                continue
+            lead = ", " if frame[2] else ""
+            frame[2] += 1
+            if frame[1] is dict:
+                x, value_next = x
+                frame[4] = (value_next,)
+        kind = type(x)
+        if kind in _OPEN:
+            if id(x) in open_ids:
+                token = f"{lead}{_OPEN[kind]}...{_CLOSE[kind]}"
+            elif not x and kind in _EMPTY:
+                token = lead + _EMPTY[kind]
             else:
-                token = f", {x!r}" if i else repr(x)
+                stack.append([iter(x.items() if kind is dict else x), kind, 0, id(x), ()])
+                open_ids.add(id(x))
+                token = lead + _OPEN[kind]
+        else:
+            token = lead + _atom(x, keep)
         if size <= keep:
             parts.append(token)
         size += len(token)
     return "".join(parts), size
+
+
+def _atom(x: object, keep: int) -> str:
+    """The ``repr`` of ``x``, a value :func:`_repr_head` does not walk, as an exact
+    ``str``: an int too long to show in full as its leading hex digits and size,
+    and ``<type object>`` when its own ``repr`` raises (or recurses too deep)."""
+    kind = type(x)
+    if kind is str:
+        return repr(x)
+    if issubclass(kind, int) and kind is not bool:
+        bits = int.bit_length(x)  # type: ignore[arg-type]  # an int (subclass): no method of its own runs
+        if bits > keep * _INT_DIGIT_BITS:
+            n = int.__int__(x)  # type: ignore[arg-type]
+            return f"{'-' if n < 0 else ''}0x{abs(n) >> (bits - 64):x}… (an int of {bits} bits)"
+    try:
+        return str.__str__(repr(x))  # an exact str, whatever __repr__ returned
+    except Exception:
+        return f"<{kind.__name__} object>"
 
 
 class KeyspaceError(Exception):

@@ -87,8 +87,10 @@ class Keyspace(Closing):
         if default:
             try:
                 found = self._default_scopes[path]
-            except (KeyError, TypeError):  # not made yet (or an unhashable path: Scope says why)
-                pass
+            except MemoryError:
+                raise
+            except Exception:  # not made yet, or unhashable, or a component's __hash__/__eq__ raises:
+                pass  # Scope names the fault, if any
             else:
                 if exact_path(path):  # not an equal path of other types (1.0 == 1, memoryview == bytes)
                     return found

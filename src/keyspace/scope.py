@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._catalog import SETTLED
 from .codecs import BYTES, INT, STR, Codec
-from .errors import InvalidArgument, KeyspaceError
+from .errors import InvalidArgument, KeyspaceError, show_bytes
 from .schemes._base import Key, Path, Scheme
 from .schemes._layouts import Layout
 from .stores._base import ReadView, WriteView
@@ -144,7 +144,7 @@ def _check_flags(include_start: Any, include_stop: Any, reverse: Any = False) ->
     flags = (("include_start", include_start), ("include_stop", include_stop), ("reverse", reverse))
     for name, value in flags:
         if type(value) is not bool:
-            raise InvalidArgument(f"{name} must be True or False, not {value!r}")
+            raise InvalidArgument(f"{name} must be True or False, not {show_bytes(value)}")
 
 
 def _intersect(ranges: tuple[_Range, ...], lo: bytes, hi: bytes | None) -> list[_Range]:
@@ -558,7 +558,7 @@ class Scope(MutableMapping[Any, Any]):
     def _writer(self) -> WriteView:
         view = self._view
         if not isinstance(view, WriteView) or not isinstance(self._data, WriteView):
-            raise KeyspaceError(f"scope {self.path!r} is read-only here (a snapshot view)")
+            raise KeyspaceError(f"scope {show_bytes(self.path)} is read-only here (a snapshot view)")
         return view
 
     def _part(self, view: WriteView) -> WriteView:
@@ -572,7 +572,9 @@ class Scope(MutableMapping[Any, Any]):
         narrow = getattr(view, "narrow", None)
         got = None if narrow is None else narrow(self.prefix)
         if got is None or got[1] != self._cut:
-            raise KeyspaceError(f"scope {self.path!r}: {view!r} does not hold its keys as {self._view!r}")
+            raise KeyspaceError(
+                f"scope {show_bytes(self.path)}: {view!r} does not hold its keys as {self._view!r}"
+            )
         return got[0]  # type: ignore[no-any-return]  # writable where the view is
 
     def _whole_ops(self, ops: Sequence[tuple[bytes, bytes | None]]) -> Sequence[tuple[bytes, bytes | None]]:
@@ -651,8 +653,8 @@ class Scope(MutableMapping[Any, Any]):
         if prefix is not None:
             if start is not None or stop is not None:
                 raise InvalidArgument(
-                    f"'prefix' cannot be combined with 'start' or 'stop' (prefix={prefix!r}, "
-                    f"start={start!r}, stop={stop!r})"
+                    f"'prefix' cannot be combined with 'start' or 'stop' (prefix={show_bytes(prefix)}, "
+                    f"start={show_bytes(start)}, stop={show_bytes(stop)})"
                 )
             codec = self._key_spec
             if _scheme_keys(self.scheme, codec):
@@ -776,7 +778,7 @@ class Scope(MutableMapping[Any, Any]):
         if limit is None:
             return None
         if type(limit) is not int:
-            raise InvalidArgument(f"limit must be an int or None, not {limit!r}")
+            raise InvalidArgument(f"limit must be an int or None, not {show_bytes(limit)}")
         if type(include_start) is not bool or type(include_stop) is not bool or type(reverse) is not bool:
             _check_flags(include_start, include_stop, reverse)
         if limit > 1024:

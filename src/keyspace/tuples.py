@@ -28,14 +28,20 @@ positive NaNs. Subclasses (``IntEnum``, named tuples, UUID subclasses) encode as
 their base type. ``unpack`` also reads single-precision floats (code ``20``) and
 returns them as ``float``; it rejects versionstamps and the reserved codes.
 
-Errors: an unsupported element type raises :class:`TypeError` naming the type; an
-int needing more than 255 bytes and a ``str`` that is not valid Unicode (lone
-surrogates) raise :class:`~keyspace.errors.InvalidName`; tuples nested more than
-:data:`MAX_NESTING` levels deep raise :class:`~keyspace.errors.InvalidKey`.
+Errors: ``pack`` of anything but a tuple, and of an element of an unsupported type,
+raises :class:`~keyspace.errors.InvalidKey` (a ``TypeError``) naming the type and
+the value; an int needing more than 255 bytes and a ``str`` that is not valid
+Unicode (lone surrogates; the message names the str and the index of the first
+one) raise :class:`~keyspace.errors.InvalidName`; tuples nested more than
+:data:`MAX_NESTING` levels deep raise :class:`~keyspace.errors.InvalidKey`. A
+subclass (of str, bytes, int, float, UUID or tuple) is read with its base type's
+own methods, so none of its own (``encode``, ``__iter__``, ``__len__``, …) runs.
 ``unpack`` raises only :class:`~keyspace.errors.DecodeError` on malformed input, with
 ``offset`` set to the position of the element that could not be decoded, and on
 input that opens more than :data:`MAX_NESTING` nested tuples inside one another
-(``offset``: the ``05`` one level too deep).
+(``offset``: the ``05`` one level too deep); an argument that is not bytes, or a
+``prefix_len`` that is not an int of 0 or more, raises
+:class:`~keyspace.errors.InvalidArgument`.
 
 Cost: linear in the encoded size. Packing uses an optional C encoder
 (``keyspace._tuples_accel``, built at install time when a C compiler is
@@ -63,7 +69,8 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .errors import DecodeError, InvalidKey, InvalidName, show_bytes
+from ._bytes import bytes_argument
+from .errors import DecodeError, InvalidArgument, InvalidKey, InvalidName, show_bytes
 
 __all__ = ["MAX_NESTING", "pack", "range", "unpack"]
 
@@ -108,6 +115,7 @@ _SIGN32 = 1 << 31
 # _ONES[n] == 2**(8n) - 1: the one's-complement offset of an n-byte negative int.
 _ONES = tuple((1 << (8 * n)) - 1 for n in builtins.range(9))
 _UUID = uuid.UUID
+_UUID_INT: Any = uuid.UUID.__dict__["int"]  # the slot that holds a UUID's value
 
 
 # -- encoding -----------------------------------------------------------------------
@@ -149,7 +157,9 @@ def _enc_bigint(v: int) -> bytes:
     # takes the 9-255 byte form with a length of 8).
     n = (v.bit_length() + 7) >> 3
     if n > 255:
-        raise InvalidName(f"int of {n} bytes is too large for the tuple encoding (at most 255 bytes)")
+        raise InvalidName(
+            f"int {show_bytes(v)} of {n} bytes is too large for the tuple encoding (at most 255 bytes)"
+        )
     if v > 0:
         return bytes((0x1D, n)) + v.to_bytes(n, "big")
     return bytes((0x0B, n ^ 0xFF)) + ((1 << (n << 3)) - 1 + v).to_bytes(n, "big")
@@ -200,27 +210,57 @@ _FLAT: dict[type, _Encoder] = {k: f for k, f in _NESTED.items() if k is not tupl
 
 
 def _enc_any(v: Any, nested: bool) -> bytes:
-    """Encode one element of any supported type, subclasses included (slow path)."""
+    """Encode one element of any supported type, subclasses included (slow path),
+    and name every element it refuses (see :func:`pack`).
+
+    The type is found from ``type(v)`` (``issubclass``, never ``isinstance``,
+    which asks the value its ``__class__``), and a subclass is read through its
+    base type's methods, so no method of the value's own runs: a str subclass
+    whose ``encode``, a bytes subclass whose ``replace``, an int subclass whose
+    comparisons or a tuple subclass whose ``__iter__`` raises (or lies) is
+    encoded as its base value."""
     if v is None:
         return b"\x00\xff" if nested else b"\x00"
-    if isinstance(v, bytes):
-        return _enc_bytes(v)
-    if isinstance(v, str):
-        return _enc_str(v)
-    if isinstance(v, bool):
+    kind = type(v)
+    if issubclass(kind, bytes):
+        return bytes.replace(v, b"\x00", b"\x00\xff").join(_BYTES)
+    if issubclass(kind, str):
+        try:
+            raw = str.encode(v)
+        except UnicodeEncodeError as exc:
+            raise _not_utf8(str.__str__(v), exc) from None
+        return raw.replace(b"\x00", b"\x00\xff").join(_STR)
+    if kind is bool:
         return _enc_bool(v)
-    if isinstance(v, int):
-        return _enc_int(v)
-    if isinstance(v, float):
-        return _enc_float(v)
-    if isinstance(v, uuid.UUID):
-        return _enc_uuid(v)
-    if isinstance(v, tuple):
+    if issubclass(kind, int):
+        return _enc_int(int.__int__(v))
+    if issubclass(kind, float):
+        return _enc_float(float.__float__(v))
+    if issubclass(kind, uuid.UUID):
+        try:
+            value = _UUID_INT.__get__(v, _UUID)  # the slot itself: no property of v's own runs
+        except AttributeError:  # made without __init__: no value
+            value = None
+        if type(value) is not int or not 0 <= value < 1 << 128:
+            raise InvalidKey(
+                f"uuid.UUID element of type {kind.__name__} holds {show_bytes(value)}, not a 128-bit int"
+            )
+        return b"\x30" + value.to_bytes(16, "big")
+    if issubclass(kind, tuple):
         # a top-level element: _enc_nested takes the tuples inside it on its stack
         return _enc_nested(v, 1, False)
-    raise TypeError(
-        f"unsupported type {type(v).__name__} in a tuple: {show_bytes(v)}; "
+    raise InvalidKey(
+        f"unsupported type {kind.__name__} in a tuple: {show_bytes(v)}; "
         "supported are None, bytes, str, int, float, bool, uuid.UUID and tuple"
+    )
+
+
+def _not_utf8(text: str, exc: UnicodeEncodeError) -> InvalidName:
+    """The error for ``text``, a str with no UTF-8 form (a lone surrogate), whose
+    encoding raised ``exc``: it names the str (cut short) and the index in it of
+    the first character UTF-8 cannot hold."""
+    return InvalidName(
+        f"str {show_bytes(text)} cannot be encoded as UTF-8: {exc.reason} at index {exc.start}"
     )
 
 
@@ -241,10 +281,10 @@ def _enc_nested(v: tuple[Any, ...], depth: int, exact: bool) -> bytes:
     out = [b"\x05"]
     ap = out.append
     outer: list[Iterator[Any]] = []  # the unfinished tuples around ``items``
-    items: Iterator[Any] = iter(v)
+    items: Iterator[Any] = tuple.__iter__(v)  # a tuple subclass's own __iter__ does not run
     while True:
         for x in items:
-            if isinstance(x, tuple):
+            if type(x) is tuple or issubclass(type(x), tuple):
                 if depth + len(outer) >= MAX_NESTING:  # x lies depth + len(outer) + 1 deep
                     if exact:
                         raise KeyError(tuple)
@@ -253,7 +293,7 @@ def _enc_nested(v: tuple[Any, ...], depth: int, exact: bool) -> bytes:
                         f"{MAX_NESTING} levels"
                     )
                 outer.append(items)
-                items = iter(x)
+                items = tuple.__iter__(x)
                 ap(b"\x05")
                 break
             ap(enc[type(x)](x) if exact else _enc_any(x, True))
@@ -267,11 +307,14 @@ def _enc_nested(v: tuple[Any, ...], depth: int, exact: bool) -> bytes:
 def pack(t: tuple[Any, ...]) -> bytes:
     """Encode the tuple ``t``; byte-identical to ``fdb.tuple.pack(t)``.
 
-    Raises :class:`TypeError` when ``t`` is not a tuple or holds an unsupported
-    type, :class:`~keyspace.errors.InvalidName` for a str with lone surrogates or
-    an int over 255 bytes, :class:`~keyspace.errors.InvalidKey` (naming the
-    element, cut short, and the limit) when tuples nest more than
-    :data:`MAX_NESTING` levels deep in ``t``. Cost: linear in the output size, no
+    Raises :class:`~keyspace.errors.InvalidKey` (a ``TypeError``) when ``t`` is not
+    a tuple or holds an unsupported type,
+    :class:`~keyspace.errors.InvalidName` for a str with lone surrogates (naming
+    the str and the index of the first) or an int over 255 bytes,
+    :class:`~keyspace.errors.InvalidKey` (naming the element, cut short, and the
+    limit) when tuples nest more than :data:`MAX_NESTING` levels deep in ``t``;
+    wherever the offending element lies (after a subclass, inside nested
+    tuples). Cost: linear in the output size, no
     recursion however deeply ``t`` nests. With the optional C module, a tuple of
     None, bytes, str, bools, ints of at most 8 bytes, floats and such tuples nested
     up to :data:`MAX_NESTING` deep (exact types) is encoded in one C call; anything
@@ -288,8 +331,10 @@ def pack(t: tuple[Any, ...]) -> bytes:
 
 def _pack_py(t: tuple[Any, ...]) -> bytes:
     """The pure-Python :func:`pack`: same results and errors."""
-    if type(t) is not tuple and not isinstance(t, tuple):
-        raise TypeError(f"pack() takes a tuple, not {type(t).__name__}: {show_bytes(t)}")
+    if type(t) is not tuple:
+        if not issubclass(type(t), tuple):
+            raise InvalidKey(f"pack() takes a tuple, not {type(t).__name__}: {show_bytes(t)}")
+        t = tuple.__getitem__(t, slice(None))  # its elements, with none of its own methods run
     if len(t) > 32:
         # bytes += bytes copies: join keeps long tuples linear
         return b"".join([_pack_py((x,)) for x in t])
@@ -310,13 +355,11 @@ def _pack_py(t: tuple[Any, ...]) -> bytes:
                 out += _INT1[x] if x < 0x100 else _pack_code_H(0x16, x)
             else:
                 out += _TOP[kind](x)
-    except KeyError:
-        # a subclass or an unsupported type somewhere: the isinstance path decides
+    except (KeyError, UnicodeEncodeError):
+        # a subclass or an unsupported type somewhere, or a str with no UTF-8 form
+        # (whose error above would name the framed text or a nested str at another
+        # index): the general encoder decides, and names each refusal itself
         return b"".join([_enc_any(x, False) for x in t])
-    except UnicodeEncodeError as exc:
-        raise InvalidName(
-            f"str {show_bytes(exc.object)} cannot be encoded as UTF-8: {exc.reason} at index {exc.start}"
-        ) from None
     return out
 
 
@@ -373,7 +416,9 @@ def unpack(b: bytes, prefix_len: int = 0) -> tuple[Any, ...]:
     of ``b``) for anything else, and for tuples nested more than
     :data:`MAX_NESTING` levels deep (the message names the limit, ``offset`` is the
     ``05`` that opens the level too many); never another exception, whatever the
-    bytes.
+    bytes. A ``b`` that is not bytes-like, or a ``prefix_len`` that is not an
+    int of 0 or more, raises :class:`~keyspace.errors.InvalidArgument` (a
+    ``TypeError`` and a ``ValueError``).
 
     Cost: linear in ``len(b)``, no recursion in Python however deeply the input
     nests. With the optional C decoder (built at install time when a C compiler is
@@ -399,9 +444,14 @@ def _unpack_py(b: bytes, prefix_len: int = 0) -> tuple[Any, ...]:
     UUIDs, malformed input) one ``find`` or fixed-size read per element.
     """
     if type(b) is not bytes:
-        if not isinstance(b, (bytes, bytearray, memoryview)):
-            raise TypeError(f"unpack() takes bytes, not {type(b).__name__}")
-        b = bytes(b)
+        b = bytes_argument(b, "unpack() argument")
+    if type(prefix_len) is not int and issubclass(type(prefix_len), int):
+        prefix_len = int.__int__(prefix_len)  # an int subclass (a bool) as its value
+    if type(prefix_len) is not int or prefix_len < 0:
+        raise InvalidArgument(
+            f"unpack() prefix_len must be an int of 0 or more (the bytes to skip), "
+            f"not {show_bytes(prefix_len)}"
+        )
     # Fast path. Split at every 00: each 00 then ends a piece, and is either the
     # terminator of the str/bytes element opened in that piece or a top-level None.
     # Pieces hold whole elements only if no value contains a 00 byte; whenever

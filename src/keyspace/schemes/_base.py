@@ -24,6 +24,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .._bytes import buffer_bytes, bytes_argument
+
 if TYPE_CHECKING:
     from ._layouts import Layout
 
@@ -33,7 +35,9 @@ __all__ = [
     "Path",
     "Property",
     "Scheme",
+    "checked_path",
     "component_bytes",
+    "decode_arguments",
     "exact_path",
     "key_bytes",
     "remember",
@@ -143,29 +147,75 @@ def remember(memo: dict[Any, Any], key: Any, value: Any, size: int) -> None:
     memo[key] = value
 
 
+def checked_path(path: Any) -> Path:
+    """Return ``path`` as a scheme takes it: a tuple of components (a tuple
+    subclass as the exact tuple of its elements, read without its own methods).
+    Raises :class:`~keyspace.errors.InvalidName` naming the value for anything
+    that is not a tuple. Every path a scheme compiles passes here first
+    (:meth:`Scheme._compiled`, :class:`~keyspace.schemes._layouts.Layout`), so
+    that no scheme iterates, measures or tests the truth of another object.
+    Cost: one type test."""
+    if type(path) is tuple:
+        return path
+    if issubclass(type(path), tuple):
+        return tuple.__getitem__(path, slice(None))
+    from ..errors import InvalidName, show_bytes
+
+    raise InvalidName(f"scope path {show_bytes(path)} must be a tuple, not {type(path).__name__}")
+
+
+def decode_arguments(scheme: Scheme, stored: Any, depth: Any) -> tuple[bytes, int | None]:
+    """``(stored, depth)`` as :meth:`Scheme.decode` takes them, for arguments that
+    are not exactly ``bytes`` and ``None`` or an ``int`` (every decode tests
+    that first, and calls this only then): a bytes-like ``stored`` as its bytes,
+    an int subclass ``depth`` as its int. Raises
+    :class:`~keyspace.errors.InvalidArgument` naming the argument, the type and
+    the value for anything else (a ``bool`` depth included)."""
+    name = f"{type(scheme).__name__}.decode()"
+    stored = bytes_argument(stored, f"{name} stored")
+    if depth is None or type(depth) is int:
+        return stored, depth
+    if issubclass(type(depth), int) and type(depth) is not bool:
+        return stored, int.__int__(depth)
+    from ..errors import InvalidArgument, show_bytes
+
+    raise InvalidArgument(
+        f"{name} depth must be None or an int (a path length), not {type(depth).__name__}: "
+        f"{show_bytes(depth)}"
+    )
+
+
 def component_bytes(component: Component) -> bytes:
     """Return a byte-scheme path component as bytes (``str`` is UTF-8 encoded).
 
-    Raises :class:`~keyspace.errors.InvalidName` for any other type, or for a str
-    that cannot be UTF-8 encoded (lone surrogates).
+    Raises :class:`~keyspace.errors.InvalidName` for any other type, for a str
+    that cannot be UTF-8 encoded (lone surrogates: the message names the index
+    of the first), or for a released ``memoryview``. A str subclass is encoded
+    by ``str.encode`` itself, a ``bytearray`` or ``memoryview`` read through the
+    buffer protocol: none of the component's own methods runs.
     """
     if type(component) is bytes:
         return component
-    if isinstance(component, str):
+    kind = type(component)
+    if issubclass(kind, str):
         try:
-            return component.encode("utf-8")
+            return str.encode(component, "utf-8")
         except UnicodeEncodeError as exc:
-            from ..errors import InvalidName
+            from ..errors import InvalidName, show_bytes
 
             raise InvalidName(
-                f"scope name {component!r} is not valid UTF-8 text: {exc.reason} at index {exc.start}"
+                f"scope name {show_bytes(component)} is not valid UTF-8 text: {exc.reason} at index "
+                f"{exc.start}"
             ) from None
-    if isinstance(component, (bytearray, memoryview)):
-        return bytes(component)
-    from ..errors import InvalidName
+    from ..errors import InvalidName, show_bytes
 
+    if issubclass(kind, (bytearray, memoryview)):
+        raw = buffer_bytes(component)
+        if raw is not None:
+            return raw
+        raise InvalidName(f"scope name {show_bytes(component)} holds no bytes (a released memoryview)")
     raise InvalidName(
-        f"scope name {component!r} has type {type(component).__name__}; this scheme takes bytes or str"
+        f"scope name {show_bytes(component)} has type {kind.__name__}; this scheme takes bytes or str"
     )
 
 
@@ -295,7 +345,10 @@ class Scheme(ABC):
         lookup and one call of the compiled function (and, for a path object other
         than the one kept, a type test per component); a path not yet seen (or
         not memoised: not all ``str``/``bytes`` components, :func:`exact_path`)
-        goes through :meth:`_encode_new` first.
+        goes through :meth:`_encode_new` first, and so does one whose lookup
+        raises anything but ``MemoryError`` (an unhashable path; a component
+        whose ``__hash__`` or ``__eq__`` raises), which the scheme then refuses
+        by name.
 
         Where the optional C module is built this method is its C form (installed
         by :func:`_install_encode`; this one is its ``__wrapped__``), which does the
@@ -304,8 +357,10 @@ class Scheme(ABC):
         either."""
         try:
             kept, stored = self._memo[path]
-        except (AttributeError, KeyError, TypeError):  # no memo yet, a new path, an unhashable one
-            return self._encode_new(path, key)
+        except MemoryError:
+            raise
+        except Exception:  # no memo yet, a new path, an unhashable one, or one whose parts' __hash__ or
+            return self._encode_new(path, key)  # __eq__ raise: _encode_new compiles it, or names the fault
         # the kept path itself, or one of the same component types: an equal path of
         # other types (memoryview(b"a") == b"a") is compiled (and refused) as itself
         if kept is path or exact_path(path):
@@ -322,7 +377,10 @@ class Scheme(ABC):
     @abstractmethod
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Split a stored key into ``(path, key)``; ``depth`` is the path length where
-        the format does not record it. Raises :class:`DecodeError` on bad input."""
+        the format does not record it. Raises :class:`DecodeError` on bytes that
+        are not such a key, and :class:`~keyspace.errors.InvalidArgument` for a
+        ``stored`` that is not bytes-like or a ``depth`` that is neither ``None``
+        nor an int (:func:`decode_arguments`)."""
 
     @abstractmethod
     def own_range(self, path: Path) -> tuple[bytes, bytes | None]:
@@ -366,8 +424,11 @@ class Scheme(ABC):
 
         Only paths of ``str`` and ``bytes`` components are kept: ``(1,)``,
         ``(True,)`` and ``(1.0,)`` are equal tuples but different tuple-scheme
-        paths, so a hit must be the path asked for. Raises what
-        :meth:`layout` raises for a path the scheme cannot represent."""
+        paths, so a hit must be the path asked for. Raises
+        :class:`~keyspace.errors.InvalidName` for a path that is not a tuple
+        (:func:`checked_path`), and what :meth:`layout` raises for a path the
+        scheme cannot represent."""
+        path = checked_path(path)
         stored = self.scope_scheme(path).layout(path).stored
         if exact_path(path):
             try:

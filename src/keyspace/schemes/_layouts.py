@@ -41,7 +41,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._bytes import prefix_end
-from ._base import exact_path, remember
+from ._base import checked_path, exact_path, remember
 
 if TYPE_CHECKING:
     from ._base import Key, Path, Scheme
@@ -133,9 +133,13 @@ class Layout:
         """Compile ``path`` for ``scheme`` with the key transform ``kind``.
         ``accelerate=False`` keeps the pure-Python reference functions. ``strip``:
         compile for a store view that holds the keys of this path without their
-        first ``strip`` bytes (see :meth:`rebased`)."""
+        first ``strip`` bytes (see :meth:`rebased`). Raises
+        :class:`~keyspace.errors.InvalidName` for a ``path`` that is not a tuple
+        (a tuple subclass is compiled as the exact tuple of its elements), and
+        what the scheme raises for one it cannot represent."""
         if kind not in KINDS:
             raise ValueError(f"layout kind {kind!r} is not one of {KINDS}")
+        path = checked_path(path)
         scheme.validate_path(path)
         prefix = scheme.prefix(path)
         ranges = tuple(scheme.own_ranges(path))
@@ -486,7 +490,10 @@ class LayoutCache:
         represent (:class:`InvalidName`, :class:`KeyTooLarge`)."""
         try:
             layout = self._layouts.get(path)
-        except TypeError:  # an unhashable component: the scheme names the fault
+        except MemoryError:
+            raise
+        except Exception:  # unhashable, or a component's __hash__/__eq__ raises: the scheme names the fault
+            path = checked_path(path)
             return self._scheme.scope_scheme(path).layout(path, accelerate=self._accelerate)
         if layout is not None and exact_path(path):  # not an equal path of other types
             return layout

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, show_bytes
-from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._base import Key, Path, Property, Scheme, component_bytes, decode_arguments, key_bytes
 from ._layouts import HEX, Layout
 
 __all__ = ["AsciiHex"]
@@ -87,6 +87,8 @@ class AsciiHex(Scheme):
         byte but a hex digit and every odd part, and ``islower`` (else one
         ``translate``, for keys with no letter) the upper-case digits it accepts.
         """
+        if type(stored) is not bytes or (depth is not None and type(depth) is not int):
+            stored, depth = decode_arguments(self, stored, depth)
         parts = stored.split(_SEP)
         if (depth is None or depth == len(parts) - 1) and (
             stored.islower() or not stored.translate(None, _DIGITS_AND_SEP)
@@ -101,7 +103,8 @@ class AsciiHex(Scheme):
         _check_digits(stored, stored)
         if depth is not None and depth != len(parts) - 1:
             raise DecodeError(
-                f"stored key {show_bytes(stored)} has {len(parts) - 1} path components, not {depth}"
+                f"stored key {show_bytes(stored)} has {len(parts) - 1} path components, not "
+                f"{show_bytes(depth)}"
             )
         decoded: list[bytes] = []
         offset = 0

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidName, LayoutError, show_bytes
-from ._base import Key, Path, Property, Scheme, component_bytes
+from ._base import Key, Path, Property, Scheme, component_bytes, decode_arguments
 from ._layouts import RAW, Layout
 
 __all__ = ["COMMON_SEPARATORS", "Delimited", "NulDelimited", "guess_delimited", "guess_separator"]
@@ -139,7 +139,7 @@ class Delimited(Scheme):
     def _check_depth(self, path: Path) -> None:
         if len(path) != self._depth:
             raise LayoutError(
-                f"scope path {path!r} has depth {len(path)}; this delimited keyspace (separator "
+                f"scope path {show_bytes(path)} has depth {len(path)}; this delimited keyspace (separator "
                 f"{self._separator!r}) keeps keys only in scopes of depth {self._depth}, so that a scope's "
                 "keys are never confused with another scope's"
             )
@@ -175,10 +175,13 @@ class Delimited(Scheme):
         Raises :class:`DecodeError` when ``stored`` has fewer separators than the
         depth (with the offset of the last name, where the search ended) or
         ``depth`` differs. Cost: one ``bytes.split``."""
+        if type(stored) is not bytes or (depth is not None and type(depth) is not int):
+            stored, depth = decode_arguments(self, stored, depth)
         want = self._depth
         if depth is not None and depth != want:
             raise DecodeError(
-                f"this delimited scheme has depth {want}; cannot decode {show_bytes(stored)} at depth {depth}"
+                f"this delimited scheme has depth {want}; cannot decode {show_bytes(stored)} at depth "
+                f"{show_bytes(depth)}"
             )
         parts = stored.split(self._sep, want)
         if len(parts) <= want:

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, KeyTooLarge, show_bytes
-from ._base import Component, Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._base import Component, Key, Path, Property, Scheme, component_bytes, decode_arguments, key_bytes
 from ._layouts import RAW, Layout
 
 __all__ = [
@@ -109,11 +109,17 @@ def decompose(raw: bytes, depth: int) -> tuple[tuple[bytes, ...], bytes]:
     The inverse of :func:`namespace_with_key` for a known depth:
     ``decompose(namespace_with_key(cs, k), len(cs)) == (tuple(cs), k)`` for bytes
     components. Raises :class:`DecodeError` (with the offset) when ``raw`` ends
-    inside a length field or a component, or when ``depth`` is negative.
-    Cost: O(depth) slices; the bounds are checked once, at the end (offsets only
+    inside a length field or a component, or when ``depth`` is negative;
+    :class:`~keyspace.errors.InvalidArgument` when ``raw`` is not bytes-like or
+    ``depth`` not an int. Cost: O(depth) slices; the bounds are checked once, at the end (offsets only
     grow), and a key that fails is read again by the checked loop that names
     the fault.
     """
+    if type(raw) is not bytes or type(depth) is not int:
+        raw, checked = decode_arguments(LengthPrefixed(), raw, depth)
+        if checked is None:
+            raise DecodeError(f"depth must be 0 or more, not {show_bytes(depth)}")
+        depth = checked
     components: list[bytes] = []
     offset = 0
     try:
@@ -132,7 +138,7 @@ def _decompose_checked(raw: bytes, depth: int) -> tuple[tuple[bytes, ...], bytes
     """:func:`decompose` with every bound checked where it is crossed: the
     reference, which raises the :class:`DecodeError` naming the fault."""
     if depth < 0:
-        raise DecodeError(f"depth must be 0 or more, not {depth}")
+        raise DecodeError(f"depth must be 0 or more, not {show_bytes(depth)}")
     components: list[bytes] = []
     offset = 0
     end = len(raw)
@@ -140,7 +146,7 @@ def _decompose_checked(raw: bytes, depth: int) -> tuple[tuple[bytes, ...], bytes
         if offset + 2 > end:
             raise DecodeError(
                 f"stored key {show_bytes(raw)} ends at byte {end} inside the length field of "
-                f"component {index} (of {depth}) at offset {offset}",
+                f"component {index} (of {show_bytes(depth)}) at offset {offset}",
                 offset,
             )
         (length,) = _unpack_u16(raw, offset)
@@ -149,7 +155,7 @@ def _decompose_checked(raw: bytes, depth: int) -> tuple[tuple[bytes, ...], bytes
         if offset > end:
             raise DecodeError(
                 f"stored key {show_bytes(raw)} ends at byte {end} inside component {index} "
-                f"(of {depth}), which starts at offset {start} and declares {length} bytes",
+                f"(of {show_bytes(depth)}), which starts at offset {start} and declares {length} bytes",
                 start,
             )
         components.append(raw[start:offset])
@@ -188,6 +194,8 @@ class LengthPrefixed(Scheme):
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Return ``decompose(stored, depth)``; ``depth`` is required because the
         format does not record it (:class:`DecodeError` without it)."""
+        if type(stored) is not bytes or (depth is not None and type(depth) is not int):
+            stored, depth = decode_arguments(self, stored, depth)
         if depth is None:
             raise DecodeError(
                 f"cannot decode {show_bytes(stored)}: the length-prefixed format does not record "

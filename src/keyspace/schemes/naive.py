@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, LayoutError, show_bytes
-from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._base import Key, Path, Property, Scheme, component_bytes, decode_arguments, key_bytes
 from ._layouts import GENERAL, RAW, Layout
 
 __all__ = ["Naive"]
@@ -71,9 +71,12 @@ class Naive(Scheme):
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Return ``((), stored)`` for ``depth=0``; any other depth (or none) raises
         :class:`DecodeError`: the format does not record where components end."""
+        if type(stored) is not bytes or (depth is not None and type(depth) is not int):
+            stored, depth = decode_arguments(self, stored, depth)
         if depth != 0:
             raise DecodeError(
-                f"cannot split {show_bytes(stored)} into {'path components' if depth is None else depth} "
+                f"cannot split {show_bytes(stored)} into "
+                f"{'path components' if depth is None else show_bytes(depth)} "
                 "and a key: the naive scheme does not record where a component ends (only depth=0 decodes)"
             )
         return (), stored

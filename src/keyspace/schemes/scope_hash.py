@@ -29,7 +29,17 @@ from xxhash import xxh32_intdigest
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidName, show_bytes
-from ._base import Component, Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._base import (
+    Component,
+    Key,
+    Path,
+    Property,
+    Scheme,
+    checked_path,
+    component_bytes,
+    decode_arguments,
+    key_bytes,
+)
 from ._layouts import U64LEN, Layout
 
 __all__ = ["DEFAULT_SCOPE_HASH", "ScopeHash", "hash_name", "registry_key"]
@@ -104,11 +114,12 @@ class ScopeHash(Scheme):
         return registry_key(name_or_hash)
 
     def _hash(self, path: Path) -> int:
+        path = checked_path(path)
         if not path:
             return DEFAULT_SCOPE_HASH
         if len(path) > 1:
             raise InvalidName(
-                f"scope path {path!r} has {len(path)} levels; the scopehash scheme allows at most 1"
+                f"scope path {show_bytes(path)} has {len(path)} levels; the scopehash scheme allows at most 1"
             )
         return xxh32_intdigest(_scope_name(path[0]))
 
@@ -149,6 +160,8 @@ class ScopeHash(Scheme):
         ``depth``, when given, must match. Raises :class:`DecodeError` for input
         shorter than 12 bytes or whose length field does not match its length.
         """
+        if type(stored) is not bytes or (depth is not None and type(depth) is not int):
+            stored, depth = decode_arguments(self, stored, depth)
         if len(stored) < _HEAD_SIZE:
             raise DecodeError(
                 f"stored key {show_bytes(stored)} is {len(stored)} bytes; scopehash keys are at least "
@@ -165,7 +178,7 @@ class ScopeHash(Scheme):
         path: Path = () if scope_hash == DEFAULT_SCOPE_HASH else (scope_hash,)
         if depth is not None and depth != len(path):
             raise DecodeError(
-                f"stored key {show_bytes(stored)} is in a scope of depth {len(path)}, not {depth}"
+                f"stored key {show_bytes(stored)} is in a scope of depth {len(path)}, not {show_bytes(depth)}"
             )
         return path, stored[_HEAD_SIZE:]
 
@@ -195,12 +208,12 @@ class ScopeHash(Scheme):
 
 
 def _scope_name(component: Component) -> bytes:
-    if not isinstance(component, str):
+    if not issubclass(type(component), str):
         raise InvalidName(
             f"scope name {show_bytes(component)} has type {type(component).__name__}; "
             "the scopehash scheme takes non-empty str names"
         )
-    if not component:
+    if not str.__len__(component):
         raise InvalidName(
             "the empty scope name is reserved for the default scope in the scopehash scheme; use the path ()"
         )

@@ -37,10 +37,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from xxhash import xxh32_intdigest
 
-from .._bytes import prefix_end
+from .._bytes import buffer_bytes, prefix_end
 from ..bincode import STRING
 from ..errors import DecodeError, InvalidName, show_bytes
-from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._base import Key, Path, Property, Scheme, checked_path, component_bytes, decode_arguments, key_bytes
 
 if TYPE_CHECKING:
     from ._layouts import Layout
@@ -93,26 +93,29 @@ class ScopedHeed(Scheme):
         """The scope name of a path component: a non-empty ``str``, or bytes that
         are its UTF-8 (the same scope, as in the other byte schemes). Raises
         :class:`InvalidName` for anything else."""
-        if isinstance(component, bytes | bytearray):
+        if issubclass(type(component), bytes | bytearray):
             try:
-                component = bytes(component).decode("utf-8")
+                component = (buffer_bytes(component) or b"").decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise InvalidName(
                     f"scope name {show_bytes(component)} is not UTF-8 ({exc.reason} at offset {exc.start}); "
                     "scoped-heed names scopes with text"
                 ) from None
-        if not isinstance(component, str) or not component:
+        if not issubclass(type(component), str) or not str.__len__(component):
             raise InvalidName(
-                f"scope name {component!r} is not a non-empty str; scoped-heed names scopes with non-empty "
-                "text (the default scope is ())"
+                f"scope name {show_bytes(component)} is not a non-empty str; scoped-heed names scopes with "
+                "non-empty text (the default scope is ())"
             )
-        return component
+        return str.__str__(component)
 
     def _hash(self, path: Path) -> int | None:
+        path = checked_path(path)
         if not path:
             return None
         if len(path) > 1:
-            raise InvalidName(f"scope path {path!r} has {len(path)} levels; scoped-heed scopes have 1")
+            raise InvalidName(
+                f"scope path {show_bytes(path)} has {len(path)} levels; scoped-heed scopes have 1"
+            )
         return xxh32_intdigest(component_bytes(self.scope_name(path[0])))
 
     def validate_path(self, path: Path) -> None:
@@ -122,8 +125,9 @@ class ScopedHeed(Scheme):
 
     def scope_scheme(self, path: Path) -> ScopedHeed:
         """The scheme whose key encoding applies to scope ``path``: default-scope keys
-        are never length-prefixed."""
-        return self._default if not path else self
+        are never length-prefixed. Raises :class:`InvalidName` for a ``path`` that is
+        not a tuple."""
+        return self._default if not checked_path(path) else self
 
     def prefix(self, path: Path) -> bytes:
         h = self._hash(path)
@@ -184,6 +188,8 @@ class ScopedHeed(Scheme):
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """``((), key)`` or ``((hash,), key)``: the name needs the registry."""
+        if type(stored) is not bytes or (depth is not None and type(depth) is not int):
+            stored, depth = decode_arguments(self, stored, depth)
         path: Path
         if stored[:1] == DEFAULT_TAG:
             path, key = (), stored[1:]
@@ -193,7 +199,7 @@ class ScopedHeed(Scheme):
             raise DecodeError(f"stored key {show_bytes(stored)} is in no scope of a scoped-heed database", 0)
         if depth is not None and depth != len(path):
             raise DecodeError(
-                f"stored key {show_bytes(stored)} is in a scope of depth {len(path)}, not {depth}"
+                f"stored key {show_bytes(stored)} is in a scope of depth {len(path)}, not {show_bytes(depth)}"
             )
         return path, key
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..errors import DecodeError, InvalidName, show_bytes
-from ._base import Key, Path, Property, Scheme, component_bytes, key_bytes
+from ._base import Key, Path, Property, Scheme, component_bytes, decode_arguments, key_bytes
 from ._layouts import RAW, Layout
 
 __all__ = ["Sublevel"]
@@ -138,6 +138,8 @@ class Sublevel(Scheme):
         split the names), which also checks every name byte; a key that does not
         match is read again group by group to name the fault.
         """
+        if type(stored) is not bytes or (depth is not None and type(depth) is not int):
+            stored, depth = decode_arguments(self, stored, depth)
         if depth is None:
             m = self._any_depth.match(stored)
             if m is not None:
@@ -178,7 +180,9 @@ class Sublevel(Scheme):
                 ) from None
             offset = close + 1
         if depth is not None and depth != len(names):
-            raise DecodeError(f"stored key {show_bytes(stored)} has {len(names)} sublevel names, not {depth}")
+            raise DecodeError(
+                f"stored key {show_bytes(stored)} has {len(names)} sublevel names, not {show_bytes(depth)}"
+            )
         return tuple(names), stored[offset:]
 
     def own_range(self, path: Path) -> tuple[bytes, bytes | None]:

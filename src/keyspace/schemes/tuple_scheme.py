@@ -25,8 +25,8 @@ from typing import Any, ClassVar
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidKey, InvalidName, show_bytes
-from ..tuples import pack, unpack
-from ._base import Key, Path, Property, Scheme
+from ..tuples import _not_utf8, pack, unpack
+from ._base import Key, Path, Property, Scheme, decode_arguments
 from ._layouts import TUPLE, Layout
 
 __all__ = ["TupleScheme"]
@@ -116,7 +116,8 @@ class TupleScheme(Scheme):
 
         Raises :class:`InvalidKey` for a value the tuple layer cannot encode (tuples
         nested deeper than :data:`keyspace.tuples.MAX_NESTING` included) and
-        :class:`InvalidName` for a str with lone surrogates or an int over 255 bytes.
+        :class:`InvalidName` for a str with lone surrogates or an int over 255 bytes:
+        :func:`keyspace.tuples.pack`'s errors, a bare str key's included.
         """
         kind = type(key)
         if kind is bytes:
@@ -126,9 +127,9 @@ class TupleScheme(Scheme):
             if kind is str:
                 text: str = key
                 return text.encode().replace(b"\x00", b"\x00\xff").join(_FRAME_STR)
-            return pack(key if isinstance(key, tuple) else (key,))
-        except UnicodeEncodeError as exc:
-            raise InvalidName(f"key {show_bytes(key)} is not valid UTF-8 text: {exc.reason}") from None
+            return pack(key if issubclass(kind, tuple) else (key,))
+        except UnicodeEncodeError as exc:  # a str key with lone surrogates: pack's error for it
+            raise _not_utf8(key, exc) from None
         except TypeError as exc:
             raise InvalidKey(f"key {show_bytes(key)}: {exc}") from None
 
@@ -150,6 +151,8 @@ class TupleScheme(Scheme):
         ``raw_prefix``, is not a valid tuple, does not start with a nested tuple
         (the path), or has a path of another length than ``depth`` (when given).
         """
+        if type(stored) is not bytes or (depth is not None and type(depth) is not int):
+            stored, depth = decode_arguments(self, stored, depth)
         rp = self._raw_prefix
         if not stored.startswith(rp):
             raise DecodeError(
@@ -164,7 +167,8 @@ class TupleScheme(Scheme):
         path = items[0]
         if depth is not None and depth != len(path):
             raise DecodeError(
-                f"stored key {show_bytes(stored)} has a path of {len(path)} components, not {depth}"
+                f"stored key {show_bytes(stored)} has a path of {len(path)} components, not "
+                f"{show_bytes(depth)}"
             )
         return path, _key_of(items[1:])
 
