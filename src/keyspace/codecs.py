@@ -11,8 +11,11 @@ heed store values) are in :mod:`keyspace.bincode` and resolve by Rust type name:
 
 A codec declares what it can do, as the layers above read it: ``writes_json``
 (``True`` on the JSON codec) says that everything it encodes is JSON text, so a
-collection nests a value as it is inside a JSON entry of its own (see
-:class:`Codec`). Nothing above this module tests for a codec's class.
+collection nests a value as it is inside a JSON entry of its own; ``native_type``
+(``bytes``, ``str``, ``int`` on the codecs of those names) says that it takes the
+objects of a type a scheme may store as they are (see :class:`Codec`). Nothing
+above this module tests for a codec's class or identity: ``StrCodec()`` made
+anew stores exactly what ``"str"`` stores.
 
 Codecs never touch a store; a bad object raises :class:`~keyspace.errors.InvalidKey`
 before anything is written, naming it (cut short: :func:`~keyspace.errors.show_bytes`)
@@ -30,7 +33,17 @@ from . import bincode
 from ._bytes import buffer_bytes, bytes_argument
 from .errors import DecodeError, InvalidArgument, InvalidKey, show_bytes, show_error
 
-__all__ = ["BYTES", "INT", "JSON", "STR", "Codec", "bincode", "resolve_codec", "writes_json"]
+__all__ = [
+    "BYTES",
+    "INT",
+    "JSON",
+    "STR",
+    "Codec",
+    "bincode",
+    "native_type",
+    "resolve_codec",
+    "writes_json",
+]
 
 
 @runtime_checkable
@@ -49,6 +62,17 @@ class Codec(Protocol):
         as cw-storage-plus embeds a record's JSON; without it, as a base64 JSON
         string, so that the entry stays JSON. The built-in ``"json"`` codec
         declares it. :func:`writes_json` reads it.
+
+    ``native_type`` (default ``None``)
+        ``bytes``, ``str`` or ``int`` declares that ``encode`` takes the objects of
+        that type and gives their plain encoding: for ``bytes`` the bytes as they
+        are, for ``str`` its UTF-8 (for ``int`` any encoding). A scope then hands
+        such keys to a scheme that stores them itself as they are (bytes keys in
+        every scheme; ``str`` and ``int`` keys in a scheme of typed keys, the tuple
+        scheme, which stores them as typed tuple elements), calling ``encode`` only
+        to refuse the wrong type, and stores ``bytes`` values as they are. The
+        built-in ``"bytes"``, ``"str"`` and ``"int"`` codecs declare it.
+        :func:`native_type` reads it.
     """
 
     name: str
@@ -64,6 +88,7 @@ class BytesCodec:
     :class:`InvalidKey`)."""
 
     name = "bytes"
+    native_type = bytes
 
     def encode(self, obj: Any) -> bytes:
         if type(obj) is bytes:
@@ -85,6 +110,7 @@ class StrCodec:
     """``str`` as UTF-8. Byte order of UTF-8 equals code point order."""
 
     name = "str"
+    native_type = str
 
     def encode(self, obj: Any) -> bytes:
         if not issubclass(type(obj), str):
@@ -121,6 +147,7 @@ class IntCodec:
     ``i64`` key format). ``-1`` → ``7f ff ff ff ff ff ff ff``, ``0`` → ``80 00 … 00``."""
 
     name = "int"
+    native_type = int
 
     def encode(self, obj: Any) -> bytes:
         if type(obj) is not int:
@@ -218,6 +245,18 @@ def writes_json(codec: object) -> bool:
     ``writes_json`` attribute is ``True`` (absent, or anything else: ``False``).
     What the codec's class is plays no part."""
     return getattr(codec, "writes_json", False) is True
+
+
+def native_type(codec: object) -> type | None:
+    """The type ``codec`` declares it takes as a scheme may store it (its
+    ``native_type`` attribute: ``bytes``, ``str`` or ``int``; absent, or anything
+    else: ``None``). What the codec's class is plays no part.
+
+    >>> native_type(STR), native_type(StrCodec()), native_type(JSON)
+    (<class 'str'>, <class 'str'>, None)
+    """
+    declared = getattr(codec, "native_type", None)
+    return declared if declared is bytes or declared is str or declared is int else None
 
 
 def resolve_codec(spec: str | Codec | None) -> Codec:

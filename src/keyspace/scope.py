@@ -36,7 +36,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ._catalog import SETTLED
-from .codecs import BYTES, INT, STR, Codec
+from .codecs import BYTES, Codec, native_type
 from .errors import InvalidArgument, KeyspaceError, show_bytes
 from .schemes._base import Key, Path, Scheme
 from .schemes._layouts import Layout
@@ -164,11 +164,14 @@ def _intersect(ranges: tuple[_Range, ...], lo: bytes, hi: bytes | None) -> list[
 
 
 def _scheme_keys(scheme: Scheme, codec: Codec) -> bool:
-    """Whether a scope of ``codec`` hands its keys to the scheme as they are: bytes
-    keys, and str and int keys in a scheme of typed keys (the tuple scheme). Any
-    other codec (``str``/``int`` in the byte schemes, ``json``, a custom one) turns
-    each key into the bytes the scheme takes."""
-    return codec is BYTES or (scheme.typed_keys and (codec is STR or codec is INT))
+    """Whether a scope of ``codec`` hands its keys to the scheme as they are: a
+    codec that declares ``bytes`` keys, and one that declares ``str`` or ``int``
+    keys in a scheme of typed keys (the tuple scheme); see
+    :func:`~keyspace.codecs.native_type`. Any other codec (``str``/``int`` in the
+    byte schemes, ``json``, one that declares nothing) turns each key into the
+    bytes the scheme takes."""
+    native = native_type(codec)
+    return native is bytes or (scheme.typed_keys and (native is str or native is int))
 
 
 def _decoded_key_codec(scheme: Scheme, codec: Codec) -> Callable[[Any], Any] | None:
@@ -291,17 +294,19 @@ class Scope(MutableMapping[Any, Any]):
         self._layout = layout
         self._key_spec = key
         self._value_spec = value
-        if key is BYTES:
+        native_key = native_type(key)
+        if native_key is bytes:  # the scheme's own keys: the layout's functions as they are
             self._stored, self._key_of, self._chunk = layout.stored, layout.key_of, layout.decode_chunk
         else:
             native = _scheme_keys(scheme, key)
-            self._stored, self._key_of, self._chunk = layout.route(key, native, key is STR)
+            self._stored, self._key_of, self._chunk = layout.route(key, native, native_key is str)
         # scan bounds are clipped to the own ranges; keys are refused where they would
         # be stored among the keyspace's records (a scope whose ranges meet them)
         self._bound = self._stored
         if reserved:
             self._stored = state.refusing(path, self._stored, reserved)
-        if value is BYTES:
+        raw_values = native_type(value) is bytes
+        if raw_values:
             self._venc = self._vdec = None
         else:
             self._venc, self._vdec = value.encode, value.decode
@@ -319,7 +324,7 @@ class Scope(MutableMapping[Any, Any]):
         # the one-frame route of the Python point operations: the layout's key
         # transform as one replace, applied inline to bytes keys where _stored is
         # the layout's own and values are bytes (None: the general route)
-        self._escape = layout.escape if self._stored is layout.stored and value is BYTES else None
+        self._escape = layout.escape if self._stored is layout.stored and raw_values else None
         # the one-frame routes themselves: (engine call, *escape, bytes) once no read
         # guard is left to run (reads) and once the put is bound (writes); until then
         # _NO_ROUTE, whose exact type no key has

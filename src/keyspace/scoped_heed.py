@@ -46,7 +46,7 @@ from typing import Any
 
 from . import bincode
 from ._catalog import SETTLED, Catalog, GuardAnswer, ReadGuard
-from .codecs import BYTES, Codec, resolve_codec
+from .codecs import BYTES, Codec, native_type, resolve_codec
 from .errors import DecodeError, HashCollision, InvalidArgument, SchemeMismatch, StoreError, show_bytes
 from .keyspace import Keyspace
 from .schemes._base import Key, Path
@@ -386,9 +386,9 @@ def open(
         )
     if unnamed_default and api != "raw_bytes":
         raise InvalidArgument("unnamed_default is a raw_bytes option (scoped-heed's unnamed_for_default)")
-    if api == "raw_bytes" and key is not None and resolve_codec(key) is not BYTES:
+    if api == "raw_bytes" and key is not None and native_type(resolve_codec(key)) is not bytes:
         raise InvalidArgument("a raw_bytes database has raw bytes keys; key codecs are for api='types'")
-    if api == "bytes_keys" and key is not None and resolve_codec(key) is not BYTES:
+    if api == "bytes_keys" and key is not None and native_type(resolve_codec(key)) is not bytes:
         raise InvalidArgument("a bytes_keys database has raw bytes keys; key codecs are for api='types'")
     where = os.path.abspath(os.fspath(path))
     given: dict[str, Any] = {"max_dbs": max_dbs, "readonly": readonly}
