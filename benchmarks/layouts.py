@@ -891,6 +891,42 @@ def scope_per_call(ctx: Context) -> Iterator[Comparison]:
         [Ratio("ks.scope(t, 'users').get(k) per call vs raw get", "keyspace", "py-lmdb", Target(1.5))],
     )
 
+    # a snapshot per request: the block, its scope and `reads` gets, against one
+    # read transaction and as many gets by hand
+    for per, target in ((1, 4.0), (10, 1.5)):
+        groups = [reads[i : i + per] for i in range(0, n - n % per, per)]
+
+        def ks_snap(groups: list[list[bytes]] = groups) -> Trial:
+            ks: Keyspace = ks_store.handle
+
+            def run() -> None:
+                for group in groups:
+                    with ks.snapshot() as snap:
+                        scope = snap.scope("tenant1", "users")
+                        for k in group:
+                            scope.get(k)
+
+            return Trial(run, len(groups))
+
+        def raw_snap(groups: list[list[bytes]] = groups) -> Trial:
+            env = raw_store.handle
+
+            def run() -> None:
+                for group in groups:
+                    with env.begin() as txn:
+                        for k in group:
+                            txn.get(p1 + k.replace(_Z, _ZF) + _Z)
+
+            return Trial(run, len(groups))
+
+        what = "one get" if per == 1 else f"{per} gets"
+        yield Comparison(
+            "per-call",
+            f"a snapshot per request, {what}",
+            {"keyspace": ks_snap, "py-lmdb": raw_snap},
+            [Ratio(f"snapshot per request, {what}, vs raw read txn", "keyspace", "py-lmdb", Target(target))],
+        )
+
 
 # -- structure: scopes(), len, inspect ------------------------------------------------------
 

@@ -187,9 +187,10 @@ class Catalog:
 
     def child(self) -> Catalog:
         child = Catalog.__new__(Catalog)
-        child.__dict__.update(self.__dict__)
-        child._parent = self
-        child.registered, child.layout, child.prepared, child._loaded = {}, {}, set(), set()
+        facts = self.__dict__.copy()  # one copy: faster than updating the new instance's dict
+        facts["_parent"] = self
+        facts["registered"], facts["layout"], facts["prepared"], facts["_loaded"] = {}, {}, set(), set()
+        child.__dict__ = facts
         return child
 
     def commit(self) -> None:

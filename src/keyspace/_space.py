@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import TracebackType
 from typing import Generic, TypeVar
 
 from ._catalog import Catalog
 from .schemes._layouts import LayoutCache
 from .stores._base import ReadView, Store
 
-__all__ = ["Space"]
+__all__ = ["Space", "SpaceSnapshot"]
 
 Owner = TypeVar("Owner", covariant=True)
 """The type of a space's owner (this module needs to know nothing of it)."""
@@ -55,8 +56,39 @@ class Space(Generic[Owner]):
             yield view, state
         state.commit()
 
-    @contextmanager
-    def snapshot(self) -> Iterator[tuple[ReadView, Catalog]]:
-        """A read-only consistent view of the store: ``(view, state)``."""
-        with self.store.snapshot() as view:
-            yield view, self.catalog.child()
+    def snapshot(self) -> SpaceSnapshot:
+        """A read-only consistent view of the store: ``with space.snapshot() as
+        (view, state)``, ``state`` the catalog state its reads record into. Cost:
+        the store's snapshot and one catalog child."""
+        return SpaceSnapshot(self.store, self.catalog)
+
+
+class SpaceSnapshot:
+    """The block of :meth:`Space.snapshot`: a plain context manager rather than a
+    generator one, since a snapshot per request is a path programs take (a
+    generator's frame costs more than the LMDB read transaction itself)."""
+
+    __slots__ = ("_block", "_catalog", "_store")
+
+    def __init__(self, store: Store, catalog: Catalog) -> None:
+        self._store = store
+        self._catalog = catalog
+
+    def __enter__(self) -> tuple[ReadView, Catalog]:
+        return self._begin()
+
+    def _begin(self) -> tuple[ReadView, Catalog]:
+        """Begin the store's snapshot: its view and the catalog state of its reads."""
+        block = self._store.snapshot()
+        view = block.__enter__()
+        self._block = block
+        try:
+            return view, self._catalog.child()
+        except BaseException as exc:
+            block.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        return self._block.__exit__(exc_type, exc, tb)

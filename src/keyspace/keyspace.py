@@ -16,7 +16,7 @@ from typing import Any
 from . import _metadata
 from ._catalog import Catalog, check_leaf_depth
 from ._closing import Closing
-from ._space import Space
+from ._space import Space, SpaceSnapshot
 from .codecs import Codec, resolve_codec
 from .errors import InvalidArgument, InvalidName, SchemeMismatch, StoreError
 from .schemes import Scheme, TupleScheme, scheme_from_name
@@ -26,7 +26,7 @@ from .scope import Scope
 from .stores import local_path, open_store
 from .stores._base import ReadView, Store
 
-__all__ = ["Keyspace", "Transaction", "attach", "open"]
+__all__ = ["Keyspace", "Snapshot", "Transaction", "attach", "open"]
 
 
 class Keyspace(Closing):
@@ -137,14 +137,14 @@ class Keyspace(Closing):
         with self._space.transaction() as (view, state):
             yield Transaction(self, view, state)
 
-    @contextmanager
-    def snapshot(self) -> Iterator[Transaction]:
-        """A read-only consistent view: ``snap.scope(...)`` reads the store as it
-        was when the block was entered. Its scopes, and the iterators they gave
-        out, end with the block as a transaction's do (:class:`StoreClosed` at
-        their next read of the store)."""
-        with self._space.snapshot() as (view, state):
-            yield Transaction(self, view, state)
+    def snapshot(self) -> Snapshot:
+        """A read-only consistent view: ``with ks.snapshot() as snap``,
+        ``snap.scope(...)`` reads the store as it was when the block was entered.
+        Its scopes, and the iterators they gave out, end with the block as a
+        transaction's do (:class:`StoreClosed` at their next read of the store).
+        Cost: the store's snapshot (on LMDB one read transaction) and a few
+        objects, so that a snapshot per request is cheap."""
+        return Snapshot(self)
 
     def close(self) -> None:
         """Close the store (unless attached with ``close_store=False``). Idempotent;
@@ -166,6 +166,21 @@ class Transaction:
         """The scope at ``path`` inside this transaction (same API as outside)."""
         keyspace = self.keyspace
         return Scope(keyspace._space, self.view, self.catalog, path, *keyspace._codecs(key, value))
+
+
+class Snapshot(SpaceSnapshot, Transaction):
+    """The block of :meth:`Keyspace.snapshot`, and, once entered, the
+    :class:`Transaction` handle whose scopes read the snapshot (``with
+    ks.snapshot() as snap``: ``snap`` is this object)."""
+
+    def __init__(self, keyspace: Keyspace) -> None:  # view and catalog: set when entered
+        space = keyspace._space
+        SpaceSnapshot.__init__(self, space.store, space.catalog)
+        self.keyspace = keyspace
+
+    def __enter__(self) -> Snapshot:  # type: ignore[override]  # the handle, not (view, state)
+        self.view, self.catalog = self._begin()
+        return self
 
 
 def open_existing_or_new(url: str, *, create: bool, readonly: bool, **options: Any) -> Store:

@@ -29,8 +29,10 @@ class SharedEnv:
     """An open LMDB environment and what its stores share: the database handles
     opened so far; the writer lock (``wlock``: growing the map needs no write
     transaction open in this process); the thread holding the write transaction
-    and that transaction (``joint``); the open snapshots (``views``, and per thread
-    in ``local.views``) and whether the map is being resized, under ``cond``."""
+    and that transaction (``joint``); the open snapshots (``views``: the thread
+    that opened each, one ``append`` or ``remove`` of the list each, which are
+    atomic) and whether the map is being resized (``resizing``, set under
+    ``cond``, which a growth waits on)."""
 
     __slots__ = (
         "cond",
@@ -38,7 +40,6 @@ class SharedEnv:
         "env",
         "joint",
         "key",
-        "local",
         "max_dbs",
         "readonly",
         "refs",
@@ -59,8 +60,7 @@ class SharedEnv:
         self.joint: Any = None
         self.wlock = threading.Lock()
         self.cond = threading.Condition()
-        self.views = 0
-        self.local = threading.local()
+        self.views: list[int] = []
         self.resizing = False
 
     def check_room(self, names: Iterable[str], url: str) -> None:

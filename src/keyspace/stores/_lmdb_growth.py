@@ -71,17 +71,18 @@ class MapGrowth:
         use raises :class:`~keyspace.errors.StoreClosed`). New snapshots and reads
         wait meanwhile. Call holding ``_wlock`` with no write transaction open."""
         env = self._live()
-        mine = getattr(self._shared.local, "views", 0)
-        with self._shared.cond:
-            self._shared.resizing = True
+        shared = self._shared
+        views, me = shared.views, threading.get_ident()
+        with shared.cond:
+            shared.resizing = True
             try:
-                self._shared.cond.wait_for(lambda: self._shared.views <= mine, timeout=GROWTH_WAIT)
+                shared.cond.wait_for(lambda: views.count(me) == len(views), timeout=GROWTH_WAIT)
                 env.set_mapsize(size)
             except lmdb.Error as exc:
                 raise self.translate(exc) from exc
             finally:
-                self._shared.resizing = False
-                self._shared.cond.notify_all()
+                shared.resizing = False
+                shared.cond.notify_all()
 
     def _adopt(self) -> None:
         """Adopt the map size another process gave the map (after
@@ -96,17 +97,42 @@ class MapGrowth:
         with self._shared.cond:
             self._shared.cond.wait_for(lambda: not self._shared.resizing, timeout=GROWTH_WAIT)
 
-    def _view_opened(self) -> None:
-        with self._shared.cond:
-            self._shared.cond.wait_for(lambda: not self._shared.resizing, timeout=GROWTH_WAIT)
-            self._shared.views += 1
-        self._shared.local.views = getattr(self._shared.local, "views", 0) + 1
+    def _view_opened(self) -> int:
+        """Count a snapshot opening, once no growth is under way (bounded wait),
+        and return what :meth:`_view_closed` takes to count it ending (the
+        opening thread, whose own snapshots a growth it makes does not wait for).
+        Cost: one ``list.append`` and one attribute test; no lock, unless a growth
+        is under way. The count is made before ``resizing`` is read, and a growth
+        sets ``resizing`` before it reads the count, so one of them sees the
+        other: a growth never begins under a snapshot it did not count."""
+        shared = self._shared
+        me = threading.get_ident()
+        shared.views.append(me)
+        if shared.resizing:
+            self._view_waits(me)
+        return me
 
-    def _view_closed(self) -> None:
-        with self._shared.cond:
-            self._shared.views -= 1
-            self._shared.cond.notify_all()
-        self._shared.local.views = max(getattr(self._shared.local, "views", 0) - 1, 0)
+    def _view_waits(self, me: int) -> None:
+        """A snapshot of thread ``me``, counted while a growth was under way: it
+        steps back (the growth does not wait for it) until the growth ends."""
+        shared = self._shared
+        for _ in range(RETRIES):
+            self._view_closed(me)
+            self._settled()
+            shared.views.append(me)
+            if not shared.resizing:
+                return
+        self._view_closed(me)
+        raise StoreError(f"the map of {self.url} kept growing while a snapshot began ({RETRIES} attempts)")
+
+    def _view_closed(self, opener: int) -> None:
+        """Count a snapshot ending (``opener``: what :meth:`_view_opened`
+        returned); a growth waiting for snapshots to end is woken."""
+        shared = self._shared
+        shared.views.remove(opener)
+        if shared.resizing:
+            with shared.cond:
+                shared.cond.notify_all()
 
     def _open_db(self, name: str, *, create: bool) -> Any:
         """The handle of database ``name`` (``""``: the unnamed one). Opening one
@@ -121,21 +147,26 @@ class MapGrowth:
                 raise self.translate(exc) from exc
         raise StoreError(f"the map of {self.url} kept growing while it was opened ({RETRIES} attempts)")
 
-    def _read_begin(self) -> Any:
-        """A read transaction; a map another process grew is adopted first."""
-        for _ in range(RETRIES):
-            if self._shared.resizing:
-                self._settled()
-            env = self._live()
-            try:
-                # py-lmdb parses keyword arguments slowly (about 160 ns): the unnamed
-                # database is begin()'s default
-                return env.begin(db=self._db) if self.db_name else env.begin()
-            except lmdb.MapResizedError:
-                self._adopt()
-            except lmdb.Error as exc:
-                raise self.translate(exc) from exc
-        raise StoreError(f"the map of {self.url} kept growing under this read ({RETRIES} attempts)")
+    def _read_begin(self, attempts: int = RETRIES) -> Any:
+        """A read transaction; a map another process grew is adopted first (at
+        most ``attempts`` times). Cost: ``env.begin()`` and two attribute tests,
+        unless the map is growing."""
+        if self._shared.resizing:
+            self._settled()
+        env = self._live()
+        try:
+            # py-lmdb parses keyword arguments slowly (about 160 ns): the unnamed
+            # database is begin()'s default
+            return env.begin(db=self._db) if self.db_name else env.begin()
+        except lmdb.MapResizedError:
+            if attempts <= 1:
+                raise StoreError(
+                    f"the map of {self.url} kept growing under this read ({RETRIES} attempts)"
+                ) from None
+            self._adopt()
+            return self._read_begin(attempts - 1)
+        except lmdb.Error as exc:
+            raise self.translate(exc) from exc
 
     def _headroom(self) -> int:
         """Free bytes in the map, after doubling it when more than half is used.

@@ -28,11 +28,12 @@ class LMDBSnapshot(TxnReads, Releasable, ReadView):
     ``owned=False`` it reads the store's database through another store's snapshot
     of the same environment (:meth:`LMDBStore.join`) and ends with that one."""
 
-    __slots__ = ("_db", "_open", "_store", "_txn", "fast_get", "fast_scan")
+    __slots__ = ("_db", "_open", "_opener", "_store", "_txn", "fast_get", "fast_scan")
 
-    def __init__(self, store: LMDBStore, txn: Any, *, owned: bool = True) -> None:
+    def __init__(self, store: LMDBStore, txn: Any, *, owned: bool = True, opener: int = 0) -> None:
         self._store = store
         self._open = owned  # a joined snapshot's transaction is its owner's to end
+        self._opener = opener  # what the store counted it as (see LMDBStore.snapshot)
         self._txn = txn
         self._db = None if owned else store._db  # owned: the transaction's default database
         # joined: a cursor of the database (its get takes no db= keyword to parse)
@@ -55,4 +56,6 @@ class LMDBSnapshot(TxnReads, Releasable, ReadView):
         if self._open:
             self._open = False
             self._txn.abort()
-            self._store._view_closed()
+            self._store._view_closed(self._opener)
+
+    close = release  # one call less at the end of every ``with`` block

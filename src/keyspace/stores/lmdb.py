@@ -443,11 +443,11 @@ class LMDBStore(MapGrowth, Store):
     def snapshot(self) -> LMDBSnapshot:
         """A read transaction held until the snapshot ends; growing the map (in
         this process) waits for it."""
-        self._view_opened()
+        opener = self._view_opened()
         try:
-            return LMDBSnapshot(self, self._read_begin())
+            return LMDBSnapshot(self, self._read_begin(), opener=opener)
         except BaseException:
-            self._view_closed()
+            self._view_closed(opener)
             raise
 
     def transaction(self) -> LMDBTransaction:

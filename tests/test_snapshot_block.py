@@ -1,0 +1,90 @@
+"""``ks.snapshot()`` is a plain context manager over the store's snapshot: the
+block gives the handle, ends the store's read transaction however it ends, lets
+an error of the block through unchanged, and on LMDB counts itself so that a
+growing map waits for it (and is woken when it ends, not at the end of the
+growth's time limit)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import keyspace
+from keyspace.errors import StoreClosed
+
+
+def _open_views(ks: Any) -> int:
+    return len(ks.store._shared.views)
+
+
+def test_the_block_gives_the_handle_and_ends_the_read_transaction(tmp_path: Path) -> None:
+    with keyspace.open(tmp_path / "s") as ks:
+        ks.scope("a")[b"k"] = b"1"
+        block = ks.snapshot()
+        assert isinstance(block, keyspace.keyspace.Snapshot)
+        with block as snap:
+            assert _open_views(ks) == 1
+            scope = snap.scope("a")
+            ks.scope("a")[b"k"] = b"2"
+            assert scope[b"k"] == b"1"  # the store as it was when the block was entered
+        assert _open_views(ks) == 0
+        with pytest.raises(StoreClosed):
+            scope.get(b"k")
+
+
+def test_an_error_of_the_block_goes_through_and_the_snapshot_ends(tmp_path: Path) -> None:
+    with keyspace.open(tmp_path / "s") as ks:
+        with pytest.raises(ZeroDivisionError), ks.snapshot() as snap:
+            snap.scope("a").get(b"k")
+            _ = 1 / 0
+        assert _open_views(ks) == 0
+        with ks.snapshot() as snap:  # the store goes on
+            assert snap.scope("a").get(b"k") is None
+
+
+def test_a_snapshot_that_cannot_begin_counts_nothing(tmp_path: Path, monkeypatch: Any) -> None:
+    with keyspace.open(tmp_path / "s") as ks:
+        catalog = ks.catalog
+
+        def broken() -> Any:
+            raise RuntimeError("no child")
+
+        monkeypatch.setattr(catalog, "child", broken)
+        with pytest.raises(RuntimeError, match="no child"), ks.snapshot():
+            pass
+        assert _open_views(ks) == 0
+
+
+def test_growth_waits_for_another_threads_snapshot_and_is_woken_when_it_ends(tmp_path: Path) -> None:
+    with keyspace.open(tmp_path / "s", map_size=64 << 10) as ks:
+        scope = ks.scope("a")
+        scope[b"k"] = b"1"
+        entered, errors, seen = threading.Event(), [], []
+
+        def reader() -> None:
+            try:
+                with ks.snapshot() as snap:
+                    entered.set()
+                    time.sleep(0.5)
+                    seen.append(snap.scope("a")[b"k"])  # not ended by the growth
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+
+        thread = threading.Thread(target=reader)
+        thread.start()
+        assert entered.wait(timeout=10)
+        before = ks.store._env.info()["map_size"]  # type: ignore[attr-defined]
+        started = time.monotonic()
+        for i in range(64):  # 256 KiB: the map grows at least once
+            scope[b"%03d" % i] = b"x" * 4096
+        took = time.monotonic() - started
+        thread.join(timeout=30)
+        assert not errors, errors
+        assert seen == [b"1"]
+        assert ks.store._env.info()["map_size"] > before  # type: ignore[attr-defined]
+        assert took < 5, f"the growth waited {took:.1f} s: not woken when the snapshot ended"
+        assert _open_views(ks) == 0
