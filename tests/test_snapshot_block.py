@@ -88,3 +88,20 @@ def test_growth_waits_for_another_threads_snapshot_and_is_woken_when_it_ends(tmp
         assert ks.store._env.info()["map_size"] > before  # type: ignore[attr-defined]
         assert took < 5, f"the growth waited {took:.1f} s: not woken when the snapshot ended"
         assert _open_views(ks) == 0
+
+
+def test_an_exit_without_a_snapshot_begun_does_nothing(tmp_path: Path) -> None:
+    """As the generator-based block did: exiting a block whose entry failed (here
+    LMDB's reader table is full) or that ended already changes nothing."""
+    with keyspace.open(f"lmdb://{tmp_path / 'r'}?max_readers=1") as ks:
+        first, second = ks.snapshot(), ks.snapshot()
+        first.__enter__()
+        with pytest.raises(keyspace.errors.StoreError, match="max_readers"):
+            second.__enter__()
+        assert second.__exit__(None, None, None) is None
+        assert _open_views(ks) == 1
+        first.__exit__(None, None, None)
+        first.__exit__(None, None, None)  # ended already
+        assert _open_views(ks) == 0
+        never = ks.snapshot()
+        assert never.__exit__(None, None, None) is None

@@ -13,7 +13,7 @@ nothing above the schemes and stores.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from types import TracebackType
 from typing import Generic, TypeVar
 
@@ -66,13 +66,16 @@ class Space(Generic[Owner]):
 class SpaceSnapshot:
     """The block of :meth:`Space.snapshot`: a plain context manager rather than a
     generator one, since a snapshot per request is a path programs take (a
-    generator's frame costs more than the LMDB read transaction itself)."""
+    generator's frame costs more than the LMDB read transaction itself). Its
+    exit ends the store's snapshot once; an exit without a snapshot begun (its
+    entry failed, or it ended already) does nothing."""
 
     __slots__ = ("_block", "_catalog", "_store")
 
     def __init__(self, store: Store, catalog: Catalog) -> None:
         self._store = store
         self._catalog = catalog
+        self._block: AbstractContextManager[ReadView] | None = None
 
     def __enter__(self) -> tuple[ReadView, Catalog]:
         return self._begin()
@@ -81,14 +84,19 @@ class SpaceSnapshot:
         """Begin the store's snapshot: its view and the catalog state of its reads."""
         block = self._store.snapshot()
         view = block.__enter__()
-        self._block = block
         try:
-            return view, self._catalog.child()
+            state = self._catalog.child()
         except BaseException as exc:
             block.__exit__(type(exc), exc, exc.__traceback__)
             raise
+        self._block = block
+        return view, state
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool | None:
-        return self._block.__exit__(exc_type, exc, tb)
+        block = self._block
+        if block is None:
+            return None
+        self._block = None
+        return block.__exit__(exc_type, exc, tb)
