@@ -194,9 +194,9 @@ class LengthPrefixed(Scheme):
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Return ``decompose(stored, depth)``; ``depth`` is required because the
         format does not record it (:class:`DecodeError` without it)."""
-        if type(stored) is not bytes or (depth is not None and type(depth) is not int):
-            stored, depth = decode_arguments(self, stored, depth)
-        if depth is None:
+        if depth is None:  # decompose checks the arguments otherwise
+            if type(stored) is not bytes:
+                stored = decode_arguments(self, stored, None)[0]
             raise DecodeError(
                 f"cannot decode {show_bytes(stored)}: the length-prefixed format does not record "
                 "how many namespace components a stored key has; pass depth="
