@@ -163,21 +163,20 @@ def _intersect(ranges: tuple[_Range, ...], lo: bytes, hi: bytes | None) -> list[
     return out
 
 
-def _scheme_keys(scheme: Scheme, codec: Codec) -> bool:
-    """Whether a scope of ``codec`` hands its keys to the scheme as they are: a
-    codec that declares ``bytes`` keys, and one that declares ``str`` or ``int``
-    keys in a scheme of typed keys (the tuple scheme); see
-    :func:`~keyspace.codecs.native_type`. Any other codec (``str``/``int`` in the
-    byte schemes, ``json``, one that declares nothing) turns each key into the
-    bytes the scheme takes."""
-    native = native_type(codec)
+def _scheme_keys(scheme: Scheme, native: type | None) -> bool:
+    """Whether a scope whose key codec declares ``native`` (its
+    :func:`~keyspace.codecs.native_type`) hands its keys to the scheme as they
+    are: ``bytes`` keys, and ``str`` or ``int`` keys in a scheme of typed keys
+    (the tuple scheme). Any other codec (``str``/``int`` in the byte schemes,
+    ``json``, one that declares nothing) turns each key into the bytes the
+    scheme takes."""
     return native is bytes or (scheme.typed_keys and (native is str or native is int))
 
 
 def _decoded_key_codec(scheme: Scheme, codec: Codec) -> Callable[[Any], Any] | None:
     """What turns a key as the scheme decodes it into the scope's key type
     (``None``: nothing to do)."""
-    if _scheme_keys(scheme, codec):
+    if _scheme_keys(scheme, native_type(codec)):
         return None
     return codec.decode
 
@@ -298,7 +297,7 @@ class Scope(MutableMapping[Any, Any]):
         if native_key is bytes:  # the scheme's own keys: the layout's functions as they are
             self._stored, self._key_of, self._chunk = layout.stored, layout.key_of, layout.decode_chunk
         else:
-            native = _scheme_keys(scheme, key)
+            native = _scheme_keys(scheme, native_key)
             self._stored, self._key_of, self._chunk = layout.route(key, native, native_key is str)
         # scan bounds are clipped to the own ranges; keys are refused where they would
         # be stored among the keyspace's records (a scope whose ranges meet them)
@@ -662,7 +661,7 @@ class Scope(MutableMapping[Any, Any]):
                     f"start={show_bytes(start)}, stop={show_bytes(stop)})"
                 )
             codec = self._key_spec
-            if _scheme_keys(self.scheme, codec):
+            if _scheme_keys(self.scheme, native_type(codec)):
                 lo, hi, keep = self._layout.prefix_range(prefix, self._bound)
             else:  # a key of the codec: the scheme's key (and prefix) is its bytes
                 lo, hi, keep = self._layout.prefix_range(codec.encode(prefix))

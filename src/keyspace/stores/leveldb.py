@@ -283,8 +283,13 @@ class LevelDBStore(BatchedWrites, Store):
         batch.write()
 
     def snapshot(self) -> _LevelDBSnapshot:
+        return self._snapshot("snapshot")
+
+    def _snapshot(self, kind: str) -> _LevelDBSnapshot:
+        """A plyvel snapshot, for a user who knows it as ``kind`` ("snapshot", or
+        the "transaction" it underlies)."""
         try:
-            return _LevelDBSnapshot(self, self._calls.run(self._live().snapshot))
+            return _LevelDBSnapshot(self, self._calls.run(self._live().snapshot), kind)
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
@@ -294,10 +299,7 @@ class LevelDBStore(BatchedWrites, Store):
         return self._gate.begin(self._snapshot_and_release, self._apply)
 
     def _snapshot_and_release(self) -> tuple[_LevelDBSnapshot, Callable[[], None]]:
-        try:
-            snap = _LevelDBSnapshot(self, self._calls.run(self._live().snapshot), "transaction")
-        except (plyvel.Error, RuntimeError) as exc:
-            raise self.translate(exc) from exc
+        snap = self._snapshot("transaction")
         return snap, snap.release
 
     def close(self) -> None:

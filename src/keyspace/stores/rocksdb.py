@@ -339,8 +339,16 @@ class RocksDBStore(BatchedWrites, Store):
             raise self.translate(exc) from exc
 
     def snapshot(self) -> _RocksDBSnapshot:
+        return self._snapshot("snapshot")
+
+    def _snapshot(self, kind: str) -> _RocksDBSnapshot:
+        """A RocksDB iterator as a snapshot, for a user who knows it as ``kind``
+        ("snapshot", or the "transaction" it underlies); kept among the views the
+        store ends when it closes."""
         try:
-            view = _RocksDBSnapshot(self, self._live().iter())
+            view = _RocksDBSnapshot(self, self._live().iter(), kind)
+        except KeyspaceError:
+            raise
         except Exception as exc:
             raise self.translate(exc) from exc
         self._views.add(view)
@@ -352,13 +360,7 @@ class RocksDBStore(BatchedWrites, Store):
         return self._gate.begin(self._snapshot_and_release, self._apply)
 
     def _snapshot_and_release(self) -> tuple[_RocksDBSnapshot, Callable[[], None]]:
-        try:
-            snap = _RocksDBSnapshot(self, self._live().iter(), "transaction")
-        except KeyspaceError:
-            raise
-        except Exception as exc:
-            raise self.translate(exc) from exc
-        self._views.add(snap)
+        snap = self._snapshot("transaction")
         return snap, snap.release
 
     def close(self) -> None:

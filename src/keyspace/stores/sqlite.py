@@ -106,7 +106,6 @@ class _Keys:
         limit: int | None = None,
     ) -> Iterator[bytes]:
         store, connect, lock = self._keys_conn()
-        connect()
         return map(_first, _paged_scan(store, connect, lock, start, stop, reverse, limit, _KEY_SCANS))
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
@@ -392,7 +391,6 @@ class SQLiteStore(_Keys, _Statements, Store):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        self._reading()
         return _paged_scan(self, self._reading, self._read_lock, start, stop, reverse, limit)
 
     def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
@@ -483,9 +481,25 @@ def _paged_scan(
 ) -> Iterator[Any]:
     """Rows of ``[start, stop)`` read a page of 256 at a time (``lock`` held per
     page), each on the connection ``connect()`` gives then (it raises once the
-    view has ended, so nothing is read after); ``scans``: the statements
+    view has ended, so nothing is read after; called once now too, so that a scan
+    of an ended view raises when it is asked for); ``scans``: the statements
     (``_KEY_SCANS``: rows of the key alone). Cost: one statement and one call of
     ``connect`` per page."""
+    connect()
+    return _pages(store, connect, lock, start, stop, reverse, limit, scans)
+
+
+def _pages(
+    store: SQLiteStore,
+    connect: Connect,
+    lock: threading.Lock | None,
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    limit: int | None,
+    scans: dict[tuple[bool, bool], tuple[str, str]],
+) -> Iterator[Any]:
+    """The rows of :func:`_paged_scan`, read as the caller iterates."""
     first, then = scans[reverse, stop is not None]
     left = limit
     sql = first
@@ -542,7 +556,6 @@ class _SQLiteSnapshot(_Keys, Releasable, ReadView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        self._live()
         return _paged_scan(self._store, self._live, None, start, stop, reverse, limit)
 
     def release(self) -> None:
@@ -609,7 +622,6 @@ class _SQLiteTransaction(_Keys, _Statements, WriteView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        self._live()
         return _paged_scan(self._store, self._live, None, start, stop, reverse, limit)
 
     def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
