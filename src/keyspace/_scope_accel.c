@@ -66,6 +66,13 @@
  * Cost: one pass over the key (memchr for the tuple kind), one allocation, and
  * the engine's call; a chunk costs one allocation per key and pair.
  *
+ * copy_slots(obj) returns a new instance of type(obj) whose __slots__ hold what
+ * those of obj hold (the objects themselves), without calling __new__ or
+ * __init__: how a scope made once is bound to another view. obj's type and
+ * its bases must be classes defined in Python (no C state besides the slots)
+ * with no __dict__; anything else raises TypeError. Cost: one allocation and
+ * one reference per slot.
+ *
  * memo_encode(cls, fallback) makes the callable that keyspace.schemes._base
  * installs as Scheme.encode (cls is Scheme, fallback the pure-Python encode,
  * the reference). Called as s.encode(path, key) for an instance s of cls it
@@ -1345,7 +1352,38 @@ memo_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return (PyObject *)e;
 }
 
+static PyObject *
+copy_slots(PyObject *module, PyObject *obj)
+{
+    PyTypeObject *tp = Py_TYPE(obj);
+    for (PyTypeObject *t = tp; t == tp || t != &PyBaseObject_Type; t = t->tp_base) {
+        if (t == NULL || !(t->tp_flags & Py_TPFLAGS_HEAPTYPE) || t->tp_dictoffset != 0) {
+            PyErr_Format(PyExc_TypeError,
+                         "copy_slots() takes an instance of a class with __slots__ and no __dict__, not %.200s",
+                         tp->tp_name);
+            return NULL;
+        }
+    }
+    PyObject *copy = tp->tp_alloc(tp, 0);
+    if (copy == NULL) {
+        return NULL;
+    }
+    for (PyTypeObject *t = tp; t != &PyBaseObject_Type; t = t->tp_base) {
+        for (PyMemberDef *m = t->tp_members; m != NULL && m->name != NULL; m++) {
+            if (m->type != T_OBJECT_EX || (m->flags & READONLY)) {
+                continue;
+            }
+            PyObject **from = (PyObject **)((char *)obj + m->offset);
+            PyObject **to = (PyObject **)((char *)copy + m->offset);
+            Py_XSETREF(*to, Py_XNewRef(*from));
+        }
+    }
+    return copy;
+}
+
 static PyMethodDef scope_accel_methods[] = {
+    {"copy_slots", copy_slots, METH_O,
+     "copy_slots(obj): a new instance of type(obj) with the slot values of obj (see the module)."},
     {"exact_path", exact_path, METH_O,
      "exact_path(path): whether path is a tuple of exact str and bytes objects."},
     {"memo_encode", (PyCFunction)(void (*)(void))memo_encode, METH_FASTCALL,

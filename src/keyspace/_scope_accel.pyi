@@ -1,5 +1,7 @@
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
 
 class Transform:
     prefix: bytes
@@ -28,6 +30,7 @@ class LenText:
     def __init__(self, mode: int, fallback: Callable[[Any], Any], /) -> None: ...
     def __call__(self, value: Any, /) -> Any: ...
 
+def copy_slots(obj: _T, /) -> _T: ...
 def exact_path(path: object, /) -> bool: ...
 def memo_encode(cls: type, fallback: Callable[..., bytes], /) -> Callable[..., bytes]: ...
 def point_op(

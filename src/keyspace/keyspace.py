@@ -83,20 +83,25 @@ class Keyspace(Closing):
         Raises :class:`InvalidName` when the scheme cannot represent the path. Cost:
         a scope with the default codecs of a path already made (up to 4096 kept) is one dictionary
         lookup; any other costs the scope's construction over its cached layout."""
-        default = key is None and value is None
-        if default:
-            try:
-                found = self._default_scopes[path]
-            except MemoryError:
-                raise
-            except Exception:  # not made yet, or unhashable, or a component's __hash__/__eq__ raises:
-                pass  # Scope names the fault, if any
-            else:
-                if exact_path(path):  # not an equal path of other types (1.0 == 1, memoryview == bytes)
-                    return found
-        made = Scope(self._space, self.store, self.catalog, path, *self._codecs(key, value))
-        if default and len(self._default_scopes) < 4096 and exact_path(path):
-            self._default_scopes[path] = made  # str/bytes paths only: (1,) == (True,) in Python
+        if key is None and value is None:
+            return self._default_scope(path)
+        return Scope(self._space, self.store, self.catalog, path, *self._codecs(key, value))
+
+    def _default_scope(self, path: tuple[Any, ...]) -> Scope:
+        """The scope at ``path`` with the default codecs, made once per path (up to
+        4096 kept; str and bytes paths only: ``(1,) == (True,)`` in Python)."""
+        try:
+            found = self._default_scopes[path]
+        except MemoryError:
+            raise
+        except Exception:  # not made yet, or unhashable, or a component's __hash__/__eq__ raises:
+            pass  # Scope names the fault, if any
+        else:
+            if exact_path(path):  # not an equal path of other types (1.0 == 1, memoryview == bytes)
+                return found
+        made = Scope(self._space, self.store, self.catalog, path, *self._codecs(None, None))
+        if len(self._default_scopes) < 4096 and exact_path(path):
+            self._default_scopes[path] = made
         return made
 
     def _codecs(self, key: str | Codec | None, value: str | Codec | None) -> tuple[Codec, Codec]:
@@ -163,8 +168,13 @@ class Transaction:
         self.catalog = state
 
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
-        """The scope at ``path`` inside this transaction (same API as outside)."""
+        """The scope at ``path`` inside this transaction (same API as outside). Cost:
+        with the default codecs, the keyspace's scope of ``path`` bound to this
+        transaction's view (a copy of its slots, see :meth:`Keyspace.scope`);
+        with others, the scope's construction."""
         keyspace = self.keyspace
+        if key is None and value is None:
+            return keyspace._default_scope(path)._on(self.view, self.catalog)
         return Scope(keyspace._space, self.view, self.catalog, path, *keyspace._codecs(key, value))
 
 

@@ -43,10 +43,12 @@ from .schemes._layouts import Layout
 from .stores._base import ReadView, WriteView
 
 _point_op: Callable[..., Callable[..., Any]] | None
+_copy_slots: Callable[[Any], Any] | None
 try:  # the optional C point operations (setup.py builds them when it can)
+    from ._scope_accel import copy_slots as _copy_slots
     from ._scope_accel import point_op as _point_op
 except ImportError:  # pragma: no cover - the pure-Python methods below then run
-    _point_op = None
+    _point_op = _copy_slots = None
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -201,6 +203,15 @@ def _whole(
     )
 
 
+def _copy_slots_py(scope: Scope) -> Scope:
+    """The pure-Python reference of the C ``copy_slots``: a new instance of the
+    scope's class whose slots hold what the scope's hold."""
+    made: Scope = object.__new__(type(scope))
+    for name in Scope.__slots__:
+        setattr(made, name, getattr(scope, name))
+    return made
+
+
 def update_pairs(other: Any, kwargs: dict[str, Any]) -> Iterable[tuple[Any, Any]]:
     """The pairs ``dict.update(other, **kwargs)`` takes, in order: those of a
     mapping (``other.items()``) or of an iterable of pairs, then the keyword
@@ -244,6 +255,7 @@ class Scope(MutableMapping[Any, Any]):
         "_put_raw",
         "_ranges",
         "_read_route",
+        "_reserved",
         "_space",
         "_state",
         "_stored",
@@ -269,27 +281,22 @@ class Scope(MutableMapping[Any, Any]):
         layout: Layout = space.layouts.get(path)
         scheme = layout.scheme
         self._space = space
-        self._view = view
-        self._state = state
         self._compiled = layout
         self.path = path
         self.scheme = scheme
         self.prefix = layout.prefix
-        self._ranges, reserved = state.ranges(path, layout.ranges)
+        self._ranges, self._reserved = state.ranges(path, layout.ranges)
         # the data path (point operations, scans, counts, range deletes) runs on the
         # part of the view that holds every key under the prefix (a PrefixUnion's
         # database), with the layout compiled for the keys as that part stores them;
         # the catalog (guard, first write, children, subtree) keeps the whole view.
         # Not where records are reserved among the scope's keys: their refusal
         # compares the whole view's keys.
-        self._data, self._cut = view, 0
-        narrow = None if reserved else getattr(view, "narrow", None)  # views outside ReadView: none
-        narrowed = None if narrow is None else narrow(layout.prefix)
-        if narrowed is not None:
-            self._data, self._cut = narrowed
+        narrowed = self._narrowed(view)
+        data, self._cut = (view, 0) if narrowed is None else narrowed
+        if self._cut:
             layout = layout.rebased(self._cut)
             self._ranges = layout.ranges
-        self._data = state.data_view(path, view, self._data, self.prefix[: self._cut])
         self._layout = layout
         self._key_spec = key
         self._value_spec = value
@@ -302,14 +309,36 @@ class Scope(MutableMapping[Any, Any]):
         # scan bounds are clipped to the own ranges; keys are refused where they would
         # be stored among the keyspace's records (a scope whose ranges meet them)
         self._bound = self._stored
-        if reserved:
-            self._stored = state.refusing(path, self._stored, reserved)
+        if self._reserved:
+            self._stored = state.refusing(path, self._stored, self._reserved)
         raw_values = native_type(value) is bytes
         if raw_values:
             self._venc = self._vdec = None
         else:
             self._venc, self._vdec = value.encode, value.decode
-        data = self._data
+        # the one-frame route of the Python point operations: the layout's key
+        # transform as one replace, applied inline to bytes keys where _stored is
+        # the layout's own and values are bytes (None: the general route)
+        self._escape = layout.escape if self._stored is layout.stored and raw_values else None
+        self._bind(view, state, data)
+
+    def _narrowed(self, view: ReadView) -> tuple[ReadView, int] | None:
+        """``view.narrow`` of this scope's prefix (see ``ReadView.narrow``): ``None``
+        where the scope meets reserved ranges (their refusal compares the whole
+        view's keys) or the view narrows nothing (views outside ReadView included)."""
+        narrow = None if self._reserved else getattr(view, "narrow", None)
+        return None if narrow is None else narrow(self.prefix)
+
+    def _bind(self, view: ReadView, state: Catalog, data: ReadView) -> None:
+        """Set what this scope reads and writes through: ``view`` (the store, a
+        snapshot or a transaction), the catalog ``state`` of its reads and writes,
+        and ``data``, the part of ``view`` that holds its keys (``view`` itself
+        unless it narrows): the engine callables, the read guard and the routes of
+        the point operations. The layout, key routes and codecs set before are
+        the view's to keep."""
+        self._view = view
+        self._state = state
+        self._data = data = state.data_view(self.path, view, data, self.prefix[: self._cut])
         fast = data.fast_get
         self._get = data.get if fast is None else fast
         # what a point operation catches to translate: nothing through the view's
@@ -319,16 +348,27 @@ class Scope(MutableMapping[Any, Any]):
         self._put_raw: tuple[type[Exception], ...] = ()
         # the catalog's check before each read of own keys (ScopeHash names,
         # LengthPrefixed, Naive); None where reads need none
-        self._guard = state.guard(path)
-        # the one-frame route of the Python point operations: the layout's key
-        # transform as one replace, applied inline to bytes keys where _stored is
-        # the layout's own and values are bytes (None: the general route)
-        self._escape = layout.escape if self._stored is layout.stored and raw_values else None
+        self._guard = state.guard(self.path)
         # the one-frame routes themselves: (engine call, *escape, bytes) once no read
         # guard is left to run (reads) and once the put is bound (writes); until then
         # _NO_ROUTE, whose exact type no key has
         self._read_route = self._route(self._get) if self._guard is None else _NO_ROUTE
         self._write_route = _NO_ROUTE
+
+    def _on(self, view: ReadView, state: Catalog) -> Scope:
+        """This scope (path, codecs) on ``view``, another view of the same store (a
+        snapshot, a transaction, the store), with the catalog state ``state`` of
+        that view: what reads the view is bound anew (:meth:`_bind`); the layout,
+        key routes and codecs are this scope's, where ``view`` holds the keys as
+        this scope's view does (neither narrows to a part: every store but a
+        union's). Cost: a copy of the slots and the binding, against a whole
+        construction of the scope otherwise."""
+        narrowed = self._narrowed(view)
+        if narrowed is not None or self._cut:
+            return Scope(self._space, view, state, self.path, self._key_spec, self._value_spec)
+        made: Scope = _copy_slots(self) if _copy_slots is not None else _copy_slots_py(self)
+        made._bind(view, state, view)
+        return made
 
     # -- navigation ------------------------------------------------------------
 
@@ -516,8 +556,7 @@ class Scope(MutableMapping[Any, Any]):
         of the store (a read then a write, as one atomic step) or a snapshot
         (several reads, of one state of the store)."""
         with step as (view, state):
-            scope = Scope(self._space, view, state, self.path, self._key_spec, self._value_spec)
-            return getattr(scope, method)(*args)
+            return getattr(self._on(view, state), method)(*args)
 
     def popitem(self) -> tuple[Any, Any]:
         """Remove and return the last ``(key, value)`` in key order (``dict`` takes
@@ -573,13 +612,12 @@ class Scope(MutableMapping[Any, Any]):
             return view
         if view is self._view:
             return self._data  # type: ignore[return-value]  # writable where the view is
-        narrow = getattr(view, "narrow", None)
-        got = None if narrow is None else narrow(self.prefix)
+        got = self._narrowed(view)
         if got is None or got[1] != self._cut:
             raise KeyspaceError(
                 f"scope {show_bytes(self.path)}: {view!r} does not hold its keys as {self._view!r}"
             )
-        return got[0]  # type: ignore[no-any-return]  # writable where the view is
+        return got[0]  # type: ignore[return-value]  # writable where the view is
 
     def _whole_ops(self, ops: Sequence[tuple[bytes, bytes | None]]) -> Sequence[tuple[bytes, bytes | None]]:
         """``ops`` with their keys as the whole keyspace store holds them, for the
@@ -1131,9 +1169,7 @@ class Scope(MutableMapping[Any, Any]):
             store = self._state.store
             if view is store and store.capabilities.snapshots:
                 with self._space.snapshot() as (snap, state):
-                    yield from Scope(
-                        self._space, snap, state, self.path, self._key_spec, self._value_spec
-                    ).subtree()
+                    yield from self._on(snap, state).subtree()
                 return
             self._hidden()
         decode_stored = self._state.decoder(view, self.path)

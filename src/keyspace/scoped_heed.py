@@ -110,11 +110,6 @@ class _Registry(Catalog):
         super().__init__(store, scheme, recorded=True)
         self._plain = False  # a named scope's first write registers its name
 
-    def child(self) -> _Registry:
-        child = super().child()
-        child.__class__ = _Registry
-        return child  # type: ignore[return-value]
-
     def _owner(self, view: ReadView, name: str, key: bytes) -> str | None:
         """The name the registry gives to ``name``'s hash, whose registry key is
         ``key`` (``None``: no entry, and no key stored under the hash), read from

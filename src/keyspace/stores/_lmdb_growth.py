@@ -153,7 +153,9 @@ class MapGrowth:
         unless the map is growing."""
         if self._shared.resizing:
             self._settled()
-        env = self._live()
+        env = self._env
+        if env is None:
+            env = self._live()  # raises StoreClosed
         try:
             # py-lmdb parses keyword arguments slowly (about 160 ns): the unnamed
             # database is begin()'s default

@@ -445,7 +445,7 @@ class LMDBStore(MapGrowth, Store):
         this process) waits for it."""
         opener = self._view_opened()
         try:
-            return LMDBSnapshot(self, self._read_begin(), opener=opener)
+            return LMDBSnapshot(self, self._read_begin(), True, opener)
         except BaseException:
             self._view_closed(opener)
             raise
@@ -467,7 +467,7 @@ class LMDBStore(MapGrowth, Store):
         if isinstance(view, JoinedTransaction):
             return JoinedTransaction(self, view._outer)
         if isinstance(view, LMDBSnapshot):
-            return LMDBSnapshot(self, view._txn, owned=False)
+            return LMDBSnapshot(self, view._txn, False)
         raise StoreError(f"cannot join {self.url} to {view!r}: not an LMDB snapshot or transaction")
 
     def check_room(self, names: Iterable[str]) -> None:
