@@ -51,10 +51,10 @@ def test_a_snapshot_that_cannot_begin_counts_nothing(tmp_path: Path, monkeypatch
         catalog = ks.catalog
 
         def broken() -> Any:
-            raise RuntimeError("no child")
+            raise RuntimeError("no state")
 
-        monkeypatch.setattr(catalog, "child", broken)
-        with pytest.raises(RuntimeError, match="no child"), ks.snapshot():
+        monkeypatch.setattr(catalog, "reading", broken)
+        with pytest.raises(RuntimeError, match="no state"), ks.snapshot():
             pass
         assert _open_views(ks) == 0
 
@@ -105,3 +105,38 @@ def test_an_exit_without_a_snapshot_begun_does_nothing(tmp_path: Path) -> None:
         assert _open_views(ks) == 0
         never = ks.snapshot()
         assert never.__exit__(None, None, None) is None
+
+
+@pytest.mark.parametrize(
+    ("scheme", "shared"),
+    [
+        ("tuple", True),
+        ("asciihex", True),
+        ("sublevel", True),
+        ("scopehash", False),
+        ("length-prefixed", False),
+    ],
+)
+def test_a_snapshot_reads_with_the_keyspace_catalog_only_where_reads_learn_nothing(
+    tmp_path: Path, scheme: str, shared: bool
+) -> None:
+    """Reads of a keyspace whose scheme has no names and no leaf/branch layout,
+    its record known, check and learn nothing, so a snapshot reads with the
+    keyspace's catalog itself; elsewhere (ScopeHash names, LengthPrefixed
+    layout, an unrecorded keyspace) with a child, whose facts stay its own."""
+    with keyspace.open(tmp_path / "s", scheme=scheme) as ks:
+        with ks.snapshot() as snap:
+            assert snap.catalog is not ks.catalog  # nothing recorded yet: records are watched
+        ks.scope("a")[b"k"] = b"1"
+        with ks.snapshot() as snap:
+            assert (snap.catalog is ks.catalog) is shared
+            assert snap.scope("a")[b"k"] == b"1"
+        learnt = (dict(ks.catalog.registered), dict(ks.catalog.layout))
+        other = keyspace.open(tmp_path / "s", scheme=scheme)  # knows nothing of names or layout yet
+        with other.snapshot() as snap:
+            assert snap.scope("a")[b"k"] == b"1"
+            assert (snap.catalog is other.catalog) is shared
+        # the snapshot's facts stayed its own
+        assert not other.catalog.registered and not other.catalog.layout
+        other.close()
+        assert (dict(ks.catalog.registered), dict(ks.catalog.layout)) == learnt

@@ -197,6 +197,20 @@ class Catalog:
         child.__dict__ = facts
         return child
 
+    def reading(self) -> Catalog:
+        """The catalog state of a snapshot's reads (a snapshot writes nothing): a
+        :meth:`child`, so that what they learn (names, the leaf/branch layout, the
+        records) stays apart from this catalog's facts, which a later state of the
+        store need not share; this catalog itself where reads learn nothing
+        (:meth:`_reads_learn_nothing`). Cost: nothing, or a child."""
+        return self if self._reads_learn_nothing() else self.child()
+
+    def _reads_learn_nothing(self) -> bool:
+        """Whether reads neither check nor learn anything: no names, no leaf/branch
+        layout (:attr:`_plain`), and this keyspace's record known or none watched
+        for. It stays so: a catalog's record, once known, is for good."""
+        return self._plain and (self.recorded or not self.watch_records)
+
     def commit(self) -> None:
         parent = self._parent
         if parent is None:
@@ -471,7 +485,7 @@ class Catalog:
         may lie in this scope's ranges (:meth:`_record_guard`). A scheme that
         records nothing checks so only when it found the store empty: reading a
         store of data other programs wrote costs nothing more."""
-        if self._plain and (self.recorded or not self.watch_records):
+        if self._reads_learn_nothing():
             return None  # the common case, asked once per scope made: nothing to check
         inner = self._path_guard(path)
         if inner is not None:

@@ -58,8 +58,9 @@ class Space(Generic[Owner]):
 
     def snapshot(self) -> SpaceSnapshot:
         """A read-only consistent view of the store: ``with space.snapshot() as
-        (view, state)``, ``state`` the catalog state its reads record into. Cost:
-        the store's snapshot and one catalog child."""
+        (view, state)``, ``state`` the catalog state its reads record into
+        (:meth:`Catalog.reading`). Cost: the store's snapshot, and a catalog child
+        where reads learn facts."""
         return SpaceSnapshot(self.store, self.catalog)
 
 
@@ -85,7 +86,7 @@ class SpaceSnapshot:
         block = self._store.snapshot()
         view = block.__enter__()
         try:
-            state = self._catalog.child()
+            state = self._catalog.reading()
         except BaseException as exc:
             block.__exit__(type(exc), exc, exc.__traceback__)
             raise
