@@ -379,6 +379,68 @@ def _raw_short(store: _Store, kind: str, prefix: bytes, stop: bytes, starts: lis
     return make
 
 
+def _ks_prefix(store: _Store, path: tuple[str, ...], heads: list[bytes]) -> Factory:
+    """``items(prefix=head)`` for each head, in one snapshot."""
+
+    def make() -> Trial:
+        ks: Keyspace = store.handle
+        cm = ks.snapshot()
+        scope = cm.__enter__().scope(*path)
+
+        def run() -> None:
+            for head in heads:
+                for _key, _value in scope.items(prefix=head):
+                    pass
+
+        return Trial(run, len(heads), lambda: cm.__exit__(None, None, None))
+
+    return make
+
+
+def _after(key: bytes) -> bytes:
+    """The first byte string after every one that starts with ``key`` (``key`` is
+    never all ``ff`` here)."""
+    key = key.rstrip(b"\xff")
+    return key[:-1] + bytes((key[-1] + 1,))
+
+
+def _raw_prefix(store: _Store, kind: str, prefix: bytes, stop: bytes, heads: list[bytes]) -> Factory:
+    """The keys starting with each head, decoded, by hand in one read transaction:
+    one cursor range where the stored keys of a byte prefix are contiguous; for
+    u64len (each key's length before it) a skip over the lengths stored, a range
+    each."""
+    read = _hand_decoder(kind, len(prefix))
+    stored = _hand_stored(kind, prefix)
+    at, many = len(prefix), 1 << 40
+
+    def by_length(cursor: Any, head: bytes) -> None:
+        found = cursor.set_range(prefix)
+        while found and (key := cursor.key()) < stop:
+            run = key[: at + 8]
+            if int.from_bytes(run[at:], "little") >= len(head) and cursor.set_range(run + head):
+                for _key, _value in read(cursor, _after(run + head), many):
+                    pass
+            found = cursor.set_range(_after(run))
+
+    def make() -> Trial:
+        txn = store.handle.begin()
+
+        def run() -> None:
+            for head in heads:
+                cursor = txn.cursor()
+                if kind == "u64len":
+                    by_length(cursor, head)
+                    continue
+                start = stored(head)
+                if cursor.set_range(start):
+                    for _key, _value in read(cursor, _after(start), many):
+                        pass
+
+        return Trial(run, len(heads), txn.abort)
+
+    return make
+
+
 def _commits_interleaved(
     scheme: Scheme, path: tuple[str, ...], kind: str, keys: list[bytes]
 ) -> dict[str, float]:
@@ -424,6 +486,7 @@ def layouts_lmdb(ctx: Context) -> Iterator[Comparison]:
     keys = _keys(n)
     reads = _data.shuffled(keys)
     starts = reads[: ctx.n(2_000, 50)]
+    heads = [k[:1] for k in reads[: ctx.n(200, 10)]]  # about n / 256 keys each
     commits = keys[: ctx.n(600, 6)]
     t110, t120, t105 = Target(1.10), Target(1.20), Target(1.05)
     for name, scheme, path in _SCHEMES:
@@ -478,6 +541,17 @@ def layouts_lmdb(ctx: Context) -> Iterator[Comparison]:
             [Ratio(f"LMDB {name} items(start, limit=10)", "keyspace", "py-lmdb", t120)],
             rounds=ctx.fine,
         )
+        if name != "tuple":  # the tuple scheme's prefix= is leading elements, not bytes
+            yield Comparison(
+                "layouts",
+                f"{name} items(prefix=) of one byte",
+                {
+                    "keyspace": _ks_prefix(ks_store, path, heads),
+                    "py-lmdb": _raw_prefix(raw_store, kind, prefix, stop, heads),
+                },
+                [Ratio(f"LMDB {name} items(prefix=) of one byte", "keyspace", "py-lmdb", t120)],
+                rounds=ctx.fine,
+            )
         yield Comparison(
             "layouts",
             f"{name} one commit per put",

@@ -688,7 +688,11 @@ class Scope(MutableMapping[Any, Any]):
         prefix: Key | None,
     ) -> tuple[list[_Range], Callable[[bytes], bool] | None]:
         """The stored ranges asked for, clipped to the own ranges, and a filter on
-        stored keys where a range cannot say it (ScopeHash ``prefix=``)."""
+        stored keys where ranges cannot say it (``None`` where they can). A
+        ``prefix=`` of a layout that stores each key's length before it
+        (ScopeHash, scoped-heed) is one range per length stored, found by
+        seeking the view once per length after the read guard, instead of the
+        whole scope and a filter."""
         if type(include_start) is not bool or type(include_stop) is not bool:
             _check_flags(include_start, include_stop)
         keep = None
@@ -716,6 +720,11 @@ class Scope(MutableMapping[Any, Any]):
                     hi += b"\x00"
         if self._guard is not None and self._hidden():
             return [], None
+        runs = getattr(keep, "runs", None)
+        if runs is not None and self._ranges:  # exact ranges, found with one seek per run
+            with self._data.seeker(self._ranges[-1][1]) as seeker:
+                found = runs(seeker.seek)
+            return [own for lo, hi in found for own in _intersect(self._ranges, lo, hi)], None
         return _intersect(self._ranges, lo, hi), keep
 
     def _chunks(

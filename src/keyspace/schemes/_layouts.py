@@ -46,7 +46,18 @@ from ._base import checked_path, exact_path, remember
 if TYPE_CHECKING:
     from ._base import Key, Path, Scheme
 
-__all__ = ["GENERAL", "HEX", "KINDS", "RAW", "ROUTE_MEMO_SIZE", "TUPLE", "U64LEN", "Layout", "LayoutCache"]
+__all__ = [
+    "GENERAL",
+    "HEX",
+    "KINDS",
+    "RAW",
+    "ROUTE_MEMO_SIZE",
+    "TUPLE",
+    "U64LEN",
+    "Layout",
+    "LayoutCache",
+    "LengthFirstFilter",
+]
 
 RAW, TUPLE, HEX, U64LEN, GENERAL = "raw", "tuple", "hex", "u64len", "general"
 KINDS = (RAW, TUPLE, HEX, U64LEN, GENERAL)
@@ -74,6 +85,67 @@ ROUTE_MEMO_SIZE = 16
 
 _KIND_CODES = {RAW: 0, TUPLE: 1, HEX: 2, U64LEN: 3}
 _TEXT_CODES = {"bytes": 0, "text": 1, "native": 2}
+
+
+_LENGTH_FIELD = 8
+"""The width of the length field before each key of the ``u64len`` kind."""
+
+
+class LengthFirstFilter:
+    """The own stored keys of a ``u64len`` layout (``prefix + u64le(len key) +
+    key``: ScopeHash, scoped-heed) whose key starts with ``head``. Called with a
+    stored key, it says whether that key is one of them (one comparison).
+
+    :meth:`runs` gives their exact stored ranges instead: the keys of one length
+    are contiguous and in key order, so the keys that start with ``head`` are one
+    range per length stored that is at least ``len(head)``. Cost: one seek per
+    length stored (and per stored key too short to hold a length field), not a
+    read of every key of the scope.
+
+    >>> f = LengthFirstFilter(b"P", b"ab")
+    >>> f(b"P" + (3).to_bytes(8, "little") + b"abc"), f(b"P" + (3).to_bytes(8, "little") + b"xbc")
+    (True, False)
+    >>> keys = (b"a", b"ab", b"abc", b"xyz", b"abcd")
+    >>> stored = sorted(b"P" + len(k).to_bytes(8, "little") + k for k in keys)
+    >>> def seek(start: bytes) -> bytes | None:
+    ...     return next((k for k in stored if k >= start), None)
+    >>> [[k[9:] for k in stored if lo <= k < hi] for lo, hi in f.runs(seek)]
+    [[b'ab'], [b'abc'], [b'abcd']]
+    """
+
+    __slots__ = ("_at", "head", "prefix")
+
+    def __init__(self, prefix: bytes, head: bytes) -> None:
+        self.prefix = prefix
+        self.head = head
+        self._at = len(prefix) + _LENGTH_FIELD
+
+    def __call__(self, stored: bytes) -> bool:
+        return stored.startswith(self.head, self._at)
+
+    def runs(self, seek: Callable[[bytes], bytes | None]) -> list[tuple[bytes, bytes | None]]:
+        """The stored ranges of the keys kept, in stored order: for each length
+        field stored under :attr:`prefix` (found with ``seek(start)``, the first
+        stored key at or after ``start`` in the layout's own ranges, or
+        ``None``), ``[prefix + field + head, prefix_end(prefix + field + head))``
+        where the field's length is at least ``len(head)``."""
+        prefix, head = self.prefix, self.head
+        at, end, least = len(prefix), self._at, len(head)
+        head_end = prefix_end(head)  # None: the run's end is the field's own end
+        out: list[tuple[bytes, bytes | None]] = []
+        found = seek(prefix)
+        while found is not None and found.startswith(prefix):  # each seek goes past the last
+            run = found[:end]
+            if len(run) < end:  # too short to be a key of this layout
+                after: bytes | None = found + b"\x00"
+            else:
+                after = prefix_end(run)
+                if int.from_bytes(run[at:], "little") >= least:
+                    out.append((run + head, after if head_end is None else run + head_end))
+            if after is None:
+                break
+            found = seek(after)
+        return out
 
 
 class Layout:
@@ -220,7 +292,9 @@ class Layout:
         by the caller, which passes those bytes (see ``Scope.items``). ScopeHash
         stores a key's length before it, so no range holds the keys with a byte
         prefix: the range is the scope's own and the filter keeps the stored keys
-        whose key starts with the prefix."""
+        whose key starts with the prefix; that filter also offers ``runs(seek)``,
+        the exact ranges of those keys, one per length stored (see
+        :class:`LengthFirstFilter`)."""
         key_prefix_range = getattr(self.scheme, "key_prefix_range", None)
         if key_prefix_range is not None:
             lo, hi = key_prefix_range(self.path, key_prefix)
@@ -231,9 +305,9 @@ class Layout:
             return lo, hi, None
         lo = (self.stored if stored is None else stored)(key_prefix)
         if self.kind == U64LEN:
-            at = len(self.prefix) + 8
-            head = lo[at:]
-            return self.ranges[0][0], self.ranges[-1][1], lambda k: k.startswith(head, at)
+            prefix = self.prefix
+            keep = LengthFirstFilter(prefix, lo[len(prefix) + _LENGTH_FIELD :])
+            return self.ranges[0][0], self.ranges[-1][1], keep
         return lo, prefix_end(lo), None
 
     def route(self, codec: Any, native: bool, text: bool) -> tuple[Stored, Callable[[bytes], Any], Chunk]:
