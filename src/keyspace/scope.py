@@ -748,8 +748,9 @@ class Scope(MutableMapping[Any, Any]):
         ahead). Where a bytes key is the stored key after the prefix (a raw
         layout with exact own ranges) and the view has ``fast_scan_under``, an
         ascending scan has the engine cut the prefix: its items need no decoding.
-        ``keys``: only the keys are read (``scan_keys``), and every value is
-        ``b""``."""
+        Several ranges are read by one cursor where the view has
+        ``fast_scan_ranges``. ``keys``: only the keys are read (``scan_keys``),
+        and every value is ``b""``."""
         if type(reverse) is not bool:
             _check_flags(include_start, include_stop, reverse)
         ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
@@ -772,10 +773,16 @@ class Scope(MutableMapping[Any, Any]):
         if under is not None:
             raw, convert = _RAW, None
         left = limit
+        # several ranges read by one engine cursor where the view offers it: one
+        # pass of the loop below reads them all
+        several = len(ranges) > 1 and not keys and under is None and pages is None
+        ranged = view.fast_scan_ranges if several else None
         try:
-            for lo, hi in ranges:
+            for lo, hi in ranges if ranged is None else ranges[:1]:
                 lim = left if exact else None
-                if keys:
+                if ranged is not None:
+                    chunks = _growing_chunks(ranged(ranges, reverse, lim))
+                elif keys:
                     chunks = _growing_chunks(
                         zip(view.scan_keys(lo, hi, reverse=reverse, limit=lim), repeat(b""))
                     )

@@ -151,6 +151,9 @@ class Capabilities:
 FastScan = Callable[[bytes, bytes | None, bool, int | None], Iterator[tuple[bytes, bytes]]]
 """``fast_scan(start, stop, reverse, limit)``: :meth:`ReadView.scan` with raw errors."""
 
+FastScanRanges = Callable[[list[tuple[bytes, bytes | None]], bool, int | None], Iterator[tuple[bytes, bytes]]]
+"""``fast_scan_ranges(ranges, reverse, limit)``: see :attr:`ReadView.fast_scan_ranges`."""
+
 FastScanUnder = Callable[[bytes, list[tuple[bytes, bytes | None]], int | None], Iterator[tuple[bytes, bytes]]]
 """``fast_scan_under(prefix, ranges, limit)``: see :attr:`ReadView.fast_scan_under`."""
 
@@ -169,6 +172,14 @@ class ReadView(ABC):
     """:meth:`scan` with the engine's errors raw, or ``None``. Per item it runs no
     Python code in the store layer; the read transaction it may hold ends when the
     iterator is exhausted or dropped."""
+
+    fast_scan_ranges: FastScanRanges | None = None
+    """Where one engine cursor can read several ranges in turn (LMDB snapshots and
+    transactions): ``fast_scan`` of each ``(start, stop)`` of ``ranges`` in the
+    order given (descending ranges, each read descending, with ``reverse``), at
+    most ``limit`` items in all, as one iterator; errors raw. It costs one seek
+    per range, where ``fast_scan`` per range costs a cursor and an iterator
+    each. ``None``: not offered."""
 
     fast_scan_under: FastScanUnder | None = None
     """Where the engine can cut a common prefix off the keys it reads (plyvel's

@@ -1,8 +1,9 @@
 """Reads and deletes of one LMDB cursor, shared by the store and its views.
 
 :func:`cursor_scan` gives the items of a half-open range as an ``itertools`` chain
-over the cursor (no Python code per item); :func:`cursor_delete_range` deletes a range
-with one cursor. Both take the LMDB transaction and, optionally, a named database
+over the cursor (no Python code per item), :func:`cursor_scan_ranges` those of
+several ranges in turn with one cursor; :func:`cursor_delete_range` deletes a range
+with one cursor. All take the LMDB transaction and, optionally, a named database
 of its environment; errors are py-lmdb's own (the caller translates them).
 """
 
@@ -11,11 +12,11 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterator
 from functools import partial
-from itertools import islice, takewhile
+from itertools import chain, islice, takewhile
 from operator import gt, le
 from typing import Any
 
-__all__ = ["SHORT_SCAN", "cursor_delete_range", "cursor_scan"]
+__all__ = ["SHORT_SCAN", "cursor_delete_range", "cursor_scan", "cursor_scan_ranges"]
 
 SHORT_SCAN = 16
 """A forward scan limited to this many items reads them at once and cuts them at
@@ -32,27 +33,48 @@ def cursor_scan(
     :data:`SHORT_SCAN`). The cursor keeps ``txn`` alive as long as the chain
     lives."""
     cursor = txn.cursor(db)
-    items: Iterator[tuple[bytes, bytes]]
+    if not reverse and limit is not None and limit <= SHORT_SCAN:
+        if not cursor.set_range(start):
+            return iter(())
+        page = list(islice(cursor.iternext(), max(limit, 0)))
+        if stop is not None and page and page[-1][0] >= stop:
+            del page[bisect_left(page, (stop,)) :]  # (stop,) sorts before (stop, value)
+        return iter(page)
+    items = _range_items(cursor, reverse, (start, stop))
+    return items if limit is None else islice(items, max(limit, 0))
+
+
+def cursor_scan_ranges(
+    txn: Any, ranges: list[tuple[bytes, bytes | None]], reverse: bool, limit: int | None, db: Any = None
+) -> Iterator[tuple[bytes, bytes]]:
+    """The items of each ``[start, stop)`` of ``ranges`` in turn (in the order
+    given; each read descending with ``reverse``), at most ``limit`` in all, read
+    by one cursor that each range seeks again once the one before it has ended:
+    one chain, no Python code per item, and per range one seek instead of a new
+    cursor and chain."""
+    cursor = txn.cursor(db)
+    items = chain.from_iterable(map(partial(_range_items, cursor, reverse), ranges))
+    return items if limit is None else islice(items, max(limit, 0))
+
+
+def _range_items(
+    cursor: Any, reverse: bool, bounds: tuple[bytes, bytes | None]
+) -> Iterator[tuple[bytes, bytes]]:
+    """The items of ``[start, stop)`` from ``cursor``, which this positions."""
+    start, stop = bounds
     if not reverse:
         if not cursor.set_range(start):
             return iter(())
-        if limit is not None and limit <= SHORT_SCAN:
-            page = list(islice(cursor.iternext(), max(limit, 0)))
-            if stop is not None and page and page[-1][0] >= stop:
-                del page[bisect_left(page, (stop,)) :]  # (stop,) sorts before (stop, value)
-            return iter(page)
-        items = cursor.iternext()
+        items: Iterator[tuple[bytes, bytes]] = cursor.iternext()
         if stop is not None:
             items = takewhile(partial(gt, (stop,)), items)  # (stop,) > (k, v)  <=>  k < stop
-    else:
-        found = cursor.last() if stop is None or not cursor.set_range(stop) else cursor.prev()
-        if not found:
-            return iter(())
-        items = cursor.iterprev()
-        if start:
-            items = takewhile(partial(le, (start,)), items)  # (start,) <= (k, v)  <=>  k >= start
-    if limit is not None:
-        items = islice(items, max(limit, 0))
+        return items
+    found = cursor.last() if stop is None or not cursor.set_range(stop) else cursor.prev()
+    if not found:
+        return iter(())
+    items = cursor.iterprev()
+    if start:
+        items = takewhile(partial(le, (start,)), items)  # (start,) <= (k, v)  <=>  k >= start
     return items
 
 

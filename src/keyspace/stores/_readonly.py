@@ -114,6 +114,7 @@ class _ReadOnlyTransaction(DelegatedReads, WriteView):
         self._view = self._context.__enter__()
         self.fast_get = self._view.fast_get
         self.fast_scan = self._view.fast_scan
+        self.fast_scan_ranges = self._view.fast_scan_ranges
         self.fast_pages = self._view.fast_pages
         self.fast_scan_under = self._view.fast_scan_under
         return self

@@ -130,6 +130,24 @@ def _ended_scans(lo: bytes, hi: bytes) -> list[EndedScan]:
             backwards,
         ),
         (
+            "fast_scan_ranges",
+            lambda v: (
+                None
+                if v.fast_scan_ranges is None
+                else _fast(v, v.fast_scan_ranges([(lo, lo + b"0200"), (lo + b"0200", hi)], False, None))
+            ),
+            same,
+        ),
+        (
+            "reverse fast_scan_ranges",
+            lambda v: (
+                None
+                if v.fast_scan_ranges is None
+                else _fast(v, v.fast_scan_ranges([(lo + b"0200", hi), (lo, lo + b"0200")], True, None))
+            ),
+            backwards,
+        ),
+        (
             "fast_pages",
             lambda v: (
                 None
@@ -528,6 +546,39 @@ class StoreSuite:
                         store.delete(key)
                     for key in gone:
                         store.put(key, b"old")
+
+    def test_fast_scan_ranges_reads_each_range_in_turn(self, store: Store) -> None:
+        """Where a snapshot or transaction offers ``fast_scan_ranges``: the items of
+        each range in the order given (empty ranges and ranges with no keys
+        included), forward and reverse, at most ``limit`` in all."""
+        keys = [(b"r%04d" % i, b"%d" % i) for i in range(100)]
+        _write_in_batches(store, keys)
+        ranges: list[tuple[bytes, bytes | None]] = [
+            (b"r0010", b"r0020"),
+            (b"r0020", b"r0020"),
+            (b"r0030+", b"r0031"),
+            (b"r0050", b"r0055"),
+            (b"r0090", b"r0100"),
+        ]
+        expect = [(k, v) for lo, hi in ranges for k, v in keys if lo <= k and (hi is None or k < hi)]
+        backwards = [
+            (k, v) for lo, hi in ranges[::-1] for k, v in reversed(keys) if lo <= k and (hi is None or k < hi)
+        ]
+        for kind, begin in self.ended_views(store):
+            with begin() as view:
+                ranged = view.fast_scan_ranges
+                if ranged is None:
+                    continue  # a fast path this view does not offer
+                assert list(_fast(view, ranged(ranges, False, None))) == expect, kind
+                assert list(_fast(view, ranged(ranges[::-1], True, None))) == backwards, kind
+                for limit in (0, 1, 10, 11, 25, 1000):
+                    assert list(_fast(view, ranged(ranges, False, limit))) == expect[:limit], (kind, limit)
+                    assert list(_fast(view, ranged(ranges[::-1], True, limit))) == backwards[:limit], (
+                        kind,
+                        limit,
+                    )
+                assert list(_fast(view, ranged([], False, None))) == []
+        store.delete_range(b"r", b"s")
 
     def test_transaction_scans_of_its_own_writes_end_with_it(self, store: Store) -> None:
         """A transaction's scans over its own pending writes (a range only it
