@@ -379,6 +379,44 @@ def _raw_short(store: _Store, kind: str, prefix: bytes, stop: bytes, starts: lis
     return make
 
 
+def _ks_len(store: _Store, path: tuple[str, ...], n: int) -> Factory:
+    """``len(scope)`` of the keyspace's scope (outside any transaction)."""
+
+    def make() -> Trial:
+        scope = store.handle.scope(*path)
+        return Trial(lambda: len(scope), n)
+
+    return make
+
+
+def _raw_count(store: _Store, kind: str, layout: Any, n: int) -> Factory:
+    """The own keys counted by hand in one read transaction: a keys-only cursor
+    loop over each own range (hex: the keys with no ``00`` after the prefix, the
+    others being children's)."""
+    ranges, plen = layout.ranges, len(layout.prefix)
+
+    def make() -> Trial:
+        env = store.handle
+
+        def run() -> int:
+            count = 0
+            with env.begin() as txn:
+                cursor = txn.cursor()
+                for lo, hi in ranges:
+                    if not cursor.set_range(lo):
+                        break
+                    for k in cursor.iternext(values=False):
+                        if hi is not None and k >= hi:
+                            break
+                        if kind != "hex" or _Z not in k[plen:]:
+                            count += 1
+            return count
+
+        return Trial(run, n)
+
+    return make
+
+
 def _ks_prefix(store: _Store, path: tuple[str, ...], heads: list[bytes]) -> Factory:
     """``items(prefix=head)`` for each head, in one snapshot."""
 
@@ -539,6 +577,13 @@ def layouts_lmdb(ctx: Context) -> Iterator[Comparison]:
                 "py-lmdb": _raw_short(raw_store, kind, prefix, stop, starts),
             },
             [Ratio(f"LMDB {name} items(start, limit=10)", "keyspace", "py-lmdb", t120)],
+            rounds=ctx.fine,
+        )
+        yield Comparison(
+            "layouts",
+            f"{name} len",
+            {"keyspace": _ks_len(ks_store, path, n), "py-lmdb": _raw_count(raw_store, kind, layout, n)},
+            [Ratio(f"LMDB {name} len()", "keyspace", "py-lmdb", t120)],
             rounds=ctx.fine,
         )
         if name != "tuple":  # the tuple scheme's prefix= is leading elements, not bytes
@@ -1005,6 +1050,65 @@ def scope_per_call(ctx: Context) -> Iterator[Comparison]:
 # -- structure: scopes(), len, inspect ------------------------------------------------------
 
 
+def _scopes_pair(ctx: Context, scheme: Scheme, name: str, names: list[str]) -> dict[str, Factory]:
+    """``scope("tenant1").scopes()`` of a byte scheme with ``names`` as children,
+    and the skip loop by hand over the same store: one seek per child, the name
+    read off the stored key and the next seek past the child's subtree."""
+    parent = scheme.prefix(("tenant1",))
+    at = len(parent)
+
+    def build(directory: str) -> tuple[Any, Callable[[], object]]:
+        ks = _open(directory, scheme)
+        with ks.transaction() as tx:
+            for child in names:
+                tx.scope("tenant1", child)[b"k"] = _V
+        return ks, ks.close
+
+    store = _Store(ctx, build)
+    assert store.handle.scope("tenant1").scopes() == [c.encode() for c in names]
+
+    def after(key: bytes) -> bytes:
+        key = key.rstrip(b"\xff")
+        return key[:-1] + bytes((key[-1] + 1,))
+
+    def child_end(k: bytes) -> tuple[bytes, int] | None:  # the child's name, and where it ends
+        if name == "sublevel":
+            return (k[at + 1 : (end := k.index(b"!", at + 1))], end + 1) if k[at : at + 1] == b"!" else None
+        if name == "asciihex":
+            end = k.find(_Z, at)
+            return (binascii.unhexlify(k[at:end]), end + 1) if end >= 0 else None
+        length = int.from_bytes(k[at : at + 2], "big")
+        return k[at + 2 : at + 2 + length], at + 2 + length
+
+    def ks_scopes() -> Trial:
+        scope = store.handle.scope("tenant1")
+        return Trial(scope.scopes, len(names))
+
+    def raw_scopes() -> Trial:
+        env = store.handle.store._env
+
+        def run() -> list[bytes]:
+            found = []
+            with env.begin() as txn:
+                cursor = txn.cursor()
+                ok = cursor.set_range(parent)
+                while ok:
+                    k = cursor.key()
+                    if not k.startswith(parent):
+                        break
+                    got = child_end(k)
+                    if got is None:  # an own key of the parent: none here
+                        ok = cursor.set_range(k + _Z)
+                        continue
+                    found.append(got[0])
+                    ok = cursor.set_range(after(k[: got[1]]))
+            return found
+
+        return Trial(run, len(names))
+
+    return {"keyspace": ks_scopes, "py-lmdb": raw_scopes}
+
+
 @workload("structure")
 def structure(ctx: Context) -> Iterator[Comparison]:
     """``scopes()`` of a scope with many children against a raw skip loop, ``len``
@@ -1056,6 +1160,28 @@ def structure(ctx: Context) -> Iterator[Comparison]:
         {"keyspace": ks_scopes, "py-lmdb": raw_scopes},
         [Ratio(f"scopes() of {children:,} children vs raw skip loop", "keyspace", "py-lmdb", Target(2.0))],
     )
+
+    # scopes() of the byte schemes, against the skip loop their layout asks for
+    few = ctx.n(20_000, 200)
+    few_names = [f"u{i:07d}" for i in range(few)]
+    for name, byte_scheme in (
+        ("sublevel", Sublevel()),
+        ("asciihex", AsciiHex()),
+        ("length-prefixed", LengthPrefixed()),
+    ):
+        yield Comparison(
+            "structure",
+            f"{name} scopes() of {few:,} children",
+            _scopes_pair(ctx, byte_scheme, name, few_names),
+            [
+                Ratio(
+                    f"{name} scopes() of {few:,} children vs raw skip loop",
+                    "keyspace",
+                    "py-lmdb",
+                    Target(2.0),
+                )
+            ],
+        )
 
     n = ctx.n(200_000, 1000)
     keys = _keys(n)

@@ -957,7 +957,7 @@ class Catalog:
         own = scheme.own_ranges(path) if scheme.separates_own_keys else ()
         exact = scheme.own_range_is_exact()
         plen = len(scheme.prefix(path))
-        step = scheme.child_step(path)
+        step, is_own = scheme.child_step(path), scheme.is_own_remainder
         reserved = _less_reserved(((lo, hi),), self.reserved)[1]  # almost always none
         # past the last own range (the tuple scheme's lies before every child) a
         # key is never an own key
@@ -977,9 +977,13 @@ class Catalog:
                         cursor = skip
                         continue
                 if own and (open_end or k < own_stop):
-                    found, own_end = _own_end(own, k)
-                    if found and (exact or scheme.is_own_remainder(k[plen:])):
-                        cursor = own_end if exact else k + b"\x00"
+                    if exact:  # an own range holds own keys only: past its end
+                        found, own_end = _own_end(own, k)
+                        if found:
+                            cursor = own_end
+                            continue
+                    elif is_own(k[plen:]) and _own_end(own, k)[0]:  # the key itself, checked first
+                        cursor = k + b"\x00"
                         continue
                 got = step(k)
                 if got is None:  # not a key of a child: the next key

@@ -24,7 +24,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._bytes import buffer_bytes, bytes_argument
+from .._bytes import buffer_bytes, bytes_argument, prefix_end
 
 if TYPE_CHECKING:
     from ._layouts import Layout
@@ -467,14 +467,19 @@ class Scheme(ABC):
         the end of that subtree (``subtree_range(path + (child,))[1]``), or ``None``
         for a key that does not decode at that depth. A skip scan of the children
         of ``path`` (:meth:`Scope.scopes`) calls it once per child. This default
-        decodes the key and encodes the child's range; schemes that can read the
-        child off the stored bytes do that instead."""
+        decodes the key; the child's subtree ends where the stored key's bytes up
+        to the child's component end (the child's prefix) do, for a scheme that
+        tells how many bytes a component takes (:meth:`component_width`: the
+        prefix is read off the key, which the decode checked), else it encodes
+        the child's range. Schemes that can read the child off the stored bytes
+        do that instead."""
         from ..errors import DecodeError
 
         depth = len(path)
         # formats that do not record the depth are decoded at the children's depth
         want = None if self.separates_own_keys else depth + 1
-        decode, subtree_range = self.decode, self.subtree_range
+        decode, subtree_range, width = self.decode, self.subtree_range, self.component_width
+        at = len(self.prefix(path))
 
         def step(stored: bytes) -> tuple[Component, bytes | None] | None:
             try:
@@ -484,9 +489,20 @@ class Scheme(ABC):
             if len(child_path) <= depth:
                 return None
             child = child_path[depth]
-            return child, subtree_range((*path, child))[1]
+            size = width(child)
+            if size is None:
+                return child, subtree_range((*path, child))[1]
+            return child, prefix_end(stored[: at + size])
 
         return step
+
+    def component_width(self, component: Component) -> int | None:
+        """How many bytes ``component`` (as :meth:`decode` returns it) takes in a
+        stored key after its parent's prefix: ``len(prefix(path + (component,)))
+        - len(prefix(path))`` for every path, where the child's subtree range is
+        its prefix's (``subtree_range(p)[1] == prefix_end(prefix(p))``); ``None``
+        (this default) where a scheme does not say. Cost: O(1)."""
+        return None
 
     def validate_path(self, path: Path) -> None:  # noqa: B027 - an optional hook, not abstract
         """Raise :class:`InvalidName` if the scheme cannot represent ``path``.

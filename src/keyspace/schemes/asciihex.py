@@ -59,6 +59,10 @@ class AsciiHex(Scheme):
             return b""
         return b"\x00".join([_hexlify(component_bytes(c)) for c in path]) + _SEP
 
+    def component_width(self, component: Any) -> int:
+        """Two hex digits a byte, and ``00``."""
+        return 2 * len(component_bytes(component)) + 1
+
     def validate_path(self, path: Path) -> None:
         """Raise :class:`InvalidName` for a component that is not bytes or str."""
         for component in path:

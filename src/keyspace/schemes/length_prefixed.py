@@ -207,6 +207,10 @@ class LengthPrefixed(Scheme):
         """Return ``to_length_prefixed_nested(path)``."""
         return to_length_prefixed_nested(path)
 
+    def component_width(self, component: Any) -> int:
+        """A big-endian u16 length and the component's bytes."""
+        return 2 + len(component_bytes(component))
+
     def validate_path(self, path: Path) -> None:
         """Raise :class:`InvalidName` or :class:`KeyTooLarge` for an unusable path."""
         to_length_prefixed_nested(path)

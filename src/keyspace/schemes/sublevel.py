@@ -122,6 +122,10 @@ class Sublevel(Scheme):
         sep = self._sep
         return sep + (sep + sep).join([self._name(c) for c in path]) + sep
 
+    def component_width(self, component: Any) -> int:
+        """``!name!``: the name's bytes and two separators."""
+        return len(component_bytes(component)) + 2
+
     def validate_path(self, path: Path) -> None:
         """Raise :class:`InvalidName` for a name outside the allowed bytes."""
         for component in path:
