@@ -90,8 +90,6 @@ _TEXT_CODES = {"bytes": 0, "text": 1, "native": 2}
 _LENGTH_FIELD = 8
 """The width of the length field before each key of the ``u64len`` kind."""
 
-_BYTE = tuple(bytes((b,)) for b in range(256))
-
 
 class LengthFirstFilter:
     """The own stored keys of a ``u64len`` layout (``prefix + u64le(len key) +
@@ -141,8 +139,7 @@ class LengthFirstFilter:
             if len(run) < end:  # too short to be a key of this layout
                 after: bytes | None = found + b"\x00"
             else:
-                last = run[-1]  # the field's last byte: ff only past 2**56 bytes
-                after = run[:-1] + _BYTE[last + 1] if last != 0xFF else prefix_end(run)
+                after = prefix_end(run)
                 if int.from_bytes(run[at:], "little") >= least:
                     out.append((run + head, after if head_end is None else run + head_end))
             if after is None:
