@@ -62,8 +62,8 @@ def _in_key_order(
     """``scope.items(start=lo, stop=hi, ...)`` in key order, for a scope whose stored
     order is not key order: every key starting with ``base`` (``prefix=``, which
     every scheme answers exactly), cut to the bounds and sorted. Cost: what
-    ``prefix=`` reads (ScopeHash: the whole scope), then holding and sorting the
-    n items under ``base``, O(n log n)."""
+    ``prefix=`` reads (ScopeHash: the n keys under ``base``, one range per key
+    length stored), then holding and sorting them, O(n log n)."""
     if limit is not None and limit <= 0:
         return iter(())
     found = [
