@@ -113,27 +113,31 @@ class LengthFirstFilter:
     [[b'ab'], [b'abc'], [b'abcd']]
     """
 
-    __slots__ = ("_at", "head", "prefix")
+    __slots__ = ("_at", "_start", "head", "prefix")
 
-    def __init__(self, prefix: bytes, head: bytes) -> None:
+    def __init__(self, prefix: bytes, head: bytes, start: bytes | None = None) -> None:
         self.prefix = prefix
         self.head = head
         self._at = len(prefix) + _LENGTH_FIELD
+        # where the first seek goes: the start of the layout's own ranges (a reader
+        # may hold no right to read below it: etcd's per-user key ranges), by
+        # default the first key a length field can make
+        self._start = prefix + bytes(_LENGTH_FIELD) if start is None else max(start, prefix)
 
     def __call__(self, stored: bytes) -> bool:
         return stored.startswith(self.head, self._at)
 
     def runs(self, seek: Callable[[bytes], bytes | None]) -> list[tuple[bytes, bytes | None]]:
         """The stored ranges of the keys kept, in stored order: for each length
-        field stored under :attr:`prefix` (found with ``seek(start)``, the first
-        stored key at or after ``start`` in the layout's own ranges, or
-        ``None``), ``[prefix + field + head, prefix_end(prefix + field + head))``
+        field stored under :attr:`prefix` from the start of the own ranges (found
+        with ``seek(start)``, the first stored key at or after ``start`` in the
+        layout's own ranges, or ``None``), ``[prefix + field + head, prefix_end(prefix + field + head))``
         where the field's length is at least ``len(head)``."""
         prefix, head = self.prefix, self.head
         at, end, least = len(prefix), self._at, len(head)
         head_end = prefix_end(head)  # None: the run's end is the field's own end
         out: list[tuple[bytes, bytes | None]] = []
-        found = seek(prefix)
+        found = seek(self._start)
         while found is not None and found.startswith(prefix):  # each seek goes past the last
             run = found[:end]
             if len(run) < end:  # too short to be a key of this layout
@@ -306,7 +310,7 @@ class Layout:
         lo = (self.stored if stored is None else stored)(key_prefix)
         if self.kind == U64LEN:
             prefix = self.prefix
-            keep = LengthFirstFilter(prefix, lo[len(prefix) + _LENGTH_FIELD :])
+            keep = LengthFirstFilter(prefix, lo[len(prefix) + _LENGTH_FIELD :], self.ranges[0][0])
             return self.ranges[0][0], self.ranges[-1][1], keep
         return lo, prefix_end(lo), None
 
