@@ -9,6 +9,7 @@ reserved ranges is constructed whole."""
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -198,6 +199,15 @@ class _WithDict:
     pass
 
 
+class _Weak:
+    __slots__ = ("__weakref__", "a")
+    a: Any
+
+
+class _CState(struct.Struct):  # a heap type whose instances hold C state
+    __slots__ = ()
+
+
 @pytest.mark.parametrize("copy", [_copy_slots, _copy_slots_py], ids=["C", "Python"])
 def test_copy_slots_copies_every_slot_of_a_scope(tmp_path: Path, copy: Any) -> None:
     if copy is None:
@@ -219,6 +229,9 @@ def test_c_copy_slots_copies_base_slots_leaves_unset_ones_unset_and_refuses_othe
     for unset in ("b", "c"):
         with pytest.raises(AttributeError):
             getattr(made, unset)
-    for refused in (1, b"x", _WithDict(), {"a": 1}, object()):
+    weak = _Weak()
+    weak.a = 1
+    assert _copy_slots(weak).a == 1  # a __weakref__ slot is no C state
+    for refused in (1, b"x", _WithDict(), {"a": 1}, object(), _CState("i")):
         with pytest.raises(TypeError, match="__slots__"):
             _copy_slots(refused)

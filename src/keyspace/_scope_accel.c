@@ -69,9 +69,10 @@
  * copy_slots(obj) returns a new instance of type(obj) whose __slots__ hold what
  * those of obj hold (the objects themselves), without calling __new__ or
  * __init__: how a scope made once is bound to another view. obj's type and
- * its bases must be classes defined in Python (no C state besides the slots)
- * with no __dict__; anything else raises TypeError. Cost: one allocation and
- * one reference per slot.
+ * its bases up to object must be heap types with no __dict__ whose instances
+ * hold nothing but their slots (their sizes say so: no C state a copy would
+ * miss); anything else raises TypeError. Cost: one allocation and one
+ * reference per slot.
  *
  * memo_encode(cls, fallback) makes the callable that keyspace.schemes._base
  * installs as Scheme.encode (cls is Scheme, fallback the pure-Python encode,
@@ -1352,14 +1353,34 @@ memo_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return (PyObject *)e;
 }
 
+/* Whether the instances of t hold nothing but what its base's hold, its own
+ * __slots__ and its own __weakref__ slot: no C state a copy of the slots would
+ * miss. */
+static int
+slots_only(PyTypeObject *t)
+{
+    Py_ssize_t own = 0;
+    for (PyMemberDef *m = t->tp_members; m != NULL && m->name != NULL; m++) {
+        if (m->type == T_OBJECT_EX && !(m->flags & READONLY)) {
+            own += (Py_ssize_t)sizeof(PyObject *);
+        }
+    }
+    Py_ssize_t added = t->tp_basicsize - t->tp_base->tp_basicsize;
+    if (t->tp_weaklistoffset != 0 && t->tp_base->tp_weaklistoffset == 0) {
+        added -= (Py_ssize_t)sizeof(PyObject *);
+    }
+    return t->tp_itemsize == 0 && added == own;
+}
+
 static PyObject *
 copy_slots(PyObject *module, PyObject *obj)
 {
     PyTypeObject *tp = Py_TYPE(obj);
     for (PyTypeObject *t = tp; t == tp || t != &PyBaseObject_Type; t = t->tp_base) {
-        if (t == NULL || !(t->tp_flags & Py_TPFLAGS_HEAPTYPE) || t->tp_dictoffset != 0) {
+        if (t == NULL || !(t->tp_flags & Py_TPFLAGS_HEAPTYPE) || t->tp_dictoffset != 0 || t->tp_base == NULL
+            || !slots_only(t)) {
             PyErr_Format(PyExc_TypeError,
-                         "copy_slots() takes an instance of a class with __slots__ and no __dict__, not %.200s",
+                         "copy_slots() takes an instance of a class with __slots__, no __dict__ and no C state, not %.200s",
                          tp->tp_name);
             return NULL;
         }
