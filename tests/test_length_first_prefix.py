@@ -75,7 +75,7 @@ def test_the_ranges_take_one_seek_per_length_stored() -> None:
         seeks.append(start)
         return next((k for k in stored if k >= start), None)
 
-    runs = LengthFirstFilter(b"P", b"aa").runs(seek)
+    runs = LengthFirstFilter(b"P", b"aa", b"P" + bytes(8)).runs(seek)
     assert len(runs) == 298  # lengths 2 to 299
     assert len(seeks) == 301  # one per length stored, and the one that finds the end
     assert all(any(lo <= k < hi for lo, hi in runs) == (k[9:].startswith(b"aa")) for k in stored)
@@ -96,7 +96,7 @@ def test_the_ranges_hold_what_the_filter_keeps_malformed_keys_included(
     stored: list[bytes], head: bytes
 ) -> None:
     stored = sorted(set(stored))
-    keep = LengthFirstFilter(b"P", head)
+    keep = LengthFirstFilter(b"P", head, b"P")
 
     def seek(start: bytes) -> bytes | None:
         return next((k for k in stored if k >= start), None)

@@ -686,13 +686,12 @@ class Scope(MutableMapping[Any, Any]):
         include_start: bool,
         include_stop: bool,
         prefix: Key | None,
-    ) -> tuple[list[_Range], Callable[[bytes], bool] | None]:
-        """The stored ranges asked for, clipped to the own ranges, and a filter on
-        stored keys where ranges cannot say it (``None`` where they can). A
-        ``prefix=`` of a layout that stores each key's length before it
-        (ScopeHash, scoped-heed) is one range per length stored, found by
-        seeking the view once per length after the read guard, instead of the
-        whole scope and a filter."""
+    ) -> list[_Range]:
+        """The stored ranges asked for, clipped to the own ranges: exactly the own
+        keys asked for (no filter left to apply). A ``prefix=`` of a layout that
+        stores each key's length before it (ScopeHash, scoped-heed) is one range
+        per length stored, found by seeking the view once per length after the
+        read guard."""
         if type(include_start) is not bool or type(include_stop) is not bool:
             _check_flags(include_start, include_stop)
         keep = None
@@ -719,13 +718,14 @@ class Scope(MutableMapping[Any, Any]):
                 if include_stop:
                     hi += b"\x00"
         if self._guard is not None and self._hidden():
-            return [], None
-        runs = getattr(keep, "runs", None)
-        if runs is not None and self._ranges:  # exact ranges, found with one seek per run
-            with self._data.seeker(self._ranges[-1][1]) as seeker:
-                found = runs(seeker.seek)
-            return [own for lo, hi in found for own in _intersect(self._ranges, lo, hi)], None
-        return _intersect(self._ranges, lo, hi), keep
+            return []
+        if keep is None:
+            return _intersect(self._ranges, lo, hi)
+        if not self._ranges:
+            return []
+        with self._data.seeker(self._ranges[-1][1]) as seeker:
+            found = keep.runs(seeker.seek)
+        return [own for lo, hi in found for own in _intersect(self._ranges, lo, hi)]
 
     def _chunks(
         self,
@@ -753,7 +753,7 @@ class Scope(MutableMapping[Any, Any]):
         and every value is ``b""``."""
         if type(reverse) is not bool:
             _check_flags(include_start, include_stop, reverse)
-        ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
+        ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if not ranges or (limit is not None and limit <= 0):
             return
         if reverse:
@@ -764,7 +764,7 @@ class Scope(MutableMapping[Any, Any]):
         pages = view.fast_pages
         raw = () if fast is None and pages is None else _RAW
         # a limit goes to the store only where every item read is one asked for
-        exact = layout.exact and keep is None
+        exact = layout.exact
         own = None if layout.exact else layout.is_own
         convert = self._chunk if decode else None
         under = view.fast_scan_under
@@ -798,8 +798,6 @@ class Scope(MutableMapping[Any, Any]):
                     )
                     chunks = _growing_chunks(items)
                 for chunk in chunks:
-                    if keep is not None:
-                        chunk = [item for item in chunk if keep(item[0])]
                     if convert is not None:
                         chunk = convert(chunk)
                     elif own is not None:
@@ -859,9 +857,7 @@ class Scope(MutableMapping[Any, Any]):
             else:
                 ranges = _intersect(self._ranges, lo, hi)
         else:
-            ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
-            if keep is not None:
-                return None
+            ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if not ranges or limit <= 0:
             return []
         if reverse:
@@ -919,7 +915,7 @@ class Scope(MutableMapping[Any, Any]):
         is called: no chunk lies between the engine and the caller."""
         under = self._data.fast_scan_under
         if not args and under is not None and self._engine_cuts():
-            ranges, _ = self._stored_ranges(None, None, True, False, None)
+            ranges = self._stored_ranges(None, None, True, False, None)
             return under(self._layout.prefix, ranges, None)
         return chain.from_iterable(self._chunks(*args))
 
@@ -1028,7 +1024,7 @@ class Scope(MutableMapping[Any, Any]):
             return self._in_one(self._space.snapshot(), "__len__")  # type: ignore[no-any-return]
         if not self._layout.exact:
             return sum(map(len, self._chunks(keys=True)))
-        ranges = self._stored_ranges(None, None, True, False, None)[0]
+        ranges = self._stored_ranges(None, None, True, False, None)
         view = self._data
         return sum(view.count(lo, hi) for lo, hi in ranges)
 
@@ -1120,8 +1116,8 @@ class Scope(MutableMapping[Any, Any]):
         yield. Cost: one range delete per own range (native where the engine has
         one) where the scheme keeps own keys contiguous, else a scan and a batch."""
         view = self._writer()
-        ranges, keep = self._stored_ranges(start, stop, include_start, include_stop, prefix)
-        if self._layout.exact and keep is None:
+        ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
+        if self._layout.exact:
 
             def delete_ranges(w: WriteView) -> None:
                 w = self._part(w)

@@ -264,7 +264,7 @@ class AsyncScope:
         if limit is not None and type(limit) is not int:
             raise InvalidArgument(f"limit must be an int or None, not {limit!r}")
         sync = self._make()
-        ranges, keep = await self._ctx.run(
+        ranges = await self._ctx.run(
             lambda state: self._make(state)._stored_ranges(start, stop, include_start, include_stop, prefix)
         )
         if limit is not None and limit <= 0:
@@ -272,13 +272,12 @@ class AsyncScope:
         if reverse:
             ranges.reverse()
         source, convert = self._source(), sync._chunk  # the layout's decoder of own stored pairs
-        exact = sync._layout.exact and keep is None  # a limit reaches the store only then
+        exact = sync._layout.exact  # a limit reaches the store only then
         left = limit
         for lo, hi in ranges:
             page: list[tuple[bytes, bytes]] = []
             async for item in source.scan(lo, hi, reverse=reverse, limit=left if exact else None):
-                if keep is None or keep(item[0]):
-                    page.append(item)
+                page.append(item)
                 if len(page) < 64:
                     continue
                 for decoded in convert(page):

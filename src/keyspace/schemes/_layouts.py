@@ -93,8 +93,9 @@ _LENGTH_FIELD = 8
 
 class LengthFirstFilter:
     """The own stored keys of a ``u64len`` layout (``prefix + u64le(len key) +
-    key``: ScopeHash, scoped-heed) whose key starts with ``head``. Called with a
-    stored key, it says whether that key is one of them (one comparison).
+    key``: ScopeHash, scoped-heed) whose key starts with ``head``, the layout's
+    own ranges beginning at ``start``. Called with a stored key, it says whether
+    that key is one of them (one comparison).
 
     :meth:`runs` gives their exact stored ranges instead: the keys of one length
     are contiguous and in key order, so the keys that start with ``head`` are one
@@ -102,7 +103,7 @@ class LengthFirstFilter:
     length stored (and per stored key too short to hold a length field), not a
     read of every key of the scope.
 
-    >>> f = LengthFirstFilter(b"P", b"ab")
+    >>> f = LengthFirstFilter(b"P", b"ab", b"P" + bytes(8))
     >>> f(b"P" + (3).to_bytes(8, "little") + b"abc"), f(b"P" + (3).to_bytes(8, "little") + b"xbc")
     (True, False)
     >>> keys = (b"a", b"ab", b"abc", b"xyz", b"abcd")
@@ -115,24 +116,24 @@ class LengthFirstFilter:
 
     __slots__ = ("_at", "_start", "head", "prefix")
 
-    def __init__(self, prefix: bytes, head: bytes, start: bytes | None = None) -> None:
+    def __init__(self, prefix: bytes, head: bytes, start: bytes) -> None:
         self.prefix = prefix
         self.head = head
         self._at = len(prefix) + _LENGTH_FIELD
-        # where the first seek goes: the start of the layout's own ranges (a reader
-        # may hold no right to read below it: etcd's per-user key ranges), by
-        # default the first key a length field can make
-        self._start = prefix + bytes(_LENGTH_FIELD) if start is None else max(start, prefix)
+        # where the first seek goes: a reader may hold no right to read below the
+        # own ranges (etcd's per-user key ranges)
+        self._start = start
 
     def __call__(self, stored: bytes) -> bool:
         return stored.startswith(self.head, self._at)
 
     def runs(self, seek: Callable[[bytes], bytes | None]) -> list[tuple[bytes, bytes | None]]:
         """The stored ranges of the keys kept, in stored order: for each length
-        field stored under :attr:`prefix` from the start of the own ranges (found
-        with ``seek(start)``, the first stored key at or after ``start`` in the
-        layout's own ranges, or ``None``), ``[prefix + field + head, prefix_end(prefix + field + head))``
-        where the field's length is at least ``len(head)``."""
+        field stored from the start of the own ranges on (found with
+        ``seek(start)``, the first stored key at or after ``start`` in the
+        layout's own ranges, or ``None``), ``[prefix + field + head,
+        prefix_end(prefix + field + head))`` where the field's length is at least
+        ``len(head)``."""
         prefix, head = self.prefix, self.head
         at, end, least = len(prefix), self._at, len(head)
         head_end = prefix_end(head)  # None: the run's end is the field's own end
@@ -283,7 +284,7 @@ class Layout:
 
     def prefix_range(
         self, key_prefix: Key, stored: Stored | None = None
-    ) -> tuple[bytes, bytes | None, Callable[[bytes], bool] | None]:
+    ) -> tuple[bytes, bytes | None, LengthFirstFilter | None]:
         """The stored range of the own keys that start with ``key_prefix``, and a
         filter on stored keys where one range cannot say it (``None`` where it can).
 
