@@ -344,18 +344,27 @@ def _raw_scan(store: _Store, kind: str, prefix: bytes, stop: bytes, n: int) -> F
     return make
 
 
-def _ks_short(store: _Store, path: tuple[str, ...], starts: list[bytes]) -> Factory:
+def _ks_items(store: _Store, path: tuple[str, ...], how: str, args: list[bytes], by_prefix: bool) -> Factory:
+    """A scope's short reads in one ``how`` block (``"transaction"`` or
+    ``"snapshot"``): ``items(start=a, limit=10)`` for each ``a`` of ``args``, or
+    with ``by_prefix`` ``items(prefix=a)``."""
+
     def make() -> Trial:
         ks: Keyspace = store.handle
-        cm = ks.transaction()
+        cm = getattr(ks, how)()
         scope = cm.__enter__().scope(*path)
 
         def run() -> None:
-            for k in starts:
-                for _key, _value in scope.items(start=k, limit=10):
-                    pass
+            if by_prefix:
+                for a in args:
+                    for _key, _value in scope.items(prefix=a):
+                        pass
+            else:
+                for a in args:
+                    for _key, _value in scope.items(start=a, limit=10):
+                        pass
 
-        return Trial(run, len(starts), lambda: cm.__exit__(None, None, None))
+        return Trial(run, len(args), lambda: cm.__exit__(None, None, None))
 
     return make
 
@@ -413,24 +422,6 @@ def _raw_count(store: _Store, kind: str, layout: Any, n: int) -> Factory:
             return count
 
         return Trial(run, n)
-
-    return make
-
-
-def _ks_prefix(store: _Store, path: tuple[str, ...], heads: list[bytes]) -> Factory:
-    """``items(prefix=head)`` for each head, in one snapshot."""
-
-    def make() -> Trial:
-        ks: Keyspace = store.handle
-        cm = ks.snapshot()
-        scope = cm.__enter__().scope(*path)
-
-        def run() -> None:
-            for head in heads:
-                for _key, _value in scope.items(prefix=head):
-                    pass
-
-        return Trial(run, len(heads), lambda: cm.__exit__(None, None, None))
 
     return make
 
@@ -573,7 +564,7 @@ def layouts_lmdb(ctx: Context) -> Iterator[Comparison]:
             "layouts",
             f"{name} items(start, limit=10)",
             {
-                "keyspace": _ks_short(ks_store, path, starts),
+                "keyspace": _ks_items(ks_store, path, "transaction", starts, by_prefix=False),
                 "py-lmdb": _raw_short(raw_store, kind, prefix, stop, starts),
             },
             [Ratio(f"LMDB {name} items(start, limit=10)", "keyspace", "py-lmdb", t120)],
@@ -591,7 +582,7 @@ def layouts_lmdb(ctx: Context) -> Iterator[Comparison]:
                 "layouts",
                 f"{name} items(prefix=) of one byte",
                 {
-                    "keyspace": _ks_prefix(ks_store, path, heads),
+                    "keyspace": _ks_items(ks_store, path, "snapshot", heads, by_prefix=True),
                     "py-lmdb": _raw_prefix(raw_store, kind, prefix, stop, heads),
                 },
                 [Ratio(f"LMDB {name} items(prefix=) of one byte", "keyspace", "py-lmdb", t120)],

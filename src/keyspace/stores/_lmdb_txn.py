@@ -41,8 +41,8 @@ class LMDBTransaction(TxnReads, WriteView):
     When it begins with at least :data:`FAST_HEADROOM` of free map space (always,
     with the default map size) it writes straight to LMDB: ``get`` and ``put`` are
     one Python call around py-lmdb's bound ``txn.get``/``txn.put``, and
-    ``fast_get``/``fast_put``/``fast_scan`` (and ``fast_scan_ranges``) are py-lmdb's own callables (no Python
-    frame per call); filling the map then raises
+    ``fast_get``/``fast_put`` are py-lmdb's own callables (no Python frame per
+    call), ``fast_scan``/``fast_scan_ranges`` its cursors' chains; filling the map then raises
     :class:`~keyspace.errors.StoreError`. With less free space it logs its writes
     instead (one list append per write, no fast paths), so that a full map can be
     grown and the transaction replayed on a fresh LMDB transaction.

@@ -486,43 +486,33 @@ def _paged_scan(
     (``_KEY_SCANS``: rows of the key alone). Cost: one statement and one call of
     ``connect`` per page."""
     connect()
-    return _pages(store, connect, lock, start, stop, reverse, limit, scans)
-
-
-def _pages(
-    store: SQLiteStore,
-    connect: Connect,
-    lock: threading.Lock | None,
-    start: bytes,
-    stop: bytes | None,
-    reverse: bool,
-    limit: int | None,
-    scans: dict[tuple[bool, bool], tuple[str, str]],
-) -> Iterator[Any]:
-    """The rows of :func:`_paged_scan`, read as the caller iterates."""
     first, then = scans[reverse, stop is not None]
-    left = limit
-    sql = first
-    args: tuple[bytes, ...] = (start,) if stop is None else (start, stop)
-    while left is None or left > 0:
-        size = _PAGE if left is None else min(_PAGE, left)
-        conn = connect()
-        try:
-            if lock is None:
-                rows = conn.execute(sql, (*args, size)).fetchall()
-            else:
-                with lock:
+
+    def pages() -> Iterator[Any]:
+        left = limit
+        sql = first
+        args: tuple[bytes, ...] = (start,) if stop is None else (start, stop)
+        while left is None or left > 0:
+            size = _PAGE if left is None else min(_PAGE, left)
+            conn = connect()
+            try:
+                if lock is None:
                     rows = conn.execute(sql, (*args, size)).fetchall()
-        except sqlite3.Error as exc:
-            raise store.translate(exc) from exc
-        yield from rows
-        if len(rows) < size:
-            return
-        if left is not None:
-            left -= len(rows)
-        last = rows[-1][0]
-        sql = then
-        args = ((last,) if stop is None else (last, stop)) if not reverse else (start, last)
+                else:
+                    with lock:
+                        rows = conn.execute(sql, (*args, size)).fetchall()
+            except sqlite3.Error as exc:
+                raise store.translate(exc) from exc
+            yield from rows
+            if len(rows) < size:
+                return
+            if left is not None:
+                left -= len(rows)
+            last = rows[-1][0]
+            sql = then
+            args = ((last,) if stop is None else (last, stop)) if not reverse else (start, last)
+
+    return pages()
 
 
 class _SQLiteSnapshot(_Keys, Releasable, ReadView):
