@@ -1041,12 +1041,8 @@ def scope_per_call(ctx: Context) -> Iterator[Comparison]:
 # -- structure: scopes(), len, inspect ------------------------------------------------------
 
 
-def _scopes_pair(ctx: Context, scheme: Scheme, name: str, names: list[str]) -> dict[str, Factory]:
-    """``scope("tenant1").scopes()`` of a byte scheme with ``names`` as children,
-    and the skip loop by hand over the same store: one seek per child, the name
-    read off the stored key and the next seek past the child's subtree."""
-    parent = scheme.prefix(("tenant1",))
-    at = len(parent)
+def _children_store(ctx: Context, scheme: Scheme, names: list[str]) -> _Store:
+    """A store whose scope ``("tenant1",)`` has ``names`` as children, one key each."""
 
     def build(directory: str) -> tuple[Any, Callable[[], object]]:
         ks = _open(directory, scheme)
@@ -1055,7 +1051,16 @@ def _scopes_pair(ctx: Context, scheme: Scheme, name: str, names: list[str]) -> d
                 tx.scope("tenant1", child)[b"k"] = _V
         return ks, ks.close
 
-    store = _Store(ctx, build)
+    return _Store(ctx, build)
+
+
+def _scopes_pair(ctx: Context, scheme: Scheme, name: str, names: list[str]) -> dict[str, Factory]:
+    """``scope("tenant1").scopes()`` of a byte scheme with ``names`` as children,
+    and the skip loop by hand over the same store: one seek per child, the name
+    read off the stored key and the next seek past the child's subtree."""
+    parent = scheme.prefix(("tenant1",))
+    at = len(parent)
+    store = _children_store(ctx, scheme, names)
     assert store.handle.scope("tenant1").scopes() == [c.encode() for c in names]
 
     def after(key: bytes) -> bytes:
@@ -1111,15 +1116,7 @@ def structure(ctx: Context) -> Iterator[Comparison]:
     names = [f"u{i:07d}" for i in range(children)]
     parent = scheme.prefix(("tenant1",))[:-1]  # P: the parent's subtree prefix
     plen = len(parent)
-
-    def build_children(directory: str) -> tuple[Any, Callable[[], object]]:
-        ks = _open(directory, scheme)
-        with ks.transaction() as tx:
-            for name in names:
-                tx.scope("tenant1", name)[b"k"] = _V
-        return ks, ks.close
-
-    store = _Store(ctx, build_children)
+    store = _children_store(ctx, scheme, names)
     assert store.handle.scope("tenant1").scopes() == names
 
     def ks_scopes() -> Trial:
