@@ -44,7 +44,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, NoReturn, Self
+from typing import Any, ClassVar, NoReturn, Self
 
 from . import _metadata
 from ._bytes import prefix_end
@@ -130,6 +130,13 @@ def check_leaf_depth(leaf_depth: Any) -> None:
 class Catalog:
     """The safety facts of one keyspace (module docstring). A transaction works on
     a :meth:`child` whose facts merge into the parent on :meth:`commit`."""
+
+    facts_removable: ClassVar[bool] = False
+    """Whether other writers may remove a fact a read relies on (scoped-heed's
+    registry entries): a read of the committed store must then check it in the
+    state it reads, never in a state read before (:meth:`data_view`; the asyncio
+    face reads such a scope's keys in one snapshot). This catalog's facts, once
+    written, stay."""
 
     def __init__(
         self,

@@ -106,6 +106,8 @@ class _Registry(Catalog):
     inside a transaction, which holds LMDB's write lock, or a snapshot, once
     per scope (:meth:`guard`)."""
 
+    facts_removable = True
+
     def __init__(self, store: Store, scheme: ScopedHeed) -> None:
         super().__init__(store, scheme, recorded=True)
         self._plain = False  # a named scope's first write registers its name
@@ -153,7 +155,8 @@ class _Registry(Catalog):
         themselves). The committed store's reads check the registry in the
         state each one reads (:meth:`data_view`), so nothing is left to do
         before them; a store without snapshots (an async store's plan view) is
-        checked before each read."""
+        checked before each read, which the asyncio face makes in one snapshot
+        with the read (:attr:`~keyspace._catalog.Catalog.facts_removable`)."""
         if not path:
             return None
         name, key = _name_key(path)

@@ -166,18 +166,45 @@ class AsyncScope:
         make = self._make
         return await self._ctx.run(lambda state: operation(make(state)))
 
+    def _reads_in_snapshot(self, in_pieces: bool = False) -> bool:
+        """Whether a read runs in one snapshot of the store: outside a transaction,
+        on an engine with snapshots, where the read is made ``in_pieces`` (several
+        requests that must see one state) or the catalog's facts may be removed by
+        other writers (:attr:`~keyspace._catalog.Catalog.facts_removable`), so that
+        the check of a fact and the read it guards see one state of the store."""
+        ctx = self._ctx
+        return (
+            ctx.tx is None
+            and (in_pieces or ctx.catalog.facts_removable)
+            and ctx.aks.store.capabilities.snapshots
+        )
+
+    @contextlib.asynccontextmanager
+    async def _in_snapshot(self) -> AsyncIterator[AsyncScope]:
+        """This scope in a new snapshot of the store, released on exit."""
+        async with self._ctx.aks.snapshot() as snap:
+            yield snap.scope(*self.path, key=self._key, value=self._value)
+
+    async def _read(self, operation: Callable[[Scope], T], in_pieces: bool = False) -> T:
+        """``operation``, which only reads, as :meth:`_run`; in one snapshot where
+        :meth:`_reads_in_snapshot` says so (cost: a snapshot begun and released)."""
+        if self._reads_in_snapshot(in_pieces):
+            async with self._in_snapshot() as scope:
+                return await scope._run(operation)
+        return await self._run(operation)
+
     # -- point operations ---------------------------------------------------------
 
     async def get(self, key: Any, default: Any = None) -> Any:
         """The value of ``key``, or ``default``. Cost: one point read."""
-        return await self._run(lambda s: s.get(key, default))
+        return await self._read(lambda s: s.get(key, default))
 
     async def getitem(self, key: Any) -> Any:
         """The value of ``key``; ``KeyError`` when it is missing (like ``s[key]``)."""
-        return await self._run(lambda s: s[key])
+        return await self._read(lambda s: s[key])
 
     async def contains(self, key: Any) -> bool:
-        return await self._run(lambda s: key in s)
+        return await self._read(lambda s: key in s)
 
     async def put(self, key: Any, value: Any) -> None:
         """Store ``value`` at ``key`` (``s[key] = value``)."""
@@ -228,18 +255,15 @@ class AsyncScope:
         await self._run(lambda s: s.drop())
 
     async def scopes(self) -> list[Any]:
-        return await self._run(lambda s: s.scopes())
+        return await self._read(lambda s: s.scopes())
 
     async def len(self) -> int:
         """The number of own keys (``len(s)``). Outside a transaction, a count of
         several reads (several own ranges, or a scan read in pages) runs in one
         snapshot of the store, as the synchronous ``len``: it never counts part of
-        a batch."""
-        ctx = self._ctx
-        if ctx.tx is None and self.sync._counted_in_pieces() and ctx.aks.store.capabilities.snapshots:
-            async with ctx.aks.snapshot() as snap:
-                return await snap.scope(*self.path, key=self._key, value=self._value).len()
-        return await self._run(len)
+        a batch (so does every read of a scope whose catalog's facts other writers
+        may remove: :meth:`_reads_in_snapshot`)."""
+        return await self._read(len, self.sync._counted_in_pieces())
 
     # -- ranged reads -----------------------------------------------------------------
 
@@ -259,7 +283,22 @@ class AsyncScope:
         prefix: Any = None,
     ) -> AsyncIterator[tuple[Any, bytes]]:
         """``(decoded key, raw value)`` of own keys: :meth:`Scope.items`' ranges
-        (checks included), streamed from the async store."""
+        (checks included), streamed from the async store (from one snapshot where
+        :meth:`_reads_in_snapshot` says so, held while the iteration lasts)."""
+        if self._reads_in_snapshot():
+            async with self._in_snapshot() as scope:
+                own = scope._own(
+                    start,
+                    stop,
+                    include_start=include_start,
+                    include_stop=include_stop,
+                    reverse=reverse,
+                    limit=limit,
+                    prefix=prefix,
+                )
+                async for item in own:
+                    yield item
+            return
         _check_flags(include_start, include_stop, reverse)
         if limit is not None and type(limit) is not int:
             raise InvalidArgument(f"limit must be an int or None, not {limit!r}")
@@ -310,7 +349,13 @@ class AsyncScope:
             yield raw if vdec is None else vdec(raw)
 
     async def subtree(self) -> AsyncIterator[tuple[Path, Any, Any]]:
-        """``(path, key, value)`` below this scope, as :meth:`Scope.subtree`."""
+        """``(path, key, value)`` below this scope, as :meth:`Scope.subtree` (from one
+        snapshot where :meth:`_reads_in_snapshot` says so)."""
+        if self._reads_in_snapshot():
+            async with self._in_snapshot() as scope:
+                async for item in scope.subtree():
+                    yield item
+            return
         sync, ctx = self._make(), self._ctx
 
         def plan(state: Catalog) -> tuple[Callable[[bytes], Any], list[tuple[bytes, bytes | None]]]:
