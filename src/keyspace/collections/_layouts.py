@@ -19,9 +19,10 @@ built in, and every collection runs on either through the same methods:
   ``Naive``) the stored bytes are exactly cw-storage-plus's; on any other scope
   they are the scope's encoding of those bytes, with the same order. Where the
   scheme does not keep keys in order within a scope (``ScopeHash``, which stores
-  a key's length first), a range reads the scope with ``prefix=`` (the whole
-  scope, filtered) and sorts the keys under the prefix: the same items in the
-  same order, at O(scope) reads and O(n log n) for the n keys it holds.
+  a key's length first), a range reads the keys under the prefix with ``prefix=``
+  (one range per key length stored) and sorts them: the same items in the same
+  order, at the reads of the n keys under the prefix and O(n log r) for their r
+  runs of one length, each already in key order (the sort merges runs).
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ def _in_key_order(
     order is not key order: every key starting with ``base`` (``prefix=``, which
     every scheme answers exactly), cut to the bounds and sorted. Cost: what
     ``prefix=`` reads (ScopeHash: the n keys under ``base``, one range per key
-    length stored), then holding and sorting them, O(n log n)."""
+    length stored), then holding and sorting them: O(n log r) for r key lengths,
+    as each length's keys come in key order and the sort merges such runs."""
     if limit is not None and limit <= 0:
         return iter(())
     found = [
