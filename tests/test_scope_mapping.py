@@ -6,6 +6,7 @@ prefix (ScopeHash too, whose stored keys lead with the key's length)."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
@@ -120,6 +121,74 @@ def test_update_with_keyword_arguments() -> None:
         texts = ks.scope("s", key="str")
         texts.update(k=b"v")
         assert dict(texts) == {"k": b"v"}
+
+
+class _KeysAndItem:
+    """An object ``dict.update`` reads through ``keys()`` and ``[]``; it has no
+    ``items()``, and iterating it gives its keys."""
+
+    def __init__(self, data: dict[Any, Any]) -> None:
+        self._data = data
+
+    def keys(self) -> list[Any]:
+        return list(self._data)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._data)
+
+
+@pytest.mark.parametrize("in_transaction", [False, True])
+def test_update_reads_an_object_with_keys_as_dict_update_does(
+    ks: keyspace.Keyspace, in_transaction: bool
+) -> None:
+    """Such an object was taken for an iterable of pairs: the two-byte key
+    ``b"ab"`` was written as the key 97 with the value 98, or refused."""
+    rows = sqlite3.connect(":memory:")
+    rows.row_factory = sqlite3.Row
+    row = rows.execute("select 'v1' as name, 'v2' as role").fetchone()
+    for other, codec in ((_KeysAndItem({b"ab": b"1", b"cd": b"2"}), "bytes"), (row, "str")):
+        expected: dict[Any, Any] = {}
+        expected.update(other)
+        if in_transaction:
+            with ks.transaction() as tx:
+                tx.scope("u", key=codec, value=codec).update(other)
+        else:
+            ks.scope("u", key=codec, value=codec).update(other)
+        scope = ks.scope("u", key=codec, value=codec)
+        assert dict(scope.items()) == expected
+        scope.clear()
+
+
+@pytest.mark.parametrize("in_transaction", [False, True])
+def test_a_value_the_codec_refuses_is_named_as_the_value(ks: keyspace.Keyspace, in_transaction: bool) -> None:
+    """The codecs' messages serve keys and values alike; a refused value said
+    "'admin' has type str; this scope takes bytes" in a scope of str keys."""
+    cases: list[tuple[str, str, Any, Any]] = [("str", "bytes", "alice", "admin"), ("int", "str", 1, 2)]
+    for key_codec, value_codec, key, value in cases:
+        for write in ("set", "update", "update kwargs"):
+            if write == "update kwargs" and key_codec != "str":
+                continue
+            with pytest.raises(InvalidKey, match=rf"^value {value!r} has type {type(value).__name__}"):
+                if in_transaction:
+                    with ks.transaction() as tx:
+                        _write(tx.scope("v", key=key_codec, value=value_codec), write, key, value)
+                else:
+                    _write(ks.scope("v", key=key_codec, value=value_codec), write, key, value)
+            assert len(ks.scope("v", key=key_codec, value=value_codec)) == 0
+    with pytest.raises(InvalidKey, match=r"^value <object object at 0x[0-9a-f]+> has type object"):
+        ks.scope("v")[b"k"] = object()  # bytes values: the bytes codec's refusal
+
+
+def _write(scope: keyspace.Scope, how: str, key: Any, value: Any) -> None:
+    if how == "set":
+        scope[key] = value
+    elif how == "update":
+        scope.update([(key, value)])
+    else:
+        scope.update(**{key: value})
 
 
 def test_snapshot_scopes_refuse_writes(ks: keyspace.Keyspace) -> None:

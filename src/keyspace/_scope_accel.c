@@ -779,6 +779,11 @@ point_op_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, Py
     if (op->kind == KIND_SETITEM) {
         value = codec == Py_None ? Py_NewRef(args[2]) : PyObject_CallOneArg(codec, args[2]);
         if (value == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_Exception)) {
+                /* the Python method raises the codec's refusal as the value's */
+                PyErr_Clear();
+                res = PyObject_Vectorcall(op->fallback, args, nargsf, kwnames);
+            }
             goto done;
         }
         if (!PyBytes_CheckExact(value)) { /* the Python method raises or converts */

@@ -27,6 +27,7 @@ from collections.abc import (
     Iterable,
     Iterator,
     KeysView,
+    Mapping,
     MutableMapping,
     Sequence,
     ValuesView,
@@ -37,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._catalog import SETTLED
 from .codecs import BYTES, Codec, native_type
-from .errors import InvalidArgument, KeyspaceError, show_bytes
+from .errors import InvalidArgument, InvalidKey, KeyspaceError, show_bytes
 from .schemes._base import Key, Path, Scheme
 from .schemes._layouts import Layout
 from .stores._base import ReadView, WriteView
@@ -184,7 +185,33 @@ def _decoded_key_codec(scheme: Scheme, codec: Codec) -> Callable[[Any], Any] | N
 
 
 def _not_bytes(value: Any) -> bytes:
-    return BYTES.encode(value)
+    """A value that is not ``bytes`` as the bytes codec takes it (a bytes-like
+    object's bytes); else :class:`InvalidKey` that says it is the value."""
+    try:
+        return BYTES.encode(value)
+    except InvalidKey as exc:
+        raise _value_error(exc) from None
+
+
+def _value_error(exc: InvalidKey) -> InvalidKey:
+    """A codec's refusal of a value, as an error that says it is the value (the
+    codecs' messages serve keys and values alike)."""
+    return InvalidKey(f"value {exc}")
+
+
+def _value_encoder(venc: Callable[[Any], Any]) -> Callable[[Any], bytes]:
+    """The stored bytes of a value through the value codec's ``venc``: its
+    refusal names the value (:func:`_value_error`). Cost: one Python call per
+    value besides the codec's."""
+
+    def encode(value: Any) -> bytes:
+        try:
+            raw = venc(value)
+        except InvalidKey as exc:
+            raise _value_error(exc) from None
+        return raw if type(raw) is bytes else _not_bytes(raw)
+
+    return encode
 
 
 def _whole(
@@ -213,10 +240,19 @@ def _copy_slots_py(scope: Scope) -> Scope:
 
 
 def update_pairs(other: Any, kwargs: dict[str, Any]) -> Iterable[tuple[Any, Any]]:
-    """The pairs ``dict.update(other, **kwargs)`` takes, in order: those of a
-    mapping (``other.items()``) or of an iterable of pairs, then the keyword
-    arguments. Lazy: an iterator is read as the result is."""
-    pairs: Iterable[tuple[Any, Any]] = other.items() if hasattr(other, "items") else other
+    """The pairs ``dict.update(other, **kwargs)`` takes, in order: where ``other``
+    has ``keys()``, ``(k, other[k])`` for each of its keys (a ``dict`` or a
+    ``Mapping`` through ``items()``, the same pairs); else ``other`` as an
+    iterable of pairs; then the keyword arguments. Lazy: an iterator is read as
+    the result is."""
+    pairs: Iterable[tuple[Any, Any]]
+    if isinstance(other, dict | Mapping):
+        pairs = other.items()
+    elif hasattr(other, "keys"):
+        # keys(), as dict.update reads it: iterating a sqlite3.Row gives its values
+        pairs = ((k, other[k]) for k in other.keys())  # noqa: SIM118
+    else:
+        pairs = other
     return chain(pairs, kwargs.items()) if kwargs else pairs
 
 
@@ -499,9 +535,11 @@ class Scope(MutableMapping[Any, Any]):
         the value codec, and the scope's first write (its records) when no put is
         bound yet."""
         stored = self._stored(key)
-        raw = value if self._venc is None else self._venc(value)
-        if type(raw) is not bytes:
-            raw = _not_bytes(raw)
+        venc = self._venc
+        if venc is not None:
+            raw = _value_encoder(venc)(value)
+        else:
+            raw = value if type(value) is bytes else _not_bytes(value)
         put = self._put
         if put is None:
             if self._first_write(((stored, raw),), puts=True):
@@ -1059,7 +1097,8 @@ class Scope(MutableMapping[Any, Any]):
         if venc is None:
             ops = [(stored(k), v if type(v) is bytes else _not_bytes(v)) for k, v in pairs]
         else:
-            ops = [(stored(k), _as_bytes(venc(v))) for k, v in pairs]
+            encode = _value_encoder(venc)
+            ops = [(stored(k), encode(v)) for k, v in pairs]
         if not ops:
             return
         if self._put is None and self._first_write(ops, puts=True):
@@ -1069,9 +1108,13 @@ class Scope(MutableMapping[Any, Any]):
     def _encoded(self, pairs: Iterable[tuple[Any, Any]]) -> Iterator[tuple[bytes, bytes]]:
         """``(stored key, stored value)`` of each pair, as the pairs are read."""
         stored, venc = self._stored, self._venc
+        if venc is None:
+            for k, v in pairs:
+                yield stored(k), (v if type(v) is bytes else _not_bytes(v))
+            return
+        encode = _value_encoder(venc)
         for k, v in pairs:
-            raw = v if venc is None else venc(v)
-            yield stored(k), (raw if type(raw) is bytes else _not_bytes(raw))
+            yield stored(k), encode(v)
 
     def _stream(self, store: WriteView, encoded: Iterator[tuple[bytes, bytes]]) -> None:
         """Write ``encoded`` in one transaction of ``store``, 4096 pairs at a time;
@@ -1286,10 +1329,6 @@ def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]], puts:
                 view.delete(k)
             else:
                 view.put(k, v)
-
-
-def _as_bytes(raw: Any) -> bytes:
-    return raw if type(raw) is bytes else _not_bytes(raw)
 
 
 class ScopeKeys(KeysView[Any]):
