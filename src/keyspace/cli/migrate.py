@@ -6,16 +6,17 @@ import os
 import sys
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl
 
 import click
 
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, show_bytes
 from ..keyspace import Keyspace
 from ..scope import Scope
-from ..stores import ReadView
+from ..stores import ReadView, parse_url
 from ._console import Ticker, err, out
 from ._created import local_path, removed_on_failure
-from ._heed import HEED_URL
+from ._heed import HEED_URL, heed_location
 from ._open import one_state, opened
 from ._options import depth_option, scheme_option, separator_option
 from ._walk import Entry, KeyReader, walk
@@ -238,16 +239,26 @@ def copy_all(
 def _same_store(src: str, dst: str) -> bool:
     """Whether the URLs ``src`` and ``dst`` name one local store, however spelled
     (a bare path and an ``lmdb://`` URL, a relative and an absolute path, a
-    symbolic link), with the same options (an LMDB ``db=``, a scoped-heed name)."""
+    symbolic link, options such as ``timeout=`` or ``sync=`` that do not choose
+    what is read): the same path, and the same part of it where an option
+    chooses one (an LMDB ``db=``, a scoped-heed ``name=``)."""
     if src == dst:
         return True
     paths = local_path(src), local_path(dst)
     if paths[0] is None or paths[1] is None:
         return False
     same_path = os.path.realpath(paths[0]) == os.path.realpath(paths[1])
-    same_options = src.partition("?")[2] == dst.partition("?")[2]
-    same_kind = src.startswith(HEED_URL) == dst.startswith(HEED_URL)
-    return same_path and same_options and same_kind
+    return same_path and _part(src) == _part(dst)
+
+
+def _part(url: str) -> tuple[str, str]:
+    """Which part of its file a local store URL names: a scoped-heed database by
+    its name, an LMDB named database (``""``: the unnamed one), else the whole
+    store."""
+    if url.startswith(HEED_URL):
+        return "scoped-heed", dict(parse_qsl(heed_location(url)[1])).get("name", "")
+    engine, _, options = parse_url(url)
+    return engine, dict(options).get("db", "") if engine == "lmdb" else ""
 
 
 @click.command(
