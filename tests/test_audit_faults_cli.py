@@ -67,6 +67,25 @@ def test_a_key_over_the_lmdb_limit_leaves_no_store(tmp_path: Path) -> None:
     assert _listing(tmp_path) == []
 
 
+def test_a_refused_put_into_a_new_named_lmdb_database_leaves_no_store(tmp_path: Path) -> None:
+    """Opening ``db=NAME`` writes the named database's record into the main
+    database: the new environment was taken for one that holds data, and kept."""
+    with pytest.raises(KeyspaceError, match="511"):
+        _put(f"lmdb://{tmp_path / 'named.lmdb'}?db=foo", "a", "--key", LONG, "--value", "v")
+    assert _listing(tmp_path) == []
+
+
+def test_a_named_lmdb_database_that_holds_keys_is_kept(tmp_path: Path) -> None:
+    url = f"lmdb://{tmp_path / 'named.lmdb'}?db=foo"
+    _put(url, "a", "--key", "k", "--value", "v")
+    _put(f"lmdb://{tmp_path / 'named.lmdb'}?db=bar", "a", "--key", "k", "--value", "v")
+    with pytest.raises(KeyspaceError, match="511"):
+        _put(f"lmdb://{tmp_path / 'other.lmdb'}?db=foo", "a", "--key", LONG, "--value", "v")
+    assert _listing(tmp_path) == ["named.lmdb"]
+    with keyspace.open(url) as ks:
+        assert dict(ks.scope("a")) == {b"k": b"v"}
+
+
 def test_a_key_the_scoped_heed_codec_refuses_leaves_no_environment(tmp_path: Path) -> None:
     with pytest.raises(KeyspaceError, match="300"):
         _put(STORES["scoped-heed"](tmp_path), "--key", "300", "--value", "v")  # not a u8

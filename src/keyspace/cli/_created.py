@@ -18,6 +18,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import islice
 
 from ..errors import StoreError
 from ..stores import local_path as store_path
@@ -147,19 +148,34 @@ def _lmdb_alone(path: str, *, registry: bool) -> Iterator[bool]:
         os.close(fd)
 
 
+_NAMED_MOST = 64
+"""The named databases an environment may hold and still count as unwritten."""
+
+
 def _lmdb_unwritten(path: str) -> bool:
     """Whether the environment at ``path`` holds no entry, read without its lock
-    file (which would drop this process's lock of it when closed)."""
+    file (which would drop this process's lock of it when closed): its main
+    database holds nothing, or only the records of empty named databases (a
+    store opened with ``db=NAME`` makes one)."""
     if not os.path.exists(os.path.join(path, "data.mdb")):
         return True
     try:
         import lmdb
 
-        env = lmdb.open(path, readonly=True, lock=False, max_dbs=0)
+        env = lmdb.open(path, readonly=True, lock=False, max_dbs=_NAMED_MOST)
     except Exception:
         return False
     try:
-        return env.info()["last_txnid"] == 0 or env.stat()["entries"] == 0
+        if env.info()["last_txnid"] == 0:
+            return True
+        with env.begin() as txn:
+            names = list(islice(txn.cursor().iternext(values=False), _NAMED_MOST + 1))
+            if len(names) > _NAMED_MOST:
+                return False
+            for name in names:  # a key that is no named database's record raises
+                if txn.stat(env.open_db(name, txn=txn, create=False))["entries"]:
+                    return False
+        return True
     except Exception:
         return False
     finally:
