@@ -279,7 +279,15 @@ def test_a_leveldb_store_another_process_holds_is_not_removed(tmp_path: Path) ->
         lambda d: (f"sqlite://{d / 'a.db'}?sync=false", f"sqlite://{d / 'a.db'}?timeout=5"),
         lambda d: (str(d / "a.lmdb"), f"lmdb://{d / 'a.lmdb'}?db=&map_size=1GiB"),
     ],
-    ids=["dot-dot", "symlink", "bare-path-and-url", "trailing-slash", "an-option", "other-options", "lmdb-options"],
+    ids=[
+        "dot-dot",
+        "symlink",
+        "bare-path-and-url",
+        "trailing-slash",
+        "an-option",
+        "other-options",
+        "lmdb-options",
+    ],
 )
 def test_a_store_spelled_two_ways_is_refused_as_its_own_destination(tmp_path: Path, spelling: Any) -> None:
     """A copy of a store into itself under another scheme would mix two schemes'

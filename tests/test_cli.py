@@ -215,3 +215,17 @@ def test_typed_path_components_select_their_own_scope(tmp_path: Path) -> None:
     run("delete", url, "none:", "--drop")
     with keyspace.open(url) as ks:
         assert dict(ks.scope(None).items()) == {} and ks.scope("none:")[b"k"] == b"text"
+
+
+@pytest.mark.parametrize("folder", ["c[red]d", "x[", "x[/]y"])
+def test_inspect_and_demo_print_a_path_as_it_is(tmp_path: Path, folder: str) -> None:
+    """A store path holding ``[`` was read as markup: shown without its ``[red]``,
+    or the command failed with a markup error."""
+    where = tmp_path / folder
+    where.mkdir(parents=True)
+    url = str(where / "s.lmdb")
+    run("put", url, "s", "--key", "k", "--value", "v")
+    shown = run("inspect", url).stdout
+    assert str(where / "s.lmdb") in shown
+    demo = run("demo", str(where / "demo")).stdout
+    assert f"to {where / 'demo'}" in demo and f"keyspace inspect {where / 'demo'}" in demo

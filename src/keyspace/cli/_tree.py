@@ -84,8 +84,9 @@ class ScopeTree:
         return _node_json(self.root, typed)
 
     def table(self, title: str, *, typed: bool, levels: int | None = None) -> Table:
-        """The tree as a rich table: scope, own keys and bytes, subtree keys and bytes."""
-        table = Table(title=title, title_justify="left", box=None, pad_edge=False, header_style="bold")
+        """The tree as a rich table: scope, own keys and bytes, subtree keys and bytes;
+        ``title`` is shown as it is (a path's ``[`` is no markup)."""
+        table = Table(title=Text(title), title_justify="left", box=None, pad_edge=False, header_style="bold")
         table.add_column("scope", overflow="fold")
         for name in ("keys", "bytes", "subtree keys", "subtree bytes"):
             table.add_column(name, justify="right", no_wrap=True)

@@ -174,7 +174,9 @@ def demo(directory: str) -> None:
         os.remove(path)
     written = _fill(path)
     console.print("[bold]1. A multi-tenant store[/bold]")
-    console.print(f"   wrote {written} keys for {len(TENANTS)} tenants to {path} (LMDB, tuple scheme)")
+    console.print(
+        f"   wrote {written} keys for {len(TENANTS)} tenants to {path} (LMDB, tuple scheme)", markup=False
+    )
     with open_keyspace(path, create=False) as ks:
         alice = ks.scope("acme", "users")[b"alice"]
         console.print(f"   acme / users / alice = {alice.decode()}")
@@ -189,4 +191,4 @@ def demo(directory: str) -> None:
         tree, _skipped = scope_tree(ks)
         console.print(tree.table("", typed=True))
     console.print()
-    console.print(f"Next: keyspace inspect {path}   ·   keyspace scan {path} acme users")
+    console.print(f"Next: keyspace inspect {path}   ·   keyspace scan {path} acme users", markup=False)
