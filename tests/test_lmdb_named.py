@@ -10,7 +10,7 @@ import lmdb
 import pytest
 
 import keyspace
-from keyspace.errors import StoreError
+from keyspace.errors import KeyTooLarge, StoreError
 from keyspace.stores import LMDBStore
 
 
@@ -87,6 +87,26 @@ def test_a_raising_joined_block_discards_the_joint_transaction(tmp_path: Path) -
         except ValueError:
             pass
     assert a.scope("x").get(b"k") is None and b.scope("x").get(b"k") is None
+
+
+@pytest.mark.parametrize("map_size", [1 << 40, 256 << 10], ids=["large map", "small map (logged)"])
+def test_a_refused_update_in_a_joined_transaction_writes_none_of_its_pairs(
+    tmp_path: Path, map_size: int
+) -> None:
+    """A joined transaction's ``put_many`` checked each key as it put it: the pairs
+    before a key over LMDB's limit stayed in the transaction and committed with
+    it, where a plain transaction writes none of them."""
+    a = keyspace.open(tmp_path, db="a", map_size=map_size)
+    b = keyspace.open(tmp_path, db="b")
+    b.scope("s")[b"pre"] = b"1"  # written before: its writes need no check of their own
+    pairs = [(b"k%03d" % i, b"v") for i in range(10)] + [(b"x" * 600, b"v"), (b"z", b"v")]
+    with a.transaction() as ta, b.transaction() as tb:
+        ta.scope("t")[b"a"] = b"1"
+        with pytest.raises(KeyTooLarge, match="511"):
+            tb.scope("s").update(pairs)
+        with pytest.raises(KeyTooLarge, match="511"):
+            tb.scope("s").update(iter(pairs))
+    assert dict(b.scope("s")) == {b"pre": b"1"} and dict(a.scope("t")) == {b"a": b"1"}
 
 
 def test_join_gives_one_snapshot_across_databases(tmp_path: Path) -> None:

@@ -282,6 +282,17 @@ class JoinedTransaction(TxnReads, WriteView):
         self._store._check(key)
         self._outer._apply(_PUT, key, value, self._db)
 
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
+        """Every key checked first, so a bad one leaves none of the pairs written
+        (as :meth:`LMDBTransaction.put_many`); then each pair into the outer
+        transaction, which logs, grows and replays it."""
+        pairs = items if isinstance(items, list | tuple) else list(items)
+        self._store._check_all(pairs)
+        apply, db = self._outer._apply, self._db
+        for key, value in pairs:
+            apply(_PUT, key, value, db)
+        return len(pairs)
+
     def delete(self, key: bytes) -> None:
         self._store._check(key)
         self._outer._apply(_DELETE, key, None, self._db)
