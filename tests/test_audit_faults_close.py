@@ -4,10 +4,12 @@ normally gets the close's error. Store, keyspace and snapshot alike."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import keyspace
-from keyspace.errors import StoreError
+from keyspace.errors import StoreClosed, StoreError
 from keyspace.stores import MemoryStore
 
 
@@ -43,3 +45,38 @@ def test_a_block_that_ends_normally_gets_the_close_error() -> None:
 def test_an_interrupt_in_the_block_goes_on() -> None:
     with pytest.raises(KeyboardInterrupt), keyspace.attach(_CloseFails()):
         raise KeyboardInterrupt
+
+
+ENGINES = {
+    "lmdb": lambda d: str(d / "s.lmdb"),
+    "sqlite": lambda d: f"sqlite://{d / 's.db'}",
+    "leveldb": lambda d: f"leveldb://{d / 's.ldb'}",
+    "rocksdb": lambda d: f"rocksdb://{d / 's.rdb'}",
+    "memory": lambda d: "memory:",
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_a_close_inside_this_threads_transaction_ends_it_uncommitted(tmp_path: Any, engine: str) -> None:
+    """SQLite's close waited for the lock of the transaction open in its own
+    thread: for ever. On every engine the close returns, the transaction's end
+    raises StoreClosed (and its operations, where they reach the engine), and
+    nothing of it is committed."""
+    url = ENGINES[engine](tmp_path)
+    ks = keyspace.open(url)
+    ks.scope("a")[b"x"] = b"before"
+    store = ks.store
+    with pytest.raises(StoreClosed), ks.transaction() as tx:
+        tx.scope("a")[b"x"] = b"in the transaction"
+        tx.scope("a")[b"y"] = b"new"
+        ks.close()
+        if engine in ("lmdb", "sqlite"):  # the others buffer a transaction's writes until its end
+            with pytest.raises(StoreClosed):
+                tx.scope("a")[b"z"] = b"after the close"
+    with pytest.raises(StoreClosed):
+        store.get(b"")
+    if engine == "memory":
+        return  # nothing to reopen
+    with keyspace.open(url) as again:
+        assert dict(again.scope("a")) == {b"x": b"before"}

@@ -267,6 +267,7 @@ class SQLiteStore(_Keys, _Statements, Store):
         self._readonly = readonly
         self._lock = threading.Lock()
         self._owner: int | None = None  # thread holding this store's transaction()
+        self._held: _SQLiteTransaction | None = None  # that transaction
         self._read_lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._opened = False
@@ -432,12 +433,27 @@ class SQLiteStore(_Keys, _Statements, Store):
         return _SQLiteTransaction(self)
 
     def close(self) -> None:
+        """Close the connections; a transaction open in another thread is waited
+        for. One open in this thread (whose lock this thread holds, so waiting
+        would wait for ever) is rolled back: its block ends with
+        :class:`StoreClosed`, nothing of it committed, as on the other engines."""
         conn, self._conn = self._conn, None
-        if conn is not None:
-            with self._read_lock:
-                self._reader.close()
-            with self._lock:
+        if conn is None:
+            return
+        with self._read_lock:
+            self._reader.close()
+        held = self._held
+        if held is not None and self._owner == threading.get_ident():
+            held._conn = None  # ended: its operations and its exit raise StoreClosed
+            self._owner = self._held = None
+            try:
+                _rollback(conn)
+            finally:
                 conn.close()
+                self._lock.release()
+            return
+        with self._lock:
+            conn.close()
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self._path!r})"
@@ -642,7 +658,7 @@ class _SQLiteTransaction(_Keys, _Statements, WriteView):
             if isinstance(exc, sqlite3.Error):
                 raise store.translate(exc) from exc
             raise
-        store._owner = threading.get_ident()
+        store._owner, store._held = threading.get_ident(), self
         self._conn = conn
         return self
 
@@ -654,9 +670,9 @@ class _SQLiteTransaction(_Keys, _Statements, WriteView):
     ) -> None:
         store, conn, dead = self._store, self._conn, self._dead
         if conn is None:
-            raise StoreClosed(f"this transaction on {store.url} has ended")
+            raise StoreClosed(f"this transaction on {store.url} has ended, nothing of it committed")
         self._conn = None
-        store._owner = None
+        store._owner = store._held = None
         try:
             if dead is not None or exc_type is not None:
                 _rollback(conn)
