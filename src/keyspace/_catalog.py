@@ -1128,6 +1128,43 @@ class Catalog:
 
         return decode
 
+    def store_decoder(self, view: ReadView) -> Callable[[bytes], tuple[Path, Key]] | None:
+        """How a reader of the whole store (the command line's ``inspect`` and
+        ``migrate``) decodes a stored key where the scheme does not record a
+        key's depth but the store records its layout (a LengthPrefixed keyspace's
+        leaves, of any depths): by the recorded leaves (:meth:`decoder`; a key
+        under none raises :class:`DecodeError`). ``None`` where nothing is
+        recorded, or a declared ``leaf_depth`` that every recorded leaf has: the
+        reader decodes at its depth. A declared depth the records contradict
+        raises :class:`LayoutError`, as a scope of such a path does. Cost: one
+        scan of the layout records."""
+        if not (self._layered and self.scheme.records_layout):
+            return None
+        leaves = [_split_lp(key[len(LAYOUT_START) :]) for key, _ in view.scan(LAYOUT_START, LAYOUT_STOP)]
+        if not leaves:
+            return None
+        depth = self.leaf_depth
+        if depth is not None:
+            other = next((leaf for leaf in leaves if len(leaf) != depth), None)
+            if other is None:
+                return None
+            raise LayoutError(
+                f"the store records scope {show_bytes(other)} as holding keys, at depth {len(other)}: the "
+                f"declared leaf depth {depth} does not match the layout recorded in the store (give no "
+                "depth: the recorded layout is read)"
+            )
+        decode = self.decoder(view, ())
+
+        def checked(stored: bytes) -> tuple[Path, Key]:
+            try:
+                return decode(stored)
+            except LayoutError:
+                raise DecodeError(
+                    f"{show_bytes(stored)} lies under no scope the store records as holding keys", 0
+                ) from None
+
+        return checked
+
     def _hash_decoder(self, view: ReadView) -> Callable[[bytes], tuple[Path, Key]]:
         scheme = self.scheme
         default_key = scheme.prefix(())

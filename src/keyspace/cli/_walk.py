@@ -26,9 +26,10 @@ from ..schemes import Scheme
 from ..stores import ReadView
 
 if TYPE_CHECKING:
+    from ..keyspace import Keyspace
     from ..schemes._layouts import Layout
 
-__all__ = ["RESERVED", "Entry", "KeyReader", "NeedsMore", "Run", "Skipped", "tally", "walk"]
+__all__ = ["RESERVED", "Entry", "KeyReader", "NeedsMore", "Run", "Skipped", "store_reader", "tally", "walk"]
 
 RESERVED = None
 """What :meth:`KeyReader.read` returns for a key that belongs to no scope."""
@@ -68,19 +69,35 @@ class Run:
     size: int
 
 
+def store_reader(ks: Keyspace, depth: int | None, view: ReadView) -> KeyReader:
+    """The :class:`KeyReader` of every key of ``ks``'s store read from ``view``:
+    through the layout the store records where it records one (its leaves, of
+    any depths; a ``depth`` they contradict raises
+    :class:`~keyspace.errors.LayoutError`), else at ``depth``."""
+    return KeyReader(ks.scheme, depth, view, ks.catalog.store_decoder(view))
+
+
 class KeyReader:
     """Decodes the stored keys of one store under one scheme.
 
     ``depth`` is the scope depth for formats that do not record it (a scheme that
     declares :attr:`~Scheme.decode_needs_depth`, LengthPrefixed; Naive, whose
-    :attr:`~Scheme.max_decode_depth` is 0, reads everything as the root scope).
+    :attr:`~Scheme.max_decode_depth` is 0, reads everything as the root scope);
+    ``decode``, where given, decodes instead (the keyspace's decoder of a store
+    that records its layout: :meth:`~keyspace._catalog.Catalog.store_decoder`).
     :meth:`read` costs one ``scheme.decode``; hashed scope names
     (:attr:`~Scheme.hashed_names`, scopehash) are looked up in the registry
     entries seen so far, then with one point read on ``view`` when one is given.
     """
 
-    def __init__(self, scheme: Scheme, depth: int | None = None, view: ReadView | None = None) -> None:
-        if scheme.decode_needs_depth and depth is None:
+    def __init__(
+        self,
+        scheme: Scheme,
+        depth: int | None = None,
+        view: ReadView | None = None,
+        decode: Callable[[bytes], tuple[tuple[Any, ...], Any]] | None = None,
+    ) -> None:
+        if scheme.decode_needs_depth and depth is None and decode is None:
             raise NeedsMore(
                 f"{scheme.name} keys do not record how many path components they hold; "
                 "pass --depth N (the scope depth of the stored keys)"
@@ -94,6 +111,7 @@ class KeyReader:
         self.scheme = scheme
         self.depth = depth
         self._view = view
+        self._decode = decode
         # where keyspaces keep their records (the catalog refuses every scope key there)
         self._reserved = reserved_ranges(scheme)
         self._reserved_lows = [lo for lo, _ in self._reserved]
@@ -116,7 +134,8 @@ class KeyReader:
             return RESERVED
         names = self._hash_names
         if names is None:
-            return self.scheme.decode(stored, self.depth)
+            decode = self._decode
+            return self.scheme.decode(stored, self.depth) if decode is None else decode(stored)
         if self._entry is not None:
             entry = self._entry(stored, value)
             if entry is not None:

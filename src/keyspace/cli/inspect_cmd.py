@@ -17,7 +17,7 @@ from ._heed import HEED_URL, heed_options
 from ._open import one_state, opened
 from ._options import depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
-from ._walk import KeyReader, Run, tally
+from ._walk import Run, store_reader, tally
 
 __all__ = ["Outside", "inspect", "named_databases", "scope_tree"]
 
@@ -56,7 +56,7 @@ def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outsi
     outside = Outside()
     add = tree.add
     with one_state(ks.store) as view, Ticker("reading keys") as ticker:
-        reader = KeyReader(ks.scheme, depth, view)
+        reader = store_reader(ks, depth, view)
         for item in tally(view, reader, LayoutCache(ks.scheme).get):
             if isinstance(item, Run):
                 add(item.path, item.size, item.keys)

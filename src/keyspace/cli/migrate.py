@@ -19,7 +19,7 @@ from ._created import local_path, removed_on_failure
 from ._heed import HEED_URL, heed_location
 from ._open import one_state, opened
 from ._options import depth_option, scheme_option, separator_option
-from ._walk import Entry, KeyReader, walk
+from ._walk import Entry, KeyReader, store_reader, walk
 
 __all__ = ["Tally", "check_no_merge", "copy_all", "migrate", "refuse_ambiguous"]
 
@@ -213,10 +213,10 @@ def copy_all(
     when not given) counts as the batches commit, so a caller sees what was
     written also when the copy fails part way."""
     source = src.store if view is None else view
-    reader = KeyReader(src.scheme, depth, source)
+    reader = store_reader(src, depth, source)
     convert = _path_converter(src, dst, keep_bytes)
     size = max(1, min(batch, dst.batch_limit - 2))
-    total = check_no_merge(src, dst, KeyReader(src.scheme, depth, source), convert, source)
+    total = check_no_merge(src, dst, store_reader(src, depth, source), convert, source)
     tally = Tally() if tally is None else tally
     pending: list[Entry] = []
     with Ticker("copying keys", total if err().is_terminal else None) as ticker:
