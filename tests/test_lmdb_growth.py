@@ -135,3 +135,57 @@ def test_open_adopts_a_map_another_process_grew(tmp_path: Path) -> None:
             unnamed.close()
     finally:
         named.close()
+
+
+def _copy_growing(ks: keyspace.Keyspace, how: str) -> list[bytes]:
+    """A transaction that reads one scope while its writes to another fill the
+    small map, so that LMDB's transaction is replaced under the scan."""
+    seen: list[bytes] = []
+    with ks.transaction() as tx:
+        src, dst = tx.scope("src"), tx.scope("dst")
+        if how == "items":
+            for k, v in src.items():
+                seen.append(k)
+                dst[k] = v * 20
+        elif how == "keys":
+            for k in src:  # the keys-only scan
+                seen.append(k)
+                dst[k] = b"w" * 2000
+        else:
+            for k, v in src.items(reverse=True, limit=900):
+                seen.append(k)
+                dst[k] = v * 20
+    return seen
+
+
+@pytest.mark.parametrize("how", ["items", "keys", "reverse, limited"])
+def test_a_scan_reads_on_while_its_transaction_grows_the_map(tmp_path: Path, how: str) -> None:
+    """With a small map a transaction logs its writes and replays them on a new
+    LMDB transaction when the map is full; a scan of that transaction read a
+    cursor of the old one and ended with StoreClosed. It reads on from its last
+    key in the new one."""
+    ks = keyspace.open(f"lmdb://{tmp_path / 'db'}?map_size=1MiB")
+    keys = [b"k%05d" % i for i in range(1000)]
+    ks.scope("src").update({k: b"v" * 100 for k in keys})
+    seen = _copy_growing(ks, how)
+    expected = keys if how != "reverse, limited" else keys[::-1][:900]
+    assert seen == expected
+    assert sorted(ks.scope("dst").keys()) == sorted(expected)
+    assert ks.store._live().info()["map_size"] > 1 << 20  # it grew
+    ks.close()
+
+
+def test_a_joined_scan_reads_on_while_the_joint_transaction_grows_the_map(tmp_path: Path) -> None:
+    a = keyspace.open(f"lmdb://{tmp_path / 'db'}?db=a&map_size=1MiB")
+    b = keyspace.open(f"lmdb://{tmp_path / 'db'}?db=b")
+    keys = [b"k%05d" % i for i in range(1000)]
+    b.scope("src").update({k: b"v" * 100 for k in keys})
+    seen = []
+    with a.transaction() as ta, b.transaction() as tb:
+        dst = ta.scope("dst")
+        for k, v in tb.scope("src").items():
+            seen.append(k)
+            dst[k] = v * 20
+    assert seen == keys and len(a.scope("dst")) == 1000
+    a.close()
+    b.close()

@@ -17,7 +17,7 @@ from typing import Any
 
 import lmdb
 
-from ..errors import KeyspaceError, StoreClosed
+from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Seeker
 from ._lmdb_cursor import cursor_scan
 
@@ -25,6 +25,16 @@ __all__ = ["CursorSeeker", "TxnReads", "count_keys", "cursor_keys"]
 
 _FIRST_CHUNK = 64
 _MAX_CHUNK = 4096
+_REPLAYS_MOST = 64
+"""Replays a scan reads on from: each one grew the map, so a bound, not a budget."""
+
+
+def _item_key(item: tuple[bytes, bytes]) -> bytes:
+    return item[0]
+
+
+def _same(key: bytes) -> bytes:
+    return key
 
 
 def cursor_keys(
@@ -118,6 +128,12 @@ class TxnReads:
     def _keys_txn(self) -> tuple[Any, Any]:
         raise NotImplementedError
 
+    def _replays(self) -> bool:
+        """Whether the view may go on in a new LMDB transaction holding what the
+        old one held (a write transaction that grows a full map and replays its
+        writes): its scans then read on from there. A snapshot never does."""
+        return False
+
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         raise NotImplementedError
 
@@ -137,10 +153,48 @@ class TxnReads:
     def _items(
         self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any
     ) -> Iterator[tuple[bytes, bytes]]:
+        if self._replays():
+            yield from self._resumed(cursor_scan, _item_key, txn, start, stop, reverse, limit, db)
+            return
         try:
             yield from cursor_scan(txn, start, stop, reverse, limit, db)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
+
+    def _resumed(
+        self,
+        read: Callable[..., Iterator[Any]],
+        key_of: Callable[[Any], bytes],
+        txn: Any,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        db: Any,
+    ) -> Iterator[Any]:
+        """``read(txn, start, stop, reverse, limit, db)`` (items or keys; ``key_of``
+        gives an element's key), read on past the last element given, in the
+        view's new transaction, each time the view replays its writes on one
+        (:meth:`_replays`): the rest of the range as the transaction holds it.
+        Costs a Python step per element; a replaying transaction is one that began
+        with little free map space."""
+        for _replay in range(_REPLAYS_MOST):
+            try:
+                for element in read(txn, start, stop, reverse, limit, db):
+                    yield element
+                    if reverse:
+                        stop = key_of(element)
+                    else:
+                        start = key_of(element) + b"\x00"
+                    if limit is not None:
+                        limit -= 1
+                return
+            except lmdb.Error as exc:
+                now, _ = self._keys_txn()
+                if now is None or now is txn:
+                    raise self.translate(exc) from exc
+                txn = now  # the same writes, replayed on a new transaction: read on there
+        raise StoreError(f"a scan met more than {_REPLAYS_MOST} replays of its transaction")
 
     def scan_keys(
         self,
@@ -151,6 +205,8 @@ class TxnReads:
         limit: int | None = None,
     ) -> Iterator[bytes]:
         txn, db = self._keys_txn()
+        if self._replays():
+            return self._resumed(cursor_keys, _same, txn, start, stop, reverse, limit, db)
         try:
             keys = cursor_keys(txn, start, stop, reverse, limit, db)
         except lmdb.Error as exc:  # the view has ended: its transaction is gone

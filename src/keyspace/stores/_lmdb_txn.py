@@ -77,6 +77,9 @@ class LMDBTransaction(TxnReads, WriteView):
     def _keys_txn(self) -> tuple[Any, Any]:
         return self._txn, None
 
+    def _replays(self) -> bool:
+        return self._log is not None
+
     def _begin(self) -> None:
         store = self._store
         for _attempt in range(RETRIES):
@@ -271,6 +274,9 @@ class JoinedTransaction(TxnReads, WriteView):
 
     def _keys_txn(self) -> tuple[Any, Any]:
         return self._outer._txn, self._db
+
+    def _replays(self) -> bool:
+        return self._outer._log is not None
 
     def get(self, key: bytes) -> bytes | None:
         try:
