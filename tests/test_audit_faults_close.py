@@ -80,3 +80,22 @@ def test_a_close_inside_this_threads_transaction_ends_it_uncommitted(tmp_path: A
         return  # nothing to reopen
     with keyspace.open(url) as again:
         assert dict(again.scope("a")) == {b"x": b"before"}
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_a_close_ends_the_open_snapshots(tmp_path: Any, engine: str) -> None:
+    """SQLite's snapshots, each on a connection of its own, read on after the
+    store was closed; on every engine their reads and running scans now raise
+    StoreClosed."""
+    ks = keyspace.open(ENGINES[engine](tmp_path))
+    ks.scope("a").update({b"k%04d" % i: b"v" for i in range(3000)})
+    with ks.snapshot() as snap:
+        scope = snap.scope("a")
+        running = iter(scope.items())
+        next(running)
+        ks.close()
+        with pytest.raises(StoreClosed):
+            scope.get(b"k0001")
+        with pytest.raises(StoreClosed):
+            for _ in running:
+                pass

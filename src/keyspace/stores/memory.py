@@ -159,7 +159,8 @@ class _Snapshot(Releasable, ReadView):
     open: once it has ended (the map is no longer pinned for it, and the store
     may write it in place), a scan begun before raises
     :class:`~keyspace.errors.StoreClosed` at its next page instead of reading the
-    map as it is then. ``fast_pages`` gives those pages. Cost: two bisections,
+    map as it is then; so do its reads once the store is closed. ``fast_pages``
+    gives those pages. Cost: two bisections,
     then one check and one slice per page; per item, one dict lookup (none for
     keys alone) and no Python code."""
 
@@ -173,12 +174,12 @@ class _Snapshot(Releasable, ReadView):
         self.fast_pages = self._pages
 
     def _live(self) -> SortedDict[bytes, bytes]:
-        if not self._open:
+        if not self._open or self._store._data is None:  # ended, or the store closed
             raise StoreClosed(f"this {self._kind} of {self._store.url} has ended")
         return self._data
 
     def get(self, key: bytes) -> bytes | None:
-        if not self._open:
+        if not self._open or self._store._data is None:
             raise StoreClosed(f"this {self._kind} of {self._store.url} has ended")
         return self._data.get(key)
 

@@ -26,6 +26,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from types import TracebackType
@@ -268,6 +269,7 @@ class SQLiteStore(_Keys, _Statements, Store):
         self._lock = threading.Lock()
         self._owner: int | None = None  # thread holding this store's transaction()
         self._held: _SQLiteTransaction | None = None  # that transaction
+        self._snapshots: weakref.WeakSet[_SQLiteSnapshot] = weakref.WeakSet()  # ended by close()
         self._read_lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._opened = False
@@ -427,19 +429,24 @@ class SQLiteStore(_Keys, _Statements, Store):
             conn.execute("SELECT 1 FROM kv LIMIT 1").fetchall()  # starts the read transaction
         except sqlite3.Error as exc:
             raise self.translate(exc) from exc
-        return _SQLiteSnapshot(self, conn)
+        snap = _SQLiteSnapshot(self, conn)
+        self._snapshots.add(snap)
+        return snap
 
     def transaction(self) -> _SQLiteTransaction:
         return _SQLiteTransaction(self)
 
     def close(self) -> None:
-        """Close the connections; a transaction open in another thread is waited
+        """Close the connections, the open snapshots' too (their reads then raise
+        :class:`StoreClosed`); a transaction open in another thread is waited
         for. One open in this thread (whose lock this thread holds, so waiting
         would wait for ever) is rolled back: its block ends with
         :class:`StoreClosed`, nothing of it committed, as on the other engines."""
         conn, self._conn = self._conn, None
         if conn is None:
             return
+        for snap in list(self._snapshots):  # each on a connection of its own
+            snap.release()
         with self._read_lock:
             self._reader.close()
         held = self._held
