@@ -32,6 +32,7 @@ from collections.abc import (
     Sequence,
     ValuesView,
 )
+from functools import partial
 from itertools import chain, islice, repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Protocol
@@ -199,19 +200,15 @@ def _value_error(exc: InvalidKey) -> InvalidKey:
     return InvalidKey(f"value {exc}")
 
 
-def _value_encoder(venc: Callable[[Any], Any]) -> Callable[[Any], bytes]:
-    """The stored bytes of a value through the value codec's ``venc``: its
-    refusal names the value (:func:`_value_error`). Cost: one Python call per
-    value besides the codec's."""
-
-    def encode(value: Any) -> bytes:
-        try:
-            raw = venc(value)
-        except InvalidKey as exc:
-            raise _value_error(exc) from None
-        return raw if type(raw) is bytes else _not_bytes(raw)
-
-    return encode
+def _encode_value(venc: Callable[[Any], Any], value: Any) -> bytes:
+    """The stored bytes of ``value`` through the value codec's ``venc``: its
+    refusal names the value (:func:`_value_error`). Cost: one Python call
+    besides the codec's."""
+    try:
+        raw = venc(value)
+    except InvalidKey as exc:
+        raise _value_error(exc) from None
+    return raw if type(raw) is bytes else _not_bytes(raw)
 
 
 def _whole(
@@ -537,7 +534,7 @@ class Scope(MutableMapping[Any, Any]):
         stored = self._stored(key)
         venc = self._venc
         if venc is not None:
-            raw = _value_encoder(venc)(value)
+            raw = _encode_value(venc, value)
         else:
             raw = value if type(value) is bytes else _not_bytes(value)
         put = self._put
@@ -1097,7 +1094,7 @@ class Scope(MutableMapping[Any, Any]):
         if venc is None:
             ops = [(stored(k), v if type(v) is bytes else _not_bytes(v)) for k, v in pairs]
         else:
-            encode = _value_encoder(venc)
+            encode = partial(_encode_value, venc)
             ops = [(stored(k), encode(v)) for k, v in pairs]
         if not ops:
             return
@@ -1112,7 +1109,7 @@ class Scope(MutableMapping[Any, Any]):
             for k, v in pairs:
                 yield stored(k), (v if type(v) is bytes else _not_bytes(v))
             return
-        encode = _value_encoder(venc)
+        encode = partial(_encode_value, venc)
         for k, v in pairs:
             yield stored(k), encode(v)
 
