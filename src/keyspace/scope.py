@@ -141,6 +141,15 @@ _NO_ROUTE: _Route = (None, b"", b"", b"", b"", _NoKey)
 _first, _second = itemgetter(0), itemgetter(1)
 
 
+def check_range_arguments(include_start: Any, include_stop: Any, reverse: Any, limit: Any) -> None:
+    """Refuse range arguments of the wrong type with :class:`InvalidArgument`
+    naming them: a flag that is not a bool (:func:`_check_flags`), a ``limit``
+    that is not an int or ``None`` (``True`` is an int to Python, not a count)."""
+    _check_flags(include_start, include_stop, reverse)
+    if limit is not None and type(limit) is not int:
+        raise InvalidArgument(f"limit must be an int or None, not {show_bytes(limit)}")
+
+
 def _check_flags(include_start: Any, include_stop: Any, reverse: Any = False) -> None:
     """Refuse a range flag that is not a bool (``include_stop="false"`` is truthy:
     taken as it is, it would read, or delete, the stop key) with
@@ -868,10 +877,13 @@ class Scope(MutableMapping[Any, Any]):
         holding enough items) and one chunk decode."""
         if limit is None:
             return None
-        if type(limit) is not int:
-            raise InvalidArgument(f"limit must be an int or None, not {show_bytes(limit)}")
-        if type(include_start) is not bool or type(include_stop) is not bool or type(reverse) is not bool:
-            _check_flags(include_start, include_stop, reverse)
+        if (
+            type(limit) is not int
+            or type(include_start) is not bool
+            or type(include_stop) is not bool
+            or type(reverse) is not bool
+        ):
+            check_range_arguments(include_start, include_stop, reverse, limit)
         if limit > 1024:
             return None
         if prefix is None and self._guard is None:

@@ -53,11 +53,11 @@ from .. import keyspace as _sync
 from .._catalog import Catalog
 from .._watch import ScopeWatch
 from ..codecs import Codec, resolve_codec
-from ..errors import InvalidArgument, StoreClosed
+from ..errors import StoreClosed
 from ..keyspace import Keyspace
 from ..schemes._base import Path, Scheme
 from ..schemes._layouts import Layout
-from ..scope import Scope, _check_flags, _decoded_key_codec, update_pairs
+from ..scope import Scope, _decoded_key_codec, check_range_arguments, update_pairs
 from ..stores._aio import DEFAULT_CHUNK, AsyncStore, async_store
 from ..stores._aio import AsyncTransaction as _StoreTransaction
 from ..stores._base import ReadView
@@ -299,9 +299,7 @@ class AsyncScope:
                 async for item in own:
                     yield item
             return
-        _check_flags(include_start, include_stop, reverse)
-        if limit is not None and type(limit) is not int:
-            raise InvalidArgument(f"limit must be an int or None, not {limit!r}")
+        check_range_arguments(include_start, include_stop, reverse, limit)
         sync = self._make()
         ranges = await self._ctx.run(
             lambda state: self._make(state)._stored_ranges(start, stop, include_start, include_stop, prefix)

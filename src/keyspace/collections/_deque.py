@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..codecs import Codec
-from ..errors import CollectionFull, DecodeError, show_bytes
+from ..errors import CollectionFull, DecodeError, InvalidArgument, show_bytes
 from ..scope import Scope
 from ._base import Collection
 from ._keys import KeySpec
@@ -128,7 +128,12 @@ class Deque(Collection):
 
     def get(self, index: int) -> Any:
         """The item at ``index`` from the front (negative: from the back), or
-        ``None`` out of range."""
+        ``None`` out of range; :class:`InvalidArgument` for an index that is not
+        an int."""
+        if type(index) is not int:
+            if not isinstance(index, int) or isinstance(index, bool):
+                raise InvalidArgument(f"a deque index must be an int, not {show_bytes(index)}")
+            index = int.__int__(index)
         head, tail = self._ends(self._base)
         size = (tail - head) % _WRAP
         if index < 0:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Union
 
+from .._bytes import buffer_bytes
 from ..errors import DecodeError, InvalidKey, show_bytes
 
 __all__ = ["KEY_TYPES", "KeySpec", "KeyType", "SpecLike", "key_type"]
@@ -100,7 +101,9 @@ class _Bytes(KeyType):
         if type(value) is bytes:
             return value
         if isinstance(value, (bytearray, memoryview)):
-            return bytes(value)
+            raw = buffer_bytes(value)  # a released view holds none
+            if raw is not None:
+                return raw
         raise InvalidKey(
             f"key element {show_bytes(value)} has type {type(value).__name__}; bytes takes bytes"
         )
@@ -129,7 +132,7 @@ class _Int(KeyType):
     def check(self, value: Any) -> Any:
         if type(value) is not int:
             if isinstance(value, int) and not isinstance(value, bool):
-                return self.check(int(value))
+                return self.check(int.__int__(value))  # its value: a subclass's __int__ does not run
             raise InvalidKey(
                 f"key element {show_bytes(value)} has type {type(value).__name__}; {self.name} takes int"
             )
@@ -240,12 +243,13 @@ class KeySpec:
 
     def _flatten(self, shape: Any, key: Any, out: list[Any]) -> None:
         if isinstance(shape, tuple):
-            if not isinstance(key, (tuple, list)) or len(key) != len(shape):
+            items = _items(key) if isinstance(key, (tuple, list)) else None
+            if items is None or len(items) != len(shape):
                 raise InvalidKey(
                     f"key {show_bytes(key)} does not have the shape of {self!r}: "
                     f"expected a tuple of {len(shape)} elements"
                 )
-            for s, k in zip(shape, key, strict=True):
+            for s, k in zip(shape, items, strict=True):
                 self._flatten(s, k, out)
         else:
             out.append(shape.check(key))
@@ -280,7 +284,13 @@ class KeySpec:
 
 def _flatten_value(value: Any, out: list[Any]) -> None:
     if isinstance(value, tuple):
-        for v in value:
+        for v in _items(value):
             _flatten_value(v, out)
     else:
         out.append(value)
+
+
+def _items(sequence: tuple[Any, ...] | list[Any]) -> tuple[Any, ...]:
+    """The items a tuple or list holds, read with the base type's iterator: a
+    subclass's own ``__len__``/``__iter__`` does not run."""
+    return tuple(tuple.__iter__(sequence) if isinstance(sequence, tuple) else list.__iter__(sequence))

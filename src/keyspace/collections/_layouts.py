@@ -74,7 +74,21 @@ def _in_key_order(
         if (lo <= k if lo_incl else lo < k) and (hi is None or (k <= hi if hi_incl else k < hi))
     ]
     found.sort(key=itemgetter(0), reverse=reverse)
-    return iter(found if limit is None else found[:limit])
+    return _paged(scope, base, found if limit is None else found[:limit])
+
+
+_PAGE = 1024
+
+
+def _paged(scope: Scope, base: bytes, found: list[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, bytes]]:
+    """``found`` a page (1024 items) at a time, as the scans of the other layouts
+    read theirs: before each page after the first, a read of one key under
+    ``base`` raises :class:`~keyspace.errors.StoreClosed` once the view the scope
+    reads (a transaction's, a snapshot's) has ended."""
+    for at in range(0, len(found), _PAGE):
+        if at:
+            next(iter(scope.items(prefix=base, limit=1)), None)
+        yield from found[at : at + _PAGE]
 
 
 def joined_key(parts: Sequence[bytes]) -> bytes:

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..codecs import Codec
 from ..errors import InvalidKey, KeyTooLarge
-from ..scope import Scope
+from ..scope import Scope, check_range_arguments
 from ._base import Collection
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout, Namespace
@@ -115,6 +115,7 @@ class _Ranged:
         reverse: bool,
         limit: int | None,
     ) -> tuple[Iterator[tuple[Any, Any]], int]:
+        check_range_arguments(include_start, include_stop, reverse, limit)
         prefix, lo, hi, skip = self._bounds(start, stop)
         it = self._ns.scan(self._scope(), prefix, lo, hi, include_start, include_stop, reverse, limit)
         return it, skip
