@@ -132,6 +132,21 @@ def test_bad_bytes_are_decode_errors() -> None:
         bincode.Seq(bincode.U64).decode(b"\xff" * 8)
 
 
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("inner", [bincode.UNIT, bincode.Tuple()], ids=["unit", "empty tuple"])
+def test_a_sequence_of_zero_size_elements_is_bounded(inner: bincode.BincodeCodec) -> None:
+    """Eight bytes declaring 2**64 - 1 elements that take no bytes made a list of
+    that many: memory ran out instead of a DecodeError."""
+    seq = bincode.Seq(inner)
+    with pytest.raises(DecodeError, match=f"at most {bincode.ZERO_SIZED_MOST}") as info:
+        seq.decode(b"\xff" * 8)
+    assert info.value.offset == 0
+    most = [inner.decode(b"")] * bincode.ZERO_SIZED_MOST
+    assert seq.decode(seq.encode(most)) == most
+    with pytest.raises(InvalidKey, match=str(bincode.ZERO_SIZED_MOST)):
+        seq.encode([*most, most[0]])
+
+
 def test_wrong_types_are_invalid_key() -> None:
     with pytest.raises(InvalidKey, match="takes str"):
         bincode.STRING.encode(b"x")

@@ -73,3 +73,13 @@ def test_scoped_heed_options(tmp_path: Path) -> None:
     _refused(
         lambda: scoped_heed.open(tmp_path / "env", "db", api="types", unnamed_default=True), "unnamed_default"
     )
+
+
+@pytest.mark.parametrize("length", [-1, 2.0, "3", None, True])
+def test_a_component_length_that_is_not_a_count(length: Any) -> None:
+    """``encode_length`` let ``struct.error`` and ``TypeError`` escape."""
+    from keyspace.schemes.length_prefixed import encode_length
+
+    with pytest.raises(InvalidArgument, match="component length"):
+        encode_length(length)
+    assert encode_length(0) == b"\x00\x00" and encode_length(65535) == b"\xff\xff"

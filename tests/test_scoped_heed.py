@@ -547,3 +547,25 @@ def test_scopes_of_a_typed_database_take_its_codecs_everywhere(tmp_path: Path) -
             assert snap.scope("t")[8] == "eight"
         raw = ks.scope("t", key="bytes", value="bytes")
         assert ks.scope("t") is not raw and dict(raw.items())[(7).to_bytes(8, "little")].endswith(b"seven")
+
+
+@pytest.mark.parametrize("api", ["raw_bytes", "types"])
+def test_a_key_over_lmdbs_limit_names_the_stored_key_and_lmdbs_limit(tmp_path: Path, api: str) -> None:
+    """The refusal named the key with keyspace's internal database tag in front
+    (513 bytes) and the tag's limit (512), not the stored key and LMDB's 511."""
+    from keyspace.errors import KeyTooLarge
+
+    extra: dict[str, Any] = {"key": BYTES, "value": BYTES} if api == "types" else {}
+    with scoped_heed.open(tmp_path, "db", api=api, **extra) as ks:
+        named = ks.scope("tenant1")
+        named[b"first"] = b"v"  # the database is in use
+        for scope in (ks.scope(), named):
+            for _attempt in range(2):  # the first write, then a later one
+                with pytest.raises(KeyTooLarge) as refused:
+                    scope[b"a" * 520] = b"v"
+                pattern = r"key of (\d+) bytes is over LMDB's limit of 511 bytes: (b'[^']*')"
+                found = re.match(pattern, str(refused.value))
+                assert found is not None, str(refused.value)
+                assert 520 <= int(found.group(1)) <= 540
+                assert not found.group(2).startswith(("b'\\x00", "b'\\x01"))  # no tag of keyspace's
+        assert dict(named) == {b"first": b"v"} and len(ks.scope()) == 0

@@ -53,9 +53,7 @@ from .errors import (
     AccessDenied,
     DecodeError,
     HashCollision,
-    InvalidName,
     KeyspaceError,
-    KeyTooLarge,
     LayoutError,
     ReservedKey,
     SchemeMismatch,
@@ -835,14 +833,8 @@ class Catalog:
         if limit is None and caps.empty_keys:
             return  # the engine stores every key
         key = bad_key(keys if type(keys) is list else list(keys), limit, caps.empty_keys)
-        if key is None:
-            return
-        if limit is not None and len(key) > limit:
-            raise KeyTooLarge(
-                f"key of {len(key)} bytes is over the limit of {limit} bytes of {store.url}: "
-                f"{show_bytes(key)}"
-            )
-        raise InvalidName(f"{store.url} cannot store the empty key b''")
+        if key is not None:
+            raise store.key_refusal(key)
 
     def _before_write(self, view: WriteView, path: Path) -> None:
         scheme = self.scheme

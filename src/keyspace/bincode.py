@@ -53,6 +53,7 @@ __all__ = [
     "U32",
     "U64",
     "UNIT",
+    "ZERO_SIZED_MOST",
     "BincodeCodec",
     "Option",
     "Seq",
@@ -344,6 +345,11 @@ class Option(BincodeCodec):
         return self.inner.read(raw, offset + 1)
 
 
+ZERO_SIZED_MOST = 1 << 20
+"""The most elements of size 0 (``Vec<()>``) a sequence holds: they take no bytes,
+so the stored count alone would bound nothing."""
+
+
 class Seq(BincodeCodec):
     """``Vec<T>`` of any other ``T`` (a list): ``u64le(count)`` then the elements."""
 
@@ -355,6 +361,11 @@ class Seq(BincodeCodec):
         if isinstance(obj, str | bytes | bytearray | Mapping) or not isinstance(obj, Sequence):
             raise InvalidKey(
                 f"{show_bytes(obj)} has type {type(obj).__name__}; bincode {self.name} takes a list"
+            )
+        if self.inner.fixed_size == 0 and len(obj) > ZERO_SIZED_MOST:
+            raise InvalidKey(
+                f"a bincode {self.name} of {len(obj)} elements of size 0 is over the {ZERO_SIZED_MOST} "
+                "that are read back"
             )
         out.append(_LEN.pack(len(obj)))
         for item in obj:
@@ -368,6 +379,12 @@ class Seq(BincodeCodec):
             raise DecodeError(
                 f"bincode {self.name} declares {count} elements at offset {offset - 8} but only "
                 f"{len(raw) - offset} bytes follow",
+                offset - 8,
+            )
+        if not least and count > ZERO_SIZED_MOST:  # eight bytes would ask for 2**64 elements
+            raise DecodeError(
+                f"bincode {self.name} declares {count} elements of size 0 at offset {offset - 8}; "
+                f"at most {ZERO_SIZED_MOST} are read",
                 offset - 8,
             )
         items = []

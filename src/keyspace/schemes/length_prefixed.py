@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from .._bytes import prefix_end
-from ..errors import DecodeError, KeyTooLarge, show_bytes
+from ..errors import DecodeError, InvalidArgument, KeyTooLarge, show_bytes
 from ._base import Component, Key, Path, Property, Scheme, component_bytes, decode_arguments, key_bytes
 from ._layouts import RAW, Layout
 
@@ -58,8 +58,11 @@ def _too_large(component: bytes) -> KeyTooLarge:
 def encode_length(length: int) -> bytes:
     """Return the 2-byte big-endian length field for a component of ``length`` bytes.
 
-    Raises :class:`KeyTooLarge` above 65535 (where cosmwasm-std panics).
+    Raises :class:`KeyTooLarge` above 65535 (where cosmwasm-std panics), and
+    :class:`InvalidArgument` for a length that is not a non-negative int.
     """
+    if type(length) is not int or length < 0:
+        raise InvalidArgument(f"a component length is an int from 0 to 65535, not {show_bytes(length)}")
     if length > MAX_COMPONENT_LENGTH:
         raise KeyTooLarge(
             f"namespace component length {length} is over the limit of {MAX_COMPONENT_LENGTH} bytes"

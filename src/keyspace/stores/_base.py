@@ -72,7 +72,15 @@ from operator import itemgetter
 from typing import TypeVar
 
 from .._closing import Closing
-from ..errors import KeyspaceError, StoreClosed, StoreError, WatchUnsupported
+from ..errors import (
+    InvalidName,
+    KeyspaceError,
+    KeyTooLarge,
+    StoreClosed,
+    StoreError,
+    WatchUnsupported,
+    show_bytes,
+)
 from ._events import StoreWatch
 
 __all__ = [
@@ -411,6 +419,17 @@ class Store(Closing, WriteView):
     def write(self, ops: Iterable[Op]) -> None:
         """Apply puts ``(key, value)`` and deletes ``(key, None)`` atomically, in
         order (a later op on the same key wins)."""
+
+    def key_refusal(self, key: bytes) -> KeyspaceError:
+        """The error this store gives for ``key``, a key it cannot store (over
+        ``capabilities.max_key_size``, or empty where it takes none), naming the
+        key and the limit as the engine counts them. Cost: nothing until called."""
+        limit = self.capabilities.max_key_size
+        if limit is not None and len(key) > limit:
+            return KeyTooLarge(
+                f"key of {len(key)} bytes is over the limit of {limit} bytes of {self.url}: {show_bytes(key)}"
+            )
+        return InvalidName(f"{self.url} cannot store the empty key b''")
 
     def check_batch(self, ops: Sequence[Op]) -> None:
         """Raise what :meth:`write` of ``ops`` would raise for the batch as a whole

@@ -177,6 +177,15 @@ class PrefixUnion(_Routed, Store):
         )
         self._tags = {id(s): t for t, s in parts}
 
+    def key_refusal(self, key: bytes) -> KeyspaceError:
+        """The refusal of the part whose tag ``key`` starts with, of the key
+        without its tag: the key and the limit as that database counts them."""
+        found = self._route(key)
+        if found is None:
+            return super().key_refusal(key)
+        part, rest = found
+        return part.key_refusal(rest)  # type: ignore[no-any-return]
+
     @contextmanager
     def _joint(self, view: ReadView, kind: str) -> Iterator[_Routed]:
         first = self._stores[0]

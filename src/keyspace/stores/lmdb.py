@@ -240,6 +240,10 @@ class LMDBStore(MapGrowth, Store):
             )
         return None
 
+    def key_refusal(self, key: bytes) -> KeyspaceError:
+        refusal = self._bad_key(key)
+        return super().key_refusal(key) if refusal is None else refusal
+
     def _check(self, key: bytes) -> None:
         if not key or len(key) > self._max:
             raise self._bad_key(key)  # type: ignore[misc]
