@@ -149,7 +149,14 @@ def parse_url(url: str | os.PathLike[str]) -> tuple[str, str, list[tuple[str, st
         base, query = split_query(text)
         return "memory", base, query
     if scheme == "etcd":
-        return "etcd", text, []
+        # the etcd client reads its own options from the URL; readonly, an option
+        # of every store, is split off here (the client would refuse it)
+        base, query = split_query(text)
+        common = [(name, value) for name, value in query if name == "readonly"]
+        if not common:
+            return "etcd", text, []
+        rest = "&".join(f"{name}={value}" for name, value in query if name != "readonly")
+        return "etcd", base + (f"?{rest}" if rest else ""), common
     if scheme not in _PATH_SCHEMES:
         raise StoreError(f"unknown store URL scheme {scheme!r} in {text!r}; known: {_known_schemes()}")
     rest, query = split_query(rest)

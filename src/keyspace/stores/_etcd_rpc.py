@@ -178,11 +178,13 @@ def parse_etcd_url(url: str, **overrides: float | int | str | None) -> EtcdOptio
         settings["user"] = unquote(user)
         if colon:
             settings["password"] = unquote(password)
-    for name, value in parse_qsl(parts.query, strict_parsing=False):
-        if name in ("timeout", "retry_budget"):
-            settings[name] = float(value)
-        elif name == "max_attempts":
-            settings[name] = int(value)
+    for name, value in parse_qsl(parts.query, keep_blank_values=True, strict_parsing=False):
+        if name in ("timeout", "retry_budget", "max_attempts"):
+            try:
+                settings[name] = int(value) if name == "max_attempts" else float(value)
+            except ValueError:
+                kind = "an integer" if name == "max_attempts" else "a number"
+                raise ValueError(f"etcd URL option {name}={value!r} is not {kind}") from None
         elif name in _TEXT_OPTIONS:
             settings[name] = value
         else:
