@@ -79,6 +79,10 @@ def test_quorum_loss(cluster: LocalCluster, capsys: pytest.CaptureFixture[str], 
         attempt("scan", lambda: list(scope.items()), EtcdUnavailable)
         attempt("update", lambda: scope.update({b"u1": b"1", b"u2": b"2"}), EtcdUnavailable)
         attempt("delete", lambda: scope.__delitem__(b"a002"), EtcdUnavailable)
+        # a clear or drop is a catalog transaction: it was run again on any failure,
+        # each time with a budget of its own (about five budgets in all)
+        attempt("clear", scope.clear, EtcdUnavailable)
+        attempt("drop", ks.scope("q").drop, EtcdUnavailable)
         attempt("guarded commit", lambda: guarded.__exit__(None, None, None), CommitOutcomeUnknown)
         attempt("blind commit", lambda: blind.__exit__(None, None, None), CommitOutcomeUnknown)
 

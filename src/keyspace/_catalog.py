@@ -57,7 +57,7 @@ from .errors import (
     LayoutError,
     ReservedKey,
     SchemeMismatch,
-    StoreError,
+    TransactionConflict,
     TransactionTooLarge,
     show_bytes,
 )
@@ -815,9 +815,7 @@ class Catalog:
                 with store.transaction() as tx:
                     body(tx)
                 return
-            except TransactionTooLarge:  # as large when run again
-                raise
-            except StoreError:
+            except TransactionConflict:  # lost the race, nothing written: run it again
                 if left == 0:
                     raise
 

@@ -19,6 +19,8 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     ├── CollectionFull       a push onto a Deque that holds 2**32 - 1 items
     ├── StoreError           an engine failure, translated by the store adapter
     │   ├── StoreClosed      an operation on a closed store or keyspace
+    │   ├── TransactionConflict  a transaction whose reads changed before its
+    │   │                    commit (etcd); nothing written: run it again
     │   ├── EtcdUnavailable  an etcd cluster that gave no answer within the budget
     │   │   └── CommitOutcomeUnknown  a commit that may or may not have been applied
     │   ├── AccessDenied     the server refused an operation the credentials do
@@ -55,6 +57,7 @@ __all__ = [
     "SchemeMismatch",
     "StoreClosed",
     "StoreError",
+    "TransactionConflict",
     "TransactionTooLarge",
     "UniqueViolation",
     "UnreadableRecord",
@@ -320,6 +323,12 @@ class WatchCompacted(StoreError):
 class WatchUnsupported(KeyspaceError):
     """``watch`` on a store whose engine cannot report changes (its
     ``capabilities.watch`` is ``None``). Raised at once, never an empty stream."""
+
+
+class TransactionConflict(StoreError):
+    """A transaction's commit found that a key or range it read had changed since
+    it read it (an engine that guards a transaction's reads instead of locking:
+    etcd). Nothing was written; run the transaction again."""
 
 
 class EtcdUnavailable(StoreError):

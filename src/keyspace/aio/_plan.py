@@ -36,7 +36,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from .._catalog import Catalog
-from ..errors import StoreError
+from ..errors import StoreError, TransactionConflict
 from ..stores._aio import AsyncStore, AsyncTransaction, AsyncView, to_the_end
 from ..stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
 from ..stores._events import StoreWatch
@@ -349,9 +349,10 @@ class Hub:
     async def _apply(
         self, plan: Plan, txs: dict[int, AsyncTransaction], view: AsyncTransaction | None
     ) -> None:
-        """Apply the effects in order. A catalog transaction that fails before any
-        effect was applied, on an engine that guards the keys a transaction read,
-        raises :class:`_LostRace` (the synchronous catalog runs it again too)."""
+        """Apply the effects in order. A catalog transaction that lost the race to
+        another writer (:class:`TransactionConflict`) before any effect was
+        applied raises :class:`_LostRace` (the synchronous catalog runs it again
+        too); every other failure is raised as it is."""
         store = self.store
         for index, effect in enumerate(plan.effects):
             kind = effect[0]
@@ -369,7 +370,7 @@ class Hub:
                 try:
                     await _move(tx, ranges, ops)
                     await tx.commit()
-                except StoreError as exc:
+                except TransactionConflict as exc:
                     if index == 0 and self.guarded:
                         raise _LostRace(exc) from exc
                     raise
@@ -392,7 +393,7 @@ def _key_check(state: Catalog) -> Callable[[bytes], None]:
 class _LostRace(Exception):
     """A catalog transaction that wrote nothing because another writer won."""
 
-    def __init__(self, error: StoreError) -> None:
+    def __init__(self, error: TransactionConflict) -> None:
         super().__init__(str(error))
         self.error = error
 

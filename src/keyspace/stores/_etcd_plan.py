@@ -30,7 +30,7 @@ from ..errors import (
     EtcdUnavailable,
     InvalidKey,
     KeyTooLarge,
-    StoreError,
+    TransactionConflict,
     TransactionTooLarge,
     show_bytes,
 )
@@ -49,11 +49,6 @@ FIRST_KEY = b"\x00"
 PAGE_BYTES = 1 << 20
 PAGE_MAX = 4096
 PAGE_FIRST = 256
-
-
-class TransactionConflict(StoreError):
-    """A transaction's commit found that a key or range it read had changed since its
-    snapshot revision. Nothing was written; run the transaction again."""
 
 
 def etcd_bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes, bytes] | None:

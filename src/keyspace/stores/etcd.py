@@ -63,7 +63,7 @@ from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._bytes import prefix_end
-from ..errors import CommitOutcomeUnknown, EtcdUnavailable, StoreClosed
+from ..errors import CommitOutcomeUnknown, EtcdUnavailable, StoreClosed, TransactionConflict
 from ._base import Capabilities, DelegatedReads, Op, ReadView, Seeker, Store
 from ._etcd_access import EtcdAccess
 from ._etcd_plan import (
@@ -71,7 +71,6 @@ from ._etcd_plan import (
     Call,
     Pages,
     Step,
-    TransactionConflict,
     check_size,
     commit_plan,
     commit_steps,
