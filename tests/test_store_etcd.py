@@ -500,3 +500,35 @@ class TestEtcdStore(StoreSuite):
         with EtcdStore(cluster.url) as admin:
             for prefix in prefixes:
                 admin.delete_range(prefix, prefix_end(prefix))
+
+
+@pytest.mark.parametrize("prefixed", [False, True], ids=["no prefix", "prefix"])
+def test_no_scope_key_is_stored_at_the_revision_probe_key(
+    cluster: LocalCluster, store: EtcdStore, prefixed: bool
+) -> None:
+    """``keyspace grant`` lets every user read the probe key (a snapshot or a
+    transaction reads it to learn the revision): a scope's key stored there (an
+    AsciiHex scope ``("",)``'s key ``b""``, a Sublevel root's ``00`` or, under a
+    prefix, its empty key) was read by every granted user. The store reserves it.
+    (``store``: the cluster's root, emptied before and after.)"""
+    import keyspace
+    from keyspace.errors import ReservedKey
+    from keyspace.schemes import AsciiHex, Sublevel
+
+    url = f"{cluster.url}/probe-{uuid.uuid4().hex}" if prefixed else cluster.url
+    with EtcdStore(url) as raw:
+        probe = raw.probe_key()[len(raw._prefix) :]
+        assert raw.capabilities.reserved == ((probe, probe + b"\x00"),)
+    cases = [(Sublevel(), (), probe)] + ([(AsciiHex(), ("",), b"")] if not prefixed else [])
+    for scheme, path, key in cases:
+        with keyspace.open(url, scheme=scheme) as ks:
+            scope = ks.scope(*path)
+            with pytest.raises(ReservedKey, match="probe key"):
+                scope[key] = b"secret"
+            with pytest.raises(ReservedKey):
+                scope.get(key)
+            assert key not in list(scope.keys()) and len(scope) == 0
+    with EtcdStore(url) as raw:
+        assert raw.get(probe) is None
+        if prefixed:
+            raw.delete_range(b"", None)

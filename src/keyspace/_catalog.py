@@ -184,7 +184,7 @@ class Catalog:
         # the common case: once recorded, no path needs anything before a write,
         # nor a check of its own before a read (no names, no leaf/branch layout)
         self._plain = not (self._hashed or self._layered)
-        self.reserved: _Reserved = reserved_ranges(scheme)
+        self.reserved: _Reserved = reserved_ranges(scheme, store.capabilities.reserved)
         # path -> (own ranges less the reserved ones, reserved ranges the scope meets);
         # facts of the scheme alone, so a transaction's catalog shares the memo
         self._ranges: dict[Path, tuple[tuple[_Range, ...], _Reserved]] = {}
@@ -466,7 +466,8 @@ class Catalog:
             f"key {show_bytes(key)} of scope {show_bytes(path)} would be stored as {show_bytes(stored)}, in "
             "the range "
             f"[{show_bytes(lo)}, {show_bytes(hi)}) that {self.url} reserves for the records keeping its "
-            "keyspaces apart; a key of this scope may be stored anywhere but there"
+            "keyspaces apart, or for the store's own use (etcd's revision probe key); a key of this "
+            "scope may be stored anywhere but there"
         )
 
     def data_view(self, path: Path, view: ReadView, data: ReadView, tag: bytes) -> ReadView:

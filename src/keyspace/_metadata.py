@@ -124,7 +124,9 @@ def _candidate_keys(scheme: Scheme | None) -> list[bytes]:
     return keys
 
 
-def reserved_ranges(scheme: Scheme) -> tuple[tuple[bytes, bytes], ...]:
+def reserved_ranges(
+    scheme: Scheme, store_keeps: tuple[tuple[bytes, bytes], ...] = ()
+) -> tuple[tuple[bytes, bytes], ...]:
     """Where keyspaces keep their records in a store, ascending and disjoint: the
     scheme records that :func:`read` looks for (``scheme``'s and those of the
     default schemes), every key under ``ff "keyspace"`` (the default records and
@@ -132,8 +134,9 @@ def reserved_ranges(scheme: Scheme) -> tuple[tuple[bytes, bytes], ...]:
     key may be stored there (the catalog refuses it on every path); a scheme whose
     stored keys can never land there (tuple, AsciiHex, ScopeHash keys) is never
     refused anything. The ScopeHash registry (4-byte keys) lies outside every
-    scope's own range, so it needs no entry here."""
-    spans = [(_RESERVED_PREFIX, _RESERVED_STOP), (LAYOUT_START, LAYOUT_STOP)]
+    scope's own range, so it needs no entry here. ``store_keeps``: the ranges the
+    store keeps for its own use (its ``capabilities.reserved``), reserved too."""
+    spans = [(_RESERVED_PREFIX, _RESERVED_STOP), (LAYOUT_START, LAYOUT_STOP), *store_keeps]
     spans += [(key, key + b"\x00") for key in _candidate_keys(scheme)]
     spans.sort()
     merged: list[tuple[bytes, bytes]] = []

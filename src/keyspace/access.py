@@ -12,7 +12,8 @@ user (created when missing, with ``password``). The role's permissions are:
   outside the subtree range (the ScopeHash registry entry of the scope's hash);
 - read-only on what every keyspace reads to open: the places of the scheme record,
   the footprint registry of raw-prefixed keyspaces, the recorded layouts, and the
-  store's revision probe key.
+  store's revision probe key (which the store reserves: no scope's key is stored
+  there, :class:`~keyspace.errors.ReservedKey`).
 
 A keyspace opened with that user's credentials then works inside the scope; a
 read, write, scan, ``drop`` or ``scopes()`` outside it is refused by the server and

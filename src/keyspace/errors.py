@@ -225,9 +225,12 @@ class InvalidKey(InvalidName, TypeError):
 class ReservedKey(InvalidName):
     """A key whose stored key would lie in a range the keyspace reserves for its
     records (the scheme record and footprint registry under ``ff "keyspace"``, the
-    recorded LengthPrefixed layout): possible only in scopes whose keys may be any
-    bytes (the root of LengthPrefixed, Sublevel, Naive). Refused on every read and
-    write; such keys are never part of a scope's scans."""
+    recorded LengthPrefixed layout), or the store keeps for its own use (etcd's
+    revision probe key, ``00`` or the empty key under a key prefix, which every
+    user granted access may read): possible only in scopes whose keys may be any
+    bytes (the root of LengthPrefixed, Sublevel, Naive; on etcd, an AsciiHex scope
+    ``("",)`` too). Refused on every read and write; such keys are never part of a
+    scope's scans."""
 
 
 class InvalidArgument(KeyspaceError, ValueError, TypeError):

@@ -154,6 +154,10 @@ class Capabilities:
     """The server enforces per-user key permissions (etcd roles): the store offers
     ``access()``, ``etcd_range``, ``etcd_key`` and ``probe_key`` for
     :mod:`keyspace.access`."""
+    reserved: tuple[tuple[bytes, bytes], ...] = ()
+    """Key ranges ``[lo, hi)`` the store keeps for its own use, where no scope's key
+    may be stored (etcd's revision probe key, which every user that access grants
+    reaches may read: a key of one scope stored there would be read by all)."""
 
 
 FastScan = Callable[[bytes, bytes | None, bool, int | None], Iterator[tuple[bytes, bytes]]]

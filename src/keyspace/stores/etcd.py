@@ -334,6 +334,7 @@ class EtcdStore(DelegatedReads, Store):
         """The URL with any password replaced by ``***`` (it appears in messages)."""
         self._prefix = prefix = options.prefix
         self._check_key = key_checker(prefix)
+        probe = probe_key(prefix)[len(prefix) :]
         self.capabilities = Capabilities(
             max_key_size=MAX_KEY_SIZE - len(prefix),
             empty_keys=bool(prefix),
@@ -348,6 +349,8 @@ class EtcdStore(DelegatedReads, Store):
             guarded_reads=True,
             watch="native",
             access_control=True,
+            # the probe key, as a key of this store: every granted user may read it
+            reserved=((probe, probe + b"\x00"),),
         )
         self._conn = EtcdConnection(options)
         self._reader = _Reader(self._conn, None)
