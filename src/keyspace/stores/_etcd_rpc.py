@@ -396,6 +396,13 @@ class EtcdConnection:
         self.tokens = TokenKeeper(self.auth, options)
         self._nesting: bool | None = None
 
+    def restricted(self) -> bool:
+        """Whether the connection's user may be restricted by etcd roles: a user
+        other than ``root`` (a password, or a client certificate whose name is the
+        user)."""
+        opts = self.options
+        return opts.user != "root" if opts.user else opts.cert is not None
+
     def may_nest(self) -> bool:
         """Whether a commit may put operations in nested transactions (one ``Txn``
         of more than 128 operations). Always without credentials and as ``root``;
@@ -405,9 +412,7 @@ class EtcdConnection:
         user's grant would be applied where a plain one is refused. Cost: one
         ``Status`` call the first time, for such a user; the answer is kept."""
         if self._nesting is None:
-            opts = self.options
-            restricted = opts.user != "root" if opts.user else opts.cert is not None
-            if not restricted:
+            if not self.restricted():
                 self._nesting = True
             else:
                 try:
