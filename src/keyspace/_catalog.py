@@ -495,7 +495,7 @@ class Catalog:
             return None  # the common case, asked once per scope made: nothing to check
         inner = self._path_guard(path)
         if inner is not None:
-            inner = self._committed(inner)
+            inner = self._committed(inner, path)
         if self.recorded or not self.watch_records:
             return inner
         return self._record_guard(inner)
@@ -529,16 +529,38 @@ class Catalog:
             self.recorded = True
         return SETTLED
 
-    def _committed(self, check: ReadGuard) -> ReadGuard:
+    def _committed(self, check: ReadGuard, path: Path | None = None) -> ReadGuard:
         """``check`` reading the committed records where a transaction's first write
         commits them in their own batch (an engine that caps batches, see
         :meth:`first_write`): read inside the transaction, they would be changed by
         that batch and fail the transaction. Registry and layout records are never
-        removed, so the committed ones say at least what the transaction's would."""
+        removed, so the committed ones say at least what the transaction's would.
+
+        The read it hides (``path``'s scope holds no key yet: a ScopeHash name no
+        one registered, a LengthPrefixed path with nothing recorded) is still made
+        in the view, one key of the scope's subtree, so that a transaction on an
+        engine that guards its reads (etcd) commits only if no key came there
+        meanwhile: two transactions that each read the other's new scope as empty
+        cannot both commit. A key found there (written since the records were
+        read) is :class:`TransactionConflict`: run the transaction again."""
         if self.store.capabilities.max_batch_ops is None:
             return check
         store = self.store
-        return lambda view: check(store)
+        if path is None or not store.capabilities.guarded_reads:
+            return lambda view: check(store)
+        lo, hi = self.scheme.subtree_range(path)
+
+        def guarded(view: ReadView) -> GuardAnswer:
+            answer = check(store)
+            if not answer and view is not store and next(iter(view.scan(lo, hi, limit=1)), None) is not None:
+                raise TransactionConflict(
+                    f"scope {show_bytes(path)} holds keys in this transaction's reads of {self.url} "
+                    "that its records did not show when it was read: another writer made it meanwhile; "
+                    "nothing was written, run the transaction again"
+                )
+            return answer
+
+        return guarded
 
     def _layout_guard(self, path: Path) -> ReadGuard:
         """A leaf stays a leaf and a branch a branch (layout records are never
