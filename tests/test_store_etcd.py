@@ -532,3 +532,26 @@ def test_no_scope_key_is_stored_at_the_revision_probe_key(
         assert raw.get(probe) is None
         if prefixed:
             raw.delete_range(b"", None)
+
+
+def test_a_bound_longer_than_any_key(store: EtcdStore) -> None:
+    """A 3 MB scan or delete bound was sent as it was and failed with gRPC's
+    "Sent message larger than max" (an internal error); it is sent as the bound
+    that holds the same keys."""
+    from keyspace.stores._etcd_plan import MAX_KEY_SIZE as ETCD_KEY_MOST
+    from keyspace.stores._etcd_plan import etcd_bounds
+
+    long = b"k" * 3_000_000
+    store.write([(b"a", b"1"), (b"k", b"2"), (b"kl", b"3"), (b"z", b"4")])
+    assert [k for k, _ in store.scan(long)] == [b"kl", b"z"]
+    assert [k for k, _ in store.scan(b"", long)] == [b"a", b"k"]
+    assert [k for k, _ in store.scan(long, reverse=True)] == [b"z", b"kl"]
+    assert list(store.scan(long, long + b"x")) == []
+    assert list(store.scan(b"\xff" * 3_000_000)) == []
+    store.delete_range(long, None)
+    assert [k for k, _ in store.scan()] == [b"a", b"k"]
+    for prefix in (b"", b"p/"):
+        low, _ = etcd_bounds(prefix, long, None) or (b"", b"")
+        assert len(low) <= ETCD_KEY_MOST and low == (prefix + long)[: ETCD_KEY_MOST - 1] + b"l"
+    assert etcd_bounds(b"", b"\xff" * 3_000_000, None) is None
+    assert etcd_bounds(b"", b"a", b"\xff" * 3_000_000) == (b"a", b"\x00")

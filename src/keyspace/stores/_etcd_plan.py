@@ -53,15 +53,36 @@ PAGE_FIRST = 256
 
 def etcd_bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes, bytes] | None:
     """``[start, stop)`` under ``prefix`` as etcd's ``(key, range_end)``, or ``None``
-    when the range is empty. The one place where store ranges become etcd ranges."""
-    low = prefix + start or FIRST_KEY
-    if stop is None:
+    when the range is empty. The one place where store ranges become etcd ranges.
+
+    A bound longer than any etcd key (:data:`MAX_KEY_SIZE`) is sent as the bound
+    that holds the same keys: a key no longer than ``L`` bytes is at or past a
+    longer bound ``b`` exactly when it is at or past ``prefix_end(b[:L])``. So no
+    request carries a bound etcd could not take."""
+    low = _within(prefix + start) or FIRST_KEY
+    if low is _PAST_EVERY_KEY:
+        return None
+    high = None if stop is None else _within(prefix + stop)
+    if high is None or high is _PAST_EVERY_KEY:
         end = prefix_end(prefix) if prefix else None
         return low, _TO_END if end is None else end
-    high = prefix + stop
     if high <= low:
         return None
     return low, high
+
+
+_PAST_EVERY_KEY = b"\xff" * (MAX_KEY_SIZE + 1)
+"""A bound no etcd key reaches (never sent)."""
+
+
+def _within(bound: bytes) -> bytes:
+    """``bound``, or where it is longer than any etcd key, the shortest bound that
+    holds the same keys (:func:`etcd_bounds`): ``prefix_end`` of its first
+    :data:`MAX_KEY_SIZE` bytes, or :data:`_PAST_EVERY_KEY` when there is none."""
+    if len(bound) <= MAX_KEY_SIZE:
+        return bound
+    end = prefix_end(bound[:MAX_KEY_SIZE])
+    return _PAST_EVERY_KEY if end is None else end
 
 
 def observed(bounds: tuple[bytes, bytes], last: bytes, reverse: bool) -> tuple[bytes, bytes]:
