@@ -45,7 +45,7 @@ Text keys are bytes keys (the default key type of a scope).
 \b
 scoped-heed: URL --scoped-heed NAME [--api types --key-type u64 --value-type String]
 or the URL scoped-heed:///env?name=NAME&api=types&key=u64&value=String; PATH is
-() for the default scope or one scope name from the registry."""
+empty (no argument) for the default scope, or one scope name from the registry."""
 
 
 def _key(ks: Keyspace, text: str, fmt: str) -> Any:
