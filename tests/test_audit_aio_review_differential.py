@@ -183,9 +183,8 @@ def _error(exc: BaseException) -> Outcome:
     """A named error and its message (the store's own directory named alike)."""
     message = str(exc).replace("/sync/", "/<store>/").replace("/aio/", "/<store>/")
     if isinstance(exc, KeyTooLarge):
-        # the key's size and the limit: in a transaction the synchronous scope has
-        # the engine's words ("over LMDB's limit of 511 bytes"), the async one the
-        # catalog's ("over the limit of 511 bytes of lmdb://…"); both name them
+        # the key's size and the limit, compared as numbers: the words may come from
+        # the engine's check or the catalog's, which asks the store for them
         message = " ".join(re.findall(r"\b\d+ bytes", message))
     return ("error", type(exc).__name__, message)
 

@@ -36,7 +36,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from .._catalog import Catalog
-from ..errors import StoreError, TransactionConflict
+from ..errors import KeyspaceError, StoreError, TransactionConflict
 from ..stores._aio import AsyncStore, AsyncTransaction, AsyncView, to_the_end
 from ..stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
 from ..stores._events import StoreWatch
@@ -161,6 +161,9 @@ class PlanStore(DelegatedReads, Store):
 
     def check_batch(self, ops: Sequence[Op]) -> None:
         self.real.sync.check_batch(ops)
+
+    def key_refusal(self, key: bytes) -> KeyspaceError:
+        return self.real.sync.key_refusal(key)
 
     def transaction(self) -> OverlayTransaction:
         plan = self._hub.plan()
