@@ -229,3 +229,21 @@ def test_inspect_and_demo_print_a_path_as_it_is(tmp_path: Path, folder: str) -> 
     assert str(where / "s.lmdb") in shown
     demo = run("demo", str(where / "demo")).stdout
     assert f"to {where / 'demo'}" in demo and f"keyspace inspect {where / 'demo'}" in demo
+
+
+def test_every_typed_key_scan_prints_is_read_back_by_get(tmp_path: Path) -> None:
+    """Text output escaped a key (``a\\b`` printed ``str:a\\\\b``, a tab as ``\\t``)
+    and ``get --key`` read the escape as it stood: another key, or none. Typed keys
+    are now printed so that they read back as themselves."""
+    url = str(tmp_path / "t.lmdb")
+    keys: list[Any] = ["a\\b", "tab\there", "new\nline", 'q"uote', ("x", 'q"uote'), ("a, b", 1)]
+    keys += [("back\\slash", b"t\tb"), b"by\\tes", b"t\tb", b"\xff\x00", "a\\\\b", 1.5, (None, True)]
+    with keyspace.open(url) as ks:
+        scope = ks.scope("t")
+        for n, key in enumerate(keys):
+            scope[key] = b"value %d" % n
+    lines = run("scan", url, "t").stdout.splitlines()
+    assert len(lines) == len(keys)
+    for line in lines:
+        printed, value = line.split("\t")
+        assert run("get", url, "t", "--key", printed).stdout == value + "\n", printed

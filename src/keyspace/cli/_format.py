@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import KeyspaceError
+from ..tuples import pack
 
 __all__ = [
     "FORMATS",
@@ -41,6 +42,7 @@ __all__ = [
     "key_from_text",
     "parse_component",
     "parse_path",
+    "path_identity",
     "render_component",
     "render_key",
     "render_path",
@@ -48,6 +50,19 @@ __all__ = [
     "value_from_text",
     "value_json",
 ]
+
+
+def path_identity(path: tuple[Any, ...]) -> Any:
+    """What tells two scope paths apart exactly, as a dict key: their tuple-layer
+    bytes. Python's ``==`` takes ``(1,)``, ``(True,)`` and ``(1.0,)``, or ``(0.0,)``
+    and ``(-0.0,)``, for one path, which the tuple scheme stores apart, and a NaN
+    for none but itself. A path the tuple layer cannot pack is told apart by the
+    types and ``repr`` of its components. Cost: one ``pack``."""
+    try:
+        return pack(path)
+    except KeyspaceError:
+        return tuple((type(c).__name__, repr(c)) for c in path)
+
 
 FORMATS = ("text", "hex", "json")
 """How keys and values are written on the command line and printed."""
@@ -423,18 +438,22 @@ def _line(raw: bytes) -> str:
 
 
 def render_key(key: Any, fmt: str) -> str:
-    r"""A key for one output line: UTF-8 text (escaped as :func:`escape_line`
-    does), or hex; typed keys of the tuple scheme as ``str:…``, ``int:…``,
-    ``float:…`` or ``(…, …)``, which :func:`key_from_text` reads back (a bytes key
-    whose text starts with such a prefix is printed ``bytes:…``)."""
+    r"""A key for one output line, which :func:`key_from_text` reads back as it is
+    printed (a typed key, and any key in ``hex``): printable UTF-8 text as it is
+    (``bytes:…`` where it starts with a typed prefix), other bytes as ``hex:…``;
+    typed keys of the tuple scheme as ``str:…`` (a JSON string where the text
+    holds a character that does not print), ``int:…``, ``float:…`` or ``(…, …)``.
+    Nothing is escaped: an escaped key would read back as another."""
     if isinstance(key, bytes):
         if fmt == "hex":
             return key.hex()
-        line = _line(key)
-        return "bytes:" + line if line.startswith(_TYPED_PREFIXES) else line
+        text = _printable_text(key)
+        if text is None:  # escaped onto one line it would read back as another key
+            return "hex:" + key.hex()
+        return "bytes:" + text if text.startswith(_TYPED_PREFIXES) else text
     if isinstance(key, str):
-        return "str:" + escape_line(key)
-    return escape_line(render_component(key, typed=True))
+        return "str:" + key if key.isprintable() else _json_text(key)
+    return render_component(key, typed=True)  # one printable line, read back as it is
 
 
 def render_value(value: bytes, fmt: str, *, one_line: bool = False) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from ._format import JSON, component_json, render_component
+from ._format import JSON, component_json, path_identity, render_component
 
 __all__ = ["ScopeNode", "ScopeTree", "human_bytes"]
 
@@ -33,16 +33,13 @@ class ScopeNode:
         self.children: dict[Any, ScopeNode] = {}
 
     def child(self, component: Any) -> ScopeNode:
-        node = self.children.get(_hashable(component))
+        """The child scope named ``component``, told apart from the others exactly
+        (:func:`~._format.path_identity`: ``1``, ``True`` and ``1.0`` are three)."""
+        key = path_identity((component,))
+        node = self.children.get(key)
         if node is None:
-            node = self.children[_hashable(component)] = ScopeNode((*self.path, component))
+            node = self.children[key] = ScopeNode((*self.path, component))
         return node
-
-
-def _hashable(component: Any) -> Any:
-    """A dict key that keeps ``1``, ``True`` and ``1.0`` (equal in Python,
-    different scopes in the tuple scheme) apart."""
-    return (type(component).__name__, component)
 
 
 class ScopeTree:
@@ -51,19 +48,20 @@ class ScopeTree:
 
     def __init__(self) -> None:
         self.root = ScopeNode(())
-        self._last_path: tuple[Any, ...] | None = None
+        self._last_path: Any = None  # path_identity of the path last added
         self._last_chain: list[ScopeNode] = []
 
     def add(self, path: tuple[Any, ...], size: int, keys: int = 1) -> None:
         """Count ``keys`` keys (one by default) of ``size`` stored bytes in all in
         scope ``path``."""
-        if path != self._last_path:
+        same = path_identity(path)
+        if same != self._last_path:
             node = self.root
             chain = [node]
             for component in path:
                 node = node.child(component)
                 chain.append(node)
-            self._last_path, self._last_chain = path, chain
+            self._last_path, self._last_chain = same, chain
         chain = self._last_chain
         leaf = chain[-1]
         leaf.keys += keys

@@ -16,6 +16,7 @@ from ..scope import Scope
 from ..stores import ReadView, parse_url
 from ._console import Ticker, err, out
 from ._created import local_path, removed_on_failure
+from ._format import path_identity
 from ._heed import HEED_URL, heed_location
 from ._open import one_state, opened
 from ._options import depth_option, scheme_option, separator_option
@@ -67,12 +68,13 @@ def _write_batch(dst: Keyspace, batch: list[Entry], convert: Any, tally: Tally) 
     """Put ``batch`` in one transaction of ``dst``, skipping keys that already hold
     the same value. Cost: one point read and at most one write per key."""
     with dst.transaction() as tx:
-        scopes: dict[tuple[Any, ...], Scope] = {}
+        scopes: dict[Any, Scope] = {}  # by path_identity: (1,) and (True,) are two scopes
         for entry in batch:
             path = convert(entry.path)
-            scope = scopes.get(path)
+            same = path_identity(path)
+            scope = scopes.get(same)
             if scope is None:
-                scope = scopes[path] = tx.scope(*path)
+                scope = scopes[same] = tx.scope(*path)
             current = scope.get(entry.key)
             if current == entry.value:
                 tally.unchanged += 1
@@ -135,8 +137,10 @@ def check_no_merge(
     except (KeyTooLarge, InvalidName) as exc:
         raise type(exc)(f"{exc}: the destination cannot store this source key; nothing was written") from None
     firsts: dict[Any, Entry] = {}
-    for entry in seen.values():  # one key of every destination path (not per stored prefix: names
-        firsts.setdefault(convert(entry.path), entry)  # whose scopehash hashes collide share one)
+    # one key of every destination path (by path_identity: (1,) and (True,) are two;
+    # not per stored prefix: names whose scopehash hashes collide share one)
+    for entry in seen.values():
+        firsts.setdefault(path_identity(convert(entry.path)), entry)
     _rehearse(dst, list(firsts.values()), convert)
     return count
 
