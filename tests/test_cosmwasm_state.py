@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -212,6 +213,30 @@ def test_custom_schema_with_deque_unique_index_bytes_and_legacy_keys() -> None:
 )
 def test_bad_schemas_are_refused(schema: dict[str, Any]) -> None:
     with pytest.raises(cw.SchemaError):
+        cw.decode_state([], schema)
+
+
+@pytest.mark.parametrize(
+    ("schema", "said"),
+    [
+        ({"legacy_signed_keys": "false"}, "legacy_signed_keys must be true or false, not 'false'"),
+        ({"legacy_signed_keys": 0}, "legacy_signed_keys must be true or false"),
+        (
+            {"indexed_maps": {"t": {"key": ["str"], "indexes": {"o": "multi"}}}},
+            "indexed_maps.t.indexes.o must",
+        ),
+        ({"indexed_maps": {"t": {"key": ["str"], "indexes": ["o"]}}}, "indexed_maps.t.indexes must"),
+        (
+            {"indexed_maps": {"t": {"key": ["str"], "indexes": {"o": {"kind": "multi", "key": "str"}}}}},
+            "indexed_maps.t.indexes.o needs 'namespace'",
+        ),
+        ({"snapshot_maps": {"m": {"key": ["str"], "changelog": "c"}}}, "snapshot_maps.m needs 'checkpoints'"),
+    ],
+)
+def test_a_bad_schema_entry_is_named_with_what_it_needs(schema: dict[str, Any], said: str) -> None:
+    """``"legacy_signed_keys": "false"`` read as true (a truthy string), and an index
+    spec that is not an object raised a bare AttributeError."""
+    with pytest.raises(cw.SchemaError, match=re.escape(said)):
         cw.decode_state([], schema)
 
 

@@ -83,7 +83,9 @@ class Schema:
         unknown = set(doc) - {*_SECTIONS, "name", "source", "legacy_signed_keys"}
         if unknown:
             raise SchemaError(f"unknown schema section(s) {sorted(unknown)}; known: {', '.join(_SECTIONS)}")
-        legacy = bool(doc.get("legacy_signed_keys", False))
+        legacy = doc.get("legacy_signed_keys", False)
+        if type(legacy) is not bool:
+            raise SchemaError(f"legacy_signed_keys must be true or false, not {legacy!r}")
         out: list[Definition] = []
         for section in _SECTIONS:
             entries = doc.get(section, {})
@@ -114,6 +116,13 @@ def _key(spec: Mapping[str, Any], where: str) -> Any:
     return tuple(key) if isinstance(key, list) else key
 
 
+def _field(spec: Mapping[str, Any], name: str, where: str) -> Any:
+    """``spec[name]``, or :class:`SchemaError` saying the entry needs it."""
+    if name not in spec:
+        raise SchemaError(f"schema entry {where} needs {name!r}")
+    return spec[name]
+
+
 def _definition(section: str, ns: str, spec: Any, legacy: bool) -> Definition:
     where = f"{section}.{ns}"
     if section == "items":
@@ -126,24 +135,33 @@ def _definition(section: str, ns: str, spec: Any, legacy: bool) -> Definition:
     if section == "deques":
         return Deque(ns, value=value)
     if section == "snapshot_items":
-        return SnapshotItem(ns, spec["checkpoints"], spec["changelog"], value=value)
+        checkpoints, changelog = _field(spec, "checkpoints", where), _field(spec, "changelog", where)
+        return SnapshotItem(ns, checkpoints, changelog, value=value)
     if section == "snapshot_maps":
         return SnapshotMap(
             ns,
-            spec["checkpoints"],
-            spec["changelog"],
+            _field(spec, "checkpoints", where),
+            _field(spec, "changelog", where),
             key=_key(spec, where),
             value=value,
             legacy_signed=legacy,
         )
     indexes: dict[str, UniqueIndex | MultiIndex] = {}
-    for name, idx in dict(spec.get("indexes", {})).items():
+    specs = spec.get("indexes", {})
+    if not isinstance(specs, Mapping):
+        raise SchemaError(f"schema entry {where}.indexes must be an object of index name -> spec")
+    for name, idx in specs.items():
+        at = f"{where}.indexes.{name}"
+        if not isinstance(idx, Mapping):
+            raise SchemaError(
+                f"schema entry {at} must be an object with kind, namespace and key, not {idx!r}"
+            )
         kind = idx.get("kind")
-        idx_key = tuple(idx["key"]) if isinstance(idx["key"], list) else idx["key"]
+        idx_key = _key(idx, at)
         if kind == "multi":
-            indexes[name] = MultiIndex(None, ns, idx["namespace"], key=idx_key)
+            indexes[name] = MultiIndex(None, ns, _field(idx, "namespace", at), key=idx_key)
         elif kind == "unique":
-            indexes[name] = UniqueIndex(None, idx["namespace"], key=idx_key)
+            indexes[name] = UniqueIndex(None, _field(idx, "namespace", at), key=idx_key)
         else:
             raise SchemaError(
                 f"schema entry {where}.indexes.{name}: kind {kind!r} is not 'multi' or 'unique'"
