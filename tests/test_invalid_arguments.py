@@ -83,3 +83,23 @@ def test_a_component_length_that_is_not_a_count(length: Any) -> None:
     with pytest.raises(InvalidArgument, match="component length"):
         encode_length(length)
     assert encode_length(0) == b"\x00\x00" and encode_length(65535) == b"\xff\xff"
+
+
+@pytest.mark.parametrize("engine", ["memory", "lmdb", "sqlite", "leveldb", "rocksdb"])
+def test_a_limit_past_sys_maxsize_cuts_nothing(tmp_path: Path, engine: str) -> None:
+    """``islice`` refuses a stop past ``sys.maxsize``: a valid int limit raised a
+    bare ValueError on memory, and in transactions of memory, LevelDB and RocksDB."""
+    import sys
+
+    url = "memory:" if engine == "memory" else f"{engine}://{tmp_path / 'store'}"
+    with keyspace.open(url) as ks:
+        scope = ks.scope("s")
+        scope.update({b"k%d" % i: b"v" for i in range(5)})
+        for huge in (sys.maxsize, sys.maxsize + 1, 2**64):
+            assert len(list(scope.items(limit=huge))) == 5
+            assert len(list(scope.keys(reverse=True, limit=huge))) == 5
+            assert len(list(ks.store.scan(limit=huge))) >= 5
+            with ks.transaction() as tx:
+                assert len(list(tx.scope("s").values(limit=huge))) == 5
+            with ks.snapshot() as snap:
+                assert len(list(snap.scope("s").items(start=b"k1", limit=huge))) == 4

@@ -46,6 +46,37 @@ def test_c_finds_the_first_bad_key(batch: list[Any], max_size: int | None, empty
     assert accel.first_bad_key(batch, max_size, empty_ok) == _expected(batch, max_size, empty_ok)
 
 
+class _Lying(bytes):
+    def __len__(self) -> int:
+        return 0
+
+
+mixed = st.lists(
+    st.one_of(
+        keys,
+        st.tuples(keys, st.binary(max_size=3)),
+        st.lists(keys, min_size=2, max_size=2),  # a list is no pair: its own length is its size
+        st.just(()),
+        keys.map(_Lying),  # a bytes subclass is sized by its bytes, not its __len__
+        st.tuples(keys.map(_Lying), st.binary(max_size=3)),
+    ),
+    max_size=12,
+)
+
+
+@needs_c
+@given(mixed, limits, st.booleans())
+def test_c_and_the_reference_agree_on_mixed_items(
+    batch: list[Any], max_size: int | None, empty_ok: bool
+) -> None:
+    """Items of several kinds in one batch: the reference took the kind of the
+    first for all (missing a bad key, or raising IndexError), and sized a bytes
+    subclass by its own ``__len__``."""
+    assert _key_sizes.first_bad_key_py(batch, max_size, empty_ok) == accel.first_bad_key(
+        batch, max_size, empty_ok
+    )
+
+
 @needs_c
 def test_c_helper_takes_sized_keys_and_refuses_the_rest() -> None:
     assert accel.first_bad_key([bytearray(b"abc"), memoryview(b"")], 2, True) == 0

@@ -30,7 +30,7 @@ from __future__ import annotations
 import base64
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from itertools import islice, takewhile
+from itertools import takewhile
 from operator import itemgetter
 from typing import Any
 
@@ -41,6 +41,7 @@ from ..errors import DecodeError, show_bytes
 from ..schemes._base import Property, component_bytes
 from ..schemes.length_prefixed import decompose, to_length_prefixed, to_length_prefixed_nested
 from ..scope import Scope
+from ..stores._base import limited
 from ..tuples import pack, unpack
 from ._keys import KeySpec, KeyType
 
@@ -307,7 +308,7 @@ class _TupleNamespace(Namespace):
                 return packed >= low if lo_incl else packed > low
 
             items = takewhile(above, items)
-        return items if limit is None else islice(items, max(limit, 0))
+        return limited(items, limit)
 
 
 class TupleLayout(Layout):

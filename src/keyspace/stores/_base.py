@@ -63,6 +63,7 @@ engines override them where they can do better):
 
 from __future__ import annotations
 
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
@@ -95,6 +96,7 @@ __all__ = [
     "WriteView",
     "as_ops",
     "checked_pages",
+    "limited",
     "settled",
     "tail_bounds",
 ]
@@ -158,6 +160,15 @@ class Capabilities:
     """Key ranges ``[lo, hi)`` the store keeps for its own use, where no scope's key
     may be stored (etcd's revision probe key, which every user that access grants
     reaches may read: a key of one scope stored there would be read by all)."""
+
+
+def limited(items: Iterator[_T], limit: int | None) -> Iterator[_T]:
+    """At most ``limit`` of ``items``, cut in C (``islice``): all of them for ``None``
+    or a limit past ``sys.maxsize`` (which ``islice`` refuses), none for a
+    negative one."""
+    if limit is None or limit > sys.maxsize:
+        return items
+    return islice(items, max(limit, 0))
 
 
 FastScan = Callable[[bytes, bytes | None, bool, int | None], Iterator[tuple[bytes, bytes]]]

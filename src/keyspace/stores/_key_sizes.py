@@ -5,6 +5,7 @@ over the keys' sizes where the optional module is built (``_pairs_accel``), else
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from operator import itemgetter
 from typing import Any
@@ -30,13 +31,23 @@ def first_bad_key_py(keys: list[Any], max_size: int | None, empty_ok: bool) -> i
     """
     if not keys:
         return -1
-    batch = list(map(_first, keys)) if type(keys[0]) is tuple else keys
-    if (max_size is None or max(map(len, batch)) <= max_size) and (empty_ok or all(batch)):
+    kinds = set(map(type, keys))
+    if kinds == {tuple} and min(map(len, keys)):
+        batch = list(map(_first, keys))
+    elif kinds == {bytes}:
+        batch = keys
+    else:  # as the C function reads them: each item on its own
+        batch = [item[0] if type(item) is tuple and item else item for item in keys]
+    exact = set(map(type, batch)) == {bytes}  # then len() is the size, and emptiness is falsiness
+    if exact and (max_size is None or max(map(len, batch)) <= max_size) and (empty_ok or all(batch)):
         return -1
+    low = 0 if empty_ok else 1
+    high = max_size if max_size is not None else sys.maxsize
     for i, key in enumerate(batch):
-        if (max_size is not None and len(key) > max_size) or not (empty_ok or key):
+        size = bytes.__len__(key) if isinstance(key, bytes) else len(key)  # a subclass's __len__ lies
+        if not low <= size <= high:
             return i
-    return -1  # pragma: no cover - a bad key was seen above
+    return -1
 
 
 first_bad_key: Callable[[list[Any], int | None, bool], int]

@@ -16,6 +16,8 @@ from itertools import chain, islice, takewhile
 from operator import gt, le
 from typing import Any
 
+from ._base import limited
+
 __all__ = ["SHORT_SCAN", "cursor_delete_range", "cursor_scan", "cursor_scan_ranges"]
 
 SHORT_SCAN = 16
@@ -41,7 +43,7 @@ def cursor_scan(
             del page[bisect_left(page, (stop,)) :]  # (stop,) sorts before (stop, value)
         return iter(page)
     items = _range_items(cursor, reverse, (start, stop))
-    return items if limit is None else islice(items, max(limit, 0))
+    return limited(items, limit)
 
 
 def cursor_scan_ranges(
@@ -54,7 +56,7 @@ def cursor_scan_ranges(
     cursor and chain."""
     cursor = txn.cursor(db)
     items = chain.from_iterable(map(partial(_range_items, cursor, reverse), ranges))
-    return items if limit is None else islice(items, max(limit, 0))
+    return limited(items, limit)
 
 
 def _range_items(

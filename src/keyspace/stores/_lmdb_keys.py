@@ -18,7 +18,7 @@ from typing import Any
 import lmdb
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import Seeker
+from ._base import Seeker, limited
 from ._lmdb_cursor import cursor_scan
 
 __all__ = ["CursorSeeker", "TxnReads", "count_keys", "cursor_keys"]
@@ -59,7 +59,7 @@ def cursor_keys(
         if start:
             keys = takewhile(start.__le__, keys)
     if limit is not None:
-        keys = islice(keys, max(limit, 0))
+        keys = limited(keys, limit)
     return keys
 
 

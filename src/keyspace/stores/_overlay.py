@@ -29,7 +29,7 @@ from typing import Any
 from sortedcontainers import SortedList, SortedSet
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import Op, ReadView, WriteView, as_ops, checked_pages
+from ._base import Op, ReadView, WriteView, as_ops, checked_pages, limited
 
 PairLog: Any
 try:  # the optional C put log (setup.py builds it when it can)
@@ -270,7 +270,7 @@ class OverlayTransaction(WriteView):
         if limit is not None and limit <= 0:
             return iter(())
         items = self._merged(start, stop, reverse)
-        return items if limit is None else islice(items, limit)
+        return limited(items, limit)
 
     def _sorted(self) -> SortedList[bytes]:
         """The pending put keys in order. Keys only join the dict at its end

@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable, Collection, Iterator
 from contextlib import suppress
 from functools import partial
-from itertools import chain, islice, takewhile
+from itertools import chain, takewhile
 from typing import Any
 
 import plyvel
@@ -38,6 +38,7 @@ from ._base import (
     Seeker,
     Store,
     checked_pages,
+    limited,
     tail_bounds,
 )
 from ._gate import Gate, close_when_idle
@@ -160,7 +161,7 @@ class LevelDBStore(BatchedWrites, Store):
                 made = calls.run(source.iterator, start=start, stop=stop, include_value=not keys)
                 items = calls.guard_iter(made)
             if limit is not None:
-                items = islice(items, max(limit, 0))
+                items = limited(items, limit)
             return items  # type: ignore[no-any-return]
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
@@ -200,7 +201,7 @@ class LevelDBStore(BatchedWrites, Store):
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
         items = calls.guard_chain(made, self.translate)
-        return items if limit is None else islice(items, max(limit, 0))
+        return limited(items, limit)
 
     # -- the Store contract --------------------------------------------------
 

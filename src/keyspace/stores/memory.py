@@ -20,13 +20,23 @@ it keeps no history, so a watch starts now.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Sequence
-from itertools import chain, islice
+from itertools import chain
 from operator import itemgetter
 
 from sortedcontainers import SortedDict
 
 from ..errors import StoreClosed
-from ._base import PAGE_FIRST, PAGE_MOST, BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store
+from ._base import (
+    PAGE_FIRST,
+    PAGE_MOST,
+    BatchedWrites,
+    Capabilities,
+    ReadView,
+    Releasable,
+    Seeker,
+    Store,
+    limited,
+)
 from ._events import LocalFeed, StoreWatch
 from ._overlay import OverlayTransaction, Range, TransactionGate
 
@@ -44,7 +54,7 @@ def _scan(
 ) -> Iterator[tuple[bytes, bytes]]:
     keys = data.irange(start, stop, inclusive=(True, False), reverse=reverse)
     if limit is not None:
-        keys = islice(keys, max(limit, 0))
+        keys = limited(keys, limit)
     for key in keys:
         yield key, data[key]
 

@@ -24,7 +24,7 @@ import os
 import weakref
 from collections import deque
 from collections.abc import Callable, Collection, Generator, Iterator
-from itertools import islice, takewhile
+from itertools import takewhile
 from typing import Any
 
 from rocksdict import (
@@ -39,7 +39,7 @@ from rocksdict import (
 )
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store
+from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store, limited
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory
 
@@ -253,7 +253,7 @@ class RocksDBStore(BatchedWrites, Store):
             else:
                 items = walk(from_key=start, read_opt=read)
             if limit is not None:
-                items = islice(items, max(limit, 0))
+                items = limited(items, limit)
             yield from items
         except KeyspaceError:
             raise
@@ -432,7 +432,7 @@ class _RocksDBSnapshot(Releasable, ReadView):
     ) -> Iterator[tuple[bytes, bytes]]:
         self._live()
         items = self._steps(start, stop, reverse)
-        return items if limit is None else islice(items, max(limit, 0))
+        return limited(items, limit)
 
     def _position(self, it: Any, key: bytes | None, reverse: bool, after: bool) -> None:
         """Seek to the first key >= ``key`` (forward) or the last key < ``key``
