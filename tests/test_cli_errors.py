@@ -232,3 +232,14 @@ def test_read_commands_change_nothing_on_what_is_not_a_store(
         code, _, err = _run(capsys, *shlex.split(command.format(url=url)))
         assert "not a" in _one_error_line(code, err)
     assert _tree(tmp_path) == before
+
+
+def test_a_path_the_command_cannot_use_is_one_line_naming_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``keyspace demo /proc/nope`` ended with "unexpected FileNotFoundError"."""
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    code, _, err = _run(capsys, "demo", str(blocked / "demo"))
+    line = _one_error_line(code, err)
+    assert line.startswith(f"error: cannot use {blocked}") and "unexpected" not in line, line

@@ -85,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         code = _error("interrupted", 130)
     except BrokenPipeError:
         code = _quiet()
+    except OSError as exc:  # a path the command cannot use (missing, not writable, a loop)
+        where = f" {exc.filename}" if exc.filename is not None else ""
+        code = _error(f"cannot use{where}: {exc.strerror or exc}")
     except SystemExit as exc:
         # click exits with 1 when stdout is a closed pipe, after wrapping it
         code = _quiet() if type(sys.stdout).__name__.endswith("PacifyFlushWrapper") else exc.code

@@ -202,7 +202,8 @@ class LengthPrefixed(Scheme):
                 stored = decode_arguments(self, stored, None)[0]
             raise DecodeError(
                 f"cannot decode {show_bytes(stored)}: the length-prefixed format does not record "
-                "how many namespace components a stored key has; pass depth="
+                "how many namespace components a stored key has; pass its depth (depth=, or --depth on "
+                "the command line)"
             )
         return decompose(stored, depth)
 
