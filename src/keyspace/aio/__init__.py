@@ -58,7 +58,7 @@ from ..keyspace import Keyspace
 from ..schemes._base import Path, Scheme
 from ..schemes._layouts import Layout
 from ..scope import Scope, _decoded_key_codec, check_range_arguments, update_pairs
-from ..stores._aio import DEFAULT_CHUNK, AsyncStore, async_store
+from ..stores._aio import DEFAULT_CHUNK, AsyncStore, async_store, to_the_end
 from ..stores._aio import AsyncTransaction as _StoreTransaction
 from ..stores._base import ReadView
 from ._plan import Hub, PlanSnapshot, PlanStore, PlanView
@@ -487,7 +487,9 @@ class AsyncKeyspace:
         if self._closed:
             return
         self._closed = True
-        await self.store.close(self.sync.close)  # the keyspace's: a shared store stays open
+        # to its end even when this task is cancelled meanwhile (a timeout): a close
+        # cut part-way would leave the store open, and a later close() would not retry
+        await to_the_end(self.store.close(self.sync.close))  # the keyspace's: a shared store stays open
 
     async def __aenter__(self) -> Self:
         return self

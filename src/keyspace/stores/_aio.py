@@ -425,9 +425,13 @@ class ThreadedStore(_ThreadedView, AsyncStore):
         return _ThreadedView(view, runner, self._chunk, manager, locked)
 
     async def close(self, closing: Callable[[], None] | None = None) -> None:
+        """Close the store (``closing``: the keyspace's close, default the store's)
+        in a worker, without waiting for a transaction another task holds: as the
+        synchronous close, it ends that transaction, whose next operation raises
+        :class:`StoreClosed`. Then stop the workers."""
         runner = self._run
         if runner.closed:
             return
-        await runner.run(closing or self.sync.close)
+        await runner.run_held(closing or self.sync.close)
         runner.closed = True
         await asyncio.get_running_loop().run_in_executor(None, functools.partial(runner.pool.shutdown, True))
