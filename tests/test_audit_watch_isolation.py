@@ -103,3 +103,34 @@ def test_watches_report_exactly_their_scope(
             await aks.close()
 
     asyncio.run(asyncio.wait_for(main(), 20))
+
+
+def test_get_keeps_its_timeout_while_other_scopes_keep_writing() -> None:
+    """On AsciiHex a scope's watched range holds its children's keys; each child
+    write passed over started ``get``'s timeout again, so with writes that never
+    stop ``get(0.3)`` never returned."""
+    import threading
+    import time
+
+    from keyspace.schemes import AsciiHex
+
+    with keyspace.open("memory:", scheme=AsciiHex()) as ks:
+        own, child = ks.scope("a"), ks.scope("a", "c")
+        stop = threading.Event()
+
+        def write() -> None:
+            for i in range(400):  # bounded: 8 s at most
+                if stop.wait(0.02):
+                    return
+                child[b"k%d" % i] = b"v"
+
+        with own.watch() as watch:
+            writer = threading.Thread(target=write)
+            writer.start()
+            try:
+                started = time.monotonic()
+                assert watch.get(0.3) is None
+                assert time.monotonic() - started < 1.5
+            finally:
+                stop.set()
+                writer.join()

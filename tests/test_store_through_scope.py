@@ -114,3 +114,24 @@ class TestScopeOverMemory(StoreSuite):
             return store
 
         return make
+
+
+@pytest.mark.parametrize("engine", ["memory", "lmdb"])
+def test_a_batch_with_a_value_that_is_not_bytes_writes_nothing(tmp_path: Path, engine: str) -> None:
+    """``write`` never ran its values through the scope's check: on memory an int
+    was stored (and scanned back), on LMDB a raw TypeError escaped."""
+    from keyspace.errors import InvalidArgument, InvalidKey
+
+    url = "memory:" if engine == "memory" else str(tmp_path / "s.lmdb")
+    with keyspace.open(url) as ks:
+        ks.scope("a")[b"k"] = b"v"
+        store = ScopeStore(ks.scope("a"))
+        before = list(ks.store.scan())
+        with pytest.raises(InvalidKey, match=r"^value 5 has type int"):
+            store.write([(b"x", b"1"), (b"y", 5)])  # type: ignore[list-item]
+        for bad in ([(b"x",)], [b"xy"], [(b"x", b"1", b"2")]):
+            with pytest.raises(InvalidArgument, match="pair"):
+                store.write(bad)  # type: ignore[arg-type]
+        assert list(ks.store.scan()) == before
+        store.write([(b"x", bytearray(b"1")), (b"k", None)])  # a bytes-like value is its bytes
+        assert list(store.scan()) == [(b"x", b"1")]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -74,14 +75,23 @@ class ScopeWatch(Closing):
         return WatchEvent(raw.kind, path, key, value, raw.revision)
 
     def get(self, timeout: float | None = None) -> WatchEvent | None:
-        """The next event, or ``None`` when ``timeout`` seconds passed without one."""
+        """The next event, or ``None`` when ``timeout`` seconds passed without one:
+        one deadline for the call, however many changes of the watched range that
+        are not this scope's (its children's, where the range holds them) arrive
+        meanwhile and are passed over."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        left = timeout
         while True:
-            raw = self._source.get(timeout)
+            raw = self._source.get(left)
             if raw is None:
                 return None
             event = self._event(raw)
             if event is not None:
                 return event
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
 
     def __iter__(self) -> Iterator[WatchEvent]:
         for raw in self._source:

@@ -19,9 +19,9 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
-from .errors import KeyspaceError, KeyTooLarge, show_bytes
+from .errors import InvalidArgument, KeyspaceError, KeyTooLarge, show_bytes
 from .schemes import Property
-from .scope import Scope, _write_all
+from .scope import Scope, _not_bytes, _write_all
 from .stores._base import Op, ReadView, Store, WriteView
 
 __all__ = ["ScopeStore"]
@@ -107,9 +107,14 @@ class ScopeStore(_ScopeView, Store):
     def write(self, ops: Iterable[Op]) -> None:
         stored_key = self.scope._stored  # the scope's, with its refusal of reserved keys
         ops = list(ops)
-        for k, _ in ops:
-            self._check(k)
-        stored = [(stored_key(k), v) for k, v in ops]
+        for op in ops:
+            if type(op) not in (tuple, list) or len(op) != 2:
+                raise InvalidArgument(
+                    f"a batch operation is a (key, value or None) pair, not {show_bytes(op)}"
+                )
+            self._check(op[0])
+        # every value checked before anything is written, as a put checks it
+        stored = [(stored_key(k), v if v is None or type(v) is bytes else _not_bytes(v)) for k, v in ops]
         scope = self.scope
         store = scope.keyspace.store
         if not stored:
