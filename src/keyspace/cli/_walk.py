@@ -74,7 +74,7 @@ def store_reader(ks: Keyspace, depth: int | None, view: ReadView) -> KeyReader:
     through the layout the store records where it records one (its leaves, of
     any depths; a ``depth`` they contradict raises
     :class:`~keyspace.errors.LayoutError`), else at ``depth``."""
-    return KeyReader(ks.scheme, depth, view, ks.catalog.store_decoder(view))
+    return KeyReader(ks.scheme, depth, view, ks.catalog.store_decoder(view), ks.catalog.reserved)
 
 
 class KeyReader:
@@ -84,7 +84,9 @@ class KeyReader:
     declares :attr:`~Scheme.decode_needs_depth`, LengthPrefixed; Naive, whose
     :attr:`~Scheme.max_decode_depth` is 0, reads everything as the root scope);
     ``decode``, where given, decodes instead (the keyspace's decoder of a store
-    that records its layout: :meth:`~keyspace._catalog.Catalog.store_decoder`).
+    that records its layout: :meth:`~keyspace._catalog.Catalog.store_decoder`);
+    ``reserved``, where given, the ranges no scope key lies in (the catalog's,
+    the store's own keys included), else the scheme's record ranges.
     :meth:`read` costs one ``scheme.decode``; hashed scope names
     (:attr:`~Scheme.hashed_names`, scopehash) are looked up in the registry
     entries seen so far, then with one point read on ``view`` when one is given.
@@ -96,6 +98,7 @@ class KeyReader:
         depth: int | None = None,
         view: ReadView | None = None,
         decode: Callable[[bytes], tuple[tuple[Any, ...], Any]] | None = None,
+        reserved: tuple[tuple[bytes, bytes], ...] | None = None,
     ) -> None:
         if scheme.decode_needs_depth and depth is None and decode is None:
             raise NeedsMore(
@@ -112,8 +115,9 @@ class KeyReader:
         self.depth = depth
         self._view = view
         self._decode = decode
-        # where keyspaces keep their records (the catalog refuses every scope key there)
-        self._reserved = reserved_ranges(scheme)
+        # where keyspaces keep their records and the store keeps its own keys (the
+        # catalog refuses every scope key there): the catalog's, when given
+        self._reserved = reserved_ranges(scheme) if reserved is None else reserved
         self._reserved_lows = [lo for lo, _ in self._reserved]
         # schemes that keep a name registry among their keys (scoped-heed) say how to read it
         self._entry = getattr(scheme, "registry_entry", None)

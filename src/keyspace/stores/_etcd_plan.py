@@ -59,11 +59,12 @@ def etcd_bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes,
     that holds the same keys: a key no longer than ``L`` bytes is at or past a
     longer bound ``b`` exactly when it is at or past ``prefix_end(b[:L])``. So no
     request carries a bound etcd could not take."""
-    low = _within(prefix + start) or FIRST_KEY
-    if low is _PAST_EVERY_KEY:
+    low = _within(prefix + start)
+    if low is None:
         return None
+    low = low or FIRST_KEY
     high = None if stop is None else _within(prefix + stop)
-    if high is None or high is _PAST_EVERY_KEY:
+    if high is None:  # no stop, or one past every key
         end = prefix_end(prefix) if prefix else None
         return low, _TO_END if end is None else end
     if high <= low:
@@ -71,18 +72,11 @@ def etcd_bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes,
     return low, high
 
 
-_PAST_EVERY_KEY = b"\xff" * (MAX_KEY_SIZE + 1)
-"""A bound no etcd key reaches (never sent)."""
-
-
-def _within(bound: bytes) -> bytes:
+def _within(bound: bytes) -> bytes | None:
     """``bound``, or where it is longer than any etcd key, the shortest bound that
     holds the same keys (:func:`etcd_bounds`): ``prefix_end`` of its first
-    :data:`MAX_KEY_SIZE` bytes, or :data:`_PAST_EVERY_KEY` when there is none."""
-    if len(bound) <= MAX_KEY_SIZE:
-        return bound
-    end = prefix_end(bound[:MAX_KEY_SIZE])
-    return _PAST_EVERY_KEY if end is None else end
+    :data:`MAX_KEY_SIZE` bytes; ``None`` when no etcd key reaches it."""
+    return bound if len(bound) <= MAX_KEY_SIZE else prefix_end(bound[:MAX_KEY_SIZE])
 
 
 def observed(bounds: tuple[bytes, bytes], last: bytes, reverse: bool) -> tuple[bytes, bytes]:
