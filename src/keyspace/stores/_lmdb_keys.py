@@ -58,8 +58,7 @@ def cursor_keys(
         keys = cursor.iterprev(values=False)
         if start:
             keys = takewhile(start.__le__, keys)
-    if limit is not None:
-        keys = limited(keys, limit)
+    keys = limited(keys, limit)
     return keys
 
 

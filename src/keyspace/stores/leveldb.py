@@ -160,9 +160,8 @@ class LevelDBStore(BatchedWrites, Store):
             else:
                 made = calls.run(source.iterator, start=start, stop=stop, include_value=not keys)
                 items = calls.guard_iter(made)
-            if limit is not None:
-                items = limited(items, limit)
-            return items  # type: ignore[no-any-return]
+            items = limited(items, limit)
+            return items
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 

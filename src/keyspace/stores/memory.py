@@ -53,8 +53,7 @@ def _scan(
     limit: int | None,
 ) -> Iterator[tuple[bytes, bytes]]:
     keys = data.irange(start, stop, inclusive=(True, False), reverse=reverse)
-    if limit is not None:
-        keys = limited(keys, limit)
+    keys = limited(keys, limit)
     for key in keys:
         yield key, data[key]
 

@@ -252,8 +252,7 @@ class RocksDBStore(BatchedWrites, Store):
                     items = takewhile((start if keys else (start,)).__le__, items)  # k >= start, checked here
             else:
                 items = walk(from_key=start, read_opt=read)
-            if limit is not None:
-                items = limited(items, limit)
+            items = limited(items, limit)
             yield from items
         except KeyspaceError:
             raise
