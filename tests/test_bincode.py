@@ -4,6 +4,7 @@ and named errors for bad objects and bad bytes."""
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ from hypothesis import strategies as st
 from keyspace import bincode
 from keyspace.codecs import resolve_codec
 from keyspace.errors import DecodeError, InvalidKey
+
+_LEN = struct.Struct("<Q")
 
 # (codec, object, bincode::serialize bytes) — the layout rules of bincode 1.3 defaults;
 # the String/u64 vectors are the stored bytes of scoped-heed's reference environment
@@ -160,3 +163,49 @@ def test_wrong_types_are_invalid_key() -> None:
         bincode.Struct(("a", bincode.U8)).encode({})
     with pytest.raises(InvalidKey, match="tuple of 2"):
         bincode.Tuple(bincode.U8, bincode.U8).encode((1,))
+
+
+def test_option_of_unit_keeps_some_apart_from_none() -> None:
+    """``Some(())`` (``01``) decoded as ``None``, which a read-modify-write then
+    stored back as ``00``: unit decodes as ``()``, as the empty tuple does."""
+    codec = bincode.Option(bincode.UNIT)
+    assert codec.encode(()) == b"\x01" and codec.encode(None) == b"\x00"
+    assert codec.decode(b"\x01") == () and codec.decode(b"\x00") is None
+    assert codec.encode(codec.decode(b"\x01")) == b"\x01"
+    assert bincode.UNIT.decode(b"") == ()
+
+
+_TWO_ZERO_SIZED_SEQUENCES: dict[str, tuple[bincode.BincodeCodec, Callable[[int], Any]]] = {
+    "Vec<Vec<()>>": (bincode.Seq(bincode.Seq(bincode.UNIT)), lambda n: [[()] * n, [()] * n]),
+    "(Vec<()>, Vec<()>)": (
+        bincode.Tuple(bincode.Seq(bincode.UNIT), bincode.Seq(bincode.Tuple())),
+        lambda n: ([()] * n, [()] * n),
+    ),
+    "Option<{a: Vec<Vec<()>>}>": (
+        bincode.Option(bincode.Struct(("a", bincode.Seq(bincode.Seq(bincode.UNIT))))),
+        lambda n: {"a": [[()] * n, [()] * n]},
+    ),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", _TWO_ZERO_SIZED_SEQUENCES)
+def test_elements_of_size_0_are_bounded_in_one_value(name: str) -> None:
+    """``Vec<Vec<()>>`` bounded each inner ``Vec<()>`` alone: 520 stored bytes
+    decoded into 2**26 elements (every 8 bytes one more 2**20), so a few KB of
+    hostile bytes asked for GBs. The elements of size 0 of one value are counted
+    together, encoding and decoding alike."""
+    codec, value = _TWO_ZERO_SIZED_SEQUENCES[name]
+    half = bincode.ZERO_SIZED_MOST // 2
+    fits = codec.encode(value(half))
+    assert codec.decode(fits) == value(half)
+    with pytest.raises(InvalidKey, match=f"at most {bincode.ZERO_SIZED_MOST} elements of size 0"):
+        codec.encode(value(half + 1))
+    over = fits.replace(_LEN.pack(half), _LEN.pack(half + 1))  # size 0: only the counts differ
+    with pytest.raises(DecodeError, match=f"{half - 1} left after its other sequences"):
+        codec.decode(over)
+    # each sequence read on its own still has the whole allowance
+    assert (
+        len(bincode.Seq(bincode.UNIT).read(_LEN.pack(bincode.ZERO_SIZED_MOST), 0)[0])
+        == bincode.ZERO_SIZED_MOST
+    )

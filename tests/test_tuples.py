@@ -19,7 +19,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from keyspace import tuples
-from keyspace.errors import DecodeError, InvalidName
+from keyspace.errors import DecodeError, InvalidKey, InvalidName
 from keyspace.tuples import MAX_NESTING, pack, unpack
 
 # -- helpers ------------------------------------------------------------------------
@@ -373,3 +373,15 @@ def test_long_tuples() -> None:
     assert canon(unpack(pack(value))) == canon(value)
     with pytest.raises(TypeError, match="list"):
         pack((*value, []))
+
+
+def test_a_uuid_without_a_128_bit_value_is_invalid_key() -> None:
+    """An exact ``uuid.UUID`` made without ``__init__`` (or its slot set to -1)
+    raised a bare AttributeError/OverflowError, where a subclass got InvalidKey."""
+    empty = uuid.UUID.__new__(uuid.UUID)
+    negative = uuid.UUID(int=5)
+    object.__setattr__(negative, "int", -1)
+    for bad, held in ((empty, "None"), (negative, "-1")):
+        for packed in ((bad,), ("a", (bad,))):
+            with pytest.raises(InvalidKey, match=f"holds {held}, not a 128-bit int"):
+                pack(packed)

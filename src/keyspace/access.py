@@ -37,7 +37,7 @@ from typing import Any
 
 from . import _metadata
 from ._bytes import prefix_end
-from .errors import StoreError
+from .errors import InvalidArgument, StoreError
 from .keyspace import Keyspace
 from .schemes._base import Path
 from .stores._etcd_versions import access_gaps
@@ -103,7 +103,7 @@ def grant(
     missing; granting a range again replaces its read/write mode. Returns the
     role's permissions afterwards. Cost: a few Auth calls per path."""
     if not paths:
-        raise ValueError("grant needs at least one scope path")
+        raise InvalidArgument("grant needs at least one scope path, got none")
     store = _access_store(ks)
     access = store.access()
     role = role_name(user)

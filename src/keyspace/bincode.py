@@ -32,6 +32,7 @@ parts once.
 from __future__ import annotations
 
 import struct
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -73,6 +74,12 @@ class BincodeCodec:
     name = "bincode"
     fixed_size: int | None = None
     """Size of every encoding, when it is fixed (ints, bool, fixed tuples of them)."""
+    least_size: int = 1
+    """The fewest bytes one encoding takes (a ``Vec`` or ``String``: its 8-byte
+    length): a stored count of elements is checked against the bytes left."""
+    holds_zero_sized: bool = False
+    """Whether a value may hold a sequence of elements of size 0 (``Vec<()>``),
+    whose elements :data:`ZERO_SIZED_MOST` bounds in one value."""
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         raise NotImplementedError
@@ -86,7 +93,10 @@ class BincodeCodec:
         message names their error)."""
         out: list[bytes] = []
         try:
-            self.write(obj, out)
+            if self.holds_zero_sized:
+                _counting_zero_sized(self.write, obj, out)
+            else:
+                self.write(obj, out)
         except (KeyspaceError, MemoryError):
             raise
         except Exception as exc:  # raised by a method of the object (or of an element of it)
@@ -102,7 +112,10 @@ class BincodeCodec:
         bytes-like (its bytes are read through the buffer protocol)."""
         if type(raw) is not bytes:
             raw = bytes_argument(raw, f"bincode {self.name} decode() argument")
-        obj, end = self.read(raw, 0)
+        if self.holds_zero_sized:
+            obj, end = _counting_zero_sized(self.read, raw, 0)
+        else:
+            obj, end = self.read(raw, 0)
         if end != len(raw):
             raise DecodeError(
                 f"{len(raw) - end} trailing bytes after a bincode {self.name} in {show_bytes(raw)}", end
@@ -126,7 +139,7 @@ class _Int(BincodeCodec):
     def __init__(self, name: str, fmt: str, lo: int, hi: int) -> None:
         self.name = name
         self._struct = struct.Struct("<" + fmt)
-        self.fixed_size = self._struct.size
+        self.fixed_size = self.least_size = self._struct.size
         self._lo, self._hi = lo, hi
         self.fixed_int = (self.fixed_size, lo < 0)
         """``(size, signed)``: an int within the range is encoded as its ``size``-byte
@@ -175,7 +188,7 @@ class _Float(BincodeCodec):
     def __init__(self, name: str, fmt: str) -> None:
         self.name = name
         self._struct = struct.Struct("<" + fmt)
-        self.fixed_size = self._struct.size
+        self.fixed_size = self.least_size = self._struct.size
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if type(obj) is not float and type(obj) is not int:
@@ -198,7 +211,7 @@ F32, F64 = _Float("f32", "f"), _Float("f64", "d")
 
 class _Bool(BincodeCodec):
     name = "bool"
-    fixed_size = 1
+    fixed_size = least_size = 1
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if type(obj) is not bool:
@@ -217,15 +230,19 @@ BOOL = _Bool()
 
 
 class _Unit(BincodeCodec):
+    """Rust's ``()``: no bytes. Encodes ``()`` (or ``None``), decodes as ``()``, as
+    :class:`Tuple` of no fields does, so ``Option<()>`` keeps ``Some(())`` (``01``)
+    apart from ``None`` (``00``)."""
+
     name = "unit"
-    fixed_size = 0
+    fixed_size = least_size = 0
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if obj is not None and obj != ():
             raise InvalidKey(f"{show_bytes(obj)} is not the unit value; bincode unit takes None or ()")
 
     def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
-        return None, offset
+        return (), offset
 
 
 UNIT = _Unit()
@@ -240,6 +257,7 @@ class _Bytes(BincodeCodec):
     """``Vec<u8>`` (and ``&[u8]``, ``serde_bytes``): ``u64le(len) bytes``."""
 
     name = "bytes"
+    least_size = 8
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         data = obj if type(obj) is bytes else None
@@ -265,6 +283,7 @@ class _String(BincodeCodec):
     """``String``/``&str``: ``u64le(len) utf8``."""
 
     name = "string"
+    least_size = 8
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if not issubclass(type(obj), str):
@@ -327,6 +346,7 @@ class Option(BincodeCodec):
     def __init__(self, inner: BincodeCodec) -> None:
         self.inner = inner
         self.name = f"Option<{inner.name}>"
+        self.holds_zero_sized = inner.holds_zero_sized
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if obj is None:
@@ -346,45 +366,84 @@ class Option(BincodeCodec):
 
 
 ZERO_SIZED_MOST = 1 << 20
-"""The most elements of size 0 (``Vec<()>``) a sequence holds: they take no bytes,
-so the stored count alone would bound nothing."""
+"""The most elements of size 0 (``Vec<()>``) one value holds, in all its sequences
+together: they take no bytes, so the stored counts alone would bound nothing
+(``Vec<Vec<()>>`` would otherwise make 2**20 elements of every 8 bytes)."""
+
+
+class _ZeroSizedLeft(threading.local):
+    """How many more elements of size 0 the value being encoded or decoded in this
+    thread may hold; ``None`` outside :func:`_counting_zero_sized`."""
+
+    left: int | None = None
+
+
+_ZERO_SIZED = _ZeroSizedLeft()
+
+
+def _counting_zero_sized(call: Any, *args: Any) -> Any:
+    """``call(*args)``, a write or read of a whole value, with the elements of size
+    0 of all its sequences counted against :data:`ZERO_SIZED_MOST` (each
+    sequence counts them, :func:`_spend_zero_sized`)."""
+    outer = _ZERO_SIZED.left
+    _ZERO_SIZED.left = ZERO_SIZED_MOST
+    try:
+        return call(*args)
+    finally:
+        _ZERO_SIZED.left = outer
+
+
+def _over_zero_sized(count: int) -> str | None:
+    """Count ``count`` elements of size 0 against the value's allowance; when they
+    are more than it has left, count nothing and return what the refusal says of
+    the limit. A sequence read or written on its own (its ``read``/``write``
+    called directly) has the whole of :data:`ZERO_SIZED_MOST`."""
+    left = _ZERO_SIZED.left
+    if left is not None and count <= left:
+        _ZERO_SIZED.left = left - count
+        return None
+    if left is None and count <= ZERO_SIZED_MOST:
+        return None
+    held = "" if left is None or left == ZERO_SIZED_MOST else f" ({left} left after its other sequences)"
+    return f"one value holds at most {ZERO_SIZED_MOST} elements of size 0, in all its sequences{held}"
 
 
 class Seq(BincodeCodec):
     """``Vec<T>`` of any other ``T`` (a list): ``u64le(count)`` then the elements."""
 
+    least_size = 8
+
     def __init__(self, inner: BincodeCodec) -> None:
         self.inner = inner
         self.name = f"Vec<{inner.name}>"
+        self.holds_zero_sized = inner.least_size == 0 or inner.holds_zero_sized
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if isinstance(obj, str | bytes | bytearray | Mapping) or not isinstance(obj, Sequence):
             raise InvalidKey(
                 f"{show_bytes(obj)} has type {type(obj).__name__}; bincode {self.name} takes a list"
             )
-        if self.inner.fixed_size == 0 and len(obj) > ZERO_SIZED_MOST:
-            raise InvalidKey(
-                f"a bincode {self.name} of {len(obj)} elements of size 0 is over the {ZERO_SIZED_MOST} "
-                "that are read back"
-            )
+        over = _over_zero_sized(len(obj)) if self.inner.least_size == 0 else None
+        if over is not None:
+            raise InvalidKey(f"a bincode {self.name} of {len(obj)} elements of size 0 is too many: {over}")
         out.append(_LEN.pack(len(obj)))
         for item in obj:
             self.inner.write(item, out)
 
     def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
         count, offset = _read_len(raw, offset, self.name)
-        # every element takes at least one byte unless its size is 0: bound the count
-        least = self.inner.fixed_size if self.inner.fixed_size is not None else 1
+        # every element takes its least size unless that is 0: bound the count
+        least = self.inner.least_size
         if least and count > (len(raw) - offset) // least:
             raise DecodeError(
                 f"bincode {self.name} declares {count} elements at offset {offset - 8} but only "
                 f"{len(raw) - offset} bytes follow",
                 offset - 8,
             )
-        if not least and count > ZERO_SIZED_MOST:  # eight bytes would ask for 2**64 elements
+        over = None if least else _over_zero_sized(count)  # eight bytes could ask for 2**64 elements
+        if over is not None:
             raise DecodeError(
-                f"bincode {self.name} declares {count} elements of size 0 at offset {offset - 8}; "
-                f"at most {ZERO_SIZED_MOST} are read",
+                f"bincode {self.name} declares {count} elements of size 0 at offset {offset - 8}: {over}",
                 offset - 8,
             )
         items = []
@@ -403,6 +462,8 @@ class Tuple(BincodeCodec):
         self.name = "(" + ", ".join(f.name for f in fields) + ")"
         sizes = [f.fixed_size for f in fields]
         self.fixed_size = None if None in sizes else sum(s for s in sizes if s is not None)
+        self.least_size = sum(f.least_size for f in fields)
+        self.holds_zero_sized = any(f.holds_zero_sized for f in fields)
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if not isinstance(obj, tuple | list) or len(obj) != len(self.fields):
@@ -431,6 +492,8 @@ class Struct(BincodeCodec):
         self.name = "{" + ", ".join(f"{n}: {c.name}" for n, c in fields) + "}"
         sizes = [c.fixed_size for _, c in fields]
         self.fixed_size = None if None in sizes else sum(s for s in sizes if s is not None)
+        self.least_size = sum(c.least_size for _, c in fields)
+        self.holds_zero_sized = any(c.holds_zero_sized for _, c in fields)
 
     def write(self, obj: Any, out: list[bytes]) -> None:
         if not isinstance(obj, Mapping):

@@ -175,7 +175,19 @@ def _enc_bool(v: bool) -> bytes:
 
 
 def _enc_uuid(v: uuid.UUID) -> bytes:
-    return b"\x30" + v.bytes
+    """``30`` and the 16 bytes of the UUID's int, read from the slot itself (no
+    property of a subclass's own runs); :class:`~keyspace.errors.InvalidKey` for
+    a UUID that holds no 128-bit int (made without ``__init__``, or its slot set
+    to something else)."""
+    try:
+        value = _UUID_INT.__get__(v, _UUID)
+    except AttributeError:  # made without __init__: no value
+        value = None
+    if type(value) is not int or not 0 <= value < 1 << 128:
+        raise InvalidKey(
+            f"uuid.UUID element of type {type(v).__name__} holds {show_bytes(value)}, not a 128-bit int"
+        )
+    return b"\x30" + value.to_bytes(16, "big")
 
 
 def _enc_tuple(v: tuple[Any, ...]) -> bytes:
@@ -237,15 +249,7 @@ def _enc_any(v: Any, nested: bool) -> bytes:
     if issubclass(kind, float):
         return _enc_float(float.__float__(v))
     if issubclass(kind, uuid.UUID):
-        try:
-            value = _UUID_INT.__get__(v, _UUID)  # the slot itself: no property of v's own runs
-        except AttributeError:  # made without __init__: no value
-            value = None
-        if type(value) is not int or not 0 <= value < 1 << 128:
-            raise InvalidKey(
-                f"uuid.UUID element of type {kind.__name__} holds {show_bytes(value)}, not a 128-bit int"
-            )
-        return b"\x30" + value.to_bytes(16, "big")
+        return _enc_uuid(v)
     if issubclass(kind, tuple):
         # a top-level element: _enc_nested takes the tuples inside it on its stack
         return _enc_nested(v, 1, False)

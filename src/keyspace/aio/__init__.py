@@ -413,8 +413,6 @@ class AsyncKeyspace:
         _pool: ThreadPoolExecutor | None = None,
     ) -> None:
         """Wrap the open ``ks`` (see the module docstring for ``workers``, ``chunk``)."""
-        if chunk < 1:
-            raise ValueError(f"chunk must be at least 1, got {chunk}")
         store: AsyncStore = async_store(ks.store, workers=workers, chunk=chunk, pool=_pool)
         self.sync = ks
         self.store = store

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, show_bytes
-from ._base import Key, Path, Property, Scheme, component_bytes, decode_arguments, key_bytes
+from ._base import Key, Path, Property, Scheme, checked_path, component_bytes, decode_arguments, key_bytes
 from ._layouts import HEX, Layout
 
 __all__ = ["AsciiHex"]
@@ -55,6 +55,7 @@ class AsciiHex(Scheme):
 
     def prefix(self, path: Path) -> bytes:
         """Return each component's hex digits followed by ``00``; ``b""`` for the root."""
+        path = checked_path(path)
         if not path:
             return b""
         return b"\x00".join([_hexlify(component_bytes(c)) for c in path]) + _SEP
@@ -64,8 +65,9 @@ class AsciiHex(Scheme):
         return 2 * len(component_bytes(component)) + 1
 
     def validate_path(self, path: Path) -> None:
-        """Raise :class:`InvalidName` for a component that is not bytes or str."""
-        for component in path:
+        """Raise :class:`InvalidName` for a path that is not a tuple or a component
+        that is not bytes or str."""
+        for component in checked_path(path):
             component_bytes(component)
 
     def encode_key(self, key: Key) -> bytes:

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidName, LayoutError, show_bytes
-from ._base import Key, Path, Property, Scheme, component_bytes, decode_arguments
+from ._base import Key, Path, Property, Scheme, checked_path, component_bytes, decode_arguments
 from ._layouts import RAW, Layout
 
 __all__ = ["COMMON_SEPARATORS", "Delimited", "NulDelimited", "guess_delimited", "guess_separator"]
@@ -146,7 +146,9 @@ class Delimited(Scheme):
 
     def validate_path(self, path: Path) -> None:
         """Raise :class:`InvalidName` for a name holding the separator, then
-        :class:`LayoutError` for a path whose depth is not the declared one."""
+        :class:`LayoutError` for a path whose depth is not the declared one
+        (:class:`InvalidName` too for a path that is not a tuple)."""
+        path = checked_path(path)
         for component in path:
             self._name(component)
         self._check_depth(path)
@@ -154,6 +156,7 @@ class Delimited(Scheme):
     def prefix(self, path: Path) -> bytes:
         """Return ``c1 SEP … cn SEP`` (``b""`` for the root), checking every name.
         Any depth up to the declared one is encoded: the bytes a subtree starts with."""
+        path = checked_path(path)
         if not path:
             return b""
         sep = self._sep
@@ -199,7 +202,7 @@ class Delimited(Scheme):
         """Every stored key that starts with ``prefix(path)``: exactly the scope's
         keys (scopes of the declared depth have no children)."""
         start = self.prefix(path)
-        self._check_depth(path)
+        self._check_depth(checked_path(path))
         return start, prefix_end(start)
 
     def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:

@@ -27,7 +27,17 @@ from typing import Any, ClassVar
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidArgument, KeyTooLarge, show_bytes
-from ._base import Component, Key, Path, Property, Scheme, component_bytes, decode_arguments, key_bytes
+from ._base import (
+    Component,
+    Key,
+    Path,
+    Property,
+    Scheme,
+    checked_path,
+    component_bytes,
+    decode_arguments,
+    key_bytes,
+)
 from ._layouts import RAW, Layout
 
 __all__ = [
@@ -209,7 +219,7 @@ class LengthPrefixed(Scheme):
 
     def prefix(self, path: Path) -> bytes:
         """Return ``to_length_prefixed_nested(path)``."""
-        return to_length_prefixed_nested(path)
+        return to_length_prefixed_nested(checked_path(path))
 
     def component_width(self, component: Any) -> int:
         """A big-endian u16 length and the component's bytes."""
@@ -217,12 +227,12 @@ class LengthPrefixed(Scheme):
 
     def validate_path(self, path: Path) -> None:
         """Raise :class:`InvalidName` or :class:`KeyTooLarge` for an unusable path."""
-        to_length_prefixed_nested(path)
+        self.prefix(path)
 
     def own_range(self, path: Path) -> tuple[bytes, bytes | None]:
         """Every stored key that starts with ``prefix(path)``: the scope's keys, or
         (for a branch scope) its children's keys. The root gives ``(b"", None)``."""
-        start = to_length_prefixed_nested(path)
+        start = self.prefix(path)
         return start, prefix_end(start)
 
     def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, LayoutError, show_bytes
-from ._base import Key, Path, Property, Scheme, component_bytes, decode_arguments, key_bytes
+from ._base import Key, Path, Property, Scheme, checked_path, component_bytes, decode_arguments, key_bytes
 from ._layouts import GENERAL, RAW, Layout
 
 __all__ = ["Naive"]
@@ -83,7 +83,7 @@ class Naive(Scheme):
 
     def prefix(self, path: Path) -> bytes:
         """Return the concatenated components."""
-        return b"".join([component_bytes(c) for c in path])
+        return b"".join([component_bytes(c) for c in checked_path(path)])
 
     def validate_path(self, path: Path) -> None:
         """Raise :class:`InvalidName` for a component that is not bytes or str."""

@@ -39,7 +39,7 @@ from xxhash import xxh32_intdigest
 
 from .._bytes import buffer_bytes, prefix_end
 from ..bincode import STRING
-from ..errors import DecodeError, InvalidName, show_bytes
+from ..errors import DecodeError, InvalidArgument, InvalidName, show_bytes
 from ._base import Key, Path, Property, Scheme, checked_path, component_bytes, decode_arguments, key_bytes
 
 if TYPE_CHECKING:
@@ -74,8 +74,8 @@ class ScopedHeed(Scheme):
         return super().__new__(cls)
 
     def __init__(self, api: str = "raw_bytes", *, _framed: bool | None = None) -> None:
-        if api not in APIS:
-            raise ValueError(f"unknown scoped-heed api {api!r}; known: {', '.join(APIS)}")
+        if type(api) is not str or api not in APIS:
+            raise InvalidArgument(f"unknown scoped-heed api {show_bytes(api)}; known: {', '.join(APIS)}")
         self.api = api
         self.framed = api != "types" if _framed is None else _framed
         """Whether :meth:`encode_key` writes ``u64le(len key)`` before the key."""
@@ -211,7 +211,7 @@ class ScopedHeed(Scheme):
 
     def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
         """The default scope's subtree is every scope (not the registry)."""
-        if not path:
+        if not checked_path(path):
             return DEFAULT_TAG, REGISTRY_TAG
         return self.own_range(path)
 

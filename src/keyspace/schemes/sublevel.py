@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..errors import DecodeError, InvalidName, show_bytes
-from ._base import Key, Path, Property, Scheme, component_bytes, decode_arguments, key_bytes
+from ._base import Key, Path, Property, Scheme, checked_path, component_bytes, decode_arguments, key_bytes
 from ._layouts import RAW, Layout
 
 __all__ = ["Sublevel"]
@@ -117,6 +117,7 @@ class Sublevel(Scheme):
 
     def prefix(self, path: Path) -> bytes:
         """Return ``!c1!!c2!…`` (``b""`` for the root), checking every name."""
+        path = checked_path(path)
         if not path:
             return b""
         sep = self._sep
@@ -127,8 +128,9 @@ class Sublevel(Scheme):
         return len(component_bytes(component)) + 2
 
     def validate_path(self, path: Path) -> None:
-        """Raise :class:`InvalidName` for a name outside the allowed bytes."""
-        for component in path:
+        """Raise :class:`InvalidName` for a path that is not a tuple or a name
+        outside the allowed bytes."""
+        for component in checked_path(path):
             self._name(component)
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidKey, InvalidName, show_bytes
 from ..tuples import _not_utf8, pack, unpack
-from ._base import Key, Path, Property, Scheme, decode_arguments
+from ._base import Key, Path, Property, Scheme, checked_path, decode_arguments
 from ._layouts import TUPLE, Layout
 
 __all__ = ["TupleScheme"]
@@ -100,8 +100,7 @@ class TupleScheme(Scheme):
         Raises :class:`InvalidName` when ``path`` is not a tuple or holds a value
         the tuple layer cannot encode.
         """
-        if not isinstance(path, tuple):
-            raise InvalidName(f"scope path {show_bytes(path)} must be a tuple, not {type(path).__name__}")
+        path = checked_path(path)
         try:
             return self._raw_prefix + pack((path,))
         except TypeError as exc:

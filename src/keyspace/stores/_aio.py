@@ -32,7 +32,7 @@ from contextlib import AbstractContextManager
 from itertools import islice
 from typing import Any, TypeVar
 
-from ..errors import StoreClosed, TransactionTooLarge
+from ..errors import InvalidArgument, StoreClosed, TransactionTooLarge, show_bytes
 from ._base import Capabilities, Op, ReadView, Store, WriteView
 
 __all__ = [
@@ -159,6 +159,7 @@ def async_store(
     """The async face of ``store``: its native client when it has one
     (``store.asynchronous()``), else a :class:`ThreadedStore` (``pool``: the one
     thread an engine bound to a thread was opened on)."""
+    _check_counts(workers, chunk)
     native: Callable[[], AsyncStore] | None = getattr(store, "asynchronous", None)
     if native is not None:
         return native()
@@ -360,6 +361,15 @@ async def _abandon(
             runner.release()
 
 
+def _check_counts(workers: Any, chunk: Any) -> None:
+    """Refuse a ``workers`` (other than ``None``) or ``chunk`` that is not an int of
+    at least 1 with :class:`InvalidArgument` naming it (``True`` is an int to
+    Python, not a count)."""
+    for name, value in (("workers", 1 if workers is None else workers), ("chunk", chunk)):
+        if type(value) is not int or value < 1:
+            raise InvalidArgument(f"{name} must be an int of at least 1, not {show_bytes(value)}")
+
+
 class ThreadedStore(_ThreadedView, AsyncStore):
     """Any synchronous store, each call in a bounded pool of worker threads (module
     docstring). ``workers`` applies to engines that serve concurrent clients without
@@ -374,13 +384,10 @@ class ThreadedStore(_ThreadedView, AsyncStore):
         chunk: int = DEFAULT_CHUNK,
         pool: ThreadPoolExecutor | None = None,
     ) -> None:
+        _check_counts(workers, chunk)
         caps = store.capabilities
         shared = caps.multi_process and not caps.serialized_transactions
         count = (DEFAULT_WORKERS if workers is None else workers) if shared else 1
-        if count < 1:
-            raise ValueError(f"workers must be at least 1, got {count}")
-        if chunk < 1:
-            raise ValueError(f"chunk must be at least 1, got {chunk}")
         runner = _Runner(count, serialized=not shared, pool=None if shared else pool)
         super().__init__(store, runner, chunk)
         self.sync = store
