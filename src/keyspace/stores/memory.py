@@ -314,9 +314,10 @@ class MemoryStore(BatchedWrites, Store):
         return _count(self._live(), start, stop)
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
-        """Seeks the map as it is now (a write meanwhile copies it first)."""
+        """Seeks the map as it is now (a write meanwhile copies it first); a seek
+        after the store was closed raises :class:`~keyspace.errors.StoreClosed`."""
         data = self._pin()
-        return _SortedSeeker(data, stop, lambda: self._unpin(data))
+        return _SortedSeeker(data, stop, lambda: self._unpin(data), self._live)
 
     def _pinned_scan(
         self,

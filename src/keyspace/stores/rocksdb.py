@@ -20,6 +20,7 @@ One process, one handle: a second opener gets :class:`~keyspace.errors.StoreErro
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import weakref
 from collections import deque
@@ -38,7 +39,7 @@ from rocksdict import (
     WriteOptions,
 )
 
-from ..errors import KeyspaceError, StoreClosed, StoreError
+from ..errors import KeyspaceError, StoreClosed, StoreError, show_bytes
 from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store, limited
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory
@@ -138,6 +139,26 @@ def _put_back_rocksdict_config(path: str, kept: tuple[bytes, int, int] | None) -
         pass  # a read-only directory: rocksdict could not write it either
 
 
+def _check_raw_mode(kept: tuple[bytes, int, int] | None, url: str) -> None:
+    """Refuse, before RocksDB opens it, a store that rocksdict wrote in its default
+    mode (``raw_mode`` false in its configuration file): its keys carry
+    rocksdict's type tags and its own comparator, and an open in raw mode would
+    rewrite that file and the store's options, so that its program could no
+    longer open it."""
+    if kept is None:
+        return
+    try:
+        raw_mode = json.loads(kept[0]).get("raw_mode")
+    except (ValueError, AttributeError):
+        raw_mode = None
+    if raw_mode is not True:
+        raise StoreError(
+            f"{url} is not a keyspace store: its {_CONFIG} says raw_mode={show_bytes(raw_mode)} (a store "
+            "of rocksdict's default mode, whose keys carry Python type tags; keyspace opens raw-mode "
+            "stores only); it was left unchanged"
+        )
+
+
 class RocksDBStore(BatchedWrites, Store):
     """An ordered byte store in a RocksDB directory (rocksdict, raw mode).
 
@@ -186,18 +207,20 @@ class RocksDBStore(BatchedWrites, Store):
         table = BlockBasedOptions()
         table.set_block_cache(Cache(cache_size))
         options.set_block_based_table_factory(table)
-        kept = _rocksdict_config(self._path) if readonly else None
+        kept = _rocksdict_config(self._path)
+        _check_raw_mode(kept, self.url)
         try:
             access = AccessType.read_only() if readonly else AccessType.read_write()
             self._db = Rdict(self._path, options, access_type=access)
-            if readonly:
-                _put_back_rocksdict_config(self._path, kept)
-            if sync:
-                write = WriteOptions()
-                write.sync = True
-                self._db.set_write_options(write)
         except Exception as exc:  # rocksdict raises plain Exception for engine errors
+            _put_back_rocksdict_config(self._path, kept)  # a refused open leaves no trace
             raise self.translate(exc) from exc
+        if readonly:
+            _put_back_rocksdict_config(self._path, kept)
+        if sync:
+            write = WriteOptions()
+            write.sync = True
+            self._db.set_write_options(write)
         self._opened = True
 
     # -- error translation: the one place ------------------------------------

@@ -42,6 +42,10 @@ __all__ = ["SQLiteStore"]
 _PAGE = 256
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID"
+_KV_SHAPE = [("k", "BLOB", 1, 1), ("v", "BLOB", 1, 0)]
+"""``PRAGMA table_info(kv)`` of :data:`_SCHEMA`: (name, type, not null, primary key)
+of each column. A ``kv`` table of another shape (TEXT keys, whose rows a scan of
+BLOB keys never sees) is another application's."""
 _GET = "SELECT v FROM kv WHERE k = ?"
 _PUT = "INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)"
 _DELETE = "DELETE FROM kv WHERE k = ?"
@@ -193,6 +197,24 @@ def _one(
         raise store.translate(exc) from exc
 
 
+TIMEOUT_MOST = (2**31 - 1) / 1000
+"""The longest busy timeout, in seconds: SQLite takes it as an int of milliseconds
+(a longer one wrapped round to none at all)."""
+
+
+def _checked_timeout(timeout: Any, url: str) -> float:
+    """``timeout`` as the busy timeout of the store at ``url``: a number of seconds
+    from 0 to :data:`TIMEOUT_MOST`; else :class:`~keyspace.errors.StoreError`
+    naming it and the limit, before anything is opened (``inf``, ``nan`` and
+    negative numbers were taken, and meant no wait at all)."""
+    if type(timeout) not in (int, float) or not 0 <= timeout <= TIMEOUT_MOST:
+        raise StoreError(
+            f"cannot open {url}: option timeout={timeout!r} must be a number of seconds from 0 to "
+            f"{TIMEOUT_MOST} (SQLite's busy timeout is an int of milliseconds)"
+        )
+    return float(timeout)
+
+
 def _check_file(path: str, url: str, readonly: bool) -> None:
     """Refuse what cannot be an SQLite store before SQLite touches it: a missing
     parent directory, a directory, and (``readonly``) a missing file."""
@@ -214,13 +236,17 @@ def _holds_store(conn: sqlite3.Connection, url: str, readonly: bool) -> bool:
     """Whether the database holds keyspace's ``kv`` table. An empty database (a new
     file) does not, and is made a store unless ``readonly``; a database with other
     tables only (another application's) is refused, and never changed."""
-    rows = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
     names = sorted(str(row[0]) for row in rows)
     if "kv" in names:
-        columns = [str(row[1]) for row in conn.execute("PRAGMA table_info(kv)").fetchall()]
-        if columns[:2] == ["k", "v"]:
+        shape = [(row[1], row[2], row[3], row[5]) for row in conn.execute("PRAGMA table_info(kv)").fetchall()]
+        sql = " ".join(str(next(row[1] for row in rows if row[0] == "kv")).split())
+        if shape == _KV_SHAPE and sql.upper().endswith("WITHOUT ROWID"):
             return True
-        raise StoreError(f"{url} is not a keyspace store: its kv table has columns {columns}, not (k, v)")
+        raise StoreError(
+            f"{url} is not a keyspace store: its kv table is not keyspace's ({sql}; a keyspace store's "
+            f"is {_SCHEMA.replace('IF NOT EXISTS ', '')}); it was left unchanged"
+        )
     if names:
         shown = ", ".join(names[:8]) + (", …" if len(names) > 8 else "")
         raise StoreError(
@@ -264,7 +290,7 @@ class SQLiteStore(_Keys, _Statements, Store):
     ) -> None:
         self._path = os.path.abspath(os.fspath(path))
         self.url = f"sqlite://{self._path}"
-        self._timeout = timeout
+        self._timeout = _checked_timeout(timeout, self.url)
         self._readonly = readonly
         self._lock = threading.Lock()
         self._owner: int | None = None  # thread holding this store's transaction()

@@ -685,6 +685,16 @@ class StoreSuite:
             with pytest.raises(StoreClosed):
                 call()
 
+    def test_a_seeker_taken_before_close_refuses_after_it(self, opened: Callable[..., Store]) -> None:
+        """The memory store's seeker kept reading its map after close."""
+        store = opened()
+        store.write([(b"a", b"1"), (b"b", b"2")])
+        seeker = store.seeker()
+        assert seeker.seek(b"a") == b"a"
+        store.close()
+        with pytest.raises(StoreClosed):
+            seeker.seek(b"b")
+
     def test_close_ends_running_scans(self, opened: Callable[..., Store]) -> None:
         store = opened()
         store.write([(b"a", b"1"), (b"b", b"2")])
