@@ -135,3 +135,34 @@ def test_a_batch_with_a_value_that_is_not_bytes_writes_nothing(tmp_path: Path, e
         assert list(ks.store.scan()) == before
         store.write([(b"x", bytearray(b"1")), (b"k", None)])  # a bytes-like value is its bytes
         assert list(store.scan()) == [(b"x", b"1")]
+
+
+class _Reversed:
+    """A value codec whose stored bytes differ from the value (reversed, tagged)."""
+
+    def encode(self, value: bytes) -> bytes:
+        return b"R" + value[::-1]
+
+    def decode(self, raw: bytes) -> bytes:
+        assert raw[:1] == b"R", raw
+        return raw[1:][::-1]
+
+
+def test_every_path_of_a_scope_store_uses_the_scopes_codecs(tmp_path: Path) -> None:
+    """``transaction()`` and ``snapshot()`` rebuilt the scope from its path, with
+    the keyspace's default codecs: a put in a transaction stored the value
+    unencoded (a later get failed in the codec), a snapshot read returned stored
+    bytes undecoded; ``write`` stored values unencoded too."""
+    with keyspace.open(tmp_path / "db") as ks:
+        scope = ks.scope("app", value=_Reversed())
+        st = ScopeStore(scope)
+        st.put(b"a", b"plain")
+        with st.transaction() as tx:
+            tx.put(b"b", b"in tx")
+            assert tx.get(b"a") == b"plain"
+        st.write([(b"c", b"batch"), (b"a", None)])
+        with st.snapshot() as snap:
+            assert snap.get(b"b") == b"in tx"
+            assert list(snap.scan()) == [(b"b", b"in tx"), (b"c", b"batch")]
+        assert dict(scope.items()) == {b"b": b"in tx", b"c": b"batch"}
+        assert dict(ks.scope("app").items()) == {b"b": b"Rxt ni", b"c": b"Rhctab"}

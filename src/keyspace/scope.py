@@ -73,7 +73,11 @@ __all__ = [
 
 class TransactionLike(Protocol):
     """What :meth:`KeyspaceLike.transaction` and :meth:`KeyspaceLike.snapshot`
-    give (a :class:`~keyspace.Transaction`): scopes that read and write through it."""
+    give (a :class:`~keyspace.Transaction`): scopes that read and write through it,
+    its view of the store and the catalog state of that view."""
+
+    view: ReadView
+    catalog: Catalog
 
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The scope at ``path`` inside the transaction or snapshot."""
@@ -535,6 +539,15 @@ class Scope(MutableMapping[Any, Any]):
                 raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
         else:
             self._set(key, value)
+
+    def _stored_value(self, value: Any) -> bytes:
+        """The stored bytes of ``value``: the value codec's encoding, or, with no
+        codec, the bytes themselves (:func:`_not_bytes` refuses anything else).
+        :meth:`_set` does the same inline, on the hot path."""
+        venc = self._venc
+        if venc is not None:
+            return _encode_value(venc, value)
+        return value if type(value) is bytes else _not_bytes(value)
 
     def _set(self, key: Key, value: Any) -> None:
         """``self[key] = value`` on the general route: the layout's key transform,

@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from .errors import InvalidArgument, KeyspaceError, KeyTooLarge, show_bytes
 from .schemes import Property
-from .scope import Scope, _not_bytes, _write_all
+from .scope import Scope, _write_all
 from .stores._base import Op, ReadView, Store, WriteView
 
 __all__ = ["ScopeStore"]
@@ -113,8 +113,9 @@ class ScopeStore(_ScopeView, Store):
                     f"a batch operation is a (key, value or None) pair, not {show_bytes(op)}"
                 )
             self._check(op[0])
-        # every value checked before anything is written, as a put checks it
-        stored = [(stored_key(k), v if v is None or type(v) is bytes else _not_bytes(v)) for k, v in ops]
+        # every value encoded and checked before anything is written, as a put does it
+        stored_value = self.scope._stored_value
+        stored = [(stored_key(k), None if v is None else stored_value(v)) for k, v in ops]
         scope = self.scope
         store = scope.keyspace.store
         if not stored:
@@ -133,14 +134,14 @@ class ScopeStore(_ScopeView, Store):
     @contextmanager
     def transaction(self) -> Iterator[WriteView]:
         scope = self.scope
-        with scope.keyspace.transaction() as tx:
-            yield _ScopeView(tx.scope(*scope.path), self._max_key_size)
+        with scope.keyspace.transaction() as tx:  # the scope itself (its codecs too) in tx
+            yield _ScopeView(scope._on(tx.view, tx.catalog), self._max_key_size)
 
     @contextmanager
     def snapshot(self) -> Iterator[ReadView]:
         scope = self.scope
         with scope.keyspace.snapshot() as snap:
-            yield _ScopeView(snap.scope(*scope.path), self._max_key_size)
+            yield _ScopeView(scope._on(snap.view, snap.catalog), self._max_key_size)
 
     def close(self) -> None:
         if self._owns:
