@@ -290,7 +290,20 @@ def _scheme_argument(scheme: Any, leaf_depth: Any) -> Scheme | None:
             f"scheme={scheme!r} has type {type(scheme).__name__}, not a Scheme or a scheme name "
             "(TupleScheme(), 'tuple', 'sublevel', ...)"
         )
+    if scheme is not None:
+        _check_unreserved(scheme)
     return scheme
+
+
+def _check_unreserved(scheme: Scheme) -> None:
+    """Refuse a scheme whose keys would lie under the records keyspaces keep in a
+    store: asked of the scheme given before any store is opened, and of a
+    recorded one when it is read."""
+    if _metadata.reserved_prefix(scheme):
+        raise InvalidName(
+            f"{scheme!r}: a raw prefix that starts with ff 'keyspace' is reserved for the records keyspaces "
+            "keep in a store"
+        )
 
 
 def _scheme_of(store: ReadView, scheme: Scheme | None, url: str) -> tuple[Scheme, bool]:
@@ -318,11 +331,7 @@ def _scheme_of_view(store: ReadView, scheme: Scheme | None, url: str) -> tuple[S
         scheme = recorded
     elif recorded is not None:
         _metadata.check(recorded, scheme, url)
-    if _metadata.reserved_prefix(scheme):
-        raise InvalidName(
-            f"{scheme!r}: a raw prefix that starts with ff 'keyspace' is reserved for the records keyspaces "
-            "keep in a store"
-        )
+    _check_unreserved(scheme)
     other = _metadata.overlapping(store, scheme, url)
     if other is not None:
         raise SchemeMismatch(

@@ -18,7 +18,38 @@ from typing import Any
 
 from ..errors import StoreError
 
-__all__ = ["NotADatabase", "SharedEnv", "acquire", "check_room", "release"]
+__all__ = ["NotADatabase", "SharedEnv", "acquire", "check_room", "db_name_bytes", "release"]
+
+NAME_MOST = 511
+"""The longest database name, in UTF-8 bytes: a name is a key of the unnamed
+database, and LMDB's keys are at most 511 bytes (its default build, py-lmdb's)."""
+
+
+def db_name_bytes(name: str, url: str) -> bytes:
+    """The UTF-8 bytes LMDB is given for the database name ``name``, checked before
+    any environment is opened or created: a name holding a NUL character (LMDB
+    reads a name up to its first NUL, so ``"cache\x00x"`` would open the database
+    ``"cache"``), one with no UTF-8 form (a lone surrogate) or one longer than
+    :data:`NAME_MOST` bytes raises :class:`StoreError` naming it."""
+    if "\x00" in name:
+        cut = name.index("\x00")
+        raise StoreError(
+            f"database name {name!r} of {url} holds a NUL character at offset {cut}; LMDB names end at "
+            f"the first NUL, so it would open the database {name[:cut]!r}"
+        )
+    try:
+        raw = name.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise StoreError(
+            f"database name {name!r} of {url} has no UTF-8 form ({exc.reason} at offset {exc.start}); "
+            "LMDB is given database names as UTF-8"
+        ) from None
+    if len(raw) > NAME_MOST:
+        raise StoreError(
+            f"database name of {len(raw)} bytes of {url} is over LMDB's limit of {NAME_MOST} bytes "
+            f"(a name is a key of the unnamed database): {name[:40]!r}…"
+        )
+    return raw
 
 
 class NotADatabase(StoreError):
@@ -41,19 +72,23 @@ class SharedEnv:
         "joint",
         "key",
         "max_dbs",
+        "pid",
         "readonly",
         "refs",
         "resizing",
+        "sync",
         "views",
         "wlock",
         "writer",
     )
 
-    def __init__(self, env: Any, key: str, max_dbs: int, readonly: bool) -> None:
+    def __init__(self, env: Any, key: str, max_dbs: int, readonly: bool, sync: bool = True) -> None:
         self.env = env
         self.key = key
         self.max_dbs = max_dbs
         self.readonly = readonly
+        self.sync = sync
+        self.pid = os.getpid()  # LMDB forbids using an environment in a forked child
         self.refs = 0
         self.dbs: dict[str, Any] = {}
         self.writer: int | None = None
@@ -74,27 +109,11 @@ class SharedEnv:
     def open_db(self, name: str, *, create: bool, url: str) -> Any:
         """The handle of the named database ``name`` (created if missing and
         ``create``; ``""``: the unnamed database). Cost: one LMDB transaction the
-        first time, a dict lookup after.
-
-        A name holding a NUL character raises :class:`StoreError` before LMDB sees
-        it: LMDB reads a database name up to its first NUL, so ``"cache\\x00x"``
-        would open (or create) the database ``"cache"``. So does a name with no
-        UTF-8 form (a lone surrogate), the form LMDB is given."""
+        first time, a dict lookup after. A name LMDB cannot be given raises
+        :class:`StoreError` before LMDB sees it (:func:`db_name_bytes`)."""
         import lmdb
 
-        if "\x00" in name:
-            cut = name.index("\x00")
-            raise StoreError(
-                f"database name {name!r} of {url} holds a NUL character at offset {cut}; LMDB names end at "
-                f"the first NUL, so it would open the database {name[:cut]!r}"
-            )
-        try:
-            raw = name.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise StoreError(
-                f"database name {name!r} of {url} has no UTF-8 form ({exc.reason} at offset {exc.start}); "
-                "LMDB is given database names as UTF-8"
-            ) from None
+        raw = db_name_bytes(name, url)
         with _LOCK:
             handle = self.dbs.get(name)
             if handle is not None:
@@ -145,33 +164,63 @@ def check_room(names: Iterable[str], opened: Iterable[str], max_dbs: int, url: s
         )
 
 
-def acquire(path: str, *, max_dbs: int, readonly: bool, url: str, open_env: Callable[[], Any]) -> SharedEnv:
+def acquire(
+    path: str,
+    *,
+    max_dbs: int,
+    readonly: bool,
+    url: str,
+    open_env: Callable[[], Any],
+    sync: bool = True,
+) -> SharedEnv:
     """The shared environment of ``path``, opened with ``open_env()`` if this process
     has none. A second store of the same path shares it as it is: with the
-    ``max_dbs`` of the first (LMDB fixes it when the environment opens; running
-    out of slots is a :class:`StoreError` naming it), and it cannot write when the
-    first opened it read-only (:class:`StoreError`)."""
+    ``max_dbs``, ``map_size`` (which grows as the data needs) and ``max_readers``
+    of the first (LMDB fixes them when the environment opens; running out of
+    slots is a :class:`StoreError` naming it); it cannot write when the first
+    opened it read-only, nor ask another ``sync`` (LMDB syncs an environment's
+    commits or not: a store asking for durable commits would silently get none)
+    (:class:`StoreError`). An environment this process inherited across a
+    ``fork`` (open in the parent when it forked) is refused with
+    :class:`StoreError`: LMDB forbids using it in the child, where its readers
+    are the parent's (a snapshot there read pages the parent's writes reused),
+    and the binding refuses a second environment of the path in one process."""
     key = os.path.realpath(path)
     with _LOCK:
         shared = _OPEN.get(key)
+        if shared is not None and shared.pid != os.getpid():
+            raise StoreError(
+                f"{url} was open in the parent of this forked process when it forked; LMDB forbids using "
+                "an environment across fork(), and it cannot be opened again here while the inherited one "
+                "exists: open LMDB stores after forking, or start the process with 'spawn'"
+            )
         if shared is None:
-            shared = SharedEnv(open_env(), key, max_dbs, readonly)
+            shared = SharedEnv(open_env(), key, max_dbs, readonly, sync)
             _OPEN[key] = shared
         elif shared.readonly and not readonly:
             raise StoreError(
                 f"{url} is already open read-only in this process; LMDB allows one environment "
                 "per path per process, so close the read-only store before opening it for writing"
             )
+        elif shared.sync != sync and not readonly:
+            raise StoreError(
+                f"{url} is already open in this process with sync={shared.sync}, and LMDB syncs the "
+                f"commits of one environment alike; open every store of this path with the same sync "
+                f"(this one asked sync={sync})"
+            )
         shared.refs += 1
         return shared
 
 
 def release(shared: SharedEnv) -> None:
-    """Drop one store's hold on ``shared``; the last one closes the environment."""
+    """Drop one store's hold on ``shared``; the last one closes the environment
+    (in the process that opened it: closing an inherited one in a forked child
+    would free the parent's readers)."""
     with _LOCK:
         shared.refs -= 1
         if shared.refs > 0:
             return
         if _OPEN.get(shared.key) is shared:
             del _OPEN[shared.key]
-    shared.env.close()
+    if shared.pid == os.getpid():
+        shared.env.close()

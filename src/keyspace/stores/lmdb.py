@@ -126,6 +126,7 @@ class LMDBStore(MapGrowth, Store):
         self._max_readers = max_readers
         if db and max_dbs < 1:
             max_dbs = NAMED_DBS
+        _lmdb_env.db_name_bytes(db, self.url)  # a name LMDB cannot take: refused before anything is made
         check_environment(self._path, self.url, readonly)
 
         def open_env() -> Any:
@@ -147,7 +148,7 @@ class LMDBStore(MapGrowth, Store):
 
         try:
             self._shared = _lmdb_env.acquire(
-                self._path, max_dbs=max_dbs, readonly=readonly, url=self.url, open_env=open_env
+                self._path, max_dbs=max_dbs, readonly=readonly, url=self.url, open_env=open_env, sync=sync
             )
         except (lmdb.Error, OSError) as exc:
             raise self.translate(exc) from exc
