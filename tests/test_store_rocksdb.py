@@ -73,3 +73,20 @@ def test_a_refused_readonly_open_leaves_no_file(tmp_path: Path) -> None:
     with pytest.raises(StoreError):
         open_store(f"rocksdb://{path}?readonly=true")
     assert sorted(p.name for p in path.iterdir()) == before
+
+
+@pytest.mark.parametrize("engine", ["rocksdb", "leveldb"])
+def test_a_path_holding_an_engine_word_changes_no_error(tmp_path: Path, engine: str) -> None:
+    """The engine's words were looked for in its messages with the store's path in
+    them: under /…/blockchain a closed store was reported as already open (lock)."""
+    import keyspace
+    from keyspace.errors import StoreClosed
+
+    for name in ("blockchain", "closed-accounts", "corruption-reports"):
+        (tmp_path / name).mkdir()
+        ks = keyspace.open(f"{engine}://{tmp_path / name}/db")
+        scope = ks.scope("a")
+        scope[b"k"] = b"v"
+        ks.close()
+        with pytest.raises(StoreClosed):
+            scope.get(b"k")

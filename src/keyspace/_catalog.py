@@ -156,6 +156,7 @@ class Catalog:
         self.recorded = recorded
         self.registered: dict[bytes, str] = {}
         self.layout: dict[Path, str] = {}
+        self._layout_sealed = False  # a snapshot's: no leaf/branch fact of the parent's later
         self.prepared: set[Path] = set()
         self._hashed = scheme.hashed_names
         # the width of a name registry key: the hash alone, as the scheme's prefix of any path
@@ -207,8 +208,23 @@ class Catalog:
         :meth:`child`, so that what they learn (names, the leaf/branch layout, the
         records) stays apart from this catalog's facts, which a later state of the
         store need not share; this catalog itself where reads learn nothing
-        (:meth:`_reads_learn_nothing`). Cost: nothing, or a child."""
-        return self if self._reads_learn_nothing() else self.child()
+        (:meth:`_reads_learn_nothing`). Taken before the snapshot begins. Cost:
+        nothing, or a child (with a copy of the leaf/branch facts known, in a
+        scheme that keeps them)."""
+        if self._reads_learn_nothing():
+            return self
+        child = self.child()
+        if self._layered:
+            # the leaf/branch facts known now (the snapshot begins after this, so they
+            # hold in its state: records are never removed), none learned later: the
+            # parent's facts of later writes would refuse, or answer, what the
+            # snapshot's state says otherwise
+            merged: dict[Path, str] = {}
+            for state in reversed(list(self._chain())):
+                merged.update(state.layout)
+            child.layout = merged
+            child._layout_sealed = True
+        return child
 
     def _reads_learn_nothing(self) -> bool:
         """Whether reads neither check nor learn anything: no names, no leaf/branch
@@ -255,7 +271,7 @@ class Catalog:
         path = self._same(path)
         for state in self._chain():
             kind = state.layout.get(path)
-            if kind is not None:
+            if kind is not None or state._layout_sealed:
                 return kind
         return None
 
@@ -566,11 +582,16 @@ class Catalog:
         """A leaf stays a leaf and a branch a branch (layout records are never
         removed), so once either is known the guard costs one comparison."""
         known: list[GuardAnswer] = []
+        probe = self.scheme.prefix(path) or b"\x00"
 
         def check(view: ReadView) -> GuardAnswer:
             if known:
+                if known[0] is False:
+                    view.get(probe)  # answered without the store: a closed view raises as every read does
                 return known[0]
             status = self._status(view, path)
+            if status == _BRANCH:
+                view.get(probe)  # a declared layout reads nothing: as above
             # committed (or declared) it cannot change; learnt inside a transaction it
             # cannot change while that transaction lasts, and a guard serves the
             # scope of one view (a transaction's scopes die with it). A free path

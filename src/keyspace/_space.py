@@ -82,14 +82,11 @@ class SpaceSnapshot:
         return self._begin()
 
     def _begin(self) -> tuple[ReadView, Catalog]:
-        """Begin the store's snapshot: its view and the catalog state of its reads."""
+        """Begin the store's snapshot: its view and the catalog state of its reads,
+        taken first, so that every fact it holds holds in the snapshot's state."""
+        state = self._catalog.reading()
         block = self._store.snapshot()
         view = block.__enter__()
-        try:
-            state = self._catalog.reading()
-        except BaseException as exc:
-            block.__exit__(type(exc), exc, exc.__traceback__)
-            raise
         self._block = block
         return view, state
 

@@ -112,18 +112,21 @@ class LevelDBStore(BatchedWrites, Store):
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """Translate a plyvel exception into a keyspace error (LevelDB has no key
-        limits, so ``key`` changes nothing)."""
+        limits, so ``key`` changes nothing). The engine's words are looked for in
+        its message with the store's path taken out: a path such as
+        ``/srv/blockchain`` is no lock error."""
         detail = exc.args[0] if exc.args else exc
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
-        if (self._opened and self._db is None and "lock" not in text) or "closed" in text:
+        words = text.replace(self._path, "")  # the engine's words alone
+        if (self._opened and self._db is None and "lock" not in words) or "closed" in words:
             return StoreClosed(f"the store {self.url} (or this snapshot) is closed")
-        if "Corruption" in text or "corrupt" in text:
+        if "Corruption" in words or "corrupt" in words:
             return StoreError(f"{self.url} is a corrupt LevelDB store: {text}")
-        if "No space left" in text:
+        if "No space left" in words:
             return StoreError(f"the disk holding {self.url} is full (no space left on device): {text}")
-        if "Permission denied" in text:
+        if "Permission denied" in words:
             return StoreError(f"cannot open {self.url}: permission denied: {text}")
-        if "lock" in text:
+        if "lock" in words:
             return StoreError(
                 f"{self.url} is already open: LevelDB allows one process (and one open "
                 f"handle) per directory: {text}"

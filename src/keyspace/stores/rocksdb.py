@@ -226,24 +226,30 @@ class RocksDBStore(BatchedWrites, Store):
     # -- error translation: the one place ------------------------------------
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
-        """Translate a rocksdict exception into a keyspace error."""
+        """Translate a rocksdict exception into a keyspace error (one of keyspace's
+        own, such as the :class:`StoreClosed` of a closed store, as it is). The
+        engine's words are looked for in its message with the store's path taken
+        out: a path such as ``/srv/blockchain`` is no lock error."""
+        if isinstance(exc, KeyspaceError):
+            return exc
         text = str(exc)
-        if "No space left" in text:
+        words = text.replace(self._path, "") if self._path else text  # the engine's words alone
+        if "No space left" in words:
             return StoreError(
                 f"the disk holding {self.url} is full (no space left on device; nothing of the failed "
                 f"write was applied, and RocksDB refuses further writes of this open store: free some "
                 f"space, then close and reopen it): {text}"
             )
-        if "Corruption" in text:
+        if "Corruption" in words:
             return StoreError(f"{self.url} is a corrupt RocksDB store: {text}")
-        if "Permission denied" in text:
+        if "Permission denied" in words:
             return StoreError(f"cannot open {self.url}: permission denied: {text}")
-        if "lock" in text.lower():
+        if "lock" in words.lower():
             return StoreError(
                 f"{self.url} is already open: RocksDB allows one process (and one open "
                 f"handle) per directory: {text}"
             )
-        if (self._opened and self._db is None) or "closed" in text.lower():
+        if (self._opened and self._db is None) or "closed" in words.lower():
             return StoreClosed(f"the store {self.url} is closed")
         return StoreError(f"RocksDB failed on {self.url}: {text}")
 
