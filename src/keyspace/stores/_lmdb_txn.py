@@ -11,6 +11,7 @@ commit or abort with it.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterable
 from functools import partial
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import lmdb
 
-from ..errors import KeyspaceError, StoreError
+from ..errors import KeyspaceError, StoreClosed, StoreError
 from . import _lmdb_growth
 from ._base import WriteView
 from ._lmdb_cursor import cursor_delete_range, cursor_scan, cursor_scan_ranges
@@ -229,6 +230,12 @@ class LMDBTransaction(TxnReads, WriteView):
         store = self._store
         store._shared.writer = store._shared.joint = None
         try:
+            if store._env is None and exc_type is None:  # closed in the block, by this thread
+                with contextlib.suppress(lmdb.Error):  # ended with its environment already
+                    self._txn.abort()  # the environment may live on, for another store of its path
+                raise StoreClosed(
+                    f"the store {store.url} was closed inside this transaction; nothing of it was written"
+                )
             if exc_type is not None or self._failed:
                 self._txn.abort()
                 if exc_type is None:

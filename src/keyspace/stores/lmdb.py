@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain, islice
@@ -507,6 +508,20 @@ class LMDBStore(MapGrowth, Store):
         return names
 
     def close(self) -> None:
+        """Close the store; idempotent. A write transaction another thread holds on
+        the environment ends first (its block commits or discards it as usual):
+        the close waits for it. One of this thread's own ends with
+        :class:`StoreClosed`, nothing of it committed."""
+        if self._env is None:
+            return
+        shared = self._shared
+        if shared.writer == threading.get_ident():
+            self._release()
+            return
+        with shared.wlock:  # held by a write transaction until its block has ended
+            self._release()
+
+    def _release(self) -> None:
         env, self._env = self._env, None
         if env is not None:
             _lmdb_env.release(self._shared)
