@@ -55,6 +55,42 @@ def test_a_folder_that_is_not_a_store_is_refused_and_left_unchanged(
     assert _tree(tmp_path) == before
 
 
+@pytest.mark.parametrize(
+    ("engine", "stray"),
+    [
+        ("leveldb", "LOCK"),
+        ("leveldb", "CURRENT"),
+        ("rocksdb", "LOCK"),
+        ("rocksdb", "CURRENT"),
+        ("lmdb", "lock.mdb"),
+    ],
+)
+@pytest.mark.parametrize("readonly", [True, False])
+def test_a_folder_with_one_file_of_an_engines_name_is_not_its_store(
+    tmp_path: Path, engine: str, stray: str, readonly: bool
+) -> None:
+    """One file named LOCK (or lock.mdb) in someone's folder made it a store: a
+    writable open made a new store among the photos, and a refused one (a CURRENT
+    that is no engine's) left the engine's LOCK and LOG files there."""
+    folder = _photos(tmp_path)
+    (folder / stray).write_bytes(b"someone else's file\n")
+    before = _tree(tmp_path)
+    with pytest.raises(StoreError, match=r"not an? .* store"):
+        keyspace.open(f"{engine}://{folder}", readonly=readonly)
+    assert _tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("engine", ["lmdb", "leveldb", "rocksdb", "sqlite", "memory"])
+@pytest.mark.parametrize("readonly", [None, 0, 1, [], 0.5])
+def test_a_readonly_flag_that_is_not_a_bool_is_refused(tmp_path: Path, engine: str, readonly: Any) -> None:
+    """readonly=None, 0 or [] opened the store writable (and created it), read as
+    false; every other flag was already refused so."""
+    url = "memory:" if engine == "memory" else f"{engine}://{tmp_path}/db"
+    with pytest.raises(StoreError, match=f"option readonly={re.escape(repr(readonly))} is not a boolean"):
+        keyspace.open(url, readonly=readonly)
+    assert not (tmp_path / "db").exists()
+
+
 @pytest.mark.parametrize("engine", ["lmdb", "leveldb", "rocksdb", "sqlite"])
 def test_readonly_open_of_a_missing_store_creates_nothing(tmp_path: Path, engine: str) -> None:
     with pytest.raises(StoreError, match=r"not an? .* store"):

@@ -203,6 +203,8 @@ def _open(
 ) -> Store:
     if isinstance(readonly, str):
         readonly = parse_value("readonly", readonly, False)
+    elif type(readonly) is not bool:  # None, 0 or [] read as false would open a store writable
+        raise StoreError(f"option readonly={readonly!r} is not a boolean (use True or False)")
     for name, value in query:
         if name == "readonly":
             readonly = readonly or parse_value(name, value, False)

@@ -29,7 +29,7 @@ def check_environment(path: str, url: str, readonly: bool) -> None:
     truncated file kills the process with SIGBUS on the first read past its end),
     and, for ``readonly``, a directory without ``data.mdb``. Cost: one stat and,
     when ``data.mdb`` exists, one read of its first two pages."""
-    if not check_directory(path, url, "LMDB", ("data.mdb", "lock.mdb"), create=not readonly):
+    if not check_directory(path, url, "LMDB", ("data.mdb",), create=not readonly):
         return
     data = os.path.join(path, "data.mdb")
     if not os.path.isfile(data):

@@ -62,16 +62,41 @@ def is_engine_file(name: str) -> bool:
     return _ENGINE_FILE.fullmatch(name) is not None
 
 
+_CURRENT = re.compile(rb"(MANIFEST-\d+)\n?")
+
+
+def _check_current(path: str, names: list[str], url: str, engine: str) -> None:
+    """Refuse a ``CURRENT`` file that is not a LevelDB or RocksDB one, before the
+    engine opens the directory (and writes its ``LOCK`` and ``LOG`` there): it
+    holds the name of a ``MANIFEST-N`` file of the directory."""
+    try:
+        with open(os.path.join(path, "CURRENT"), "rb") as file:
+            head = file.read(64)
+    except OSError as exc:
+        raise StoreError(f"cannot open {url}: {exc.strerror or exc}: {path}/CURRENT") from exc
+    match = _CURRENT.fullmatch(head)
+    if match is None or match.group(1).decode() not in names:
+        raise StoreError(
+            f"{url} is not {_an(engine)} store, or a damaged one: its CURRENT file names no manifest of "
+            f"the directory ({head[:40]!r}); it was left unchanged"
+        )
+
+
 def check_directory(path: str, url: str, engine: str, markers: tuple[str, ...], *, create: bool) -> bool:
     """Check the directory ``path`` of a store of ``engine`` before opening it, and
-    return whether it already holds one (a file of ``markers`` is in it).
+    return whether it already holds one: a file of ``markers`` (the files only a
+    store has) is in it, or every file in it is an engine's (a store whose
+    making was cut short).
 
     Raises :class:`~keyspace.errors.StoreError` for a missing parent directory, a
-    file where the directory belongs, a non-empty directory holding none of the
-    engine's files (someone else's folder: never written to), the store of
-    another engine (:func:`engine_of`: never opened, read or written), a path this process
-    may not read (permission denied), and, without ``create``, a missing store.
-    Cost: a few ``stat`` calls and one directory listing."""
+    file where the directory belongs, a non-empty directory that holds no marker
+    and files of its own (someone else's folder, even with a file named ``LOCK``
+    or ``lock.mdb`` in it: never written to), a ``CURRENT`` file that names no
+    manifest in the directory (not LevelDB's or RocksDB's: never opened), the
+    store of another engine (:func:`engine_of`: never opened, read or written), a
+    path this process may not read (permission denied), and, without ``create``,
+    a missing store. Cost: a few ``stat`` calls, one directory listing and, where
+    there is one, one read of ``CURRENT``."""
     parent = os.path.dirname(path)
     if kind_of(parent, url) != "dir":
         raise StoreError(f"cannot open {url}: the parent directory {parent} does not exist")
@@ -97,6 +122,10 @@ def check_directory(path: str, url: str, engine: str, markers: tuple[str, ...], 
             f"open it as {other[0].lower()}://{path}. It was left unchanged"
         )
     if any(name in names for name in markers):
+        if "CURRENT" in markers and "CURRENT" in names:
+            _check_current(path, names, url, engine)
+        return True
+    if names and all(map(is_engine_file, names)):
         return True
     if names or not create:
         what = "an empty directory" if not names else f"a directory of {len(names)} other files"

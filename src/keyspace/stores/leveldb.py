@@ -91,7 +91,7 @@ class LevelDBStore(BatchedWrites, Store):
         self._gate = TransactionGate(self.url)
         self._calls = calls = Gate()
         check_directory(
-            self._path, self.url, "LevelDB", ("CURRENT", "LOCK"), create=create_if_missing and not readonly
+            self._path, self.url, "LevelDB", ("CURRENT",), create=create_if_missing and not readonly
         )
         try:
             self._db = plyvel.DB(

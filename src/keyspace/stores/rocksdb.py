@@ -199,7 +199,7 @@ class RocksDBStore(BatchedWrites, Store):
             self._path,
             self.url,
             "RocksDB",
-            ("CURRENT", "IDENTITY", "LOCK"),
+            ("CURRENT", "IDENTITY"),
             create=create_if_missing and not readonly,
         )
         options = Options(raw_mode=True)
