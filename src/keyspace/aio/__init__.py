@@ -471,11 +471,10 @@ class AsyncKeyspace:
     async def snapshot(self) -> AsyncIterator[AsyncTransaction]:
         """``async with ks.snapshot() as snap``: a read-only consistent view."""
         self._ctx.check()
+        state = self._plan_ks.catalog.reading()  # before the snapshot: its facts hold there
         view = await self.store.begin_snapshot()
         try:
-            yield AsyncTransaction(
-                _Context(self, PlanSnapshot(self._hub), self._plan_ks.catalog.child(), view)
-            )
+            yield AsyncTransaction(_Context(self, PlanSnapshot(self._hub), state, view))
         finally:
             await view.discard()
 
