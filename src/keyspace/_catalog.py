@@ -200,6 +200,7 @@ class Catalog:
         facts = self.__dict__.copy()  # one copy: faster than updating the new instance's dict
         facts["_parent"] = self
         facts["registered"], facts["layout"], facts["prepared"], facts["_loaded"] = {}, {}, set(), set()
+        facts["_layout_sealed"] = False  # its own facts are new: the parent's are still asked
         child.__dict__ = facts
         return child
 
