@@ -195,11 +195,16 @@ class Snapshot(SpaceSnapshot, Transaction):
 
 def open_existing_or_new(url: str, *, create: bool, readonly: bool, **options: Any) -> Store:
     """``open_store(url)``, except that with ``create=False`` a local store that
-    does not exist raises :class:`StoreError` instead of being created."""
+    does not exist raises :class:`StoreError` instead of being created: a missing
+    path, and a path that holds no store (an empty SQLite file or folder, an LMDB
+    environment without the named database asked for), which a read-only open
+    is asked first, as it refuses them without making anything."""
     if not create:
         local = local_path(url)
         if local is not None and not os.path.exists(local):
             raise StoreError(f"no store at {url!r} (create=False)")
+        if local is not None and not readonly:
+            open_store(url, readonly=True, **options).close()
     return open_store(url, readonly=readonly, **options)
 
 

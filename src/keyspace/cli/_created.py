@@ -19,8 +19,10 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import islice
+from urllib.parse import parse_qsl
 
 from ..errors import StoreError
+from ..scoped_heed import REGISTRY_DB
 from ..stores import local_path as store_path
 from ..stores import open_store, parse_url
 from ..stores._paths import is_engine_file
@@ -48,6 +50,13 @@ def _empty_folder(path: str) -> bool:
     try:
         return os.path.isdir(path) and not os.path.islink(path) and not os.listdir(path)
     except OSError:  # not ours to look into: not ours to clean either
+        return False
+
+
+def _empty_file(path: str) -> bool:
+    try:
+        return os.path.isfile(path) and not os.path.islink(path) and os.path.getsize(path) == 0
+    except OSError:
         return False
 
 
@@ -111,19 +120,8 @@ def _alone(url: str, path: str) -> Iterator[bool]:
     of anyone's; one whose engine is unknown is never taken for alone."""
     engine = _engine(url)
     if engine in ("leveldb", "rocksdb"):
-        try:
-            store = open_store(url)
-        except StoreError as exc:
-            yield "already open" not in str(exc) and "lock" not in str(exc).lower()
-            return
-        except Exception:
-            yield False
-            return
-        try:
-            yield next(iter(store.scan(b"", None, limit=1)), None) is None
-        finally:
-            with contextlib.suppress(Exception):
-                store.close()
+        with _directory_alone(url, path) as alone:
+            yield alone
         return
     if engine == "sqlite":
         with _sqlite_alone(url, path) as alone:
@@ -131,6 +129,45 @@ def _alone(url: str, path: str) -> Iterator[bool]:
         return
     with _lmdb_alone(path, registry=engine == "scoped-heed") as alone:
         yield alone
+
+
+@contextmanager
+def _directory_alone(url: str, path: str) -> Iterator[bool]:
+    """:func:`_alone` of a LevelDB or RocksDB store: opened and closed again to
+    find it empty (closing makes the engine write its files once more, so it is
+    closed before anything is removed: removed under an open store, they came
+    back as a broken store), then its ``LOCK`` file held as the engine holds it
+    (a POSIX lock that every opener takes), and nothing in the folder changed
+    meanwhile: no other process opened it between the close and the lock."""
+    try:
+        with open_store(url) as store:
+            empty = next(iter(store.scan(b"", None, limit=1)), None) is None
+    except StoreError as exc:
+        empty = "already open" not in str(exc) and "lock" not in str(exc).lower()
+    except Exception:
+        empty = False
+    if not empty:
+        yield False
+        return
+    before = _folder_state(path)
+    fd = _try_lock(os.path.join(path, "LOCK"), 0)
+    if fd is None:
+        yield False
+        return
+    try:
+        yield _folder_state(path) == before
+    finally:
+        os.close(fd)
+
+
+def _folder_state(path: str) -> list[tuple[str, tuple[int, int, int, bytes] | None]]:
+    """The name and signature of every file of the folder ``path`` (a write
+    changes one)."""
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return []
+    return [(name, _signature(os.path.join(path, name))) for name in names]
 
 
 @contextmanager
@@ -182,6 +219,61 @@ def _lmdb_unwritten(path: str) -> bool:
         env.close()
 
 
+def _named_databases(url: str) -> list[str]:
+    """The LMDB named databases an open of ``url`` makes when they are missing:
+    ``db=NAME``'s, a scoped-heed database's (``NAME``, ``NAME_scoped`` and the
+    registry's); none for another engine."""
+    engine = _engine(url)
+    if engine == "scoped-heed":
+        name = dict(parse_qsl(heed_location(url)[1])).get("name", "")
+        return [d for d in (name, f"{name}_scoped", REGISTRY_DB) if name and d]
+    if engine == "lmdb":
+        return [value for option, value in parse_url(url)[2] if option == "db" and value]
+    return []
+
+
+def _absent_databases(url: str, path: str) -> list[bytes]:
+    """The named databases of ``url`` that the existing environment at ``path``
+    does not hold (read without its lock file), as LMDB names them."""
+    names = _named_databases(url)
+    if not names or not os.path.exists(os.path.join(path, "data.mdb")):
+        return []
+    try:
+        import lmdb
+
+        env = lmdb.open(path, readonly=True, lock=False, max_dbs=0)
+    except Exception:
+        return []
+    try:
+        with env.begin() as txn:
+            return [raw for raw in (n.encode() for n in names) if txn.get(raw) is None]
+    except Exception:
+        return []
+    finally:
+        env.close()
+
+
+def _drop_empty_databases(path: str, names: list[bytes]) -> None:
+    """Drop each named database of ``names`` that the failed command made at
+    ``path`` and that holds no entry (called holding the environment alone,
+    :func:`_lmdb_alone`: its lock file is not used, as no other process has the
+    environment open)."""
+    with contextlib.suppress(Exception):
+        import lmdb
+
+        env = lmdb.open(path, lock=False, max_dbs=len(names) + 1)
+        try:
+            with env.begin(write=True) as txn:
+                for name in names:
+                    if txn.get(name) is None:
+                        continue
+                    db = env.open_db(name, txn=txn, create=False)
+                    if txn.stat(db)["entries"] == 0:
+                        txn.drop(db, delete=True)
+        finally:
+            env.close()
+
+
 def _signature(path: str) -> tuple[int, int, int, bytes] | None:
     try:
         with open(path, "rb") as file:
@@ -193,6 +285,9 @@ def _signature(path: str) -> tuple[int, int, int, bytes] | None:
 
 @contextmanager
 def _sqlite_alone(url: str, path: str) -> Iterator[bool]:
+    if not os.path.isfile(path) or os.path.islink(path):  # a folder named as the file: no store, no -shm
+        yield False
+        return
     before = _sqlite_state(path)  # taken before the scan: what changes after it is another's write
     try:
         with open_store(url, readonly=True) as store:
@@ -239,19 +334,29 @@ def removed_on_failure(url: str, wrote: Callable[[], bool]) -> Iterator[None]:
         yield
         return
     path = os.path.abspath(path)
-    created = [path, *_absent([path + suffix for suffix in _SIDECARS])] if not os.path.lexists(path) else []
+    sidecars = _absent([path + suffix for suffix in _SIDECARS])
+    created = [path, *sidecars] if not os.path.lexists(path) else []
     empty_folder = not created and _empty_folder(path)
+    empty_file = not created and _empty_file(path)
+    if empty_file:
+        created = sidecars  # the file stays, emptied again; what the open made beside it goes
+    databases = [] if created or empty_folder else _absent_databases(url, path)
     try:
         yield
     except BaseException:
-        if (created or empty_folder) and not wrote():
-            _take_back(url, path, created, empty_folder)
+        if (created or empty_folder or empty_file) and not wrote():
+            _take_back(url, path, created, empty_folder, empty_file)
+        if databases and not wrote():
+            with _lmdb_alone(path, registry=True) as alone:
+                if alone:
+                    _drop_empty_databases(path, databases)
         raise
 
 
-def _take_back(url: str, path: str, created: list[str], empty_folder: bool) -> None:
-    """Remove what the failed command created at ``path``, unless a file that no
-    engine makes is there, or another process uses the store or wrote into it."""
+def _take_back(url: str, path: str, created: list[str], empty_folder: bool, empty_file: bool = False) -> None:
+    """Remove what the failed command created at ``path`` (an empty file that was
+    there, an SQLite store's: emptied again), unless a file that no engine makes
+    is there, or another process uses the store or wrote into it."""
     if os.path.isdir(path) and not os.path.islink(path) and not _only_engine_files(path):
         return
     with _alone(url, path) as alone:
@@ -260,5 +365,8 @@ def _take_back(url: str, path: str, created: list[str], empty_folder: bool) -> N
         if empty_folder:
             for name in os.listdir(path):
                 _remove(os.path.join(path, name))
+        if empty_file:
+            with contextlib.suppress(OSError):
+                os.truncate(path, 0)
         for made in created:
             _remove(made)

@@ -209,6 +209,8 @@ def opened(
                 raise KeyspaceError(
                     f"{url} is a scoped-heed database with its own layout; --scheme does not apply"
                 )
+            if not readonly and not create:  # its databases must exist: a read-only open makes none
+                open_heed(url, readonly=True)[0].close()
             heed, how = open_heed(url, readonly=readonly)
             cleanup.callback(heed.close)
             yield Opened(heed, how)
