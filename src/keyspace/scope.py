@@ -484,6 +484,16 @@ class Scope(MutableMapping[Any, Any]):
         escape = self._escape
         return _NO_ROUTE if escape is None else (call, *escape, bytes)
 
+    def _touch(self) -> None:
+        """One point read of the view, its answer unused, so that a read asking
+        for no key of the store (a limit of 0, an empty range) raises on a closed
+        store or an ended snapshot as every read does. Cost: one point read."""
+        probe = self._layout.prefix or b"\x00"
+        try:
+            self._get(probe)
+        except self._get_raw as exc:
+            raise self._data.translate(exc, probe) from exc
+
     def _read(self, stored: bytes) -> bytes | None:
         if self._guard is not None and self._hidden():
             return None
@@ -812,6 +822,7 @@ class Scope(MutableMapping[Any, Any]):
             _check_flags(include_start, include_stop, reverse)
         ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if not ranges or (limit is not None and limit <= 0):
+            self._touch()  # nothing to read, on a view that must still be open
             return
         if reverse:
             ranges.reverse()
@@ -919,6 +930,7 @@ class Scope(MutableMapping[Any, Any]):
         else:
             ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         if not ranges or limit <= 0:
+            self._touch()  # nothing to read, on a view that must still be open
             return []
         if reverse:
             ranges.reverse()

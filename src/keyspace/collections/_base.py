@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from typing import Any, Self
 
 from ..codecs import Codec
+from ..errors import InvalidArgument, show_bytes
 from ..scope import Scope, TransactionLike
 from ._layouts import COSMWASM, TUPLE, Layout
 
@@ -33,6 +34,11 @@ class Collection:
         scheme = scope.scheme
         if layout is None:  # tuple-layer keys where the scheme's keys are typed, else bytes
             layout = TUPLE if scheme.typed_keys else COSMWASM
+        elif not isinstance(layout, Layout):
+            raise InvalidArgument(
+                f"layout={show_bytes(layout)} is not a collection layout; pass TUPLE or COSMWASM "
+                "(keyspace.collections), or nothing for the scheme's"
+            )
         self.layout: Layout = layout
         self._base = scope.scope(key="bytes", value="bytes")
         self._in_tx = False
@@ -47,6 +53,12 @@ class Collection:
         or ``ks.snapshot()`` for reads; anything whose ``scope(*path, key=,
         value=)`` gives scopes of it): its reads see ``tx``'s writes, its
         writes commit with ``tx``."""
+        scope = getattr(tx, "scope", None)
+        if not callable(scope):
+            raise InvalidArgument(
+                "using() takes a transaction or snapshot (ks.transaction(), ks.snapshot()), "
+                f"not {show_bytes(tx)}"
+            )
         clone = copy.copy(self)
         clone._base = tx.scope(*self._base.path, key="bytes", value="bytes")
         clone._in_tx = True

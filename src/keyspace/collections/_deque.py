@@ -123,8 +123,9 @@ class Deque(Collection):
     def _take(self, base: Scope, pos: int) -> Any:
         scope, key = self._items.scope(base), self._items.key((pos,))
         raw = scope.get(key)
+        value = None if raw is None else self.codec.decode(raw)  # a refusal writes nothing
         scope.discard(key)
-        return None if raw is None else self.codec.decode(raw)
+        return value
 
     def get(self, index: int) -> Any:
         """The item at ``index`` from the front (negative: from the back), or

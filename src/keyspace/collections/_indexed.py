@@ -37,6 +37,22 @@ class Index:
         return self.spec.elements(self.fn(value))
 
 
+def _checked_indexes(indexes: Any) -> dict[str, Index]:
+    """``indexes`` as a dict of names to :class:`Index` objects (``None``: none);
+    :class:`InvalidArgument` naming what is not."""
+    if indexes is None:
+        return {}
+    if not isinstance(indexes, Mapping):
+        raise InvalidArgument(f"indexes= is a mapping of names to indexes, not {show_bytes(indexes)}")
+    checked = dict(indexes)
+    for name, index in checked.items():
+        if not isinstance(index, Index):
+            raise InvalidArgument(
+                f"index {show_bytes(name)} is {show_bytes(index)}, not a UniqueIndex or MultiIndex"
+            )
+    return checked
+
+
 class UniqueIndex(Index):
     """At most one record per index key. Its namespace maps the index key to a
     reference to the record (under the CosmWasm layout, cw-storage-plus's JSON
@@ -86,7 +102,7 @@ class IndexedMap(Map):
         layout: Layout | None = None,
     ) -> None:
         super().__init__(scope, namespace, key=key, value=value, layout=layout)
-        self.indexes: dict[str, Index] = dict(indexes or {})
+        self.indexes: dict[str, Index] = _checked_indexes(indexes)
         self._idx_ns: dict[str, Namespace] = {}
         for name, idx in self.indexes.items():
             spec = idx.spec if idx.unique else idx.spec + self.spec

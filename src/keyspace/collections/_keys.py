@@ -21,6 +21,7 @@ from typing import Any, Union
 
 from .._bytes import buffer_bytes
 from ..errors import DecodeError, InvalidKey, show_bytes
+from ..tuples import MAX_NESTING
 
 __all__ = ["KEY_TYPES", "KeySpec", "KeyType", "SpecLike", "key_type"]
 
@@ -283,11 +284,23 @@ class KeySpec:
 
 
 def _flatten_value(value: Any, out: list[Any]) -> None:
-    if isinstance(value, tuple):
-        for v in _items(value):
-            _flatten_value(v, out)
-    else:
-        out.append(value)
+    """Append the elements of ``value`` (a bare value, or tuples of them nested)
+    to ``out``, walking the tuples with a stack, never recursing; tuples nested
+    more than :data:`~keyspace.tuples.MAX_NESTING` deep raise
+    :class:`InvalidKey` naming the limit."""
+    stack = [iter((value,))]
+    while stack:
+        for item in stack[-1]:
+            if isinstance(item, tuple):
+                if len(stack) > MAX_NESTING:
+                    raise InvalidKey(
+                        f"prefix {show_bytes(value)}: tuples nest deeper than the limit, {MAX_NESTING} levels"
+                    )
+                stack.append(iter(_items(item)))
+                break
+            out.append(item)
+        else:
+            stack.pop()
 
 
 def _items(sequence: tuple[Any, ...] | list[Any]) -> tuple[Any, ...]:

@@ -68,6 +68,7 @@ def _in_key_order(
     length stored), then holding and sorting them: O(n log r) for r key lengths,
     as each length's keys come in key order and the sort merges such runs."""
     if limit is not None and limit <= 0:
+        scope._touch()  # nothing to read, on a view that must still be open
         return iter(())
     found = [
         (k, v)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..codecs import Codec
-from ..errors import InvalidArgument, InvalidName
+from ..errors import DecodeError, InvalidArgument, InvalidKey, InvalidName, show_bytes
 from ..scope import Scope
 from ._base import Collection
 from ._keys import KeySpec, SpecLike
@@ -36,8 +38,11 @@ def _strategy(strategy: str) -> str:
 
 
 class _History:
-    """The changelog (``key elements…, height`` -> ``{"old": value or null}``) and
-    the checkpoints (``height`` -> count) of a snapshot collection."""
+    """The changelog (``key elements…, height`` -> ``{"old": value or null}``, as
+    cw-storage-plus writes it; a value that has no JSON form, such as the bytes
+    of a ``value="bytes"`` collection, as ``{"old_bytes": its stored bytes in
+    base64}``) and the checkpoints (``height`` -> count) of a snapshot
+    collection."""
 
     def __init__(
         self, owner: Collection, changelog: Map, checkpoints: Map, codec: Codec, strategy: str
@@ -57,7 +62,12 @@ class _History:
         if key in scope:
             return
         old = None if old_raw is None else self.codec.decode(old_raw)
-        scope[key] = log.codec.encode({"old": old})
+        try:
+            entry = log.codec.encode({"old": old})
+        except InvalidKey:  # no JSON form: the stored bytes themselves, as a JSON string
+            assert old_raw is not None  # None has one
+            entry = log.codec.encode({"old_bytes": base64.b64encode(old_raw).decode()})
+        scope[key] = entry
 
     def at_height(self, elements: tuple[Any, ...], height: int) -> tuple[bool, Any]:
         """``(True, old value)`` from the first change set at or after ``height``,
@@ -73,8 +83,20 @@ class _History:
         log = self.changelog
         it = log._ns.scan(log._scope(), elements, (height,), None, True, False, False, 1)
         for _, raw in it:
-            return True, log.codec.decode(raw).get("old")
+            entry = log.codec.decode(raw)
+            if type(entry) is dict and "old_bytes" in entry:
+                return True, self.codec.decode(_stored_bytes(entry["old_bytes"], raw))
+            return True, entry.get("old")
         return False, None
+
+
+def _stored_bytes(text: Any, raw: bytes) -> bytes:
+    """The stored bytes a changelog entry ``raw`` keeps as base64 ``text``;
+    :class:`DecodeError` for anything else."""
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, TypeError, ValueError):
+        raise DecodeError(f"changelog entry {show_bytes(raw)} has no base64 'old_bytes'") from None
 
 
 class _Snapshotted(Collection):
