@@ -35,12 +35,15 @@ class Space(Generic[Owner]):
     ``Owner`` (a scope takes a space whose owner offers what
     :class:`~keyspace.scope.KeyspaceLike` describes); the space and the scopes
     never call it. ``layouts`` may be replaced (a cache compiling pure-Python
-    layouts, for one)."""
+    layouts, for one). ``committed`` is the store that reads made at any time
+    go to (a watch decoding an event that comes later): ``store`` itself, but
+    for an async keyspace's plan store, which reads only inside operations."""
 
-    __slots__ = ("catalog", "layouts", "owner", "store")
+    __slots__ = ("catalog", "committed", "layouts", "owner", "store")
 
     def __init__(self, store: Store, catalog: Catalog, layouts: LayoutCache, owner: Owner) -> None:
         self.store = store
+        self.committed = store
         self.catalog = catalog
         self.layouts = layouts
         self.owner = owner

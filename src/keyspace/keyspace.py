@@ -114,7 +114,7 @@ class Keyspace(Closing):
         over ``store`` (an async keyspace's plan store, which reads only inside
         operations: nothing is read here)."""
         catalog = self.catalog
-        return Keyspace(
+        over = Keyspace(
             store,
             self.scheme,
             recorded=catalog.recorded,
@@ -122,6 +122,8 @@ class Keyspace(Closing):
             watch_records=catalog.watch_records,
             found_empty=catalog.found_empty,
         )
+        over._space.committed = self.store  # a watch's late reads: this keyspace's store
+        return over
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:

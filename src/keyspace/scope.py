@@ -1296,11 +1296,12 @@ class Scope(MutableMapping[Any, Any]):
             self._hidden()
         scheme, vdec, view, layout = self.scheme, self._vdec, self._view, self._layout
         kdec = _decoded_key_codec(scheme, self._key_spec)
-        decode = self._state.decoder(view, self.path, later=self._space.store)  # events: committed writes
+        committed = self._space.committed  # events come later: read the committed store then
+        decode = self._state.decoder(view, self.path, later=committed)
         key_of, prefix, part_prefix = self._key_of, self.prefix, layout.prefix
         # the subtree: its ranges, and whose each key is (None: no scope's of it)
         ranges, decode_below = (
-            self._state.subtree_watch(view, self.path, self._space.store) if subtree else (None, decode)
+            self._state.subtree_watch(view, self.path, committed) if subtree else (None, decode)
         )
 
         def subtree_decode(stored: bytes) -> tuple[Path, Any] | None:

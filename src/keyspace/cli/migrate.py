@@ -64,6 +64,16 @@ def _path_converter(src: Keyspace, dst: Keyspace, keep_bytes: bool) -> Any:
     return convert
 
 
+def _stored_form(dst: Keyspace, tx: Any, path: Any) -> Scope:
+    """The scope ``path`` of the transaction ``tx`` of ``dst``, taking keys and
+    values as the source's walk gives them: the scheme's own keys (bytes, but in
+    a scheme of typed keys) and stored value bytes, whatever codecs ``dst`` gives
+    its scopes by default (a scoped-heed database's types would encode them
+    again)."""
+    scope: Scope = tx.scope(*path, key=None if dst.scheme.typed_keys else "bytes", value="bytes")
+    return scope
+
+
 def _write_batch(dst: Keyspace, batch: list[Entry], convert: Any, tally: Tally) -> None:
     """Put ``batch`` in one transaction of ``dst``, skipping keys that already hold
     the same value. Cost: one point read and at most one write per key."""
@@ -74,7 +84,7 @@ def _write_batch(dst: Keyspace, batch: list[Entry], convert: Any, tally: Tally) 
             same = path_identity(path)
             scope = scopes.get(same)
             if scope is None:
-                scope = scopes[same] = tx.scope(*path)
+                scope = scopes[same] = _stored_form(dst, tx, path)
             current = scope.get(entry.key)
             if current == entry.value:
                 tally.unchanged += 1
@@ -158,7 +168,7 @@ def _rehearse(dst: Keyspace, entries: list[Entry], convert: Any) -> None:
     try:
         with dst.transaction() as tx:
             for entry in entries:
-                tx.scope(*convert(entry.path))[entry.key] = entry.value
+                _stored_form(dst, tx, convert(entry.path))[entry.key] = entry.value
             raise _Rehearsed
     except _Rehearsed:
         return
