@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import KeyspaceError, StoreError
 from ._base import Capabilities, Op, ReadView, Seeker, Store, WriteView
-from ._options import known_options, parse_value, resolve_options, split_query
+from ._options import checked_option, known_options, parse_value, resolve_options, split_query
 from ._overlay import OverlayTransaction
 from ._readonly import ReadOnlyStore
 from .memory import MemoryStore
@@ -201,10 +201,7 @@ def _open(
     given: dict[str, Any],
     readonly: bool | str,
 ) -> Store:
-    if isinstance(readonly, str):
-        readonly = parse_value("readonly", readonly, False)
-    elif type(readonly) is not bool:  # None, 0 or [] read as false would open a store writable
-        raise StoreError(f"option readonly={readonly!r} is not a boolean (use True or False)")
+    readonly = checked_option("readonly", readonly, False)  # None or 0, taken as false, would write
     for name, value in query:
         if name == "readonly":
             readonly = readonly or parse_value(name, value, False)

@@ -374,7 +374,7 @@ class ThreadedStore(_ThreadedView, AsyncStore):
     """Any synchronous store, each call in a bounded pool of worker threads (module
     docstring). ``workers`` applies to engines that serve concurrent clients without
     locking (default 8); the others get one thread. ``chunk``: items per worker call
-    of a scan."""
+    of a scan (both checked by :func:`async_store`, which makes it)."""
 
     def __init__(
         self,
@@ -384,7 +384,6 @@ class ThreadedStore(_ThreadedView, AsyncStore):
         chunk: int = DEFAULT_CHUNK,
         pool: ThreadPoolExecutor | None = None,
     ) -> None:
-        _check_counts(workers, chunk)
         caps = store.capabilities
         shared = caps.multi_process and not caps.serialized_transactions
         count = (DEFAULT_WORKERS if workers is None else workers) if shared else 1

@@ -19,7 +19,7 @@ from urllib.parse import parse_qsl
 
 from ..errors import StoreError
 
-__all__ = ["known_options", "parse_value", "resolve_options", "split_query"]
+__all__ = ["checked_option", "known_options", "parse_value", "resolve_options", "split_query"]
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
@@ -91,11 +91,11 @@ def resolve_options(
     for name, value in given.items():
         if name not in known:
             _unknown(name, engine, url, known)
-        options[name] = _checked(name, value, known[name])
+        options[name] = checked_option(name, value, known[name])
     return options
 
 
-def _checked(name: str, value: Any, default: Any) -> Any:
+def checked_option(name: str, value: Any, default: Any) -> Any:
     """A keyword option's ``value``: text is converted as in a URL; a flag must be a
     bool, a size or count (an int default) an int from 0 to :data:`MAX_COUNT`, and
     a name (a str default) a str, so a wrong one is refused with its name before

@@ -9,7 +9,7 @@ import stat
 
 from ..errors import StoreError
 
-__all__ = ["check_directory", "engine_of", "is_engine_file", "kind_of"]
+__all__ = ["check_directory", "engine_of", "engine_words", "is_engine_file", "kind_of"]
 
 
 def _an(engine: str) -> str:
@@ -54,6 +54,13 @@ _ENGINE_FILE = re.compile(
     r"(CURRENT|LOCK|LOG|LOG\.old(\.\d+)?|IDENTITY|MANIFEST-\d+|OPTIONS-\d+(\.dbtmp)?|\d+\.(log|ldb|sst|dbtmp)"
     r"|data\.mdb|lock\.mdb|rocksdict-config\.json)"
 )
+
+
+def engine_words(text: str, path: str) -> str:
+    """An engine's error message ``text`` without the store's ``path`` in it: the
+    words to look for a cause in (a path such as ``/srv/blockchain`` is no lock
+    error)."""
+    return text.replace(path, "") if path else text
 
 
 def is_engine_file(name: str) -> bool:

@@ -43,7 +43,7 @@ from ._base import (
 )
 from ._gate import Gate, close_when_idle
 from ._overlay import OverlayTransaction, Range, TransactionGate
-from ._paths import check_directory
+from ._paths import check_directory, engine_words
 
 __all__ = ["LevelDBStore"]
 
@@ -117,7 +117,7 @@ class LevelDBStore(BatchedWrites, Store):
         ``/srv/blockchain`` is no lock error."""
         detail = exc.args[0] if exc.args else exc
         text = detail.decode("utf-8", "replace") if isinstance(detail, bytes) else str(detail)
-        words = text.replace(self._path, "")  # the engine's words alone
+        words = engine_words(text, self._path)
         if (self._opened and self._db is None and "lock" not in words) or "closed" in words:
             return StoreClosed(f"the store {self.url} (or this snapshot) is closed")
         if "Corruption" in words or "corrupt" in words:

@@ -42,7 +42,7 @@ from rocksdict import (
 from ..errors import KeyspaceError, StoreClosed, StoreError, show_bytes
 from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store, limited
 from ._overlay import OverlayTransaction, Range, TransactionGate
-from ._paths import check_directory
+from ._paths import check_directory, engine_words
 
 __all__ = ["RocksDBStore"]
 
@@ -233,7 +233,7 @@ class RocksDBStore(BatchedWrites, Store):
         if isinstance(exc, KeyspaceError):
             return exc
         text = str(exc)
-        words = text.replace(self._path, "") if self._path else text  # the engine's words alone
+        words = engine_words(text, self._path)
         if "No space left" in words:
             return StoreError(
                 f"the disk holding {self.url} is full (no space left on device; nothing of the failed "
