@@ -296,3 +296,18 @@ def test_the_check_sees_a_leak() -> None:
     held.clear()
     with pytest.raises(AssertionError):
         check(lambda: held.append(target), target)
+
+
+def test_take_until_holds_nothing() -> None:
+    pairs = [(b"a", b"1"), (b"b", b"2"), (b"c", b"3")]
+    keys, bound, odd = [b"c", b"b", b"a"], b"b", [(1, b"x"), (2, b"y")]
+    check(lambda: _pairs_accel.take_until(iter(pairs), bound, 10, False), bound, *pairs)
+    check(lambda: _pairs_accel.take_until(iter(keys), bound, 10, True), bound, *keys)
+    check(lambda: _pairs_accel.take_until(iter(pairs), None, 2, False), *pairs)
+    check(attempt(lambda: _pairs_accel.take_until(iter(odd), bound, 10, False)), bound, *odd)
+
+    def failing() -> Iterator[bytes]:
+        yield b"a"
+        raise ValueError("the engine failed")
+
+    check(attempt(lambda: _pairs_accel.take_until(failing(), bound, 10, False)), bound)

@@ -816,7 +816,8 @@ class Scope(MutableMapping[Any, Any]):
         layout with exact own ranges) and the view has ``fast_scan_under``, an
         ascending scan has the engine cut the prefix: its items need no decoding.
         Several ranges are read by one cursor where the view has
-        ``fast_scan_ranges``. ``keys``: only the keys are read (``scan_keys``),
+        ``fast_scan_ranges`` (rather than its pages: a seek a range, not a cursor).
+        ``keys``: only the keys are read (``scan_keys``),
         and every value is ``b""``."""
         if type(reverse) is not bool:
             _check_flags(include_start, include_stop, reverse)
@@ -843,7 +844,7 @@ class Scope(MutableMapping[Any, Any]):
         left = limit
         # several ranges read by one engine cursor where the view offers it: one
         # pass of the loop below reads them all
-        several = len(ranges) > 1 and not keys and under is None and pages is None
+        several = len(ranges) > 1 and not keys and under is None
         ranged = view.fast_scan_ranges if several else None
         try:
             for lo, hi in ranges if ranged is None else ranges[:1]:

@@ -10,15 +10,29 @@ of its environment; errors are py-lmdb's own (the caller translates them).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from itertools import chain, islice, takewhile
 from operator import gt, le
 from typing import Any
 
 from ._base import limited
+from ._take import take_until
 
-__all__ = ["SHORT_SCAN", "cursor_delete_range", "cursor_scan", "cursor_scan_ranges"]
+__all__ = [
+    "SHORT_SCAN",
+    "cursor_delete_range",
+    "cursor_keys",
+    "cursor_page",
+    "cursor_pages",
+    "cursor_scan",
+    "cursor_scan_ranges",
+]
+
+FIRST_PAGE, LAST_PAGE = 16, 1024
+"""The sizes of the first page :func:`cursor_pages` reads and of the largest: each
+page is four times the one before, so a short scan reads little past what its
+caller takes, and a long one's pages stay in the CPU cache."""
 
 SHORT_SCAN = 16
 """A forward scan limited to this many items reads them at once and cuts them at
@@ -33,8 +47,14 @@ def cursor_scan(
     transaction's): an ``itertools`` chain over ``iternext``/``iterprev``, so no
     Python code runs per item (a short forward scan: one list, see
     :data:`SHORT_SCAN`). The cursor keeps ``txn`` alive as long as the chain
-    lives."""
+    lives. A scan limited to :data:`LAST_PAGE` items or fewer, with the C module:
+    one :func:`cursor_page`, read at once."""
     cursor = txn.cursor(db)
+    if limit is not None and take_until is not None and limit <= LAST_PAGE:  # no frame more: short scans
+        if not reverse:
+            return iter(take_until(cursor.iternext(), stop, limit, False) if cursor.set_range(start) else ())
+        items, bound = _positioned(cursor, True, start, stop, True)
+        return iter(() if items is None else take_until(items, bound, limit, True))
     if not reverse and limit is not None and limit <= SHORT_SCAN:
         if not cursor.set_range(start):
             return iter(())
@@ -44,6 +64,67 @@ def cursor_scan(
         return iter(page)
     items = _range_items(cursor, reverse, (start, stop))
     return limited(items, limit)
+
+
+def cursor_keys(
+    txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
+) -> Iterator[bytes]:
+    """Keys of ``[start, stop)`` read by one cursor of ``txn`` (database ``db``,
+    default: the transaction's), values left unread; an ``itertools`` chain, so no
+    Python code runs per key. The cursor keeps ``txn`` alive as long as it lives."""
+    keys, bound = _positioned(txn.cursor(db), reverse, start, stop, False)
+    if keys is None:
+        return iter(())
+    if bound is not None:
+        keys = takewhile(bound.__le__ if reverse else bound.__gt__, keys)
+    return limited(keys, limit)
+
+
+def cursor_page(
+    txn: Any, start: bytes, stop: bytes | None, reverse: bool, size: int, db: Any = None, values: bool = True
+) -> list[Any]:
+    """At most ``size`` items (``values=False``: keys) of ``[start, stop)`` read by
+    one cursor of ``txn`` (database ``db``, default: the transaction's), as one
+    list. Cost: the engine's steps and, with the C module, one ``memcmp`` an item
+    against the range's end (reads no item past it); without it,
+    :func:`cursor_scan` or :func:`cursor_keys` read into a list."""
+    if take_until is None:
+        return list((cursor_scan if values else cursor_keys)(txn, start, stop, reverse, size, db))
+    items, bound = _positioned(txn.cursor(db), reverse, start, stop, values)
+    return [] if items is None else take_until(items, bound, size, reverse)
+
+
+def _cursor_pages(
+    txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
+) -> Iterator[list[tuple[bytes, bytes]]]:
+    """The items of :func:`cursor_scan` as non-empty lists read by one cursor (see
+    :data:`FIRST_PAGE`), each cut at the range's end by one ``memcmp`` an item in
+    C: no Python code per item, and no item read past the range."""
+    if take_until is None:  # pragma: no cover - offered only with the C module
+        raise RuntimeError("cursor_pages needs the C module")
+    items, bound = _positioned(txn.cursor(db), reverse, start, stop, True)
+    if items is None:
+        return
+    left = limit
+    size = FIRST_PAGE
+    while left is None or left > 0:
+        want = size if left is None else min(size, left)
+        page = take_until(items, bound, want, reverse)
+        if page:
+            yield page
+        if len(page) < want:
+            return
+        if left is not None:
+            left -= want
+        size = min(size * 4, LAST_PAGE)
+
+
+cursor_pages: Callable[..., Iterator[list[tuple[bytes, bytes]]]] | None = (
+    None if take_until is None else _cursor_pages
+)
+"""``cursor_pages(txn, start, stop, reverse, limit, db=None)``: the pages of a
+scan of one cursor (the views' ``fast_pages``), where the C module is built;
+``None`` without it (the views then offer ``fast_scan`` alone)."""
 
 
 def cursor_scan_ranges(
@@ -59,24 +140,34 @@ def cursor_scan_ranges(
     return limited(items, limit)
 
 
+def _positioned(
+    cursor: Any, reverse: bool, start: bytes, stop: bytes | None, values: bool
+) -> tuple[Iterator[Any] | None, bytes | None]:
+    """``(items, bound)``: ``cursor`` placed on the first key of ``[start, stop)`` in
+    the order asked for and its ``iternext``/``iterprev`` (``values=False``: keys
+    only), which goes on past the range, and the bound where the range ends that
+    way (``None``: the end of the database); ``(None, None)`` where no key lies
+    that way."""
+    if not reverse:
+        if not cursor.set_range(start):
+            return None, None
+        return cursor.iternext(values=values), stop
+    found = cursor.last() if stop is None or not cursor.set_range(stop) else cursor.prev()
+    if not found:
+        return None, None
+    return cursor.iterprev(values=values), start or None
+
+
 def _range_items(
     cursor: Any, reverse: bool, bounds: tuple[bytes, bytes | None]
 ) -> Iterator[tuple[bytes, bytes]]:
     """The items of ``[start, stop)`` from ``cursor``, which this positions."""
-    start, stop = bounds
-    if not reverse:
-        if not cursor.set_range(start):
-            return iter(())
-        items: Iterator[tuple[bytes, bytes]] = cursor.iternext()
-        if stop is not None:
-            items = takewhile(partial(gt, (stop,)), items)  # (stop,) > (k, v)  <=>  k < stop
-        return items
-    found = cursor.last() if stop is None or not cursor.set_range(stop) else cursor.prev()
-    if not found:
+    items, bound = _positioned(cursor, reverse, *bounds, True)
+    if items is None:
         return iter(())
-    items = cursor.iterprev()
-    if start:
-        items = takewhile(partial(le, (start,)), items)  # (start,) <= (k, v)  <=>  k >= start
+    if bound is not None:
+        # (bound,) > (k, v) <=> k < bound; (bound,) <= (k, v) <=> k >= bound
+        items = takewhile(partial(le if reverse else gt, (bound,)), items)
     return items
 
 

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
-from itertools import islice, takewhile
+from itertools import islice
 from typing import Any
 
 import lmdb
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import Seeker, limited
-from ._lmdb_cursor import cursor_scan
+from ._base import Seeker
+from ._lmdb_cursor import cursor_keys, cursor_scan
 
-__all__ = ["CursorSeeker", "TxnReads", "count_keys", "cursor_keys"]
+__all__ = ["CursorSeeker", "TxnReads", "count_keys"]
 
 _FIRST_CHUNK = 64
 _MAX_CHUNK = 4096
@@ -35,31 +35,6 @@ def _item_key(item: tuple[bytes, bytes]) -> bytes:
 
 def _same(key: bytes) -> bytes:
     return key
-
-
-def cursor_keys(
-    txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
-) -> Iterator[bytes]:
-    """Keys of ``[start, stop)`` read by one cursor of ``txn`` (database ``db``,
-    default: the transaction's), values left unread; an ``itertools`` chain, so no
-    Python code runs per key. The cursor keeps ``txn`` alive as long as it lives."""
-    cursor = txn.cursor(db)
-    keys: Iterator[bytes]
-    if not reverse:
-        if not cursor.set_range(start):
-            return iter(())
-        keys = cursor.iternext(values=False)
-        if stop is not None:
-            keys = takewhile(stop.__gt__, keys)
-    else:
-        found = cursor.last() if stop is None or not cursor.set_range(stop) else cursor.prev()
-        if not found:
-            return iter(())
-        keys = cursor.iterprev(values=False)
-        if start:
-            keys = takewhile(start.__le__, keys)
-    keys = limited(keys, limit)
-    return keys
 
 
 def count_keys(keys: Iterator[bytes], stop: bytes | None) -> int:

@@ -14,7 +14,7 @@ import lmdb
 
 from ..errors import KeyspaceError
 from ._base import ReadView, Releasable
-from ._lmdb_cursor import cursor_scan, cursor_scan_ranges
+from ._lmdb_cursor import cursor_pages, cursor_scan, cursor_scan_ranges
 from ._lmdb_keys import TxnReads
 
 if TYPE_CHECKING:
@@ -51,6 +51,15 @@ class LMDBSnapshot(TxnReads, Releasable, ReadView):
     ) -> Iterator[tuple[bytes, bytes]]:
         """``fast_scan`` of each range in turn, one cursor (see ``fast_scan_ranges``)."""
         return cursor_scan_ranges(self._txn, ranges, reverse, limit, self._db)
+
+    def _pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[list[tuple[bytes, bytes]]]:
+        """``fast_pages`` of the snapshot: the pages of one cursor (see ``cursor_pages``)."""
+        assert cursor_pages is not None
+        return cursor_pages(self._txn, start, stop, reverse, limit, self._db)
+
+    fast_pages = None if cursor_pages is None else _pages
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)

@@ -23,7 +23,7 @@ import lmdb
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from . import _lmdb_growth
 from ._base import WriteView
-from ._lmdb_cursor import cursor_delete_range, cursor_scan, cursor_scan_ranges
+from ._lmdb_cursor import cursor_delete_range, cursor_pages, cursor_scan, cursor_scan_ranges
 from ._lmdb_growth import RETRIES
 from ._lmdb_keys import TxnReads
 
@@ -43,7 +43,8 @@ class LMDBTransaction(TxnReads, WriteView):
     with the default map size) it writes straight to LMDB: ``get`` and ``put`` are
     one Python call around py-lmdb's bound ``txn.get``/``txn.put``, and
     ``fast_get``/``fast_put`` are py-lmdb's own callables (no Python frame per
-    call), ``fast_scan``/``fast_scan_ranges`` its cursors' chains; filling the map then raises
+    call), ``fast_scan``/``fast_scan_ranges`` its cursors' chains and ``fast_pages``
+    their pages (with the C module); filling the map then raises
     :class:`~keyspace.errors.StoreError`. With less free space it logs its writes
     instead (one list append per write, no fast paths), so that a full map can be
     grown and the transaction replayed on a fresh LMDB transaction.
@@ -59,6 +60,7 @@ class LMDBTransaction(TxnReads, WriteView):
         "_store",
         "_txn",
         "fast_get",
+        "fast_pages",
         "fast_put",
         "fast_scan",
         "fast_scan_ranges",
@@ -70,7 +72,7 @@ class LMDBTransaction(TxnReads, WriteView):
         self._log: list[_Logged] | None = None
         self._joined: JoinedTransaction | None = None  # set when it joins another's transaction
         self._failed = False  # a joined block raised: abort at the end
-        self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = None
+        self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = self.fast_pages = None
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
@@ -210,9 +212,10 @@ class LMDBTransaction(TxnReads, WriteView):
             self.fast_get, self.fast_put = txn.get, txn.put
             self.fast_scan = partial(cursor_scan, txn)  # its errors raw
             self.fast_scan_ranges = partial(cursor_scan_ranges, txn)
+            self.fast_pages = None if cursor_pages is None else partial(cursor_pages, txn)
         else:
             self._log = []
-            self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = None
+            self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = self.fast_pages = None
         return self
 
     def __exit__(
@@ -262,19 +265,29 @@ class JoinedTransaction(TxnReads, WriteView):
     cursor of the database) only where the outer transaction has them: one with a
     replay log may replace its LMDB transaction when the map grows."""
 
-    __slots__ = ("_db", "_outer", "_store", "fast_get", "fast_put", "fast_scan", "fast_scan_ranges")
+    __slots__ = (
+        "_db",
+        "_outer",
+        "_store",
+        "fast_get",
+        "fast_pages",
+        "fast_put",
+        "fast_scan",
+        "fast_scan_ranges",
+    )
 
     def __init__(self, store: LMDBStore, outer: LMDBTransaction) -> None:
         self._store = store
         self._outer = outer
         self._db = store._db
-        self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = None
+        self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = self.fast_pages = None
         if outer.fast_put is not None:  # no replay log: its LMDB transaction stays for good
             txn = outer._txn
             cursor = txn.cursor(db=self._db)  # get/put of the database with no db= keyword
             self.fast_get, self.fast_put = cursor.get, cursor.put
             self.fast_scan = partial(cursor_scan, txn, db=self._db)  # its errors raw
             self.fast_scan_ranges = partial(cursor_scan_ranges, txn, db=self._db)
+            self.fast_pages = None if cursor_pages is None else partial(cursor_pages, txn, db=self._db)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)

@@ -1,6 +1,7 @@
 /* Optional C helpers of the stores, each with a pure-Python reference: the log
  * of put pairs for the overlay transaction (keyspace.stores._overlay, which runs
- * without it) and the size check of a batch of keys.
+ * without it), the size check of a batch of keys, and a page of an engine
+ * iterator cut at a bound.
  *
  * PairLog() holds two lists, keys and values, of bytes.
  *
@@ -19,6 +20,13 @@
  * (None: no limit), or empty unless empty_ok. One pass reading the sizes (of bytes
  * directly, of anything else as len() does): no Python call per key.
  * Reference: keyspace.stores._key_sizes.first_bad_key_py.
+ *
+ * take_until(items, bound, size, descending) -> list: at most size items of the
+ * iterator items, ending before the first whose key lies past bound (None: no
+ * bound): ascending, a key >= bound; descending, a key < bound. An item is a key
+ * or a tuple whose first item is the key. The item past bound is consumed and
+ * dropped. Bytes keys are compared with memcmp (no Python call per item), any
+ * other key with its own comparison. Reference: keyspace.stores._take.take_until_py.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -259,7 +267,82 @@ first_bad_key(PyObject *module, PyObject *const *args, Py_ssize_t n)
     return PyLong_FromLong(-1);
 }
 
+/* 1 when key < bound, 0 when not, -1 with an exception set */
+static int
+key_below(PyObject *key, PyObject *bound)
+{
+    if (PyBytes_CheckExact(key)) {
+        Py_ssize_t kn = PyBytes_GET_SIZE(key), bn = PyBytes_GET_SIZE(bound);
+        int c = memcmp(PyBytes_AS_STRING(key), PyBytes_AS_STRING(bound), (size_t)(kn < bn ? kn : bn));
+        return c < 0 || (c == 0 && kn < bn);
+    }
+    return PyObject_RichCompareBool(key, bound, Py_LT);
+}
+
+static PyObject *
+take_until(PyObject *module, PyObject *const *args, Py_ssize_t n)
+{
+    if (n != 4 || !PyIter_Check(args[0]) || (args[1] != Py_None && !PyBytes_CheckExact(args[1]))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "take_until(items: iterator, bound: bytes | None, size: int, descending: bool)");
+        return NULL;
+    }
+    PyObject *items = args[0], *bound = args[1];
+    Py_ssize_t size = PyNumber_AsSsize_t(args[2], PyExc_OverflowError);
+    if (size == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    int descending = PyObject_IsTrue(args[3]);
+    if (descending < 0) {
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    if (out == NULL) {
+        return NULL;
+    }
+    Py_INCREF(bound); /* the items' code may drop every other reference */
+    while (PyList_GET_SIZE(out) < size) {
+        PyObject *item = PyIter_Next(items);
+        if (item == NULL) {
+            if (PyErr_Occurred()) {
+                goto error;
+            }
+            break;
+        }
+        if (bound != Py_None) {
+            PyObject *key = item;
+            if (PyTuple_Check(item) && PyTuple_GET_SIZE(item) > 0) {
+                key = PyTuple_GET_ITEM(item, 0);
+            }
+            int below = key_below(key, bound);
+            if (below < 0) {
+                Py_DECREF(item);
+                goto error;
+            }
+            if (below == descending) {
+                Py_DECREF(item);
+                break;
+            }
+        }
+        int failed = PyList_Append(out, item);
+        Py_DECREF(item);
+        if (failed) {
+            goto error;
+        }
+    }
+    Py_DECREF(bound);
+    return out;
+
+error:
+    Py_DECREF(bound);
+    Py_DECREF(out);
+    return NULL;
+}
+
 static PyMethodDef module_methods[] = {
+    {"take_until", (PyCFunction)(void (*)(void))take_until, METH_FASTCALL,
+     "take_until(items, bound, size, descending, /) -> list: at most size items, ending "
+     "before the first whose key lies past bound."},
     {"first_bad_key", (PyCFunction)(void (*)(void))first_bad_key, METH_FASTCALL,
      "first_bad_key(keys, max_size, empty_ok, /) -> int: the index of the first key (or pair) "
      "that is not storable, or -1."},
@@ -270,7 +353,7 @@ static struct PyModuleDef pairs_accel_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "keyspace.stores._pairs_accel",
     .m_doc = "Optional C helpers of the stores: the put log of an overlay transaction, "
-             "the size check of a batch of keys.",
+             "the size check of a batch of keys, a page of an engine iterator cut at a bound.",
     .m_size = -1,
     .m_methods = module_methods,
 };

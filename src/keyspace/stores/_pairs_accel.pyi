@@ -1,4 +1,7 @@
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
 
 class PairLog:
     def __init__(self) -> None: ...
@@ -9,3 +12,4 @@ class PairLog:
     def close(self) -> None: ...
 
 def first_bad_key(keys: list[Any], max_size: int | None, empty_ok: bool, /) -> int: ...
+def take_until(items: Iterator[_T], bound: bytes | None, size: int, descending: bool, /) -> list[_T]: ...

@@ -51,9 +51,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain, islice
+from itertools import chain
 from typing import Any
 
 import lmdb
@@ -63,12 +62,12 @@ from . import _lmdb_env
 from ._base import Capabilities, Op, ReadView, Seeker, Store
 from ._key_sizes import bad_key
 from ._lmdb_checked import LMDBCheckedReads
-from ._lmdb_cursor import cursor_delete_range, cursor_scan
+from ._lmdb_cursor import cursor_delete_range, cursor_keys, cursor_page
 from ._lmdb_files import check_environment, nearly_full, os_cause
 from ._lmdb_growth import FAST_HEADROOM as FAST_HEADROOM
 from ._lmdb_growth import GROWTH_WAIT as GROWTH_WAIT
 from ._lmdb_growth import RETRIES, MapGrowth
-from ._lmdb_keys import CursorSeeker, cursor_keys
+from ._lmdb_keys import CursorSeeker, count_keys
 from ._lmdb_snapshot import LMDBSnapshot
 from ._lmdb_txn import JoinedTransaction, LMDBTransaction
 
@@ -266,10 +265,10 @@ class LMDBStore(MapGrowth, Store):
         stop: bytes | None,
         reverse: bool,
         size: int,
-        read: Callable[..., Any] = cursor_scan,
+        read: Callable[..., Any] = cursor_page,
         hold: Callable[[Any], None] | None = None,
     ) -> list[Any]:
-        """At most ``size`` items (``read=cursor_keys``: keys) of ``[start, stop)``
+        """At most ``size`` items (``read=_key_page``: keys) of ``[start, stop)``
         read in one short read transaction, read again after the map grew
         meanwhile; ``hold(txn)`` first, where given (see :meth:`checked_reads`)."""
         for _ in range(RETRIES):
@@ -277,7 +276,7 @@ class LMDBStore(MapGrowth, Store):
             try:
                 if hold is not None:
                     hold(txn)
-                return list(read(txn, start, stop, reverse, size))
+                return read(txn, start, stop, reverse, size)  # type: ignore[no-any-return]
             except lmdb.Error as exc:
                 if self._env is None or "closed/deleted/dropped" not in str(exc):
                     raise self.translate(exc) from exc
@@ -300,7 +299,7 @@ class LMDBStore(MapGrowth, Store):
         after the last key."""
         left = limit
         size = 64
-        read = cursor_keys if keys else cursor_scan
+        read = _key_page if keys else cursor_page
         while left is None or left > 0:
             want = size if left is None else min(size, left)
             page = self._page(start, stop, reverse, want, read, hold)
@@ -532,16 +531,10 @@ class LMDBStore(MapGrowth, Store):
 
 def _count_keys(txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> list[int]:
     """``[n]``, the number of keys of ``[start, stop)`` in ``txn`` (for
-    :meth:`LMDBStore._page`): keys read without values by one cursor in pages of
-    64, then four times more up to 4096, each cut at ``stop`` by one bisection, so
-    no Python code runs per key."""
-    keys = cursor_keys(txn, start, None, False, None)
-    total, size = 0, 64
-    while True:
-        page = list(islice(keys, size))
-        if stop is not None and page and page[-1] >= stop:
-            return [total + bisect_left(page, stop)]
-        total += len(page)
-        if len(page) < size:
-            return [total]
-        size = min(size * 4, 4096)
+    :meth:`LMDBStore._page`): see :func:`~keyspace.stores._lmdb_keys.count_keys`."""
+    return [count_keys(cursor_keys(txn, start, None, False, None), stop)]
+
+
+def _key_page(txn: Any, start: bytes, stop: bytes | None, reverse: bool, size: int) -> list[bytes]:
+    """At most ``size`` keys of ``[start, stop)`` in ``txn`` (for :meth:`LMDBStore._page`)."""
+    return cursor_page(txn, start, stop, reverse, size, values=False)

@@ -1,0 +1,158 @@
+"""Pages of an engine iterator cut at a bound (``take_until``, C and its Python
+reference) and the LMDB reads built on them (``cursor_page``, ``cursor_pages``,
+the views' ``fast_pages``): the same items as a sorted model, for keys and
+pairs, ascending and descending, any bound and size, with no item read past
+the bound; errors of the items' own code pass through."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+import lmdb
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from keyspace.stores import _lmdb_cursor
+from keyspace.stores._take import take_until, take_until_py
+
+keys = st.binary(max_size=3)
+TAKES = [take_until_py] if take_until is None else [take_until_py, take_until]
+
+
+def _model(items: list[Any], bound: bytes | None, size: int, descending: bool) -> tuple[list[Any], int]:
+    """What a take returns, and how many items it consumes."""
+    out = []
+    for item in items[: max(size, 0)]:
+        key = item[0] if isinstance(item, tuple) else item
+        if bound is not None and (key < bound if descending else key >= bound):
+            return out, len(out) + 1
+        out.append(item)
+    return out, len(out)
+
+
+@pytest.mark.parametrize("take", TAKES)
+@given(
+    content=st.lists(keys, unique=True, max_size=30),
+    bound=st.one_of(st.none(), keys),
+    size=st.integers(-2, 40),
+    descending=st.booleans(),
+    pairs=st.booleans(),
+)
+def test_a_take_matches_the_model(
+    take: Any, content: list[bytes], bound: bytes | None, size: int, descending: bool, pairs: bool
+) -> None:
+    content.sort(reverse=descending)
+    items: list[Any] = [(k, b"v" + k) for k in content] if pairs else content
+    source = iter(items)
+    want, consumed = _model(items, bound, size, descending)
+    assert take(source, bound, size, descending) == want
+    assert list(source) == items[consumed:]  # the item past the bound is consumed, no more
+
+
+@pytest.mark.parametrize("take", TAKES)
+def test_keys_of_other_kinds_compare_as_python_does(take: Any) -> None:
+    class Key(bytes):
+        pass
+
+    items = [(Key(b"a"), 1), (Key(b"b"), 2), (Key(b"c"), 3)]
+    assert take(iter(items), b"c", 10, False) == items[:2]
+    assert take(iter(items[::-1]), b"b", 10, True) == [items[2], items[1]]
+    with pytest.raises(TypeError):
+        take(iter([(1, b"x")]), b"b", 10, False)
+
+
+@pytest.mark.parametrize("take", TAKES)
+def test_an_error_of_the_items_passes_through(take: Any) -> None:
+    def failing() -> Iterator[bytes]:
+        yield b"a"
+        raise ValueError("the engine failed")
+
+    with pytest.raises(ValueError, match="the engine failed"):
+        take(failing(), b"z", 10, False)
+
+
+@pytest.mark.skipif(take_until is None, reason="the C module was not built")
+def test_the_c_take_refuses_arguments_of_the_wrong_kind() -> None:
+    assert take_until is not None
+    with pytest.raises(TypeError, match="take_until"):
+        take_until([b"a"], None, 1, False)  # type: ignore[arg-type]  # a list, not an iterator
+    with pytest.raises(TypeError, match="take_until"):
+        take_until(iter([b"a"]), "b", 1, False)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        take_until(iter([b"a"]), None, "1", False)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    made = lmdb.open(str(tmp_path_factory.mktemp("pages") / "db"), map_size=1 << 24)
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def _range(content: list[bytes], start: bytes, stop: bytes | None, reverse: bool) -> list[bytes]:
+    inside = sorted(k for k in content if k >= start and (stop is None or k < stop))
+    return inside[::-1] if reverse else inside
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    content=st.lists(st.binary(min_size=1, max_size=2), unique=True, max_size=400),
+    start=keys,
+    stop=st.one_of(st.none(), keys),
+    reverse=st.booleans(),
+    limit=st.one_of(st.none(), st.integers(-1, 500)),
+)
+def test_lmdb_pages_hold_the_range(
+    env: Any, content: list[bytes], start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+) -> None:
+    with env.begin(write=True) as txn:
+        txn.drop(env.open_db(), delete=False)
+        txn.cursor().putmulti([(k, k[::-1]) for k in content])
+    want = _range(content, start, stop, reverse)[: None if limit is None else max(limit, 0)]
+    with env.begin() as txn:
+        size = 10**6 if limit is None else limit
+        assert _lmdb_cursor.cursor_page(txn, start, stop, reverse, size) == [(k, k[::-1]) for k in want]
+        assert _lmdb_cursor.cursor_page(txn, start, stop, reverse, size, values=False) == want
+        assert list(_lmdb_cursor.cursor_scan(txn, start, stop, reverse, limit)) == [
+            (k, k[::-1]) for k in want
+        ]
+        pages = _lmdb_cursor.cursor_pages
+        if pages is not None:
+            got = list(pages(txn, start, stop, reverse, limit))
+            assert all(got), "a page is never empty"
+            assert list(chain.from_iterable(got)) == [(k, k[::-1]) for k in want]
+            sizes = [len(p) for p in got]
+            assert all(
+                s == min(_lmdb_cursor.FIRST_PAGE * 4**i, _lmdb_cursor.LAST_PAGE)
+                for i, s in enumerate(sizes[:-1])
+            )
+
+
+def test_views_read_their_scans_in_pages(tmp_path: Path) -> None:
+    """The store, its snapshots and its transactions scan through pages where the
+    C module is built, and each gives what a scope reads."""
+    import keyspace
+
+    ks = keyspace.open(f"lmdb://{tmp_path / 'db'}")
+    scope = ks.scope("t")
+    scope.update({bytes([i, j]): b"v" for i in range(40) for j in range(40)})
+    ks.scope("u")[b"after"] = b"other"
+    want = sorted(scope.keys())
+    assert len(want) == 1600
+    with ks.snapshot() as snap:
+        view = snap.view
+        assert (view.fast_pages is None) == (take_until is None)
+        assert list(snap.scope("t").keys()) == want
+        assert list(snap.scope("t").keys(reverse=True)) == want[::-1]
+    with ks.transaction() as tx:
+        assert (tx.view.fast_pages is None) == (take_until is None)
+        tx.scope("t")[b"\xff"] = b"new"
+        assert list(tx.scope("t").keys()) == [*want, b"\xff"]
+        assert list(tx.scope("t").items(start=want[5], limit=3)) == [(k, b"v") for k in want[5:8]]
+    ks.close()
