@@ -100,6 +100,8 @@ def test_named_database_url_and_errors(tmp_path: Path, env: str) -> None:
     assert err.returncode == 1 and "own layout" in err.stderr
     err = run("scan", env, "--key-type", "u8", ok=False)
     assert err.returncode == 1 and "need --scoped-heed NAME" in err.stderr  # a usage error
+    err = run("scan", env, "--api", "types", ok=False)  # was ignored without a word
+    assert err.returncode == 1 and "--api" in err.stderr and "need --scoped-heed NAME" in err.stderr
 
 
 @pytest.mark.parametrize(

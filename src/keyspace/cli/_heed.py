@@ -192,7 +192,7 @@ def heed_options(f: F) -> F:
         *args: Any,
         url: str,
         heed_name: str | None = None,
-        api: str = "raw_bytes",
+        api: str | None = None,
         unnamed_default: bool = False,
         key_type: str | None = None,
         value_type: str | None = None,
@@ -221,9 +221,8 @@ def heed_options(f: F) -> F:
     g = click.option(
         "--api",
         type=click.Choice(APIS),
-        default="raw_bytes",
-        show_default=True,
-        help="scoped-heed: the builder of the database (raw_bytes, bytes_keys, types).",
+        default=None,
+        help="scoped-heed: the builder of the database (raw_bytes, bytes_keys, types; default: raw_bytes).",
     )(g)
     return click.option(
         "--scoped-heed",
@@ -237,16 +236,19 @@ def heed_options(f: F) -> F:
 def resolve_url(
     url: str,
     heed_name: str | None,
-    api: str,
+    api: str | None,
     unnamed_default: bool,
     key_type: str | None,
     value_type: str | None,
 ) -> str:
-    """``url`` itself, or the ``scoped-heed:`` URL when ``--scoped-heed`` is given."""
+    """``url`` itself, or the ``scoped-heed:`` URL when ``--scoped-heed`` is given
+    (``api`` ``None``: raw_bytes)."""
     if heed_name is None:
-        if key_type is not None or value_type is not None or unnamed_default:
-            raise click.UsageError("--key-type, --value-type and --unnamed-default need --scoped-heed NAME")
+        if api is not None or key_type is not None or value_type is not None or unnamed_default:
+            raise click.UsageError(
+                "--api, --key-type, --value-type and --unnamed-default need --scoped-heed NAME"
+            )
         return url
     if url.startswith(HEED_URL):
         raise click.UsageError("give either a scoped-heed: URL or --scoped-heed, not both")
-    return heed_url(url, heed_name, api, unnamed_default, key_type, value_type)
+    return heed_url(url, heed_name, api or "raw_bytes", unnamed_default, key_type, value_type)
