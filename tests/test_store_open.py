@@ -80,6 +80,44 @@ def test_a_folder_with_one_file_of_an_engines_name_is_not_its_store(
     assert _tree(tmp_path) == before
 
 
+@pytest.mark.parametrize(
+    ("engine", "stray"),
+    [
+        ("lmdb", "CURRENT"),
+        ("rocksdb", "data.mdb"),
+        ("lmdb", "IDENTITY"),
+        ("leveldb", "IDENTITY"),
+        ("leveldb", "data.mdb"),
+    ],
+)
+def test_a_stray_file_of_another_engines_name_is_no_store_of_it(
+    tmp_path: Path, engine: str, stray: str
+) -> None:
+    """A folder of photos with one file named CURRENT, opened as lmdb://, was called
+    a LevelDB store, and the message said to open it as leveldb://."""
+    folder = _photos(tmp_path)
+    (folder / stray).write_bytes(b"someone else's file\n")
+    before = _tree(tmp_path)
+    with pytest.raises(StoreError, match=r"not an? .* store: .* is a directory of \d+ other files") as caught:
+        keyspace.open(f"{engine}://{folder}")
+    assert "open it as" not in str(caught.value)
+    assert _tree(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("engine", "other"), [("lmdb", "leveldb"), ("leveldb", "rocksdb"), ("rocksdb", "lmdb")]
+)
+def test_another_engines_store_is_named_with_the_url_to_open_it(
+    tmp_path: Path, engine: str, other: str
+) -> None:
+    with keyspace.open(f"{other}://{tmp_path / 'db'}") as ks:
+        ks.scope("a")[b"k"] = b"v"
+    before = _tree(tmp_path)
+    with pytest.raises(StoreError, match=f"open it as {other}://"):
+        keyspace.open(f"{engine}://{tmp_path / 'db'}")
+    assert _tree(tmp_path) == before
+
+
 @pytest.mark.parametrize("engine", ["lmdb", "leveldb", "rocksdb", "sqlite", "memory"])
 @pytest.mark.parametrize("readonly", [None, 0, 1, [], 0.5])
 def test_a_readonly_flag_that_is_not_a_bool_is_refused(tmp_path: Path, engine: str, readonly: Any) -> None:

@@ -72,17 +72,36 @@ def is_engine_file(name: str) -> bool:
 _CURRENT = re.compile(rb"(MANIFEST-\d+)\n?")
 
 
+def _current_head(path: str, url: str) -> bytes:
+    """The first bytes of the directory's ``CURRENT`` file."""
+    try:
+        with open(os.path.join(path, "CURRENT"), "rb") as file:
+            return file.read(64)
+    except OSError as exc:
+        raise StoreError(f"cannot open {url}: {exc.strerror or exc}: {path}/CURRENT") from exc
+
+
+def _names_manifest(head: bytes, names: list[str]) -> bool:
+    """Whether ``head``, a ``CURRENT`` file's bytes, names a ``MANIFEST-N`` file of ``names``."""
+    match = _CURRENT.fullmatch(head)
+    return match is not None and match.group(1).decode() in names
+
+
+def _holds_store(path: str, names: list[str], url: str) -> bool:
+    """Whether the directory holding ``names`` is an engine's store, not only a
+    folder with a file of an engine's name in it: every file is an engine's, or
+    its ``CURRENT`` names one of its manifests."""
+    if all(map(is_engine_file, names)):
+        return True
+    return "CURRENT" in names and _names_manifest(_current_head(path, url), names)
+
+
 def _check_current(path: str, names: list[str], url: str, engine: str) -> None:
     """Refuse a ``CURRENT`` file that is not a LevelDB or RocksDB one, before the
     engine opens the directory (and writes its ``LOCK`` and ``LOG`` there): it
     holds the name of a ``MANIFEST-N`` file of the directory."""
-    try:
-        with open(os.path.join(path, "CURRENT"), "rb") as file:
-            head = file.read(64)
-    except OSError as exc:
-        raise StoreError(f"cannot open {url}: {exc.strerror or exc}: {path}/CURRENT") from exc
-    match = _CURRENT.fullmatch(head)
-    if match is None or match.group(1).decode() not in names:
+    head = _current_head(path, url)
+    if not _names_manifest(head, names):
         raise StoreError(
             f"{url} is not {_an(engine)} store, or a damaged one: its CURRENT file names no manifest of "
             f"the directory ({head[:40]!r}); it was left unchanged"
@@ -100,7 +119,8 @@ def check_directory(path: str, url: str, engine: str, markers: tuple[str, ...], 
     and files of its own (someone else's folder, even with a file named ``LOCK``
     or ``lock.mdb`` in it: never written to), a ``CURRENT`` file that names no
     manifest in the directory (not LevelDB's or RocksDB's: never opened), the
-    store of another engine (:func:`engine_of`: never opened, read or written), a
+    store of another engine (:func:`engine_of`, where every file is an engine's
+    or ``CURRENT`` names a manifest: never opened, read or written), a
     path this process may not read (permission denied), and, without ``create``,
     a missing store. Cost: a few ``stat`` calls, one directory listing and, where
     there is one, one read of ``CURRENT``."""
@@ -123,7 +143,7 @@ def check_directory(path: str, url: str, engine: str, markers: tuple[str, ...], 
     except OSError as exc:
         raise StoreError(f"cannot open {url}: {exc.strerror or exc}: {path}") from exc
     other = engine_of(names)
-    if other is not None and other[0] != engine:
+    if other is not None and other[0] != engine and _holds_store(path, names, url):
         raise StoreError(
             f"{url} is not {_an(engine)} store: {path} holds {_an(other[0])} store (its {other[1]} file); "
             f"open it as {other[0].lower()}://{path}. It was left unchanged"
