@@ -542,7 +542,7 @@ class Scope(MutableMapping[Any, Any]):
 
     def __setitem__(self, key: Key, value: Any) -> None:
         put, head, old, new, tail, exact = self._write_route
-        if type(key) is exact and type(value) is exact:  # no value codec
+        if type(key) is exact is type(value):  # bytes both (no value codec); one load less
             try:
                 put(head + key.replace(old, new) + tail, value)
             except self._put_raw as exc:  # only with the view's fast_put
