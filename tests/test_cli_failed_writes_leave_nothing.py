@@ -5,15 +5,13 @@ database (nor scoped-heed's) in an environment that existed."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 
 import lmdb
 import pytest
 from _cli import run
-
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "scoped-heed" / "env"
+from _heed_env import reference_env
 
 
 def _databases(path: Path) -> list[bytes]:
@@ -78,12 +76,8 @@ def test_failed_writes_leave_no_named_database(tmp_path: Path) -> None:
     assert _databases(path) == [b"new4", b"users"]
 
 
-@pytest.mark.skipif(not REFERENCE.is_dir(), reason="the scoped-heed reference environment is absent")
 def test_failed_writes_leave_no_scoped_heed_database(tmp_path: Path) -> None:
-    path = tmp_path / "env"
-    shutil.copytree(REFERENCE, path)
-    for file in path.iterdir():
-        file.chmod(0o644)
+    path = reference_env(tmp_path)
     before = _databases(path)
     args = ["--scoped-heed", "newdb", "--api", "types", "--key-type", "u64"]
     assert run("put", str(path), *args, "--key", "notanumber", "--value", "b", ok=False).returncode == 1
