@@ -53,7 +53,7 @@ def cursor_scan(
     if limit is not None and take_until is not None and limit <= LAST_PAGE:  # no frame more: short scans
         if not reverse:
             return iter(take_until(cursor.iternext(), stop, limit, False) if cursor.set_range(start) else ())
-        items, bound = _positioned(cursor, True, start, stop, True)
+        items, bound = _positioned(cursor, True, (start, stop), True)
         return iter(() if items is None else take_until(items, bound, limit, True))
     if not reverse and limit is not None and limit <= SHORT_SCAN:
         if not cursor.set_range(start):
@@ -72,7 +72,7 @@ def cursor_keys(
     """Keys of ``[start, stop)`` read by one cursor of ``txn`` (database ``db``,
     default: the transaction's), values left unread; an ``itertools`` chain, so no
     Python code runs per key. The cursor keeps ``txn`` alive as long as it lives."""
-    keys, bound = _positioned(txn.cursor(db), reverse, start, stop, False)
+    keys, bound = _positioned(txn.cursor(db), reverse, (start, stop), False)
     if keys is None:
         return iter(())
     if bound is not None:
@@ -90,7 +90,7 @@ def cursor_page(
     :func:`cursor_scan` or :func:`cursor_keys` read into a list."""
     if take_until is None:
         return list((cursor_scan if values else cursor_keys)(txn, start, stop, reverse, size, db))
-    items, bound = _positioned(txn.cursor(db), reverse, start, stop, values)
+    items, bound = _positioned(txn.cursor(db), reverse, (start, stop), values)
     return [] if items is None else take_until(items, bound, size, reverse)
 
 
@@ -102,7 +102,7 @@ def _cursor_pages(
     C: no Python code per item, and no item read past the range."""
     if take_until is None:  # pragma: no cover - offered only with the C module
         raise RuntimeError("cursor_pages needs the C module")
-    items, bound = _positioned(txn.cursor(db), reverse, start, stop, True)
+    items, bound = _positioned(txn.cursor(db), reverse, (start, stop), True)
     if items is None:
         return
     left = limit
@@ -141,28 +141,31 @@ def cursor_scan_ranges(
 
 
 def _positioned(
-    cursor: Any, reverse: bool, start: bytes, stop: bytes | None, values: bool
+    cursor: Any, reverse: bool, bounds: tuple[bytes, bytes | None], values: bool
 ) -> tuple[Iterator[Any] | None, bytes | None]:
-    """``(items, bound)``: ``cursor`` placed on the first key of ``[start, stop)`` in
-    the order asked for and its ``iternext``/``iterprev`` (``values=False``: keys
-    only), which goes on past the range, and the bound where the range ends that
-    way (``None``: the end of the database); ``(None, None)`` where no key lies
-    that way."""
+    """``(items, bound)``: ``cursor`` placed on the first key of ``bounds``, a
+    range ``[start, stop)``, in the order asked for and its
+    ``iternext``/``iterprev`` (``values=False``: keys only), which goes on past the
+    range, and the bound where the range ends that way (``None``: the end of the
+    database); ``(None, None)`` where no key lies that way. Costs one frame and
+    one seek (a scan of several ranges pays them per range: no keyword argument
+    for py-lmdb to parse where values are read)."""
+    start, stop = bounds
     if not reverse:
         if not cursor.set_range(start):
             return None, None
-        return cursor.iternext(values=values), stop
+        return (cursor.iternext() if values else cursor.iternext(values=False)), stop
     found = cursor.last() if stop is None or not cursor.set_range(stop) else cursor.prev()
     if not found:
         return None, None
-    return cursor.iterprev(values=values), start or None
+    return (cursor.iterprev() if values else cursor.iterprev(values=False)), start or None
 
 
 def _range_items(
     cursor: Any, reverse: bool, bounds: tuple[bytes, bytes | None]
 ) -> Iterator[tuple[bytes, bytes]]:
     """The items of ``[start, stop)`` from ``cursor``, which this positions."""
-    items, bound = _positioned(cursor, reverse, *bounds, True)
+    items, bound = _positioned(cursor, reverse, bounds, True)
     if items is None:
         return iter(())
     if bound is not None:
