@@ -39,6 +39,26 @@ def test_a_reserved_raw_prefix_is_refused_before_the_store_is_made(tmp_path: Pat
     assert not path.exists()
 
 
+def test_a_map_larger_than_the_address_space_is_refused_before_anything_is_made(tmp_path: Path) -> None:
+    """LMDB maps the whole map at open: its failure ("Cannot allocate memory", no
+    word of map_size) came after it had made data.mdb and lock.mdb."""
+    path = tmp_path / "new"
+    too_big = 1 << 60  # past every 64-bit address space (57-bit with five-level paging)
+    with pytest.raises(
+        StoreError, match=rf"map_size={too_big} is more address space .*at most about \d+ bytes"
+    ):
+        keyspace.open(path, map_size=too_big)
+    with pytest.raises(StoreError, match="map_size"):
+        keyspace.open(f"lmdb://{path}?map_size=1048576TiB")
+    assert not path.exists()
+    with keyspace.open(path, map_size=1 << 30) as ks:  # a size that maps: the store is made
+        ks.scope("a")[b"k"] = b"v"
+    with pytest.raises(StoreError, match="more address space"):
+        keyspace.open(path, map_size=too_big)  # an existing store: refused alike, unchanged
+    with keyspace.open(path) as ks:
+        assert ks.scope("a")[b"k"] == b"v"
+
+
 def test_a_second_opener_asking_another_sync_is_refused(tmp_path: Path) -> None:
     """LMDB syncs an environment's commits or not: the second opener's sync=True
     was dropped without a word, and its commits were never fsynced."""

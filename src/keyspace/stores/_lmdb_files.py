@@ -1,7 +1,8 @@
 """What the file system says about an LMDB environment, read without LMDB.
 
 :func:`check_environment` refuses, before anything is mapped, a path that cannot
-be an LMDB store (reading the header of ``data.mdb``); :func:`nearly_full` and
+be an LMDB store (reading the header of ``data.mdb``), :func:`check_map_size` a
+map this process cannot map; :func:`nearly_full` and
 :func:`os_cause` word the operating-system causes of a failed LMDB call for the
 store's error translation.
 """
@@ -9,13 +10,14 @@ store's error translation.
 from __future__ import annotations
 
 import errno
+import mmap
 import os
 import struct
 
 from ..errors import StoreError
 from ._paths import check_directory
 
-__all__ = ["check_environment", "nearly_full", "os_cause"]
+__all__ = ["check_environment", "check_map_size", "nearly_full", "os_cause"]
 
 _META_MAGIC = 0xBEEFC0DE
 _META = struct.Struct("<II")  # mm_magic, mm_version at offset 16 of a meta page
@@ -87,3 +89,34 @@ def os_cause(exc: BaseException) -> str | None:
     if number == errno.ENOENT and isinstance(exc, OSError):
         return f"no such file or directory: {text}"
     return None
+
+
+def _maps(size: int) -> bool:
+    """Whether this process can reserve ``size`` bytes of address space now: an
+    anonymous mapping that cannot be read or written, so no memory is committed."""
+    try:
+        probe = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, prot=0)
+    except (OSError, OverflowError, ValueError):
+        return False
+    probe.close()
+    return True
+
+
+def check_map_size(map_size: int, url: str) -> None:
+    """Refuse, before LMDB makes any file, a ``map_size`` this process cannot map:
+    LMDB maps the whole map when it opens the environment and, failing ("Cannot
+    allocate memory"), has already made ``data.mdb`` and ``lock.mdb``. The refusal
+    names the size that does map (the largest power of two up to ``map_size``).
+    Cost: one ``mmap`` and ``munmap`` of address space alone (no memory); on a
+    refusal, about 60 more. Where the platform has no anonymous mappings, nothing
+    is checked."""
+    if not hasattr(mmap, "MAP_ANONYMOUS") or map_size <= 0 or _maps(map_size):
+        return
+    fits = 1 << (map_size.bit_length() - 1)
+    while fits > 1 and not _maps(fits):
+        fits >>= 1
+    raise StoreError(
+        f"option map_size={map_size} is more address space than this process can map for {url} "
+        f"(at most about {fits} bytes map here); open the store with a smaller map_size "
+        "(it grows by itself as the store fills)"
+    )

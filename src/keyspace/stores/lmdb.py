@@ -63,7 +63,7 @@ from ._base import Capabilities, Op, ReadView, Seeker, Store
 from ._key_sizes import bad_key
 from ._lmdb_checked import LMDBCheckedReads
 from ._lmdb_cursor import cursor_delete_range, cursor_keys, cursor_page
-from ._lmdb_files import check_environment, nearly_full, os_cause
+from ._lmdb_files import check_environment, check_map_size, nearly_full, os_cause
 from ._lmdb_growth import FAST_HEADROOM as FAST_HEADROOM
 from ._lmdb_growth import GROWTH_WAIT as GROWTH_WAIT
 from ._lmdb_growth import RETRIES, MapGrowth
@@ -130,6 +130,7 @@ class LMDBStore(MapGrowth, Store):
         check_environment(self._path, self.url, readonly)
 
         def open_env() -> Any:
+            check_map_size(map_size, self.url)  # LMDB would make its files before failing
             for attempt in range(RETRIES):
                 try:
                     return lmdb.open(
