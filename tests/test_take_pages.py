@@ -6,6 +6,8 @@ the bound; errors of the items' own code pass through."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 from itertools import chain
 from pathlib import Path
@@ -156,3 +158,46 @@ def test_views_read_their_scans_in_pages(tmp_path: Path) -> None:
         assert list(tx.scope("t").keys()) == [*want, b"\xff"]
         assert list(tx.scope("t").items(start=want[5], limit=3)) == [(k, b"v") for k in want[5:8]]
     ks.close()
+
+
+def test_without_the_c_module_lmdb_scans_take_their_chains(tmp_path: Path) -> None:
+    """Built without ``_pairs_accel``, the views offer no pages and every scan
+    reads the ``itertools`` chains, with the same items."""
+    program = """
+import sys
+sys.modules["keyspace.stores._pairs_accel"] = None  # as if it had not been built
+import keyspace
+from keyspace.stores import _lmdb_cursor, _take
+assert _take.take_until is None and _lmdb_cursor.cursor_pages is None
+with keyspace.open(sys.argv[1]) as ks:
+    scope = ks.scope("t")
+    scope.update({bytes([i, j]): bytes([j]) for i in range(30) for j in range(30)})
+    ks.scope("u")[b"after"] = b"x"
+    out = [list(scope.keys()), list(scope.items(reverse=True, limit=5))]
+    out.append(list(scope.items(start=b"\\x03", limit=40)))
+    with ks.snapshot() as snap:
+        assert snap.view.fast_pages is None
+        out.append(list(snap.scope("t").keys()))
+    with ks.transaction() as tx:
+        assert tx.view.fast_pages is None
+        out.append(list(tx.scope("t").items(start=b"\\x05", stop=b"\\x07")))
+    print(repr(out))
+"""
+    got = subprocess.run(
+        [sys.executable, "-c", program, str(tmp_path / "db")], capture_output=True, text=True, timeout=60
+    )
+    assert got.returncode == 0, got.stderr
+    import keyspace
+
+    with keyspace.open(str(tmp_path / "db")) as ks:
+        scope = ks.scope("t")
+        keys = sorted(bytes([i, j]) for i in range(30) for j in range(30))
+        want = [
+            keys,
+            [(k, k[1:]) for k in keys[::-1][:5]],
+            [(k, k[1:]) for k in keys if k >= b"\x03"][:40],
+            keys,
+            [(k, k[1:]) for k in keys if b"\x05" <= k < b"\x07"],
+        ]
+        assert got.stdout.strip() == repr(want)
+        assert list(scope.keys()) == keys  # and with the C module, the same
