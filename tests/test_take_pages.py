@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from keyspace.stores import _lmdb_cursor
-from keyspace.stores._take import take_until, take_until_py
+from keyspace.stores import _lmdb_cursor, _take
+from keyspace.stores._take import FIRST_PAGE, LAST_PAGE, take_until, take_until_py
 
 keys = st.binary(max_size=3)
 TAKES = [take_until_py] if take_until is None else [take_until_py, take_until]
@@ -124,21 +124,42 @@ def test_lmdb_pages_hold_the_range(
         assert list(_lmdb_cursor.cursor_scan(txn, start, stop, reverse, limit)) == [
             (k, k[::-1]) for k in want
         ]
-        pages = _lmdb_cursor.cursor_pages
-        if pages is not None:
-            got = list(pages(txn, start, stop, reverse, limit))
-            assert all(got), "a page is never empty"
-            assert list(chain.from_iterable(got)) == [(k, k[::-1]) for k in want]
-            sizes = [len(p) for p in got]
-            assert all(
-                s == min(_lmdb_cursor.FIRST_PAGE * 4**i, _lmdb_cursor.LAST_PAGE)
-                for i, s in enumerate(sizes[:-1])
-            )
+        got = list(_lmdb_cursor.cursor_pages(txn, start, stop, reverse, limit))
+        assert all(got), "a page is never empty"
+        assert list(chain.from_iterable(got)) == [(k, k[::-1]) for k in want]
+        sizes = [len(p) for p in got]
+        assert all(s == min(FIRST_PAGE * 4**i, LAST_PAGE) for i, s in enumerate(sizes[:-1]))
+
+
+@pytest.mark.parametrize("c_take", [False, True] if take_until is not None else [False])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # the same patch for every example
+@given(
+    content=st.lists(keys, unique=True, max_size=300),
+    bound=st.one_of(st.none(), keys),
+    descending=st.booleans(),
+    limit=st.one_of(st.none(), st.integers(-1, 400)),
+)
+def test_pages_of_hold_the_items_up_to_the_bound(
+    monkeypatch: pytest.MonkeyPatch,
+    c_take: bool,
+    content: list[bytes],
+    bound: bytes | None,
+    descending: bool,
+    limit: int | None,
+) -> None:
+    """With the C take and with the itertools chain that serves without it."""
+    if not c_take:
+        monkeypatch.setattr(_take, "take_until", None)
+    content.sort(reverse=descending)
+    items = [(k, b"v" + k) for k in content]
+    want, _ = _model(items, bound, len(items) if limit is None else limit, descending)
+    got = list(_take.pages_of(iter(items), bound, descending, limit))
+    assert all(got) and list(chain.from_iterable(got)) == want
 
 
 def test_views_read_their_scans_in_pages(tmp_path: Path) -> None:
-    """The store, its snapshots and its transactions scan through pages where the
-    C module is built, and each gives what a scope reads."""
+    """The store, its snapshots and its transactions scan through pages, and each
+    gives what a scope reads."""
     import keyspace
 
     ks = keyspace.open(f"lmdb://{tmp_path / 'db'}")
@@ -149,11 +170,11 @@ def test_views_read_their_scans_in_pages(tmp_path: Path) -> None:
     assert len(want) == 1600
     with ks.snapshot() as snap:
         view = snap.view
-        assert (view.fast_pages is None) == (take_until is None)
+        assert view.fast_pages is not None
         assert list(snap.scope("t").keys()) == want
         assert list(snap.scope("t").keys(reverse=True)) == want[::-1]
     with ks.transaction() as tx:
-        assert (tx.view.fast_pages is None) == (take_until is None)
+        assert tx.view.fast_pages is not None
         tx.scope("t")[b"\xff"] = b"new"
         assert list(tx.scope("t").keys()) == [*want, b"\xff"]
         assert list(tx.scope("t").items(start=want[5], limit=3)) == [(k, b"v") for k in want[5:8]]
@@ -161,14 +182,14 @@ def test_views_read_their_scans_in_pages(tmp_path: Path) -> None:
 
 
 def test_without_the_c_module_lmdb_scans_take_their_chains(tmp_path: Path) -> None:
-    """Built without ``_pairs_accel``, the views offer no pages and every scan
-    reads the ``itertools`` chains, with the same items."""
+    """Built without ``_pairs_accel``, the views' pages and scans are read by
+    ``itertools`` chains, with the same items."""
     program = """
 import sys
 sys.modules["keyspace.stores._pairs_accel"] = None  # as if it had not been built
 import keyspace
 from keyspace.stores import _lmdb_cursor, _take
-assert _take.take_until is None and _lmdb_cursor.cursor_pages is None
+assert _take.take_until is None
 with keyspace.open(sys.argv[1]) as ks:
     scope = ks.scope("t")
     scope.update({bytes([i, j]): bytes([j]) for i in range(30) for j in range(30)})
@@ -176,10 +197,10 @@ with keyspace.open(sys.argv[1]) as ks:
     out = [list(scope.keys()), list(scope.items(reverse=True, limit=5))]
     out.append(list(scope.items(start=b"\\x03", limit=40)))
     with ks.snapshot() as snap:
-        assert snap.view.fast_pages is None
+        assert snap.view.fast_pages is not None  # pages of itertools chains
         out.append(list(snap.scope("t").keys()))
     with ks.transaction() as tx:
-        assert tx.view.fast_pages is None
+        assert tx.view.fast_pages is not None
         out.append(list(tx.scope("t").items(start=b"\\x05", stop=b"\\x07")))
     print(repr(out))
 """

@@ -10,14 +10,14 @@ of its environment; errors are py-lmdb's own (the caller translates them).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import partial
 from itertools import chain, islice, takewhile
 from operator import gt, le
 from typing import Any
 
 from ._base import limited
-from ._take import take_until
+from ._take import LAST_PAGE, pages_of, take_until
 
 __all__ = [
     "SHORT_SCAN",
@@ -28,11 +28,6 @@ __all__ = [
     "cursor_scan",
     "cursor_scan_ranges",
 ]
-
-FIRST_PAGE, LAST_PAGE = 16, 1024
-"""The sizes of the first page :func:`cursor_pages` reads and of the largest: each
-page is four times the one before, so a short scan reads little past what its
-caller takes, and a long one's pages stay in the CPU cache."""
 
 SHORT_SCAN = 16
 """A forward scan limited to this many items reads them at once and cuts them at
@@ -47,7 +42,7 @@ def cursor_scan(
     transaction's): an ``itertools`` chain over ``iternext``/``iterprev``, so no
     Python code runs per item (a short forward scan: one list, see
     :data:`SHORT_SCAN`). The cursor keeps ``txn`` alive as long as the chain
-    lives. A scan limited to :data:`LAST_PAGE` items or fewer, with the C module:
+    lives. A scan limited to ``LAST_PAGE`` (1024) items or fewer, with the C module:
     one :func:`cursor_page`, read at once."""
     cursor = txn.cursor(db)
     if limit is not None and take_until is not None and limit <= LAST_PAGE:  # no frame more: short scans
@@ -94,37 +89,14 @@ def cursor_page(
     return [] if items is None else take_until(items, bound, size, reverse)
 
 
-def _cursor_pages(
+def cursor_pages(
     txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
 ) -> Iterator[list[tuple[bytes, bytes]]]:
-    """The items of :func:`cursor_scan` as non-empty lists read by one cursor (see
-    :data:`FIRST_PAGE`), each cut at the range's end by one ``memcmp`` an item in
-    C: no Python code per item, and no item read past the range."""
-    if take_until is None:  # pragma: no cover - offered only with the C module
-        raise RuntimeError("cursor_pages needs the C module")
+    """The items of :func:`cursor_scan` as the non-empty lists of one cursor that
+    :func:`~keyspace.stores._take.pages_of` reads (the views' ``fast_pages``):
+    with the C module, no Python code per item and no item read past the range."""
     items, bound = _positioned(txn.cursor(db), reverse, (start, stop), True)
-    if items is None:
-        return
-    left = limit
-    size = FIRST_PAGE
-    while left is None or left > 0:
-        want = size if left is None else min(size, left)
-        page = take_until(items, bound, want, reverse)
-        if page:
-            yield page
-        if len(page) < want:
-            return
-        if left is not None:
-            left -= want
-        size = min(size * 4, LAST_PAGE)
-
-
-cursor_pages: Callable[..., Iterator[list[tuple[bytes, bytes]]]] | None = (
-    None if take_until is None else _cursor_pages
-)
-"""``cursor_pages(txn, start, stop, reverse, limit, db=None)``: the pages of a
-scan of one cursor (the views' ``fast_pages``), where the C module is built;
-``None`` without it (the views then offer ``fast_scan`` alone)."""
+    return iter(()) if items is None else pages_of(items, bound, reverse, limit)
 
 
 def cursor_scan_ranges(

@@ -44,7 +44,7 @@ class LMDBTransaction(TxnReads, WriteView):
     one Python call around py-lmdb's bound ``txn.get``/``txn.put``, and
     ``fast_get``/``fast_put`` are py-lmdb's own callables (no Python frame per
     call), ``fast_scan``/``fast_scan_ranges`` its cursors' chains and ``fast_pages``
-    their pages (with the C module); filling the map then raises
+    their pages; filling the map then raises
     :class:`~keyspace.errors.StoreError`. With less free space it logs its writes
     instead (one list append per write, no fast paths), so that a full map can be
     grown and the transaction replayed on a fresh LMDB transaction.
@@ -212,7 +212,7 @@ class LMDBTransaction(TxnReads, WriteView):
             self.fast_get, self.fast_put = txn.get, txn.put
             self.fast_scan = partial(cursor_scan, txn)  # its errors raw
             self.fast_scan_ranges = partial(cursor_scan_ranges, txn)
-            self.fast_pages = None if cursor_pages is None else partial(cursor_pages, txn)
+            self.fast_pages = partial(cursor_pages, txn)
         else:
             self._log = []
             self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = self.fast_pages = None
@@ -287,7 +287,7 @@ class JoinedTransaction(TxnReads, WriteView):
             self.fast_get, self.fast_put = cursor.get, cursor.put
             self.fast_scan = partial(cursor_scan, txn, db=self._db)  # its errors raw
             self.fast_scan_ranges = partial(cursor_scan_ranges, txn, db=self._db)
-            self.fast_pages = None if cursor_pages is None else partial(cursor_pages, txn, db=self._db)
+            self.fast_pages = partial(cursor_pages, txn, db=self._db)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)

@@ -43,6 +43,7 @@ from ..errors import KeyspaceError, StoreClosed, StoreError, show_bytes
 from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store, limited
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory, engine_words
+from ._take import pages_of
 
 __all__ = ["RocksDBStore"]
 
@@ -222,6 +223,7 @@ class RocksDBStore(BatchedWrites, Store):
             write.sync = True
             self._db.set_write_options(write)
         self._opened = True
+        self.fast_pages = self._pages
 
     # -- error translation: the one place ------------------------------------
 
@@ -264,29 +266,53 @@ class RocksDBStore(BatchedWrites, Store):
         self._views.add(scan)
         return scan
 
+    def _walk(
+        self, start: bytes, stop: bytes | None, reverse: bool, keys: bool
+    ) -> tuple[Iterator[Any], bytes | None]:
+        """``(items, bound)``: a rocksdict iterator of the items (``keys``: keys,
+        values unread) of ``[start, stop)`` in the order asked for, bounded above by
+        RocksDB itself, and the lower bound of a reverse walk, which the caller
+        checks (``None``: none to check)."""
+        read = ReadOptions()
+        if stop is not None:
+            read.set_iterate_upper_bound(stop)
+        walk = self._live().keys if keys else self._live().items
+        if reverse:
+            # seek_for_prev(stop) under the upper bound lands on the last key < stop
+            return walk(backwards=True, from_key=stop, read_opt=read), start or None
+        return walk(from_key=start, read_opt=read), None
+
     def _scan(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
     ) -> Generator[Any, None, None]:
         """Items (``keys``: keys, values unread) of ``[start, stop)``."""
         try:
-            read = ReadOptions()
-            if stop is not None:
-                read.set_iterate_upper_bound(stop)
-            items: Iterator[Any]
-            walk = self._live().keys if keys else self._live().items
-            if reverse:
-                # seek_for_prev(stop) under the upper bound lands on the last key < stop
-                items = walk(backwards=True, from_key=stop, read_opt=read)
-                if start:
-                    items = takewhile((start if keys else (start,)).__le__, items)  # k >= start, checked here
-            else:
-                items = walk(from_key=start, read_opt=read)
+            items, bound = self._walk(start, stop, reverse, keys)
+            if bound is not None:
+                items = takewhile((bound if keys else (bound,)).__le__, items)  # k >= start, checked here
             items = limited(items, limit)
             yield from items
         except KeyspaceError:
             raise
         except Exception as exc:
             raise self.translate(exc) from exc
+
+    def _pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[list[tuple[bytes, bytes]]]:
+        """The store's ``fast_pages``: the items of :meth:`scan` as the pages of one
+        rocksdict iterator that :func:`~keyspace.stores._take.pages_of` reads (no
+        Python code per item), errors raw; tracked as a scan is, so ``close()``
+        drops its iterator and its next page raises
+        :class:`~keyspace.errors.StoreClosed`."""
+        self._live()
+        return self._track(self._paged(start, stop, reverse, limit))
+
+    def _paged(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Generator[list[tuple[bytes, bytes]], None, None]:
+        items, bound = self._walk(start, stop, reverse, False)
+        yield from pages_of(items, bound, reverse, limit)
 
     # -- the Store contract --------------------------------------------------
 
