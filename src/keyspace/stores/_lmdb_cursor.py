@@ -1,7 +1,10 @@
 """Reads and deletes of one LMDB cursor, shared by the store and its views.
 
 :func:`cursor_scan` gives the items of a half-open range as an ``itertools`` chain
-over the cursor (no Python code per item), :func:`cursor_scan_ranges` those of
+over the cursor (no Python code per item), :func:`cursor_keys` its keys alone,
+:func:`cursor_page` at most so many of either as one list and :func:`cursor_pages`
+the items as pages (both cut at the range's end in C where the optional module is
+built, see :mod:`keyspace.stores._take`), :func:`cursor_scan_ranges` the items of
 several ranges in turn with one cursor; :func:`cursor_delete_range` deletes a range
 with one cursor. All take the LMDB transaction and, optionally, a named database
 of its environment; errors are py-lmdb's own (the caller translates them).
