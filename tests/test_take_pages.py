@@ -18,8 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from keyspace.stores import _lmdb_cursor, _take
-from keyspace.stores._take import FIRST_PAGE, LAST_PAGE, take_until, take_until_py
+from keyspace.stores import _base, _lmdb_cursor
+from keyspace.stores._base import PAGE_FIRST, PAGE_MOST, pages_of
+from keyspace.stores._take import take_until, take_until_py
 
 keys = st.binary(max_size=3)
 TAKES = [take_until_py] if take_until is None else [take_until_py, take_until]
@@ -128,7 +129,7 @@ def test_lmdb_pages_hold_the_range(
         assert all(got), "a page is never empty"
         assert list(chain.from_iterable(got)) == [(k, k[::-1]) for k in want]
         sizes = [len(p) for p in got]
-        assert all(s == min(FIRST_PAGE * 4**i, LAST_PAGE) for i, s in enumerate(sizes[:-1]))
+        assert all(s == min(PAGE_FIRST * 4**i, PAGE_MOST) for i, s in enumerate(sizes[:-1]))
 
 
 @pytest.mark.parametrize("c_take", [False, True] if take_until is not None else [False])
@@ -147,14 +148,17 @@ def test_pages_of_hold_the_items_up_to_the_bound(
     descending: bool,
     limit: int | None,
 ) -> None:
-    """With the C take and with the itertools chain that serves without it."""
+    """With the C take and with the itertools chain that serves without it;
+    ``check`` is called before each page is read."""
     if not c_take:
-        monkeypatch.setattr(_take, "take_until", None)
+        monkeypatch.setattr(_base, "take_until", None)
     content.sort(reverse=descending)
     items = [(k, b"v" + k) for k in content]
     want, _ = _model(items, bound, len(items) if limit is None else limit, descending)
-    got = list(_take.pages_of(iter(items), bound, descending, limit))
+    checks: list[None] = []
+    got = list(pages_of(iter(items), bound, descending, limit, lambda: checks.append(None)))
     assert all(got) and list(chain.from_iterable(got)) == want
+    assert len(got) <= len(checks) <= len(got) + 1
 
 
 def test_views_read_their_scans_in_pages(tmp_path: Path) -> None:
@@ -188,8 +192,8 @@ def test_without_the_c_module_lmdb_scans_take_their_chains(tmp_path: Path) -> No
 import sys
 sys.modules["keyspace.stores._pairs_accel"] = None  # as if it had not been built
 import keyspace
-from keyspace.stores import _lmdb_cursor, _take
-assert _take.take_until is None
+from keyspace.stores import _base, _take
+assert _take.take_until is None and _base.take_until is None
 with keyspace.open(sys.argv[1]) as ks:
     scope = ks.scope("t")
     scope.update({bytes([i, j]): bytes([j]) for i in range(30) for j in range(30)})

@@ -42,7 +42,7 @@ from .codecs import BYTES, Codec, native_type
 from .errors import InvalidArgument, InvalidKey, KeyspaceError, show_bytes
 from .schemes._base import Key, Path, Scheme
 from .schemes._layouts import Layout
-from .stores._base import ReadView, WriteView
+from .stores._base import ReadView, WriteView, pages_of
 
 _point_op: Callable[..., Callable[..., Any]] | None
 _copy_slots: Callable[[Any], Any] | None
@@ -849,14 +849,13 @@ class Scope(MutableMapping[Any, Any]):
         try:
             for lo, hi in ranges if ranged is None else ranges[:1]:
                 lim = left if exact else None
+                chunks: Iterator[_Chunk]
                 if ranged is not None:
-                    chunks = _growing_chunks(ranged(ranges, reverse, lim))
+                    chunks = pages_of(ranged(ranges, reverse, lim))
                 elif keys:
-                    chunks = _growing_chunks(
-                        zip(view.scan_keys(lo, hi, reverse=reverse, limit=lim), repeat(b""))
-                    )
+                    chunks = pages_of(zip(view.scan_keys(lo, hi, reverse=reverse, limit=lim), repeat(b"")))
                 elif under is not None:
-                    chunks = _growing_chunks(under(layout.prefix, [(lo, hi)], lim))
+                    chunks = pages_of(under(layout.prefix, [(lo, hi)], lim))
                 elif pages is not None:
                     chunks = pages(lo, hi, reverse, lim)
                 else:
@@ -865,7 +864,7 @@ class Scope(MutableMapping[Any, Any]):
                         if fast is None
                         else fast(lo, hi, reverse, lim)
                     )
-                    chunks = _growing_chunks(items)
+                    chunks = pages_of(items)
                 for chunk in chunks:
                     if convert is not None:
                         chunk = convert(chunk)
@@ -1337,15 +1336,6 @@ class Scope(MutableMapping[Any, Any]):
             value=vdec,
             start_revision=start_revision,
         )
-
-
-def _growing_chunks(items: Iterator[tuple[bytes, bytes]]) -> Iterator[list[tuple[bytes, bytes]]]:
-    """``items`` as lists of 16 items, then 64, 256, up to 1024."""
-    size = 16
-    while chunk := list(islice(items, size)):
-        yield chunk
-        if size < 1024:
-            size *= 4
 
 
 def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]], puts: bool = False) -> None:

@@ -65,11 +65,12 @@ from __future__ import annotations
 
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from itertools import islice
-from operator import itemgetter
+from functools import partial
+from itertools import islice, takewhile
+from operator import gt, itemgetter, le
 from typing import TypeVar
 
 from .._closing import Closing
@@ -83,6 +84,7 @@ from ..errors import (
     show_bytes,
 )
 from ._events import StoreWatch
+from ._take import take_until
 
 __all__ = [
     "BatchedWrites",
@@ -97,6 +99,7 @@ __all__ = [
     "as_ops",
     "checked_pages",
     "limited",
+    "pages_of",
     "settled",
     "tail_bounds",
 ]
@@ -546,30 +549,60 @@ def tail_bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes,
 
 
 PAGE_FIRST = 16
-"""Items in the first page of :func:`checked_pages` (then four times more each page)."""
+"""Items in the first page of :func:`pages_of` (then four times more each page)."""
 PAGE_MOST = 1024
-"""Most items in one page of :func:`checked_pages`."""
+"""Most items in one page of :func:`pages_of`."""
+
+
+def _take_chain(items: Iterator[_T], bound: bytes | None, size: int, descending: bool) -> list[_T]:
+    """:func:`~keyspace.stores._take.take_until` with ``itertools`` alone (its
+    route without the C module, and every page with no bound): ``(bound,) >
+    (k, v)`` is ``k < bound``, so with a bound the items are ``(key, value)``
+    pairs."""
+    if bound is not None:
+        items = takewhile(partial(le if descending else gt, (bound,)), items)
+    return list(islice(items, max(size, 0)))
+
+
+def pages_of(
+    items: Iterator[_T],
+    bound: bytes | None = None,
+    descending: bool = False,
+    limit: int | None = None,
+    check: Callable[[], object] | None = None,
+) -> Generator[list[_T], None, None]:
+    """At most ``limit`` of ``items`` (an engine's iterator) as non-empty lists of
+    :data:`PAGE_FIRST` items, then four times more each time up to
+    :data:`PAGE_MOST`, ending before the first item past ``bound`` (``None``: at
+    the end of ``items``; then they are ``(key, value)`` pairs, see
+    :func:`~keyspace.stores._take.take_until`: ascending, a key ``>= bound``,
+    ``descending``, a key ``< bound``), calling ``check()`` before each page is
+    read. Cost per item: the engine's step and, with a bound and the C module, one
+    ``memcmp``; per page, one call (and one of ``check``). It reads up to one page
+    ahead of its caller; ``chain.from_iterable`` of it gives the items again."""
+    take = _take_chain if bound is None or take_until is None else take_until
+    left = limit
+    size = PAGE_FIRST
+    while left is None or left > 0:
+        want = size if left is None else min(size, left)
+        if check is not None:
+            check()
+        page = take(items, bound, want, descending)
+        if page:
+            yield page
+        if len(page) < want:
+            return
+        if left is not None:
+            left -= want
+        size = min(size * 4, PAGE_MOST)
 
 
 def checked_pages(items: Iterator[_T], check: Callable[[], object]) -> Iterator[list[_T]]:
-    """The items of ``items`` as non-empty lists of :data:`PAGE_FIRST` items, then
-    four times more each time up to :data:`PAGE_MOST`, calling ``check()`` before
-    each list is read: how the views of a snapshot or transaction whose engine
-    iterates item by item (LevelDB; the pending writes of an overlay transaction)
-    make their scans end with the block (``check`` raises
+    """The items of ``items`` as the pages of :func:`pages_of`, calling ``check()``
+    before each page is read: how the views of a snapshot or transaction whose
+    engine iterates item by item (LevelDB; the pending writes of an overlay
+    transaction) make their scans end with the block (``check`` raises
     :class:`~keyspace.errors.StoreClosed` once it has ended), so nothing is read
-    after the end and a page already read may still be handed out.
-    ``chain.from_iterable`` of it gives the items one by one again. Cost: one call
-    of ``check`` and one list per page, no Python code per item; it reads up to one
-    page ahead of its caller."""
-    size = PAGE_FIRST
-    while True:
-        check()
-        page = list(islice(items, size))
-        if not page:
-            return
-        yield page
-        if len(page) < size:
-            return
-        if size < PAGE_MOST:
-            size *= 4
+    after the end and a page already read may still be handed out. Cost: one call
+    of ``check`` and one list per page, no Python code per item."""
+    return pages_of(items, check=check)

@@ -19,8 +19,8 @@ from itertools import chain, islice, takewhile
 from operator import gt, le
 from typing import Any
 
-from ._base import limited
-from ._take import LAST_PAGE, pages_of, take_until
+from ._base import PAGE_MOST, limited, pages_of
+from ._take import take_until
 
 __all__ = [
     "SHORT_SCAN",
@@ -45,10 +45,10 @@ def cursor_scan(
     transaction's): an ``itertools`` chain over ``iternext``/``iterprev``, so no
     Python code runs per item (a short forward scan: one list, see
     :data:`SHORT_SCAN`). The cursor keeps ``txn`` alive as long as the chain
-    lives. A scan limited to ``LAST_PAGE`` (1024) items or fewer, with the C module:
+    lives. A scan limited to ``PAGE_MOST`` (1024) items or fewer, with the C module:
     one :func:`cursor_page`, read at once."""
     cursor = txn.cursor(db)
-    if limit is not None and take_until is not None and limit <= LAST_PAGE:  # no frame more: short scans
+    if limit is not None and take_until is not None and limit <= PAGE_MOST:  # no frame more: short scans
         if not reverse:
             return iter(take_until(cursor.iternext(), stop, limit, False) if cursor.set_range(start) else ())
         items, bound = _positioned(cursor, True, (start, stop), True)
@@ -96,7 +96,7 @@ def cursor_pages(
     txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
 ) -> Iterator[list[tuple[bytes, bytes]]]:
     """The items of :func:`cursor_scan` as the non-empty lists of one cursor that
-    :func:`~keyspace.stores._take.pages_of` reads (the views' ``fast_pages``):
+    :func:`~keyspace.stores._base.pages_of` reads (the views' ``fast_pages``):
     with the C module, no Python code per item and no item read past the range."""
     items, bound = _positioned(txn.cursor(db), reverse, (start, stop), True)
     return iter(()) if items is None else pages_of(items, bound, reverse, limit)

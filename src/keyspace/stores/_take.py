@@ -1,8 +1,7 @@
 """A page of an engine iterator cut at a bound, :func:`take_until`: one C loop
 (``_pairs_accel``) that compares each key with the bound by ``memcmp``, where the
 optional module is built, else ``None``; :func:`take_until_py` is its reference.
-:func:`pages_of` reads a scan's items as pages of growing size with it (an
-``itertools`` chain without the C module), for the views' ``fast_pages``.
+:func:`~keyspace.stores._base.pages_of` reads a scan's items as pages with it.
 
 An ``itertools.takewhile`` over a ``partial(operator.gt, (bound,))`` costs about
 20 ns an item in a Python-level call and a tuple comparison; the C loop, one
@@ -11,17 +10,10 @@ An ``itertools.takewhile`` over a ``partial(operator.gt, (bound,))`` costs about
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from functools import partial
-from itertools import islice, takewhile
-from operator import gt, le
+from itertools import islice
 from typing import Any, TypeVar
 
-__all__ = ["FIRST_PAGE", "LAST_PAGE", "pages_of", "take_until", "take_until_py"]
-
-FIRST_PAGE, LAST_PAGE = 16, 1024
-"""The sizes of the first page :func:`pages_of` reads and of the largest: each
-page is four times the one before, so a short scan reads little past what its
-caller takes, and a long one's pages stay in the CPU cache."""
+__all__ = ["take_until", "take_until_py"]
 
 _T = TypeVar("_T")
 
@@ -55,34 +47,3 @@ try:
     from ._pairs_accel import take_until
 except ImportError:  # pragma: no cover - the optional C module is not built
     take_until = None
-
-
-def _take_chain(items: Iterator[Any], bound: bytes | None, size: int, descending: bool) -> list[Any]:
-    """:func:`take_until` of ``(key, value)`` pairs with ``itertools`` alone (the
-    route without the C module): ``(bound,) > (k, v)`` is ``k < bound``."""
-    if bound is not None:
-        items = takewhile(partial(le if descending else gt, (bound,)), items)
-    return list(islice(items, max(size, 0)))
-
-
-def pages_of(
-    items: Iterator[tuple[bytes, bytes]], bound: bytes | None, descending: bool, limit: int | None
-) -> Iterator[list[tuple[bytes, bytes]]]:
-    """At most ``limit`` of the ``(key, value)`` pairs of ``items`` (an engine's
-    iterator, read on past the range) as non-empty lists of :data:`FIRST_PAGE`
-    items, then four times more up to :data:`LAST_PAGE`, ending before the first
-    pair past ``bound`` (see :func:`take_until`). Cost per item: the engine's step
-    and, with the C module, one ``memcmp``; per page, one call."""
-    take = _take_chain if take_until is None else take_until
-    left = limit
-    size = FIRST_PAGE
-    while left is None or left > 0:
-        want = size if left is None else min(size, left)
-        page = take(items, bound, want, descending)
-        if page:
-            yield page
-        if len(page) < want:
-            return
-        if left is not None:
-            left -= want
-        size = min(size * 4, LAST_PAGE)

@@ -40,10 +40,9 @@ from rocksdict import (
 )
 
 from ..errors import KeyspaceError, StoreClosed, StoreError, show_bytes
-from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store, limited
+from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store, limited, pages_of
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory, engine_words
-from ._take import pages_of
 
 __all__ = ["RocksDBStore"]
 
@@ -301,18 +300,12 @@ class RocksDBStore(BatchedWrites, Store):
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[list[tuple[bytes, bytes]]]:
         """The store's ``fast_pages``: the items of :meth:`scan` as the pages of one
-        rocksdict iterator that :func:`~keyspace.stores._take.pages_of` reads (no
+        rocksdict iterator that :func:`~keyspace.stores._base.pages_of` reads (no
         Python code per item), errors raw; tracked as a scan is, so ``close()``
         drops its iterator and its next page raises
         :class:`~keyspace.errors.StoreClosed`."""
-        self._live()
-        return self._track(self._paged(start, stop, reverse, limit))
-
-    def _paged(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Generator[list[tuple[bytes, bytes]], None, None]:
         items, bound = self._walk(start, stop, reverse, False)
-        yield from pages_of(items, bound, reverse, limit)
+        return self._track(pages_of(items, bound, reverse, limit))
 
     # -- the Store contract --------------------------------------------------
 
