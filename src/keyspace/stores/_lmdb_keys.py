@@ -1,6 +1,6 @@
 """Reads of the views that read one LMDB transaction (snapshots, write and joined
 transactions): their ``scan``, and the keys-only reads ``scan_keys``, ``count``
-and ``seeker``, with the paged keys-only helpers the store itself uses.
+and ``seeker``, with :func:`count_keys`, which the store's own count uses too.
 
 Keys come from ``cursor.iternext(values=False)``, so no value is copied; a count
 reads keys in growing chunks and cuts the last one at ``stop`` with one bisection
@@ -37,11 +37,13 @@ def _same(key: bytes) -> bytes:
     return key
 
 
-def count_keys(keys: Iterator[bytes], stop: bytes | None) -> int:
-    """How many of ``keys`` (ascending, not bounded by ``stop``) lie below
-    ``stop``. Reads chunks of 64 keys, four times larger each time up to 4096, and
-    bisects the chunk that crosses ``stop``: it reads at most one chunk past
-    ``stop`` and runs no Python code per key."""
+def count_keys(txn: Any, start: bytes, stop: bytes | None, db: Any = None) -> int:
+    """How many keys of ``[start, stop)`` ``txn`` holds (in database ``db``,
+    default: the transaction's), read without values by one cursor. Reads chunks
+    of 64 keys, four times larger each time up to 4096, and bisects the chunk that
+    crosses ``stop``: it reads at most one chunk past ``stop`` and runs no Python
+    code per key."""
+    keys = cursor_keys(txn, start, None, False, None, db)
     total = 0
     size = _FIRST_CHUNK
     while chunk := list(islice(keys, size)):
@@ -198,7 +200,7 @@ class TxnReads:
             return 0
         txn, db = self._keys_txn()
         try:
-            return count_keys(cursor_keys(txn, start, None, False, None, db), stop)
+            return count_keys(txn, start, stop, db)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
 

@@ -62,7 +62,7 @@ from . import _lmdb_env
 from ._base import Capabilities, Op, ReadView, Seeker, Store
 from ._key_sizes import bad_key
 from ._lmdb_checked import LMDBCheckedReads
-from ._lmdb_cursor import cursor_delete_range, cursor_keys, cursor_page
+from ._lmdb_cursor import cursor_delete_range, cursor_page
 from ._lmdb_files import check_environment, check_map_size, nearly_full, os_cause
 from ._lmdb_growth import FAST_HEADROOM as FAST_HEADROOM
 from ._lmdb_growth import GROWTH_WAIT as GROWTH_WAIT
@@ -533,7 +533,7 @@ class LMDBStore(MapGrowth, Store):
 def _count_keys(txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> list[int]:
     """``[n]``, the number of keys of ``[start, stop)`` in ``txn`` (for
     :meth:`LMDBStore._page`): see :func:`~keyspace.stores._lmdb_keys.count_keys`."""
-    return [count_keys(cursor_keys(txn, start, None, False, None), stop)]
+    return [count_keys(txn, start, stop)]
 
 
 def _key_page(txn: Any, start: bytes, stop: bytes | None, reverse: bool, size: int) -> list[bytes]:
