@@ -10,6 +10,8 @@ Two Hypothesis profiles, chosen with ``KEYSPACE_HYPOTHESIS``:
 """
 
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
@@ -19,3 +21,9 @@ _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, Hea
 settings.register_profile("keyspace", derandomize=True, **_COMMON)
 settings.register_profile("explore", derandomize=False, max_examples=500, **_COMMON)
 settings.load_profile(os.environ.get("KEYSPACE_HYPOTHESIS", "keyspace"))
+
+# Tests sit in folders by subject; the shared helper modules (_cli, _etcd, ...) sit
+# here, beside this file, and are imported by name from every folder.
+_HERE = str(Path(__file__).parent)
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
