@@ -5,6 +5,8 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     KeyspaceError
     ├── InvalidName          a scope name or key the scheme cannot represent
     │   ├── InvalidKey       a key of the wrong type for the scope's key codec
+    │   │   └── IncompleteVersionstamp  a versionstamp without its transaction
+    │   │                    version, in a tuple that must be complete to pack
     │   └── ReservedKey      a key whose stored key would lie where the keyspace
     │                        keeps its records (scheme record, layout, registries)
     ├── KeyTooLarge          a stored key over the engine's or the format's limit
@@ -27,7 +29,8 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     │   │                    not permit (etcd roles); nothing was changed
     │   ├── AuthenticationFailed  wrong user, password or certificate at open
     │   └── WatchCompacted   a watch asked to start at a revision compacted away
-    └── WatchUnsupported     ``watch`` on an engine that cannot see changes
+    ├── WatchUnsupported     ``watch`` on an engine that cannot see changes
+    └── NotEntered           a transaction or snapshot used without ``with``
 
 Each message says what was wrong, the offending value and the limit. Bad input is
 checked before anything is written, so an error never leaves a store half-changed.
@@ -47,12 +50,14 @@ __all__ = [
     "DecodeError",
     "EtcdUnavailable",
     "HashCollision",
+    "IncompleteVersionstamp",
     "InvalidArgument",
     "InvalidKey",
     "InvalidName",
     "KeyTooLarge",
     "KeyspaceError",
     "LayoutError",
+    "NotEntered",
     "ReservedKey",
     "SchemeMismatch",
     "StoreClosed",
@@ -222,6 +227,13 @@ class InvalidKey(InvalidName, TypeError):
     nested deeper than :data:`keyspace.tuples.MAX_NESTING`)."""
 
 
+class IncompleteVersionstamp(InvalidKey):
+    """A tuple holding an incomplete :class:`keyspace.tuples.Versionstamp` (one
+    whose transaction version is not known yet) given where the packed bytes must
+    be final, e.g. to :func:`keyspace.tuples.pack` or as a key: only a commit can
+    fill in those 10 bytes. The message names the versionstamp."""
+
+
 class ReservedKey(InvalidName):
     """A key whose stored key would lie in a range the keyspace reserves for its
     records (the scheme record and footprint registry under ``ff "keyspace"``, the
@@ -280,6 +292,14 @@ class LayoutError(KeyspaceError):
 class TransactionTooLarge(KeyspaceError):
     """An atomic batch with more operations (or bytes) than the engine accepts in one
     transaction. keyspace never splits an atomic batch silently."""
+
+
+class NotEntered(KeyspaceError, AttributeError):
+    """A transaction or snapshot handle used without entering it: ``ks.transaction()``
+    and ``ks.snapshot()`` (and their ``keyspace.aio`` forms) give context managers,
+    whose scopes exist only inside ``with`` (``async with``). The message names
+    the attribute asked for and says to use ``with``. An ``AttributeError``, so
+    ``hasattr`` stays false as before."""
 
 
 class UniqueViolation(KeyspaceError):
