@@ -30,6 +30,14 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     │   ├── AuthenticationFailed  wrong user, password or certificate at open
     │   └── WatchCompacted   a watch asked to start at a revision compacted away
     ├── WatchUnsupported     ``watch`` on an engine that cannot see changes
+    ├── DirectoryError       a directory operation the directory tree refuses
+    │   ├── DirectoryNotFound    no directory at the path (or its parent)
+    │   ├── DirectoryExists      a directory at the path already (create, move)
+    │   ├── LayerMismatch        a directory opened with another layer than its own
+    │   ├── StaleDirectory       a handle of a directory removed since it was opened
+    │   ├── PrefixInUse          a prefix that meets another directory's or the
+    │   │                        keyspace's keys (create with a manual prefix)
+    │   └── DirectoryVersion     a tree written by a newer directory layer
     └── NotEntered           a transaction or snapshot used without ``with``
 
 Each message says what was wrong, the offending value and the limit. Bad input is
@@ -48,6 +56,10 @@ __all__ = [
     "CollectionFull",
     "CommitOutcomeUnknown",
     "DecodeError",
+    "DirectoryError",
+    "DirectoryExists",
+    "DirectoryNotFound",
+    "DirectoryVersion",
     "EtcdUnavailable",
     "HashCollision",
     "IncompleteVersionstamp",
@@ -56,10 +68,13 @@ __all__ = [
     "InvalidName",
     "KeyTooLarge",
     "KeyspaceError",
+    "LayerMismatch",
     "LayoutError",
     "NotEntered",
+    "PrefixInUse",
     "ReservedKey",
     "SchemeMismatch",
+    "StaleDirectory",
     "StoreClosed",
     "StoreError",
     "TransactionConflict",
@@ -365,3 +380,45 @@ class CommitOutcomeUnknown(EtcdUnavailable):
     """A transaction commit that met an unavailable cluster, and re-reading the
     written keys within the retry budget could not establish whether it was
     applied. Read the keys again once the cluster is back before retrying."""
+
+
+class DirectoryError(KeyspaceError):
+    """A directory operation the directory tree refuses (see
+    :mod:`keyspace.directory`); nothing is changed. Also the error of a path that
+    is no tuple of str names, of a move into the directory's own subtree, of a
+    manual prefix where the keyspace allows none, and of keys used at the root of
+    a partition."""
+
+
+class DirectoryNotFound(DirectoryError, KeyError):
+    """No directory at the path named (``open``, ``move``, ``remove``, ``list``),
+    or no parent for the destination of a ``move``."""
+
+    def __str__(self) -> str:  # KeyError quotes its argument; the message is a sentence
+        return str(self.args[0]) if self.args else ""
+
+
+class DirectoryExists(DirectoryError):
+    """A directory at the path already: ``create`` of an existing path, ``move``
+    onto an existing destination."""
+
+
+class LayerMismatch(DirectoryError):
+    """A directory opened with a ``layer`` other than the one it was created with."""
+
+
+class StaleDirectory(DirectoryError):
+    """An operation through a directory handle whose directory was removed since
+    the handle was made: its prefix no longer belongs to any directory, so
+    nothing is read from or written to it."""
+
+
+class PrefixInUse(DirectoryError):
+    """A prefix (given to ``create``, or drawn by the allocator) that meets another
+    directory's prefix, the directory nodes, keys already stored, or the keys of
+    the keyspace's own scopes and records."""
+
+
+class DirectoryVersion(DirectoryError):
+    """A directory tree whose recorded version is newer than this directory layer
+    reads (a major version above 1), or writes (a minor version above 0)."""
