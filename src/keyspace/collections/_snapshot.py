@@ -83,20 +83,26 @@ class _History:
         log = self.changelog
         it = log._ns.scan(log._scope(), elements, (height,), None, True, False, False, 1)
         for _, raw in it:
-            entry = log.codec.decode(raw)
-            if type(entry) is dict and "old_bytes" in entry:
-                return True, self.codec.decode(_stored_bytes(entry["old_bytes"], raw))
-            return True, entry.get("old")
+            return True, self.old_value(log.codec.decode(raw))
         return False, None
 
+    def old_value(self, entry: Any) -> Any:
+        """The old value a decoded change set holds: ``entry["old"]``, or the
+        value whose stored bytes ``entry["old_bytes"]`` keeps (a value without a
+        JSON form), decoded by the collection's codec. Every reader of the
+        changelog goes through here."""
+        if type(entry) is dict and "old_bytes" in entry:
+            return self.codec.decode(_stored_bytes(entry["old_bytes"], entry))
+        return entry.get("old")
 
-def _stored_bytes(text: Any, raw: bytes) -> bytes:
-    """The stored bytes a changelog entry ``raw`` keeps as base64 ``text``;
+
+def _stored_bytes(text: Any, entry: Any) -> bytes:
+    """The stored bytes a changelog entry ``entry`` keeps as base64 ``text``;
     :class:`DecodeError` for anything else."""
     try:
         return base64.b64decode(text, validate=True)
     except (binascii.Error, TypeError, ValueError):
-        raise DecodeError(f"changelog entry {show_bytes(raw)} has no base64 'old_bytes'") from None
+        raise DecodeError(f"changelog entry {show_bytes(entry)} has no base64 'old_bytes'") from None
 
 
 class _Snapshotted(Collection):
@@ -227,9 +233,12 @@ class SnapshotMap(_Snapshotted, Map):
         return self.may_load(key, default)
 
     def changes(self, key: Any) -> Iterator[tuple[int, Any]]:
-        """``(height, old value)`` of every change set recorded for ``key``."""
+        """``(height, old value)`` of every change set recorded for ``key``, in
+        height order; an old value is what :meth:`may_load_at_height` reads for
+        that height (``None`` where there was none), whatever the value codec."""
+        old_value = self.history.old_value
         for height, change in self.changelog.prefix(self.spec.elements(key)).items():
-            yield height, change.get("old")
+            yield height, old_value(change)
 
 
 class SnapshotItem(_Snapshotted, Item):
