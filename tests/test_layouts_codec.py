@@ -31,7 +31,7 @@ _KEYS = st.one_of(
 )
 
 
-@pytest.mark.parametrize("codec", CODECS, ids=repr)
+@pytest.mark.parametrize("codec", CODECS, ids=["u8", "u64", "i16", "i64", "string", "int", "json"])
 @pytest.mark.parametrize("spec", [pytest.param(spec, id=spec.id) for spec in SPECS])
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
