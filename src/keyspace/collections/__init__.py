@@ -39,11 +39,13 @@ all in memory.
 from __future__ import annotations
 
 from ._base import Collection
+from ._bounds import PrefixBound
 from ._deque import Deque
 from ._indexed import Index, IndexedMap, IndexView, MultiIndex, UniqueIndex
 from ._keys import KEY_TYPES, KeySpec, KeyType, key_type
 from ._layouts import COSMWASM, TUPLE, CosmWasmLayout, Layout, Namespace, TupleLayout, joined_key
 from ._map import Item, Map, Prefix
+from ._path import Path
 from ._snapshot import SnapshotItem, SnapshotMap
 
 __all__ = [
@@ -63,7 +65,9 @@ __all__ = [
     "Map",
     "MultiIndex",
     "Namespace",
+    "Path",
     "Prefix",
+    "PrefixBound",
     "SnapshotItem",
     "SnapshotMap",
     "TupleLayout",

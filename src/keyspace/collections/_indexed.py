@@ -10,6 +10,7 @@ from typing import Any
 from ..codecs import Codec, writes_json
 from ..errors import InvalidArgument, UniqueViolation, show_bytes
 from ..scope import Scope
+from ._bounds import prefix_scan
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout, Namespace
 from ._map import Map, _Ranged
@@ -222,13 +223,32 @@ class IndexedMap(Map):
             return raw or b""
         return b'"' + base64.b64encode(raw) + b'"'
 
-    def clear(self) -> None:
+    def clear(self, limit: int | None = None) -> None:
         """Remove every record and every index entry, atomically. Cost: one range
-        delete per namespace."""
+        delete per namespace. With ``limit``: the first ``limit`` records in key
+        order and their index entries, atomically (cost: a scan of them, then
+        what :meth:`remove` costs for each)."""
+        if limit is not None:
+            self._clear_first(limit)
+            return
         with self._atomic() as base:
             self._ns.clear(base)
             for ns in self._idx_ns.values():
                 ns.clear(base)
+
+    def _clear_first(self, limit: Any) -> None:
+        if type(limit) is not int or limit < 0:
+            raise InvalidArgument(
+                f"clear(limit=) takes an int of at least 0 or None, not {show_bytes(limit)}"
+            )
+        with self._atomic() as base:
+            scope = self._ns.scope(base)
+            doomed = [
+                self._ns.elements(k)
+                for k, _ in self._ns.scan(scope, (), None, None, True, False, False, limit)
+            ]
+            for elements in doomed:
+                self._write(base, self.spec.key_of(elements), elements, None, {})
 
 
 class IndexView(_Ranged):
@@ -279,6 +299,58 @@ class IndexView(_Ranged):
         it, _ = self._raw(start, stop, include_start, include_stop, reverse, limit)
         for k, v in it:
             yield self._record(k, v)
+
+    def _record_raw(self, entry_key: Any, entry: bytes) -> tuple[bytes, bytes]:
+        """``(record key as its relative bytes, record's stored bytes)`` of one
+        index entry; :class:`KeyError` when the record is gone."""
+        owner = self._owner
+        if self.index.unique:
+            pk = owner._ns.from_relative(owner.layout.unique_pk(entry))
+        else:
+            pk = self._ns.elements(entry_key)[len(self.index.spec) :]
+        raw = owner._scope().get(owner._ns.key(pk))
+        if raw is None:
+            raise KeyError(owner.spec.key_of(pk))
+        return owner._ns.relative(pk), raw
+
+    def range_raw(
+        self,
+        start: Any = None,
+        stop: Any = None,
+        *,
+        include_start: bool = True,
+        include_stop: bool = False,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Like :meth:`items`, undecoded: ``(record key as the bytes an index
+        refers to it by, record's stored bytes)`` (cw-storage-plus's index
+        ``range_raw``: the record's value, never the index entry's own bytes,
+        which for a multi index are the length of the record key). Cost: one
+        range scan of the index plus one point read per record."""
+        it, _ = self._raw(start, stop, include_start, include_stop, reverse, limit)
+        for k, v in it:
+            yield self._record_raw(k, v)
+
+    def prefix_range(
+        self, min: Any = None, max: Any = None, *, reverse: bool = False, limit: int | None = None
+    ) -> Iterator[tuple[Any, Any]]:
+        """Yield ``(record key, record value)`` of the index entries whose leading
+        index elements lie between the prefix bounds ``min`` and ``max``
+        (:class:`~keyspace.collections.PrefixBound`), in index order (descending
+        when ``reverse``), at most ``limit``: the records, as :meth:`items` gives
+        them (cw-storage-plus's ``prefix_range``, without its decoding of the
+        index entry as the record, PR #125). Cost: one range scan of the index
+        plus one point read per record."""
+        for k, v in prefix_scan(self._ns, self._scope(), min, max, reverse, limit):
+            yield self._record(k, v)
+
+    def prefix_range_raw(
+        self, min: Any = None, max: Any = None, *, reverse: bool = False, limit: int | None = None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Like :meth:`prefix_range`, undecoded as :meth:`range_raw` is."""
+        for k, v in prefix_scan(self._ns, self._scope(), min, max, reverse, limit):
+            yield self._record_raw(k, v)
 
     def load(self, index_key: Any) -> tuple[Any, Any]:
         """``(record key, record value)`` of the record with this unique index key;

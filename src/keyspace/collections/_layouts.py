@@ -30,7 +30,7 @@ from __future__ import annotations
 import base64
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
-from itertools import takewhile
+from itertools import chain, takewhile
 from operator import itemgetter
 from typing import Any
 
@@ -156,6 +156,12 @@ class Namespace(ABC):
         """Remove every key of the namespace from ``scope(base)``: one range delete."""
 
     @abstractmethod
+    def clear_prefix(self, base: Scope, prefix: Elements) -> None:
+        """Remove every key of the namespace whose leading elements are ``prefix``
+        from ``scope(base)``: one range delete (a scan on a scheme whose stored
+        order is not key order)."""
+
+    @abstractmethod
     def scan(
         self,
         scope: Scope,
@@ -171,6 +177,25 @@ class Namespace(ABC):
         ``prefix``, bounded by ``start``/``stop`` (the remaining elements, whole),
         in key order (descending when ``reverse``), at most ``limit``.
         Cost: one range scan of the keys yielded, plus at most one more."""
+
+    @abstractmethod
+    def prefix_scan(
+        self,
+        scope: Scope,
+        lo: Bound,
+        lo_incl: bool,
+        hi: Bound,
+        hi_incl: bool,
+        reverse: bool,
+        limit: int | None,
+    ) -> Iterator[tuple[Any, Any]]:
+        """Yield ``(scope key, raw value)`` of the keys whose leading elements lie
+        between the prefixes ``lo`` and ``hi`` (cw-storage-plus's
+        ``prefix_range``): an inclusive ``lo`` takes the keys that start with it,
+        an exclusive one starts after them; an inclusive ``hi`` takes the keys
+        that start with it, an exclusive one stops before them. ``None`` leaves
+        that side open. In key order (descending when ``reverse``), at most
+        ``limit``."""
 
 
 class Layout(ABC):
@@ -268,6 +293,12 @@ class _TupleNamespace(Namespace):
     def clear(self, base: Scope) -> None:
         self.scope(base).clear()
 
+    def clear_prefix(self, base: Scope, prefix: Elements) -> None:
+        if prefix:
+            self.scope(base).clear_range(prefix=prefix)
+        else:
+            self.scope(base).clear()
+
     def scan(
         self,
         scope: Scope,
@@ -310,6 +341,44 @@ class _TupleNamespace(Namespace):
 
             items = takewhile(above, items)
         return limited(items, limit)
+
+    def prefix_scan(
+        self,
+        scope: Scope,
+        lo: Bound,
+        lo_incl: bool,
+        hi: Bound,
+        hi_incl: bool,
+        reverse: bool,
+        limit: int | None,
+    ) -> Iterator[tuple[Any, Any]]:
+        # A prefix as a key sorts before every key that starts with it, so an
+        # inclusive low end and an exclusive high end are the prefixes themselves;
+        # an exclusive low end starts after the last key under it (one seek), and
+        # the keys under an inclusive high end are one more prefix= range.
+        if lo is not None and hi is not None and pack(lo) > pack(hi):
+            return iter(scope.items(limit=0))
+        start: Any = lo
+        start_incl = True
+        if lo is not None and not lo_incl:
+            last = next(iter(scope.keys(prefix=lo, reverse=True, limit=1)), None)
+            if last is not None:
+                start, start_incl = last, False
+        main: Iterator[tuple[Any, Any]] = iter(
+            scope.items(start=start, stop=hi, include_start=start_incl, reverse=reverse)
+        )
+        if hi is None or not hi_incl:
+            return limited(main, limit)
+        low = None if start is None else pack(start if type(start) is tuple else (start,))
+
+        def after_start(kv: tuple[Any, Any]) -> bool:
+            if low is None:
+                return True
+            packed = pack(self.elements(kv[0]))
+            return packed >= low if start_incl else packed > low
+
+        tail = filter(after_start, scope.items(prefix=hi, reverse=reverse))
+        return limited(chain(tail, main) if reverse else chain(main, tail), limit)
 
 
 class TupleLayout(Layout):
@@ -398,6 +467,13 @@ class _CwNamespace(Namespace):
         else:  # stored order is not key order: the keys starting with head, exactly
             base.clear_range(prefix=self.head)
 
+    def clear_prefix(self, base: Scope, prefix: Elements) -> None:
+        start = self.prefix_bytes(prefix)
+        if Property.ORDER_WITHIN in base.scheme.properties:
+            base.clear_range(start=start, stop=prefix_end(start))
+        else:
+            base.clear_range(prefix=start)
+
     def scan(
         self,
         scope: Scope,
@@ -426,6 +502,31 @@ class _CwNamespace(Namespace):
                 start=lo, stop=hi, include_start=lo_incl, include_stop=hi_incl, reverse=reverse, limit=limit
             )
         )
+
+    def prefix_scan(
+        self,
+        scope: Scope,
+        lo: Bound,
+        lo_incl: bool,
+        hi: Bound,
+        hi_incl: bool,
+        reverse: bool,
+        limit: int | None,
+    ) -> Iterator[tuple[Any, Any]]:
+        # cw-storage-plus's bounds: the namespace, then the bound's joined_prefix
+        # (every element length-prefixed); past a prefix is its exclusive end.
+        head = self.head
+        start = head if lo is None else self.prefix_bytes(lo)
+        if lo is not None and not lo_incl:
+            start = prefix_end(start) or prefix_end(head) or start
+        stop: bytes | None = prefix_end(head)
+        if hi is not None:
+            stop = self.prefix_bytes(hi)
+            if hi_incl:
+                stop = prefix_end(stop) or prefix_end(head)
+        if Property.ORDER_WITHIN not in scope.scheme.properties:
+            return _in_key_order(scope, head, start, True, stop, False, reverse, limit)
+        return iter(scope.items(start=start, stop=stop, reverse=reverse, limit=limit))
 
 
 class CosmWasmLayout(Layout):

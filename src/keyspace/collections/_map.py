@@ -6,11 +6,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..codecs import Codec
-from ..errors import InvalidKey, KeyTooLarge
+from ..errors import InvalidArgument, InvalidKey, KeyTooLarge, show_bytes
 from ..scope import Scope, check_range_arguments
 from ._base import Collection
+from ._bounds import prefix_scan
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout, Namespace
+from ._path import Path
 
 __all__ = ["Item", "Map", "Prefix"]
 
@@ -305,9 +307,57 @@ class Map(Collection, _Ranged):
         """cw-storage-plus's name for a prefix two elements short of the key."""
         return self.prefix(prefix)
 
-    def clear(self) -> None:
-        """Remove every key of the map. Cost: one range delete."""
-        self._ns.clear(self._base)
+    def clear(self, limit: int | None = None) -> None:
+        """Remove every key of the map (cost: one range delete), or with
+        ``limit`` the first ``limit`` keys in key order, atomically (cost: a scan
+        of them and one batch; cw-storage-plus#46). :class:`InvalidArgument` for
+        a ``limit`` that is not an int of at least 0."""
+        if limit is None:
+            self._ns.clear(self._base)
+            return
+        _clear_first(self, (), limit)
+
+    # -- cw-storage-plus's other reads ----------------------------------------------
+
+    def first(self) -> tuple[Any, Any] | None:
+        """``(key, value)`` of the smallest key, or ``None`` when the map is empty
+        (``Map::first``). Cost: a scan of one key."""
+        return next(self.items(limit=1), None)
+
+    def last(self) -> tuple[Any, Any] | None:
+        """``(key, value)`` of the largest key, or ``None`` when the map is empty
+        (``Map::last``). Cost: a scan of one key."""
+        return next(self.items(reverse=True, limit=1), None)
+
+    def prefix_range(
+        self, min: Any = None, max: Any = None, *, reverse: bool = False, limit: int | None = None
+    ) -> Iterator[tuple[Any, Any]]:
+        """Yield ``(key, value)`` of the whole keys whose leading elements lie
+        between the prefix bounds ``min`` and ``max``
+        (:class:`~keyspace.collections.PrefixBound`; ``None`` leaves a side
+        open), in key order (descending when ``reverse``), at most ``limit``.
+        Cost: one range scan of the keys yielded (plus two seeks at most)."""
+        read, decode = self._ns.key_reader((), self.spec), self.codec.decode
+        for k, v in prefix_scan(self._ns, self._scope(), min, max, reverse, limit):
+            yield read(k), decode(v)
+
+    def prefix_range_raw(
+        self, min: Any = None, max: Any = None, *, reverse: bool = False, limit: int | None = None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """Like :meth:`prefix_range`, neither keys nor values decoded: each key is
+        the bytes after the namespace (cw-storage-plus's ``prefix_range_raw``;
+        a packed tuple under the tuple layout)."""
+        raw_remainder = self._ns.raw_remainder
+        for k, v in prefix_scan(self._ns, self._scope(), min, max, reverse, limit):
+            yield raw_remainder(k, 0), v
+
+    def path(self, key: Any) -> Path:
+        """The handle of one key (cw-storage-plus's ``Path``, which its
+        ``Map::key`` returns): ``load``/``may_load``/``save``/``update``/
+        ``remove``/``has`` without naming the key again; writes go through this
+        collection, so an indexed or snapshot map keeps its indexes and history.
+        The key is checked now (:class:`InvalidKey`)."""
+        return Path(self, key)
 
 
 class Prefix(_Ranged):
@@ -325,3 +375,24 @@ class Prefix(_Ranged):
 
     def __repr__(self) -> str:
         return f"<Prefix {self._prefix!r} of {self._owner!r}>"
+
+    def clear(self, limit: int | None = None) -> None:
+        """Remove the keys under the prefix (cost: one range delete), or with
+        ``limit`` the first ``limit`` of them in key order, atomically
+        (``Prefix::clear``; cost: a scan of them and one batch)."""
+        if limit is None:
+            self._ns.clear_prefix(self._owner._base, self._prefix)
+            return
+        _clear_first(self._owner, self._prefix, limit)
+
+
+def _clear_first(owner: Map, prefix: tuple[Any, ...], limit: Any) -> None:
+    """Remove the first ``limit`` keys of ``owner`` under ``prefix``, in one
+    atomic batch (the caller's transaction under ``using``)."""
+    if type(limit) is not int or limit < 0:
+        raise InvalidArgument(f"clear(limit=) takes an int of at least 0 or None, not {show_bytes(limit)}")
+    with owner._atomic() as base:
+        scope = owner._ns.scope(base)
+        doomed = [k for k, _ in owner._ns.scan(scope, prefix, None, None, True, False, False, limit)]
+        for k in doomed:
+            scope.discard(k)

@@ -17,7 +17,9 @@ from ._map import Item, Map
 
 __all__ = ["SnapshotItem", "SnapshotMap"]
 
-_STRATEGIES = ("every_block", "never")
+_STRATEGIES = ("every_block", "never", "selected")
+_STRATEGY_NAMES = {"EveryBlock": "every_block", "Never": "never", "Selected": "selected"}
+"""cw-storage-plus's ``Strategy`` variant names, taken as the strategies they name."""
 _U64 = KeySpec(("u64",))
 
 
@@ -32,16 +34,22 @@ def _check_height(height: Any, what: str, kind: str = "map") -> None:
 
 
 def _strategy(strategy: str) -> str:
-    if strategy not in _STRATEGIES:
-        raise InvalidName(f"unknown snapshot strategy {strategy!r}; supported: {', '.join(_STRATEGIES)}")
-    return strategy
+    name = _STRATEGY_NAMES.get(strategy, strategy) if type(strategy) is str else strategy
+    if name not in _STRATEGIES:
+        raise InvalidName(
+            f"unknown snapshot strategy {strategy!r}; supported: {', '.join(_STRATEGIES)} "
+            f"(or cw-storage-plus's {', '.join(_STRATEGY_NAMES)})"
+        )
+    return str(name)
 
 
 class _History:
     """The changelog (``key elements…, height`` -> ``{"old": value or null}``, as
     cw-storage-plus writes it; a value that has no JSON form, such as the bytes
-    of a ``value="bytes"`` collection, as ``{"old_bytes": its stored bytes in
-    base64}``) and the checkpoints (``height`` -> count) of a snapshot
+    of a ``value="bytes"`` collection, or whose JSON form reads back as another
+    value (a custom codec's tuple, dict with int keys, int or str subclass), as
+    ``{"old_bytes": its stored bytes in base64}``, which the value codec
+    decodes) and the checkpoints (``height`` -> count) of a snapshot
     collection."""
 
     def __init__(
@@ -64,22 +72,66 @@ class _History:
         old = None if old_raw is None else self.codec.decode(old_raw)
         try:
             entry = log.codec.encode({"old": old})
-        except InvalidKey:  # no JSON form: the stored bytes themselves, as a JSON string
+            if type(old) not in _JSON_EXACT and not _same(log.codec.decode(entry)["old"], old):
+                raise InvalidKey("its JSON form reads back as another value")
+        except InvalidKey:  # no exact JSON form: the stored bytes themselves, as a JSON string
             assert old_raw is not None  # None has one
             entry = log.codec.encode({"old_bytes": base64.b64encode(old_raw).decode()})
         scope[key] = entry
+
+    def should_record(self, base: Scope, elements: tuple[Any, ...]) -> bool:
+        """Whether a change of ``elements`` now writes a change set
+        (cw-storage-plus's ``should_checkpoint``): always under
+        ``"every_block"``, never under ``"never"``; under ``"selected"`` when a
+        checkpoint exists and ``elements`` has no change set at or after the
+        latest one (two short scans in ``base``'s view)."""
+        if self.strategy != "selected":
+            return self.strategy == "every_block"
+        cps = self.checkpoints._ns
+        latest = next(cps.scan(cps.scope(base), (), None, None, True, False, True, 1), None)
+        if latest is None:
+            return False
+        (height,) = cps.elements(latest[0])
+        log = self.changelog._ns
+        since = log.scan(log.scope(base), elements, (height,), None, True, False, False, 1)
+        return next(since, None) is None
+
+    def assert_checkpointed(self, height: int) -> None:
+        """:class:`InvalidArgument` when the history cannot answer for
+        ``height`` (cw-storage-plus: "checkpoint not found"): always under
+        ``"never"``, under ``"selected"`` when no checkpoint is at ``height``."""
+        if self.strategy == "every_block":
+            return
+        if self.strategy == "never":
+            raise InvalidArgument(
+                f"{self.owner!r} keeps no history (strategy 'never'): no value at height {height}"
+            )
+        if not self.checkpoints.has(height):
+            raise InvalidArgument(
+                f"{self.owner!r} keeps history at its checkpoints only (strategy 'selected'), "
+                f"and height {height} has none: no value at that height"
+            )
+
+    def change_checkpoint(self, base: Scope, height: int, step: int) -> None:
+        """Add one to (``step`` 1) or take one from (``step`` -1) the count of
+        checkpoints at ``height``, removing it at zero, in ``base``'s view."""
+        cps = self.checkpoints
+        scope, key = cps._ns.scope(base), cps._ns.key((height,))
+        raw = scope.get(key)
+        count = (0 if raw is None else int(cps.codec.decode(raw))) + step
+        if count <= 0:
+            scope.discard(key)
+        else:
+            scope[key] = cps.codec.encode(count)
 
     def at_height(self, elements: tuple[Any, ...], height: int) -> tuple[bool, Any]:
         """``(True, old value)`` from the first change set at or after ``height``,
         else ``(False, None)`` (the current value is the answer).
         :class:`~keyspace.errors.InvalidKey` when ``height`` is no u64;
-        :class:`InvalidArgument` under the ``"never"`` strategy, which keeps no
-        history to answer from (cw-storage-plus: "checkpoint not found")."""
+        :class:`InvalidArgument` when the strategy kept no history for
+        ``height`` (see :meth:`assert_checkpointed`)."""
         (height,) = _U64.elements((height,))
-        if self.strategy == "never":
-            raise InvalidArgument(
-                f"{self.owner!r} keeps no history (strategy 'never'): no value at height {height}"
-            )
+        self.assert_checkpointed(height)
         log = self.changelog
         it = log._ns.scan(log._scope(), elements, (height,), None, True, False, False, 1)
         for _, raw in it:
@@ -94,6 +146,24 @@ class _History:
         if type(entry) is dict and "old_bytes" in entry:
             return self.codec.decode(_stored_bytes(entry["old_bytes"], entry))
         return entry.get("old")
+
+
+_JSON_EXACT = (type(None), bool, int, float, str)
+"""Types whose JSON form reads back as an equal value of the same type."""
+
+
+def _same(back: Any, value: Any) -> bool:
+    """Whether ``back`` (a value read back from its JSON form) is ``value``, types
+    included, all the way down: a codec's tuple reads back as a list, its int
+    dict keys as str, its ``IntEnum`` as an int, and such a value's history
+    keeps its stored bytes instead. Cost: O(size of the value)."""
+    if type(back) is not type(value):
+        return False
+    if type(value) is list:
+        return len(back) == len(value) and all(map(_same, back, value))
+    if type(value) is dict:
+        return back.keys() == value.keys() and all(_same(back[k], v) for k, v in value.items())
+    return bool(back == value)
 
 
 def _stored_bytes(text: Any, entry: Any) -> bytes:
@@ -131,6 +201,28 @@ class _Snapshotted(Collection):
     def checkpoints(self) -> Map:
         """The checkpoints map (``height`` -> count)."""
         return self.history.checkpoints
+
+    def add_checkpoint(self, height: int) -> None:
+        """Count one more checkpoint at ``height`` (``add_checkpoint``): under
+        ``"selected"`` the changes after it keep their history and heights with
+        a checkpoint can be read back. Atomic; two point operations."""
+        _check_height(height, "", "checkpoint")
+        with self._atomic() as base:
+            self.history.change_checkpoint(base, height, 1)
+
+    def remove_checkpoint(self, height: int) -> None:
+        """Count one checkpoint less at ``height``, forgetting the height at zero
+        (``remove_checkpoint``; no error when there is none). Atomic."""
+        _check_height(height, "", "checkpoint")
+        with self._atomic() as base:
+            self.history.change_checkpoint(base, height, -1)
+
+    def assert_checkpointed(self, height: int) -> None:
+        """:class:`InvalidArgument` unless the history can answer for ``height``
+        (always under ``"every_block"``; at a checkpoint under ``"selected"``;
+        never under ``"never"``)."""
+        (height,) = _U64.elements((height,))
+        self.history.assert_checkpointed(height)
 
     def _rebind(self) -> None:
         log = Map(self._base, self._changelog_ns, key=self._log_key(), layout=self.layout)
@@ -196,10 +288,23 @@ class SnapshotMap(_Snapshotted, Map):
         at a height; use ``remove(key, height)``."""
         raise InvalidArgument(f"a snapshot map removes at a height: use remove({key!r}, height=...)")
 
-    def clear(self) -> None:
+    def clear(self, limit: int | None = None) -> None:
         """Remove every key and the whole history (changelog and checkpoints),
         atomically: the map reads as never written, at every height. Cost: one
-        range delete per namespace."""
+        range delete per namespace. With ``limit``: the first ``limit`` keys in
+        key order and every change set of theirs (checkpoints stay), atomically."""
+        if limit is not None:
+            if type(limit) is not int or limit < 0:
+                raise InvalidArgument(
+                    f"clear(limit=) takes an int of at least 0 or None, not {show_bytes(limit)}"
+                )
+            with self._atomic() as base:
+                scope = self._ns.scope(base)
+                doomed = list(self._ns.scan(scope, (), None, None, True, False, False, limit))
+                for k, _ in doomed:
+                    self.changelog._ns.clear_prefix(base, self._ns.elements(k))
+                    scope.discard(k)
+            return
         with self._atomic() as base:
             for m in (self, self.changelog, self.checkpoints):
                 m._ns.clear(base)
@@ -215,7 +320,7 @@ class SnapshotMap(_Snapshotted, Map):
         ``height`` with its change set, in ``base``'s transaction."""
         scope = self._ns.scope(base)
         stored = self._ns.key(elements)
-        if self.strategy == "every_block":
+        if self.history.should_record(base, elements):
             scope.check_key(stored)
             self.history.record(base, elements, scope.get(stored), height)
         if raw is None:
@@ -288,7 +393,7 @@ class SnapshotItem(_Snapshotted, Item):
     def _change_in(self, base: Scope, raw: bytes | None, height: Any) -> None:
         """Write (``raw``) or remove (``None``) the value at ``height`` with its
         change set, in ``base``'s transaction."""
-        if self.strategy == "every_block":
+        if self.history.should_record(base, ()):
             base.check_key(self.key)
             self.history.record(base, (), base.get(self.key), height)
         if raw is None:
