@@ -839,19 +839,17 @@ class Catalog:
 
     def _atomically(self, body: Callable[[WriteView], None]) -> None:
         """Run ``body`` in a transaction of the store that no other first write can
-        interleave with: engines whose transactions exclude each other (LMDB,
-        SQLite) need nothing more; on an engine that guards the keys a transaction
-        read (etcd), a transaction that lost the race to another writer is run
-        again (at most :data:`_ATTEMPTS` times), so it reads what the winner wrote;
-        on the one-process engines whose transactions do neither, first writes
-        through the same store object take one lock."""
+        interleave with, run again (at most :data:`_ATTEMPTS` times) when it
+        raises :class:`TransactionConflict`, having written nothing, so that it
+        reads what the other writer wrote: on an engine that guards the keys a
+        transaction read (etcd), one that lost the race to another writer; on
+        LMDB, whose transactions (as SQLite's) otherwise exclude each other, one
+        that released the engine's writer lock to grow a small map while another
+        process committed. On the one-process engines whose transactions do
+        neither, first writes through the same store object take one lock."""
         store = self.store
         caps = store.capabilities
-        if caps.serialized_transactions:
-            with store.transaction() as tx:
-                body(tx)
-            return
-        if not caps.guarded_reads:
+        if not caps.serialized_transactions and not caps.guarded_reads:
             with _store_lock(store), store.transaction() as tx:
                 body(tx)
             return

@@ -21,8 +21,9 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     ├── CollectionFull       a push onto a Deque that holds 2**32 - 1 items
     ├── StoreError           an engine failure, translated by the store adapter
     │   ├── StoreClosed      an operation on a closed store or keyspace
-    │   ├── TransactionConflict  a transaction whose reads changed before its
-    │   │                    commit (etcd); nothing written: run it again
+    │   ├── TransactionConflict  a transaction whose reads another writer may
+    │   │                    have changed before its commit (etcd; LMDB growing
+    │   │                    a small map); nothing written: run it again
     │   ├── EtcdUnavailable  an etcd cluster that gave no answer within the budget
     │   │   └── CommitOutcomeUnknown  a commit that may or may not have been applied
     │   ├── AccessDenied     the server refused an operation the credentials do
@@ -364,9 +365,13 @@ class WatchUnsupported(KeyspaceError):
 
 
 class TransactionConflict(StoreError):
-    """A transaction's commit found that a key or range it read had changed since
-    it read it (an engine that guards a transaction's reads instead of locking:
-    etcd). Nothing was written; run the transaction again."""
+    """A transaction's writes may rest on reads another writer has changed since:
+    its commit found that a key or range it read had changed since it read it (an
+    engine that guards a transaction's reads instead of locking: etcd), or, on
+    LMDB, the transaction had to end its engine transaction to grow a full map
+    (one that began with less than ``FAST_HEADROOM`` free: a small ``map_size``),
+    which released the writer lock, and another process committed meanwhile.
+    Nothing was written; running the whole transaction again is safe."""
 
 
 class EtcdUnavailable(StoreError):

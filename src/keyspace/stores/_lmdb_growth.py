@@ -24,7 +24,7 @@ from ..errors import KeyspaceError, StoreClosed, StoreError
 if TYPE_CHECKING:
     from ._lmdb_env import SharedEnv
 
-__all__ = ["FAST_HEADROOM", "GROWTH_WAIT", "RETRIES", "MapGrowth"]
+__all__ = ["FAST_HEADROOM", "GROWTH_WAIT", "RETRIES", "MapGrowth", "room_for"]
 
 FAST_HEADROOM = 1 << 30
 """Free map space (bytes) a ``transaction()`` needs when it begins to write without
@@ -36,6 +36,14 @@ ends them."""
 
 RETRIES = 64
 """Attempts of a read whose map grew (in this process or another) meanwhile."""
+
+
+def room_for(pending: int, page: int) -> int:
+    """Map bytes to leave free for a write of ``pending`` bytes of keys and values
+    on pages of ``page`` bytes: twice the data (a value over a page takes whole
+    overflow pages, and a written page is copied, not changed in place) and 64
+    pages for the B-tree pages the write copies and the free-page list."""
+    return 2 * pending + 64 * page
 
 
 class MapGrowth:
@@ -59,10 +67,27 @@ class MapGrowth:
             raise StoreClosed(f"the store {self.url} is closed")
         return env
 
-    def _grow(self) -> None:
-        """Double the map. Call holding ``_wlock`` with no write transaction open."""
-        self._resize(int(self._live().info()["map_size"]) * 2)
+    def _grow(self, pending: int = 0) -> None:
+        """Double the map, and again until it holds its pages in use and room for
+        ``pending`` more bytes of data (a write that found it full: its keys and
+        values), so that one large value needs one growth, not one a doubling.
+        Call holding ``_wlock`` with no write transaction open."""
+        env = self._live()
+        try:
+            size = int(env.info()["map_size"])
+            need = self._used(env) + room_for(pending, int(env.stat()["psize"]))
+        except lmdb.Error as exc:
+            raise self.translate(exc) from exc
+        size *= 2
+        while size < need:
+            size *= 2
+        self._resize(size)
         self._grown += 1
+
+    @staticmethod
+    def _used(env: Any) -> int:
+        """Bytes of the map in use: its pages up to the last one written."""
+        return (int(env.info()["last_pgno"]) + 1) * int(env.stat()["psize"])
 
     def _resize(self, size: int) -> None:
         """``set_mapsize(size)`` (0: adopt the size another process gave the map),
@@ -176,9 +201,8 @@ class MapGrowth:
         env = self._live()
         try:
             for _attempt in range(RETRIES):
-                info = env.info()
-                size = int(info["map_size"])
-                used = (int(info["last_pgno"]) + 1) * int(env.stat()["psize"])
+                size = int(env.info()["map_size"])
+                used = self._used(env)
                 if used <= size // 2:
                     return size - used
                 self._grow()
@@ -186,8 +210,12 @@ class MapGrowth:
             raise self.translate(exc) from exc
         raise StoreError(f"the map of {self.url} could not be grown to twice its use ({RETRIES} attempts)")
 
-    def _write(self, body: Callable[[Any], None]) -> None:
-        """Run ``body(txn)`` in one write transaction; a full map grows and retries."""
+    def _write(self, body: Callable[[Any], None], pending: Callable[[], int] | None = None) -> None:
+        """Run ``body(txn)`` in one write transaction; a full map grows (to hold at
+        least ``pending()`` more bytes, the keys and values ``body`` writes, asked
+        only then) and the body runs again on a new transaction. ``body`` writes what it was given and
+        reads nothing, so running it again after another writer committed (the
+        map grows with LMDB's writer lock released) is the same write."""
         env = self._live()
         if self._shared.writer == threading.get_ident():
             raise StoreError(
@@ -209,7 +237,7 @@ class MapGrowth:
                     return
                 except lmdb.MapFullError:
                     txn.abort()
-                    self._grow()
+                    self._grow(0 if pending is None else pending())
                 except lmdb.Error as exc:
                     txn.abort()
                     raise self.translate(exc) from exc

@@ -3,8 +3,10 @@
 :class:`LMDBTransaction` is one LMDB write transaction (:meth:`LMDBStore.transaction`):
 with enough free map space it writes straight to LMDB through py-lmdb's callables,
 otherwise it logs its writes so that a full map is grown and the transaction
-replayed. :class:`JoinedTransaction` is another database of the same environment
-inside that transaction (a nested ``transaction()`` in the same thread, or
+replayed, unless another writer committed while the map grew and the transaction
+had read (:class:`~keyspace.errors.TransactionConflict`).
+:class:`JoinedTransaction` is another database of the same environment inside that
+transaction (a nested ``transaction()`` in the same thread, or
 :meth:`LMDBStore.join`): its writes go through the outer transaction's log and
 commit or abort with it.
 """
@@ -13,14 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import lmdb
 
-from ..errors import KeyspaceError, StoreClosed, StoreError
+from ..errors import KeyspaceError, StoreClosed, StoreError, TransactionConflict
 from . import _lmdb_growth
 from ._base import WriteView
 from ._lmdb_cursor import cursor_delete_range, cursor_pages, cursor_scan, cursor_scan_ranges
@@ -48,15 +50,31 @@ class LMDBTransaction(TxnReads, WriteView):
     :class:`~keyspace.errors.StoreError`. With less free space it logs its writes
     instead (one list append per write, no fast paths), so that a full map can be
     grown and the transaction replayed on a fresh LMDB transaction.
+
+    Growing the map needs this LMDB transaction ended, which releases LMDB's
+    writer lock, so another process may commit before the new one begins. The
+    replay checks that none did (the new transaction's id is the old one's): then
+    the new transaction begins on the very state the old one read, and the
+    replay is the same transaction. If one did and this transaction has read
+    anything (a point read, a scan, a count, a seeker: what it wrote may depend
+    on what it read), nothing of it is written and the write, read or commit
+    that met the full map raises :class:`~keyspace.errors.TransactionConflict`,
+    as does every later use of it: run the whole transaction again. A
+    transaction that has only written replays its writes over the other
+    writer's (they depend on nothing it read).
     """
 
     __slots__ = (
+        "_begun",
+        "_conflict",
         "_delete",
         "_failed",
         "_get",
         "_joined",
         "_log",
+        "_logged",
         "_put",
+        "_read",
         "_store",
         "_txn",
         "fast_get",
@@ -70,6 +88,10 @@ class LMDBTransaction(TxnReads, WriteView):
         self._store = store
         self._txn: Any = None
         self._log: list[_Logged] | None = None
+        self._logged = 0  # bytes of keys and values in the log
+        self._read = False  # read anything yet (only asked with a replay log)
+        self._begun = 0  # the id of the LMDB transaction the log was written in
+        self._conflict: TransactionConflict | None = None
         self._joined: JoinedTransaction | None = None  # set when it joins another's transaction
         self._failed = False  # a joined block raised: abort at the end
         self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = self.fast_pages = None
@@ -78,6 +100,9 @@ class LMDBTransaction(TxnReads, WriteView):
         return self._store.translate(exc, key)
 
     def _keys_txn(self) -> tuple[Any, Any]:
+        if self._conflict is not None:
+            raise self._conflicted()
+        self._read = True
         return self._txn, None
 
     def _replays(self) -> bool:
@@ -98,22 +123,53 @@ class LMDBTransaction(TxnReads, WriteView):
         self._txn = txn
         self._get, self._put, self._delete = txn.get, txn.put, txn.delete
 
-    def _recover(self, exc: lmdb.Error, key: bytes | None) -> None:
-        """Handle a failed write: with a replay log, a full map is grown and the log
-        replayed; anything else is raised translated (the transaction stays usable
-        for reads)."""
+    def _recover(self, exc: lmdb.Error, key: bytes | None, again: Callable[[], object], pending: int) -> None:
+        """Handle a failed write: with a replay log, a full map is grown (to hold
+        the log and the ``pending`` bytes of the failed write), the log replayed
+        on a new LMDB transaction and the write made ``again`` there, growing
+        more while the map is still too small; anything else is raised translated
+        (the transaction stays usable for reads). Between the two transactions
+        another process may commit: see :meth:`_unchanged`."""
         if self._log is None or not isinstance(exc, lmdb.MapFullError):
             raise self._store.translate(exc, key) from exc
+        store = self._store
         for _attempt in range(RETRIES):
             self._txn.abort()
-            self._store._grow()
+            store._grow(self._logged + pending)
             self._begin()
+            self._unchanged()
             try:
                 self._replay(self._log)
+                again()
                 return
             except lmdb.MapFullError:
                 continue
-        raise StoreError(f"the map of {self._store.url} stayed full while growing ({RETRIES} attempts)")
+            except lmdb.Error as error:
+                raise store.translate(error, key) from error
+        raise StoreError(f"the map of {store.url} stayed full while growing ({RETRIES} attempts)")
+
+    def _unchanged(self) -> None:
+        """After the map grew between two LMDB transactions: go on only if no
+        other writer committed meanwhile (the new transaction's id is the one
+        the log was written in), or if this transaction has read nothing;
+        otherwise end it with :class:`~keyspace.errors.TransactionConflict`."""
+        now = int(self._txn.id())
+        if now != self._begun and self._read:
+            self._txn.abort()
+            self._conflict = TransactionConflict(
+                f"another writer committed to {self._store.url} while this transaction grew the map "
+                f"(LMDB transaction {self._begun} became {now}), and this transaction had read from "
+                "the store: its writes may rest on values that changed, so nothing of it was written; "
+                "running the whole transaction again is safe"
+            )
+            raise self._conflicted()
+        self._begun = now
+
+    def _conflicted(self) -> TransactionConflict:
+        """The conflict that ended this transaction (a new error each time it is
+        raised, the same message)."""
+        assert self._conflict is not None
+        return TransactionConflict(str(self._conflict))
 
     def _replay(self, log: list[_Logged]) -> None:
         txn = self._txn
@@ -132,28 +188,40 @@ class LMDBTransaction(TxnReads, WriteView):
     def _apply(self, op: int, key: bytes, value: bytes | None, db: Any) -> None:
         """One write to database ``db`` of this transaction's environment, made for a
         joined store: logged, grown and replayed like this transaction's own."""
+        if self._conflict is not None:
+            raise self._conflicted()
         try:
             self._run(self._txn, op, key, value, db)
         except lmdb.Error as exc:
-            self._recover(exc, None if op == _RANGE else key)
-            self._run(self._txn, op, key, value, db)
-        if self._log is not None:
-            self._log.append((op, key, value, db))
+            size = len(key) + (0 if op == _RANGE or value is None else len(value))
+            self._recover(
+                exc, None if op == _RANGE else key, lambda: self._run(self._txn, op, key, value, db), size
+            )
+        self._logs(op, key, value, db)
+
+    def _logs(self, op: int, key: bytes, value: bytes | None, db: Any) -> None:
+        log = self._log
+        if log is not None:
+            log.append((op, key, value, db))
+            self._logged += len(key) + (0 if op == _RANGE or value is None else len(value))
 
     def get(self, key: bytes) -> bytes | None:
+        self._read = True
         try:
             return self._get(key)  # type: ignore[no-any-return]
         except lmdb.Error as exc:
+            if self._conflict is not None:
+                raise self._conflicted() from None
             raise self._store.translate(exc, key) from exc
 
     def put(self, key: bytes, value: bytes) -> None:
         try:
             self._put(key, value)
         except lmdb.Error as exc:
-            self._recover(exc, key)
-            self._put(key, value)  # never full right after growing
-        if self._log is not None:
-            self._log.append((_PUT, key, value, None))
+            if self._conflict is not None:
+                raise self._conflicted() from None
+            self._recover(exc, key, lambda: self._put(key, value), len(key) + len(value))
+        self._logs(_PUT, key, value, None)
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         """One ``cursor.putmulti`` (a loop of :meth:`put` with a replay log). Every
@@ -175,19 +243,19 @@ class LMDBTransaction(TxnReads, WriteView):
         try:
             self._delete(key)
         except lmdb.Error as exc:
-            self._recover(exc, key)
-            self._delete(key)
-        if self._log is not None:
-            self._log.append((_DELETE, key, None, None))
+            if self._conflict is not None:
+                raise self._conflicted() from None
+            self._recover(exc, key, lambda: self._delete(key), len(key))
+        self._logs(_DELETE, key, None, None)
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        if self._conflict is not None:
+            raise self._conflicted()
         try:
             cursor_delete_range(self._txn, start, stop)
         except lmdb.Error as exc:
-            self._recover(exc, None)
-            cursor_delete_range(self._txn, start, stop)
-        if self._log is not None:
-            self._log.append((_RANGE, start, stop, None))
+            self._recover(exc, None, lambda: cursor_delete_range(self._txn, start, stop), len(start))
+        self._logs(_RANGE, start, stop, None)
 
     def __enter__(self) -> WriteView:
         store = self._store
@@ -203,6 +271,7 @@ class LMDBTransaction(TxnReads, WriteView):
         try:
             free = store._headroom()
             self._begin()
+            self._begun = int(self._txn.id())
         except BaseException:
             store._shared.wlock.release()
             raise
@@ -239,21 +308,20 @@ class LMDBTransaction(TxnReads, WriteView):
                 raise StoreClosed(
                     f"the store {store.url} was closed inside this transaction; nothing of it was written"
                 )
-            if exc_type is not None or self._failed:
+            if exc_type is not None or self._failed or self._conflict is not None:
                 self._txn.abort()
+                if exc_type is None and self._conflict is not None:
+                    raise self._conflicted()
                 if exc_type is None:
                     raise StoreError(
                         f"a transaction on another database joined to this transaction on {store.url} "
                         "raised, so the joint transaction was discarded (nothing of it was written)"
                     )
                 return
-            for _attempt in range(RETRIES):
-                try:
-                    self._txn.commit()
-                    return
-                except lmdb.Error as error:
-                    self._recover(error, None)  # a full map at commit: grow, replay, commit again
-            raise StoreError(f"the commit to {store.url} kept finding the map full ({RETRIES} attempts)")
+            try:
+                self._txn.commit()
+            except lmdb.Error as error:  # a full map at commit: grow, replay, commit again
+                self._recover(error, None, lambda: self._txn.commit(), 0)
         finally:
             store._shared.wlock.release()
 
@@ -293,15 +361,19 @@ class JoinedTransaction(TxnReads, WriteView):
         return self._store.translate(exc, key)
 
     def _keys_txn(self) -> tuple[Any, Any]:
-        return self._outer._txn, self._db
+        return self._outer._keys_txn()[0], self._db
 
     def _replays(self) -> bool:
         return self._outer._log is not None
 
     def get(self, key: bytes) -> bytes | None:
+        outer = self._outer
+        outer._read = True
         try:
-            return self._outer._txn.get(key, db=self._db)  # type: ignore[no-any-return]
+            return outer._txn.get(key, db=self._db)  # type: ignore[no-any-return]
         except lmdb.Error as exc:
+            if outer._conflict is not None:
+                raise outer._conflicted() from None
             raise self._store.translate(exc, key) from exc
 
     def put(self, key: bytes, value: bytes) -> None:

@@ -423,7 +423,7 @@ class LMDBStore(MapGrowth, Store):
 
     def put(self, key: bytes, value: bytes) -> None:
         self._check(key)
-        self._write(lambda txn: txn.put(key, value))
+        self._write(lambda txn: txn.put(key, value), lambda: len(key) + len(value))
 
     def delete(self, key: bytes) -> None:
         self._check(key)
@@ -444,7 +444,7 @@ class LMDBStore(MapGrowth, Store):
                 else:
                     put(key, value)
 
-        self._write(body)
+        self._write(body, lambda: sum(len(key) + len(value or b"") for key, value in batch))
 
     def snapshot(self) -> LMDBSnapshot:
         """A read transaction held until the snapshot ends; growing the map (in
