@@ -115,9 +115,14 @@ def test_paths_of_another_depth_are_refused() -> None:
         with pytest.raises(LayoutError, match=f"depth {len(path)}; .* depth 2"):
             scheme.encode(path, b"k")
         with pytest.raises(LayoutError):
-            scheme.validate_path(path)
-        with pytest.raises(LayoutError):
             scheme.own_range(path)
+    with pytest.raises(LayoutError):
+        scheme.validate_path(("a", "b", "c"))
+    for branch in [(), ("a",)]:  # shallower paths are branches: they list children, hold no keys
+        scheme.validate_path(branch)
+        assert scheme.own_ranges(branch) == ()
+    assert scheme.subtree_range(("a",)) == (b"a:", b"a;")
+    assert scheme.subtree_range(()) == (b"", None)
 
 
 # -- the note's four listings ---------------------------------------------------------------
@@ -178,7 +183,7 @@ def test_keyspace_scopes_of_one_depth() -> None:
         ]
         assert len(ks.scope("user", "7")) == 1 and ks.scope("user", "7").scopes() == []
         with pytest.raises(LayoutError):
-            ks.scope("user")
+            ks.scope("user")[b"x"] = b"a branch holds no keys"
         with pytest.raises(LayoutError):
             ks.scope("user", "42", "x")
         assert [(p, k) for p, k, _ in ks.scope("user", "42").subtree()] == [
@@ -280,7 +285,7 @@ def test_open_by_name_and_by_instance(tmp_path: Path) -> None:
         assert [k for k, _ in ks.store.scan(b"", None)] == [b"rod:last_login"]  # no record added
     deeper = scheme_from_name("delimited", separator=":", depth=2)
     with keyspace.open(url, scheme=deeper) as ks, pytest.raises(LayoutError, match=r"depth 1; .* depth 2"):
-        ks.scope("rod")
+        ks.scope("rod").get(b"last_login")
 
 
 def test_guess_refuses_keys_of_other_formats() -> None:

@@ -87,6 +87,11 @@ class Keyspace(Closing):
             return self._default_scope(path)
         return Scope(self._space, self.store, self.catalog, path, *self._codecs(key, value))
 
+    def scopes(self) -> list[Any]:
+        """The direct children of the root that hold data: ``scope().scopes()``
+        (see :meth:`Scope.scopes`; one seek per child)."""
+        return self._default_scope(()).scopes()
+
     def _default_scope(self, path: tuple[Any, ...]) -> Scope:
         """The scope at ``path`` with the default codecs, made once per path (up to
         4096 kept; str and bytes paths only: ``(1,) == (True,)`` in Python)."""

@@ -13,10 +13,12 @@ keyspace makes both explicit:
 * A scope name that contains the separator is refused (:class:`InvalidName`), so no
   name can reach another scope's keys. Keys may contain the separator.
 * A keyspace declares one depth ``D``: every scope that holds keys has exactly ``D``
-  names, and ``decode`` splits a stored key at its first ``D`` separators. A path
-  of any other depth is refused (:class:`LayoutError`), so a scope's own keys and
-  another scope's keys are never confused. Among paths of depth ``D`` the
-  encoding is collision-free and every stored key decodes.
+  names, and ``decode`` splits a stored key at its first ``D`` separators. A
+  scope of fewer names is a branch: it lists its children and drops its
+  subtree, and holds no keys (a key read or written there raises
+  :class:`LayoutError`); a deeper path is refused (:class:`LayoutError`), so a
+  scope's own keys and another scope's keys are never confused. Among paths of
+  depth ``D`` the encoding is collision-free and every stored key decodes.
 * Property 4 (scopes sort by name) holds only with the separator ``\\x00``, which
   sorts below every byte a name can hold; :class:`Delimited` with ``"\\x00"`` is
   an instance of :class:`NulDelimited`, which declares it.
@@ -34,7 +36,7 @@ from typing import Any, ClassVar
 from .._bytes import prefix_end
 from ..errors import DecodeError, InvalidName, LayoutError, show_bytes
 from ._base import Key, Path, Property, Scheme, checked_path, component_bytes, decode_arguments
-from ._layouts import RAW, Layout
+from ._layouts import GENERAL, RAW, Layout
 
 __all__ = ["COMMON_SEPARATORS", "Delimited", "NulDelimited", "guess_delimited", "guess_separator"]
 
@@ -68,9 +70,12 @@ class Delimited(Scheme):
       included; a name with it raises :class:`InvalidName` naming the name, the
       offset and the separator. Keys: any bytes, stored raw (they may contain the
       separator: only the first ``depth`` separators split).
-    * Paths of another depth raise :class:`LayoutError` (when a scope is made, and
-      from ``encode`` and the ranges); :meth:`decode` with a ``depth`` other than
-      the declared one raises :class:`DecodeError`.
+    * A path of fewer names than the depth is a branch: its scope lists its
+      children (``ks.scope().scopes()``) and :meth:`subtree_range` covers them,
+      but it has no own range and refuses every key (:class:`LayoutError`, from
+      ``encode`` and from its scope's point operations and key bounds). A deeper
+      path raises :class:`LayoutError` when a scope is made. :meth:`decode` with
+      a ``depth`` other than the declared one raises :class:`DecodeError`.
     * Declared properties: 2 (collision-free: names hold no separator and the
       depth is fixed), 3 (the key is appended raw), 6 (``decode`` needs only the
       scheme: separator and depth are its parameters). Not 1 (names may not hold
@@ -146,12 +151,14 @@ class Delimited(Scheme):
 
     def validate_path(self, path: Path) -> None:
         """Raise :class:`InvalidName` for a name holding the separator, then
-        :class:`LayoutError` for a path whose depth is not the declared one
-        (:class:`InvalidName` too for a path that is not a tuple)."""
+        :class:`LayoutError` for a path deeper than the declared depth
+        (:class:`InvalidName` too for a path that is not a tuple). A shallower
+        path is a branch (see :meth:`layout`)."""
         path = checked_path(path)
         for component in path:
             self._name(component)
-        self._check_depth(path)
+        if len(path) > self._depth:
+            self._check_depth(path)
 
     def prefix(self, path: Path) -> bytes:
         """Return ``c1 SEP … cn SEP`` (``b""`` for the root), checking every name.
@@ -166,8 +173,12 @@ class Delimited(Scheme):
         return sep.join(names) + sep
 
     def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
-        """The ``raw`` transform: the key follows ``c1 SEP … cD SEP`` as it is (a
-        path of another depth raises :class:`LayoutError`)."""
+        """The ``raw`` transform: the key follows ``c1 SEP … cD SEP`` as it is. A
+        path of fewer names compiles to a branch layout (no own range; every key
+        refused with :class:`LayoutError`); a deeper one raises
+        :class:`LayoutError`."""
+        if len(checked_path(path)) < self._depth:
+            return _BranchLayout(self, path)
         return Layout(self, path, kind=RAW, accelerate=accelerate)
 
     # -- the scheme interface ----------------------------------------------------------
@@ -200,14 +211,31 @@ class Delimited(Scheme):
 
     def own_range(self, path: Path) -> tuple[bytes, bytes | None]:
         """Every stored key that starts with ``prefix(path)``: exactly the scope's
-        keys (scopes of the declared depth have no children)."""
+        keys (scopes of the declared depth have no children). A path of another
+        depth raises :class:`LayoutError` (a branch has no own keys: see
+        :meth:`own_ranges`)."""
         start = self.prefix(path)
         self._check_depth(checked_path(path))
         return start, prefix_end(start)
 
+    def own_ranges(self, path: Path) -> tuple[tuple[bytes, bytes | None], ...]:
+        """``(own_range(path),)`` for a path of the declared depth; ``()`` for a
+        branch (a shallower path), which holds no keys."""
+        if len(checked_path(path)) < self._depth:
+            self.prefix(path)  # checks the names
+            return ()
+        return (self.own_range(path),)
+
     def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
-        """Same as :meth:`own_range`."""
-        return self.own_range(path)
+        """Every stored key that starts with ``prefix(path)``: the scope's own keys
+        at the declared depth, every key of the scopes below it for a branch
+        (the root's is the whole store: ``(b"", None)``)."""
+        start = self.prefix(path)
+        return start, prefix_end(start)
+
+    def component_width(self, component: Any) -> int | None:
+        """A name takes its bytes and one separator after its parent's prefix."""
+        return len(component_bytes(component)) + 1
 
     def ambiguity(self, stored: bytes) -> str | None:
         """Why splitting ``stored`` at the declared depth may not give the path its
@@ -232,6 +260,38 @@ class Delimited(Scheme):
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Delimited, (self._separator, self._depth))
+
+
+class _BranchLayout(Layout):
+    """The layout of a delimited path shallower than the declared depth: the
+    prefix of its subtree, no own range, and every key refused with
+    :class:`LayoutError` (a key there would read as a deeper scope's)."""
+
+    __slots__ = ()
+
+    def __init__(self, scheme: Delimited, path: Path, *, strip: int = 0) -> None:
+        super().__init__(scheme, path, kind=GENERAL, accelerate=False, strip=strip)
+        checked = checked_path(path)
+
+        def refuse(_key: Any) -> Any:
+            scheme._check_depth(checked)
+            raise AssertionError("unreachable: a branch path is shallower than the depth")
+
+        def nothing(_items: list[tuple[bytes, bytes]]) -> list[tuple[Any, bytes]]:
+            return []
+
+        sets = object.__setattr__
+        sets(self, "stored", refuse)
+        sets(self, "key_of", refuse)
+        sets(self, "decode_chunk", nothing)
+
+    def rebased(self, cut: int) -> Layout:
+        """A branch layout still: it refuses keys whatever view holds them."""
+        if cut == 0:
+            return self
+        scheme = self.scheme
+        assert isinstance(scheme, Delimited)
+        return _BranchLayout(scheme, self.path, strip=self.strip + cut)
 
 
 class NulDelimited(Delimited):
