@@ -1,6 +1,7 @@
 """Typed collections over any scope: ``Item``, ``Map``, ``IndexedMap`` (with
-``UniqueIndex`` and ``MultiIndex``), ``Deque``, ``SnapshotMap`` and
-``SnapshotItem``.
+``UniqueIndex`` and ``MultiIndex``), ``Deque``, ``DequeMap`` (a deque per key),
+``SnapshotMap``, ``SnapshotItem`` and ``IndexedSnapshotMap``; ``PrefixBound``
+for ``prefix_range`` and ``Path`` (``map.path(key)``).
 
 ::
 
@@ -41,7 +42,9 @@ from __future__ import annotations
 from ._base import Collection
 from ._bounds import PrefixBound
 from ._deque import Deque
+from ._deque_map import DequeMap
 from ._indexed import Index, IndexedMap, IndexView, MultiIndex, UniqueIndex
+from ._indexed_snapshot import IndexedSnapshotMap
 from ._keys import KEY_TYPES, KeySpec, KeyType, key_type
 from ._layouts import COSMWASM, TUPLE, CosmWasmLayout, Layout, Namespace, TupleLayout, joined_key
 from ._map import Item, Map, Prefix
@@ -55,9 +58,11 @@ __all__ = [
     "Collection",
     "CosmWasmLayout",
     "Deque",
+    "DequeMap",
     "Index",
     "IndexView",
     "IndexedMap",
+    "IndexedSnapshotMap",
     "Item",
     "KeySpec",
     "KeyType",

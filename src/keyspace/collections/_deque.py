@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from ..codecs import Codec
 from ..errors import CollectionFull, DecodeError, InvalidArgument, show_bytes
@@ -16,6 +16,13 @@ __all__ = ["Deque"]
 
 _WRAP = 1 << 32
 _HEAD, _TAIL = ("h",), ("t",)
+
+
+class _Keys(Protocol):
+    """What a deque needs of the keys it keeps: their scope and their keys."""
+
+    def scope(self, base: Scope) -> Scope: ...
+    def key(self, elements: tuple[Any, ...]) -> Any: ...
 
 
 def _u32(raw: bytes | None) -> int:
@@ -50,8 +57,8 @@ class Deque(Collection):
         super().__init__(scope, layout)
         self.namespace = namespace
         self.codec = self.layout.value_codec(value)
-        self._items = self.layout.namespace(namespace, KeySpec("u32"))
-        self._meta = self.layout.namespace(namespace, KeySpec("str"))
+        self._items: _Keys = self.layout.namespace(namespace, KeySpec("u32"))
+        self._meta: _Keys = self.layout.namespace(namespace, KeySpec("str"))
 
     def __repr__(self) -> str:
         return f"<Deque {self.namespace!r} ({self.layout.name}) in {self._base!r}>"
@@ -160,3 +167,61 @@ class Deque(Collection):
             raw = scope.get(self._items.key(((head + i) % _WRAP,)))
             if raw is not None:
                 yield self.codec.decode(raw)
+
+    def __reversed__(self) -> Iterator[Any]:
+        """Items from back to front (cw-storage-plus's ``iter().rev()``)."""
+        return self.iter(reverse=True)
+
+    def iter(
+        self, start: int | None = None, stop: int | None = None, *, reverse: bool = False
+    ) -> Iterator[Any]:
+        """The items at indexes ``start`` (default 0) up to, not including,
+        ``stop`` (default the length), counted from the front (negative: from
+        the back, as a list slice), front to back, or back to front when
+        ``reverse`` (cw-storage-plus's ``iter()`` with ``nth``/``nth_back`` and
+        ``rev()``). Reads the head and tail once, then one point read per item;
+        skipped items cost nothing. :class:`InvalidArgument` for an index that
+        is not an int or ``None``, or a ``reverse`` that is not a bool."""
+        if type(reverse) is not bool:
+            raise InvalidArgument(f"reverse= takes True or False, not {show_bytes(reverse)}")
+        head, tail = self._ends(self._base)
+        size = (tail - head) % _WRAP
+        lo, hi, _ = slice(_index(start, "start"), _index(stop, "stop")).indices(size)
+        positions = range(hi - 1, lo - 1, -1) if reverse else range(lo, hi)
+        scope = self._items.scope(self._base)
+        key, decode = self._items.key, self.codec.decode
+        for i in positions:
+            raw = scope.get(key(((head + i) % _WRAP,)))
+            if raw is None:
+                raise DecodeError(
+                    f"deque {self.namespace!r} has no item at index {i} between its head and tail"
+                )
+            yield decode(raw)
+
+    def set(self, index: int, value: Any) -> None:
+        """Replace the item at ``index`` from the front (negative: from the back)
+        with ``value`` (``Deque::set``). :class:`InvalidArgument` (nothing
+        written) for an index outside the deque or not an int. Atomic; two
+        point reads and one write."""
+        index = _index(index, "index")
+        raw = self.codec.encode(value)
+        with self._atomic() as base:
+            head, tail = self._ends(base)
+            size = (tail - head) % _WRAP
+            at = index + size if index < 0 else index
+            if not 0 <= at < size:
+                raise InvalidArgument(
+                    f"deque {self.namespace!r} has no index {index}: it holds {size} items (nothing written)"
+                )
+            self._items.scope(base)[self._items.key(((head + at) % _WRAP,))] = raw
+
+
+def _index(index: Any, what: str) -> Any:
+    """``index`` as an int (or ``None``); :class:`InvalidArgument` for anything else."""
+    if index is None and what != "index":
+        return None
+    if type(index) is not int:
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise InvalidArgument(f"a deque {what} must be an int, not {show_bytes(index)}")
+        index = int.__int__(index)
+    return index

@@ -1,7 +1,10 @@
 """Typed key elements and composite key shapes of the collections.
 
 A key element type is one of ``"str"`` (alias ``"addr"``), ``"bytes"``,
-``"u8"``–``"u128"`` and ``"i8"``–``"i128"``. A key *spec* is one type name (keys
+``"bytesN"`` (exactly N bytes: Rust's ``[u8; N]``), ``"u8"``–``"u128"``,
+``"i8"``–``"i128"`` and ``"timestamp"`` (nanoseconds, a u64), or a Rust name of
+cw-storage-plus's (``"Addr"``, ``"String"``, ``"Vec<u8>"``, ``"Timestamp"``,
+``"Uint64"``, ``"Uint128"``, ``"Int64"``, ``"Int128"``). A key *spec* is one type name (keys
 are bare values) or a tuple of specs (keys are tuples of that shape; nested tuples
 are flattened, as cw-storage-plus flattens ``((a, b), c)`` into three elements).
 
@@ -158,6 +161,52 @@ class _Int(KeyType):
         return int.from_bytes(raw, "big", signed=self.signed)
 
 
+class _FixedBytes(_Bytes):
+    """``[u8; N]``: bytes of exactly ``size`` bytes, stored raw."""
+
+    __slots__ = ("size",)
+
+    def __init__(self, name: str, size: int) -> None:
+        super().__init__(name)
+        self.size = size
+
+    def check(self, value: Any) -> Any:
+        raw = super().check(value)
+        if len(raw) != self.size:
+            raise InvalidKey(
+                f"key element {show_bytes(raw)} has {len(raw)} bytes; {self.name} takes {self.size}"
+            )
+        return raw
+
+    def checked_bytes(self, value: Any) -> bytes:
+        return self.to_bytes(self.check(value))
+
+    def from_bytes(self, raw: bytes) -> Any:
+        if len(raw) != self.size:
+            raise DecodeError(
+                f"a {self.name} key element is {self.size} bytes, got {len(raw)}: {show_bytes(raw)}", 0
+            )
+        return bytes(raw)
+
+
+_CW_NAMES = {
+    "Addr": "addr",
+    "String": "str",
+    "Vec<u8>": "bytes",
+    "Timestamp": "timestamp",
+    "Uint64": "u64",
+    "Uint128": "u128",
+    "Int64": "i64",
+    "Int128": "i128",
+}
+"""cw-storage-plus's key types by their Rust names: ``Addr``, ``String``,
+``Vec<u8>``, cosmwasm-std's ``Timestamp`` (its nanoseconds as a u64, the bytes
+cw-storage-plus's ``TimestampKey`` stored), ``Uint64``/``Uint128`` (as
+``u64``/``u128``) and ``Int64``/``Int128`` (as ``i64``/``i128``, sign-flipped)."""
+
+_MAX_FIXED = 65535
+
+
 def _build() -> tuple[dict[str, KeyType], dict[str, KeyType]]:
     text, raw = _Text("str"), _Bytes("bytes")
     current: dict[str, KeyType] = {"str": text, "addr": _Text("addr"), "string": text, "bytes": raw}
@@ -166,7 +215,23 @@ def _build() -> tuple[dict[str, KeyType], dict[str, KeyType]]:
         current[f"u{bits}"] = legacy[f"u{bits}"] = _Int(f"u{bits}", bits, False, False)
         current[f"i{bits}"] = _Int(f"i{bits}", bits, True, True)
         legacy[f"i{bits}"] = _Int(f"i{bits}", bits, True, False)
+    current["timestamp"] = legacy["timestamp"] = _Int("timestamp", 64, False, False)
+    for table in (current, legacy):
+        for cw_name, name in _CW_NAMES.items():
+            table[cw_name] = table[name]
     return current, legacy
+
+
+def _fixed(name: Any) -> KeyType | None:
+    """``bytesN`` (or Rust's ``[u8; N]``), N from 1 to 65535: fixed-size bytes."""
+    if type(name) is not str:
+        return None
+    digits = name[5:] if name.startswith("bytes") else None
+    if name.startswith("[u8;") and name.endswith("]"):
+        digits = name[4:-1].strip()
+    if digits and digits.isdigit() and digits.isascii() and 0 < int(digits) <= _MAX_FIXED:
+        return _FixedBytes(f"bytes{int(digits)}", int(digits))
+    return None
 
 
 KEY_TYPES, _LEGACY = _build()
@@ -183,8 +248,12 @@ def key_type(name: str | KeyType, *, legacy_signed: bool = False) -> KeyType:
     try:
         return table[name]
     except (KeyError, TypeError):
+        fixed = _fixed(name)
+        if fixed is not None:
+            return fixed
         raise InvalidKey(
-            f"unknown key element type {name!r}; known: {', '.join(sorted(KEY_TYPES))}"
+            f"unknown key element type {name!r}; known: {', '.join(sorted(KEY_TYPES))}, "
+            "and bytesN for N fixed bytes"
         ) from None
 
 
