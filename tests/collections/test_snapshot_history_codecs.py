@@ -6,10 +6,12 @@ cw-storage-plus writes them) and for values without one (bytes, kept as
 
 from __future__ import annotations
 
+import enum
+import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import keyspace
@@ -52,7 +54,9 @@ def _check_map(scheme: Any, codec: Any, writes: list[tuple[int, Any]]) -> None:
             else:
                 sm.save("k", value, height)
             current = value
-        assert list(sm.changes("k")) == expected
+        changes = list(sm.changes("k"))
+        assert changes == expected
+        assert [type(v) for _, v in changes] == [type(v) for _, v in expected]
         for height, old in at.items():
             assert sm.may_load_at_height("k", height) == old
         assert sm.may_load_at_height("k", len(writes) + 1) == current
@@ -61,6 +65,7 @@ def _check_map(scheme: Any, codec: Any, writes: list[tuple[int, Any]]) -> None:
 @pytest.mark.parametrize("scheme", SCHEMES, ids=repr)
 @pytest.mark.parametrize("codec", sorted(VALUES))
 def test_changes_read_every_old_value(scheme: Any, codec: str) -> None:
+    @settings(max_examples=30)
     @given(st.lists(st.one_of(st.none(), VALUES[codec]), min_size=1, max_size=6))
     def check(values: list[Any]) -> None:
         _check_map(scheme, codec, list(enumerate(values, 1)))
@@ -84,6 +89,7 @@ def test_bytes_history_reads_the_stored_bytes() -> None:
 @pytest.mark.parametrize("scheme", SCHEMES, ids=repr)
 @pytest.mark.parametrize("codec", sorted(VALUES))
 def test_snapshot_item_reads_every_old_value(scheme: Any, codec: str) -> None:
+    @settings(max_examples=30)
     @given(st.lists(VALUES[codec], min_size=1, max_size=5))
     def check(values: list[Any]) -> None:
         with keyspace.open("memory:", scheme=scheme) as ks:
@@ -91,5 +97,69 @@ def test_snapshot_item_reads_every_old_value(scheme: Any, codec: str) -> None:
             for height, value in enumerate(values, 1):
                 item.save(value, height)
             assert [item.may_load_at_height(h) for h in range(1, len(values) + 1)] == [None, *values[:-1]]
+
+    check()
+
+
+class _TupleCodec:
+    """Tuples as JSON arrays: a value whose JSON form reads back as a list."""
+
+    def encode(self, value: Any) -> bytes:
+        return json.dumps(list(value)).encode()
+
+    def decode(self, raw: bytes) -> Any:
+        return tuple(json.loads(raw))
+
+
+class _IntKeysCodec:
+    """Dicts with int keys: a JSON form whose keys read back as str."""
+
+    def encode(self, value: Any) -> bytes:
+        return json.dumps({str(k): v for k, v in value.items()}).encode()
+
+    def decode(self, raw: bytes) -> Any:
+        return {int(k): v for k, v in json.loads(raw).items()}
+
+
+class _Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2
+
+
+class _EnumCodec:
+    """An ``IntEnum``: a JSON form that reads back as a plain int."""
+
+    def encode(self, value: Any) -> bytes:
+        return bytes([value])
+
+    def decode(self, raw: bytes) -> Any:
+        return _Level(raw[0])
+
+
+CUSTOM: list[tuple[Any, st.SearchStrategy[Any]]] = [
+    (_TupleCodec(), st.tuples(st.integers(), st.text(max_size=3))),
+    (_IntKeysCodec(), st.dictionaries(st.integers(-5, 5), st.integers(), max_size=3)),
+    (_EnumCodec(), st.sampled_from(list(_Level))),
+]
+
+
+@pytest.mark.parametrize("scheme", SCHEMES, ids=repr)
+@pytest.mark.parametrize("case", range(len(CUSTOM)))
+def test_custom_codec_history_keeps_the_values_type(scheme: Any, case: int) -> None:
+    """A value whose JSON form is another value (a tuple, int dict keys, an
+    IntEnum) reads back from the history as the codec decodes it."""
+    codec, values = CUSTOM[case]
+
+    @settings(max_examples=30)
+    @given(st.lists(values, min_size=1, max_size=5))
+    def check(written: list[Any]) -> None:
+        _check_map(scheme, codec, list(enumerate(written, 1)))
+        with keyspace.open("memory:", scheme=scheme) as ks:
+            item = SnapshotItem(_scope(ks), "si", "si__cp", "si__cl", value=codec)
+            for height, value in enumerate(written, 1):
+                item.save(value, height)
+            got = [item.may_load_at_height(h) for h in range(1, len(written) + 1)]
+            assert got == [None, *written[:-1]]
+            assert [type(v) for v in got] == [type(None), *(type(v) for v in written[:-1])]
 
     check()
