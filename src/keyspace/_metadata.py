@@ -29,12 +29,17 @@ from ._bytes import prefix_end
 from .errors import KeyspaceError, SchemeMismatch, UnreadableRecord, show_bytes
 from .schemes import SCHEMES, AsciiHex, Scheme, ScopeHash, TupleScheme, scheme_from_name
 from .stores._base import ReadView, WriteView
+from .tuples import pack, unpack
 
 __all__ = [
+    "DIRECTORY_FOOTPRINT",
+    "DIRECTORY_RECORD",
     "LAYOUT_START",
     "LAYOUT_STOP",
     "REGISTRY_START",
     "check",
+    "directories_overlap",
+    "directory_record",
     "overlapping",
     "parse",
     "read",
@@ -59,6 +64,13 @@ _RESERVED_PREFIX = b"\xffkeyspace"
 _RESERVED_STOP = b"\xffkeyspacf"
 
 _Range = tuple[bytes, bytes | None]
+
+DIRECTORY_RECORD = b"\xffkeyspace-directories"
+"""Present once a keyspace's directory tree was changed: directories are in use,
+so their nodes (``fe``) and allocated prefixes (``14``..``1c``: packed integers)
+and any manual prefix a node names are theirs."""
+DIRECTORY_FOOTPRINT: tuple[tuple[bytes, bytes], ...] = ((b"\x14", b"\x1d"), (b"\xfe", b"\xff"))
+"""Where a directory tree keeps its nodes and allocated prefixes."""
 
 
 def record(scheme: Scheme) -> bytes:
@@ -235,11 +247,43 @@ def overlapping(view: ReadView, scheme: Scheme, url: str = "") -> Scheme | None:
     return None
 
 
+def directory_record() -> bytes:
+    """The value of :data:`DIRECTORY_RECORD`."""
+    return json.dumps({"directories": _FORMAT, "node": "fe", "content": ""}, sort_keys=True).encode()
+
+
+def directories_overlap(view: ReadView, scheme: Scheme) -> bool:
+    """Whether ``view`` records directories whose nodes or prefixes meet the
+    footprint of ``scheme`` (an allocated range, the nodes, or a manual prefix a
+    node names: one seek and one reverse seek of the nodes per footprint range).
+    False where no directory record is. Cost: a point read."""
+    if view.get(DIRECTORY_RECORD) is None:
+        return False
+    for lo, hi in scheme.footprint():
+        if any(_overlaps((lo, hi), d) for d in DIRECTORY_FOOTPRINT):
+            return True
+        start = b"\xfe" + pack((lo,))
+        stop = b"\xfe" + pack((hi,)) if hi is not None else b"\xff"
+        if next(iter(view.scan_keys(start, stop, limit=1)), None) is not None:
+            return True
+        before = next(iter(view.scan_keys(b"\xfe\x00", start, reverse=True, limit=1)), None)
+        if before is not None:
+            try:
+                named = unpack(before, 1)[0]
+            except KeyspaceError:
+                continue
+            if type(named) is bytes and named and lo.startswith(named):
+                return True
+    return False
+
+
 def recorded_footprints(view: ReadView, url: str = "") -> list[tuple[bytes, bytes | None]]:
     """Where the keyspaces recorded in ``view`` (default records, footprint
-    registry) may keep keys: their footprints and records, unordered. Cost: up to three point
+    registry, directories) may keep keys: their footprints and records, unordered. Cost: up to four point
     reads and a scan of the registry."""
     spans: list[tuple[bytes, bytes | None]] = []
+    if view.get(DIRECTORY_RECORD) is not None:
+        spans += DIRECTORY_FOOTPRINT
     for key in _candidate_keys(None):
         raw = view.get(key)
         if raw is not None and _claims_record(raw):

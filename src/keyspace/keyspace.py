@@ -18,6 +18,7 @@ from ._catalog import Catalog, check_leaf_depth
 from ._closing import Closing
 from ._space import Space, SpaceSnapshot
 from .codecs import Codec, resolve_codec
+from .directory import Directories, Directory, DirectoryPartition
 from .errors import InvalidArgument, InvalidName, SchemeMismatch, StoreError
 from .schemes import Scheme, TupleScheme, scheme_from_name
 from .schemes._base import exact_path
@@ -67,6 +68,8 @@ class Keyspace(Closing):
         self._default_scopes: dict[tuple[Any, ...], Scope] = {}  # made with the default codecs
         self.batch_limit = self.catalog.batch_limit
         self._close_store = True
+        self._directories: Directories | None = None
+        self.directory_manual_prefixes = False
 
     @property
     def url(self) -> str:
@@ -91,6 +94,22 @@ class Keyspace(Closing):
         """The direct children of the root that hold data: ``scope().scopes()``
         (see :meth:`Scope.scopes`; one seek per child)."""
         return self._default_scope(()).scopes()
+
+    @property
+    def directories(self) -> Directories:
+        """The keyspace's directory tree (:mod:`keyspace.directory`): paths mapped
+        to short allocated prefixes, FoundationDB's directory layer bytes."""
+        got = self._directories
+        if got is None:
+            got = self._directories = Directories(self, manual=self.directory_manual_prefixes)
+        return got
+
+    def directory(
+        self, *path: str, key: str | Codec | None = None, value: str | Codec | None = None
+    ) -> Directory | DirectoryPartition:
+        """``directories.create_or_open(path)``: the directory at ``path``, made
+        (with its parents) when there is none."""
+        return self.directories.create_or_open(path, key=key, value=value)
 
     def _default_scope(self, path: tuple[Any, ...]) -> Scope:
         """The scope at ``path`` with the default codecs, made once per path (up to
@@ -147,7 +166,10 @@ class Keyspace(Closing):
         into a page may still come first), never reading the store as it is
         after the block."""
         with self._space.transaction() as (view, state):
-            yield Transaction(self, view, state)
+            tx = Transaction(self, view, state)
+            yield tx
+            if tx._directories is not None:  # no key left under a prefix it removed
+                tx._directories.check_removed(view)
 
     def snapshot(self) -> Snapshot:
         """A read-only consistent view: ``with ks.snapshot() as snap``,
@@ -169,10 +191,30 @@ class Transaction:
     """The handle of :meth:`Keyspace.transaction`: ``scope(*path)`` gives scopes
     whose reads and writes belong to the transaction."""
 
+    _directories: Directories | None = None
+
     def __init__(self, keyspace: Keyspace, view: ReadView, state: Catalog) -> None:
         self.keyspace = keyspace
         self.view = view
         self.catalog = state
+
+    @property
+    def directories(self) -> Directories:
+        """The keyspace's directory tree read and changed through this transaction
+        (a snapshot's: read only)."""
+        got = self._directories
+        if got is None:
+            keyspace = self.keyspace
+            got = Directories(keyspace, self.view, self.catalog, manual=keyspace.directory_manual_prefixes)
+            got.rng = keyspace.directories.rng
+            self._directories = got
+        return got
+
+    def directory(
+        self, *path: str, key: str | Codec | None = None, value: str | Codec | None = None
+    ) -> Directory | DirectoryPartition:
+        """``directories.create_or_open(path)`` inside this transaction."""
+        return self.directories.create_or_open(path, key=key, value=value)
 
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The scope at ``path`` inside this transaction (same API as outside). Cost:
@@ -222,6 +264,7 @@ def open(
     create: bool = True,
     readonly: bool = False,
     leaf_depth: int | None = None,
+    directory_manual_prefixes: bool = False,
     **options: Any,
 ) -> Keyspace:
     """Open a keyspace on the store at ``url_or_path``.
@@ -258,6 +301,9 @@ def open(
     store with keys and no recorded layout raises :class:`LayoutError` on any
     operation that could mix a parent's keys with a child's.
 
+    ``directory_manual_prefixes=True`` lets ``ks.directories.create`` take a
+    ``prefix`` (see :mod:`keyspace.directory`).
+
     The scheme is recorded (for schemes with reserved space) with the first write,
     inside that write's own atomic transaction, so opening and reading never
     change a store. Cost: up to four point reads and two short scans.
@@ -266,8 +312,14 @@ def open(
     scheme = _scheme_argument(scheme, leaf_depth)
     store = open_existing_or_new(url, create=create, readonly=readonly, **options)
     try:
+        if type(directory_manual_prefixes) is not bool:
+            raise InvalidArgument(
+                f"directory_manual_prefixes must be True or False, not {directory_manual_prefixes!r}"
+            )
         scheme, recorded = _scheme_of(store, scheme, url)
-        return Keyspace(store, scheme, recorded=recorded, leaf_depth=leaf_depth)
+        ks = Keyspace(store, scheme, recorded=recorded, leaf_depth=leaf_depth)
+        ks.directory_manual_prefixes = directory_manual_prefixes
+        return ks
     except BaseException:
         store.close()
         raise
@@ -348,5 +400,10 @@ def _scheme_of_view(store: ReadView, scheme: Scheme | None, url: str) -> tuple[S
     if other is not None:
         raise SchemeMismatch(
             f"the store at {url!r} holds the keyspace {other!r}, whose keys would overlap those of {scheme!r}"
+        )
+    if _metadata.directories_overlap(store, scheme):
+        raise SchemeMismatch(
+            f"the store at {url!r} holds directories whose nodes or prefixes would overlap the keys of "
+            f"{scheme!r}"
         )
     return scheme, recorded is not None

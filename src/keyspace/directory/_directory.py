@@ -1,0 +1,350 @@
+"""Directory handles: a :class:`Directory` is a scope over its allocated prefix.
+
+A directory's keys are ``prefix + pack((k,))`` (a tuple key ``(a, b)``:
+``prefix + pack((a, b))``), FoundationDB's ``DirectorySubspace.pack``: the tuple
+scheme's key transform over the directory's own prefix, so a :class:`Directory`
+is a :class:`~keyspace.scope.Scope` (every mapping method, range word and
+codec) compiled over a one-path scheme whose prefix is the allocated one.
+
+Each handle has its own catalog (:class:`_DirectoryCatalog`), whose one fact is
+that the handle's directory still exists: its node's layer key holds the layer
+the handle was opened with. Removal deletes that key with the directory's
+keys, and a move leaves it (the node keeps its prefix), so a handle of a moved
+directory keeps working and one of a removed directory raises
+:class:`~keyspace.errors.StaleDirectory`. The fact is checked where the
+operation reads or writes: outside a transaction every write and delete runs
+in one transaction of the store with the check, every read reads the check key
+in the state it reads (:class:`~keyspace.stores._checked.CheckedReads`); inside
+a transaction or snapshot once per handle, the transaction's own removals
+being checked again before it commits (no key may be left under a prefix it
+removed).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .._bytes import prefix_end
+from .._catalog import SETTLED, Catalog, GuardAnswer, ReadGuard
+from .._space import Space
+from ..codecs import Codec, resolve_codec
+from ..errors import DirectoryError, StaleDirectory, show_bytes
+from ..schemes._base import Key, Path
+from ..schemes._layouts import TUPLE, Layout, LayoutCache
+from ..schemes.tuple_scheme import TupleScheme, _key_of
+from ..scope import Scope
+from ..stores._base import ReadView, Store, WriteView
+from ..stores._checked import CheckedReads
+from ..tuples import unpack
+from ._layer import DirPath, Found
+
+if TYPE_CHECKING:
+    from ._api import Directories
+
+__all__ = ["Directory", "DirectoryPartition", "make_handle"]
+
+
+class _ContentScheme(TupleScheme):
+    """The tuple scheme's keys over one directory's prefix: ``prefix + pack(key)``
+    for the one path of the directory (its keys only, no child scopes, no
+    records of its own)."""
+
+    name = "directory"
+
+    def __init__(self, prefix: bytes, path: DirPath) -> None:
+        super().__init__(prefix)
+        self._path = path
+
+    def prefix(self, path: Path) -> bytes:
+        return self._raw_prefix
+
+    def validate_path(self, path: Path) -> None:
+        return None
+
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
+        return Layout(self, path, kind=TUPLE, accelerate=accelerate)
+
+    def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
+        rp = self._raw_prefix
+        if type(stored) is not bytes or not stored.startswith(rp):
+            raise DirectoryError(
+                f"stored key {show_bytes(stored)} is not under the directory prefix {show_bytes(rp)}"
+            )
+        return self._path, _key_of(unpack(stored, len(rp)))
+
+    def own_range(self, path: Path) -> tuple[bytes, bytes | None]:
+        return self._raw_prefix, self._raw_prefix + b"\xff"
+
+    def subtree_range(self, path: Path) -> tuple[bytes, bytes | None]:
+        return self.own_range(path)
+
+    def footprint(self) -> tuple[tuple[bytes, bytes | None], ...]:
+        return ((self._raw_prefix, prefix_end(self._raw_prefix)),)
+
+    @property
+    def metadata_key(self) -> bytes | None:
+        return None
+
+    def params(self) -> dict[str, Any]:
+        return {"prefix": self._raw_prefix.hex()}
+
+
+class _DirectoryCatalog(Catalog):
+    """The catalog of one directory handle (module docstring): the check key and
+    the layer it must hold; ``found`` and ``owner`` (the directories facade that
+    made the handle) ride along to the children a transaction makes."""
+
+    facts_removable = True
+
+    def __init__(self, store: Store, found: Found, owner: Directories) -> None:
+        scheme = _ContentScheme(found.prefix, found.path)
+        super().__init__(store, scheme, recorded=True, watch_records=False, found_empty=False)
+        self._plain = False
+        self.found = found
+        self.owner = owner
+        self.check_key = found.check_key
+        self.expected = found.layer
+
+    def alive(self, view: ReadView) -> None:
+        """Raise :class:`StaleDirectory` unless ``view`` holds the directory's node."""
+        if view.get(self.check_key) != self.expected:
+            found = self.found
+            raise StaleDirectory(
+                f"the directory opened at {show_bytes(found.path)} (prefix {show_bytes(found.prefix)}) was "
+                "removed: this handle reads and writes nothing; open the path again"
+            )
+
+    def guard(self, path: Path) -> ReadGuard | None:
+        store = self.store
+        checked = store.capabilities.snapshots  # its reads go through CheckedReads
+
+        def read_check(view: ReadView) -> GuardAnswer:
+            if view is store:
+                if not checked:
+                    self.alive(view)
+                return True  # not SETTLED: deletes check again in their own batch
+            self.alive(view)
+            return SETTLED
+
+        return read_check
+
+    def data_view(self, path: Path, view: ReadView, data: ReadView, tag: bytes) -> ReadView:
+        store = self.store
+        if view is not store or not store.capabilities.snapshots or not isinstance(data, Store):
+            return data
+
+        def recheck(snap: ReadView) -> bool:
+            self.alive(snap)
+            return True
+
+        return CheckedReads(store, data, tag, self.check_key, self.expected, recheck)
+
+    def _path_guard(self, path: Path) -> ReadGuard | None:
+        def check(view: ReadView) -> GuardAnswer:
+            self.alive(view)
+            return True
+
+        return check
+
+    def write_ready(self, path: Path) -> bool:
+        """Ready only inside a transaction that checked the node already."""
+        return self._parent is not None and path in self.prepared
+
+    def first_write(
+        self,
+        view: WriteView,
+        path: Path,
+        apply: Callable[[WriteView], None],
+        ops: Any = (),
+    ) -> None:
+        """The node check and ``apply`` in one atomic batch: the caller's
+        transaction, else one transaction of the store."""
+        if view is not self.store:
+            self.alive(view)
+            apply(view)
+            self.prepared.add(path)
+            return
+
+        def body(tx: WriteView) -> None:
+            self.alive(tx)
+            apply(tx)
+
+        self._atomically(body)
+
+    def destructive(
+        self,
+        view: WriteView,
+        apply: Callable[[WriteView], None],
+        single: bool = False,
+        path: Path | None = None,
+        own: bool = True,
+    ) -> None:
+        self.first_write(view, () if path is None else path, apply)
+
+    def children(self, view: ReadView, path: Path) -> list[Any]:
+        return []
+
+    def subtree_ranges(self, view: ReadView, path: Path) -> list[tuple[bytes, bytes | None]]:
+        return [self.scheme.own_range(path)]
+
+
+class Directory(Scope):
+    """A directory of the keyspace's directory tree: a :class:`~keyspace.scope.Scope`
+    over its own keys (stored ``prefix + pack((k,))``), with ``path`` (the path it
+    was opened at), ``layer``, ``prefix`` (its allocated prefix), and the
+    directory operations of :class:`~keyspace.directory.Directories` taking
+    paths relative to it. ``scope()`` is refused (use a subdirectory);
+    ``scopes()`` is empty and ``drop()`` clears the keys (use :meth:`remove` to
+    remove the directory).
+
+    Every operation raises :class:`~keyspace.errors.StaleDirectory` once the
+    directory was removed (see the module docstring for where it is checked;
+    cost outside a transaction: a write is one transaction of the store with
+    one point read more, a read reads the node key in the state it reads)."""
+
+    __slots__ = ()
+
+    @property
+    def layer(self) -> bytes:
+        return self._dir_catalog().found.layer
+
+    def _dir_catalog(self) -> _DirectoryCatalog:
+        state = self._state
+        assert isinstance(state, _DirectoryCatalog)
+        return state
+
+    def _dirs(self) -> Directories:
+        return self._dir_catalog().owner._bound(self._view, self._state)
+
+    def scope(self, *more: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
+        raise DirectoryError(
+            f"directory {show_bytes(self.path)} has no child scopes; make a subdirectory "
+            f"(create_or_open({show_bytes(more)}))"
+        )
+
+    def __repr__(self) -> str:
+        return f"<Directory {self.path!r} prefix={show_bytes(self.prefix)}>"
+
+    # -- the directory operations, relative to this directory ------------------
+
+    def create_or_open(self, path: Any, layer: bytes = b"") -> Directory | DirectoryPartition:
+        return self._dirs().create_or_open(self._sub(path), layer)
+
+    def open(self, path: Any, layer: bytes | None = None) -> Directory | DirectoryPartition:
+        return self._dirs().open(self._sub(path), layer)
+
+    def create(
+        self, path: Any, layer: bytes = b"", prefix: bytes | None = None
+    ) -> Directory | DirectoryPartition:
+        return self._dirs().create(self._sub(path), layer, prefix)
+
+    def exists(self, path: Any = ()) -> bool:
+        return self._dirs().exists(self._sub(path))
+
+    def list(self, path: Any = ()) -> builtins.list[str]:
+        return self._dirs().list(self._sub(path))
+
+    def move(self, old_path: Any, new_path: Any) -> Directory | DirectoryPartition:
+        return self._dirs().move(self._sub(old_path), self._sub(new_path))
+
+    def move_to(self, new_path: Any) -> Directory | DirectoryPartition:
+        """Move this directory to the absolute path ``new_path``."""
+        return self._dirs().move(self.path, new_path)
+
+    def remove(self, path: Any = ()) -> None:
+        self._dirs().remove(self._sub(path))
+
+    def remove_if_exists(self, path: Any = ()) -> bool:
+        return self._dirs().remove_if_exists(self._sub(path))
+
+    def _sub(self, path: Any) -> Any:
+        from ._layer import check_path
+
+        return tuple(self.path) + check_path(path)
+
+
+class DirectoryPartition:
+    """A partition (layer ``b"partition"``): a directory holding a tree of its own,
+    whose subdirectories' prefixes all start with its prefix. It holds no keys
+    itself (as in FoundationDB); it offers the directory operations relative to
+    it, ``path``, ``layer`` and ``prefix``."""
+
+    __slots__ = ("_owner", "found")
+
+    def __init__(self, found: Found, owner: Directories) -> None:
+        self.found = found
+        self._owner = owner
+
+    path = property(lambda self: self.found.path)
+    layer = property(lambda self: self.found.layer)
+    prefix = property(lambda self: self.found.prefix)
+
+    def __repr__(self) -> str:
+        return f"<DirectoryPartition {self.path!r} prefix={show_bytes(self.prefix)}>"
+
+    def _sub(self, path: Any) -> Any:
+        from ._layer import check_path
+
+        return tuple(self.path) + check_path(path)
+
+    def create_or_open(self, path: Any, layer: bytes = b"") -> Directory | DirectoryPartition:
+        return self._owner.create_or_open(self._sub(path), layer)
+
+    def open(self, path: Any, layer: bytes | None = None) -> Directory | DirectoryPartition:
+        return self._owner.open(self._sub(path), layer)
+
+    def create(
+        self, path: Any, layer: bytes = b"", prefix: bytes | None = None
+    ) -> Directory | DirectoryPartition:
+        return self._owner.create(self._sub(path), layer, prefix)
+
+    def exists(self, path: Any = ()) -> bool:
+        return self._owner.exists(self._sub(path))
+
+    def list(self, path: Any = ()) -> builtins.list[str]:
+        return self._owner.list(self._sub(path))
+
+    def move(self, old_path: Any, new_path: Any) -> Directory | DirectoryPartition:
+        return self._owner.move(self._sub(old_path), self._sub(new_path))
+
+    def move_to(self, new_path: Any) -> Directory | DirectoryPartition:
+        return self._owner.move(self.path, new_path)
+
+    def remove(self, path: Any = ()) -> None:
+        self._owner.remove(self._sub(path))
+
+    def remove_if_exists(self, path: Any = ()) -> bool:
+        return self._owner.remove_if_exists(self._sub(path))
+
+    def __getitem__(self, key: Any) -> Any:
+        raise DirectoryError(
+            f"the partition {show_bytes(self.path)} holds no keys of its own; use a subdirectory"
+        )
+
+    __setitem__ = __delitem__ = __getitem__
+
+
+def make_handle(
+    found: Found,
+    owner: Directories,
+    keyspace: Any,
+    view: ReadView | None,
+    state: Catalog | None,
+    key: str | Codec | None = None,
+    value: str | Codec | None = None,
+) -> Directory | DirectoryPartition:
+    """The handle of ``found``: a partition's, or a :class:`Directory` on the
+    committed store (``view`` None) or on a transaction's or snapshot's view
+    (``state``: the transaction's catalog state, whose commit checks its
+    removals)."""
+    if found.is_partition:
+        return DirectoryPartition(found, owner)
+    store: Store = keyspace.store
+    catalog = _DirectoryCatalog(store, found, owner)
+    space: Space[Any] = Space(store, catalog, LayoutCache(catalog.scheme, size=1), keyspace)
+    kc, vc = resolve_codec(key), resolve_codec(value)
+    if view is None:
+        return Directory(space, store, catalog, found.path, kc, vc)
+    return Directory(space, view, catalog.child(), found.path, kc, vc)
