@@ -4,7 +4,9 @@ decoding for indexers.
 * Collections with cw-storage-plus's names and bytes: :class:`Item`,
   :class:`Map`, :class:`IndexedMap` with :class:`UniqueIndex` and
   :class:`MultiIndex`, :class:`Deque`, :class:`SnapshotMap`,
-  :class:`SnapshotItem`. They are definitions (namespace and types);
+  :class:`SnapshotItem`, :class:`IndexedSnapshotMap`, and keyspace's
+  :class:`DequeMap` (a deque per key; cw-storage-plus has none).
+  :class:`PrefixBound` bounds ``prefix_range``. They are definitions (namespace and types);
   ``bind(storage)`` gives the working collection over a scope, ``key``/
   ``decompose`` compute and split stored keys.
 * Key functions: :func:`to_cw_bytes`, :func:`from_slice`, :func:`key`,
@@ -26,6 +28,7 @@ plain two's complement of cw-storage-plus before v0.11).
 
 from __future__ import annotations
 
+from ..collections import PrefixBound
 from ..schemes.length_prefixed import (
     encode_length,
     namespace_with_key,
@@ -34,7 +37,9 @@ from ..schemes.length_prefixed import (
 )
 from ._defs import (
     Deque,
+    DequeMap,
     IndexedMap,
+    IndexedSnapshotMap,
     Item,
     Map,
     MultiIndex,
@@ -60,10 +65,13 @@ from ._state import Row, decode_state, summarize
 __all__ = [
     "SHIPPED_SCHEMAS",
     "Deque",
+    "DequeMap",
     "IndexedMap",
+    "IndexedSnapshotMap",
     "Item",
     "Map",
     "MultiIndex",
+    "PrefixBound",
     "Row",
     "Schema",
     "SchemaError",

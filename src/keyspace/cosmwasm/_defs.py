@@ -21,7 +21,9 @@ from ..scope import Scope
 
 __all__ = [
     "Deque",
+    "DequeMap",
     "IndexedMap",
+    "IndexedSnapshotMap",
     "Item",
     "Map",
     "MultiIndex",
@@ -264,6 +266,86 @@ class SnapshotItem(_Snapshotted, Item):
     def bind(self, storage: Scope) -> c.SnapshotItem:
         bound: c.SnapshotItem = self._bind_history(c.SnapshotItem, storage)
         return bound
+
+
+class IndexedSnapshotMap(_Snapshotted, IndexedMap):
+    """``IndexedSnapshotMap::new(pk_namespace, checkpoints, changelog, strategy,
+    indexes)``: the records (a :class:`Map`), their indexes (current records
+    only) and the ``checkpoints``/``changelog`` maps of a :class:`SnapshotMap`."""
+
+    kind = "indexed_snapshot_map"
+
+    def __init__(
+        self,
+        pk_namespace: str | bytes,
+        checkpoints: str | bytes,
+        changelog: str | bytes,
+        strategy: str,
+        indexes: Mapping[str, UniqueIndex | MultiIndex],
+        *,
+        key: c._keys.SpecLike,
+        value: str | Codec | None = None,
+        legacy_signed: bool = False,
+    ) -> None:
+        super().__init__(pk_namespace, indexes, key=key, value=value, legacy_signed=legacy_signed)
+        self._keep_history(checkpoints, changelog, strategy)
+
+    def bind(self, storage: Scope) -> c.IndexedSnapshotMap:
+        return c.IndexedSnapshotMap(
+            storage,
+            self.namespace,
+            self.checkpoints,
+            self.changelog,
+            key=self.spec,
+            value=self.value,
+            indexes={name: idx.index for name, idx in self.indexes.items()},
+            strategy=self.strategy,
+            layout=_LAYOUT,
+        )
+
+
+class DequeMap:
+    """A deque per key of ``key`` (keyspace's, as cw-storage-plus has none; see
+    :mod:`keyspace.collections._deque_map`): the deque of key ``k`` keeps its
+    items at ``len(ns) ns joined_prefix(k) u32be(pos)`` and its head and tail at
+    ``len(ns) ns joined_prefix(k) "h"``/``"t"`` (raw u32), the keys a
+    ``Map<(K, u32)>`` and a ``Map<(K, &str)>`` of namespace ``ns`` give."""
+
+    kind = "deque_map"
+
+    def __init__(
+        self,
+        namespace: str | bytes,
+        *,
+        key: c._keys.SpecLike,
+        value: str | Codec | None = None,
+        legacy_signed: bool = False,
+    ) -> None:
+        self.namespace = namespace
+        self.spec = c.KeySpec(key, legacy_signed=legacy_signed)
+        self.value = value
+        self.head = to_length_prefixed(namespace)
+
+    def prefix_key(self, key: Any) -> bytes:
+        """The bytes every stored key of ``key``'s deque starts with."""
+        return self.head + to_length_prefixed_nested(self.spec.to_bytes(self.spec.elements(key)))
+
+    def item_key(self, key: Any, position: int) -> bytes:
+        """The stored key of the item at u32 ``position`` of ``key``'s deque."""
+        (position,) = c.KeySpec("u32").elements((position,))
+        return self.prefix_key(key) + int(position).to_bytes(4, "big")
+
+    def head_key(self, key: Any) -> bytes:
+        """The stored key of the head position of ``key``'s deque."""
+        return self.prefix_key(key) + b"h"
+
+    def tail_key(self, key: Any) -> bytes:
+        """The stored key of the tail position of ``key``'s deque."""
+        return self.prefix_key(key) + b"t"
+
+    def bind(self, storage: Scope) -> c.DequeMap:
+        """The working :class:`keyspace.collections.DequeMap` over ``storage``."""
+        return c.DequeMap(storage, self.namespace, key=self.spec, value=self.value, layout=_LAYOUT)
 
 
 def decompose(stored: bytes, collection: Item | Map) -> Any:

@@ -12,6 +12,10 @@
                                    "changelog": "members__changelog"}},
      "snapshot_items": {"total": {"checkpoints": "total__checkpoints",
                                   "changelog": "total__changelog"}},
+     "indexed_snapshot_maps": {"groups": {"key": ["str"], "checkpoints": "groups__check",
+         "changelog": "groups__change", "indexes": {
+         "admin": {"kind": "multi", "namespace": "groups__admin", "key": ["addr"]}}}},
+     "deque_maps": {"inbox": {"key": ["addr"], "value": "json"}},
      "legacy_signed_keys": false}
 
 Names are namespaces. Keys are element types (``addr``/``str``, ``bytes``,
@@ -36,7 +40,18 @@ from importlib import resources
 from typing import Any
 
 from ..errors import KeyspaceError
-from ._defs import Deque, IndexedMap, Item, Map, MultiIndex, SnapshotItem, SnapshotMap, UniqueIndex
+from ._defs import (
+    Deque,
+    DequeMap,
+    IndexedMap,
+    IndexedSnapshotMap,
+    Item,
+    Map,
+    MultiIndex,
+    SnapshotItem,
+    SnapshotMap,
+    UniqueIndex,
+)
 
 __all__ = ["SHIPPED_SCHEMAS", "Schema", "SchemaError", "SchemaWarning", "load_schema"]
 
@@ -44,8 +59,17 @@ SHIPPED_SCHEMAS = {"cw20": "cw20-base", "cw721": "cw721-base", "cw4": "cw4-group
 """Short name -> file name (without ``.json``) of the schemas shipped in the package."""
 
 _VALUES = ("json", "bytes", "str")
-_SECTIONS = ("items", "maps", "indexed_maps", "deques", "snapshot_maps", "snapshot_items")
-Definition = Item | Map | Deque
+_SECTIONS = (
+    "items",
+    "maps",
+    "indexed_maps",
+    "deques",
+    "snapshot_maps",
+    "snapshot_items",
+    "indexed_snapshot_maps",
+    "deque_maps",
+)
+Definition = Item | Map | Deque | DequeMap
 
 
 class SchemaError(KeyspaceError, ValueError):
@@ -134,6 +158,8 @@ def _definition(section: str, ns: str, spec: Any, legacy: bool) -> Definition:
         return Map(ns, key=_key(spec, where), value=value, legacy_signed=legacy)
     if section == "deques":
         return Deque(ns, value=value)
+    if section == "deque_maps":
+        return DequeMap(ns, key=_key(spec, where), value=value, legacy_signed=legacy)
     if section == "snapshot_items":
         checkpoints, changelog = _field(spec, "checkpoints", where), _field(spec, "changelog", where)
         return SnapshotItem(ns, checkpoints, changelog, value=value)
@@ -166,6 +192,17 @@ def _definition(section: str, ns: str, spec: Any, legacy: bool) -> Definition:
             raise SchemaError(
                 f"schema entry {where}.indexes.{name}: kind {kind!r} is not 'multi' or 'unique'"
             )
+    if section == "indexed_snapshot_maps":
+        return IndexedSnapshotMap(
+            ns,
+            _field(spec, "checkpoints", where),
+            _field(spec, "changelog", where),
+            "every_block",
+            indexes,
+            key=_key(spec, where),
+            value=value,
+            legacy_signed=legacy,
+        )
     return IndexedMap(ns, indexes, key=_key(spec, where), value=value, legacy_signed=legacy)
 
 

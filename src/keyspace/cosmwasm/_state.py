@@ -12,7 +12,17 @@ from ..codecs import JSON as _JSON
 from ..collections import KeySpec
 from ..errors import DecodeError, show_bytes
 from ..schemes.length_prefixed import decompose as _split
-from ._defs import Deque, IndexedMap, Item, Map, MultiIndex, SnapshotItem, SnapshotMap
+from ._defs import (
+    Deque,
+    DequeMap,
+    IndexedMap,
+    IndexedSnapshotMap,
+    Item,
+    Map,
+    MultiIndex,
+    SnapshotItem,
+    SnapshotMap,
+)
 from ._dump import decode_model
 from ._schema import Schema, SchemaError, SchemaWarning, load_schema
 
@@ -22,8 +32,10 @@ __all__ = ["Row", "decode_state", "summarize"]
 class Row(NamedTuple):
     """One decoded entry: ``collection`` (namespace; ``None`` when unknown),
     ``kind`` (``item``, ``map``, ``indexed_map``, ``unique_index``,
-    ``multi_index``, ``deque``, ``deque_head``, ``deque_tail``, ``snapshot_map``,
-    ``snapshot_item``, ``changelog``, ``checkpoints`` or ``unknown``), ``key``
+    ``multi_index``, ``deque``, ``deque_map`` (key: the map key's elements,
+    then the position), ``deque_head``, ``deque_tail`` (key: the map key's
+    elements for a deque map, else empty), ``snapshot_map``, ``snapshot_item``,
+    ``indexed_snapshot_map``, ``changelog``, ``checkpoints`` or ``unknown``), ``key``
     (the decoded key elements), ``value`` (JSON parsed) and the raw bytes.
     ``error`` says why an entry that looked like a collection's did not decode."""
 
@@ -134,6 +146,25 @@ def _deque_decoder(name: str, value: Callable[[bytes], Any]) -> _Decoder:
     return decode
 
 
+def _deque_map_decoder(name: str, spec: KeySpec, value: Callable[[bytes], Any]) -> _Decoder:
+    """A deque map's entry: the map key's elements, each length-prefixed, then a
+    u32 position (an item) or ``h``/``t`` (its head or tail, a raw u32)."""
+    types = spec.types
+    depth = len(types)
+
+    def decode(key: bytes, rest: bytes, raw: bytes) -> Row:
+        parts, tail = _split(rest, depth)
+        elements = tuple(t.from_bytes(p) for t, p in zip(types, parts, strict=True))
+        if len(tail) == 4:
+            return Row(name, "deque_map", (*elements, int.from_bytes(tail, "big")), value(raw), key, raw)
+        if tail in (b"h", b"t") and len(raw) == 4:
+            kind = "deque_head" if tail == b"h" else "deque_tail"
+            return Row(name, kind, elements, int.from_bytes(raw, "big"), key, raw)
+        raise DecodeError(f"deque map key remainder {show_bytes(tail)} is no position, 'h' or 't'")
+
+    return decode
+
+
 _U64 = KeySpec("u64")
 
 
@@ -178,7 +209,7 @@ class _Decoders:
             raise SchemaError(f"two collections of the schema use namespace {ns!r}")
         self.spaces[key] = decoder
 
-    def _add(self, d: Item | Map | Deque) -> None:
+    def _add(self, d: Item | Map | Deque | DequeMap) -> None:
         value = _value_decoder(d.value)
         name = str(d.namespace)
         if isinstance(d, Item):
@@ -188,9 +219,11 @@ class _Decoders:
                 self._space(d.checkpoints, _map_decoder(str(d.checkpoints), "checkpoints", _U64, _json))
         elif isinstance(d, Deque):
             self._space(d.namespace, _deque_decoder(name, value))
+        elif isinstance(d, DequeMap):
+            self._space(d.namespace, _deque_map_decoder(name, d.spec, value))
         else:
             self._space(d.namespace, _map_decoder(name, d.kind, d.spec, value))
-            if isinstance(d, SnapshotMap):
+            if isinstance(d, (SnapshotMap, IndexedSnapshotMap)):
                 log = d.spec + _U64
                 self._space(d.changelog, _map_decoder(str(d.changelog), "changelog", log, _json))
                 self._space(d.checkpoints, _map_decoder(str(d.checkpoints), "checkpoints", _U64, _json))
