@@ -148,7 +148,8 @@ class Directories:
         another keyspace's recorded footprint."""
         end = prefix_end(prefix)
         spans = [*self._state.reserved, *self._keyspace.scheme.footprint()]
-        spans += _metadata.recorded_footprints(view, self._keyspace.url)
+        mine = set(_metadata.DIRECTORY_FOOTPRINT)  # the directories' own (nodes: FoundationDB's check)
+        spans += [s for s in _metadata.recorded_footprints(view, self._keyspace.url) if s not in mine]
         for lo, hi in spans:
             if (hi is None or prefix < hi) and (end is None or lo < end):
                 raise PrefixInUse(

@@ -318,12 +318,19 @@ class DirectoryPartition:
     def remove_if_exists(self, path: Any = ()) -> bool:
         return self._owner.remove_if_exists(self._sub(path))
 
-    def __getitem__(self, key: Any) -> Any:
-        raise DirectoryError(
+    def _no_keys(self) -> DirectoryError:
+        return DirectoryError(
             f"the partition {show_bytes(self.path)} holds no keys of its own; use a subdirectory"
         )
 
-    __setitem__ = __delitem__ = __getitem__
+    def __getitem__(self, key: Any) -> Any:
+        raise self._no_keys()
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise self._no_keys()
+
+    def __delitem__(self, key: Any) -> None:
+        raise self._no_keys()
 
 
 def make_handle(
