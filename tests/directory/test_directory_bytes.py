@@ -32,7 +32,8 @@ def test_tree_keys_by_hand_and_by_fdb() -> None:
     assert tree.recent_key(5) == b"\xfe\x01\xfe\x00\x01hca\x00\x15\x01\x15\x05" == ROOT[b"hca"][1].pack((5,))
     node = tree.node_of(b"\x15\x07")
     assert node == b"\xfe\x01\x15\x07\x00" == NODES[b"\x15\x07"].key()
-    assert tree.layer_key(node) == b"\xfe\x01\x15\x07\x00\x01layer\x00" == NODES[b"\x15\x07"].pack((b"layer",))
+    layer = NODES[b"\x15\x07"].pack((b"layer",))
+    assert tree.layer_key(node) == b"\xfe\x01\x15\x07\x00\x01layer\x00" == layer
     assert tree.child_key(tree.root, "app") == b"\xfe\x01\xfe\x00\x14\x02app\x00" == ROOT[0].pack(("app",))
     r = NODES[b"\x15\x07"][0].range(())
     assert tree.children_range(node) == (r.start, r.stop)
@@ -181,11 +182,11 @@ def test_newer_version_is_refused() -> None:
     store = MemoryStore()
     store.put(ROOT.pack((b"version",)), struct.pack("<III", 2, 0, 0))
     ks = keyspace.attach(store, scheme="tuple")
-    with pytest.raises(keyspace.errors.DirectoryVersion, match="2.0.0"):
+    with pytest.raises(keyspace.errors.DirectoryVersion, match=r"2\.0\.0"):
         ks.directories.open(("a",))
     store.put(ROOT.pack((b"version",)), struct.pack("<III", 1, 1, 0))
     assert not ks.directories.exists(("a",))  # a minor version above reads
     before = dict(store.scan(b"", None))
-    with pytest.raises(keyspace.errors.DirectoryVersion, match="1.1.0"):
+    with pytest.raises(keyspace.errors.DirectoryVersion, match=r"1\.1\.0"):
         ks.directories.create_or_open(("a",))
     assert dict(store.scan(b"", None)) == before
