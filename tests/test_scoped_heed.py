@@ -98,8 +98,11 @@ def _expected(db: str) -> dict[tuple[str, ...], dict[Any, Any]]:
     manifest's puts of the typed scope whose hash ends in ff (which its iter()
     misses)."""
     out: dict[tuple[str, ...], dict[Any, Any]] = {}
+    records = {name.encode().hex() for line in DUMP if line["kind"] == "env" for name in line["named_dbs"]}
     for line in DUMP:
         if line["kind"] == "scoped" and line["db"] == db:
+            if line["scope"] is None and line.get("key_hex") in records:
+                continue  # LMDB's record of a named database, which scoped-heed's iter() shows: no data
             out.setdefault(_path(line), {})[_key(line, db)] = _value(line, db)
     for line in MANIFEST:
         if line["db"] == db and line["result"] == "ok":
@@ -456,16 +459,15 @@ def test_bad_arguments(env: Path) -> None:
         assert ks.scope(b"tenant1")[b"key1"] == b"tenant1-value1"  # bytes names are their UTF-8
 
 
-def test_the_unnamed_default_shows_the_database_records(env: Path) -> None:
+def test_the_unnamed_default_holds_no_database_record(env: Path) -> None:
     before = _raw(env)
     with _open(env, "legacy") as ks:
-        assert ks.scope()[b"cache_scoped"][:4] == b"\x00\x00\x00\x00"  # what scoped-heed's iter() shows
+        default = ks.scope()
+        assert b"cache_scoped" not in default and default.get(b"cache_scoped") is None
         with pytest.raises(StoreError, match="record of a named database"):
-            ks.scope()[b"cache_scoped"] = b"overwrite a database record"
-        with pytest.raises(StoreError, match="record of a named database"):
-            ks.scope().clear()  # one transaction: refused as a whole
-        with pytest.raises(StoreError, match="record of a named database"):
-            del ks.scope()[b"bkeys"]
+            default[b"cache_scoped"] = b"overwrite a database record"
+        with pytest.raises(KeyError):
+            del default[b"bkeys"]
     assert _raw(env) == before
     with _open(env, "legacy") as ks:
         ks.scope()[b"legacy-new"] = b"ok"

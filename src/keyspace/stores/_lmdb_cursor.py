@@ -8,6 +8,9 @@ built, see :mod:`keyspace.stores._take`), :func:`cursor_scan_ranges` the items o
 several ranges in turn with one cursor; :func:`cursor_delete_range` deletes a range
 with one cursor. All take the LMDB transaction and, optionally, a named database
 of its environment; errors are py-lmdb's own (the caller translates them).
+Given ``records`` (reads of an environment's unnamed database), the scans leave
+out LMDB's records of named databases and the range delete keeps them (see
+:mod:`keyspace.stores._lmdb_records`).
 """
 
 from __future__ import annotations
@@ -17,10 +20,14 @@ from collections.abc import Iterator
 from functools import partial
 from itertools import chain, islice, takewhile
 from operator import gt, le
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._base import PAGE_MOST, limited, pages_of
+from ._lmdb_records import RECORD_SIZE, filtered, filtered_pages
 from ._take import take_until
+
+if TYPE_CHECKING:
+    from ._lmdb_records import Records
 
 __all__ = [
     "SHORT_SCAN",
@@ -39,15 +46,24 @@ SHORT_SCAN = 16
 
 
 def cursor_scan(
-    txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
+    txn: Any,
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    limit: int | None,
+    db: Any = None,
+    records: Records | None = None,
 ) -> Iterator[tuple[bytes, bytes]]:
     """Items of ``[start, stop)`` read by one cursor (on database ``db``, default: the
     transaction's): an ``itertools`` chain over ``iternext``/``iterprev``, so no
     Python code runs per item (a short forward scan: one list, see
     :data:`SHORT_SCAN`). The cursor keeps ``txn`` alive as long as the chain
     lives. A scan limited to ``PAGE_MOST`` (1024) items or fewer, with the C module:
-    one :func:`cursor_page`, read at once."""
+    one :func:`cursor_page`, read at once. With ``records``: read ahead in chunks
+    of 256 items, each without the records (one C pass a chunk)."""
     cursor = txn.cursor(db)
+    if records is not None:
+        return filtered(records, _range_items(cursor, reverse, (start, stop)), limit)
     if limit is not None and take_until is not None and limit <= PAGE_MOST:  # no frame more: short scans
         if not reverse:
             return iter(take_until(cursor.iternext(), stop, limit, False) if cursor.set_range(start) else ())
@@ -65,16 +81,26 @@ def cursor_scan(
 
 
 def cursor_keys(
-    txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
+    txn: Any,
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    limit: int | None,
+    db: Any = None,
+    records: Records | None = None,
 ) -> Iterator[bytes]:
     """Keys of ``[start, stop)`` read by one cursor of ``txn`` (database ``db``,
     default: the transaction's), values left unread; an ``itertools`` chain, so no
-    Python code runs per key. The cursor keeps ``txn`` alive as long as it lives."""
+    Python code runs per key. The cursor keeps ``txn`` alive as long as it lives.
+    With ``records``: without the records, the value of each key holding no NUL
+    byte read to tell (see :func:`~keyspace.stores._lmdb_records.drop_keys`)."""
     keys, bound = _positioned(txn.cursor(db), reverse, (start, stop), False)
     if keys is None:
         return iter(())
     if bound is not None:
         keys = takewhile(bound.__le__ if reverse else bound.__gt__, keys)
+    if records is not None:
+        return filtered(records, keys, limit, txn.cursor(db).get)
     return limited(keys, limit)
 
 
@@ -93,17 +119,33 @@ def cursor_page(
 
 
 def cursor_pages(
-    txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any = None
+    txn: Any,
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    limit: int | None,
+    db: Any = None,
+    records: Records | None = None,
 ) -> Iterator[list[tuple[bytes, bytes]]]:
     """The items of :func:`cursor_scan` as the non-empty lists of one cursor that
     :func:`~keyspace.stores._base.pages_of` reads (the views' ``fast_pages``):
-    with the C module, no Python code per item and no item read past the range."""
+    with the C module, no Python code per item and no item read past the range.
+    With ``records``: each page without the records (one C pass a page)."""
     items, bound = _positioned(txn.cursor(db), reverse, (start, stop), True)
-    return iter(()) if items is None else pages_of(items, bound, reverse, limit)
+    if items is None:
+        return iter(())
+    if records is not None:
+        return filtered_pages(records, pages_of(items, bound, reverse), limit)
+    return pages_of(items, bound, reverse, limit)
 
 
 def cursor_scan_ranges(
-    txn: Any, ranges: list[tuple[bytes, bytes | None]], reverse: bool, limit: int | None, db: Any = None
+    txn: Any,
+    ranges: list[tuple[bytes, bytes | None]],
+    reverse: bool,
+    limit: int | None,
+    db: Any = None,
+    records: Records | None = None,
 ) -> Iterator[tuple[bytes, bytes]]:
     """The items of each ``[start, stop)`` of ``ranges`` in turn (in the order
     given; each read descending with ``reverse``), at most ``limit`` in all, read
@@ -112,6 +154,8 @@ def cursor_scan_ranges(
     cursor and chain."""
     cursor = txn.cursor(db)
     items = chain.from_iterable(map(partial(_range_items, cursor, reverse), ranges))
+    if records is not None:
+        return filtered(records, items, limit)
     return limited(items, limit)
 
 
@@ -149,14 +193,29 @@ def _range_items(
     return items
 
 
-def cursor_delete_range(txn: Any, start: bytes, stop: bytes | None, db: Any = None) -> None:
+def cursor_delete_range(
+    txn: Any, start: bytes, stop: bytes | None, db: Any = None, records: Records | None = None
+) -> None:
     """Delete ``[start, stop)`` of database ``db`` (default: the transaction's) with
-    one cursor, each delete moving it to the next key."""
+    one cursor, each delete moving it to the next key. With ``records`` (the
+    unnamed database), LMDB's records of named databases stay: the cursor steps
+    over them (deleting one as data is refused by LMDB and spoils the
+    transaction); a key is looked at only when its value has a record's size."""
     cursor = txn.cursor(db)
     if not cursor.set_range(start):
         return
     delete = cursor.delete
     key = cursor.key
+    if records is None:
+        while stop is None or key() < stop:
+            if not delete():  # deletes and moves to the next key; False at the end
+                break
+        return
+    value, step, is_record = cursor.value, cursor.next, records.is_record
     while stop is None or key() < stop:
-        if not delete():  # deletes and moves to the next key; False at the end
+        here = value()
+        if len(here) == RECORD_SIZE and is_record(key(), here):
+            if not step():
+                break
+        elif not delete():
             break

@@ -17,8 +17,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..errors import StoreError
+from ._lmdb_records import Records
 
-__all__ = ["NotADatabase", "SharedEnv", "acquire", "check_room", "db_name_bytes", "release"]
+__all__ = ["PROBE_SLOTS", "NotADatabase", "SharedEnv", "acquire", "check_room", "db_name_bytes", "release"]
+
+PROBE_SLOTS = 1
+"""Database slots an environment is opened with beyond ``max_dbs``: kept free for
+asking LMDB whether a key of the unnamed database is a database's record
+(:class:`~keyspace.stores._lmdb_records.Records`), never taken by a store."""
 
 NAME_MOST = 511
 """The longest database name, in UTF-8 bytes: a name is a key of the unnamed
@@ -63,7 +69,8 @@ class SharedEnv:
     and that transaction (``joint``); the open snapshots (``views``: the thread
     that opened each, one ``append`` or ``remove`` of the list each, which are
     atomic) and whether the map is being resized (``resizing``, set under
-    ``cond``, which a growth waits on)."""
+    ``cond``, which a growth waits on); which keys of its unnamed database are
+    records of named databases (``records``)."""
 
     __slots__ = (
         "cond",
@@ -74,6 +81,7 @@ class SharedEnv:
         "max_dbs",
         "pid",
         "readonly",
+        "records",
         "refs",
         "resizing",
         "sync",
@@ -97,6 +105,7 @@ class SharedEnv:
         self.cond = threading.Condition()
         self.views: list[int] = []
         self.resizing = False
+        self.records = Records(env, _LOCK)
 
     def check_room(self, names: Iterable[str], url: str) -> None:
         """Raise :class:`StoreError` unless every named database of ``names`` can
@@ -126,21 +135,26 @@ class SharedEnv:
                     f"{url} is open in this process with max_dbs=0, which allows no named database; "
                     f"open the first store of that environment with max_dbs >= 1 to use db={name!r}"
                 )
+            full = StoreError(
+                f"cannot open database {name!r} of {url}: the environment was opened in this process "
+                f"with max_dbs={self.max_dbs} and that many named databases are open; open its first "
+                "store with a larger max_dbs"
+            )
+            if sum(1 for held in self.dbs if held) >= self.max_dbs:
+                raise full  # the slots beyond max_dbs are for the records' questions (PROBE_SLOTS)
             try:
                 handle = self.env.open_db(raw, create=create and not self.readonly)
             except lmdb.NotFoundError:
                 raise StoreError(f"{url} has no named database {name!r}") from None
             except lmdb.DbsFullError:
-                raise StoreError(
-                    f"cannot open database {name!r} of {url}: the environment was opened in this process "
-                    f"with max_dbs={self.max_dbs} and that many named databases are open; open its first "
-                    "store with a larger max_dbs"
-                ) from None
+                raise full from None
             except lmdb.IncompatibleError:
                 raise NotADatabase(
                     f"{name!r} in {url} is a key of the unnamed database, not a named database"
                 ) from None
             self.dbs[name] = handle
+            if create:
+                self.records.forget()  # it may be new: a key of that name is a record now
             return handle
 
 

@@ -5,21 +5,27 @@ and ``seeker``, with :func:`count_keys`, which the store's own count uses too.
 Keys come from ``cursor.iternext(values=False)``, so no value is copied; a count
 reads keys in growing chunks and cuts the last one at ``stop`` with one bisection
 (no Python code per key); a seeker keeps one cursor and moves it with
-``set_range``.
+``set_range``. Reads of an environment's unnamed database leave out LMDB's
+records of named databases (see :mod:`keyspace.stores._lmdb_records`).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
+from functools import partial
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import lmdb
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Seeker
 from ._lmdb_cursor import cursor_keys, cursor_scan
+from ._lmdb_records import RECORD_SIZE, Records, hidden_count
+
+if TYPE_CHECKING:
+    from .lmdb import LMDBStore
 
 __all__ = ["CursorSeeker", "TxnReads", "count_keys"]
 
@@ -37,19 +43,27 @@ def _same(key: bytes) -> bytes:
     return key
 
 
-def count_keys(txn: Any, start: bytes, stop: bytes | None, db: Any = None) -> int:
+def count_keys(
+    txn: Any, start: bytes, stop: bytes | None, db: Any = None, records: Records | None = None
+) -> int:
     """How many keys of ``[start, stop)`` ``txn`` holds (in database ``db``,
     default: the transaction's), read without values by one cursor. Reads chunks
     of 64 keys, four times larger each time up to 4096, and bisects the chunk that
     crosses ``stop``: it reads at most one chunk past ``stop`` and runs no Python
-    code per key."""
+    code per key. With ``records`` (the unnamed database), LMDB's records of
+    named databases are not counted: one C pass a chunk, and a point read of
+    each key holding no NUL byte."""
     keys = cursor_keys(txn, start, None, False, None, db)
+    value_of = None if records is None else txn.cursor(db).get
     total = 0
     size = _FIRST_CHUNK
     while chunk := list(islice(keys, size)):
         if stop is not None and chunk[-1] >= stop:
-            return total + bisect_left(chunk, stop)
+            del chunk[bisect_left(chunk, stop) :]
+            return total + len(chunk) - (0 if records is None else hidden_count(records, chunk, value_of))  # type: ignore[arg-type]
         total += len(chunk)
+        if records is not None:
+            total -= hidden_count(records, chunk, value_of)  # type: ignore[arg-type]
         if len(chunk) < size:
             break
         size = min(size * 4, _MAX_CHUNK)
@@ -58,9 +72,11 @@ def count_keys(txn: Any, start: bytes, stop: bytes | None, db: Any = None) -> in
 
 class CursorSeeker(Seeker):
     """A :class:`Seeker` on one cursor: each seek is one ``set_range``. ``end`` is
-    called once on release (the read transaction it owns, if any)."""
+    called once on release (the read transaction it owns, if any). With
+    ``records`` (the unnamed database), a seek steps over LMDB's records of named
+    databases."""
 
-    __slots__ = ("_cursor", "_end", "_stop", "_translate")
+    __slots__ = ("_cursor", "_end", "_records", "_stop", "_translate")
 
     def __init__(
         self,
@@ -68,11 +84,13 @@ class CursorSeeker(Seeker):
         stop: bytes | None,
         translate: Callable[[BaseException, bytes | None], KeyspaceError],
         end: Callable[[], None] | None = None,
+        records: Records | None = None,
     ) -> None:
         self._cursor = cursor
         self._stop = stop
         self._translate = translate
         self._end = end
+        self._records = records
 
     def seek(self, start: bytes) -> bytes | None:
         cursor = self._cursor
@@ -82,6 +100,15 @@ class CursorSeeker(Seeker):
             if not cursor.set_range(start):
                 return None
             key: bytes = cursor.key()
+            records = self._records
+            while (
+                records is not None
+                and len(cursor.value()) == RECORD_SIZE
+                and records.is_record(key, cursor.value())
+            ):
+                if not cursor.next():
+                    return None
+                key = cursor.key()
         except lmdb.Error as exc:
             raise self._translate(exc, None) from exc
         stop = self._stop
@@ -100,6 +127,7 @@ class TxnReads:
     database) and ``translate``."""
 
     __slots__ = ()
+    _store: LMDBStore  # each view's slot: the store it reads
 
     def _keys_txn(self) -> tuple[Any, Any]:
         raise NotImplementedError
@@ -129,11 +157,13 @@ class TxnReads:
     def _items(
         self, txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any
     ) -> Iterator[tuple[bytes, bytes]]:
+        records = self._store._records
         if self._replays():
-            yield from self._resumed(cursor_scan, _item_key, txn, start, stop, reverse, limit, db)
+            read = cursor_scan if records is None else partial(cursor_scan, records=records)
+            yield from self._resumed(read, _item_key, txn, start, stop, reverse, limit, db)
             return
         try:
-            yield from cursor_scan(txn, start, stop, reverse, limit, db)
+            yield from cursor_scan(txn, start, stop, reverse, limit, db, records)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
 
@@ -181,10 +211,12 @@ class TxnReads:
         limit: int | None = None,
     ) -> Iterator[bytes]:
         txn, db = self._keys_txn()
+        records = self._store._records
         if self._replays():
-            return self._resumed(cursor_keys, _same, txn, start, stop, reverse, limit, db)
+            read = cursor_keys if records is None else partial(cursor_keys, records=records)
+            return self._resumed(read, _same, txn, start, stop, reverse, limit, db)
         try:
-            keys = cursor_keys(txn, start, stop, reverse, limit, db)
+            keys = cursor_keys(txn, start, stop, reverse, limit, db, records)
         except lmdb.Error as exc:  # the view has ended: its transaction is gone
             raise self.translate(exc) from exc
         return self._translated(keys)
@@ -200,7 +232,7 @@ class TxnReads:
             return 0
         txn, db = self._keys_txn()
         try:
-            return count_keys(txn, start, stop, db)
+            return count_keys(txn, start, stop, db, self._store._records)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
 
@@ -210,4 +242,4 @@ class TxnReads:
             cursor = txn.cursor(db)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
-        return CursorSeeker(cursor, stop, self.translate)
+        return CursorSeeker(cursor, stop, self.translate, None, self._store._records)

@@ -7,7 +7,7 @@ growing the map in this process waits for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import lmdb
@@ -16,6 +16,7 @@ from ..errors import KeyspaceError
 from ._base import ReadView, Releasable
 from ._lmdb_cursor import cursor_pages, cursor_scan, cursor_scan_ranges
 from ._lmdb_keys import TxnReads
+from ._lmdb_records import getter
 
 if TYPE_CHECKING:
     from .lmdb import LMDBStore
@@ -26,9 +27,11 @@ __all__ = ["LMDBSnapshot"]
 class LMDBSnapshot(TxnReads, Releasable, ReadView):
     """A read transaction: the store as it was when the snapshot began. With
     ``owned=False`` it reads the store's database through another store's snapshot
-    of the same environment (:meth:`LMDBStore.join`) and ends with that one."""
+    of the same environment (:meth:`LMDBStore.join`) and ends with that one. Of
+    the unnamed database, its reads leave out LMDB's records of named databases
+    (``fast_get`` is then a Python function around the engine's get)."""
 
-    __slots__ = ("_db", "_open", "_opener", "_store", "_txn", "fast_get")
+    __slots__ = ("_db", "_get", "_open", "_opener", "_store", "_txn", "fast_get")
 
     def __init__(self, store: LMDBStore, txn: Any, owned: bool = True, opener: int = 0) -> None:
         # positional arguments: a snapshot per request makes one of these each time
@@ -38,25 +41,28 @@ class LMDBSnapshot(TxnReads, Releasable, ReadView):
         self._txn = txn
         self._db = None if owned else store._db  # owned: the transaction's default database
         # joined: a cursor of the database (its get takes no db= keyword to parse)
-        self.fast_get = txn.get if owned else txn.cursor(db=store._db).get
+        get: Callable[[bytes], bytes | None] = txn.get if owned else txn.cursor(db=store._db).get
+        if store._records is not None:
+            get = getter(store._records, get)
+        self.fast_get = self._get = get
 
     def fast_scan(  # a method: nothing to make per snapshot
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
         """:meth:`ReadView.scan` of the snapshot, its errors raw (see ``fast_scan``)."""
-        return cursor_scan(self._txn, start, stop, reverse, limit, self._db)
+        return cursor_scan(self._txn, start, stop, reverse, limit, self._db, self._store._records)
 
     def fast_scan_ranges(  # a method: nothing to make per snapshot
         self, ranges: list[tuple[bytes, bytes | None]], reverse: bool, limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
         """``fast_scan`` of each range in turn, one cursor (see ``fast_scan_ranges``)."""
-        return cursor_scan_ranges(self._txn, ranges, reverse, limit, self._db)
+        return cursor_scan_ranges(self._txn, ranges, reverse, limit, self._db, self._store._records)
 
     def fast_pages(  # a method: nothing to make per snapshot
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[list[tuple[bytes, bytes]]]:
         """``fast_pages`` of the snapshot: the pages of one cursor (see ``cursor_pages``)."""
-        return cursor_pages(self._txn, start, stop, reverse, limit, self._db)
+        return cursor_pages(self._txn, start, stop, reverse, limit, self._db, self._store._records)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
@@ -66,7 +72,7 @@ class LMDBSnapshot(TxnReads, Releasable, ReadView):
 
     def get(self, key: bytes) -> bytes | None:
         try:
-            return self._txn.get(key, db=self._db)  # type: ignore[no-any-return]
+            return self._get(key)
         except lmdb.Error as exc:
             raise self._store.translate(exc, key) from exc
 

@@ -28,6 +28,7 @@ from ._base import WriteView
 from ._lmdb_cursor import cursor_delete_range, cursor_pages, cursor_scan, cursor_scan_ranges
 from ._lmdb_growth import RETRIES
 from ._lmdb_keys import TxnReads
+from ._lmdb_records import getter
 
 if TYPE_CHECKING:
     from .lmdb import LMDBStore
@@ -121,7 +122,9 @@ class LMDBTransaction(TxnReads, WriteView):
         else:
             raise StoreError(f"the map of {store.url} kept growing under this transaction ({RETRIES} tries)")
         self._txn = txn
-        self._get, self._put, self._delete = txn.get, txn.put, txn.delete
+        records = store._records  # the unnamed database: reads leave its records out
+        self._get = txn.get if records is None else getter(records, txn.get)
+        self._put, self._delete = txn.put, txn.delete
 
     def _recover(self, exc: lmdb.Error, key: bytes | None, again: Callable[[], object], pending: int) -> None:
         """Handle a failed write: with a replay log, a full map is grown (to hold
@@ -176,14 +179,13 @@ class LMDBTransaction(TxnReads, WriteView):
         for op, key, value, db in log:
             self._run(txn, op, key, value, db)
 
-    @staticmethod
-    def _run(txn: Any, op: int, key: bytes, value: bytes | None, db: Any) -> None:
+    def _run(self, txn: Any, op: int, key: bytes, value: bytes | None, db: Any) -> None:
         if op == _PUT:
             txn.put(key, value, db=db)
         elif op == _DELETE:
             txn.delete(key, db=db)
-        else:
-            cursor_delete_range(txn, key, value, db)
+        else:  # the unnamed database keeps LMDB's records of named ones
+            cursor_delete_range(txn, key, value, db, self._store._records_in(db))
 
     def _apply(self, op: int, key: bytes, value: bytes | None, db: Any) -> None:
         """One write to database ``db`` of this transaction's environment, made for a
@@ -208,7 +210,7 @@ class LMDBTransaction(TxnReads, WriteView):
     def get(self, key: bytes) -> bytes | None:
         self._read = True
         try:
-            return self._get(key)  # type: ignore[no-any-return]
+            return self._get(key)
         except lmdb.Error as exc:
             if self._conflict is not None:
                 raise self._conflicted() from None
@@ -252,9 +254,12 @@ class LMDBTransaction(TxnReads, WriteView):
         if self._conflict is not None:
             raise self._conflicted()
         try:
-            cursor_delete_range(self._txn, start, stop)
+            cursor_delete_range(self._txn, start, stop, None, self._store._records)
         except lmdb.Error as exc:
-            self._recover(exc, None, lambda: cursor_delete_range(self._txn, start, stop), len(start))
+            records = self._store._records
+            self._recover(
+                exc, None, lambda: cursor_delete_range(self._txn, start, stop, None, records), len(start)
+            )
         self._logs(_RANGE, start, stop, None)
 
     def __enter__(self) -> WriteView:
@@ -277,11 +282,11 @@ class LMDBTransaction(TxnReads, WriteView):
             raise
         shared.writer, shared.joint = threading.get_ident(), self
         if free >= _lmdb_growth.FAST_HEADROOM:  # its value now: it may be set at run time
-            txn = self._txn
-            self.fast_get, self.fast_put = txn.get, txn.put
-            self.fast_scan = partial(cursor_scan, txn)  # its errors raw
-            self.fast_scan_ranges = partial(cursor_scan_ranges, txn)
-            self.fast_pages = partial(cursor_pages, txn)
+            txn, records = self._txn, store._records
+            self.fast_get, self.fast_put = self._get, txn.put
+            self.fast_scan = partial(cursor_scan, txn, records=records)  # its errors raw
+            self.fast_scan_ranges = partial(cursor_scan_ranges, txn, records=records)
+            self.fast_pages = partial(cursor_pages, txn, records=records)
         else:
             self._log = []
             self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = self.fast_pages = None
@@ -350,12 +355,13 @@ class JoinedTransaction(TxnReads, WriteView):
         self._db = store._db
         self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = self.fast_pages = None
         if outer.fast_put is not None:  # no replay log: its LMDB transaction stays for good
-            txn = outer._txn
+            txn, records = outer._txn, store._records
             cursor = txn.cursor(db=self._db)  # get/put of the database with no db= keyword
-            self.fast_get, self.fast_put = cursor.get, cursor.put
-            self.fast_scan = partial(cursor_scan, txn, db=self._db)  # its errors raw
-            self.fast_scan_ranges = partial(cursor_scan_ranges, txn, db=self._db)
-            self.fast_pages = partial(cursor_pages, txn, db=self._db)
+            self.fast_get = cursor.get if records is None else getter(records, cursor.get)
+            self.fast_put = cursor.put
+            self.fast_scan = partial(cursor_scan, txn, db=self._db, records=records)  # its errors raw
+            self.fast_scan_ranges = partial(cursor_scan_ranges, txn, db=self._db, records=records)
+            self.fast_pages = partial(cursor_pages, txn, db=self._db, records=records)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
@@ -370,7 +376,11 @@ class JoinedTransaction(TxnReads, WriteView):
         outer = self._outer
         outer._read = True
         try:
-            return outer._txn.get(key, db=self._db)  # type: ignore[no-any-return]
+            value: bytes | None = outer._txn.get(key, db=self._db)
+            records = self._store._records
+            if value is not None and records is not None and records.is_record(key, value):
+                return None  # a named database's record: no data
+            return value
         except lmdb.Error as exc:
             if outer._conflict is not None:
                 raise outer._conflicted() from None

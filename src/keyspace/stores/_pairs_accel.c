@@ -339,6 +339,56 @@ error:
     return NULL;
 }
 
+/* 1 when the bytes-like ``key`` holds no NUL byte (or is no bytes: the caller decides) */
+static int
+nul_free(PyObject *key)
+{
+    if (!PyBytes_CheckExact(key)) {
+        return 1;
+    }
+    return memchr(PyBytes_AS_STRING(key), 0, (size_t)PyBytes_GET_SIZE(key)) == NULL;
+}
+
+static PyObject *
+name_candidates(PyObject *module, PyObject *const *args, Py_ssize_t n)
+{
+    if (n != 2 || !PyList_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "name_candidates(items: list, size: int)");
+        return NULL;
+    }
+    Py_ssize_t size = PyNumber_AsSsize_t(args[1], PyExc_OverflowError);
+    if (size == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    PyObject *items = args[0];
+    PyObject *out = PyList_New(0);
+    if (out == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(items); i++) {
+        PyObject *item = PyList_GET_ITEM(items, i);
+        int hit;
+        if (PyTuple_CheckExact(item) && PyTuple_GET_SIZE(item) == 2) {
+            PyObject *value = PyTuple_GET_ITEM(item, 1);
+            hit = (!PyBytes_CheckExact(value) || PyBytes_GET_SIZE(value) == size)
+                  && nul_free(PyTuple_GET_ITEM(item, 0));
+        }
+        else {
+            hit = nul_free(item);
+        }
+        if (hit) {
+            PyObject *index = PyLong_FromSsize_t(i);
+            if (index == NULL || PyList_Append(out, index) < 0) {
+                Py_XDECREF(index);
+                Py_DECREF(out);
+                return NULL;
+            }
+            Py_DECREF(index);
+        }
+    }
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
     {"take_until", (PyCFunction)(void (*)(void))take_until, METH_FASTCALL,
      "take_until(items, bound, size, descending, /) -> list: at most size items, ending "
@@ -346,6 +396,10 @@ static PyMethodDef module_methods[] = {
     {"first_bad_key", (PyCFunction)(void (*)(void))first_bad_key, METH_FASTCALL,
      "first_bad_key(keys, max_size, empty_ok, /) -> int: the index of the first key (or pair) "
      "that is not storable, or -1."},
+    {"name_candidates", (PyCFunction)(void (*)(void))name_candidates, METH_FASTCALL,
+     "name_candidates(items, size, /) -> list: the indices of the items that may be an LMDB "
+     "database record: a (key, value) pair whose value has size bytes, or a key, whose key "
+     "holds no NUL byte."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -353,7 +407,8 @@ static struct PyModuleDef pairs_accel_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "keyspace.stores._pairs_accel",
     .m_doc = "Optional C helpers of the stores: the put log of an overlay transaction, "
-             "the size check of a batch of keys, a page of an engine iterator cut at a bound.",
+             "the size check of a batch of keys, a page of an engine iterator cut at a bound, "
+             "the items of a page that may be LMDB database records.",
     .m_size = -1,
     .m_methods = module_methods,
 };

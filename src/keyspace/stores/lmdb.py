@@ -38,12 +38,20 @@ databases the environment may open; 16 when ``db`` is given and ``max_dbs`` is n
   block raises. :meth:`LMDBStore.join` gives a view of a database inside a
   transaction or snapshot of another one, and :meth:`LMDBStore.databases` lists the
   named databases.
+- LMDB keeps each named database as a record in the unnamed database. Such a
+  record is never data: every read of the unnamed database (``get``, scans,
+  counts, seekers, snapshots, transactions) leaves the records out, and
+  ``delete_range`` keeps them; writing or deleting one as data raises
+  :class:`~keyspace.errors.StoreError`. Which keys are records is asked of LMDB
+  (see ``_lmdb_records``); a key holding a NUL byte or a value of another size
+  than a record's costs nothing more.
 
 The store is here; its pieces beside it: the map's growth and the transactions
 that retry through it (``_lmdb_growth``), its snapshot (``_lmdb_snapshot``), its
 write and joined transactions (``_lmdb_txn``), cursor scans and range deletes
 (``_lmdb_cursor``), keys-only reads (``_lmdb_keys``), checks of the files on disk
-(``_lmdb_files``) and the environment shared per path (``_lmdb_env``).
+(``_lmdb_files``), the environment shared per path (``_lmdb_env``) and the records
+of its named databases (``_lmdb_records``).
 """
 
 from __future__ import annotations
@@ -52,6 +60,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from itertools import chain
 from typing import Any
 
@@ -59,7 +68,7 @@ import lmdb
 
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
 from . import _lmdb_env
-from ._base import Capabilities, Op, ReadView, Seeker, Store
+from ._base import Capabilities, Op, ReadView, Seeker, Store, pages_of
 from ._key_sizes import bad_key
 from ._lmdb_checked import LMDBCheckedReads
 from ._lmdb_cursor import cursor_delete_range, cursor_page
@@ -68,6 +77,7 @@ from ._lmdb_growth import FAST_HEADROOM as FAST_HEADROOM
 from ._lmdb_growth import GROWTH_WAIT as GROWTH_WAIT
 from ._lmdb_growth import RETRIES, MapGrowth
 from ._lmdb_keys import CursorSeeker, count_keys
+from ._lmdb_records import RECORD_SIZE, Records, drop_items, drop_keys
 from ._lmdb_snapshot import LMDBSnapshot
 from ._lmdb_txn import JoinedTransaction, LMDBTransaction
 
@@ -138,7 +148,7 @@ class LMDBStore(MapGrowth, Store):
                         map_size=map_size,
                         sync=sync,
                         max_readers=max_readers,
-                        max_dbs=max_dbs,
+                        max_dbs=max_dbs + _lmdb_env.PROBE_SLOTS,  # a slot to tell records from data
                         readonly=readonly,
                         create=not readonly,
                     )
@@ -154,6 +164,8 @@ class LMDBStore(MapGrowth, Store):
         except (lmdb.Error, OSError) as exc:
             raise self.translate(exc) from exc
         self._env = self._shared.env
+        # the unnamed database holds LMDB's records of the named ones: its reads leave them out
+        self._records: Records | None = None if db else self._shared.records
         try:
             self._db = self._open_db(db, create=not readonly)
         except BaseException:
@@ -300,17 +312,23 @@ class LMDBStore(MapGrowth, Store):
         after the last key."""
         left = limit
         size = 64
-        read = _key_page if keys else cursor_page
+        read: Callable[..., Any] = _key_page if keys else cursor_page
+        records = self._records
+        if records is not None:  # the unnamed database: each page read without the records
+            read = partial(_kept_page, records, read, keys)
         while left is None or left > 0:
             want = size if left is None else min(size, left)
             page = self._page(start, stop, reverse, want, read, hold)
+            raw = page
+            if records is not None:
+                raw, page = page
             if page:
                 yield page
-            if len(page) < want:
+            if len(raw) < want:
                 return
             if left is not None:
                 left -= len(page)
-            last = page[-1] if keys else page[-1][0]
+            last = raw[-1] if keys else raw[-1][0]
             if reverse:
                 stop = last
             else:
@@ -346,7 +364,14 @@ class LMDBStore(MapGrowth, Store):
                 pass  # the retrying route says what went wrong
             else:
                 try:
-                    return txn.get(key)  # type: ignore[no-any-return]
+                    value: bytes | None = txn.get(key)
+                    if (
+                        value is None
+                        or len(value) != RECORD_SIZE
+                        or not self._shared.records.is_record(key, value)
+                    ):
+                        return value
+                    return None  # a named database's record: no data
                 except lmdb.Error:
                     pass
                 finally:
@@ -367,7 +392,11 @@ class LMDBStore(MapGrowth, Store):
         for _ in range(RETRIES):
             txn = self._read_begin()
             try:
-                return txn.get(key)  # type: ignore[no-any-return]
+                value: bytes | None = txn.get(key)
+                records = self._records
+                if value is not None and records is not None and records.is_record(key, value):
+                    return None
+                return value
             except lmdb.Error as exc:
                 if self._env is None or "closed/deleted/dropped" not in str(exc):
                     raise self.translate(exc, key) from exc
@@ -408,7 +437,8 @@ class LMDBStore(MapGrowth, Store):
         """:meth:`count`, ``hold(txn)`` first where given (see :meth:`_page`)."""
         if stop is not None and stop <= start:
             return 0
-        counted: list[int] = self._page(start, stop, False, 0, _count_keys, hold)
+        read = _count_keys if self._records is None else partial(_count_keys, records=self._records)
+        counted: list[int] = self._page(start, stop, False, 0, read, hold)
         return counted[0]
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
@@ -416,7 +446,7 @@ class LMDBStore(MapGrowth, Store):
         the seeker is released)."""
         snap = self.snapshot()
         try:
-            return CursorSeeker(snap._txn.cursor(), stop, self.translate, snap.release)
+            return CursorSeeker(snap._txn.cursor(), stop, self.translate, snap.release, self._records)
         except lmdb.Error as exc:
             snap.release()
             raise self.translate(exc) from exc
@@ -430,7 +460,8 @@ class LMDBStore(MapGrowth, Store):
         self._write(lambda txn: txn.delete(key))
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
-        self._write(lambda txn: cursor_delete_range(txn, start, stop))
+        records = self._records  # the unnamed database: its records stay
+        self._write(lambda txn: cursor_delete_range(txn, start, stop, None, records))
 
     def write(self, ops: Iterable[Op]) -> None:
         batch = list(ops)
@@ -476,6 +507,14 @@ class LMDBStore(MapGrowth, Store):
             return LMDBSnapshot(self, view._txn, False)
         raise StoreError(f"cannot join {self.url} to {view!r}: not an LMDB snapshot or transaction")
 
+    def _records_in(self, db: Any) -> Records | None:
+        """The records to keep out of reads and range deletes of database ``db``
+        of this environment (``None``: this store's own), ``None`` unless it is
+        the unnamed database."""
+        if db is None:
+            return self._records
+        return self._shared.records if db is self._shared.dbs.get("") else None
+
     def check_room(self, names: Iterable[str]) -> None:
         """Raise :class:`StoreError` unless the named databases ``names`` can all be
         opened in this process (``max_dbs``): asked before creating several, so
@@ -483,28 +522,26 @@ class LMDBStore(MapGrowth, Store):
         self._shared.check_room(names, self.url)
 
     def databases(self) -> list[str]:
-        """The names of the environment's named databases, sorted by their bytes
-        (the keys of the unnamed database that LMDB marks as databases). Opening
-        each one to tell takes one of the ``max_dbs`` slots (an environment opened
-        with ``max_dbs=0`` lists none; running out of slots raises
-        :class:`StoreError`). Cost: one scan of the unnamed database."""
-        shared = self._shared
-        if shared.max_dbs < 1:
-            return []
-        names: list[str] = []
+        """The names of the environment's named databases, sorted by their bytes:
+        the keys of the unnamed database that LMDB opens as databases (asked in a
+        slot kept for it, whatever ``max_dbs`` is; none is opened for good). A
+        name that is not UTF-8 (no store can open it) is left out. Cost: one scan
+        of the unnamed database, one C pass a page and LMDB asked about each key
+        holding no NUL byte whose value has a record's size."""
+        records = self._shared.records
         unnamed = self._open_db("", create=False)
+        names: list[str] = []
         try:
             with self._read_begin() as txn:
-                candidates = [k for k, v in txn.cursor(db=unnamed) if len(v) == 48]
+                for page in pages_of(txn.cursor(db=unnamed).iternext()):
+                    for raw, value in page:
+                        if len(value) == RECORD_SIZE and records.is_record(raw, value):
+                            try:
+                                names.append(raw.decode("utf-8"))
+                            except UnicodeDecodeError:
+                                continue
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
-        for raw in candidates:
-            try:
-                name = raw.decode("utf-8")
-                self._open_db(name, create=False)
-            except (UnicodeDecodeError, _lmdb_env.NotADatabase):
-                continue  # a 48-byte value of a plain key, or a name that is not UTF-8
-            names.append(name)
         return names
 
     def close(self) -> None:
@@ -530,10 +567,34 @@ class LMDBStore(MapGrowth, Store):
         return f"LMDBStore({self._path!r})"
 
 
-def _count_keys(txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> list[int]:
+def _count_keys(
+    txn: Any,
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    limit: int | None,
+    records: Records | None = None,
+) -> list[int]:
     """``[n]``, the number of keys of ``[start, stop)`` in ``txn`` (for
     :meth:`LMDBStore._page`): see :func:`~keyspace.stores._lmdb_keys.count_keys`."""
-    return [count_keys(txn, start, stop)]
+    return [count_keys(txn, start, stop, None, records)]
+
+
+def _kept_page(
+    records: Records,
+    read: Callable[..., list[Any]],
+    keys: bool,
+    txn: Any,
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    size: int,
+) -> tuple[list[Any], list[Any]]:
+    """``(page, kept)``: a page of the unnamed database as ``read`` reads it, and
+    the same without LMDB's records of named databases (for :meth:`LMDBStore._pages`,
+    which goes on after the last key read)."""
+    page = read(txn, start, stop, reverse, size)
+    return page, drop_keys(records, page, txn.get) if keys else drop_items(records, page)
 
 
 def _key_page(txn: Any, start: bytes, stop: bytes | None, reverse: bool, size: int) -> list[bytes]:

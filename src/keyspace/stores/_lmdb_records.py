@@ -1,0 +1,240 @@
+"""LMDB's records of named databases in the unnamed database, told apart from data
+by the engine itself, and the reads of the unnamed database that leave them out.
+
+LMDB keeps each named database as one record of the unnamed database: its key is
+the database's name, its value the database's descriptor (``MDB_db``,
+:data:`RECORD_SIZE` bytes), and its node carries the ``F_SUBDATA`` flag, which
+py-lmdb does not expose. Such a record is never data, and data is never one: LMDB
+refuses to write or delete it as data. A key is a record exactly when LMDB opens
+it as a database (``open_db(key, create=False)`` in a read transaction succeeds;
+a plain key is ``MDB_INCOMPATIBLE``, a missing one ``MDB_NOTFOUND``), which is how
+LMDB's own ``mdb_dump -a`` tells them. Two facts of LMDB's format decide most keys
+without asking: a record's value is a descriptor (exactly :data:`RECORD_SIZE`
+bytes), and its key holds no NUL byte (LMDB reads a database name up to its first
+NUL, so a name never holds one; asked, ``open_db`` would open the database named
+by the key's part before the NUL).
+
+:class:`Records` (one per environment and process, held by its shared
+environment) asks and remembers the answers; :func:`drop_items`,
+:func:`drop_keys`, :func:`hidden_count`, :func:`filtered`, :func:`filtered_pages`
+and :func:`getter` are the reads of the unnamed database with its records left
+out, which every read route of its store and views goes through.
+"""
+
+from __future__ import annotations
+
+import struct
+import threading
+from collections.abc import Callable, Iterator
+from functools import partial
+from itertools import chain, islice
+from typing import Any
+
+import lmdb
+
+from ._base import limited
+
+__all__ = [
+    "RECORD_SIZE",
+    "Records",
+    "drop_items",
+    "drop_keys",
+    "filtered",
+    "filtered_pages",
+    "getter",
+    "hidden_count",
+    "name_candidates_py",
+]
+
+RECORD_SIZE = 8 + 5 * struct.calcsize("P")
+"""The bytes of LMDB's descriptor of a database (``MDB_db``: a 32-bit pad, 16-bit
+flags and depth, five ``size_t`` counts and the root page): the value of every
+record of a named database, 48 on 64-bit builds."""
+
+_ANSWERS_MOST = 4096
+"""Answers remembered per environment; past it they are all forgotten at once."""
+
+_CHUNK = 256
+"""Items an iterator of the unnamed database reads ahead to look for records at once."""
+
+
+def name_candidates_py(items: list[Any], size: int) -> list[int]:
+    """The indices of ``items`` (``(key, value)`` pairs or keys) that may be
+    database records: a pair whose value has ``size`` bytes and whose key holds
+    no NUL byte, or a key holding no NUL byte. The reference of the C
+    ``name_candidates`` (one ``memchr`` an item).
+
+    >>> name_candidates_py([(b"a", b"x" * 48), (b"a\\x00", b"x" * 48), (b"b", b"x"), b"c", b"c\\x00"], 48)
+    [0, 3]
+    """
+    out: list[int] = []
+    for index, item in enumerate(items):
+        if isinstance(item, tuple) and len(item) == 2:
+            key, value = item
+            if (not isinstance(value, bytes) or len(value) == size) and not _holds_nul(key):
+                out.append(index)
+        elif not _holds_nul(item):
+            out.append(index)
+    return out
+
+
+def _holds_nul(key: Any) -> bool:
+    return isinstance(key, bytes) and b"\x00" in key
+
+
+name_candidates: Callable[[list[Any], int], list[int]]
+try:
+    from ._pairs_accel import name_candidates
+except ImportError:  # pragma: no cover - the optional C module is not built
+    name_candidates = name_candidates_py
+
+
+class Records:
+    """Which keys of one environment's unnamed database are records of named
+    databases, as LMDB says (see the module docstring).
+
+    An answer is asked of LMDB once per key and remembered: a record, until this
+    process creates or drops a database (:meth:`forget`) or the key's value is no
+    descriptor any more; a plain key, for the value it held when asked (another
+    value is asked again). Another process that drops a database and writes data
+    of the same name as a value of :data:`RECORD_SIZE` bytes is seen after the next
+    :meth:`forget` or once :data:`_ANSWERS_MOST` answers are held.
+
+    Cost: nothing for a key that holds a NUL byte or a value of another size; a
+    dict lookup for a key asked before; else one read transaction and one
+    ``open_db`` (about 1 to 7 µs, measured), under the lock that serialises the
+    process's ``open_db`` calls (LMDB allows one transaction at a time to open
+    databases). The environment is opened with one database slot more than
+    ``max_dbs`` asks, which only these questions use, so they work whatever
+    ``max_dbs`` is and however many databases are open."""
+
+    __slots__ = ("_answers", "_env", "_lock")
+
+    def __init__(self, env: Any, lock: threading.RLock) -> None:
+        self._env = env
+        self._lock = lock
+        self._answers: dict[bytes, bytes | bool] = {}
+
+    def is_record(self, key: bytes, value: bytes) -> bool:
+        """Whether ``key``, holding ``value`` in the unnamed database, is LMDB's
+        record of a named database. Raises py-lmdb's errors (the caller
+        translates them)."""
+        if len(value) != RECORD_SIZE or b"\x00" in key:
+            return False
+        known = self._answers.get(key)
+        if known is True:
+            return True
+        if known is not None and known == value:
+            return False
+        answer = self._ask(key)
+        answers = self._answers
+        if len(answers) >= _ANSWERS_MOST:
+            answers.clear()
+        answers[key] = True if answer else bytes(value)
+        return answer
+
+    def _ask(self, key: bytes) -> bool:
+        env = self._env
+        with self._lock:
+            txn = env.begin()
+            try:
+                env.open_db(key, txn=txn, create=False)
+            except (lmdb.IncompatibleError, lmdb.NotFoundError):
+                return False
+            finally:
+                txn.abort()  # a database it opened closes with it: no slot stays taken
+            return True
+
+    def forget(self) -> None:
+        """Forget every answer: this process has created or dropped a database."""
+        self._answers.clear()
+
+
+def drop_items(records: Records, page: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """``page`` without the records among its items. Cost: one C pass over the
+    page (:func:`name_candidates`), then :meth:`Records.is_record` of the
+    candidates; the page itself when there is none."""
+    found = name_candidates(page, RECORD_SIZE)
+    if not found:
+        return page
+    is_record = records.is_record
+    gone = {i for i in found if is_record(*page[i])}
+    if not gone:
+        return page
+    return [item for i, item in enumerate(page) if i not in gone]
+
+
+def drop_keys(records: Records, keys: list[bytes], value_of: Callable[[bytes], bytes | None]) -> list[bytes]:
+    """``keys`` without the records among them, whose values ``value_of(key)``
+    gives (a keys-only read leaves them unread). Cost: one C pass over the keys,
+    then a point read of each key holding no NUL byte."""
+    gone = _record_indices(records, keys, value_of)
+    if not gone:
+        return keys
+    return [key for i, key in enumerate(keys) if i not in gone]
+
+
+def hidden_count(records: Records, keys: list[bytes], value_of: Callable[[bytes], bytes | None]) -> int:
+    """How many of ``keys`` are records (see :func:`drop_keys`)."""
+    return len(_record_indices(records, keys, value_of))
+
+
+def _record_indices(
+    records: Records, keys: list[bytes], value_of: Callable[[bytes], bytes | None]
+) -> set[int]:
+    found = name_candidates(keys, RECORD_SIZE)
+    if not found:
+        return set()
+    is_record = records.is_record
+    gone: set[int] = set()
+    for i in found:
+        key = keys[i]
+        value = value_of(key)
+        if value is not None and is_record(key, value):
+            gone.add(i)
+    return gone
+
+
+def filtered(records: Records, items: Iterator[Any], limit: int | None, keys_of: Any = None) -> Iterator[Any]:
+    """At most ``limit`` of ``items`` (an engine iterator over the unnamed database:
+    pairs, or keys when ``keys_of`` gives their values, see :func:`drop_keys`)
+    without the records among them, read ahead :data:`_CHUNK` at a time: one C
+    pass a chunk, no Python code per item."""
+    chunks: Iterator[list[Any]] = iter(lambda: list(islice(items, _CHUNK)), [])
+    kept: Iterator[list[Any]]
+    if keys_of is None:
+        kept = map(partial(drop_items, records), chunks)
+    else:
+        kept = map(lambda page: drop_keys(records, page, keys_of), chunks)
+    return limited(chain.from_iterable(kept), limit)
+
+
+def filtered_pages(records: Records, pages: Iterator[list[Any]], limit: int | None) -> Iterator[list[Any]]:
+    """``pages`` (of pairs, read with no limit) without the records, empty pages
+    dropped, at most ``limit`` items in all."""
+    left = limit
+    for page in pages:
+        page = drop_items(records, page)
+        if left is not None:
+            if left <= 0:
+                return
+            if len(page) > left:
+                page = page[:left]
+            left -= len(page)
+        if page:
+            yield page
+
+
+def getter(records: Records, get: Callable[[bytes], bytes | None]) -> Callable[[bytes], bytes | None]:
+    """``get`` (a point read of the unnamed database, errors raw) that finds no
+    record: a key that is one reads as absent. Cost: one Python frame and a
+    length comparison more."""
+    is_record = records.is_record
+
+    def fast_get(key: bytes) -> bytes | None:
+        value = get(key)
+        if value is not None and len(value) == RECORD_SIZE and is_record(key, value):
+            return None
+        return value
+
+    return fast_get
