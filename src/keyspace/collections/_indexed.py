@@ -14,6 +14,7 @@ from ._bounds import prefix_scan
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout, Namespace
 from ._map import Map, _Ranged
+from ._namespaces import check_distinct
 
 __all__ = ["Index", "IndexView", "IndexedMap", "MultiIndex", "UniqueIndex"]
 
@@ -108,6 +109,8 @@ class IndexedMap(Map):
         for name, idx in self.indexes.items():
             spec = idx.spec if idx.unique else idx.spec + self.spec
             self._idx_ns[name] = self.layout.namespace(idx.namespace, spec)
+        roles = [(f"index {name!r}", idx.namespace) for name, idx in self.indexes.items()]
+        check_distinct(f"IndexedMap {namespace!r}", [("the map", namespace), *roles])
 
     def index(self, name: str) -> IndexView:
         """The read view of index ``name``."""

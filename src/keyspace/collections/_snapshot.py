@@ -11,9 +11,11 @@ from ..codecs import Codec
 from ..errors import DecodeError, InvalidArgument, InvalidKey, InvalidName, show_bytes
 from ..scope import Scope
 from ._base import Collection
+from ._indexed import IndexedMap
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout
 from ._map import Item, Map
+from ._namespaces import check_distinct
 
 __all__ = ["SnapshotItem", "SnapshotMap"]
 
@@ -181,8 +183,15 @@ class _Snapshotted(Collection):
 
     history: _History
     codec: Codec
+    namespace: str | bytes
 
     def _keep_history(self, strategy: str, checkpoints: str | bytes, changelog: str | bytes) -> None:
+        roles = [("the checkpoints map", checkpoints), ("the changelog", changelog)]
+        if isinstance(self, Map):  # an item is stored at its raw name, apart from both maps
+            roles.insert(0, ("the map", self.namespace))
+        if isinstance(self, IndexedMap):
+            roles += [(f"index {name!r}", idx.namespace) for name, idx in self.indexes.items()]
+        check_distinct(f"{type(self).__name__} {self.namespace!r}", roles)
         self.strategy = _strategy(strategy)
         self._changelog_ns = changelog
         self._checkpoints_ns = checkpoints

@@ -14,7 +14,8 @@ from typing import Any
 
 from .. import collections as c
 from ..codecs import Codec
-from ..errors import DecodeError, show_bytes
+from ..collections._namespaces import check_distinct
+from ..errors import DecodeError, InvalidArgument, show_bytes
 from ..schemes._base import component_bytes
 from ..schemes.length_prefixed import to_length_prefixed, to_length_prefixed_nested
 from ..scope import Scope
@@ -167,6 +168,13 @@ class IndexedMap(Map):
     ) -> None:
         super().__init__(pk_namespace, key=key, value=value, legacy_signed=legacy_signed)
         self.indexes = dict(indexes)
+        for name, idx in self.indexes.items():
+            if not isinstance(idx, (UniqueIndex, MultiIndex)):
+                raise InvalidArgument(
+                    f"index {show_bytes(name)} is {show_bytes(idx)}, not a cosmwasm UniqueIndex or MultiIndex"
+                )
+        roles = [(f"index {name!r}", idx.namespace) for name, idx in self.indexes.items()]
+        check_distinct(f"{type(self).__name__} {pk_namespace!r}", [("the map", pk_namespace), *roles])
 
     def bind(self, storage: Scope) -> c.IndexedMap:
         return c.IndexedMap(
@@ -202,6 +210,12 @@ class _Snapshotted:
     value: str | Codec | None
 
     def _keep_history(self, checkpoints: str | bytes, changelog: str | bytes, strategy: str) -> None:
+        roles = [("the checkpoints map", checkpoints), ("the changelog", changelog)]
+        if isinstance(self, Map):  # an item is stored at its raw name, apart from both maps
+            roles.insert(0, ("the map", self.namespace))
+        if isinstance(self, IndexedMap):
+            roles += [(f"index {name!r}", idx.namespace) for name, idx in self.indexes.items()]
+        check_distinct(f"{type(self).__name__} {self.namespace!r}", roles)
         self.checkpoints = checkpoints
         self.changelog = changelog
         self.strategy = strategy
