@@ -205,7 +205,9 @@ def test_threads_of_one_process_create_one_new_path_once(tmp_path: Path) -> None
         got: list[bytes] = []
         barrier = threading.Barrier(4)
 
-        def make(ks: keyspace.Keyspace = ks) -> None:
+        def make(
+            ks: keyspace.Keyspace = ks, barrier: threading.Barrier = barrier, got: list[bytes] = got
+        ) -> None:
             barrier.wait(timeout=30)
             got.append(ks.directories.create_or_open(("t", "x")).prefix)
 
