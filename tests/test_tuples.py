@@ -121,11 +121,11 @@ def test_directory_layer_prefixes() -> None:
     assert root + pack((0, "Second")) == hexb("fe 01 fe 00 14 02 53 65 63 6f 6e 64 00")
 
 
-def test_single_float_vector_decodes_as_float() -> None:
+def test_single_float_vector_decodes_as_single_float() -> None:
     assert fdbt.pack((fdbt.SingleFloat(-42.0),)) == hexb("20 3d d7 ff ff")
     (value,) = unpack(hexb("20 3d d7 ff ff"))
-    assert type(value) is float and value == -42.0
-    assert unpack(fdbt.pack((fdbt.SingleFloat(1.25), "x"))) == (1.25, "x")
+    assert type(value) is tuples.SingleFloat and value.value == -42.0
+    assert unpack(fdbt.pack((fdbt.SingleFloat(1.25), "x"))) == (tuples.SingleFloat(1.25), "x")
 
 
 def test_cross_type_order() -> None:
@@ -220,9 +220,9 @@ def test_subclasses_encode_as_their_base_type() -> None:
         ("1d 03 01 02", 0, "big int"),
         ("0b fc 01", 0, "big int"),
         ("21 00 00", 0, "double"),
-        ("20 00", 0, "float"),
+        ("20 00", 0, "single float"),
         ("30 01 02", 0, "UUID"),
-        ("33 00 00 00 00 00 00 00 00 00 00 00 00", 0, "versionstamp"),
+        ("33 00 00 00 00 00 00 00 00 00 00 00", 0, "versionstamp element needs 12 bytes, 11 left"),
         ("03 04", 0, "unknown type code 0x03"),
         ("0a 00", 0, "unknown type code 0x0a"),
         ("25", 0, "unknown type code 0x25"),
@@ -321,7 +321,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_plain(v) for v in value)
     if isinstance(value, fdbt.SingleFloat):
-        return float(value.value)
+        return tuples.SingleFloat(value.value)
     return value
 
 

@@ -5,16 +5,16 @@
  * tuples of them nested up to MAX_NESTING deep, such as the path tuple that
  * leads every stored key of the tuple scheme) in one pass over b. It returns
  * None, never an exception, for anything it does not handle or that is
- * malformed (UUIDs, single floats, big ints, unknown codes, deeper nesting,
- * truncated or invalid input, a prefix_len that is not a position in b, an
+ * malformed (UUIDs, single floats, versionstamps, big ints, unknown codes,
+ * deeper nesting, truncated or invalid input, a prefix_len that is not a position in b, an
  * argument that is not bytes): the Python decoder then decides, so results and
  * error messages are those of keyspace.tuples in every case.
  *
  * pack(t) encodes a tuple (exactly tuple) whose elements are exactly None,
  * bytes, str, bool, int of at most 8 bytes, float or such tuples (nested up to
  * MAX_NESTING deep), into one growing buffer; for anything else (subclasses,
- * UUIDs, bigger ints, str that is not valid Unicode, deeper nesting, a t that
- * is not a tuple) it returns None and the Python encoder decides, so results
+ * UUIDs, SingleFloat and Versionstamp values, bigger ints, str that is not
+ * valid Unicode, deeper nesting, a t that is not a tuple) it returns None and the Python encoder decides, so results
  * and errors are those of keyspace.tuples.
  *
  * MAX_NESTING is keyspace.tuples.MAX_NESTING, exported as the module constant

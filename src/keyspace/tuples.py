@@ -19,22 +19,29 @@ type               code       encoding
 ``float``          ``21``     IEEE double, big-endian; all bits flipped when
                               negative, else only the sign bit
 ``bool``           ``26/27``  ``False`` / ``True``
+``SingleFloat``    ``20``     IEEE single, big-endian, flipped as doubles are
 ``uuid.UUID``      ``30``     the 16 bytes in network order
+``Versionstamp``   ``33``     10-byte transaction version, u16be user version
 =================  =========  ====================================================
 
-Cross-type order follows the codes: None < bytes < str < tuple < int < float <
-bool < UUID. Floats order as negative NaNs < -inf < … < -0.0 < 0.0 < … < +inf <
-positive NaNs. Subclasses (``IntEnum``, named tuples, UUID subclasses) encode as
-their base type. ``unpack`` also reads single-precision floats (code ``20``) and
-returns them as ``float``; it rejects versionstamps and the reserved codes.
+Cross-type order follows the codes: None < bytes < str < tuple < int <
+SingleFloat < float < bool < UUID < Versionstamp. Floats (single and double)
+order as negative NaNs < -inf < … < -0.0 < 0.0 < … < +inf < positive NaNs.
+Subclasses (``IntEnum``, named tuples, UUID subclasses) encode as their base
+type. A single-precision float another client wrote unpacks as a
+:class:`SingleFloat` and packs back to the same 4 bytes (NaN payloads included),
+so the key it is part of can be found again; a versionstamp as a
+:class:`Versionstamp`. ``unpack`` rejects the reserved codes.
 
 Errors: ``pack`` of anything but a tuple, and of an element of an unsupported type,
 raises :class:`~keyspace.errors.InvalidKey` (a ``TypeError``) naming the type and
-the value; an int needing more than 255 bytes and a ``str`` that is not valid
-Unicode (lone surrogates; the message names the str and the index of the first
-one) raise :class:`~keyspace.errors.InvalidName`; tuples nested more than
-:data:`MAX_NESTING` levels deep raise :class:`~keyspace.errors.InvalidKey`. A
-subclass (of str, bytes, int, float, UUID or tuple) is read with its base type's
+the value; of an incomplete :class:`Versionstamp`,
+:class:`~keyspace.errors.IncompleteVersionstamp` (an ``InvalidKey``) naming it; an
+int needing more than 255 bytes and a ``str`` that is not valid Unicode (lone
+surrogates; the message names the str and the index of the first one) raise
+:class:`~keyspace.errors.InvalidName`; tuples nested more than :data:`MAX_NESTING`
+levels deep raise :class:`~keyspace.errors.InvalidKey`. A subclass (of str, bytes,
+int, float, UUID or tuple) is read with its base type's
 own methods, so none of its own (``encode``, ``__iter__``, ``__len__``, …) runs.
 ``unpack`` raises only :class:`~keyspace.errors.DecodeError` on malformed input, with
 ``offset`` set to the position of the element that could not be decoded, and on
@@ -70,9 +77,17 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ._bytes import bytes_argument
-from .errors import DecodeError, InvalidArgument, InvalidKey, InvalidName, show_bytes
+from ._tuple_types import SingleFloat, Versionstamp, _single, _versionstamp
+from .errors import (
+    DecodeError,
+    IncompleteVersionstamp,
+    InvalidArgument,
+    InvalidKey,
+    InvalidName,
+    show_bytes,
+)
 
-__all__ = ["MAX_NESTING", "pack", "range", "unpack"]
+__all__ = ["MAX_NESTING", "SingleFloat", "Versionstamp", "pack", "range", "unpack"]
 
 MAX_NESTING = 128
 """The most tuples ``pack`` nests inside one another within the packed tuple, and
@@ -99,11 +114,11 @@ _Encoder = Callable[[Any], bytes]
 
 _pack_d = struct.Struct(">d").pack
 _unpack_d = struct.Struct(">d").unpack
-_unpack_f = struct.Struct(">f").unpack
 _unpack_Q = struct.Struct(">Q").unpack
 _pack_Q = struct.Struct(">Q").pack
 _pack_code_Q = struct.Struct(">BQ").pack
 _pack_code_H = struct.Struct(">BH").pack
+_pack_code_I = struct.Struct(">BI").pack
 _STR = (b"\x02", b"\x00")
 _BYTES = (b"\x01", b"\x00")
 _INT1 = tuple(bytes((0x15, i)) for i in builtins.range(0x100))
@@ -170,6 +185,20 @@ def _enc_float(v: float) -> bytes:
     return _pack_code_Q(0x21, bits ^ _U64_MAX if bits & _SIGN64 else bits ^ _SIGN64)
 
 
+def _enc_single(v: SingleFloat) -> bytes:
+    bits = v.bits
+    return _pack_code_I(0x20, bits ^ _U32_MAX if bits & _SIGN32 else bits ^ _SIGN32)
+
+
+def _enc_versionstamp(v: Versionstamp) -> bytes:
+    if not v.is_complete():
+        raise IncompleteVersionstamp(
+            f"{v!r} in a tuple to pack: an incomplete versionstamp has no bytes until a "
+            "commit fills in its transaction version; give a complete one (10 bytes)"
+        )
+    return b"\x33" + v.to_bytes()
+
+
 def _enc_bool(v: bool) -> bytes:
     return b"\x27" if v else b"\x26"
 
@@ -215,6 +244,8 @@ _TOP: dict[type, _Encoder] = {
     bool: _enc_bool,
     uuid.UUID: _enc_uuid,
     tuple: _enc_tuple,
+    SingleFloat: _enc_single,
+    Versionstamp: _enc_versionstamp,
 }
 # Elements inside nested tuples; _FLAT without tuples, for _enc_tuple_inner.
 _NESTED: dict[type, _Encoder] = {**_TOP, type(None): _enc_none_nested, tuple: _enc_tuple_inner}
@@ -253,9 +284,14 @@ def _enc_any(v: Any, nested: bool) -> bytes:
     if issubclass(kind, tuple):
         # a top-level element: _enc_nested takes the tuples inside it on its stack
         return _enc_nested(v, 1, False)
+    if kind is SingleFloat:
+        return _enc_single(v)
+    if kind is Versionstamp:
+        return _enc_versionstamp(v)
     raise InvalidKey(
         f"unsupported type {kind.__name__} in a tuple: {show_bytes(v)}; "
-        "supported are None, bytes, str, int, float, bool, uuid.UUID and tuple"
+        "supported are None, bytes, str, int, float, bool, uuid.UUID, tuple, "
+        "SingleFloat and Versionstamp"
     )
 
 
@@ -414,8 +450,9 @@ _accel_pack: Callable[[tuple[Any, ...]], bytes | None] | None = None if _accel i
 def unpack(b: bytes, prefix_len: int = 0) -> tuple[Any, ...]:
     """Decode the tuple encoded in ``b[prefix_len:]``; the inverse of :func:`pack`.
 
-    Also accepts what ``fdb.tuple.pack`` writes for these types, single-precision
-    floats (code ``20``, returned as ``float``) and non-minimal integer encodings.
+    Also accepts what ``fdb.tuple.pack`` writes for these types and non-minimal
+    integer encodings; single-precision floats (code ``20``) are returned as
+    :class:`SingleFloat`, versionstamps (``33``) as :class:`Versionstamp`.
     Raises :class:`~keyspace.errors.DecodeError` (``offset`` counted from the start
     of ``b``) for anything else, and for tuples nested more than
     :data:`MAX_NESTING` levels deep (the message names the limit, ``offset`` is the
@@ -649,13 +686,16 @@ def _unpack_exact(b: bytes, prefix_len: int) -> tuple[Any, ...]:
         elif code == 0x20:
             end = pos + 5
             if end > n:
-                raise _fail(b, pos, f"float element needs 4 bytes, {n - pos - 1} left")
+                raise _fail(b, pos, f"single float element needs 4 bytes, {n - pos - 1} left")
             bits = int.from_bytes(b[pos + 1 : end], "big")
-            bits = bits ^ _SIGN32 if bits & _SIGN32 else bits ^ _U32_MAX
-            out.append(_unpack_f(bits.to_bytes(4, "big"))[0])
+            out.append(_single(bits ^ _SIGN32 if bits & _SIGN32 else bits ^ _U32_MAX))
             pos = end
         elif code == 0x33:
-            raise _fail(b, pos, "versionstamps (type code 0x33) are not supported")
+            end = pos + 13
+            if end > n:
+                raise _fail(b, pos, f"versionstamp element needs 12 bytes, {n - pos - 1} left")
+            out.append(_versionstamp(b[pos + 1 : end]))
+            pos = end
         else:
             raise _fail(b, pos, f"unknown type code 0x{code:02x}")
     if stack:

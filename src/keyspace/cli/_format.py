@@ -3,18 +3,24 @@
 Path components on the command line are text unless prefixed: ``hex:00ff`` (bytes
 from hex), ``bytes:abc`` (bytes from UTF-8 text), ``int:12`` (an integer), and in
 the tuple scheme the other typed spellings below (``none:``, ``bool:true``,
-``float:1.5``, ``uuid:…``, ``(a, int:1)``, and ``"a, b"``, a JSON string, for
+``float:1.5``, ``float32:1.5`` (a single-precision float, ``float32:0x7fc00001``
+by its bit pattern, as a NaN is printed), ``uuid:…``,
+``versionstamp:`` and the 24 hex digits of its 12 bytes (10 ``ff`` bytes first:
+an incomplete one), ``(a, int:1)``, and ``"a, b"``, a JSON string, for
 text in a tuple that holds its separators); ``str:hex:x`` is the text ``hex:x``
 itself. Every component ``inspect`` prints names that component again. Keys and
 values are UTF-8 text by default, hex with ``--hex``, JSON with ``--json``.
 
 Typed keys of the tuple scheme are printed in text as ``str:…``, ``int:…``,
-``float:…``, ``bool:…``, ``none:``, ``uuid:…`` and ``(…, …)``, and a key given in
+``float:…``, ``float32:…``, ``bool:…``, ``none:``, ``uuid:…``, ``versionstamp:…``
+and ``(…, …)``, and a key given in
 that spelling to ``--key`` is read back as the same typed key (a bytes key whose
 text starts so is printed ``bytes:…``, in every scheme, and ``--key bytes:…``
 is that bytes key). In JSON output a float that JSON cannot
 hold (NaN, ±Infinity) is ``{"float": "NaN"}``, which ``--json --key`` reads back,
-so every line is strict JSON.
+so every line is strict JSON; a single-precision float is ``{"float32": "1.5"}``
+(``{"float32": "0x7fc00001"}`` for a NaN) and a versionstamp
+``{"versionstamp": "<24 hex digits>"}``.
 
 In the byte schemes (every scheme but the tuple scheme) a ``str`` component is its
 UTF-8 bytes, so bytes components are shown as text when they are valid UTF-8; in
@@ -31,7 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import KeyspaceError
-from ..tuples import pack
+from ..tuples import SingleFloat, Versionstamp, pack
 
 __all__ = [
     "FORMATS",
@@ -67,7 +73,20 @@ def path_identity(path: tuple[Any, ...]) -> Any:
 FORMATS = ("text", "hex", "json")
 """How keys and values are written on the command line and printed."""
 
-_TYPED_PREFIXES = ("str:", "hex:", "int:", "bytes:", "float:", "bool:", "none:", "uuid:", "(", '"')
+_TYPED_PREFIXES = (
+    "str:",
+    "hex:",
+    "int:",
+    "bytes:",
+    "float:",
+    "float32:",
+    "bool:",
+    "none:",
+    "uuid:",
+    "versionstamp:",
+    "(",
+    '"',
+)
 """How the spellings of components and keys that are not plain text begin."""
 
 JSON = Any
@@ -134,6 +153,10 @@ def _component(text: str, what: str, whole: str, depth: int) -> Any:
         return _integer(text[4:], what, text)
     if text.startswith("float:"):
         return _float(text[6:], what)
+    if text.startswith("float32:"):
+        return _single(text[8:], what)
+    if text.startswith("versionstamp:"):
+        return _versionstamp(text[13:], what)
     if text.startswith("bool:"):
         if text[5:] not in ("true", "false"):
             raise InputError(f"{what} {_shown(text)}: bool: is followed by true or false")
@@ -204,6 +227,10 @@ def render_component(component: Any, *, typed: bool, nested: bool = False) -> st
         return "none:"
     if isinstance(component, uuid.UUID):
         return f"uuid:{component}"
+    if isinstance(component, SingleFloat):
+        return f"float32:{_single_text(component)}"
+    if isinstance(component, Versionstamp):
+        return f"versionstamp:{component.to_bytes().hex()}"
     if isinstance(component, tuple):
         return "(" + ", ".join(render_component(c, typed=typed, nested=True) for c in component) + ")"
     return repr(component)
@@ -246,6 +273,10 @@ def component_json(component: Any, *, typed: bool) -> JSON:
         return [component_json(c, typed=typed) for c in component]
     if isinstance(component, uuid.UUID):
         return {"uuid": str(component)}
+    if isinstance(component, SingleFloat):
+        return {"float32": _single_text(component)}
+    if isinstance(component, Versionstamp):
+        return {"versionstamp": component.to_bytes().hex()}
     if (isinstance(component, float) and component != component) or component in (_INF, -_INF):
         return {"float": repr(component).replace("nan", "NaN").replace("inf", "Infinity")}
     if component is None or isinstance(component, (str, int, float)):
@@ -291,8 +322,13 @@ def _from_json(doc: JSON, *, typed: bool, what: str, depth: int = 0) -> Any:
                 raise InputError(f"{what}: {doc['uuid']!r} is not a UUID") from None
         if set(doc) == {"float"} and isinstance(doc["float"], str):
             return _float(doc["float"], what)
+        if set(doc) == {"float32"} and isinstance(doc["float32"], str):
+            return _single(doc["float32"], what)
+        if set(doc) == {"versionstamp"} and isinstance(doc["versionstamp"], str):
+            return _versionstamp(doc["versionstamp"], what)
         raise InputError(
-            f'{what}: a JSON object must be {{"hex": ...}}, {{"uuid": ...}} or {{"float": ...}}, not {doc!r}'
+            f'{what}: a JSON object must be {{"hex": ...}}, {{"uuid": ...}}, {{"float": ...}}, '
+            f'{{"float32": ...}} or {{"versionstamp": ...}}, not {doc!r}'
         )
     if isinstance(doc, list):
         if depth >= MAX_NESTING:
@@ -322,6 +358,38 @@ def _float(text: str, what: str) -> float:
         raise InputError(
             f"{what}: {_shown(text)} is not a number (NaN, Infinity, -Infinity or digits)"
         ) from None
+
+
+def _single_text(value: SingleFloat) -> str:
+    """A single-precision float's spelling after ``float32:``: its number, or for
+    a NaN its bit pattern as ``0x`` and 8 hex digits (which keep its payload)."""
+    number = value.value
+    return f"0x{value.bits:08x}" if number != number else repr(number)
+
+
+def _single(text: str, what: str) -> SingleFloat:
+    """The single-precision float spelled ``text`` (a number, rounded to the
+    nearest single, or ``0x`` and 8 hex digits, its bit pattern)."""
+    if text.startswith("0x"):
+        digits = text[2:]
+        if len(digits) != 8 or not all(c in "0123456789abcdefABCDEF" for c in digits):
+            raise InputError(f"{what}: {_shown(text)} is not 0x and 8 hex digits (a float32 bit pattern)")
+        return SingleFloat.from_bits(int(digits, 16))
+    return SingleFloat(_float(text, what))
+
+
+def _versionstamp(text: str, what: str) -> Versionstamp:
+    """The versionstamp whose 12 bytes are the 24 hex digits ``text``."""
+    try:
+        raw = bytes.fromhex(text)
+    except ValueError:
+        raw = b""
+    if len(raw) != 12 or len(text) != 24:
+        raise InputError(
+            f"{what}: {_shown(text)} is not a versionstamp: 24 hex digits (10 bytes of transaction "
+            "version, 2 of user version) are expected"
+        )
+    return Versionstamp.from_bytes(raw)
 
 
 def _load_json(text: str, what: str) -> JSON:
@@ -442,7 +510,8 @@ def render_key(key: Any, fmt: str) -> str:
     printed (a typed key, and any key in ``hex``): printable UTF-8 text as it is
     (``bytes:…`` where it starts with a typed prefix), other bytes as ``hex:…``;
     typed keys of the tuple scheme as ``str:…`` (a JSON string where the text
-    holds a character that does not print), ``int:…``, ``float:…`` or ``(…, …)``.
+    holds a character that does not print), ``int:…``, ``float:…``,
+    ``float32:…``, ``versionstamp:…`` or ``(…, …)``.
     Nothing is escaped: an escaped key would read back as another."""
     if isinstance(key, bytes):
         if fmt == "hex":

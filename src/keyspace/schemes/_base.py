@@ -48,7 +48,8 @@ _MEMO_SIZE = 1024
 
 Component = Any
 """One element of a namespace path: ``bytes`` or ``str`` in the byte schemes; any
-tuple-layer element (None, bytes, str, int, float, bool, UUID, tuple) in TupleScheme."""
+tuple-layer element (None, bytes, str, int, float, bool, UUID, tuple, SingleFloat,
+Versionstamp) in TupleScheme."""
 
 Path = tuple[Component, ...]
 Key = Any

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .._bytes import prefix_end
-from ..errors import DecodeError, InvalidKey, InvalidName, show_bytes
+from ..errors import DecodeError, IncompleteVersionstamp, InvalidKey, InvalidName, show_bytes
 from ..tuples import _not_utf8, pack, unpack
 from ._base import Key, Path, Property, Scheme, checked_path, decode_arguments
 from ._layouts import TUPLE, Layout
@@ -49,7 +49,9 @@ class TupleScheme(Scheme):
     """FoundationDB tuple layer keys: ``raw_prefix + pack((path, *key))``.
 
     * Path components and keys are any tuple-layer values: None, bytes, str, int,
-      float, bool, uuid.UUID, tuple.
+      float, bool, uuid.UUID, tuple, and :class:`keyspace.tuples.SingleFloat` and
+      :class:`keyspace.tuples.Versionstamp` (complete; an incomplete one raises
+      :class:`~keyspace.errors.IncompleteVersionstamp`).
     * Keys: a Python tuple is a composite key (its elements follow the path
       flattened, so ranges on leading elements work: :meth:`key_prefix_range`); any
       other value is a one-element key, and ``(x,)`` is the same key as ``x``.
@@ -103,6 +105,8 @@ class TupleScheme(Scheme):
         path = checked_path(path)
         try:
             return self._raw_prefix + pack((path,))
+        except IncompleteVersionstamp as exc:
+            raise IncompleteVersionstamp(f"scope path {show_bytes(path)}: {exc}") from None
         except TypeError as exc:
             raise InvalidName(f"scope path {show_bytes(path)}: {exc}") from None
 
@@ -129,6 +133,8 @@ class TupleScheme(Scheme):
             return pack(key if issubclass(kind, tuple) else (key,))
         except UnicodeEncodeError as exc:  # a str key with lone surrogates: pack's error for it
             raise _not_utf8(key, exc) from None
+        except IncompleteVersionstamp as exc:
+            raise IncompleteVersionstamp(f"key {show_bytes(key)}: {exc}") from None
         except TypeError as exc:
             raise InvalidKey(f"key {show_bytes(key)}: {exc}") from None
 
