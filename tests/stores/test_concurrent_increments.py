@@ -1,0 +1,71 @@
+"""The read-modify-write race across processes (the concurrency suite's).
+
+Two processes each commit 200 increments of one counter, each increment one
+transaction that reads the counter, writes a value over the free space of a
+small LMDB map (64 KiB under a key of its own, into a 1 MiB map, so that the map
+keeps growing inside transactions, which releases LMDB's writer lock between
+processes) and writes the counter plus one. A transaction that raises
+``TransactionConflict`` wrote nothing and is run again. The counter ends exactly
+at the number of increments committed: no update is lost. LMDB and SQLite (whose
+transactions hold the writer lock throughout).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import keyspace
+
+WORKER = str(Path(__file__).parent.parent / "_growth_conflict_worker.py")
+PROCESSES = 2
+INCREMENTS = 200
+BIG = 3 << 20
+TIMEOUT_S = 120.0
+
+URLS = {
+    "lmdb": "lmdb://{}/store?map_size=1MiB&sync=false",
+    "sqlite": "sqlite://{}/store.sqlite?sync=false",
+}
+
+
+@pytest.mark.parametrize("engine", list(URLS))
+def test_two_processes_lose_no_increment(engine: str, tmp_path: Path) -> None:
+    url = URLS[engine].format(tmp_path)
+    with keyspace.open(url) as ks:
+        ks.scope("c")[b"n"] = b"0"
+    go = tmp_path / "go"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, WORKER, "increments", url, str(INCREMENTS), str(BIG), str(go)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(PROCESSES)
+    ]
+    try:
+        for proc in procs:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
+        go.touch()
+        outputs = [proc.communicate(timeout=TIMEOUT_S) for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    committed = conflicts = 0
+    for proc, (out, err) in zip(procs, outputs, strict=True):
+        assert proc.returncode == 0, err
+        word, done, met = out.split()
+        assert word == "done", out
+        committed += int(done)
+        conflicts += int(met)
+    assert committed == PROCESSES * INCREMENTS
+    with keyspace.open(url) as ks:
+        assert ks.scope("c")[b"n"] == str(committed).encode()
+        assert sum(1 for key in ks.scope("c") if key.startswith(b"big-")) == committed
+    print(f"{engine}: {committed} increments by {PROCESSES} processes, {conflicts} conflicts run again")
