@@ -14,12 +14,17 @@ databases the environment may open; 16 when ``db`` is given and ``max_dbs`` is n
   such stores fit in one process's address space; pass a smaller ``map_size`` to
   open more at once.
 - The map grows instead of failing: a write outside a transaction that fills it
-  grows it (doubles it) and is retried; a ``transaction()`` doubles it first when it
-  begins with the map more than half used. A transaction that begins with at least
-  :data:`FAST_HEADROOM` free writes straight to LMDB (no per-write bookkeeping) and
-  raises :class:`~keyspace.errors.StoreError` if it outgrows that free space; one that
+  grows it (doubles it, as often as the write needs) and is retried; a
+  ``transaction()`` doubles it first when it begins with the map more than half
+  used. A transaction that begins with at least :data:`FAST_HEADROOM` free writes
+  straight to LMDB (no per-write bookkeeping) and raises
+  :class:`~keyspace.errors.StoreError` if it outgrows that free space; one that
   begins with less (a small ``map_size``) logs its writes, and a full map is grown
-  and the transaction replayed on it.
+  and the transaction replayed on it. Growing ends the LMDB transaction, which
+  releases LMDB's writer lock between processes: when another process committed
+  meanwhile, a transaction that has read anything is not replayed (its writes may
+  rest on what changed) but raises :class:`~keyspace.errors.TransactionConflict`,
+  nothing of it written: run it again.
   Growing remaps the file, which needs no write transaction open in this process
   (writers of the store are serialised by a lock, so none is) and ends every read
   transaction: growth waits until the snapshots other threads hold have ended (at
