@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 from . import _metadata
+from ._blocks import Block, not_entered
 from ._catalog import Catalog, check_leaf_depth
 from ._closing import Closing
 from ._space import Space, SpaceSnapshot
@@ -149,8 +150,7 @@ class Keyspace(Closing):
         over._space.committed = self.store  # a watch's late reads: this keyspace's store
         return over
 
-    @contextmanager
-    def transaction(self) -> Iterator[Transaction]:
+    def transaction(self) -> Block[Transaction]:
         """Atomic reads and writes across scopes::
 
             with ks.transaction() as tx:
@@ -164,7 +164,14 @@ class Keyspace(Closing):
         the collections' iterators): read on after the block, they raise
         :class:`StoreClosed` at their next read of the store (items already read
         into a page may still come first), never reading the store as it is
-        after the block."""
+        after the block. The handle exists only inside ``with``: an attribute
+        asked of ``ks.transaction()`` itself raises
+        :class:`~keyspace.errors.NotEntered`, which says so."""
+        return Block(self._transaction(), "ks.transaction()")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Transaction]:
+        """The block of :meth:`transaction`."""
         with self._space.transaction() as (view, state):
             tx = Transaction(self, view, state)
             yield tx
@@ -177,7 +184,8 @@ class Keyspace(Closing):
         Its scopes, and the iterators they gave out, end with the block as a
         transaction's do (:class:`StoreClosed` at their next read of the store).
         Cost: the store's snapshot (on LMDB one read transaction) and a few
-        objects, so that a snapshot per request is cheap."""
+        objects, so that a snapshot per request is cheap. Used without ``with``,
+        its scopes raise :class:`~keyspace.errors.NotEntered`, which says so."""
         return Snapshot(self)
 
     def close(self) -> None:
@@ -240,6 +248,12 @@ class Snapshot(SpaceSnapshot, Transaction):
     def __enter__(self) -> Snapshot:  # type: ignore[override]  # the handle, not (view, state)
         self.view, self.catalog = self._begin()
         return self
+
+    def __getattr__(self, name: str) -> NoReturn:
+        # only for attributes not set: the view and catalog before the block
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise not_entered("ks.snapshot()", name)
 
 
 def open_existing_or_new(url: str, *, create: bool, readonly: bool, **options: Any) -> Store:

@@ -50,6 +50,7 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 
 from .. import keyspace as _sync
+from .._blocks import AsyncBlock
 from .._catalog import Catalog
 from .._watch import ScopeWatch
 from ..codecs import Codec, resolve_codec
@@ -449,10 +450,16 @@ class AsyncKeyspace:
         sync = self.sync.scope(*path, key=key, value=value) if ctx.tx is None else None
         return AsyncScope(ctx, path, key, value, sync)
 
-    @contextlib.asynccontextmanager
-    async def transaction(self) -> AsyncIterator[AsyncTransaction]:
+    def transaction(self) -> AsyncBlock[AsyncTransaction]:
         """``async with ks.transaction() as tx``: atomic across scopes; commits when
-        the block exits normally, discards when it raises (as the sync API)."""
+        the block exits normally, discards when it raises (as the sync API). An
+        attribute asked of ``ks.transaction()`` itself (no ``async with``) raises
+        :class:`~keyspace.errors.NotEntered`, which says to use ``async with``."""
+        return AsyncBlock(self._transaction(), "ks.transaction()")
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[AsyncTransaction]:
+        """The block of :meth:`transaction`."""
         self._ctx.check()
         catalog = self._plan_ks.catalog.child()
         tx = await self.store.begin()
@@ -467,9 +474,15 @@ class AsyncKeyspace:
             await tx.discard()
         catalog.commit()
 
+    def snapshot(self) -> AsyncBlock[AsyncTransaction]:
+        """``async with ks.snapshot() as snap``: a read-only consistent view. An
+        attribute asked of ``ks.snapshot()`` itself (no ``async with``) raises
+        :class:`~keyspace.errors.NotEntered`, which says to use ``async with``."""
+        return AsyncBlock(self._snapshot(), "ks.snapshot()")
+
     @contextlib.asynccontextmanager
-    async def snapshot(self) -> AsyncIterator[AsyncTransaction]:
-        """``async with ks.snapshot() as snap``: a read-only consistent view."""
+    async def _snapshot(self) -> AsyncIterator[AsyncTransaction]:
+        """The block of :meth:`snapshot`."""
         self._ctx.check()
         state = self._plan_ks.catalog.reading()  # before the snapshot: its facts hold there
         view = await self.store.begin_snapshot()
