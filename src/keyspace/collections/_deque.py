@@ -137,7 +137,8 @@ class Deque(Collection):
     def get(self, index: int) -> Any:
         """The item at ``index`` from the front (negative: from the back), or
         ``None`` out of range; :class:`InvalidArgument` for an index that is not
-        an int."""
+        an int; :class:`DecodeError` when the position between the head and the
+        tail holds nothing (as cw-storage-plus's "deque position not found")."""
         if type(index) is not int:
             if not isinstance(index, int) or isinstance(index, bool):
                 raise InvalidArgument(f"a deque index must be an int, not {show_bytes(index)}")
@@ -149,7 +150,11 @@ class Deque(Collection):
         if not 0 <= index < size:
             return None
         raw = self._items.scope(self._base).get(self._items.key(((head + index) % _WRAP,)))
-        return None if raw is None else self.codec.decode(raw)
+        if raw is None:
+            raise DecodeError(
+                f"deque {self.namespace!r} has no item at index {index} between its head and tail"
+            )
+        return self.codec.decode(raw)
 
     def front(self) -> Any:
         """The front item without removing it (``None`` when empty)."""
@@ -160,13 +165,8 @@ class Deque(Collection):
         return self.get(-1)
 
     def __iter__(self) -> Iterator[Any]:
-        """Items from front to back (reads each position once)."""
-        head, tail = self._ends(self._base)
-        scope = self._items.scope(self._base)
-        for i in range((tail - head) % _WRAP):
-            raw = scope.get(self._items.key(((head + i) % _WRAP,)))
-            if raw is not None:
-                yield self.codec.decode(raw)
+        """Items from front to back (reads each position once); see :meth:`iter`."""
+        return self.iter()
 
     def __reversed__(self) -> Iterator[Any]:
         """Items from back to front (cw-storage-plus's ``iter().rev()``)."""

@@ -215,11 +215,10 @@ def _build() -> tuple[dict[str, KeyType], dict[str, KeyType]]:
         current[f"u{bits}"] = legacy[f"u{bits}"] = _Int(f"u{bits}", bits, False, False)
         current[f"i{bits}"] = _Int(f"i{bits}", bits, True, True)
         legacy[f"i{bits}"] = _Int(f"i{bits}", bits, True, False)
-    current["timestamp"] = legacy["timestamp"] = _Int("timestamp", 64, False, False)
-    for table in (current, legacy):
-        for cw_name, name in _CW_NAMES.items():
-            table[cw_name] = table[name]
     return current, legacy
+
+
+_TIMESTAMP = _Int("timestamp", 64, False, False)
 
 
 def _fixed(name: Any) -> KeyType | None:
@@ -248,13 +247,20 @@ def key_type(name: str | KeyType, *, legacy_signed: bool = False) -> KeyType:
     try:
         return table[name]
     except (KeyError, TypeError):
-        fixed = _fixed(name)
-        if fixed is not None:
-            return fixed
-        raise InvalidKey(
-            f"unknown key element type {name!r}; known: {', '.join(sorted(KEY_TYPES))}, "
-            "and bytesN for N fixed bytes"
-        ) from None
+        pass  # an unhashable name is no type either
+    # further names, resolved here so that KEY_TYPES keeps one entry per element rule
+    alias = _CW_NAMES.get(name, name) if type(name) is str else None
+    if alias == "timestamp":
+        return _TIMESTAMP
+    if alias is not None and alias in table:
+        return table[alias]
+    fixed = _fixed(name)
+    if fixed is not None:
+        return fixed
+    raise InvalidKey(
+        f"unknown key element type {name!r}; known: {', '.join(sorted(KEY_TYPES))}, timestamp, "
+        f"bytesN for N fixed bytes, and {', '.join(_CW_NAMES)}"
+    )
 
 
 class KeySpec:
@@ -336,6 +342,22 @@ class KeySpec:
                 f"{len(self.types)}, so a prefix takes at most {len(self.types) - 1}"
             )
         return tuple(t.check(v) for t, v in zip(self.types, flat, strict=False))
+
+    def suffix(self, skip: int) -> KeySpec:
+        """The spec of what is left of a key after its first ``skip`` elements
+        (cw-storage-plus's ``Suffix``): where ``skip`` ends a group of the
+        key's top-level shape the rest keeps its groups (a prefix ``(a, b)`` of
+        ``((a, b), (c, d), e)`` leaves keys ``((c, d), e)``), else the rest is
+        flat. ``skip`` is less than ``len(self)``."""
+        rest = self.types[skip:]
+        if isinstance(self._shape, tuple):
+            taken = 0
+            for j, group in enumerate(self._shape):
+                if taken == skip:
+                    left = self._shape[j:]
+                    return KeySpec(left[0] if len(left) == 1 else left)
+                taken += len(KeySpec(group))
+        return KeySpec(rest[0] if len(rest) == 1 else rest)
 
     def key_of(self, elements: Sequence[Any]) -> Any:
         """The key (bare value or tuple of this spec's shape) of flat ``elements``."""

@@ -93,8 +93,7 @@ class _Ranged:
     def _fix(self, spec: KeySpec, prefix: tuple[Any, ...]) -> None:
         """Range over the keys of ``spec`` whose leading elements are ``prefix``."""
         self._prefix = prefix
-        rest = spec.types[len(prefix) :]
-        self._rest = KeySpec(rest[0] if len(rest) == 1 else rest)
+        self._rest = spec.suffix(len(prefix))
 
     def _span(self) -> tuple[tuple[Any, ...], KeySpec]:
         """The fixed leading elements and the spec of the remaining ones."""
