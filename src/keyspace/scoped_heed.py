@@ -33,9 +33,11 @@ api            default scope key / named scope key   value
 ``key``/``value`` are the codecs of K and V (:mod:`keyspace.bincode`, e.g.
 ``key=bincode.U64, value=bincode.STRING`` for ``types::<u64, String>()``).
 ``unnamed_default=True`` is ``.unnamed_for_default()``: the default scope is the
-unnamed database, which also holds LMDB's records of the named databases (read
-as scoped-heed's own ``iter()`` reads them; writing or deleting one of them raises
-:class:`~keyspace.errors.StoreError`).
+unnamed database, which also holds LMDB's records of the named databases: they are
+no data of the default scope (scoped-heed's own ``iter()`` shows them; keyspace's
+reads, ``len`` and ``clear`` leave them out, and writing one raises
+:class:`~keyspace.errors.StoreError`). Whether the default scope is there is the
+environment's to say (see :func:`open`).
 """
 
 from __future__ import annotations
@@ -337,6 +339,23 @@ def _layout(path: str, name: str, unnamed_default: bool, readonly: bool, dbs: se
         )
     if not unnamed_default and name not in dbs and legacy in dbs:
         return legacy  # 0.2.0-alpha.1/2: the default scope in NAME_default, XXH32 and the registry
+    scoped = f"{name}_scoped" in dbs
+    if scoped and not unnamed_default and name not in dbs:
+        raise SchemeMismatch(
+            f"{where} holds scoped-heed database {name!r} with its default scope in the unnamed database "
+            f"({name}_scoped is there, no database {name!r}: written with unnamed_for_default()); open it "
+            f"with unnamed_default=True (scoped-heed URL: &unnamed_default=true, CLI: --unnamed-default). "
+            f"Opened without it, its default scope would be a new database {name!r}, which the writer "
+            "never reads"
+        )
+    if scoped and unnamed_default and (name in dbs or legacy in dbs):
+        held = name if name in dbs else legacy
+        raise SchemeMismatch(
+            f"{where} holds scoped-heed database {name!r} with its default scope in the database {held!r}, "
+            f"not in the unnamed database; open it without unnamed_default (scoped-heed URL: drop "
+            "unnamed_default=true, CLI: drop --unnamed-default). Opened with it, its default scope "
+            "would be the unnamed database, which the writer never reads"
+        )
     if readonly:
         missing = [d for d in (default, f"{name}_scoped", REGISTRY_DB) if d and d not in dbs]
         if missing:
@@ -365,6 +384,12 @@ def open(
     refuses every write with :class:`StoreError`. ``key``/``value``: codecs of K
     and V (``key`` only for ``types``). ``max_dbs``: named-database slots of the
     environment if this process does not have it open yet.
+
+    The environment says where an existing database's default scope is: the
+    unnamed database when ``NAME_scoped`` is there and ``NAME`` (and
+    ``NAME_default``) is not. An open that asks for the other place raises
+    :class:`SchemeMismatch` saying which the environment has and what to pass
+    (it would create, or read, a default scope the writer never reads).
 
     Raises :class:`SchemeMismatch` for a scoped-heed 0.1.x environment,
     :class:`StoreError` for a missing database with ``readonly``, for a

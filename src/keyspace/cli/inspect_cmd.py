@@ -76,8 +76,9 @@ def _is_lmdb_environment(url: str) -> bool:
 
 def named_databases(url: str) -> tuple[list[str], bool]:
     """The named databases of the LMDB environment at ``url`` (none for other
-    stores), and whether its unnamed database holds nothing but their records.
-    Opens the environment read-only."""
+    stores), and whether its unnamed database holds nothing but their records
+    (which the store's reads leave out: no data). Opens the environment
+    read-only."""
     if not _is_lmdb_environment(url):
         return [], False
     store = open_store(url, readonly=True, max_dbs=_LIST_DBS)
@@ -85,7 +86,7 @@ def named_databases(url: str) -> tuple[list[str], bool]:
         engine = getattr(store, "inner", store)  # the engine under a read-only face
         lister = getattr(engine, "databases", None)
         names: list[str] = lister() if callable(lister) else []
-        only_records = sum(1 for _ in store.scan(b"", None)) == len(names)
+        only_records = next(iter(store.scan(b"", None, limit=1)), None) is None
     finally:
         store.close()
     return names, only_records
