@@ -37,11 +37,14 @@ Modes (``held`` / ``meanwhile``):
   ``ks.transaction()`` / save record ``"b"`` with the same email;
 - ``scheme``: the first write of a tuple-scheme keyspace on an empty store
   (``BIG`` bytes, outside any transaction) / the first write of a
-  length-prefixed keyspace on it.
+  length-prefixed keyspace on it;
+- ``aio-scheme``: the same first write through ``keyspace.aio`` / as
+  ``scheme``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -137,7 +140,7 @@ def held(mode: str, url: str, big: int, ready: str, done: str) -> None:
     blob = b"x" * big
     conflicts = 0
     outcome, message = "ok", ""
-    with keyspace.open(url, scheme="tuple" if mode == "scheme" else None) as ks:
+    with keyspace.open(url, scheme="tuple" if mode.endswith("scheme") else None) as ks:
         for _attempt in range(ATTEMPTS):
             try:
                 if mode == "increment":
@@ -151,6 +154,8 @@ def held(mode: str, url: str, big: int, ready: str, done: str) -> None:
                         indexed.using(tx).save("a", {"email": EMAIL, "blob": "x" * big})
                 elif mode == "scheme":
                     ks.scope("c")[b"big"] = blob
+                elif mode == "aio-scheme":
+                    asyncio.run(_aio_first_write(url, blob))
                 else:
                     sys.exit(f"unknown mode {mode!r}")
             except TransactionConflict:
@@ -162,9 +167,21 @@ def held(mode: str, url: str, big: int, ready: str, done: str) -> None:
     print(json.dumps({"outcome": outcome, "conflicts": conflicts, "message": message}), flush=True)
 
 
+async def _aio_first_write(url: str, blob: bytes) -> None:
+    import keyspace.aio
+
+    ks = await keyspace.aio.open(url, scheme="tuple")
+    try:
+        await ks.scope("c").put(b"big", blob)
+    finally:
+        await ks.close()
+
+
 def meanwhile(mode: str, url: str, ready: str, done: str) -> None:
     import keyspace
 
+    if mode == "aio-scheme":
+        mode = "scheme"
     with keyspace.open(url, scheme="length-prefixed" if mode == "scheme" else None) as ks:
         if not _wait_file(ready, WAIT_S):
             sys.exit("the held process never grew its map")

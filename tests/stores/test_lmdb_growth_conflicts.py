@@ -116,13 +116,15 @@ def test_two_processes_never_both_hold_a_unique_value(tmp_path: Path) -> None:
         assert indexed.index("email").load(EMAIL)[0] == "b"
 
 
-def test_a_first_write_checks_the_scheme_again_after_the_map_grew(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["scheme", "aio-scheme"])
+def test_a_first_write_checks_the_scheme_again_after_the_map_grew(mode: str, tmp_path: Path) -> None:
     """A tuple keyspace's first write (its scheme record and a value that fills
-    the map) on an empty store; while its map grows, a length-prefixed keyspace
-    makes its first write there: A's first write runs again, reads the other
-    keyspace's record and raises SchemeMismatch, writing nothing (a replay would
-    have recorded two overlapping keyspaces in one store)."""
-    report = _race(tmp_path, "scheme", ONE_DOUBLING)
+    the map) on an empty store, synchronous or through ``keyspace.aio``; while
+    its map grows, a length-prefixed keyspace makes its first write there: A's
+    first write runs again by itself, reads the other keyspace's record and
+    raises SchemeMismatch, writing nothing (a replay would have recorded two
+    overlapping keyspaces in one store)."""
+    report = _race(tmp_path, mode, ONE_DOUBLING)
     assert report["outcome"] == "SchemeMismatch", report
     assert report["conflicts"] == 0, report  # the catalog ran it again itself
     with keyspace.open(_url(tmp_path), scheme="length-prefixed") as ks:

@@ -24,8 +24,9 @@ works on a child of the catalog (:meth:`Catalog.child`), whose new facts (scheme
 recorded, names registered, layout, paths prepared) merge into the catalog only
 once the effects are applied: another task never skips a check on the strength of
 a write that has not happened, and a replay starts from the catalog as it is. A catalog transaction that
-loses a race to another writer (etcd's ``TransactionConflict``) runs the whole
-operation again, at most :data:`ATTEMPTS` times, as the synchronous catalog does.
+loses a race to another writer (``TransactionConflict``: etcd's, or LMDB's when it
+grew a small map while another process committed) runs the whole operation again,
+at most :data:`ATTEMPTS` times, as the synchronous catalog does.
 """
 
 from __future__ import annotations
@@ -236,7 +237,6 @@ class Hub:
 
     def __init__(self, store: AsyncStore) -> None:
         self.store = store
-        self.guarded = store.capabilities.guarded_reads
         self._plan: Plan | None = None
 
     def plan(self) -> Plan:
@@ -353,9 +353,9 @@ class Hub:
         self, plan: Plan, txs: dict[int, AsyncTransaction], view: AsyncTransaction | None
     ) -> None:
         """Apply the effects in order. A catalog transaction that lost the race to
-        another writer (:class:`TransactionConflict`) before any effect was
-        applied raises :class:`_LostRace` (the synchronous catalog runs it again
-        too); every other failure is raised as it is."""
+        another writer (:class:`TransactionConflict`, nothing of it written)
+        before any effect was applied raises :class:`_LostRace` (the synchronous
+        catalog runs it again too); every other failure is raised as it is."""
         store = self.store
         for index, effect in enumerate(plan.effects):
             kind = effect[0]
@@ -374,7 +374,7 @@ class Hub:
                     await _move(tx, ranges, ops)
                     await tx.commit()
                 except TransactionConflict as exc:
-                    if index == 0 and self.guarded:
+                    if index == 0:
                         raise _LostRace(exc) from exc
                     raise
                 finally:
