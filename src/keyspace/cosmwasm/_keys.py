@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._bytes import bytes_argument
 from ..collections._keys import KeySpec, SpecLike, key_type
 from ..collections._layouts import joined_key as _joined
 from ..errors import InvalidKey, show_bytes
@@ -38,8 +39,10 @@ def to_cw_bytes(type_name: str, value: Any, *, legacy_signed: bool = False) -> b
 
 def from_slice(type_name: str, raw: bytes, *, legacy_signed: bool = False) -> Any:
     """The key element stored as ``raw`` (``KeyDeserialize::from_slice``);
-    :class:`DecodeError` for bytes of the wrong length or text that is not UTF-8."""
-    return key_type(type_name, legacy_signed=legacy_signed).from_bytes(raw)
+    :class:`DecodeError` for bytes of the wrong length or text that is not UTF-8;
+    :class:`InvalidArgument` when ``raw`` is not bytes."""
+    t = key_type(type_name, legacy_signed=legacy_signed)
+    return t.from_bytes(bytes_argument(raw, "from_slice() raw"))
 
 
 def key(spec: SpecLike, value: Any, *, legacy_signed: bool = False) -> list[bytes]:
@@ -55,8 +58,10 @@ def joined_key(spec: SpecLike, value: Any, *, legacy_signed: bool = False) -> by
 
 def joined_extra_key(spec: SpecLike, value: Any, extra: bytes, *, legacy_signed: bool = False) -> bytes:
     """``joined_extra_key(extra)``: every element length-prefixed, then ``extra``
-    raw (a ``MultiIndex`` key is ``joined_extra_key(index key, pk)``)."""
-    return to_length_prefixed_nested(key(spec, value, legacy_signed=legacy_signed)) + extra
+    raw (a ``MultiIndex`` key is ``joined_extra_key(index key, pk)``);
+    :class:`InvalidArgument` when ``extra`` is not bytes."""
+    tail = bytes_argument(extra, "joined_extra_key() extra")
+    return to_length_prefixed_nested(key(spec, value, legacy_signed=legacy_signed)) + tail
 
 
 def prefix(spec: SpecLike, value: Any, *, legacy_signed: bool = False) -> list[bytes]:
@@ -75,8 +80,10 @@ def namespace_upper_bound(prefix_bytes: bytes) -> bytes:
     which become ``00`` (so the length is kept: ``b"fo\\xff"`` gives ``b"fp\\x00"``).
     This end admits the key ``b"fp"``, which does not start with the prefix; the
     collections end their ranges with the tight end (``b"fp"``) instead.
-    :class:`InvalidKey` for an empty or all-``ff`` prefix, which has no such end."""
-    out = bytearray(prefix_bytes)
+    :class:`InvalidKey` for an empty or all-``ff`` prefix, which has no such end;
+    :class:`InvalidArgument` for a prefix that is not bytes (a str, an int, a
+    list of ints)."""
+    out = bytearray(bytes_argument(prefix_bytes, "namespace_upper_bound() prefix"))
     for i in range(len(out) - 1, -1, -1):
         if out[i] != 0xFF:
             out[i] += 1

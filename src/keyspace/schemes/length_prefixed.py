@@ -92,13 +92,36 @@ def to_length_prefixed(component: Component) -> bytes:
     return _pack_u16(len(raw)) + raw
 
 
+def _sequence(components: Any) -> Iterable[Component]:
+    """``components``, refused (:class:`InvalidArgument`) when it is one component
+    (a str or bytes, which would iterate as one-character components or ints)
+    or not iterable."""
+    if isinstance(components, (str, bytes, bytearray, memoryview)):
+        raise InvalidArgument(
+            f"components is one {type(components).__name__} {show_bytes(components)}, not a sequence of "
+            f"components: pass [{show_bytes(components)}] for one namespace"
+        )
+    try:
+        iter(components)
+    except TypeError:
+        raise InvalidArgument(
+            f"components is {show_bytes(components)}, not a sequence of components (bytes or str)"
+        ) from None
+    return components  # type: ignore[no-any-return]
+
+
 def to_length_prefixed_nested(components: Iterable[Component]) -> bytes:
     """Return the concatenation of ``to_length_prefixed(c)`` over ``components``;
     an empty sequence gives ``b""``.
 
     Raises :class:`KeyTooLarge` if any component is over 65535 bytes (the limit is
-    per component, not on the total). Cost: one pass, one final join.
+    per component, not on the total), and :class:`InvalidArgument` when
+    ``components`` is one str or bytes (``"balance"``, which would otherwise be
+    seven one-character components: pass ``["balance"]``) or not iterable.
+    Cost: one pass, one final join.
     """
+    if type(components) is not tuple and type(components) is not list:
+        components = _sequence(components)
     parts: list[bytes] = []
     append = parts.append
     for component in components:
@@ -112,7 +135,9 @@ def to_length_prefixed_nested(components: Iterable[Component]) -> bytes:
 
 def namespace_with_key(components: Iterable[Component], key: bytes) -> bytes:
     """Return ``to_length_prefixed_nested(components) | key``; the key is not
-    length-prefixed, and with no components the result is the key itself."""
+    length-prefixed, and with no components the result is the key itself.
+    ``components`` is a sequence (``["balance"]``): one str or bytes raises
+    :class:`InvalidArgument`."""
     return to_length_prefixed_nested(components) + key_bytes(key)
 
 
