@@ -66,6 +66,28 @@ def check_environment(path: str, url: str, readonly: bool) -> None:
         )
 
 
+def check_lock_file(path: str, url: str) -> None:
+    """Refuse, for a read-only open, an environment whose lock file this process
+    may not write: every LMDB reader records itself in ``lock.mdb`` (and creates
+    it, in the environment's directory, when missing), so LMDB itself would say
+    only "permission denied". The message names the file, what readers need and
+    the ``lock=false`` option. Cost: one or two ``access`` calls."""
+    lock = os.path.join(path, "lock.mdb")
+    if os.path.exists(lock):
+        if os.access(lock, os.R_OK | os.W_OK):
+            return
+        need = f"write access to LMDB's lock file {lock}, which every reader writes"
+    elif os.access(path, os.W_OK | os.X_OK):
+        return
+    else:
+        need = f"to create LMDB's lock file lock.mdb in {path}, which every reader writes"
+    raise StoreError(
+        f"cannot open {url} read-only: permission denied: this user needs {need}; "
+        "give it that access, or open with lock=false (?lock=false), which reads without "
+        "the lock file and is safe only while no process writes the store"
+    )
+
+
 def nearly_full(path: str) -> bool:
     """Whether the file system holding ``path`` has under 1 MiB free: LMDB reports a
     write that ran out of space as a short write ("Input/output error")."""

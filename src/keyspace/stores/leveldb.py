@@ -90,9 +90,11 @@ class LevelDBStore(BatchedWrites, Store):
         self._opened = False
         self._gate = TransactionGate(self.url)
         self._calls = calls = Gate()
-        check_directory(
+        exists = check_directory(
             self._path, self.url, "LevelDB", ("CURRENT",), create=create_if_missing and not readonly
         )
+        if not exists and not os.path.isdir(self._path):
+            _check_creatable(self._path, self.url)
         try:
             self._db = plyvel.DB(
                 self._path, create_if_missing=create_if_missing and not readonly, lru_cache_size=cache_size
@@ -406,6 +408,17 @@ class _LevelDBSnapshot(Releasable, ReadView):
         snap, self._snap = self._snap, None
         if snap is not None:
             _close_behind(self._store._calls, snap)
+
+
+def _check_creatable(path: str, url: str) -> None:
+    """Refuse, as permission denied, a new store whose directory this process may
+    not create: LevelDB makes the directory itself and ignores that failure, then
+    reports only that its ``LOCK`` file is not found. Cost: one ``access`` call."""
+    parent = os.path.dirname(path)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise StoreError(
+            f"cannot open {url}: permission denied: cannot create the directory {path} in {parent}"
+        )
 
 
 def _translated(

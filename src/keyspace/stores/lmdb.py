@@ -77,7 +77,7 @@ from ._base import Capabilities, Op, ReadView, Seeker, Store, pages_of
 from ._key_sizes import bad_key
 from ._lmdb_checked import LMDBCheckedReads
 from ._lmdb_cursor import cursor_delete_range, cursor_page
-from ._lmdb_files import check_environment, check_map_size, nearly_full, os_cause
+from ._lmdb_files import check_environment, check_lock_file, check_map_size, nearly_full, os_cause
 from ._lmdb_growth import FAST_HEADROOM as FAST_HEADROOM
 from ._lmdb_growth import GROWTH_WAIT as GROWTH_WAIT
 from ._lmdb_growth import RETRIES, MapGrowth
@@ -104,6 +104,13 @@ class LMDBStore(MapGrowth, Store):
     created if missing. ``sync=False`` skips the fsync at commit (a crash may lose the
     last transactions, never corrupt the store).
 
+    Every reader writes LMDB's lock file, ``lock.mdb`` beside ``data.mdb`` (and
+    creates it when missing): a user who may read the store but not write that
+    file (or, without it, the directory) is refused by name before LMDB is asked.
+    ``lock=False`` (``?lock=false``; read-only opens only) opens such a store
+    without the lock file: unsafe while any process writes the store, whose
+    writer may then reuse pages a read still holds (wrong or torn reads).
+
     Costs: ``get`` is one read transaction and one B-tree lookup; a write outside a
     transaction is one commit (an fsync with ``sync=True``); beginning a
     ``transaction()`` reads the map's size and use (two LMDB calls); inside it, puts
@@ -121,9 +128,15 @@ class LMDBStore(MapGrowth, Store):
         max_dbs: int = 0,
         readonly: bool = False,
         db: str = "",
+        lock: bool = True,
     ) -> None:
         self._path = os.path.abspath(os.fspath(path))
         self.url = f"lmdb://{self._path}" + (f"?db={db}" if db else "")
+        if lock is not True and (lock is not False or not readonly):
+            raise StoreError(
+                f"option lock={lock!r} for {self.url}: lock=False is for read-only opens only "
+                "(readonly=True), where it reads without LMDB's lock file"
+            )
         self.db_name = db
         self._env: Any = None
         self._opened = False
@@ -143,6 +156,8 @@ class LMDBStore(MapGrowth, Store):
             max_dbs = NAMED_DBS
         _lmdb_env.db_name_bytes(db, self.url)  # a name LMDB cannot take: refused before anything is made
         check_environment(self._path, self.url, readonly)
+        if readonly and lock:
+            check_lock_file(self._path, self.url)
 
         def open_env() -> Any:
             check_map_size(map_size, self.url)  # LMDB would make its files before failing
@@ -156,6 +171,7 @@ class LMDBStore(MapGrowth, Store):
                         max_dbs=max_dbs + _lmdb_env.PROBE_SLOTS,  # a slot to tell records from data
                         readonly=readonly,
                         create=not readonly,
+                        lock=lock,
                     )
                 except lmdb.MapResizedError as exc:  # another process grew the map meanwhile
                     if attempt + 1 == RETRIES:

@@ -215,6 +215,46 @@ def _checked_timeout(timeout: Any, url: str) -> float:
     return float(timeout)
 
 
+def _check_reader_files(path: str, url: str, immutable: bool) -> None:
+    """Refuse a read-only open SQLite would refuse with only "attempt to write a
+    readonly database": a WAL-mode database (byte 18 of its header is 2) whose
+    ``-wal`` or ``-shm`` file is missing, in a directory this process may not
+    write, where a reader must create them; the message says what readers need
+    and names ``immutable=true``. With ``immutable``, refuse a ``-wal`` file that
+    holds commits (more than its header): an immutable read would not see them.
+    Cost: a few ``stat``/``access`` calls and one read of 20 bytes."""
+    wal = path + "-wal"
+    if immutable:
+        try:
+            size = os.path.getsize(wal)
+        except OSError:
+            return
+        if size > 32:
+            raise StoreError(
+                f"cannot open {url} with immutable=true: {wal} holds {size} bytes of commits not yet "
+                "in the database file, which an immutable read would not see; open it once as a user "
+                "who may write beside the file (a checkpoint moves them into the file), then retry"
+            )
+        return
+    try:
+        with open(path, "rb") as file:
+            header = file.read(20)
+    except OSError:
+        return  # SQLite names the fault itself
+    if len(header) < 20 or header[18] != 2:
+        return  # not WAL mode: a reader needs no other file
+    missing = [name for name in (wal, path + "-shm") if not os.path.exists(name)]
+    folder = os.path.dirname(path)
+    if missing and not os.access(folder, os.W_OK | os.X_OK):
+        raise StoreError(
+            f"cannot open {url} read-only: permission denied: the store is in WAL mode, whose readers "
+            f"need the files {path}-wal and {path}-shm beside it, and this user cannot create "
+            f"{' and '.join(os.path.basename(m) for m in missing)} in {folder}; let it write there, or "
+            "open with immutable=true (?immutable=true), which reads the file alone and is safe only "
+            "while no process writes the store"
+        )
+
+
 def _check_file(path: str, url: str, readonly: bool) -> None:
     """Refuse what cannot be an SQLite store before SQLite touches it: a missing
     parent directory, a directory, and (``readonly``) a missing file."""
@@ -265,6 +305,16 @@ class SQLiteStore(_Keys, _Statements, Store):
     seconds (how long a writer waits for another process); ``sync=False`` uses
     ``synchronous=NORMAL`` (a power loss may lose the last commits, never corrupt).
 
+    A store is in WAL mode, whose readers need the ``-wal`` and ``-shm`` files
+    beside the database file (and create them when missing: the last connection
+    to close removes them): a read-only open by a user who cannot create them in
+    the file's directory is refused by name before SQLite is asked.
+    ``immutable=True`` (``?immutable=true``; read-only opens only) reads such a
+    store anyway, as SQLite's ``immutable`` URI parameter does, from the file
+    alone, with no lock: unsafe while any process writes the store (reads may
+    see a half-written page); refused while a ``-wal`` file holds commits not
+    yet in the file, which it would not see.
+
     Costs: a point operation is one statement on the primary key (a few µs); a
     write outside a transaction is one commit.
     """
@@ -287,11 +337,18 @@ class SQLiteStore(_Keys, _Statements, Store):
         timeout: float = 30.0,
         sync: bool = True,
         readonly: bool = False,
+        immutable: bool = False,
     ) -> None:
         self._path = os.path.abspath(os.fspath(path))
         self.url = f"sqlite://{self._path}"
         self._timeout = _checked_timeout(timeout, self.url)
         self._readonly = readonly
+        if immutable is not False and (immutable is not True or not readonly):
+            raise StoreError(
+                f"option immutable={immutable!r} for {self.url}: immutable=True is for read-only opens "
+                "only (readonly=True), where it reads the file without the -wal and -shm files"
+            )
+        self._immutable = immutable
         self._lock = threading.Lock()
         self._owner: int | None = None  # thread holding this store's transaction()
         self._held: _SQLiteTransaction | None = None  # that transaction
@@ -300,6 +357,8 @@ class SQLiteStore(_Keys, _Statements, Store):
         self._conn: sqlite3.Connection | None = None
         self._opened = False
         _check_file(self._path, self.url, readonly)
+        if readonly:
+            _check_reader_files(self._path, self.url, immutable)
         conn: sqlite3.Connection | None = None
         try:
             if readonly:
@@ -370,8 +429,9 @@ class SQLiteStore(_Keys, _Statements, Store):
 
     def _connect(self) -> sqlite3.Connection:
         if self._readonly:
+            immutable = "&immutable=1" if self._immutable else ""
             return sqlite3.connect(
-                f"file:{quote('/' + self._path.lstrip('/'))}?mode=ro",  # "//x" would be a URI authority
+                f"file:{quote('/' + self._path.lstrip('/'))}?mode=ro{immutable}",  # "//x": a URI authority
                 uri=True,
                 timeout=self._timeout,
                 isolation_level=None,
