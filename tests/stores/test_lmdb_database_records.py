@@ -143,7 +143,7 @@ def test_migrate_copies_no_database_record(tmp_path: Path, scheme: str) -> None:
         ks.scope("s")[b"k"] = b"v"
     for name in ("orders", "zz"):
         LMDBStore(src, db=name).close()
-    depth = ["--depth", "1", "--to-depth", "1"] if scheme == "length-prefixed" else []
+    depth = ["--depth", "1"] if scheme == "length-prefixed" else []
     run("migrate", str(src), str(dst), "--from-scheme", scheme, "--to-scheme", scheme, *depth)
     expected = {k: v for k, v in _raw_unnamed(src).items() if k not in (b"orders", b"zz")}
     copied = _raw_unnamed(dst)
