@@ -346,7 +346,7 @@ class DequeMap:
 
     def item_key(self, key: Any, position: int) -> bytes:
         """The stored key of the item at u32 ``position`` of ``key``'s deque."""
-        (position,) = c.KeySpec("u32").elements((position,))
+        (position,) = c.KeySpec(("u32",)).elements((position,))
         return self.prefix_key(key) + int(position).to_bytes(4, "big")
 
     def head_key(self, key: Any) -> bytes:
