@@ -210,6 +210,8 @@ def _lmdb_unwritten(path: str) -> bool:
             if len(names) > _NAMED_MOST:
                 return False
             for name in names:  # a key that is no named database's record raises
+                if b"\x00" in name:  # data: LMDB would open the database named by its part before the NUL
+                    return False
                 if txn.stat(env.open_db(name, txn=txn, create=False))["entries"]:
                     return False
         return True
