@@ -58,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     Every failure — a usage error, bad input, an error of the library, anything
     unexpected — prints one line ``error: …`` on stderr and exits with 1 (130 when
     interrupted); no traceback is shown (set ``KEYSPACE_TRACEBACK=1`` to see one).
+    The error is the first failure: one that followed it (closing the store after a
+    write failed) is printed after it as a line ``note: …``.
     A reader that goes away (``keyspace scan … | head``) ends the command quietly
     with exit code 0."""
     try:
@@ -81,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         code = _error("aborted", 130)
     except KeyspaceError as exc:
         code = _error(str(exc))
+        for note in getattr(exc, "__notes__", ()):  # e.g. a close that failed after the error
+            click.echo(f"note: {' '.join(str(note).split())}", err=True)
     except KeyboardInterrupt:
         code = _error("interrupted", 130)
     except BrokenPipeError:

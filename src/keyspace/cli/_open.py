@@ -212,7 +212,7 @@ def opened(
             if not readonly and not create:  # its databases must exist: a read-only open makes none
                 open_heed(url, readonly=True)[0].close()
             heed, how = open_heed(url, readonly=readonly)
-            cleanup.callback(heed.close)
+            cleanup.enter_context(heed)  # a close that fails after an error: a note on it
             yield Opened(heed, how)
             return
         if scheme_name is None and separator is not None:
@@ -232,7 +232,9 @@ def opened(
                 store.close()
                 raise
             ks = Keyspace(store, chosen, recorded=recorded, leaf_depth=depth)
-        cleanup.callback(ks.close)
+        # closed as a with block closes it: when the command failed, the close's own
+        # failure (RocksDB repeats a failed write's error) is a note on that error
+        cleanup.enter_context(ks)
         yield Opened(ks, how)
 
 
