@@ -26,6 +26,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
@@ -197,6 +198,41 @@ def _one(
         raise store.translate(exc) from exc
 
 
+_SQLITE_BUSY = 5
+"""SQLite's primary result code for a database another connection has locked
+(``SQLITE_LOCKED``, 6, is a table locked within one connection: no wait)."""
+
+
+def _is_busy(exc: BaseException) -> bool:
+    """Whether ``exc`` is SQLite's ``SQLITE_BUSY`` (any extended code of it)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF == _SQLITE_BUSY
+
+
+def _to_wal(conn: sqlite3.Connection, timeout: float) -> None:
+    """Put ``conn``'s database in WAL mode (nothing to do when it is already).
+
+    The switch reads the file header, then takes the write lock; when another
+    connection took that lock in between (two processes making one new store at
+    once), SQLite answers ``SQLITE_BUSY`` at once, without calling its busy handler
+    (waiting there could deadlock two readers that both want to write). So it is
+    retried here, after pauses of 1 ms doubling to 50 ms, until ``timeout`` seconds
+    (the busy timeout) have passed: then the ``SQLITE_BUSY`` is raised. Cost: one
+    statement when no other connection writes."""
+    deadline = time.monotonic() + timeout
+    pause = 0.001
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            left = deadline - time.monotonic()
+            if not _is_busy(exc) or left <= 0:
+                raise
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.05)
+
+
 TIMEOUT_MOST = (2**31 - 1) / 1000
 """The longest busy timeout, in seconds: SQLite takes it as an int of milliseconds
 (a longer one wrapped round to none at all)."""
@@ -365,10 +401,10 @@ class SQLiteStore(_Keys, _Statements, Store):
                 self._probe()
             conn = self._connect()
             if not _holds_store(conn, self.url, readonly):
-                conn.execute("PRAGMA journal_mode=WAL")
+                _to_wal(conn, self._timeout)
                 conn.execute(_SCHEMA)
             if not readonly:
-                conn.execute("PRAGMA journal_mode=WAL")
+                _to_wal(conn, self._timeout)
                 conn.execute(f"PRAGMA synchronous={'FULL' if sync else 'NORMAL'}")
             self._reader = self._connect()
         except BaseException as exc:
@@ -418,11 +454,15 @@ class SQLiteStore(_Keys, _Statements, Store):
             return StoreError(f"cannot open {self.url}: {text} (check the path and its permissions)")
         if (self._opened and self._conn is None) or "closed database" in text:
             return StoreClosed(f"the store {self.url} (or this snapshot) is closed")
-        if "locked" in text or "busy" in text:
+        if _is_busy(exc):
+            # every statement that can answer SQLITE_BUSY here ran under the busy
+            # handler or under _to_wal's retries, both bounded by the busy timeout
             return StoreError(
                 f"SQLite at {self.url} stayed locked by another writer for the whole busy "
                 f"timeout ({self._timeout} s; open it with a larger timeout= to wait longer): {text}"
             )
+        if "locked" in text or "busy" in text:
+            return StoreError(f"SQLite at {self.url} refused the statement at once: {text}")
         return StoreError(f"SQLite failed on {self.url}: {text}")
 
     # -- plumbing ------------------------------------------------------------
