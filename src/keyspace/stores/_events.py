@@ -168,34 +168,40 @@ class _LocalWatch(StoreWatch):
 
 class LocalFeed:
     """The change feed of a store whose every write goes through one Python object
-    (``MemoryStore``): adapters call :meth:`publish` after each applied change, and
-    :meth:`watch` hands out streams. Keeps no history: a watch starts now, and any
-    ``start_revision`` raises :class:`~keyspace.errors.WatchCompacted`. Revisions
-    count the changes made while something watches. Cost without watchers: one
-    truth test per write."""
+    (``MemoryStore``): the adapter holds :attr:`lock` while it applies a change and
+    calls :meth:`publish` with it, and :meth:`watch` hands out streams. Keeps no
+    history: a watch starts now, and any ``start_revision`` raises
+    :class:`~keyspace.errors.WatchCompacted`. Revisions count the changes made
+    while something watches. Cost without watchers: one truth test per write."""
 
     def __init__(self) -> None:
         self.revision = 0
         self.watches: list[_LocalWatch] = []
-        self._lock = threading.Lock()
+        self.lock = threading.RLock()
+        """Held by the adapter around each change and its :meth:`publish`, so that
+        the order in which changes are applied, the order of their revisions and
+        the order in which watchers get them are one order (reentrant: a
+        listener called by :meth:`publish` may close its watch)."""
 
     def publish(self, changes: list[tuple[bytes, bytes | None]]) -> None:
         """One atomic change (one new revision): puts ``(key, value)``, deletes
-        ``(key, None)`` of keys that existed."""
+        ``(key, None)`` of keys that existed. Its revision is given and its events
+        queued under :attr:`lock` (taken here too, for an adapter that does not
+        hold it: then only the events of its changes are in one order)."""
         if not changes:
             return
-        with self._lock:
+        with self.lock:
             self.revision += 1
-            revision, watches = self.revision, list(self.watches)
-        for watch in watches:
-            for key, value in changes:
-                watch._offer("delete" if value is None else "put", key, value, revision)
+            revision = self.revision
+            for watch in list(self.watches):
+                for key, value in changes:
+                    watch._offer("delete" if value is None else "put", key, value, revision)
 
     def watch(self, ranges: list[tuple[bytes, bytes | None]], start_revision: int | None) -> StoreWatch:
         from ..errors import WatchCompacted
 
         check_start_revision(start_revision)
-        with self._lock:
+        with self.lock:
             if start_revision is not None:
                 raise WatchCompacted(
                     f"watch: this store keeps no history, so it cannot replay from revision "
@@ -211,12 +217,12 @@ class LocalFeed:
         """The store ``url`` closed: end every watch with
         :class:`~keyspace.errors.StoreClosed` (as a closed etcd channel does), so a
         consumer waiting on one wakes up instead of waiting forever."""
-        with self._lock:
+        with self.lock:
             watches, self.watches = self.watches, []
         for watch in watches:
             watch._fail(StoreClosed(f"the store {url} was closed while this watch ran"))
 
     def _drop(self, watch: _LocalWatch) -> None:
-        with self._lock:
+        with self.lock:
             if watch in self.watches:
                 self.watches.remove(watch)

@@ -11,10 +11,15 @@ written since.
 
 Not thread-safe, except that transactions run one at a time: share a
 ``MemoryStore`` between threads behind a lock, or write through transactions only.
+Each write itself (a put, a delete, an atomic batch, a range delete, a
+transaction's commit) holds the feed's lock while it changes the map and reports
+the change, so writes from several threads are applied and reported in one order.
 
 Watching (``capabilities.watch == "native"``): every write goes through this
 object, so :meth:`MemoryStore.watch` sees every change (a :class:`LocalFeed`);
-it keeps no history, so a watch starts now.
+it keeps no history, so a watch starts now. Watchers get the changes in the
+order the map took them, which is their revision order, and the last change of
+a key they get is its value in the map.
 """
 
 from __future__ import annotations
@@ -259,6 +264,7 @@ class MemoryStore(BatchedWrites, Store):
         self._gate = TransactionGate(url)
         self._pins = 0  # live views reading the current map; a write first copies it
         self._feed = LocalFeed()
+        self._lock = self._feed.lock  # held by each write while it applies and reports a change
 
     # -- copy-on-write -------------------------------------------------------
 
@@ -340,19 +346,27 @@ class MemoryStore(BatchedWrites, Store):
     # -- writes --------------------------------------------------------------
 
     def put(self, key: bytes, value: bytes) -> None:
-        self._writable()[key] = value
-        if self._feed.watches:
-            self._feed.publish([(key, value)])
+        with self._lock:
+            self._writable()[key] = value
+            if self._feed.watches:
+                self._feed.publish([(key, value)])
 
     def delete(self, key: bytes) -> None:
-        if self._writable().pop(key, None) is not None and self._feed.watches:
-            self._feed.publish([(key, None)])
+        with self._lock:
+            if self._writable().pop(key, None) is not None and self._feed.watches:
+                self._feed.publish([(key, None)])
 
     def _apply(
         self, ranges: list[Range], deletes: list[bytes], keys: Collection[bytes], values: Collection[bytes]
     ) -> None:
         """Delete the ranges, then the keys ``deletes``, then store the pairs in
-        order (one ``SortedDict.update``), all at once."""
+        order (one ``SortedDict.update``), all at once (the feed's lock held)."""
+        with self._lock:
+            self._apply_locked(ranges, deletes, keys, values)
+
+    def _apply_locked(
+        self, ranges: list[Range], deletes: list[bytes], keys: Collection[bytes], values: Collection[bytes]
+    ) -> None:
         data = self._writable()
         changes: dict[bytes, bytes | None] | None = {} if self._feed.watches else None
         for start, stop in ranges:
@@ -393,8 +407,9 @@ class MemoryStore(BatchedWrites, Store):
         return snap, snap.release
 
     def close(self) -> None:
-        self._data = None
-        self._feed.close(self.url)
+        with self._lock:  # after a write in flight has reported its change
+            self._data = None
+            self._feed.close(self.url)
 
     def __repr__(self) -> str:
         return f"MemoryStore({self.url!r})"
