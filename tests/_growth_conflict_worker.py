@@ -5,6 +5,7 @@ Usage::
     python _growth_conflict_worker.py increments URL COUNT BIG GO_FILE
     python _growth_conflict_worker.py held MODE URL BIG READY_FILE DONE_FILE
     python _growth_conflict_worker.py meanwhile MODE URL READY_FILE DONE_FILE
+    python _growth_conflict_worker.py committer   (paths on stdin)
 
 ``increments``: prints ``ready``, waits for ``GO_FILE`` (at most
 ``START_LIMIT_S``), then commits ``COUNT`` increments of the counter ``("c",)
@@ -25,6 +26,9 @@ Prints one JSON line: ``outcome`` (``ok`` or the error's class name),
 
 ``meanwhile``: waits for ``READY_FILE`` (at most ``WAIT_S``), makes the small
 write of ``MODE``, creates ``DONE_FILE`` and prints ``done``.
+
+``committer``: for each path read, one commit of ``COMMITTED`` to the LMDB store
+there; prints ``ok`` after each.
 
 Modes (``held`` / ``meanwhile``):
 
@@ -53,6 +57,9 @@ import time
 from typing import Any
 
 START_LIMIT_S = 60.0
+COMMITS = 1000
+COMMITTED = {b"k0": b"10", b"other": b"B"}
+"""What ``committer`` writes."""
 WAIT_S = 30.0
 ATTEMPTS = 50
 EARLY = 8
@@ -199,9 +206,28 @@ def meanwhile(mode: str, url: str, ready: str, done: str) -> None:
     print("done", flush=True)
 
 
+def committer() -> None:
+    """For each line read (an LMDB environment's path, at most ``COMMITS``
+    lines): commit ``COMMITTED`` to it in one write, then print ``ok``."""
+    from keyspace.stores.lmdb import LMDBStore
+
+    for _ in range(COMMITS):
+        path = sys.stdin.readline().strip()
+        if not path:
+            return
+        store = LMDBStore(path, map_size=64 << 10)
+        try:
+            store.write(list(COMMITTED.items()))
+        finally:
+            store.close()
+        print("ok", flush=True)
+
+
 def main() -> None:
     role, *rest = sys.argv[1:]
-    if role == "increments":
+    if role == "committer":
+        committer()
+    elif role == "increments":
         increments(rest[0], int(rest[1]), int(rest[2]), rest[3])
     elif role == "held":
         held(rest[0], rest[1], int(rest[2]), rest[3], rest[4])

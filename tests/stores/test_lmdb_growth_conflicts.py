@@ -15,20 +15,23 @@ raw ``lmdb.MapFullError``.
 from __future__ import annotations
 
 import json
+import select
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import lmdb
 import pytest
-from _growth_conflict_worker import EMAIL, users
+from _growth_conflict_worker import COMMITTED, EMAIL, users
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace.errors import KeyspaceError
+from keyspace.errors import KeyspaceError, TransactionConflict
+from keyspace.stores.lmdb import LMDBStore
 
 WORKER = str(Path(__file__).parent.parent / "_growth_conflict_worker.py")
 MAP = 1 << 20
@@ -234,3 +237,130 @@ def test_any_value_fits_after_growth(route: str, size: int, map_kib: int, tmp_pa
         raise AssertionError(f"a raw engine error escaped: {exc!r}") from exc
     except KeyspaceError as exc:  # pragma: no cover
         raise AssertionError(f"{route} of {size} bytes into a {map_kib} KiB map: {exc!r}") from exc
+
+
+# -- any transaction program, another process committing while its map grows --
+
+Op = tuple[str, bytes, int]
+"""``("incr", key, 0)``: read the key and write it plus one; ``("get", key, 0)``;
+``("put", key, size)``: write ``size`` bytes; ``("delete", key, 0)``."""
+
+KEYS = [b"k0", b"k1"]
+OPS = st.one_of(
+    st.tuples(st.sampled_from(["incr", "get", "delete"]), st.sampled_from(KEYS), st.just(0)),
+    st.tuples(st.just("put"), st.sampled_from([b"big", b"big2"]), st.integers(1, 300_000)),
+)
+
+
+def _run(view: Any, program: list[Op]) -> None:
+    for op, key, size in program:
+        if op == "incr":
+            view.put(key, str(int(view.get(key) or b"0") + 1).encode())
+        elif op == "get":
+            view.get(key)
+        elif op == "put":
+            view.put(key, b"p" * size)
+        else:
+            view.delete(key)
+
+
+class _Committer:
+    """A process that commits ``COMMITTED`` to a store when asked, and the hook
+    that asks it at the first growth of a map in this process (per store)."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, WORKER, "committer"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.pending: str | None = None  # the path to commit to at the next growth
+
+    def commit(self, path: str) -> None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(path + "\n")
+        self.proc.stdin.flush()
+        ready = select.select([self.proc.stdout], [], [], TIMEOUT_S)[0]
+        assert ready, "the committer did not answer"
+        assert self.proc.stdout.readline().strip() == "ok"
+
+    def held_grow(self, grow: Callable[..., None]) -> Callable[..., None]:
+        def held(store: Any, *args: Any, **kwargs: Any) -> None:
+            path, self.pending = self.pending, None
+            if path is not None:
+                self.commit(path)
+            grow(store, *args, **kwargs)
+
+        return held
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate(timeout=TIMEOUT_S)
+
+
+@pytest.fixture(scope="module")
+def committer() -> Any:
+    helper = _Committer()
+    yield helper
+    helper.close()
+
+
+@settings(max_examples=40)
+@given(program=st.lists(OPS, min_size=1, max_size=8))
+def test_a_transaction_is_serial_with_a_commit_made_while_it_grew_the_map(
+    program: list[Op], committer: _Committer, tmp_path_factory: Any
+) -> None:
+    """Property: a transaction program on a 64 KiB map, another process committing
+    (``k0`` := 10) at the program's first growth of the map: the store ends as
+    the other commit followed by the program (run again where it raised
+    TransactionConflict), never with the other commit's ``k0`` lost under an
+    increment read before it. A program that reads nothing never conflicts."""
+    path = str(tmp_path_factory.mktemp("prog"))
+    start = {b"k0": b"0", b"k1": b"0"}
+    conflicts = 0
+    with mock.patch.object(LMDBStore, "_grow", committer.held_grow(LMDBStore._grow)):
+        store = LMDBStore(path, map_size=64 << 10)
+        try:
+            store.write(list(start.items()))
+            committer.pending = path
+            for _attempt in range(3):
+                try:
+                    with store.transaction() as tx:
+                        _run(tx, program)
+                    break
+                except TransactionConflict:
+                    conflicts += 1
+            final = dict(store.scan())
+        finally:
+            store.close()
+    other_committed = committer.pending is None
+    committer.pending = None
+    model = dict(start)
+    if other_committed:
+        model.update(COMMITTED)
+    _run(_Model(model), program)
+    assert {k: v if len(v) < 64 else len(v) for k, v in final.items()} == {
+        k: v if len(v) < 64 else len(v) for k, v in model.items()
+    }
+    assert conflicts <= 1
+    if all(op == "put" or op == "delete" for op, _, _ in program):
+        assert conflicts == 0
+
+
+class _Model:
+    """A dict as the view a transaction program runs on."""
+
+    def __init__(self, data: dict[bytes, bytes]) -> None:
+        self.data = data
+
+    def get(self, key: bytes) -> bytes | None:
+        return self.data.get(key)
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self.data[key] = value
+
+    def delete(self, key: bytes) -> None:
+        self.data.pop(key, None)
