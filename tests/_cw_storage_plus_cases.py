@@ -1108,3 +1108,65 @@ case(
     eq([], ("deque", "alice"), ("iter",)),
     eq([9], ("deque", "bob"), ("iter",)),
 )
+
+# -- src/indexed_map.rs, src/indexes/multi.rs, src/indexes/unique.rs: ranges by prefix
+# and sub-prefix of a composite index key yield the records ----------------------------
+
+for source, snapshot in (("src/indexed_map.rs", False), ("src/indexed_snapshot.rs", True)):
+    h = (1,) if snapshot else ()
+    case(
+        source,
+        "range_composite_key_by_multi_index",
+        _indexed("str", _NAME_AGE, snapshot),
+        do(("save", "5627", _MARIA, *h)),
+        do(("save", "5628", _JUAN, *h)),
+        do(("save", "5629", _YOUNG, *h)),
+        do(("save", "5630", _LUISA, *h)),
+        eq(
+            [("5627", _MARIA), ("5629", _YOUNG)],
+            ("index", "name_age"),
+            ("sub_prefix", "Maria"),
+            ("items", {"reverse": True}),
+        ),
+        eq([("5629", _YOUNG)], ("index", "name_age"), ("prefix", ("Maria", 24)), ("items",)),
+        eq(
+            [(b"5627", _MARIA), (b"5629", _YOUNG)],
+            ("index", "name_age"),
+            ("sub_prefix", "Maria"),
+            ("range_raw", {"reverse": True}),
+            raw=True,
+        ),
+        eq(
+            [("5628", _JUAN), ("5629", _YOUNG), ("5627", _MARIA)],
+            ("index", "name_age"),
+            ("prefix_range", None, PB("Maria")),
+        ),
+        stored(_lp(b"data__name_age", b"Maria", (42).to_bytes(4, "big")) + b"5627".hex(), b"4"),
+    )
+    case(
+        source,
+        "range_composite_key_by_unique_index",
+        _indexed(
+            "str", {"name_age": ("unique", "data__name_age", ("str", "u32"), ("name", "age"))}, snapshot
+        ),
+        do(("save", "5627", _MARIA, *h)),
+        do(("save", "5628", _JUAN, *h)),
+        do(("save", "5629", _YOUNG, *h)),
+        do(("save", "5630", _LUISA, *h)),
+        eq(
+            [("5627", _MARIA), ("5629", _YOUNG)],
+            ("index", "name_age"),
+            ("prefix", "Maria"),
+            ("items", {"reverse": True}),
+        ),
+        eq(
+            [(b"5629", _YOUNG)], ("index", "name_age"), ("prefix", "Maria"), ("range_raw", None, 42), raw=True
+        ),
+        eq(
+            [("5628", _JUAN), ("5629", _YOUNG), ("5627", _MARIA)],
+            ("index", "name_age"),
+            ("prefix_range", None, PB("Maria")),
+        ),
+        eq(("5629", _YOUNG), ("index", "name_age"), ("load", ("Maria", 24))),
+        err("UniqueViolation", ("save", "5631", D("Maria", 24, "Other"), *h)),
+    )
