@@ -247,12 +247,18 @@ class SnapshotMap(_Snapshotted, Map):
     ``{"old": value or null}``) and the checkpoints map (namespace
     ``checkpoints``, ``u64`` height -> count), as cw-storage-plus's
     ``SnapshotMap``. ``save(key, value, height)``, ``update(key, fn, height)``
-    and ``remove(key, height)`` write the primary and, with the
-    ``"every_block"`` strategy, the change set, atomically (``m[k] = v`` and
-    ``del m[k]``, which have no height, raise :class:`InvalidArgument`);
-    ``may_load_at_height(key, height)`` reads the value as it was at the start
-    of ``height`` (under ``"never"``, which records nothing, it raises
-    :class:`InvalidArgument`). Every ``Map`` read works for any strategy.
+    and ``remove(key, height)`` write the primary and the change set the
+    strategy asks for, atomically (``m[k] = v`` and ``del m[k]``, which have no
+    height, raise :class:`InvalidArgument`); ``may_load_at_height(key, height)``
+    reads the value as it was at the start of ``height``. Strategies
+    (cw-storage-plus's ``EveryBlock``, ``Never`` and ``Selected`` names are
+    taken too): ``"every_block"`` records every change; ``"never"`` records
+    nothing, and ``may_load_at_height`` raises :class:`InvalidArgument`;
+    ``"selected"`` records a key's first change after the latest checkpoint
+    (:meth:`add_checkpoint`, :meth:`remove_checkpoint`) and answers
+    ``may_load_at_height`` at checkpointed heights only
+    (:class:`InvalidArgument` elsewhere). Every ``Map`` read works for any
+    strategy.
     """
 
     def __init__(
