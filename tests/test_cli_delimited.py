@@ -162,14 +162,15 @@ def test_migrate_refuses_ambiguous_keys_before_writing(tmp_path: Path) -> None:
     dst = tmp_path / "safe.lmdb"
     keys = {**_sessions(), b"user:42:name": b"ada", b"plain": b"no separator"}
     _hand_made(src, keys)
-    proc = run(
-        "migrate", src, str(dst), "--from-scheme", "delimited", "--separator", ":", "--depth", "1",
-        "--to-scheme", "tuple", ok=False,
-    )  # fmt: skip
+    args = ("--from-scheme", "delimited", "--separator", ":", "--depth", "1", "--to-scheme", "tuple")
+    proc = run("migrate", src, str(dst), *args, ok=False)
     assert proc.returncode == 1
+    assert "1 source key(s) do not split unambiguously" in proc.stderr  # fewer separators: no split
+    assert "b'plain' (0 separator(s) ':', fewer than the depth 1)" in proc.stderr
+    assert "user:42:name" not in proc.stderr  # split at its first separator, as Delimited reads it
+    proc = run("migrate", src, str(dst), *args, "--strict-separators", ok=False)
     assert "2 source key(s) do not split unambiguously" in proc.stderr
     assert "b'user:42:name' (2 separators ':'" in proc.stderr
-    assert "b'plain' (0 separator(s) ':', fewer than the depth 1)" in proc.stderr
     assert not dst.exists()  # refused before the destination was opened
     assert _raw(src) == sorted(keys)
 

@@ -71,8 +71,8 @@ def test_migrate_copies_the_state_it_checked(
         ks.scope("a").update(before)
     checked = migrate_cmd.check_no_merge
 
-    def then_write(*args: Any) -> int:
-        count = checked(*args)
+    def then_write(*args: Any, **kwargs: Any) -> int:
+        count = checked(*args, **kwargs)
         # between the check and the copy, another process writes the source
         subprocess.run([sys.executable, "-c", WRITER, src], check=True, timeout=60)
         return count

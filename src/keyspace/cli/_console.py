@@ -35,10 +35,11 @@ _err: Console | None = None
 
 
 def out() -> Console:
-    """The console for results (stdout); plain text when stdout is not a terminal."""
+    """The console for results (stdout); plain text when stdout is not a terminal.
+    No emoji codes: a key such as ``rod:a:b`` prints as it is."""
     global _out
     if _out is None:
-        _out = _Console(highlight=False, soft_wrap=True)
+        _out = _Console(highlight=False, soft_wrap=True, emoji=False)
     return _out
 
 
@@ -46,7 +47,7 @@ def err() -> Console:
     """The console for progress and notes (stderr)."""
     global _err
     if _err is None:
-        _err = _Console(stderr=True, highlight=False, soft_wrap=True)
+        _err = _Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
     return _err
 
 

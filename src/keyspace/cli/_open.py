@@ -24,6 +24,7 @@ from ..schemes.delimited import guess_delimited
 from ..stores import ReadView
 from ..stores._base import Store
 from ._heed import HEED_URL, open_heed
+from ._options import check_depth_applies
 from ._sqlite_trace import no_trace
 from ._walk import RESERVED, KeyReader
 
@@ -188,6 +189,7 @@ def opened(
     depth: int | None = None,
     writing: bool = False,
     separator: str | None = None,
+    names: tuple[str, str] = ("--depth", "--separator"),
 ) -> Iterator[Opened]:
     """Open ``url`` with ``scheme_name``, or with the recorded scheme when it is
     ``None`` (an empty store: the default; a store with keys but no record: the
@@ -195,7 +197,10 @@ def opened(
     ``create`` allows a new local store. A command that neither writes nor
     creates opens the store read-only: nothing is created or changed, and a path
     that is not a store fails. ``separator`` (and ``depth``) parametrise the
-    delimited scheme; a separator with no scheme name means ``delimited``. A
+    delimited scheme; a separator with no scheme name means ``delimited``; a
+    ``depth`` for a scheme whose keys record their depth raises
+    :class:`click.UsageError` (:func:`~._options.check_depth_applies`);
+    ``names`` are the options that gave them, for the messages. A
     read-only open of an SQLite store leaves no ``-wal``/``-shm`` files it
     created (:func:`~._sqlite_trace.no_trace`).
     Raises :class:`KeyspaceError` (one line) when nothing fits; nothing is
@@ -219,8 +224,9 @@ def opened(
             scheme_name = "delimited"
         if scheme_name is not None:
             if separator is not None and "separator" not in SCHEMES.get(scheme_name, Scheme).parameters:
-                raise KeyspaceError(f"scheme {scheme_name} takes no --separator (it is for: delimited)")
+                raise KeyspaceError(f"scheme {scheme_name} takes no {names[1]} (it is for: delimited)")
             scheme = make_scheme(scheme_name, writing=writing, separator=separator, depth=depth)
+            check_depth_applies(scheme, depth, names[0])  # before a store is opened or made
             ks = open_keyspace(url, scheme=scheme, create=create, readonly=readonly, leaf_depth=depth)
             how = f"{scheme_name} (given)"
         else:
@@ -235,6 +241,7 @@ def opened(
         # closed as a with block closes it: when the command failed, the close's own
         # failure (RocksDB repeats a failed write's error) is a note on that error
         cleanup.enter_context(ks)
+        check_depth_applies(ks.scheme, depth, names[0])
         yield Opened(ks, how)
 
 

@@ -9,9 +9,11 @@ from typing import Any, TypeVar, cast
 
 import click
 
-from ..schemes import SCHEMES
+from ..schemes import SCHEMES, Scheme
 
 __all__ = [
+    "check_depth_applies",
+    "depth_applies",
     "depth_option",
     "format_options",
     "output_format",
@@ -47,6 +49,34 @@ def depth_option(f: F) -> F:
         help="Scope depth of the stored keys, for schemes that do not record it (length-prefixed, "
         "delimited: default 1).",
     )(f)
+
+
+def depth_applies(scheme: Scheme | type[Scheme]) -> bool:
+    """Whether a ``--depth`` means something for ``scheme``: its keys do not
+    record their depth (:attr:`~Scheme.decode_needs_depth`,
+    :attr:`~Scheme.max_decode_depth`), its keyspace records a leaf layout a depth
+    may declare instead (:attr:`~Scheme.records_layout`), or the depth is one of
+    its parameters (delimited)."""
+    return (
+        scheme.decode_needs_depth
+        or scheme.max_decode_depth is not None
+        or scheme.records_layout
+        or "depth" in scheme.parameters
+    )
+
+
+def check_depth_applies(scheme: Scheme, depth: int | None, option: str = "--depth") -> None:
+    """Raise :class:`click.UsageError` for a ``depth`` (given as ``option``) that
+    ``scheme`` has no use for (:func:`depth_applies`): its keys record their
+    depth, and a whole-store read at one depth would take every other key for one
+    that does not decode."""
+    if depth is None or depth_applies(scheme):
+        return
+    takers = ", ".join(name for name, cls in SCHEMES.items() if depth_applies(cls))
+    raise click.UsageError(
+        f"{option} {depth} does not apply to {scheme.name} keys: they record their own depth "
+        f"({option} is for: {takers})"
+    )
 
 
 def parse_separator(text: str) -> str:
