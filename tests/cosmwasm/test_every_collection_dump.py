@@ -9,6 +9,8 @@ import base64
 import json
 from typing import Any
 
+import pytest
+
 import keyspace
 from keyspace import cosmwasm as cw
 
@@ -172,3 +174,12 @@ def test_deque_map_keys_are_its_definition_keys() -> None:
     d.push_back(5)
     assert ks.store.get(inbox.item_key(("alice", 1), 0)) == b"5"
     assert ks.store.get(inbox.tail_key(("alice", 1))) == b"\x00\x00\x00\x01"
+
+
+def test_the_new_schema_sections_refuse_entries_missing_their_fields() -> None:
+    with pytest.raises(cw.SchemaError, match=r"deque_maps\.inbox needs a 'key'"):
+        cw.load_schema({"deque_maps": {"inbox": {"value": "json"}}})
+    with pytest.raises(cw.SchemaError, match=r"indexed_snapshot_maps\.groups needs 'checkpoints'"):
+        cw.load_schema({"indexed_snapshot_maps": {"groups": {"key": ["str"], "changelog": "c"}}})
+    with pytest.raises(cw.SchemaError, match="two collections"):
+        cw.decode_state([], {"deque_maps": {"q": {"key": ["str"]}}, "deques": {"q": {}}})
