@@ -19,7 +19,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from functools import partial
 from itertools import chain, islice, takewhile
-from operator import gt, le
+from operator import gt, itemgetter, le
 from typing import TYPE_CHECKING, Any
 
 from ._base import PAGE_MOST, limited, pages_of
@@ -92,15 +92,15 @@ def cursor_keys(
     """Keys of ``[start, stop)`` read by one cursor of ``txn`` (database ``db``,
     default: the transaction's), values left unread; an ``itertools`` chain, so no
     Python code runs per key. The cursor keeps ``txn`` alive as long as it lives.
-    With ``records``: without the records, the value of each key holding no NUL
-    byte read to tell (see :func:`~keyspace.stores._lmdb_records.drop_keys`)."""
+    With ``records``: the keys of :func:`cursor_scan` without the records (values
+    are read to tell them: about a scan's cost)."""
+    if records is not None:
+        return map(itemgetter(0), cursor_scan(txn, start, stop, reverse, limit, db, records))
     keys, bound = _positioned(txn.cursor(db), reverse, (start, stop), False)
     if keys is None:
         return iter(())
     if bound is not None:
         keys = takewhile(bound.__le__ if reverse else bound.__gt__, keys)
-    if records is not None:
-        return filtered(records, keys, limit, txn.cursor(db).get)
     return limited(keys, limit)
 
 

@@ -16,9 +16,9 @@ by the key's part before the NUL).
 
 :class:`Records` (one per environment and process, held by its shared
 environment) asks and remembers the answers; :func:`drop_items`,
-:func:`drop_keys`, :func:`hidden_count`, :func:`filtered`, :func:`filtered_pages`
-and :func:`getter` are the reads of the unnamed database with its records left
-out, which every read route of its store and views goes through.
+:func:`filtered`, :func:`filtered_pages` and :func:`getter` are the reads of the
+unnamed database with its records left out, which every read route of its store
+and views goes through.
 """
 
 from __future__ import annotations
@@ -38,11 +38,9 @@ __all__ = [
     "RECORD_SIZE",
     "Records",
     "drop_items",
-    "drop_keys",
     "filtered",
     "filtered_pages",
     "getter",
-    "hidden_count",
     "name_candidates_py",
 ]
 
@@ -164,49 +162,12 @@ def drop_items(records: Records, page: list[tuple[bytes, bytes]]) -> list[tuple[
     return [item for i, item in enumerate(page) if i not in gone]
 
 
-def drop_keys(records: Records, keys: list[bytes], value_of: Callable[[bytes], bytes | None]) -> list[bytes]:
-    """``keys`` without the records among them, whose values ``value_of(key)``
-    gives (a keys-only read leaves them unread). Cost: one C pass over the keys,
-    then a point read of each key holding no NUL byte."""
-    gone = _record_indices(records, keys, value_of)
-    if not gone:
-        return keys
-    return [key for i, key in enumerate(keys) if i not in gone]
-
-
-def hidden_count(records: Records, keys: list[bytes], value_of: Callable[[bytes], bytes | None]) -> int:
-    """How many of ``keys`` are records (see :func:`drop_keys`)."""
-    return len(_record_indices(records, keys, value_of))
-
-
-def _record_indices(
-    records: Records, keys: list[bytes], value_of: Callable[[bytes], bytes | None]
-) -> set[int]:
-    found = name_candidates(keys, RECORD_SIZE)
-    if not found:
-        return set()
-    is_record = records.is_record
-    gone: set[int] = set()
-    for i in found:
-        key = keys[i]
-        value = value_of(key)
-        if value is not None and is_record(key, value):
-            gone.add(i)
-    return gone
-
-
-def filtered(records: Records, items: Iterator[Any], limit: int | None, keys_of: Any = None) -> Iterator[Any]:
-    """At most ``limit`` of ``items`` (an engine iterator over the unnamed database:
-    pairs, or keys when ``keys_of`` gives their values, see :func:`drop_keys`)
-    without the records among them, read ahead :data:`_CHUNK` at a time: one C
-    pass a chunk, no Python code per item."""
+def filtered(records: Records, items: Iterator[Any], limit: int | None) -> Iterator[Any]:
+    """At most ``limit`` of ``items`` (an engine iterator of pairs over the unnamed
+    database) without the records among them, read ahead :data:`_CHUNK` at a
+    time: one C pass a chunk, no Python code per item."""
     chunks: Iterator[list[Any]] = iter(lambda: list(islice(items, _CHUNK)), [])
-    kept: Iterator[list[Any]]
-    if keys_of is None:
-        kept = map(partial(drop_items, records), chunks)
-    else:
-        kept = map(lambda page: drop_keys(records, page, keys_of), chunks)
-    return limited(chain.from_iterable(kept), limit)
+    return limited(chain.from_iterable(map(partial(drop_items, records), chunks)), limit)
 
 
 def filtered_pages(records: Records, pages: Iterator[list[Any]], limit: int | None) -> Iterator[list[Any]]:

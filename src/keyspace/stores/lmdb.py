@@ -67,6 +67,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import lmdb
@@ -82,7 +83,7 @@ from ._lmdb_growth import FAST_HEADROOM as FAST_HEADROOM
 from ._lmdb_growth import GROWTH_WAIT as GROWTH_WAIT
 from ._lmdb_growth import RETRIES, MapGrowth
 from ._lmdb_keys import CursorSeeker, count_keys
-from ._lmdb_records import RECORD_SIZE, Records, drop_items, drop_keys
+from ._lmdb_records import RECORD_SIZE, Records, drop_items
 from ._lmdb_snapshot import LMDBSnapshot
 from ._lmdb_txn import JoinedTransaction, LMDBTransaction
 
@@ -336,7 +337,7 @@ class LMDBStore(MapGrowth, Store):
         read: Callable[..., Any] = _key_page if keys else cursor_page
         records = self._records
         if records is not None:  # the unnamed database: each page read without the records
-            read = partial(_kept_page, records, read, keys)
+            read = partial(_kept_page, records, keys)
         while left is None or left > 0:
             want = size if left is None else min(size, left)
             page = self._page(start, stop, reverse, want, read, hold)
@@ -349,7 +350,7 @@ class LMDBStore(MapGrowth, Store):
                 return
             if left is not None:
                 left -= len(page)
-            last = raw[-1] if keys else raw[-1][0]
+            last = raw[-1] if keys and records is None else raw[-1][0]
             if reverse:
                 stop = last
             else:
@@ -498,6 +499,30 @@ class LMDBStore(MapGrowth, Store):
 
         self._write(body, lambda: sum(len(key) + len(value or b"") for key, value in batch))
 
+    def write_if(self, check_key: bytes, expected: bytes, ops: Iterable[Op]) -> bool:
+        """Write ``ops`` in one write transaction if ``check_key`` holds ``expected``
+        in it; ``False``, with nothing written, where it does not. The check is
+        read anew each time the body runs (a full map grows and runs it again),
+        so the outcome is the committed run's. Cost: :meth:`write`'s and one
+        point read (a directory handle's write: its node checked with it)."""
+        batch = list(ops)
+        self._check_all(batch)
+        held = [False]
+
+        def body(txn: Any) -> None:
+            held[0] = txn.get(check_key) == expected
+            if not held[0]:
+                return
+            put, delete = txn.put, txn.delete
+            for key, value in batch:
+                if value is None:
+                    delete(key)
+                else:
+                    put(key, value)
+
+        self._write(body, lambda: sum(len(key) + len(value or b"") for key, value in batch))
+        return held[0]
+
     def snapshot(self) -> LMDBSnapshot:
         """A read transaction held until the snapshot ends; growing the map (in
         this process) waits for it."""
@@ -602,20 +627,15 @@ def _count_keys(
 
 
 def _kept_page(
-    records: Records,
-    read: Callable[..., list[Any]],
-    keys: bool,
-    txn: Any,
-    start: bytes,
-    stop: bytes | None,
-    reverse: bool,
-    size: int,
-) -> tuple[list[Any], list[Any]]:
-    """``(page, kept)``: a page of the unnamed database as ``read`` reads it, and
-    the same without LMDB's records of named databases (for :meth:`LMDBStore._pages`,
-    which goes on after the last key read)."""
-    page = read(txn, start, stop, reverse, size)
-    return page, drop_keys(records, page, txn.get) if keys else drop_items(records, page)
+    records: Records, keys: bool, txn: Any, start: bytes, stop: bytes | None, reverse: bool, size: int
+) -> tuple[list[tuple[bytes, bytes]], list[Any]]:
+    """``(page, kept)``: a page of items of the unnamed database, and the same
+    without LMDB's records of named databases (``keys``: their keys), for
+    :meth:`LMDBStore._pages`, which goes on after the last key read. Values are
+    read also for keys only: they tell the records."""
+    page = cursor_page(txn, start, stop, reverse, size)
+    kept = drop_items(records, page)
+    return page, list(map(itemgetter(0), kept)) if keys else kept
 
 
 def _key_page(txn: Any, start: bytes, stop: bytes | None, reverse: bool, size: int) -> list[bytes]:
