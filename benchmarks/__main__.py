@@ -13,7 +13,19 @@ import os
 import sys
 import time
 
-from . import bulk, codecs, collections, cosmwasm, etcd, etcd_watch, layouts, scaling, scoped_heed, stores  # noqa: F401  (registration)
+from . import (  # noqa: F401  (registration)
+    bulk,
+    codecs,
+    collections,
+    cosmwasm,
+    directory,
+    etcd,
+    etcd_watch,
+    layouts,
+    scaling,
+    scoped_heed,
+    stores,
+)
 from ._harness import Context, Outcome, measure, registry
 from .report import markdown, plot, table
 

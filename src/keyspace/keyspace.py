@@ -19,7 +19,7 @@ from ._catalog import Catalog, check_leaf_depth
 from ._closing import Closing
 from ._space import Space, SpaceSnapshot
 from .codecs import Codec, resolve_codec
-from .directory import Directories, Directory, DirectoryPartition
+from .directory import Directories, Directory
 from .errors import InvalidArgument, InvalidName, SchemeMismatch, StoreError
 from .schemes import Scheme, TupleScheme, scheme_from_name
 from .schemes._base import exact_path
@@ -107,10 +107,11 @@ class Keyspace(Closing):
 
     def directory(
         self, *path: str, key: str | Codec | None = None, value: str | Codec | None = None
-    ) -> Directory | DirectoryPartition:
+    ) -> Directory:
         """``directories.create_or_open(path)``: the directory at ``path``, made
-        (with its parents) when there is none."""
-        return self.directories.create_or_open(path, key=key, value=value)
+        (with its parents) when there is none (:class:`DirectoryError` for a
+        partition, which holds no keys: open it with ``directories.open``)."""
+        return self.directories.directory(path, key=key, value=value)
 
     def _default_scope(self, path: tuple[Any, ...]) -> Scope:
         """The scope at ``path`` with the default codecs, made once per path (up to
@@ -220,9 +221,10 @@ class Transaction:
 
     def directory(
         self, *path: str, key: str | Codec | None = None, value: str | Codec | None = None
-    ) -> Directory | DirectoryPartition:
-        """``directories.create_or_open(path)`` inside this transaction."""
-        return self.directories.create_or_open(path, key=key, value=value)
+    ) -> Directory:
+        """``directories.create_or_open(path)`` inside this transaction (see
+        :meth:`Keyspace.directory`)."""
+        return self.directories.directory(path, key=key, value=value)
 
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The scope at ``path`` inside this transaction (same API as outside). Cost:

@@ -128,6 +128,8 @@ def test_partition_keeps_a_tree_of_its_own_under_its_prefix() -> None:
     assert ks.directories.exists(("p", "x"))
     with pytest.raises(keyspace.DirectoryError, match="holds no keys"):
         part[b"k"] = b"v"
+    with pytest.raises(keyspace.DirectoryError, match="is a partition"):
+        ks.directory("p")
     with pytest.raises(keyspace.DirectoryError, match="inside a partition"):
         part.create(("y",), prefix=b"\x16\x01\x00\x20")
     ks.directories.remove(("p",))

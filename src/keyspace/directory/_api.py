@@ -183,6 +183,17 @@ class Directories:
         _check_layer(layer)
         return self._handle(self._write(lambda v: self._ops().create_or_open(v, path, layer)), key, value)
 
+    def directory(
+        self, path: Any, *, key: str | Codec | None = None, value: str | Codec | None = None
+    ) -> Directory:
+        """:meth:`create_or_open` for a directory that holds keys: a partition
+        there raises :class:`DirectoryError` (it holds none; open it with
+        :meth:`open`)."""
+        made = self.create_or_open(path, key=key, value=value)
+        if not isinstance(made, Directory):
+            raise DirectoryError(f"{show_bytes(made.path)} is a partition: it holds no keys of its own")
+        return made
+
     def open(
         self,
         path: Any,

@@ -160,11 +160,20 @@ class _DirectoryCatalog(Catalog):
         ops: Any = (),
     ) -> None:
         """The node check and ``apply`` in one atomic batch: the caller's
-        transaction, else one transaction of the store."""
-        if view is not self.store:
+        transaction, else one transaction of the store (where the store writes
+        ``ops``, what ``apply`` writes, under a check of its own, that one
+        write: LMDB's ``write_if``)."""
+        store = self.store
+        if view is not store:
             self.alive(view)
             apply(view)
             self.prepared.add(path)
+            return
+        write_if = getattr(store, "write_if", None)
+        if ops and write_if is not None:
+            if not write_if(self.check_key, self.expected, ops):
+                self.alive(store)  # the node is gone: StaleDirectory
+                raise StaleDirectory(f"the directory at {show_bytes(self.found.path)} changed layer")
             return
 
         def body(tx: WriteView) -> None:

@@ -77,8 +77,10 @@ class CheckedReads(WriteView):
         self.fast_put = data.fast_put
         self._fast: Any = None  # the engine's checked reads, where it has them
         offered = getattr(data, "checked_reads", None)
-        part = store.narrow(check_key)
-        if offered is not None and part is not None:
+        # the part of the store that holds the check key; the store itself where it
+        # narrows to none (a store of one part: a directory's node beside its keys)
+        part = store.narrow(check_key) or (store, 0)
+        if offered is not None:
             check, cut = part
             self._fast = offered(check, check_key[cut:], expected)
         self.fast_pages = self._pages
