@@ -1,5 +1,5 @@
-"""A watch whose store closes under it: the consumer wakes with StoreClosed (as a
-closed etcd channel ends an etcd watch), never waits forever; a watch asked for
+"""A watch whose store closes under it: the consumer wakes with StoreClosed (as an
+etcd watch does when its store closes), never waits forever; a watch asked for
 after the close is refused with StoreClosed, sync and async."""
 
 from __future__ import annotations
@@ -53,15 +53,22 @@ def test_blocked_iteration_wakes_when_another_thread_closes_the_store() -> None:
     assert isinstance(outcome[-1], StoreClosed)
 
 
-def test_async_iteration_ends_when_the_async_keyspace_closes() -> None:
-    async def main() -> list[bytes]:
+def test_async_iteration_raises_store_closed_when_the_async_keyspace_closes() -> None:
+    """As iteration without ``async`` does: the events before the close, then StoreClosed."""
+
+    async def main() -> list[object]:
         aks = await keyspace.aio.open("memory:")
         scope = aks.scope("a")
         w = await scope.watch()
-        got: list[bytes] = []
+        got: list[object] = []
 
         async def consume() -> None:
-            got.extend([event.key async for event in w])
+            try:
+                async for event in w:
+                    assert event.kind == "put"
+                    got.append(event.key)
+            except StoreClosed as exc:
+                got.append(exc)
 
         task = asyncio.create_task(consume())
         await scope.put(b"k", b"v")
@@ -70,7 +77,8 @@ def test_async_iteration_ends_when_the_async_keyspace_closes() -> None:
         await asyncio.wait_for(task, 5)
         return got
 
-    assert asyncio.run(asyncio.wait_for(main(), 10)) == [b"k"]
+    got = asyncio.run(asyncio.wait_for(main(), 10))
+    assert got[0] == b"k" and len(got) == 2 and isinstance(got[1], StoreClosed)
 
 
 def test_watch_after_close_is_refused() -> None:

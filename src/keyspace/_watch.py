@@ -105,7 +105,9 @@ class ScopeWatch(Closing):
     async def _async_events(self) -> AsyncIterator[WatchEvent]:
         """Wakes up through :meth:`StoreWatch.listen` (the producer sets an
         :class:`asyncio.Event` with ``call_soon_threadsafe``): no thread waits, the
-        loop never blocks. Ends when the watch is closed."""
+        loop never blocks. Ends when the watch is closed; raises, as iterating
+        without ``async`` does, the error that ended the stream
+        (:class:`~keyspace.errors.StoreClosed` when the store was closed under it)."""
         loop = asyncio.get_running_loop()
         ready = asyncio.Event()
 
@@ -119,8 +121,10 @@ class ScopeWatch(Closing):
                 ready.clear()  # before looking, so a push after the look still wakes us
                 try:
                     event = self.get(0)
-                except StoreClosed:  # closed (a failure raises its own error)
-                    return
+                except StoreClosed:
+                    if self._source.error is None:  # this watch was closed
+                        return
+                    raise
                 if event is not None:
                     yield event
                 else:

@@ -11,7 +11,9 @@ delivered once, in revision order, whichever member serves the stream.
 
 A start revision that the cluster has compacted away ends the watch with
 :class:`~keyspace.errors.WatchCompacted`; a range the credentials may not read ends
-it with :class:`~keyspace.errors.AccessDenied`.
+it with :class:`~keyspace.errors.AccessDenied`. Closing the store ends it with
+:class:`~keyspace.errors.StoreClosed`, as on every engine (never with the gRPC
+``CANCELLED`` of the channel going away).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 
 import grpc
 
-from ..errors import AccessDenied, StoreError, WatchCompacted
+from ..errors import AccessDenied, StoreClosed, StoreError, WatchCompacted
 from ._etcd_proto import watch_auth_pb2 as wa
 from ._etcd_rpc import EtcdConnection, EtcdUnavailable, retryable, translate
 from ._events import StoreEvent, StoreWatch, check_start_revision
@@ -38,7 +40,8 @@ _RESUMABLE = frozenset(
 
 class EtcdWatch(StoreWatch):
     """Changes of the etcd range ``hull`` (``(key, range_end)``; ``None``: empty)
-    whose store keys (etcd key less ``cut`` prefix bytes) fall in ``ranges``."""
+    whose store keys (etcd key less ``cut`` prefix bytes) fall in ``ranges``;
+    ``url``: the store's, for the error that ends the watch when it closes."""
 
     def __init__(
         self,
@@ -47,10 +50,12 @@ class EtcdWatch(StoreWatch):
         cut: int,
         ranges: list[tuple[bytes, bytes | None]],
         start_revision: int | None,
+        url: str = "etcd",
     ) -> None:
         super().__init__()
         check_start_revision(start_revision)
         self._conn = conn
+        self._url = url
         self._hull = hull
         self._cut = cut
         self._ranges = ranges
@@ -73,6 +78,24 @@ class EtcdWatch(StoreWatch):
         every change committed after that is reported."""
         return self.started.wait(timeout)
 
+    def store_closed(self) -> None:
+        """End the watch with :class:`~keyspace.errors.StoreClosed` (its store is
+        closing) and stop its stream: a consumer waiting for an event wakes up,
+        one reading on gets the events queued before, then the error."""
+        self._fail(self._closed_error())
+        self._cancel()
+
+    def _closed_error(self) -> StoreClosed:
+        return StoreClosed(f"the store {self._url} was closed while this watch ran")
+
+    def _gone(self) -> bool:
+        """Whether the stream has ended for good: the watch was closed (nothing more
+        to report) or its store was (then ended with :class:`StoreClosed`, here in
+        the reader: the store's close may not have come to its watches yet)."""
+        if self._conn.closed:
+            self._fail(self._closed_error())
+        return self._closed.is_set() or self._conn.closed
+
     def _wanted(self, key: bytes) -> bool:
         return any(start <= key and (stop is None or key < stop) for start, stop in self._ranges)
 
@@ -87,7 +110,7 @@ class EtcdWatch(StoreWatch):
         delay = 0.05
         outage_since: float | None = None
         refreshed = False
-        while not self._closed.is_set():
+        while not self._gone():
             assert self._hull is not None
             key, end = self._hull
             create = wa.WatchCreateRequest(
@@ -97,7 +120,7 @@ class EtcdWatch(StoreWatch):
             done = threading.Event()  # ends this stream's request side (no thread left behind)
             try:
                 with self._lock:
-                    if self._closed.is_set():
+                    if self._gone():
                         return
                     self._done = done
                     self._call = self._conn.watch.Watch(self._requests(create, done), metadata=metadata)
@@ -106,11 +129,11 @@ class EtcdWatch(StoreWatch):
                         return
                     outage_since = None
                     delay = 0.05
-                if self._closed.is_set():
+                if self._gone():
                     return
                 error: StoreError | None = None  # the server ended the stream: open a new one
             except grpc.RpcError as exc:
-                if self._closed.is_set():
+                if self._gone():  # CANCELLED by the channel's close, or by close()
                     return
                 if not refreshed and self._conn.tokens.expired(exc):
                     refreshed = True
@@ -125,13 +148,12 @@ class EtcdWatch(StoreWatch):
                     return
                 error = translate(exc, "watch")
             except StoreError as exc:  # StoreClosed from a closed channel
-                if not self._closed.is_set():
+                if not self._gone():
                     self._fail(exc)
                 return
-            except ValueError:  # gRPC: the channel was closed under the call
-                return
             except Exception as exc:  # the reader must not end silently
-                if not self._closed.is_set():
+                # (a ValueError: gRPC's for a channel closed under the call)
+                if not self._gone():
                     self._fail(StoreError(f"watch: the reader of the etcd watch failed: {exc!r}"))
                 return
             finally:

@@ -57,6 +57,8 @@ class StoreWatch(Closing):
         self.revision = 0
         """The revision of the last event handed to the consumer (0: none yet)."""
         self._listeners: list[Callable[[], object]] = []
+        self._ending = threading.Lock()
+        self._ended = False  # a failure is queued: the stream ends there
 
     # -- producer side ---------------------------------------------------------
 
@@ -66,7 +68,12 @@ class StoreWatch(Closing):
 
     def _fail(self, error: BaseException) -> None:
         """End the stream with ``error``: the consumer gets the events queued before
-        it, then the error."""
+        it, then the error. Only the first failure counts (a store's close and a
+        reader that sees its connection go may both end the stream)."""
+        with self._ending:
+            if self._ended:
+                return
+            self._ended = True
         self._queue.put(error)
         self._notify()
 
@@ -102,6 +109,13 @@ class StoreWatch(Closing):
     def closed(self) -> bool:
         return self._closed.is_set()
 
+    @property
+    def error(self) -> BaseException | None:
+        """The error that ended the stream, once the consumer has reached it
+        (:class:`~keyspace.errors.StoreClosed` when the store was closed under the
+        watch); ``None`` while it runs and after :meth:`close`."""
+        return self._failed
+
     def get(self, timeout: float | None = None) -> StoreEvent | None:
         """The next event, waiting at most ``timeout`` seconds (``None``: until one
         comes); ``None`` when the time ran out. Raises the error that ended the
@@ -131,7 +145,9 @@ class StoreWatch(Closing):
 
     def __next__(self) -> StoreEvent:
         """The next event, waiting as long as it takes; iteration ends when the watch
-        is closed (from another thread too)."""
+        is closed (from another thread too), and raises the error that ended the
+        stream otherwise (:class:`~keyspace.errors.StoreClosed` once the store was
+        closed under it, on every engine)."""
         try:
             event = self.get()
         except StoreClosed:

@@ -59,6 +59,7 @@ etcd's 1.5 MiB: ``capabilities.max_key_size`` is that less 128 bytes and the pre
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -354,6 +355,7 @@ class EtcdStore(DelegatedReads, Store):
         )
         self._conn = EtcdConnection(options)
         self._reader = _Reader(self._conn, None)
+        self._watches: weakref.WeakSet[EtcdWatch] = weakref.WeakSet()  # ended by close()
         try:
             self._conn.open_check()
         except BaseException:
@@ -544,7 +546,9 @@ class EtcdStore(DelegatedReads, Store):
             # and replay them as new events
             response = self._conn.call("watch", self._conn.kv.Range, revision_request(self._prefix))
             start_revision = int(response.header.revision) + 1
-        return EtcdWatch(self._conn, hull, len(self._prefix), wanted, start_revision)
+        watch = EtcdWatch(self._conn, hull, len(self._prefix), wanted, start_revision, self.url)
+        self._watches.add(watch)
+        return watch
 
     def etcd_range(self, start: bytes, stop: bytes | None) -> tuple[bytes, bytes] | None:
         """The etcd ``(key, range_end)`` of the store range ``[start, stop)`` (the
@@ -587,8 +591,12 @@ class EtcdStore(DelegatedReads, Store):
         }
 
     def close(self) -> None:
-        """Close the channel. Idempotent; later calls raise ``StoreClosed``."""
+        """Close the channel and end every watch of this store with ``StoreClosed``
+        (as a read of the closed store raises). Idempotent; later calls raise
+        ``StoreClosed``."""
         self._conn.close()
+        for watch in list(self._watches):
+            watch.store_closed()
 
     def __repr__(self) -> str:
         state = " closed" if self._conn.closed else ""
