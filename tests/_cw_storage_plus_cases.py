@@ -1170,3 +1170,32 @@ for source, snapshot in (("src/indexed_map.rs", False), ("src/indexed_snapshot.r
         eq(("5629", _YOUNG), ("index", "name_age"), ("load", ("Maria", 24))),
         err("UniqueViolation", ("save", "5631", D("Maria", 24, "Other"), *h)),
     )
+
+# -- src/keys.rs: key element bytes (as stored keys of a map) ------------------------
+
+_U256_MAX = b"\xff" * 32
+case(
+    "src/keys.rs",
+    "fixed_size_bytes_key_works",
+    {"kind": "map", "ns": "fixed", "key": "bytes32"},
+    do(("save", _U256_MAX, 1)),
+    eq(_lp(b"fixed") + _U256_MAX.hex(), ("path", _U256_MAX), ("hex",), cw=True),
+    eq([(_U256_MAX, 1)], ("items",)),
+    err("InvalidKey", ("save", b"\xff" * 31, 1)),
+)
+case(
+    "src/keys.rs",
+    "naked_16bit_prefixes (i16, signed: sign-flipped)",
+    {"kind": "map", "ns": "p16", "key": ("i16", "bytes")},
+    do(("save", (12345, b"random"), 1)),
+    stored(_lp(b"p16", bytes([48 ^ 0x80, 57])) + b"random".hex(), b"1"),
+    eq([(b"random", 1)], ("prefix", 12345), ("items",)),
+)
+case(
+    "src/keys.rs",
+    "naked_proper_prefixes (str, u32, bytes)",
+    {"kind": "map", "ns": "p3", "key": ("str", "u32", "bytes")},
+    do(("save", ("begin", 12345, b"end"), 1)),
+    stored(_lp(b"p3", b"begin", bytes([0, 0, 48, 57])) + b"end".hex(), b"1"),
+    eq([((12345, b"end"), 1)], ("sub_prefix", "begin"), ("items",)),
+)
