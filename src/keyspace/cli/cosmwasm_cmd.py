@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import sys
 import warnings
@@ -43,6 +44,18 @@ def _key_text(row: Row) -> str:
     return "[" + ", ".join(parts) + "]"
 
 
+def _dump_text(dump: str, data: bytes) -> str:
+    """The text of a dump file: UTF-8, or UTF-16 when it starts with that
+    byte-order mark (what Windows PowerShell's ``>`` and ``Out-File`` write); a
+    UTF-8 byte-order mark is skipped."""
+    encoding = "utf-16" if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) else "utf-8-sig"
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        name = "UTF-16" if encoding == "utf-16" else "UTF-8"
+        raise InputError(f"dump {dump!r} is not {name} text: {exc.reason} at byte {exc.start}") from None
+
+
 @cosmwasm.command(
     epilog=f"""\b
 DUMP is the output of `wasmd query wasm contract-state all ADDR -o json`
@@ -70,14 +83,13 @@ def decode(dump: str, schema_name: str, as_json: bool) -> None:
     schema = load_schema(schema_name)
     try:
         if dump == "-":
-            text = sys.stdin.read()
+            data = sys.stdin.buffer.read()
         else:
-            with open(dump, encoding="utf-8") as f:
-                text = f.read()
+            with open(dump, "rb") as f:
+                data = f.read()
     except OSError as exc:
         raise InputError(f"cannot read dump {dump!r}: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"dump {dump!r} is not UTF-8 text: {exc.reason} at byte {exc.start}") from None
+    text = _dump_text(dump, data)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SchemaWarning)
         rows = decode_state(models_from_dump(text), schema)

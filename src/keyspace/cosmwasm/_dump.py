@@ -7,6 +7,14 @@
 reads both (the YAML subset of that output, parsed here: block mappings and
 sequences, plain, single- and double-quoted scalars) into ``(key, value)``
 byte pairs.
+
+A leading byte-order mark (PowerShell's ``Out-File`` and Notepad write one) is
+skipped. Text that is not such a dump (an empty file, wasmd's own error
+message, a document without ``models``) raises :class:`DecodeError` saying what
+was found, never reads as a dump of no entries; ``models: []`` is one. Every
+entry needs a hex ``key`` and a base64 string ``value`` (``""`` for an empty
+value): a missing, ``null`` or non-string value raises :class:`DecodeError`
+naming the entry.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..errors import DecodeError, show_bytes
+from ..errors import DecodeError, InvalidArgument, show_bytes
 
 __all__ = ["models_from_dump", "parse_dump"]
 
@@ -40,9 +48,11 @@ def _scalar(text: str, line_no: int) -> str | None:
 
 
 def _yaml_models(text: str) -> list[dict[str, Any]]:
-    """The ``models`` sequence of wasmd's YAML output."""
+    """The ``models`` sequence of wasmd's YAML output; :class:`DecodeError` when
+    the document has no top-level ``models``."""
     models: list[dict[str, Any]] = []
     in_models = False
+    found: list[str] = []
     current: dict[str, Any] | None = None
     for line_no, line in enumerate(text.splitlines(), 1):
         stripped = line.strip()
@@ -54,6 +64,7 @@ def _yaml_models(text: str) -> list[dict[str, Any]]:
             if not sep:
                 raise DecodeError(f"YAML line {line_no}: expected 'name: value', got {stripped!r}")
             in_models = name.strip() == "models"
+            found.append(name.strip())
             if in_models and rest.strip() not in ("", "[]"):
                 raise DecodeError(f"YAML line {line_no}: 'models' must be a block sequence, got {rest!r}")
             current = None
@@ -72,12 +83,36 @@ def _yaml_models(text: str) -> list[dict[str, Any]]:
         if not sep:
             raise DecodeError(f"YAML line {line_no}: expected 'key: value', got {stripped!r}")
         current[name.strip()] = _scalar(rest, line_no)
+    if "models" not in found:
+        raise _not_a_dump(text, f"YAML with top-level keys {found}")
     return models
 
 
+_WANTED = "give the output of `wasmd query wasm contract-state all ADDR -o json` (or -o yaml)"
+
+
+def _not_a_dump(text: str, what: str) -> DecodeError:
+    """The error for text that is not a contract-state dump: ``what`` it holds,
+    and its first line."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    shown = first if len(first) <= 120 else first[:117] + "..."
+    return DecodeError(
+        f"not a contract-state dump: no 'models' list ({what}; first line {shown!r}); {_WANTED}"
+    )
+
+
 def models_from_dump(text: str) -> list[Mapping[str, Any]]:
-    """The ``models`` entries of a dump (JSON or YAML text), still encoded."""
+    """The ``models`` entries of a dump (JSON or YAML text), still encoded. A
+    leading byte-order mark is skipped; :class:`DecodeError` for text that is
+    not a dump (empty, an error message, a document without ``models``)."""
+    if not isinstance(text, str):
+        raise InvalidArgument(
+            f"a contract-state dump is text (str), not {show_bytes(text)}: decode the bytes first"
+        )
+    text = text.removeprefix("\ufeff")
     body = text.lstrip()
+    if not body:
+        raise DecodeError(f"not a contract-state dump: the text is empty; {_WANTED}")
     if body.startswith(("{", "[")):
         try:
             doc = json.loads(body)
@@ -85,7 +120,8 @@ def models_from_dump(text: str) -> list[Mapping[str, Any]]:
             raise DecodeError(f"contract-state dump is not valid JSON: {exc}") from None
         models = doc.get("models") if isinstance(doc, dict) else doc
         if not isinstance(models, list):
-            raise DecodeError("contract-state dump has no 'models' list")
+            what = f"a JSON object with keys {sorted(doc)}" if isinstance(doc, dict) else "a JSON array"
+            raise _not_a_dump(body, what)
         return models
     return list(_yaml_models(text))
 
@@ -101,10 +137,20 @@ def decode_model(index: int, model: Any) -> tuple[bytes, bytes]:
         key = bytes.fromhex(model["key"])
     except (KeyError, TypeError, ValueError):
         raise DecodeError(f"model {index}: key {show_bytes(model.get('key'))} is not hex") from None
+    if "value" not in model:
+        raise DecodeError(f"model {index} (key {key.hex()}) has no 'value' (an empty value is \"\")")
+    text = model["value"]
+    if not isinstance(text, str):
+        raise DecodeError(
+            f"model {index} (key {key.hex()}): value {show_bytes(text)} is not a base64 string "
+            '(an empty value is "")'
+        )
     try:
-        value = base64.b64decode(model.get("value") or "", validate=True)
+        value = base64.b64decode(text, validate=True)
     except (TypeError, ValueError, binascii.Error):
-        raise DecodeError(f"model {index}: value {show_bytes(model.get('value'))} is not base64") from None
+        raise DecodeError(
+            f"model {index} (key {key.hex()}): value {show_bytes(text)} is not base64"
+        ) from None
     return key, value
 
 

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from ..codecs import JSON as _JSON
 from ..collections import KeySpec
-from ..errors import DecodeError, show_bytes
+from ..errors import DecodeError, InvalidArgument, show_bytes
 from ..schemes.length_prefixed import decompose as _split
 from ._defs import (
     Deque,
@@ -251,8 +251,18 @@ def decode_state(
     call; an entry at that key is reported as the item. Cost: O(1) dictionary
     lookups per entry plus decoding its key and value.
     """
+    if isinstance(models, (str, bytes, bytearray, memoryview)):
+        raise InvalidArgument(
+            f"decode_state takes the models of a dump, not its text ({show_bytes(models)}): "
+            "pass models_from_dump(text)"
+        )
     if isinstance(models, Mapping):
-        models = models.get("models", [])
+        if not isinstance(models.get("models"), list):
+            raise DecodeError(
+                f"the dump document has no 'models' list (it has keys {sorted(map(str, models))}); "
+                "give the output of `wasmd query wasm contract-state all ADDR -o json`"
+            )
+        models = models["models"]
     decoders = _Decoders(load_schema(schema))
     items, spaces = decoders.items.get, decoders.spaces.get
     out: list[Row] = []
@@ -260,7 +270,7 @@ def decode_state(
     fromhex, a2b = bytes.fromhex, binascii.a2b_base64
     for i, model in enumerate(models):
         try:
-            key, raw = fromhex(model["key"]), a2b(model["value"] or "", strict_mode=True)
+            key, raw = fromhex(model["key"]), a2b(model["value"], strict_mode=True)
         except (KeyError, TypeError, ValueError, binascii.Error):
             key, raw = decode_model(i, model)  # a pair of bytes, or an error naming the entry
         try:
