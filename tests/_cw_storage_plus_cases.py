@@ -1199,3 +1199,60 @@ case(
     stored(_lp(b"p3", b"begin", bytes([0, 0, 48, 57])) + b"end".hex(), b"1"),
     eq([((12345, b"end"), 1)], ("sub_prefix", "begin"), ("items",)),
 )
+
+# -- src/indexes/prefix.rs (an IndexPrefix over "foo": here the prefix "foo" of a
+# multi index, ranging over the record keys) --------------------------------------
+
+
+def _tagged(tag: str, v: int) -> dict[str, Any]:
+    return {"tag": tag, "v": v}
+
+
+_IDX = {
+    "kind": "indexed_map",
+    "ns": "recs",
+    "key": "bytes",
+    "indexes": {"tag": ("multi", "recs__tag", "str", "tag")},
+}
+_IE = [(b"bar", _tagged("foo", 1)), (b"ra", _tagged("foo", 2)), (b"zi", _tagged("foo", 3))]
+_IR = list(reversed(_IE))
+case(
+    "src/indexes/prefix.rs",
+    "ensure_proper_range_bounds",
+    _IDX,
+    *[do(("save", k, v)) for k, v in _IE],
+    do(("save", b"ly", _tagged("fop", 100))),
+    do(("save", b"nt", _tagged("fo", 200))),
+    eq(_IE, ("index", "tag"), ("prefix", "foo"), ("items",)),
+    eq(_IR, ("index", "tag"), ("prefix", "foo"), ("items", {"reverse": True})),
+    eq(_IE[1:], ("index", "tag"), ("prefix", "foo"), ("items", b"ra")),
+    eq(_IE[2:], ("index", "tag"), ("prefix", "foo"), ("items", b"ra", None, {"include_start": False})),
+    eq(_IE[1:], ("index", "tag"), ("prefix", "foo"), ("items", b"r", None, {"include_start": False})),
+    eq(
+        _IR[1:],
+        ("index", "tag"),
+        ("prefix", "foo"),
+        ("items", None, b"ra", {"include_stop": True, "reverse": True}),
+    ),
+    eq(_IR[2:], ("index", "tag"), ("prefix", "foo"), ("items", None, b"ra", {"reverse": True})),
+    eq(_IR[1:], ("index", "tag"), ("prefix", "foo"), ("items", None, b"rb", {"reverse": True})),
+    eq(_IE[1:2], ("index", "tag"), ("prefix", "foo"), ("items", b"ra", b"zi")),
+    eq(
+        _IR[:2],
+        ("index", "tag"),
+        ("prefix", "foo"),
+        ("items", b"ra", b"zi", {"include_stop": True, "reverse": True}),
+    ),
+    eq([], ("index", "tag"), ("prefix", "foo"), ("items", b"ra", b"zi", {"include_start": False})),
+    eq(_IE, ("index", "tag"), ("prefix", "foo"), ("range_raw",), raw=True),
+)
+case(
+    "src/indexes/prefix.rs",
+    "is_empty_works",
+    _IDX,
+    eq(True, ("index", "tag"), ("prefix", "foo"), ("is_empty",)),
+    do(("save", b"key1", _tagged("foo", 1))),
+    do(("save", b"key2", _tagged("foo", 2))),
+    eq(False, ("index", "tag"), ("prefix", "foo"), ("is_empty",)),
+    eq(True, ("index", "tag"), ("prefix", "fo"), ("is_empty",)),
+)
