@@ -364,3 +364,28 @@ class _Model:
 
     def delete(self, key: bytes) -> None:
         self.data.pop(key, None)
+
+
+def test_a_named_database_is_created_in_a_full_map(tmp_path: Path) -> None:
+    """Creating a named database writes its record: on a map filled to the last
+    page the map grows and the database is made (it was a StoreError claiming
+    that a transaction had outgrown 1 GiB of free space)."""
+    env = lmdb.open(str(tmp_path), map_size=64 << 10, max_dbs=4)
+    filled = 0
+    for filled in range(1000):
+        txn = env.begin(write=True)
+        try:
+            txn.put(b"k%d" % filled, b"v" * 1000)
+            txn.commit()
+        except lmdb.MapFullError:
+            txn.abort()
+            break
+    env.close()
+    assert 0 < filled < 1000
+    store = LMDBStore(tmp_path, db="named", map_size=64 << 10)
+    try:
+        store.put(b"a", b"b")
+        assert store.get(b"a") == b"b"
+        assert store.databases() == ["named"]
+    finally:
+        store.close()

@@ -162,12 +162,23 @@ class MapGrowth:
     def _open_db(self, name: str, *, create: bool) -> Any:
         """The handle of database ``name`` (``""``: the unnamed one). Opening one
         begins an LMDB transaction, so a map another process grew since this
-        environment was mapped is adopted first and the open retried."""
+        environment was mapped is adopted first and the open retried; creating
+        one writes its record, so a full map is grown first and the open retried
+        (the open writes nothing it read: running it again is the same open)."""
         for _ in range(RETRIES):
             try:
                 return self._shared.open_db(name, create=create, url=self.url)
             except lmdb.MapResizedError:
                 self._adopt()
+            except lmdb.MapFullError as exc:
+                if self._shared.writer == threading.get_ident():
+                    raise StoreError(
+                        f"creating database {name!r} of {self.url} found the map full, and it cannot "
+                        "grow while this thread's transaction is open; create the database before "
+                        "the transaction begins"
+                    ) from exc
+                with self._shared.wlock:
+                    self._grow()
             except lmdb.Error as exc:
                 raise self.translate(exc) from exc
         raise StoreError(f"the map of {self.url} kept growing while it was opened ({RETRIES} attempts)")
