@@ -389,3 +389,35 @@ def test_a_named_database_is_created_in_a_full_map(tmp_path: Path) -> None:
         assert store.databases() == ["named"]
     finally:
         store.close()
+
+
+def test_a_conflicted_transaction_stays_ended(committer: _Committer, tmp_path: Path) -> None:
+    """A block that catches the TransactionConflict and goes on: every later
+    read, write and scan of the transaction, and its end, raise it again, and
+    nothing of it is committed (the other process's commit stays)."""
+    path = str(tmp_path)
+    with mock.patch.object(LMDBStore, "_grow", committer.held_grow(LMDBStore._grow)):
+        store = LMDBStore(path, map_size=64 << 10)
+        try:
+            store.put(b"k0", b"0")
+            committer.pending = path
+            ended = pytest.raises(TransactionConflict, match="another writer committed")
+            with ended, store.transaction() as tx:
+                assert tx.get(b"k0") == b"0"
+                tx.put(b"k0", b"1")
+                with pytest.raises(TransactionConflict, match="running the whole transaction again is safe"):
+                    tx.put(b"big", b"x" * 300_000)
+                for use in (
+                    lambda: tx.get(b"k0"),
+                    lambda: tx.put(b"k1", b"1"),
+                    lambda: tx.delete(b"k0"),
+                    lambda: tx.delete_range(b"a", b"z"),
+                    lambda: list(tx.scan()),
+                    lambda: tx.count(),
+                ):
+                    with pytest.raises(TransactionConflict):
+                        use()
+            assert committer.pending is None  # the other process did commit
+            assert dict(store.scan()) == {b"k0": b"10", b"other": b"B"}
+        finally:
+            store.close()
