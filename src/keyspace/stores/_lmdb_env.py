@@ -105,7 +105,7 @@ class SharedEnv:
         self.cond = threading.Condition()
         self.views: list[int] = []
         self.resizing = False
-        self.records = Records(env, _LOCK)
+        self.records = Records(env, _ASKING)
 
     def check_room(self, names: Iterable[str], url: str) -> None:
         """Raise :class:`StoreError` unless every named database of ``names`` can
@@ -142,8 +142,18 @@ class SharedEnv:
             )
             if sum(1 for held in self.dbs if held) >= self.max_dbs:
                 raise full  # the slots beyond max_dbs are for the records' questions (PROBE_SLOTS)
+            write = create and not self.readonly
             try:
-                handle = self.env.open_db(raw, create=create and not self.readonly)
+                # begun before taking _ASKING: a write transaction may wait for another
+                # thread's, which may be asking LMDB whether a key is a database
+                txn = self.env.begin(write=write)
+                with _ASKING:
+                    try:
+                        handle = self.env.open_db(raw, txn=txn, create=write)
+                    except BaseException:
+                        txn.abort()
+                        raise
+                    txn.commit()  # the handle stays open in the environment
             except lmdb.NotFoundError:
                 raise StoreError(f"{url} has no named database {name!r}") from None
             except lmdb.DbsFullError:
@@ -160,6 +170,11 @@ class SharedEnv:
 
 _OPEN: dict[str, SharedEnv] = {}
 _LOCK = threading.RLock()
+_ASKING = threading.RLock()
+"""Held around each LMDB ``open_db`` of the process and the end of its transaction
+(LMDB allows one transaction at a time to open databases): by
+:meth:`SharedEnv.open_db` and by the records' questions, never while waiting for
+LMDB's writer lock."""
 
 
 def check_room(names: Iterable[str], opened: Iterable[str], max_dbs: int, url: str) -> None:
