@@ -633,15 +633,20 @@ def commit_steps(
     A failed compare is :class:`TransactionConflict`, unless an earlier
     attempt may have been applied and the re-read cannot tell: then
     :class:`CommitOutcomeUnknown`. Bounded by ``max_attempts`` and ``budget_end``
-    (``time.monotonic()`` seconds)."""
+    (``time.monotonic()`` seconds); the error of a cluster that stayed unavailable
+    says which bound stopped it, after how many sends and how long."""
     uncertain: EtcdUnavailable | None = None
     checked = True  # whether the last unknown outcome has been re-read since
     delay = 0.05
+    started = time.monotonic()
+    sent = 0
+    stop = f"max_attempts={max_attempts} reached"
     for _attempt in range(max_attempts):
         if not checked:  # never sent again before a re-read says it is safe
             pause = delay * (0.5 + random.random())
             delay = min(delay * 2, 1.0)
             if time.monotonic() + pause >= budget_end:
+                stop = f"retry_budget={retry_budget} s left no time for another attempt"
                 break
             yield Sleep(pause)
             try:
@@ -661,6 +666,7 @@ def commit_steps(
                 ) from uncertain
             checked = True
         try:
+            sent += 1
             response = yield Call("commit", "Txn", request, retry=False)
         except EtcdUnavailable as exc:
             uncertain = exc
@@ -686,6 +692,7 @@ def commit_steps(
             f"(revision {snapshot}); nothing was written, run the transaction again"
         )
     raise CommitOutcomeUnknown(
-        f"commit: the etcd cluster gave no answer within {retry_budget} s; the "
-        "transaction may or may not have been applied"
+        f"commit: the etcd cluster gave no answer to {sent} sends of the commit in "
+        f"{time.monotonic() - started:.1f} s ({stop}); the transaction may or may not have "
+        f"been applied: {uncertain}"
     ) from uncertain
