@@ -33,6 +33,7 @@ from ._etcd_auth import TokenKeeper, tls_channel_options, tls_credentials
 from ._etcd_proto import kv_pb2 as pb
 from ._etcd_proto import kv_pb2_grpc as pb_grpc
 from ._etcd_proto import watch_auth_pb2_grpc as wa_grpc
+from ._etcd_tls_probe import tls_only_endpoint
 from ._etcd_versions import nested_txn_checked
 
 __all__ = [
@@ -330,7 +331,7 @@ class Backoff:
     to 1 s, jittered, while attempts and budget last; an expired token is renewed
     once per call."""
 
-    __slots__ = ("attempts", "budget_end", "delay", "options", "refreshed", "what")
+    __slots__ = ("attempts", "budget_end", "delay", "options", "probed", "refreshed", "what")
 
     def __init__(self, what: str, options: EtcdOptions, budget_end: float) -> None:
         self.what = what
@@ -339,6 +340,7 @@ class Backoff:
         self.delay = 0.05
         self.attempts = 0
         self.refreshed = False
+        self.probed = False
 
     def attempt_timeout(self) -> float:
         """Count an attempt and return its deadline; raises :class:`EtcdUnavailable`
@@ -361,7 +363,23 @@ class Backoff:
         return True
 
     def pause(self, exc: grpc.RpcError, *, retry: bool, closed: bool) -> float | None:
-        """How long to wait before retrying after ``exc``, or ``None``: give up."""
+        """How long to wait before retrying after ``exc``, or ``None``: give up.
+
+        Raises :class:`StoreError` at once when a connection without TLS is
+        closed by the server (``UNAVAILABLE: Socket closed``) and a member turns
+        out to serve only TLS
+        (:func:`~._etcd_tls_probe.tls_only_endpoint`, probed once per call, at
+        most 1.5 s): retrying could never succeed."""
+        if (
+            not self.probed
+            and not self.options.tls
+            and exc.code() == grpc.StatusCode.UNAVAILABLE
+            and "socket closed" in (exc.details() or "").lower()  # what a TLS member's refusal reads as
+        ):
+            self.probed = True
+            found = tls_only_endpoint(self.options.endpoints)
+            if found is not None:
+                raise StoreError(tls_only_message(self.what, found)) from exc
         pause = self.delay * (0.5 + random.random())
         if (
             retry
@@ -374,6 +392,18 @@ class Backoff:
             self.delay = min(self.delay * 2, 1.0)
             return pause
         return None
+
+
+def tls_only_message(what: str, endpoint: tuple[str, int]) -> str:
+    """The error for a connection without TLS to ``endpoint``, a member that serves
+    only TLS: what the server expects and how to give the CA."""
+    host, port = endpoint
+    return (
+        f"{what}: the etcd member {host}:{port} serves only TLS, and this URL connects without TLS: "
+        "give the CA certificate that signed the members' certificates, "
+        f"etcd://{host}:{port}?cacert=/path/to/ca.pem (or cacert= to keyspace.open), and a client "
+        "certificate with cert= and key= when the members ask for one (--client-cert-auth)"
+    )
 
 
 class EtcdConnection:
