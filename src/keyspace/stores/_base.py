@@ -126,7 +126,10 @@ class Capabilities:
     ``serialized_transactions``: an open ``transaction()`` excludes every other writer
     until it ends (LMDB, SQLite); writing through the store itself from the thread
     that holds the transaction raises :class:`~keyspace.errors.StoreError` instead of
-    deadlocking. When ``False``, a transaction reads the snapshot taken when it
+    deadlocking. (One exception: an LMDB transaction that must release the writer
+    lock to grow a small map; if another process commits meanwhile and the
+    transaction has read, it raises :class:`~keyspace.errors.TransactionConflict`,
+    nothing written.) When ``False``, a transaction reads the snapshot taken when it
     began plus its own writes, the store stays writable meanwhile, and the commit
     applies the transaction's writes over whatever is there (last writer wins, key by
     key) — unless ``guarded_reads``.
