@@ -142,18 +142,21 @@ class SharedEnv:
             )
             if sum(1 for held in self.dbs if held) >= self.max_dbs:
                 raise full  # the slots beyond max_dbs are for the records' questions (PROBE_SLOTS)
-            write = create and not self.readonly
             try:
-                # begun before taking _ASKING: a write transaction may wait for another
-                # thread's, which may be asking LMDB whether a key is a database
-                txn = self.env.begin(write=write)
-                with _ASKING:
-                    try:
-                        handle = self.env.open_db(raw, txn=txn, create=write)
-                    except BaseException:
-                        txn.abort()
-                        raise
-                    txn.commit()  # the handle stays open in the environment
+                if self.readonly:  # a read transaction of py-lmdb's: it waits for nothing
+                    with _ASKING:
+                        handle = self.env.open_db(raw, create=False)
+                else:
+                    # begun before taking _ASKING: a write transaction may wait for another
+                    # thread's, which may be asking LMDB whether a key is a database
+                    txn = self.env.begin(write=True)
+                    with _ASKING:
+                        try:
+                            handle = self.env.open_db(raw, txn=txn, create=create)
+                        except BaseException:
+                            txn.abort()
+                            raise
+                        txn.commit()  # the handle stays open in the environment
             except lmdb.NotFoundError:
                 raise StoreError(f"{url} has no named database {name!r}") from None
             except lmdb.DbsFullError:
