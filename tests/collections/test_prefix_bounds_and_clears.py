@@ -18,6 +18,7 @@ from keyspace.collections import (
     Deque,
     DequeMap,
     IndexedMap,
+    IndexedSnapshotMap,
     Map,
     MultiIndex,
     PrefixBound,
@@ -203,3 +204,44 @@ def test_path_writes_through_its_collection() -> None:
     p.remove(7)
     assert p.may_load("gone") == "gone" and s.may_load_at_height("k", 7) == 2
     assert p.storage_key == b"\x00\x01sk"
+
+
+@pytest.mark.parametrize("place", ("cosmwasm", "tuple"))
+@pytest.mark.parametrize("limit", (None, 1))
+def test_a_prefix_clear_of_an_indexed_or_snapshot_map_takes_what_it_keeps_per_key(
+    place: str, limit: Any
+) -> None:
+    """A prefix of an IndexedMap clears the index entries of its records, and a
+    prefix of a snapshot map the history of its keys: nothing is left that
+    points at a record no longer there."""
+    _, scope, layout = _scope(place)
+    idx = {"t": MultiIndex(lambda r: r["t"], "m__t", key="str")}
+    m = IndexedMap(scope, "m", key=("str", "u8"), indexes=idx, layout=layout)
+    s = SnapshotMap(scope, "s", "s__c", "s__l", key=("str", "u8"), layout=layout)
+    i = IndexedSnapshotMap(
+        scope,
+        "i",
+        "i__c",
+        "i__l",
+        key=("str", "u8"),
+        indexes={"t": MultiIndex(lambda r: r["t"], "i__t", key="str")},
+        layout=layout,
+    )
+    for n in (1, 2):
+        m.save(("a", n), {"t": "x"})
+        m.save(("b", n), {"t": "x"})
+        s.save(("a", n), n, 5)
+        s.save(("b", n), n, 5)
+        i.save(("a", n), {"t": "x"}, 5)
+        i.save(("b", n), {"t": "x"}, 5)
+    m.prefix("a").clear(limit)
+    s.prefix("a").clear(limit)
+    i.prefix("a").clear(limit)
+    gone = [("a", 1)] if limit == 1 else [("a", 1), ("a", 2)]
+    kept = [k for k in (("a", 1), ("a", 2), ("b", 1), ("b", 2)) if k not in gone]
+    assert [k for k, _ in m.index("t").items()] == kept
+    assert [k for k, _ in i.index("t").items()] == kept
+    for k in gone:
+        assert list(s.changes(k)) == [] and s.may_load_at_height(k, 5) is None
+        assert list(i.changes(k)) == [] and i.may_load_at_height(k, 5) is None
+    assert [k for k, _ in s.items()] == kept and [k for k, _ in i.items()] == kept

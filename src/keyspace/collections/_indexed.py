@@ -232,26 +232,17 @@ class IndexedMap(Map):
         order and their index entries, atomically (cost: a scan of them, then
         what :meth:`remove` costs for each)."""
         if limit is not None:
-            self._clear_first(limit)
+            self._clear_under((), limit)
             return
         with self._atomic() as base:
             self._ns.clear(base)
             for ns in self._idx_ns.values():
                 ns.clear(base)
 
-    def _clear_first(self, limit: Any) -> None:
-        if type(limit) is not int or limit < 0:
-            raise InvalidArgument(
-                f"clear(limit=) takes an int of at least 0 or None, not {show_bytes(limit)}"
-            )
-        with self._atomic() as base:
-            scope = self._ns.scope(base)
-            doomed = [
-                self._ns.elements(k)
-                for k, _ in self._ns.scan(scope, (), None, None, True, False, False, limit)
-            ]
-            for elements in doomed:
-                self._write(base, self.spec.key_of(elements), elements, None, {})
+    _range_clear = False
+
+    def _drop(self, base: Scope, elements: tuple[Any, ...]) -> None:
+        self._write(base, self.spec.key_of(elements), elements, None, {})
 
 
 class IndexView(_Ranged):

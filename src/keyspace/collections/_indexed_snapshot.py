@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..codecs import Codec
-from ..errors import InvalidArgument, show_bytes
+from ..errors import InvalidArgument
 from ..scope import Scope
 from ._indexed import Index, IndexedMap
 from ._keys import KeySpec, SpecLike
@@ -117,19 +117,14 @@ class IndexedSnapshotMap(_Snapshotted, IndexedMap):
                 for ns in (self._ns, *self._idx_ns.values(), self.changelog._ns, self.checkpoints._ns):
                     ns.clear(base)
             return
-        if type(limit) is not int or limit < 0:
-            raise InvalidArgument(
-                f"clear(limit=) takes an int of at least 0 or None, not {show_bytes(limit)}"
-            )
-        with self._atomic() as base:
-            scope = self._ns.scope(base)
-            doomed = [
-                self._ns.elements(k)
-                for k, _ in self._ns.scan(scope, (), None, None, True, False, False, limit)
-            ]
-            for elements in doomed:
-                self._write(base, self.spec.key_of(elements), elements, None, {})
-                self.changelog._ns.clear_prefix(base, elements)
+        self._clear_under((), limit)
+
+    _range_clear = False
+
+    def _drop(self, base: Scope, elements: tuple[Any, ...]) -> None:
+        """The record, its index entries and every change set of it."""
+        self._write(base, self.spec.key_of(elements), elements, None, {})
+        self.changelog._ns.clear_prefix(base, elements)
 
     def may_load_at_height(self, key: Any, height: int, default: Any = None) -> Any:
         """The record of ``key`` at the start of ``height`` (``default`` if it had

@@ -314,7 +314,35 @@ class Map(Collection, _Ranged):
         if limit is None:
             self._ns.clear(self._base)
             return
-        _clear_first(self, (), limit)
+        self._clear_under((), limit)
+
+    _range_clear = True
+    """Whether the keys under a prefix go with one range delete (a plain map); a
+    map that keeps more per key (index entries, history) removes them key by key
+    through :meth:`_drop`."""
+
+    def _clear_under(self, prefix: tuple[Any, ...], limit: Any) -> None:
+        """Remove the keys under ``prefix``, all of them (``limit`` ``None``) or the
+        first ``limit`` in key order, atomically (the caller's transaction under
+        ``using``). :class:`InvalidArgument` for a ``limit`` that is not an int
+        of at least 0 or ``None``."""
+        if limit is not None and (type(limit) is not int or limit < 0):
+            raise InvalidArgument(
+                f"clear(limit=) takes an int of at least 0 or None, not {show_bytes(limit)}"
+            )
+        if limit is None and self._range_clear:
+            self._ns.clear_prefix(self._base, prefix)
+            return
+        with self._atomic() as base:
+            scope = self._ns.scope(base)
+            scan = self._ns.scan(scope, prefix, None, None, True, False, False, limit)
+            for elements in [self._ns.elements(k) for k, _ in scan]:
+                self._drop(base, elements)
+
+    def _drop(self, base: Scope, elements: tuple[Any, ...]) -> None:
+        """Remove the key of ``elements`` and whatever the map keeps for it, in
+        ``base``'s transaction."""
+        self._ns.scope(base).discard(self._ns.key(elements))
 
     # -- cw-storage-plus's other reads ----------------------------------------------
 
@@ -376,22 +404,9 @@ class Prefix(_Ranged):
         return f"<Prefix {self._prefix!r} of {self._owner!r}>"
 
     def clear(self, limit: int | None = None) -> None:
-        """Remove the keys under the prefix (cost: one range delete), or with
-        ``limit`` the first ``limit`` of them in key order, atomically
-        (``Prefix::clear``; cost: a scan of them and one batch)."""
-        if limit is None:
-            self._ns.clear_prefix(self._owner._base, self._prefix)
-            return
-        _clear_first(self._owner, self._prefix, limit)
-
-
-def _clear_first(owner: Map, prefix: tuple[Any, ...], limit: Any) -> None:
-    """Remove the first ``limit`` keys of ``owner`` under ``prefix``, in one
-    atomic batch (the caller's transaction under ``using``)."""
-    if type(limit) is not int or limit < 0:
-        raise InvalidArgument(f"clear(limit=) takes an int of at least 0 or None, not {show_bytes(limit)}")
-    with owner._atomic() as base:
-        scope = owner._ns.scope(base)
-        doomed = [k for k, _ in owner._ns.scan(scope, prefix, None, None, True, False, False, limit)]
-        for k in doomed:
-            scope.discard(k)
+        """Remove the keys under the prefix, or with ``limit`` the first
+        ``limit`` of them in key order, atomically (``Prefix::clear``). Cost: one
+        range delete for all of a plain map's, else a scan of them and one batch;
+        an indexed map removes their index entries too, a snapshot map their
+        history."""
+        self._owner._clear_under(self._prefix, limit)

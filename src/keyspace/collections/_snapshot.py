@@ -309,20 +309,18 @@ class SnapshotMap(_Snapshotted, Map):
         range delete per namespace. With ``limit``: the first ``limit`` keys in
         key order and every change set of theirs (checkpoints stay), atomically."""
         if limit is not None:
-            if type(limit) is not int or limit < 0:
-                raise InvalidArgument(
-                    f"clear(limit=) takes an int of at least 0 or None, not {show_bytes(limit)}"
-                )
-            with self._atomic() as base:
-                scope = self._ns.scope(base)
-                doomed = list(self._ns.scan(scope, (), None, None, True, False, False, limit))
-                for k, _ in doomed:
-                    self.changelog._ns.clear_prefix(base, self._ns.elements(k))
-                    scope.discard(k)
+            self._clear_under((), limit)
             return
         with self._atomic() as base:
             for m in (self, self.changelog, self.checkpoints):
                 m._ns.clear(base)
+
+    _range_clear = False
+
+    def _drop(self, base: Scope, elements: tuple[Any, ...]) -> None:
+        """The key and every change set of it (a cleared key has no history)."""
+        self._ns.scope(base).discard(self._ns.key(elements))
+        self.changelog._ns.clear_prefix(base, elements)
 
     def _change(self, key: Any, raw: bytes | None, height: int | None) -> None:
         elements = self.spec.elements(key)
