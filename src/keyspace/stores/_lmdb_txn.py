@@ -199,13 +199,13 @@ class LMDBTransaction(TxnReads, WriteView):
             self._recover(
                 exc, None if op == _RANGE else key, lambda: self._run(self._txn, op, key, value, db), size
             )
-        self._logs(op, key, value, db)
+        if self._log is not None:
+            self._logs(op, key, value, db)
 
     def _logs(self, op: int, key: bytes, value: bytes | None, db: Any) -> None:
-        log = self._log
-        if log is not None:
-            log.append((op, key, value, db))
-            self._logged += len(key) + (0 if op == _RANGE or value is None else len(value))
+        """Log a write made (the transaction has a replay log)."""
+        self._log.append((op, key, value, db))  # type: ignore[union-attr]
+        self._logged += len(key) + (0 if op == _RANGE or value is None else len(value))
 
     def get(self, key: bytes) -> bytes | None:
         self._read = True
@@ -223,7 +223,8 @@ class LMDBTransaction(TxnReads, WriteView):
             if self._conflict is not None:
                 raise self._conflicted() from None
             self._recover(exc, key, lambda: self._put(key, value), len(key) + len(value))
-        self._logs(_PUT, key, value, None)
+        if self._log is not None:
+            self._logs(_PUT, key, value, None)
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         """One ``cursor.putmulti`` (a loop of :meth:`put` with a replay log). Every
@@ -248,7 +249,8 @@ class LMDBTransaction(TxnReads, WriteView):
             if self._conflict is not None:
                 raise self._conflicted() from None
             self._recover(exc, key, lambda: self._delete(key), len(key))
-        self._logs(_DELETE, key, None, None)
+        if self._log is not None:
+            self._logs(_DELETE, key, None, None)
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
         if self._conflict is not None:
@@ -260,7 +262,8 @@ class LMDBTransaction(TxnReads, WriteView):
             self._recover(
                 exc, None, lambda: cursor_delete_range(self._txn, start, stop, None, records), len(start)
             )
-        self._logs(_RANGE, start, stop, None)
+        if self._log is not None:
+            self._logs(_RANGE, start, stop, None)
 
     def __enter__(self) -> WriteView:
         store = self._store
