@@ -194,3 +194,13 @@ def test_the_unnamed_database_reads_exactly_its_data(
         store.delete_range(b"\x00", None)
         assert dict(store.scan()) == {}
         assert store.databases() == sorted(names, key=str.encode)
+
+
+def test_checked_reads_of_the_unnamed_database_leave_the_records_out(tmp_path: Path) -> None:
+    _environment(tmp_path)
+    with LMDBStore(tmp_path, db="orders", max_dbs=8) as orders, LMDBStore(tmp_path) as main:
+        reads = main.checked_reads(orders, b"inside", b"orders")
+        assert reads is not None
+        assert reads.get(b"zz") is None and reads.get(b"n") == b"n-value"
+        assert [kv for page in reads.pages(b"", None, False, None) for kv in page] == sorted(DATA.items())
+        assert reads.count(b"", None) == len(DATA)

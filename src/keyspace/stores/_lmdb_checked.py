@@ -61,7 +61,11 @@ class LMDBCheckedReads:
         try:
             if txn.id() != self._state:
                 self._hold(txn)
-            return txn.get(key)  # type: ignore[no-any-return]
+            value: bytes | None = txn.get(key)
+            records = store._records  # the unnamed database: a database's record is no data
+            if value is not None and records is not None and records.is_record(key, value):
+                return None
+            return value
         except lmdb.Error:
             raise CheckFailed from None
         finally:
