@@ -19,6 +19,7 @@ from .cosmwasm_cmd import cosmwasm
 from .data import delete, get, put, scan
 from .decode import decode
 from .demo import demo
+from .dir_cmd import dir_group
 from .inspect_cmd import inspect
 from .migrate import migrate
 from .schemes_cmd import schemes
@@ -48,7 +49,21 @@ def cli() -> None:
     """Collision-free, ordered, nestable namespaces (scopes) in one key-value store."""
 
 
-for command in (demo, inspect, get, put, delete, scan, decode, schemes, migrate, cosmwasm, grant, revoke):
+for command in (
+    demo,
+    inspect,
+    get,
+    put,
+    delete,
+    scan,
+    decode,
+    schemes,
+    migrate,
+    cosmwasm,
+    grant,
+    revoke,
+    dir_group,
+):
     cli.add_command(command)
 
 

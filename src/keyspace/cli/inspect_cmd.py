@@ -12,6 +12,7 @@ from ..keyspace import Keyspace
 from ..schemes._layouts import LayoutCache
 from ..stores import open_store
 from ._console import Ticker, err, out
+from ._directories import DirectoryCounts, directory_counts
 from ._format import dumps
 from ._heed import HEED_URL, heed_options
 from ._open import one_state, opened
@@ -19,7 +20,7 @@ from ._options import depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
 from ._walk import Run, store_reader, tally
 
-__all__ = ["Outside", "inspect", "named_databases", "scope_tree"]
+__all__ = ["Outside", "counted_tree", "inspect", "named_databases", "scope_tree"]
 
 _LIST_DBS = 256
 """Named-database slots used to list an LMDB environment's databases."""
@@ -48,23 +49,36 @@ class Outside:
 
 
 def scope_tree(ks: Keyspace, depth: int | None = None) -> tuple[ScopeTree, Outside]:
+    """:func:`counted_tree` without the directories."""
+    tree, outside, _ = counted_tree(ks, depth)
+    return tree, outside
+
+
+def counted_tree(
+    ks: Keyspace, depth: int | None = None, directories: bool = False
+) -> tuple[ScopeTree, Outside, DirectoryCounts | None]:
     """Count every key of ``ks`` into a :class:`ScopeTree` with one scan of the
     store: each key is decoded once, except the keys that follow a decoded key in
     its scope's own range, which are counted as one run (see :func:`tally`). Shows
-    a progress bar on stderr when the scan takes long."""
+    a progress bar on stderr when the scan takes long. With ``directories``, the
+    keys of the store's directory tree (read in the same state) are counted per
+    directory, not as keys that do not decode."""
     tree = ScopeTree()
     outside = Outside()
     add = tree.add
     with one_state(ks.store) as view, Ticker("reading keys") as ticker:
+        counts = directory_counts(view) if directories else None
+        claim = None if counts is None else counts.claim
         reader = store_reader(ks, depth, view)
         for item in tally(view, reader, LayoutCache(ks.scheme).get):
             if isinstance(item, Run):
                 add(item.path, item.size, item.keys)
                 ticker.advance(item.keys)
                 continue
-            outside.count(item.stored, item.value, item.reason)
+            if claim is None or item.reason is None or not claim(item.stored, item.value):
+                outside.count(item.stored, item.value, item.reason)
             ticker.advance()
-    return tree, outside
+    return tree, outside, counts
 
 
 def _is_lmdb_environment(url: str) -> bool:
@@ -196,12 +210,14 @@ def _show(
     with opened(url, scheme, depth=depth, separator=separator) as op:
         ks = op.keyspace
         err().print(f"scheme: {op.how}", markup=False)
-        tree, outside = scope_tree(ks, depth)
+        tree, outside, counts = counted_tree(ks, depth, directories=ks.scheme.typed_keys)
         typed = ks.scheme.typed_keys
         if as_json:
             doc = tree.to_json(typed=typed)
             if databases:
                 doc["databases"] = databases
+            if counts is not None:
+                doc.update(counts.to_json())
             click.echo(dumps(doc))
         else:
             table = tree.table(f"{ks.url}  ({ks.scheme!r})", typed=typed, levels=levels)
@@ -216,6 +232,12 @@ def _show(
                     console.print(table)
                 finally:
                     console.width = width
+            if counts is not None:
+                out().print(counts.table())
+                out().print(
+                    f"directory nodes: {counts.node_keys:,} keys, {human_bytes(counts.node_bytes)}",
+                    markup=False,
+                )
             if outside.reserved:
                 out().print(
                     f"reserved (scheme record, name registry): {outside.reserved:,} keys, "
