@@ -421,3 +421,37 @@ def test_a_conflicted_transaction_stays_ended(committer: _Committer, tmp_path: P
             assert dict(store.scan()) == {b"k0": b"10", b"other": b"B"}
         finally:
             store.close()
+
+
+@pytest.mark.parametrize("read", ["joined get", "joined scan", "none"])
+def test_a_read_through_a_joined_database_counts(read: str, committer: _Committer, tmp_path: Path) -> None:
+    """A transaction that read only through another database of the environment
+    joined to it (LMDBStore.join) conflicts as one that read its own; one that
+    read nothing is replayed over the other commit."""
+    path = str(tmp_path)
+    with mock.patch.object(LMDBStore, "_grow", committer.held_grow(LMDBStore._grow)):
+        store = LMDBStore(path, map_size=64 << 10, max_dbs=4)
+        named = LMDBStore(path, db="j")
+        try:
+            store.put(b"k0", b"0")
+            named.put(b"n", b"1")
+            committer.pending = path
+            conflicts = 0
+            try:
+                with store.transaction() as tx:
+                    joined = named.join(tx)
+                    if read == "joined get":
+                        joined.get(b"n")
+                    elif read == "joined scan":
+                        list(joined.scan())
+                    joined.put(b"m", b"2")
+                    tx.put(b"big", b"x" * 300_000)
+            except TransactionConflict:
+                conflicts += 1
+            assert committer.pending is None
+            assert conflicts == (0 if read == "none" else 1)
+            assert (named.get(b"m") is None) == (read != "none")
+            assert store.get(b"k0") == b"10"  # the other process's commit stays
+        finally:
+            named.close()
+            store.close()
