@@ -279,7 +279,6 @@ class LMDBTransaction(TxnReads, WriteView):
         try:
             free = store._headroom()
             self._begin()
-            self._begun = int(self._txn.id())
         except BaseException:
             store._shared.wlock.release()
             raise
@@ -292,6 +291,7 @@ class LMDBTransaction(TxnReads, WriteView):
             self.fast_pages = partial(cursor_pages, txn, records=records)
         else:
             self._log = []
+            self._begun = int(self._txn.id())  # what a replay checks nothing has changed since
             self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = self.fast_pages = None
         return self
 
