@@ -126,6 +126,7 @@ class UniqueIndex:
     def __init__(
         self, idx_fn: Callable[[Any], Any] | None, idx_namespace: str | bytes, *, key: c._keys.SpecLike
     ) -> None:
+        to_length_prefixed(idx_namespace)  # InvalidName, KeyTooLarge: no namespace
         self.index = c.UniqueIndex(idx_fn, idx_namespace, key=key)
         self.namespace = idx_namespace
         self.spec = self.index.spec
@@ -145,6 +146,7 @@ class MultiIndex:
         *,
         key: c._keys.SpecLike,
     ) -> None:
+        to_length_prefixed(idx_namespace)  # InvalidName, KeyTooLarge: no namespace
         self.index = c.MultiIndex(idx_fn, idx_namespace, key=key)
         self.pk_namespace = pk_namespace
         self.namespace = idx_namespace
@@ -211,6 +213,8 @@ class _Snapshotted:
 
     def _keep_history(self, checkpoints: str | bytes, changelog: str | bytes, strategy: str) -> None:
         roles = [("the checkpoints map", checkpoints), ("the changelog", changelog)]
+        for _, ns in roles:
+            to_length_prefixed(ns)  # InvalidName, KeyTooLarge: no namespace
         if isinstance(self, Map):  # an item is stored at its raw name, apart from both maps
             roles.insert(0, ("the map", self.namespace))
         if isinstance(self, IndexedMap):

@@ -39,7 +39,8 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from ..errors import KeyspaceError
+from ..errors import InvalidName, KeyspaceError, KeyTooLarge, show_bytes
+from ..schemes.length_prefixed import to_length_prefixed
 from ._defs import (
     Deque,
     DequeMap,
@@ -147,6 +148,23 @@ def _field(spec: Mapping[str, Any], name: str, where: str) -> Any:
     return spec[name]
 
 
+def _namespace(spec: Mapping[str, Any], name: str, where: str) -> str:
+    """``spec[name]``, a namespace: a JSON string of at most 65535 UTF-8 bytes;
+    :class:`SchemaError` naming the entry for anything else (a number, a list,
+    an object: ``5`` would otherwise be five NUL bytes)."""
+    ns = _field(spec, name, where)
+    if not isinstance(ns, str):
+        raise SchemaError(
+            f"schema entry {where}: {name} must be a string (a namespace), "
+            f"not {type(ns).__name__} {show_bytes(ns)}"
+        )
+    try:
+        to_length_prefixed(ns)
+    except (InvalidName, KeyTooLarge) as exc:
+        raise SchemaError(f"schema entry {where}: {name} {exc}") from None
+    return ns
+
+
 def _definition(section: str, ns: str, spec: Any, legacy: bool) -> Definition:
     where = f"{section}.{ns}"
     if section == "items":
@@ -161,13 +179,13 @@ def _definition(section: str, ns: str, spec: Any, legacy: bool) -> Definition:
     if section == "deque_maps":
         return DequeMap(ns, key=_key(spec, where), value=value, legacy_signed=legacy)
     if section == "snapshot_items":
-        checkpoints, changelog = _field(spec, "checkpoints", where), _field(spec, "changelog", where)
+        checkpoints, changelog = _namespace(spec, "checkpoints", where), _namespace(spec, "changelog", where)
         return SnapshotItem(ns, checkpoints, changelog, value=value)
     if section == "snapshot_maps":
         return SnapshotMap(
             ns,
-            _field(spec, "checkpoints", where),
-            _field(spec, "changelog", where),
+            _namespace(spec, "checkpoints", where),
+            _namespace(spec, "changelog", where),
             key=_key(spec, where),
             value=value,
             legacy_signed=legacy,
@@ -185,9 +203,9 @@ def _definition(section: str, ns: str, spec: Any, legacy: bool) -> Definition:
         kind = idx.get("kind")
         idx_key = _key(idx, at)
         if kind == "multi":
-            indexes[name] = MultiIndex(None, ns, _field(idx, "namespace", at), key=idx_key)
+            indexes[name] = MultiIndex(None, ns, _namespace(idx, "namespace", at), key=idx_key)
         elif kind == "unique":
-            indexes[name] = UniqueIndex(None, _field(idx, "namespace", at), key=idx_key)
+            indexes[name] = UniqueIndex(None, _namespace(idx, "namespace", at), key=idx_key)
         else:
             raise SchemaError(
                 f"schema entry {where}.indexes.{name}: kind {kind!r} is not 'multi' or 'unique'"
@@ -195,8 +213,8 @@ def _definition(section: str, ns: str, spec: Any, legacy: bool) -> Definition:
     if section == "indexed_snapshot_maps":
         return IndexedSnapshotMap(
             ns,
-            _field(spec, "checkpoints", where),
-            _field(spec, "changelog", where),
+            _namespace(spec, "checkpoints", where),
+            _namespace(spec, "changelog", where),
             "every_block",
             indexes,
             key=_key(spec, where),

@@ -10,7 +10,8 @@ from typing import Any, NamedTuple
 
 from ..codecs import JSON as _JSON
 from ..collections import KeySpec
-from ..errors import DecodeError, InvalidArgument, show_bytes
+from ..errors import DecodeError, InvalidArgument, InvalidName, show_bytes
+from ..schemes._base import component_bytes
 from ..schemes.length_prefixed import decompose as _split
 from ._defs import (
     Deque,
@@ -204,7 +205,10 @@ class _Decoders:
                 )
 
     def _space(self, ns: str | bytes, decoder: _Decoder) -> None:
-        key = ns.encode() if isinstance(ns, str) else bytes(ns)
+        try:
+            key = component_bytes(ns)
+        except InvalidName as exc:
+            raise SchemaError(f"namespace {ns!r} of the schema is not a namespace: {exc}") from None
         if key in self.spaces:
             raise SchemaError(f"two collections of the schema use namespace {ns!r}")
         self.spaces[key] = decoder
