@@ -117,8 +117,15 @@ class _DirectoryCatalog(Catalog):
             )
 
     def guard(self, path: Path) -> ReadGuard | None:
+        """Nothing for the committed store's handle where its reads check the node
+        themselves (:meth:`data_view`) and its writes and deletes in their own
+        transaction (:meth:`first_write`); before the reads of a transaction's or
+        snapshot's handle, the node once (it does not change under them but by
+        the transaction's own removal, which its end checks)."""
         store = self.store
         checked = store.capabilities.snapshots  # its reads go through CheckedReads
+        if checked and self._parent is None:
+            return None
 
         def read_check(view: ReadView) -> GuardAnswer:
             if view is store:
