@@ -204,3 +204,27 @@ def test_checked_reads_of_the_unnamed_database_leave_the_records_out(tmp_path: P
         assert reads.get(b"zz") is None and reads.get(b"n") == b"n-value"
         assert [kv for page in reads.pages(b"", None, False, None) for kv in page] == sorted(DATA.items())
         assert reads.count(b"", None) == len(DATA)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    stored=st.dictionaries(
+        st.binary(min_size=1, max_size=4), st.binary(min_size=RECORD_SIZE - 1, max_size=RECORD_SIZE + 1)
+    ),
+    asked=st.lists(st.binary(min_size=1, max_size=4), max_size=8),
+)
+def test_the_c_record_getter_agrees_with_the_reference(
+    stored: dict[bytes, bytes], asked: list[bytes]
+) -> None:
+    accel = pytest.importorskip("keyspace.stores._pairs_accel")
+    from keyspace.stores._lmdb_records import getter_py
+
+    class Odd:  # "records": the keys of odd first byte
+        def is_record(self, key: bytes, value: bytes) -> bool:
+            assert len(value) == RECORD_SIZE and b"\x00" not in key
+            return key[0] % 2 == 1
+
+    fast = accel.RecordGetter(stored.get, Odd().is_record, RECORD_SIZE)
+    slow = getter_py(Odd(), stored.get)  # type: ignore[arg-type]
+    for key in [*stored, *asked]:
+        assert fast(key) == slow(key)

@@ -41,6 +41,7 @@ __all__ = [
     "filtered",
     "filtered_pages",
     "getter",
+    "getter_py",
     "name_candidates_py",
 ]
 
@@ -81,10 +82,12 @@ def _holds_nul(key: Any) -> bool:
 
 
 name_candidates: Callable[[list[Any], int], list[int]]
+RecordGetter: Any
 try:
-    from ._pairs_accel import name_candidates
+    from ._pairs_accel import RecordGetter, name_candidates
 except ImportError:  # pragma: no cover - the optional C module is not built
     name_candidates = name_candidates_py
+    RecordGetter = None
 
 
 class Records:
@@ -186,10 +189,10 @@ def filtered_pages(records: Records, pages: Iterator[list[Any]], limit: int | No
             yield page
 
 
-def getter(records: Records, get: Callable[[bytes], bytes | None]) -> Callable[[bytes], bytes | None]:
+def getter_py(records: Records, get: Callable[[bytes], bytes | None]) -> Callable[[bytes], bytes | None]:
     """``get`` (a point read of the unnamed database, errors raw) that finds no
-    record: a key that is one reads as absent. Cost: one Python frame and a
-    length comparison more."""
+    record: a key that is one reads as absent. The reference of :func:`getter`:
+    one Python frame and a length comparison more than ``get``."""
     is_record = records.is_record
 
     def fast_get(key: bytes) -> bytes | None:
@@ -199,3 +202,12 @@ def getter(records: Records, get: Callable[[bytes], bytes | None]) -> Callable[[
         return value
 
     return fast_get
+
+
+def getter(records: Records, get: Callable[[bytes], bytes | None]) -> Callable[[bytes], bytes | None]:
+    """:func:`getter_py`, made by the C ``RecordGetter`` where the optional module
+    is built: one C call around ``get`` and a size comparison (LMDB is asked, in
+    Python, only about a value of a record's size under a key holding no NUL)."""
+    if RecordGetter is None:
+        return getter_py(records, get)
+    return RecordGetter(get, records.is_record, RECORD_SIZE)  # type: ignore[no-any-return]

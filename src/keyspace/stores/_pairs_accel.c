@@ -27,6 +27,16 @@
  * or a tuple whose first item is the key. The item past bound is consumed and
  * dropped. Bytes keys are compared with memcmp (no Python call per item), any
  * other key with its own comparison. Reference: keyspace.stores._take.take_until_py.
+ *
+ * name_candidates(items, size) -> list: the indices of the items (pairs or keys)
+ * that may be LMDB database records: a pair whose value has size bytes and whose
+ * key holds no NUL, a key holding no NUL. One memchr an item.
+ * Reference: keyspace.stores._lmdb_records.name_candidates_py.
+ *
+ * RecordGetter(get, is_record, size): a point read of an LMDB unnamed database
+ * that finds no database record: getter(key) calls get(key) and, when it gives
+ * bytes of size bytes under a key holding no NUL, is_record(key, value), giving
+ * None where that is true. Reference: keyspace.stores._lmdb_records.getter_py.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -389,6 +399,116 @@ name_candidates(PyObject *module, PyObject *const *args, Py_ssize_t n)
     return out;
 }
 
+typedef struct {
+    PyObject_HEAD
+    PyObject *get;
+    PyObject *is_record;
+    Py_ssize_t size;
+    vectorcallfunc vectorcall;
+} RecordGetter;
+
+static PyObject *
+getter_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    RecordGetter *self = (RecordGetter *)op;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (n != 1 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
+        PyErr_Format(PyExc_TypeError, "a record getter takes one key, not %zd arguments", n);
+        return NULL;
+    }
+    PyObject *key = args[0];
+    PyObject *value = PyObject_Vectorcall(self->get, args, 1, NULL);
+    if (value == NULL || !PyBytes_CheckExact(value) || PyBytes_GET_SIZE(value) != self->size) {
+        return value;
+    }
+    if (PyBytes_CheckExact(key)
+        && memchr(PyBytes_AS_STRING(key), 0, (size_t)PyBytes_GET_SIZE(key)) != NULL) {
+        return value;
+    }
+    PyObject *stack[2] = {key, value};
+    PyObject *answer = PyObject_Vectorcall(self->is_record, stack, 2, NULL);
+    if (answer == NULL) {
+        Py_DECREF(value);
+        return NULL;
+    }
+    int record = PyObject_IsTrue(answer);
+    Py_DECREF(answer);
+    if (record < 0) {
+        Py_DECREF(value);
+        return NULL;
+    }
+    if (record) {
+        Py_DECREF(value);
+        Py_RETURN_NONE;
+    }
+    return value;
+}
+
+static PyObject *
+getter_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *get, *is_record;
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "OOn:RecordGetter", &get, &is_record, &size)) {
+        return NULL;
+    }
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
+        PyErr_SetString(PyExc_TypeError, "RecordGetter(get, is_record, size) takes no keywords");
+        return NULL;
+    }
+    RecordGetter *self = (RecordGetter *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    Py_INCREF(get);
+    Py_INCREF(is_record);
+    self->get = get;
+    self->is_record = is_record;
+    self->size = size;
+    self->vectorcall = getter_vectorcall;
+    return (PyObject *)self;
+}
+
+static int
+getter_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    RecordGetter *self = (RecordGetter *)op;
+    Py_VISIT(self->get);
+    Py_VISIT(self->is_record);
+    return 0;
+}
+
+static int
+getter_clear(PyObject *op)
+{
+    RecordGetter *self = (RecordGetter *)op;
+    Py_CLEAR(self->get);
+    Py_CLEAR(self->is_record);
+    return 0;
+}
+
+static void
+getter_dealloc(PyObject *op)
+{
+    PyObject_GC_UnTrack(op);
+    getter_clear(op);
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyTypeObject RecordGetterType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace.stores._pairs_accel.RecordGetter",
+    .tp_doc = "RecordGetter(get, is_record, size): a point read that finds no LMDB database record.",
+    .tp_basicsize = sizeof(RecordGetter),
+    .tp_vectorcall_offset = offsetof(RecordGetter, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = getter_new,
+    .tp_traverse = getter_traverse,
+    .tp_clear = getter_clear,
+    .tp_dealloc = getter_dealloc,
+};
+
 static PyMethodDef module_methods[] = {
     {"take_until", (PyCFunction)(void (*)(void))take_until, METH_FASTCALL,
      "take_until(items, bound, size, descending, /) -> list: at most size items, ending "
@@ -408,7 +528,7 @@ static struct PyModuleDef pairs_accel_module = {
     .m_name = "keyspace.stores._pairs_accel",
     .m_doc = "Optional C helpers of the stores: the put log of an overlay transaction, "
              "the size check of a batch of keys, a page of an engine iterator cut at a bound, "
-             "the items of a page that may be LMDB database records.",
+             "the items of a page that may be LMDB database records, a point read that finds none.",
     .m_size = -1,
     .m_methods = module_methods,
 };
@@ -416,7 +536,7 @@ static struct PyModuleDef pairs_accel_module = {
 PyMODINIT_FUNC
 PyInit__pairs_accel(void)
 {
-    if (PyType_Ready(&PairLogType) < 0) {
+    if (PyType_Ready(&PairLogType) < 0 || PyType_Ready(&RecordGetterType) < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&pairs_accel_module);
@@ -426,6 +546,12 @@ PyInit__pairs_accel(void)
     Py_INCREF(&PairLogType);
     if (PyModule_AddObject(module, "PairLog", (PyObject *)&PairLogType) < 0) {
         Py_DECREF(&PairLogType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_INCREF(&RecordGetterType);
+    if (PyModule_AddObject(module, "RecordGetter", (PyObject *)&RecordGetterType) < 0) {
+        Py_DECREF(&RecordGetterType);
         Py_DECREF(module);
         return NULL;
     }
