@@ -272,3 +272,31 @@ def test_a_reopened_keyspace_knows_directories_are_in_use(tmp_path: Any) -> None
         keyspace.open(url, scheme=keyspace.TupleScheme(b"\x15"))
     with keyspace.open(url) as ks:
         assert ks.directories.open(("a",))[b"k"] == b"v"
+
+
+def test_keyspaces_whose_keys_would_meet_a_manual_prefix_are_refused() -> None:
+    store = MemoryStore()
+    ks = keyspace.attach(store, close_store=False)
+    ks.directories.manual = True
+    ks.directories.create(("m",), prefix=b"\x40\x01")
+    ks.directories.create(("n",), prefix=b"\x42")
+    ks.directories.create(("o",), prefix=b"\x43\x05\x01")
+    # keys raw 05 ...: inside a directory's prefix, or holding one
+    for raw in (b"\x40\x01", b"\x42\x07", b"\x43"):
+        with pytest.raises(SchemeMismatch, match="directories"):
+            keyspace.attach(store, scheme=keyspace.TupleScheme(raw), close_store=False)
+    for raw in (b"\x40", b"\x41"):  # 40 05 ... and 41 05 ... meet no directory
+        keyspace.attach(store, scheme=keyspace.TupleScheme(raw), close_store=False).scope("x")[b"k"] = b"1"
+
+
+def test_a_manual_prefix_meeting_another_keyspaces_keys_is_refused() -> None:
+    store = MemoryStore()
+    keyspace.attach(store, scheme=keyspace.TupleScheme(b"\x50"), close_store=False).scope("x")[b"k"] = b"1"
+    ks = keyspace.attach(store, close_store=False)
+    ks.directories.manual = True
+    before = dict(store.scan(b"", None))
+    for prefix in (b"\x50", b"\x50\x05", b"\x50\x05\x02"):
+        with pytest.raises(PrefixInUse, match="keeps its scopes' keys"):
+            ks.directories.create(("d",), prefix=prefix)
+        assert dict(store.scan(b"", None)) == before
+    assert ks.directories.create(("d",), prefix=b"\x50\x01").prefix == b"\x50\x01"
