@@ -13,7 +13,9 @@ Not thread-safe, except that transactions run one at a time: share a
 ``MemoryStore`` between threads behind a lock, or write through transactions only.
 Each write itself (a put, a delete, an atomic batch, a range delete, a
 transaction's commit) holds the feed's lock while it changes the map and reports
-the change, so writes from several threads are applied and reported in one order.
+the change, so writes from several threads are applied and reported in one order;
+a snapshot, a scan or a seeker takes the map (and a count reads it) under that
+lock too, so none sees half of a batch or a commit made in another thread.
 
 Watching (``capabilities.watch == "native"``): every write goes through this
 object, so :meth:`MemoryStore.watch` sees every change (a :class:`LocalFeed`);
@@ -282,13 +284,17 @@ class MemoryStore(BatchedWrites, Store):
         return data
 
     def _pin(self) -> SortedDict[bytes, bytes]:
-        data = self._live()
-        self._pins += 1
-        return data
+        """The current map, counted as read by one more view (under the write lock:
+        a write in flight has finished, and the next one copies the map first)."""
+        with self._lock:
+            data = self._live()
+            self._pins += 1
+            return data
 
     def _unpin(self, data: SortedDict[bytes, bytes]) -> None:
-        if data is self._data:
-            self._pins -= 1
+        with self._lock:
+            if data is self._data:
+                self._pins -= 1
 
     # -- reads ---------------------------------------------------------------
 
@@ -316,8 +322,9 @@ class MemoryStore(BatchedWrites, Store):
         return map(_first, self._pinned_scan(self._pin(), start, stop, reverse, limit))
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        """Two bisections: O(log n)."""
-        return _count(self._live(), start, stop)
+        """Two bisections: O(log n), under the write lock (never half a batch)."""
+        with self._lock:
+            return _count(self._live(), start, stop)
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
         """Seeks the map as it is now (a write meanwhile copies it first); a seek
