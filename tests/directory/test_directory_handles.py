@@ -292,7 +292,7 @@ def test_keyspaces_whose_keys_would_meet_a_manual_prefix_are_refused() -> None:
 def test_a_manual_prefix_meeting_another_keyspaces_keys_is_refused() -> None:
     store = MemoryStore()
     keyspace.attach(store, scheme=keyspace.TupleScheme(b"\x50"), close_store=False).scope("x")[b"k"] = b"1"
-    ks = keyspace.attach(store, close_store=False)
+    ks = keyspace.attach(store, scheme="tuple", close_store=False)
     ks.directories.manual = True
     before = dict(store.scan(b"", None))
     for prefix in (b"\x50", b"\x50\x05", b"\x50\x05\x02"):
