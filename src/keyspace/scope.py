@@ -148,10 +148,13 @@ _first, _second = itemgetter(0), itemgetter(1)
 def check_range_arguments(include_start: Any, include_stop: Any, reverse: Any, limit: Any) -> None:
     """Refuse range arguments of the wrong type with :class:`InvalidArgument`
     naming them: a flag that is not a bool (:func:`_check_flags`), a ``limit``
-    that is not an int or ``None`` (``True`` is an int to Python, not a count)."""
+    that is not an int or ``None`` (``True`` is an int to Python, not a count),
+    or a negative ``limit`` (``None`` means no limit; ``-1`` is not taken for it)."""
     _check_flags(include_start, include_stop, reverse)
     if limit is not None and type(limit) is not int:
         raise InvalidArgument(f"limit must be an int or None, not {show_bytes(limit)}")
+    if limit is not None and limit < 0:
+        raise InvalidArgument(f"limit must be 0 or more (None for no limit), not {limit}")
 
 
 def _check_flags(include_start: Any, include_stop: Any, reverse: Any = False) -> None:
@@ -903,6 +906,7 @@ class Scope(MutableMapping[Any, Any]):
             return None
         if (
             type(limit) is not int
+            or limit < 0
             or type(include_start) is not bool
             or type(include_stop) is not bool
             or type(reverse) is not bool
@@ -1178,7 +1182,7 @@ class Scope(MutableMapping[Any, Any]):
     def clear(self) -> None:
         """Remove every own key; child scopes stay. Cost: one range delete per own
         range where the scheme keeps own keys contiguous, else a scan."""
-        self.clear_range()
+        self._clear(None, None, True, False, False, None, None, False)
 
     def clear_range(
         self,
@@ -1187,14 +1191,51 @@ class Scope(MutableMapping[Any, Any]):
         *,
         include_start: bool = True,
         include_stop: bool = False,
+        reverse: bool = False,
+        limit: int | None = None,
         prefix: Key | None = None,
-    ) -> None:
+    ) -> int:
         """Remove the own keys that :meth:`items` with the same arguments would
-        yield. Cost: one range delete per own range (native where the engine has
-        one) where the scheme keeps own keys contiguous, else a scan and a batch."""
+        yield (with ``limit``, the first ``limit`` of them in key order, or from
+        the end when ``reverse``), in one atomic write, and return how many were
+        removed. A negative ``limit`` raises :class:`InvalidArgument`.
+
+        Cost: without ``limit``, one count and one range delete per own range
+        (native where the engine has them) where the scheme keeps own keys
+        contiguous; with ``limit`` (or where own keys are not contiguous), a
+        keys-only scan of at most ``limit`` own keys and one batch of deletes."""
+        check_range_arguments(include_start, include_stop, reverse, limit)
+        return self._clear(start, stop, include_start, include_stop, reverse, limit, prefix, True)
+
+    def _clear(
+        self,
+        start: Key | None,
+        stop: Key | None,
+        include_start: bool,
+        include_stop: bool,
+        reverse: bool,
+        limit: int | None,
+        prefix: Key | None,
+        count: bool,
+    ) -> int:
+        """:meth:`clear_range`; ``count=False`` (:meth:`clear`) leaves a whole
+        range delete uncounted (the count returned is then 0)."""
         view = self._writer()
         ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
-        if self._layout.exact:
+        deleted = 0
+        if limit is None and self._layout.exact and count:
+
+            def count_and_delete(w: WriteView) -> None:
+                nonlocal deleted
+                w = self._part(w)
+                found = sum(w.count(lo, hi) for lo, hi in ranges)
+                for lo, hi in ranges:
+                    w.delete_range(lo, hi)
+                deleted = found
+
+            self._state.destructive(view, count_and_delete, path=self._unsettled)
+            return deleted
+        if limit is None and self._layout.exact:
 
             def delete_ranges(w: WriteView) -> None:
                 w = self._part(w)
@@ -1202,24 +1243,36 @@ class Scope(MutableMapping[Any, Any]):
                     w.delete_range(lo, hi)
 
             self._state.destructive(view, delete_ranges, single=len(ranges) == 1, path=self._unsettled)
-            return
-        doomed = [
-            k
-            for chunk in self._chunks(start, stop, include_start, include_stop, prefix=prefix, decode=False)
-            for k, _ in chunk
-        ]
-        limit = self._state.batch_limit
+            return 0
+        layout = self._layout
+        ordered = ranges[::-1] if reverse else ranges
+        batch = self._state.batch_limit
 
         def delete_keys(w: WriteView) -> None:
+            # the keys are read in the delete's own write: what it removes is what it counts
+            nonlocal deleted
             w = self._part(w)
+            doomed: list[bytes] = []
+            for lo, hi in ordered:
+                left = None if limit is None else limit - len(doomed)
+                if left is not None and left <= 0:
+                    break
+                keys: Iterable[bytes] = w.scan_keys(
+                    lo, hi, reverse=reverse, limit=left if layout.exact else None
+                )
+                if not layout.exact:
+                    keys = filter(layout.is_own, keys)
+                doomed.extend(keys if left is None else islice(keys, left))
             write = getattr(w, "write", None)
-            if write is not None and len(doomed) <= limit:
+            if write is not None and len(doomed) <= batch:
                 write([(k, None) for k in doomed])
             else:
                 for k in doomed:
                     w.delete(k)
+            deleted = len(doomed)
 
         self._state.destructive(view, delete_keys, path=self._unsettled)
+        return deleted
 
     def drop(self) -> None:
         """Remove the scope and every scope below it. Cost: one range delete

@@ -248,8 +248,10 @@ class AsyncScope:
     async def clear(self) -> None:
         await self._run(lambda s: s.clear())
 
-    async def clear_range(self, *args: Any, **kwargs: Any) -> None:
-        await self._run(lambda s: s.clear_range(*args, **kwargs))
+    async def clear_range(self, *args: Any, **kwargs: Any) -> int:
+        """Remove the own keys :meth:`Scope.clear_range` with the same arguments
+        removes (``limit``, ``reverse`` included), in one atomic write; how many."""
+        return await self._run(lambda s: s.clear_range(*args, **kwargs))
 
     async def drop(self) -> None:
         """Remove the scope and every scope below it (one native range delete)."""

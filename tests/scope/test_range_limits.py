@@ -1,0 +1,99 @@
+"""A negative ``limit`` is refused, naming the value, wherever a limit is taken:
+abstract-level code passes ``limit=-1`` for "no limit", which read as a range of
+nothing (and a clear of nothing) with no word said."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _cli import run
+
+import keyspace
+import keyspace.aio
+from keyspace.collections import IndexedMap, Map, MultiIndex
+from keyspace.errors import InvalidArgument
+
+SCHEMES = ["tuple", "sublevel", "asciihex", "scopehash", "length-prefixed", "delimited"]
+
+
+def _filled(scheme: str) -> keyspace.Keyspace:
+    ks = keyspace.open("memory:", scheme=scheme)
+    ks.scope("a").update({b"k%d" % i: b"v" for i in range(5)})
+    return ks
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("limit", [-1, -2, -(2**70)])
+def test_scope_ranges_refuse_a_negative_limit(scheme: str, limit: int) -> None:
+    with _filled(scheme) as ks:
+        scope = ks.scope("a")
+        before = list(ks.store.scan())
+        calls: list[Callable[[], Any]] = [
+            lambda: list(scope.items(limit=limit)),
+            lambda: list(scope.keys(limit=limit)),
+            lambda: list(scope.values(limit=limit)),
+            lambda: list(scope.items(b"k1", limit=limit, reverse=True)),
+            lambda: list(scope.items(prefix=b"k", limit=limit)),
+            lambda: scope.clear_range(limit=limit),
+        ]
+        for call in calls:
+            with pytest.raises(
+                InvalidArgument, match=rf"limit must be 0 or more \(None for no limit\), not {limit}"
+            ):
+                call()
+        assert list(ks.store.scan()) == before
+        assert list(scope.items(limit=0)) == [] and len(list(scope.items(limit=2))) == 2
+
+
+def test_the_asyncio_scope_refuses_a_negative_limit() -> None:
+    async def main() -> None:
+        async with await keyspace.aio.open("memory:") as aks:
+            scope = aks.scope("a")
+            await scope.update({b"k1": b"v", b"k2": b"v"})
+            with pytest.raises(InvalidArgument, match="not -1"):
+                [x async for x in scope.items(limit=-1)]
+            with pytest.raises(InvalidArgument, match="not -1"):
+                [x async for x in scope.keys(limit=-1, reverse=True)]
+            with pytest.raises(InvalidArgument, match="not -1"):
+                await scope.clear_range(limit=-1)
+            assert await scope.clear_range(limit=1, reverse=True) == 1
+            assert [k async for k in scope.keys(limit=5)] == [b"k1"]
+
+    asyncio.run(main())
+
+
+def test_collections_refuse_a_negative_limit() -> None:
+    with keyspace.open("memory:") as ks:
+        app = ks.scope("app")
+        m = Map(app, "m", key="str", value="json")
+        for n in range(3):
+            m.save(f"k{n}", n)
+        people = IndexedMap(
+            app,
+            "people",
+            key="str",
+            indexes={"team": MultiIndex(lambda p: p["team"], "people__team", key="str")},
+        )
+        people.save("alice", {"team": "red"})
+        calls: list[Callable[[], Any]] = [
+            lambda: list(m.range(limit=-1)),
+            lambda: list(m.keys(limit=-1)),
+            lambda: list(m.values(limit=-1)),
+            lambda: list(m.items(limit=-1)),
+            lambda: list(people.range(limit=-1)),
+            lambda: list(people.index("team").prefix("red").range(limit=-1)),
+        ]
+        for call in calls:
+            with pytest.raises(InvalidArgument, match="-1"):
+                call()
+
+
+def test_the_command_line_refuses_a_negative_limit(tmp_path: Path) -> None:
+    url = str(tmp_path / "data.lmdb")
+    run("put", url, "a", "--key", "k", "--value", "v")
+    proc = run("scan", url, "a", "--limit", "-1", ok=False)
+    assert proc.returncode == 1 and "-1" in proc.stderr and "--limit" in proc.stderr
