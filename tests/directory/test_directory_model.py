@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 import keyspace
-from keyspace.errors import DirectoryError, DirectoryExists, DirectoryNotFound
+from keyspace.errors import DirectoryError, DirectoryExists, DirectoryNotFound, StaleDirectory
 from keyspace.stores import MemoryStore, open_store
 
 pytestmark = pytest.mark.timeout(900)
@@ -62,6 +62,7 @@ class DirectoryMachine(RuleBasedStateMachine):
         super().__init__()
         self.model: dict[Path, dict[Any, bytes]] = {}
         self.prefixes: dict[Path, bytes] = {}
+        self.handles: list[Any] = []  # handles kept across operations, removed directories' too
         if self.engine == "memory":
             self.store: MemoryStore | None = MemoryStore()
             self.url, self.drop = "memory:", lambda: None
@@ -106,6 +107,8 @@ class DirectoryMachine(RuleBasedStateMachine):
             assert made.prefix == self.prefixes[path]
         self.add(path)
         self.prefixes[path] = made.prefix
+        if not tx:
+            self.handles.append(made)
 
     @rule(path=PATHS)
     def create(self, path: Path) -> None:
@@ -199,8 +202,36 @@ class DirectoryMachine(RuleBasedStateMachine):
         assert self.ks.directories.exists(path)
         assert self.ks.directories.list(path) == self.children(path)
 
+    @rule(pick=st.integers(0, 1000), key=KEYS, value=st.binary(max_size=3))
+    def write_through_a_kept_handle(self, pick: int, key: Any, value: bytes) -> None:
+        """A kept handle writes where its directory still is (moved or not), and
+        raises StaleDirectory, writing nothing, once it was removed."""
+        if not self.handles:
+            return
+        handle = self.handles[pick % len(self.handles)]
+        owner = [p for p, prefix in self.prefixes.items() if prefix == handle.prefix]
+        if not owner:
+            try:
+                handle[key] = value
+            except StaleDirectory:
+                pass
+            else:
+                raise AssertionError(f"a handle of a removed directory wrote: {handle!r}")
+            try:
+                handle.get(key)
+            except StaleDirectory:
+                pass
+            else:
+                raise AssertionError(f"a handle of a removed directory read: {handle!r}")
+            left = self.ks.store.scan(handle.prefix, handle.prefix + b"\xff", limit=1)
+            assert next(iter(left), None) is None
+            return
+        handle[key] = value
+        self.model[owner[0]][key] = value
+
     @rule()
     def reopen(self) -> None:
+        self.handles = []  # a closed keyspace's handles end with it
         self.ks.close()
         if self.store is not None:
             self.ks = keyspace.attach(self.store, close_store=False)
