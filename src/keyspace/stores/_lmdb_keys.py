@@ -22,7 +22,7 @@ import lmdb
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Seeker
 from ._lmdb_cursor import cursor_keys, cursor_pages, cursor_scan
-from ._lmdb_records import RECORD_SIZE, Records
+from ._lmdb_records import RECORD_SIZE, Records, name_candidates
 
 if TYPE_CHECKING:
     from .lmdb import LMDBStore
@@ -51,14 +51,17 @@ def count_keys(
     of 64 keys, four times larger each time up to 4096, and bisects the chunk that
     crosses ``stop``: it reads at most one chunk past ``stop`` and runs no Python
     code per key. With ``records`` (the unnamed database), LMDB's records of
-    named databases are not counted: the items are read in pages, one C pass a
-    page tells the records (values are copied: about a scan's cost)."""
-    if records is not None:
-        return sum(map(len, cursor_pages(txn, start, stop, False, None, db, records)))
+    named databases are not counted: one C pass a chunk finds no key that may be
+    one (a key holding a NUL byte never is), or from the first chunk holding one
+    on, the items are read in pages that tell them (values are copied: about a
+    scan's cost)."""
     keys = cursor_keys(txn, start, None, False, None, db)
     total = 0
     size = _FIRST_CHUNK
     while chunk := list(islice(keys, size)):
+        if records is not None and name_candidates(chunk, RECORD_SIZE):
+            # a key holding no NUL may be a record: from here on, items tell them
+            return total + sum(map(len, cursor_pages(txn, chunk[0], stop, False, None, db, records)))
         if stop is not None and chunk[-1] >= stop:
             return total + bisect_left(chunk, stop)
         total += len(chunk)

@@ -42,6 +42,7 @@ __all__ = [
     "filtered_pages",
     "getter",
     "getter_py",
+    "name_candidates",
     "name_candidates_py",
 ]
 

@@ -83,7 +83,7 @@ from ._lmdb_growth import FAST_HEADROOM as FAST_HEADROOM
 from ._lmdb_growth import GROWTH_WAIT as GROWTH_WAIT
 from ._lmdb_growth import RETRIES, MapGrowth
 from ._lmdb_keys import CursorSeeker, count_keys
-from ._lmdb_records import RECORD_SIZE, Records, drop_items
+from ._lmdb_records import RECORD_SIZE, Records, drop_items, name_candidates
 from ._lmdb_snapshot import LMDBSnapshot
 from ._lmdb_txn import JoinedTransaction, LMDBTransaction
 
@@ -337,7 +337,7 @@ class LMDBStore(MapGrowth, Store):
         read: Callable[..., Any] = _key_page if keys else cursor_page
         records = self._records
         if records is not None:  # the unnamed database: each page read without the records
-            read = partial(_kept_page, records, keys)
+            read = partial(_kept_page, records, keys, [False])
         while left is None or left > 0:
             want = size if left is None else min(size, left)
             page = self._page(start, stop, reverse, want, read, hold)
@@ -350,7 +350,7 @@ class LMDBStore(MapGrowth, Store):
                 return
             if left is not None:
                 left -= len(page)
-            last = raw[-1] if keys and records is None else raw[-1][0]
+            last = raw[-1] if keys else raw[-1][0]
             if reverse:
                 stop = last
             else:
@@ -627,15 +627,31 @@ def _count_keys(
 
 
 def _kept_page(
-    records: Records, keys: bool, txn: Any, start: bytes, stop: bytes | None, reverse: bool, size: int
-) -> tuple[list[tuple[bytes, bytes]], list[Any]]:
-    """``(page, kept)``: a page of items of the unnamed database, and the same
-    without LMDB's records of named databases (``keys``: their keys), for
-    :meth:`LMDBStore._pages`, which goes on after the last key read. Values are
-    read also for keys only: they tell the records."""
-    page = cursor_page(txn, start, stop, reverse, size)
-    kept = drop_items(records, page)
-    return page, list(map(itemgetter(0), kept)) if keys else kept
+    records: Records,
+    keys: bool,
+    met: list[bool],
+    txn: Any,
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    size: int,
+) -> tuple[list[Any], list[Any]]:
+    """``(page, kept)``: a page of the unnamed database (``keys``: of its keys), and
+    the same without LMDB's records of named databases, for
+    :meth:`LMDBStore._pages`, which goes on after the last key read. A keys page
+    holding no key that may be a record (one C pass) is kept as it is; else its
+    items are read to tell them, and so are the next pages of the scan
+    (``met[0]`` set: their keys are likely alike)."""
+    if keys:
+        if not met[0]:
+            page = _key_page(txn, start, stop, reverse, size)
+            if not name_candidates(page, RECORD_SIZE):
+                return page, page
+            met[0] = True
+        items = cursor_page(txn, start, stop, reverse, size)
+        return list(map(itemgetter(0), items)), list(map(itemgetter(0), drop_items(records, items)))
+    pairs = cursor_page(txn, start, stop, reverse, size)
+    return pairs, drop_items(records, pairs)
 
 
 def _key_page(txn: Any, start: bytes, stop: bytes | None, reverse: bool, size: int) -> list[bytes]:
