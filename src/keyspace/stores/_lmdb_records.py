@@ -27,7 +27,7 @@ import struct
 import threading
 from collections.abc import Callable, Iterator
 from functools import partial
-from itertools import chain, islice
+from itertools import chain, islice, repeat
 from typing import Any
 
 import lmdb
@@ -169,8 +169,11 @@ def drop_items(records: Records, page: list[tuple[bytes, bytes]]) -> list[tuple[
 def filtered(records: Records, items: Iterator[Any], limit: int | None) -> Iterator[Any]:
     """At most ``limit`` of ``items`` (an engine iterator of pairs over the unnamed
     database) without the records among them, read ahead :data:`_CHUNK` at a
-    time: one C pass a chunk, no Python code per item."""
-    chunks: Iterator[list[Any]] = iter(lambda: list(islice(items, _CHUNK)), [])
+    time (the first chunk: ``limit`` items where fewer): one C pass a chunk, no
+    Python code per item."""
+    first = _CHUNK if limit is None else max(1, min(limit, _CHUNK))  # a short scan reads little ahead
+    sizes = chain((first,), repeat(_CHUNK))
+    chunks: Iterator[list[Any]] = iter(lambda: list(islice(items, next(sizes))), [])
     return limited(chain.from_iterable(map(partial(drop_items, records), chunks)), limit)
 
 
