@@ -13,6 +13,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # Timing varies a lot on shared CI machines; the guarantees are checked by examples,
@@ -27,3 +28,23 @@ settings.load_profile(os.environ.get("KEYSPACE_HYPOTHESIS", "keyspace"))
 _HERE = str(Path(__file__).parent)
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
+
+
+_ETCD_FILES: dict[str, bool] = {}
+
+
+def _uses_etcd(path: Path) -> bool:
+    """A test file that talks to the etcd test cluster (by name or by its helpers)."""
+    key = str(path)
+    if key not in _ETCD_FILES:
+        _ETCD_FILES[key] = "etcd" in path.read_text(encoding="utf-8").lower()
+    return _ETCD_FILES[key]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With ``-n`` (pytest-xdist, ``--dist loadgroup``), the tests of every file that
+    uses the shared etcd cluster run one after another on one worker: some of them
+    stop and restart members, which the others must not see mid-call."""
+    for item in items:
+        if _uses_etcd(Path(str(item.path))):
+            item.add_marker(pytest.mark.xdist_group("etcd"))
