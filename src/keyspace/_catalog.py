@@ -929,6 +929,11 @@ class Catalog:
                 f"the store at {self.url!r} holds the keyspace {show_bytes(other)}, whose keys would overlap "
                 f"those of {scheme!r}; refusing to change it"
             )
+        if found is None and _metadata.directories_overlap(view, scheme):
+            raise SchemeMismatch(
+                f"the store at {self.url!r} holds directories whose nodes or prefixes would overlap the keys "
+                f"of {scheme!r}; refusing to change it"
+            )
         return found
 
     def _claim_leaf(self, view: WriteView, path: Path) -> None:

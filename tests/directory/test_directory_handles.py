@@ -300,3 +300,15 @@ def test_a_manual_prefix_meeting_another_keyspaces_keys_is_refused() -> None:
             ks.directories.create(("d",), prefix=prefix)
         assert dict(store.scan(b"", None)) == before
     assert ks.directories.create(("d",), prefix=b"\x50\x01").prefix == b"\x50\x01"
+
+
+def test_a_keyspace_opened_before_directories_were_made_refuses_its_first_write_into_them() -> None:
+    store = MemoryStore()
+    stale = keyspace.attach(store, scheme=keyspace.TupleScheme(b"\x15"), close_store=False)  # opened on empty
+    root = keyspace.attach(store, scheme="tuple", close_store=False)
+    made = [root.directories.create_or_open((f"d{i}",)).prefix for i in range(3)]
+    before = dict(store.scan(b"", None))
+    with pytest.raises(SchemeMismatch, match="directories"):
+        stale.scope("x")[b"k"] = b"1"  # 15 05 ...: where the allocator hands out 15 05
+    assert dict(store.scan(b"", None)) == before
+    assert [root.directories.open((f"d{i}",)).prefix for i in range(3)] == made
