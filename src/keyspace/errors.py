@@ -19,6 +19,10 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     ├── TransactionTooLarge  an atomic batch over the engine's operation limit
     ├── UniqueViolation      a record whose unique index key another record holds
     ├── CollectionFull       a push onto a Deque that holds 2**32 - 1 items
+    ├── QuotaExceeded        a write that would take a scope or an ancestor past its
+    │                        quota (names the scope, the limit, the would-be size)
+    ├── AccountingUnavailable  accounting asked of a keyspace that does not keep it
+    │                        (off, or a scheme that cannot tell a key's scope)
     ├── StoreError           an engine failure, translated by the store adapter
     │   ├── StoreClosed      an operation on a closed store or keyspace
     │   ├── TransactionConflict  a transaction whose reads another writer may
@@ -53,6 +57,7 @@ from ._bytes import buffer_bytes
 
 __all__ = [
     "AccessDenied",
+    "AccountingUnavailable",
     "AuthenticationFailed",
     "CollectionFull",
     "CommitOutcomeUnknown",
@@ -73,6 +78,7 @@ __all__ = [
     "LayoutError",
     "NotEntered",
     "PrefixInUse",
+    "QuotaExceeded",
     "ReservedKey",
     "SchemeMismatch",
     "StaleDirectory",
@@ -326,6 +332,31 @@ class UniqueViolation(KeyspaceError):
 class CollectionFull(KeyspaceError, OverflowError):
     """A push onto a ``Deque`` that already holds ``2**32 - 1`` items, the most its
     u32 positions can tell apart (as cw-storage-plus's). Nothing is written."""
+
+
+class QuotaExceeded(KeyspaceError):
+    """A write that would take a scope, or one of its ancestors, past the quota set
+    on it (``ks.set_quota``): more keys or more bytes (stored key + value) in its
+    subtree than allowed. The message names the scope, the limit and the size the
+    write would have made; nothing of the write (nor of the transaction it ends)
+    is written. ``path``, ``limit``, ``size`` and ``what`` (``"keys"`` or
+    ``"bytes"``) give the same facts."""
+
+    def __init__(
+        self, message: str, path: tuple[Any, ...] = (), what: str = "", limit: int = 0, size: int = 0
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.what = what
+        self.limit = limit
+        self.size = size
+
+
+class AccountingUnavailable(KeyspaceError):
+    """Per-scope counts or quotas asked of a keyspace that does not keep them:
+    accounting is off (open with ``accounting=True``, or run ``keyspace
+    accounting enable``), or its scheme cannot tell which scope a stored key
+    belongs to (LengthPrefixed, ScopeHash, Naive), so it refuses accounting."""
 
 
 class StoreError(KeyspaceError):
