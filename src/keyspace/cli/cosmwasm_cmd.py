@@ -6,6 +6,7 @@ import codecs
 import json
 import sys
 import warnings
+from decimal import Decimal
 from typing import Any
 
 import click
@@ -29,12 +30,41 @@ def cosmwasm() -> None:
     """CosmWasm contract state (cw-storage-plus layouts)."""
 
 
+_SPACED = (", ", ": ")
+_COMPACT = (",", ":")
+
+
+def _json_text(value: Any, separators: tuple[str, str] = _SPACED) -> str:
+    """``value`` as strict JSON (no ``NaN`` or ``Infinity``, which no decoded value
+    holds): a :class:`~decimal.Decimal` (a number no float holds, such as
+    ``1e400``) is written as the number it is. Cost: one C encoder call; values
+    holding a Decimal are written by a recursive walk."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=separators)
+    except TypeError:  # a Decimal somewhere
+        return _walk(value, separators)
+
+
+def _walk(value: Any, separators: tuple[str, str]) -> str:
+    item, key = separators
+    if isinstance(value, Decimal):
+        return str(value)  # finite: scientific notation is a JSON number
+    if isinstance(value, dict):
+        fields = (
+            json.dumps(str(k), ensure_ascii=False) + key + _walk(v, separators) for k, v in value.items()
+        )
+        return "{" + item.join(fields) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + item.join(_walk(v, separators) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=separators)
+
+
 def _cell(value: Any) -> str:
     if isinstance(value, bytes):
         return "0x" + value.hex()
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _json_text(value, _COMPACT)
 
 
 def _key_text(row: Row) -> str:
@@ -98,8 +128,8 @@ def decode(dump: str, schema_name: str, as_json: bool) -> None:
     summary = summarize(rows)
     if as_json:
         for row in rows:
-            click.echo(json.dumps(row.to_json(), ensure_ascii=False))
-        click.echo(json.dumps({"summary": summary}, ensure_ascii=False))
+            click.echo(_json_text(row.to_json()))
+        click.echo(_json_text({"summary": summary}))
         return
     table = [
         (

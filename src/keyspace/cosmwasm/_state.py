@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from decimal import Decimal
 from typing import Any, NamedTuple
 
-from ..codecs import JSON as _JSON
 from ..collections import KeySpec
 from ..errors import DecodeError, InvalidArgument, InvalidName, show_bytes
 from ..schemes._base import component_bytes
@@ -37,8 +38,10 @@ class Row(NamedTuple):
     then the position), ``deque_head``, ``deque_tail`` (key: the map key's
     elements for a deque map, else empty), ``snapshot_map``, ``snapshot_item``,
     ``indexed_snapshot_map``, ``changelog``, ``checkpoints`` or ``unknown``), ``key``
-    (the decoded key elements), ``value`` (JSON parsed) and the raw bytes.
-    ``error`` says why an entry that looked like a collection's did not decode."""
+    (the decoded key elements), ``value`` (RFC 8259 JSON parsed: a number no
+    float holds, such as ``1e400``, is its exact :class:`~decimal.Decimal`;
+    ``NaN`` and ``Infinity`` are not JSON) and the raw bytes. ``error`` says
+    why an entry that looked like a collection's did not decode."""
 
     collection: str | None
     kind: str
@@ -75,13 +78,48 @@ _Decoder = Callable[[bytes, bytes, bytes], Row]
 _new = tuple.__new__  # a row without the Python frame of Row.__new__
 
 
-def _json(raw: bytes) -> Any:
-    """A stored JSON value, decoded as a ``json`` scope decodes it
-    (:class:`DecodeError` for bytes that are not JSON, nested too deep included)."""
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number (RFC 8259 has no NaN or Infinity)")
+
+
+def _number(text: str) -> float | Decimal:
+    """A JSON number with a fraction or exponent: a float, as ``json.loads``
+    reads it, unless a float cannot hold it (``1e400`` would be infinite,
+    ``1e-400`` zero): then its exact :class:`~decimal.Decimal`."""
+    value = float(text)
+    if value in (_INF, -_INF) or (value == 0.0 and any(c in "123456789" for c in text.lower().split("e")[0])):
+        return Decimal(text)
+    return value
+
+
+def _integer(text: str) -> int | Decimal:
+    """A JSON integer: an int, or a :class:`~decimal.Decimal` past the digits
+    Python converts to int (``sys.get_int_max_str_digits``)."""
     try:
-        return _JSON.decode(raw)
-    except DecodeError as exc:
-        raise DecodeError(f"value {exc}", exc.offset) from None
+        return int(text)
+    except ValueError:
+        return Decimal(text)
+
+
+_INF = float("inf")
+_STRICT = json.JSONDecoder(parse_float=_number, parse_constant=_not_json).decode
+_STRICT_BIG = json.JSONDecoder(parse_float=_number, parse_int=_integer, parse_constant=_not_json).decode
+
+
+def _json(raw: bytes) -> Any:
+    """A stored JSON value, read as RFC 8259 JSON (what serde_json writes and
+    reads): ``NaN``, ``Infinity`` and ``-Infinity``, which Python's ``json``
+    would take, are :class:`DecodeError`, as are bytes that are not JSON, nested
+    too deep included. A number keeps its value: one no float can hold is a
+    :class:`~decimal.Decimal` (see :func:`_number`, :func:`_integer`)."""
+    try:
+        text = raw.decode("utf-8")
+        try:
+            return _STRICT(text)
+        except ValueError:  # an integer with more digits than int() converts, or not JSON
+            return _STRICT_BIG(text)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # RecursionError: nested too deep
+        raise DecodeError(f"value {show_bytes(raw)} is not JSON: {exc}", getattr(exc, "pos", None)) from None
 
 
 def _text(raw: bytes) -> str:
