@@ -53,6 +53,7 @@ from ._etcd_proto import watch_auth_pb2_grpc as wa_grpc
 from ._etcd_rpc import (
     Backoff,
     ResponseTooLarge,
+    closed_under_call,
     is_credentials_failure,
     open_channel,
     retryable,
@@ -125,7 +126,16 @@ class _Client:
             kv = self.stubs()[0]
             try:
                 return await getattr(kv, method)(request, timeout=timeout, metadata=self.tokens.metadata())
+            except asyncio.CancelledError:
+                # grpc.aio cancels the calls of a channel it closes; unless this
+                # task itself is being cancelled, that is the store's close
+                task = asyncio.current_task()
+                if self.closed and task is not None and not task.cancelling():
+                    raise closed_under_call(what) from None
+                raise
             except grpc.RpcError as exc:
+                if self.closed:  # CANCELLED by the channel's close, not by the cluster
+                    raise closed_under_call(what) from exc
                 if backoff.renew_token(exc, self.tokens):
                     await self.refresh()
                     continue

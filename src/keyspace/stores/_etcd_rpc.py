@@ -45,6 +45,7 @@ __all__ = [
     "EtcdOptions",
     "EtcdUnavailable",
     "ResponseTooLarge",
+    "closed_under_call",
     "parse_etcd_url",
     "redact_url",
     "translate",
@@ -237,6 +238,16 @@ def channel_target(endpoints: tuple[tuple[str, int], ...]) -> str:
     if len(v6) == len(endpoints):
         return "ipv6:" + ",".join(v6)
     raise StoreError(f"etcd endpoints {endpoints} mix IPv4-only and IPv6-only hosts; use one family")
+
+
+def closed_under_call(what: str) -> StoreClosed:
+    """The error of a call the store's own close cut short (gRPC says ``CANCELLED``):
+    :class:`StoreClosed`, as for a call made after the close; a write it carried
+    may have been applied."""
+    return StoreClosed(
+        f"{what}: the etcd store was closed while this call was under way (a write it carried "
+        "may or may not have been applied)"
+    )
 
 
 def translate(exc: grpc.RpcError, what: str, attempts: int = 1) -> StoreError:
@@ -516,6 +527,8 @@ class EtcdConnection:
             try:
                 return method(request, timeout=timeout, metadata=self.metadata())
             except grpc.RpcError as exc:
+                if self._closed:  # CANCELLED by the channel's close, not by the cluster
+                    raise closed_under_call(what) from exc
                 if backoff.renew_token(exc, self.tokens):
                     self.tokens.refresh(self)
                     continue
