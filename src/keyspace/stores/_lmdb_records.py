@@ -201,7 +201,7 @@ def getter_py(records: Records, get: Callable[[bytes], bytes | None]) -> Callabl
 
     def fast_get(key: bytes) -> bytes | None:
         value = get(key)
-        if value is not None and len(value) == RECORD_SIZE and is_record(key, value):
+        if value is not None and len(value) == RECORD_SIZE and b"\x00" not in key and is_record(key, value):
             return None
         return value
 
