@@ -18,6 +18,7 @@ from ._blocks import Block, not_entered
 from ._catalog import Catalog, check_leaf_depth
 from ._closing import Closing
 from ._space import Space, SpaceSnapshot
+from ._write_hooks import feature_options, hook_store, read_features
 from .codecs import Codec, resolve_codec
 from .directory import Directories, Directory
 from .errors import InvalidArgument, InvalidName, SchemeMismatch, StoreError
@@ -326,6 +327,7 @@ def open(
     """
     url = os.fspath(url_or_path)
     scheme = _scheme_argument(scheme, leaf_depth)
+    features = feature_options(options)
     store = open_existing_or_new(url, create=create, readonly=readonly, **options)
     try:
         if type(directory_manual_prefixes) is not bool:
@@ -333,6 +335,7 @@ def open(
                 f"directory_manual_prefixes must be True or False, not {directory_manual_prefixes!r}"
             )
         scheme, recorded = _scheme_of(store, scheme, url)
+        store = hook_store(store, scheme, features, read_features(store, scheme, url))
         ks = Keyspace(store, scheme, recorded=recorded, leaf_depth=leaf_depth)
         ks.directory_manual_prefixes = directory_manual_prefixes
         return ks
@@ -347,13 +350,19 @@ def attach(
     scheme: Scheme | str | None = None,
     close_store: bool = True,
     leaf_depth: int | None = None,
+    **features: Any,
 ) -> Keyspace:
     """A keyspace over ``store``, a store object already open (for example one
     :class:`~keyspace.stores.MemoryStore` shared by several keyspace objects).
     The scheme is chosen and checked as by :func:`open`; closing the keyspace
-    closes the store unless ``close_store`` is false."""
+    closes the store unless ``close_store`` is false. ``features``: as
+    :func:`open`'s (``changes=True``)."""
+    asked = feature_options(features)
+    if features:
+        raise InvalidArgument(f"attach() takes no option {sorted(features)!r}")
     chosen, recorded = _scheme_of(store, _scheme_argument(scheme, leaf_depth), store.url)
-    ks = Keyspace(store, chosen, recorded=recorded, leaf_depth=leaf_depth)
+    hooked = hook_store(store, chosen, asked, read_features(store, chosen, store.url))
+    ks = Keyspace(hooked, chosen, recorded=recorded, leaf_depth=leaf_depth)
     ks._close_store = close_store
     return ks
 

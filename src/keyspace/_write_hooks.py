@@ -1,0 +1,545 @@
+"""Write hooks: features that add their own records to every committed write.
+
+A *feature* (the change log of ``changes=True``; per-scope counters) is a
+:class:`WriteHook` that, inside the one atomic write of every committed change
+of a keyspace, sees what that write changes and adds writes of its own to the
+same atomic batch. Every write of a keyspace goes through its store object
+(``ks.store``): a keyspace with a feature on gets a :class:`HookedStore` there,
+a :class:`~keyspace.stores._base.Store` over the engine's store whose writes --
+a point put or delete, a batch, a range delete, a bulk put, a transaction's
+commit, whoever makes them (scopes, collections, directories, the catalog's
+first writes, the asyncio face) -- are one transaction of the engine's store,
+in which the hooks run just before it commits.
+
+How a feature plugs in:
+
+1. Subclass :class:`WriteHook`: ``name`` (its key in the feature record),
+   ``old_values`` (``"none"``, ``"deletes"`` or ``"all"``: which changed keys
+   the seam reads before their first write of the commit, one point read each,
+   to tell the hook their previous value), ``expand_ranges`` (whether range
+   deletes reach the hook key by key: a keys scan of the range before it is
+   deleted, costing one step per key; else as ranges), and :meth:`WriteHook.commit`.
+2. Register a factory with :func:`register_feature`: ``factory(store, scheme,
+   params)`` gives the hook for one keyspace over ``store`` (the engine's
+   store), or ``None`` where the engine does the job natively (no wrapping then).
+3. ``keyspace.open(url, NAME=True)`` (or a dict of parameters) turns it on.
+   The feature record (:func:`feature_record_key`) is written inside the atomic
+   batch of the first commit that changes a key; every later opener reads it
+   (one point read at open) and runs the hook too, whatever it asks for.
+
+What :meth:`WriteHook.commit` receives, once per commit that changes at least
+one key outside the reserved ranges: ``view``, the engine's transaction (read
+it, add puts and deletes to it: they commit with the data); ``changes``, one
+:class:`Change` per stored key changed, in the order first written (several
+writes of one key in one commit are one change: the value before the commit,
+the value after it); ``ranges``, the range deletes not expanded (empty when any
+hook asks for ``expand_ranges``); ``latest``, the view to read shared counters
+from (the transaction itself on engines whose write transactions exclude each
+other, LMDB and SQLite; the committed store on the one-process engines, whose
+commits through one store object the seam runs one at a time under a lock).
+Keys in the keyspace's reserved ranges (its records, the hooks' own keys) are
+never reported. A hook that raises discards the whole commit.
+
+Cost with a feature on: every write outside a transaction becomes one
+transaction of the engine (on LMDB and SQLite a point put already is one); per
+changed key, one dict entry, and the point read ``old_values`` asks for; per
+range delete, the keys scan ``expand_ranges`` asks for; then what the hooks
+write. A keyspace with no feature on has the engine's store itself: nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import weakref
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
+from types import TracebackType
+from typing import Any, ClassVar, Final, Literal
+
+from ._metadata import reserved_ranges
+from .errors import InvalidArgument, KeyspaceError, UnreadableRecord, show_bytes
+from .schemes._base import Scheme
+from .stores._base import Capabilities, Op, ReadView, Seeker, Store, WriteView
+from .stores._events import StoreWatch
+from .tuples import pack
+
+__all__ = [
+    "UNKNOWN",
+    "Change",
+    "HookedStore",
+    "WriteHook",
+    "feature_record_key",
+    "hook_store",
+    "read_features",
+    "register_feature",
+]
+
+FEATURE_RECORD: Final = b"\xffkeyspace-features\x00"
+"""Where a keyspace records its features (JSON ``{name: params}``), followed by
+``pack((raw_prefix,))``: inside the reserved ``ff "keyspace"`` range."""
+
+
+class _Unknown:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN: Final = _Unknown()
+"""The previous value of a change the seam did not read (no hook asked for it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One stored key changed by a commit: ``old`` its value before the commit
+    (``None``: absent; :data:`UNKNOWN`: not read), ``new`` after it (``None``:
+    deleted)."""
+
+    key: bytes
+    old: bytes | _Unknown | None
+    new: bytes | None
+
+
+OldValues = Literal["none", "deletes", "all"]
+_OLD_RANK: dict[str, int] = {"none": 0, "deletes": 1, "all": 2}
+
+
+class WriteHook(ABC):
+    """A feature that adds writes to every commit (module docstring)."""
+
+    name: str = ""
+    old_values: OldValues = "none"
+    expand_ranges: bool = True
+    capabilities: ClassVar[dict[str, Any]] = {}
+    """Capability fields the hooked store reports otherwise (``{"watch": "log"}``)."""
+
+    def params(self) -> dict[str, Any]:
+        """The parameters recorded for this feature (JSON values)."""
+        return {}
+
+    @abstractmethod
+    def commit(
+        self,
+        view: WriteView,
+        changes: Sequence[Change],
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        latest: ReadView,
+    ) -> None:
+        """Add this feature's writes for ``changes`` to ``view`` (module docstring)."""
+
+    def committed(self) -> None:  # noqa: B027  # optional
+        """Called after a commit the hook saw has committed (wake waiters). Default: nothing."""
+
+    def watch(
+        self, ranges: Sequence[tuple[bytes, bytes | None]], start_revision: int | None
+    ) -> StoreWatch | None:
+        """A watch this feature serves (the change log), or ``None``."""
+        return None
+
+    def close(self) -> None:  # noqa: B027  # optional
+        """The store closed. Default: nothing."""
+
+
+Factory = Callable[[Store, Scheme, dict[str, Any]], WriteHook | None]
+_FEATURES: dict[str, Factory] = {}
+
+
+def register_feature(name: str, factory: Factory) -> None:
+    """Make ``keyspace.open(url, NAME=...)`` turn on the feature ``name``."""
+    _FEATURES[name] = factory
+
+
+def known_features() -> tuple[str, ...]:
+    """The names :func:`register_feature` took (the open options they add)."""
+    return tuple(_FEATURES)
+
+
+def feature_record_key(scheme: Scheme) -> bytes:
+    """The key of the feature record of a keyspace of ``scheme`` (one per raw prefix)."""
+    return FEATURE_RECORD + pack((scheme.raw_prefix,))
+
+
+def read_features(view: ReadView, scheme: Scheme, url: str = "") -> dict[str, dict[str, Any]]:
+    """The features recorded for the keyspace of ``scheme`` in ``view``: one point
+    read. :class:`UnreadableRecord` for a record that is not a JSON object of objects."""
+    key = feature_record_key(scheme)
+    raw = view.get(key)
+    if raw is None:
+        return {}
+    try:
+        doc = json.loads(raw)
+    except (ValueError, RecursionError):
+        doc = None
+    if not isinstance(doc, dict) or not all(isinstance(v, dict) for v in doc.values()):
+        raise UnreadableRecord(
+            f"the feature record at key {show_bytes(key)} of {url} is unreadable: {show_bytes(raw)}; "
+            "it was left as it is"
+        )
+    return doc
+
+
+def feature_options(options: dict[str, Any]) -> dict[str, dict[str, Any] | None]:
+    """Take the feature options (``changes=True``, ``changes={...}``) out of an
+    open's ``options``: ``{name: params}``, ``None`` params for ``True`` (the
+    recorded parameters, else the defaults). ``False``/``None`` asks nothing.
+    :class:`InvalidArgument` for another value."""
+    asked: dict[str, dict[str, Any] | None] = {}
+    for name in known_features():
+        if name not in options:
+            continue
+        value = options.pop(name)
+        if value is None or value is False:
+            continue
+        if value is True:
+            asked[name] = None
+        elif isinstance(value, dict):
+            asked[name] = dict(value)
+        else:
+            raise InvalidArgument(f"{name} must be True, False or a dict of its parameters, not {value!r}")
+    return asked
+
+
+def hook_store(
+    store: Store, scheme: Scheme, asked: dict[str, dict[str, Any] | None], recorded: dict[str, dict[str, Any]]
+) -> Store:
+    """``store`` itself where no feature is on, else a :class:`HookedStore` over it
+    running the hooks of the features ``asked`` and ``recorded`` (asked parameters
+    win; ``None``: the recorded ones)."""
+    wanted: dict[str, dict[str, Any]] = dict(recorded)
+    for name, params in asked.items():
+        if params is not None or name not in wanted:
+            wanted[name] = params or {}
+    hooks: list[WriteHook] = []
+    for name, params in wanted.items():
+        factory = _FEATURES.get(name)
+        if factory is None:
+            raise UnreadableRecord(
+                f"{store.url} records the feature {name!r}, which this version of keyspace does not know"
+            )
+        hook = factory(store, scheme, params)
+        if hook is not None:
+            hooks.append(hook)
+    record = {h.name: h.params() for h in hooks}
+    if not hooks:
+        return store
+    return HookedStore(
+        store, scheme, hooks, record if record != {k: recorded.get(k) for k in record} else None
+    )
+
+
+_LOCKS: weakref.WeakKeyDictionary[Store, threading.Lock] = weakref.WeakKeyDictionary()
+_LOCKS_LOCK = threading.Lock()
+
+
+def _commit_lock(store: Store) -> threading.Lock:
+    with _LOCKS_LOCK:
+        lock = _LOCKS.get(store)
+        if lock is None:
+            lock = _LOCKS[store] = threading.Lock()
+        return lock
+
+
+class HookedStore(Store):
+    """The engine's ``store`` with ``hooks`` run inside each commit (module
+    docstring). Reads are the engine's (its fast paths included); unknown
+    attributes are the engine store's. ``record``: the feature record to write
+    inside the next commit (``None``: recorded already)."""
+
+    def __init__(
+        self, store: Store, scheme: Scheme, hooks: list[WriteHook], record: dict[str, Any] | None
+    ) -> None:
+        self.inner = store
+        self.url = store.url
+        self.scheme = scheme
+        self.hooks = tuple(hooks)
+        caps = store.capabilities
+        extra: dict[str, Any] = {}
+        for hook in hooks:
+            extra.update(hook.capabilities)
+        self.capabilities: Capabilities = replace(caps, **extra) if extra else caps
+        self._serialized = caps.serialized_transactions
+        self._lock = None if self._serialized else _commit_lock(store)
+        self._old = max((_OLD_RANK[h.old_values] for h in hooks), default=0)
+        self._expand = any(h.expand_ranges for h in hooks)
+        self._reserved = reserved_ranges(scheme, caps.reserved)
+        self._record_key = feature_record_key(scheme)
+        self._record = record
+        self.fast_get = store.fast_get
+        self.fast_scan = store.fast_scan
+        self.fast_scan_ranges = store.fast_scan_ranges
+        self.fast_scan_under = store.fast_scan_under
+        self.fast_pages = store.fast_pages
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def __repr__(self) -> str:
+        return f"HookedStore({self.inner!r}, {[h.name for h in self.hooks]})"
+
+    def hook(self, name: str) -> WriteHook | None:
+        """The hook of the feature ``name``, or ``None``."""
+        return next((h for h in self.hooks if h.name == name), None)
+
+    # -- reads: the engine's --------------------------------------------------------------
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self.inner.translate(exc, key)
+
+    def get(self, key: bytes) -> bytes | None:
+        return self.inner.get(key)
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self.inner.scan(start, stop, reverse=reverse, limit=limit)
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        return self.inner.scan_keys(start, stop, reverse=reverse, limit=limit)
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        return self.inner.count(start, stop)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        return self.inner.seeker(stop)
+
+    def snapshot(self) -> AbstractContextManager[ReadView]:
+        return self.inner.snapshot()
+
+    def key_refusal(self, key: bytes) -> KeyspaceError:
+        return self.inner.key_refusal(key)
+
+    def check_batch(self, ops: Sequence[Op]) -> None:
+        self.inner.check_batch(ops)
+
+    # -- writes: each one transaction with the hooks ------------------------------------------
+
+    def transaction(self) -> HookedTransaction:
+        return HookedTransaction(self)
+
+    def put(self, key: bytes, value: bytes) -> None:
+        with self.transaction() as tx:
+            tx.put(key, value)
+
+    def delete(self, key: bytes) -> None:
+        with self.transaction() as tx:
+            tx.delete(key)
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        with self.transaction() as tx:
+            tx.delete_range(start, stop)
+
+    def write(self, ops: Iterable[Op]) -> None:
+        with self.transaction() as tx:
+            tx.write(ops)
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
+        """One transaction of all the pairs (atomic here, unlike the engine's bulk load)."""
+        with self.transaction() as tx:
+            return tx.put_many(items)
+
+    def watch(
+        self, ranges: Sequence[tuple[bytes, bytes | None]], *, start_revision: int | None = None
+    ) -> StoreWatch:
+        for hook in self.hooks:
+            got = hook.watch(ranges, start_revision)
+            if got is not None:
+                return got
+        return self.inner.watch(ranges, start_revision=start_revision)
+
+    def close(self) -> None:
+        for hook in self.hooks:
+            hook.close()
+        self.inner.close()
+
+    # -- the seam --------------------------------------------------------------------------
+
+    def _reserved_key(self, key: bytes) -> bool:
+        return any(lo <= key < hi for lo, hi in self._reserved)
+
+    def _run_hooks(self, tx: HookedTransaction) -> bool:
+        """Inside ``tx``'s engine transaction, before it commits: the hooks' writes
+        and the feature record. True when any hook ran."""
+        changes = [
+            Change(k, old, new) for k, (old, new) in tx.changes.items() if not (old is None and new is None)
+        ]
+        ranges = tx.ranges
+        if not changes and not ranges:
+            return False
+        view = tx.view
+        latest: ReadView = view if self._serialized else self.inner
+        for hook in self.hooks:
+            hook.commit(view, changes, ranges, latest)
+        record = self._record
+        if record is not None:
+            raw = view.get(self._record_key)
+            have = {} if raw is None else json.loads(raw)
+            if any(have.get(name) != params for name, params in record.items()):
+                have.update(record)
+                view.put(self._record_key, json.dumps(have, sort_keys=True, separators=(",", ":")).encode())
+        return True
+
+
+class HookedTransaction(WriteView):
+    """A transaction of a :class:`HookedStore`: the engine's transaction, whose
+    writes it notes (:attr:`changes`) for the hooks run at commit. Reads are the
+    engine transaction's, fast paths included."""
+
+    def __init__(self, store: HookedStore) -> None:
+        self.store = store
+        self._manager: AbstractContextManager[WriteView] | None = None
+        self.view: WriteView
+        self.changes: dict[bytes, list[Any]] = {}
+        self.ranges: list[tuple[bytes, bytes | None]] = []
+
+    def __enter__(self) -> HookedTransaction:
+        manager = self.store.inner.transaction()
+        view = self.view = manager.__enter__()
+        self._manager = manager
+        # the engine transaction's read paths, as a scope binds them once (never its fast_put)
+        self.fast_get, self.fast_scan, self.fast_pages = view.fast_get, view.fast_scan, view.fast_pages
+        self.fast_scan_ranges, self.fast_scan_under = view.fast_scan_ranges, view.fast_scan_under
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        manager = self._manager
+        if manager is None:
+            return None
+        self._manager = None
+        if exc_type is not None:
+            return manager.__exit__(exc_type, exc, tb)
+        store = self.store
+        lock = store._lock
+        ran = False
+        try:
+            if lock is not None:
+                lock.acquire()
+            try:
+                ran = store._run_hooks(self)
+            except BaseException:
+                if manager.__exit__(*sys.exc_info()):
+                    return None
+                raise
+            manager.__exit__(None, None, None)
+            if ran:
+                store._record = None
+        finally:
+            if lock is not None:
+                lock.release()
+        if ran:
+            for hook in store.hooks:
+                hook.committed()
+        return None
+
+    # -- reads: the engine transaction's ----------------------------------------------------------
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self.view.translate(exc, key)
+
+    def get(self, key: bytes) -> bytes | None:
+        return self.view.get(key)
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self.view.scan(start, stop, reverse=reverse, limit=limit)
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        return self.view.scan_keys(start, stop, reverse=reverse, limit=limit)
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        return self.view.count(start, stop)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        return self.view.seeker(stop)
+
+    # -- writes: noted, then the engine transaction's ----------------------------------------------
+
+    def _note(self, key: bytes, new: bytes | None) -> None:
+        entry = self.changes.get(key)
+        if entry is not None:
+            entry[1] = new
+            return
+        store = self.store
+        if store._reserved_key(key):
+            return
+        rank = store._old
+        old: bytes | _Unknown | None = UNKNOWN
+        if rank == 2 or (rank == 1 and new is None):
+            old = self.view.get(key)
+        self.changes[key] = [old, new]
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self._note(key, value)
+        self.view.put(key, value)
+
+    def delete(self, key: bytes) -> None:
+        self._note(key, None)
+        self.view.delete(key)
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
+        pairs = items if isinstance(items, list) else list(items)
+        note = self._note
+        for key, value in pairs:
+            note(key, value)
+        return self.view.put_many(pairs)
+
+    def write(self, ops: Iterable[Op]) -> None:
+        for key, value in ops:
+            if value is None:
+                self.delete(key)
+            else:
+                self.put(key, value)
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        if stop is not None and stop <= start:
+            return
+        store = self.store
+        if store._expand:
+            changes, reserved = self.changes, store._reserved_key
+            found: Iterable[tuple[bytes, Any]] = (
+                self.view.scan(start, stop)
+                if store._old
+                else ((k, UNKNOWN) for k in self.view.scan_keys(start, stop))
+            )
+            for key, value in found:
+                entry = changes.get(key)
+                if entry is not None:
+                    entry[1] = None
+                elif not reserved(key):
+                    changes[key] = [value, None]
+        else:
+            self.ranges.append((start, stop))
+        self.view.delete_range(start, stop)
