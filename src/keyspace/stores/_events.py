@@ -85,7 +85,9 @@ class StoreWatch(Closing):
         """Call ``callback()`` (from the producer's thread) after each item is
         queued and when the watch closes: how an event loop learns, without a
         waiting thread, that :meth:`get` has something. Returns a function that
-        removes the listener."""
+        removes the listener. The callback must be quick and must not write to
+        the store: on the memory store it runs inside the write that made the
+        event, under the store's write lock (another thread's write waits)."""
         self._listeners.append(callback)
 
         def remove() -> None:
