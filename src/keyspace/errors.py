@@ -34,6 +34,8 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     │   │                    not permit (etcd roles); nothing was changed
     │   ├── AuthenticationFailed  wrong user, password or certificate at open
     │   └── WatchCompacted   a watch asked to start at a revision compacted away
+    │       └── FeedBehind   a feed consumer whose next entries the change log
+    │                        trimmed away (its retention): never a silent gap
     ├── WatchUnsupported     ``watch`` on an engine that cannot see changes
     ├── DirectoryError       a directory operation the directory tree refuses
     │   ├── DirectoryNotFound    no directory at the path (or its parent)
@@ -67,6 +69,7 @@ __all__ = [
     "DirectoryNotFound",
     "DirectoryVersion",
     "EtcdUnavailable",
+    "FeedBehind",
     "HashCollision",
     "IncompleteVersionstamp",
     "InvalidArgument",
@@ -388,6 +391,14 @@ class WatchCompacted(StoreError):
         super().__init__(message)
         self.revision = revision
         self.compact_revision = compact_revision
+
+
+class FeedBehind(WatchCompacted):
+    """A durable feed consumer (``ks.feed``) whose next change the change log no
+    longer holds: the log's retention trimmed it before the consumer acknowledged
+    it. ``revision`` is the consumer's next one, ``compact_revision`` the oldest
+    still kept. Remove the feed (``keyspace feed rm``) and make it again to go on
+    from now."""
 
 
 class WatchUnsupported(KeyspaceError):

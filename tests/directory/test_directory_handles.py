@@ -312,3 +312,22 @@ def test_a_keyspace_opened_before_directories_were_made_refuses_its_first_write_
         stale.scope("x")[b"k"] = b"1"  # 15 05 ...: where the allocator hands out 15 05
     assert dict(store.scan(b"", None)) == before
     assert [root.directories.open((f"d{i}",)).prefix for i in range(3)] == made
+
+
+def test_create_or_open_of_an_existing_directory_writes_nothing(tmp_path: Any) -> None:
+    with keyspace.open(f"lmdb://{tmp_path / 'db'}") as ks:
+        made = ks.directory("a", "b")
+        commits = []
+        real = ks.store.transaction
+
+        def counted() -> Any:
+            commits.append(1)
+            return real()
+
+        ks.store.transaction = counted  # type: ignore[method-assign]
+        again = ks.directory("a", "b")
+        assert again.prefix == made.prefix and commits == []
+        with pytest.raises(LayerMismatch):
+            ks.directories.create_or_open(("a", "b"), b"other")
+        ks.directory("a", "c")
+        assert commits == [1]

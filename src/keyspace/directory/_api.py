@@ -22,7 +22,14 @@ from .. import _metadata
 from .._bytes import prefix_end
 from .._catalog import Catalog
 from ..codecs import Codec
-from ..errors import DirectoryError, PrefixInUse, SchemeMismatch, StaleDirectory, show_bytes
+from ..errors import (
+    DirectoryError,
+    DirectoryNotFound,
+    PrefixInUse,
+    SchemeMismatch,
+    StaleDirectory,
+    show_bytes,
+)
 from ..stores._base import ReadView, WriteView
 from ._directory import Directory, DirectoryPartition, make_handle
 from ._layer import Found, TreeOps, check_path
@@ -177,10 +184,20 @@ class Directories:
     ) -> Handle:
         """The directory at ``path``, created (with its missing parents) when there
         is none. :class:`LayerMismatch` when ``layer`` is given and the existing
-        directory has another. Cost: a point read per name walked; a creation
-        adds the allocator's reads and writes and two writes per directory made."""
+        directory has another. Cost: outside a transaction, an existing directory
+        is found in one snapshot (two point reads per name), with no write
+        transaction; a creation runs in one write transaction, which looks again
+        (another writer may have made it meanwhile) and adds the allocator's
+        reads and writes and two writes per directory made."""
         path = check_path(path)
         _check_layer(layer)
+        if self._view is None and path:
+            try:
+                found = self._read(lambda v: self._ops().open(v, path, layer or None))
+            except DirectoryNotFound:
+                pass
+            else:
+                return self._handle(found, key, value)
         return self._handle(self._write(lambda v: self._ops().create_or_open(v, path, layer)), key, value)
 
     def directory(

@@ -485,7 +485,9 @@ class Store(Closing, WriteView):
         :class:`~keyspace.errors.WatchUnsupported` (this default)."""
         raise WatchUnsupported(
             f"{type(self).__name__} cannot watch for changes (capabilities.watch is None): "
-            "its engine does not report writes; use an etcd store to watch a scope"
+            "its engine does not report writes; open the keyspace with changes=True (keyspace.open(url, "
+            "changes=True): a change log written inside every write, which watches read), or use an etcd "
+            "store to watch a scope"
         )
 
 
