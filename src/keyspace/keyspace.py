@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from . import _metadata
+from ._accounting import ScopeStats, accounting_of, write_feature_record
 from ._blocks import Block, not_entered
 from ._catalog import Catalog, check_leaf_depth
 from ._closing import Closing
@@ -21,7 +22,7 @@ from ._space import Space, SpaceSnapshot
 from ._write_hooks import feature_options, hook_store, read_features
 from .codecs import Codec, resolve_codec
 from .directory import Directories, Directory
-from .errors import InvalidArgument, InvalidName, SchemeMismatch, StoreError
+from .errors import AccountingUnavailable, InvalidArgument, InvalidName, SchemeMismatch, StoreError
 from .schemes import Scheme, TupleScheme, scheme_from_name
 from .schemes._base import exact_path
 from .schemes._layouts import LayoutCache
@@ -151,6 +152,51 @@ class Keyspace(Closing):
         )
         over._space.committed = self.store  # a watch's late reads: this keyspace's store
         return over
+
+    def stats(self) -> ScopeStats:
+        """The counts of the whole keyspace, ``scope().stats()`` (see
+        :meth:`Scope.stats`): one point read with ``accounting=True``."""
+        return self._default_scope(()).stats()
+
+    def set_quota(self, path: tuple[Any, ...], keys: int | None = None, bytes: int | None = None) -> None:
+        """Limit the scope at ``path`` (a tuple; ``()`` the root) and everything
+        below it to ``keys`` keys and ``bytes`` stored bytes (key + value); ``None``
+        lifts a limit. From then on a write (a put, a batch, a transaction's commit,
+        from any process) that would take the scope or an ancestor past a quota
+        raises :class:`~keyspace.errors.QuotaExceeded` and writes nothing: the check
+        is made inside the write's own atomic batch. A scope already past a new
+        quota keeps its keys; only writes that grow it are refused. Needs
+        accounting (:class:`~keyspace.errors.AccountingUnavailable`). Cost: one
+        transaction of one point read and one write."""
+        counts = self._counts("set_quota")
+        if not isinstance(path, tuple):
+            raise InvalidArgument(
+                f"set_quota takes the scope's path as a tuple (('tenant1',), () the root), not {path!r}"
+            )
+        self.scope(*path)  # a path the scheme cannot represent: InvalidName
+        with self.store.transaction() as tx:
+            counts.set_quota(tx, path, keys, bytes)
+            write_feature_record(tx, self.scheme)
+
+    def quotas(self) -> dict[tuple[Any, ...], tuple[int | None, int | None]]:
+        """Every quota set: ``{path: (keys, bytes)}`` (paths as the scheme decodes
+        them; ``None``: no limit). Cost: a scan of the counter records."""
+        counts = self._counts("quotas")
+        with self.store.snapshot() as view:
+            return {
+                path: (rec[4], rec[5])
+                for path, rec in counts.records(view)
+                if rec[4] is not None or rec[5] is not None
+            }
+
+    def _counts(self, what: str) -> Any:
+        counts = accounting_of(self.store)
+        if counts is None:
+            raise AccountingUnavailable(
+                f"{what} needs accounting, which {self.url} does not keep: open it with accounting=True on a "
+                "new store, or run 'keyspace accounting enable URL'"
+            )
+        return counts
 
     def transaction(self) -> Block[Transaction]:
         """Atomic reads and writes across scopes::
@@ -317,6 +363,13 @@ def open(
     (below a branch root, where no key can be), so a reopen knows the layout; a
     store with keys and no recorded layout raises :class:`LayoutError` on any
     operation that could mix a parent's keys with a child's.
+
+    ``changes=True`` keeps a change log inside every write (:mod:`keyspace._changes`):
+    :meth:`Scope.watch` then works on every engine, other processes' writes
+    included, and :meth:`Keyspace.feed` gives durable consumers;
+    ``changes={"retention": N, "max_age": S}`` sets how much of it is kept
+    (commits, seconds). It is recorded with the next write, so every later
+    opener keeps it. On etcd the store's own revisions serve.
 
     ``directory_manual_prefixes=True`` lets ``ks.directories.create`` take a
     ``prefix`` (see :mod:`keyspace.directory`).

@@ -37,9 +37,10 @@ from itertools import chain, islice, repeat
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ._accounting import ScopeStats, accounting_of
 from ._catalog import SETTLED
 from .codecs import BYTES, Codec, native_type
-from .errors import InvalidArgument, InvalidKey, KeyspaceError, show_bytes
+from .errors import AccountingUnavailable, InvalidArgument, InvalidKey, KeyspaceError, show_bytes
 from .schemes._base import Key, Path, Scheme
 from .schemes._layouts import Layout
 from .stores._base import ReadView, WriteView, pages_of
@@ -1096,6 +1097,9 @@ class Scope(MutableMapping[Any, Any]):
         several reads (several own ranges, or a scan read in pages) reads one
         snapshot of the store, so it never counts part of a batch."""
         store = self._state.store
+        counts = accounting_of(store)
+        if counts is not None:  # with accounting: the counter record, O(1)
+            return counts.stats(self._view, self.path).keys
         if self._counted_in_pieces() and self._view is store and store.capabilities.snapshots:
             return self._in_one(self._space.snapshot(), "__len__")  # type: ignore[no-any-return]
         if not self._layout.exact:
@@ -1103,6 +1107,22 @@ class Scope(MutableMapping[Any, Any]):
         ranges = self._stored_ranges(None, None, True, False, None)
         view = self._data
         return sum(view.count(lo, hi) for lo, hi in ranges)
+
+    def stats(self) -> ScopeStats:
+        """``(keys, bytes, subtree_keys, subtree_bytes)``: the scope's own keys and
+        their stored bytes (stored key + value), and those of its subtree (the
+        scope and every scope below it), read from the keyspace's counters
+        (``accounting=True``): one point read, whatever the sizes; inside a
+        transaction, plus one pass over its uncommitted writes.
+        :class:`~keyspace.errors.AccountingUnavailable` when accounting is off."""
+        counts = accounting_of(self._state.store)
+        if counts is None:
+            raise AccountingUnavailable(
+                f"stats() of the scope {self.path!r} needs accounting, which {self._state.store.url} does "
+                "not keep: open it with accounting=True on a new store, or run "
+                "'keyspace accounting enable URL'"
+            )
+        return counts.stats(self._view, self.path)
 
     def _counted_in_pieces(self) -> bool:
         """Whether ``len`` reads the store more than once: several own ranges, or a

@@ -1,0 +1,429 @@
+"""Accounting: every scope's key and byte counts, and quotas, kept in the store.
+
+With ``keyspace.open(url, accounting=True)`` (recorded in the store, so every
+later opener keeps it) each scope has one *counter record*, a reserved key
+updated inside the same atomic write as the data it counts::
+
+    ff "keyspace-counts" 00  pack((raw_prefix,))  pack(path)   ->
+        pack((keys, bytes, subtree_keys, subtree_bytes, quota_keys, quota_bytes))
+
+``keys``/``bytes``: the scope's own keys and their stored size (stored key +
+value); ``subtree_*``: the same for the scope and every scope below it;
+``quota_*``: the limits of :meth:`Accounting.set_quota` on the subtree (``None``:
+none). ``path`` is the path as the scheme decodes it (bytes components in the
+byte schemes). A record whose counts are all zero and that holds no quota is
+deleted, so a store's records are exactly its non-empty scopes, their ancestors
+and the scopes with a quota. The counting of ``keyspace accounting enable``
+keeps its place at ``ff "keyspace-counting" 00 pack((raw_prefix,))`` (the last
+stored key counted), so that it resumes where it stopped.
+
+A commit's changes are grouped by scope (the scope of a stored key found by the
+scheme's :meth:`~Scheme.decode`, skipped while keys fall in the own ranges of
+the scope found last), so a transaction writes one record per touched scope and
+ancestor however many keys it changes. Only schemes that decode a stored key
+without outside information (:attr:`Property.DECODABLE`) can be counted; the
+others refuse accounting with :class:`AccountingUnavailable`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import suppress
+from typing import Any, Final, NamedTuple
+
+from ._bytes import prefix_end
+from ._metadata import reserved_ranges
+from ._write_hooks import (
+    Change,
+    HookedTransaction,
+    WriteHook,
+    feature_record_key,
+    read_features,
+    register_feature,
+)
+from .errors import (
+    AccountingUnavailable,
+    InvalidArgument,
+    KeyspaceError,
+    QuotaExceeded,
+    UnreadableRecord,
+    show_bytes,
+)
+from .schemes._base import Path, Property, Scheme
+from .stores._base import ReadView, Store, WriteView
+from .tuples import pack, unpack
+
+__all__ = [
+    "COUNTS",
+    "NAME",
+    "PROGRESS",
+    "Accounting",
+    "ScopeStats",
+    "counter_prefix",
+    "progress_key",
+    "recount",
+]
+
+NAME: Final = "accounting"
+COUNTS: Final = b"\xffkeyspace-counts\x00"
+PROGRESS: Final = b"\xffkeyspace-counting\x00"
+_SAMPLE_KEY = b"k"
+_MEMO = 4096
+
+Record = list[Any]
+"""``[keys, bytes, subtree_keys, subtree_bytes, quota_keys, quota_bytes]``."""
+
+
+class ScopeStats(NamedTuple):
+    """A scope's counts: its own keys and their bytes (stored key + value), and
+    those of its subtree (the scope and every scope below it)."""
+
+    keys: int
+    bytes: int
+    subtree_keys: int
+    subtree_bytes: int
+
+
+def counter_prefix(scheme: Scheme) -> bytes:
+    """Where the counter records of a keyspace of ``scheme`` start."""
+    return COUNTS + pack((scheme.raw_prefix,))
+
+
+def progress_key(scheme: Scheme) -> bytes:
+    """The key that holds how far ``keyspace accounting enable`` has counted."""
+    return PROGRESS + pack((scheme.raw_prefix,))
+
+
+def check_countable(scheme: Scheme, url: str = "") -> None:
+    """Raise :class:`AccountingUnavailable` unless ``scheme`` tells a stored key's scope."""
+    if Property.DECODABLE not in scheme.properties:
+        where = f" of {url}" if url else ""
+        raise AccountingUnavailable(
+            f"accounting needs a scheme that tells which scope a stored key belongs to; the keyspace{where} "
+            f"has scheme {scheme!r}, which cannot (schemes that can: tuple, asciihex, sublevel, delimited)"
+        )
+
+
+def _parse(key: bytes, raw: bytes | None) -> Record:
+    if raw is None:
+        return [0, 0, 0, 0, None, None]
+    try:
+        got = list(unpack(raw))
+    except KeyspaceError:
+        got = []
+    if (
+        len(got) != 6
+        or not all(type(v) is int for v in got[:4])
+        or any(v is not None and type(v) is not int for v in got[4:])
+    ):
+        raise UnreadableRecord(
+            f"the counter record at key {show_bytes(key)} is unreadable: {show_bytes(raw)}"
+        )
+    return got
+
+
+class ScopeFinder:
+    """The scope path of stored keys of one scheme, as the scheme decodes it:
+    keys that fall in the own ranges of the scope found last cost two
+    comparisons per range; any other one a :meth:`~Scheme.decode`."""
+
+    def __init__(self, scheme: Scheme) -> None:
+        self.scheme = scheme
+        self._ranges: tuple[tuple[bytes, bytes | None], ...] = ()
+        self._path: Path = ()
+        self._canonical: dict[Path, Path] = {}
+
+    def __call__(self, key: bytes) -> Path | None:
+        for lo, hi in self._ranges:
+            if lo <= key and (hi is None or key < hi):
+                return self._path
+        try:
+            path = self.scheme.decode(key)[0]
+        except KeyspaceError:
+            return None
+        self._path = path
+        self._ranges = self.scheme.own_ranges(path)
+        return path
+
+    def canonical(self, path: Path) -> Path:
+        """``path`` as the scheme decodes it (str components of a byte scheme as bytes)."""
+        try:
+            return self._canonical[path]
+        except (KeyError, TypeError):
+            pass
+        scheme = self.scheme
+        got = scheme.decode(scheme.encode(path, _SAMPLE_KEY))[0]
+        if len(self._canonical) < _MEMO:
+            with suppress(TypeError):  # an unhashable path: not kept
+                self._canonical[path] = got
+        return got
+
+
+def scope_deltas(find: ScopeFinder, changes: Iterable[Change]) -> dict[Path, list[int]]:
+    """Own key and byte deltas per scope of ``changes`` (whose ``old`` is read)."""
+    deltas: dict[Path, list[int]] = {}
+    for change in changes:
+        key = change.key
+        path = find(key)
+        if path is None:
+            continue
+        old, new = change.old, change.new
+        dk = db = 0
+        if type(old) is bytes:
+            dk -= 1
+            db -= len(key) + len(old)
+        if new is not None:
+            dk += 1
+            db += len(key) + len(new)
+        if dk or db:
+            got = deltas.get(path)
+            if got is None:
+                deltas[path] = [dk, db]
+            else:
+                got[0] += dk
+                got[1] += db
+    return deltas
+
+
+def spread(deltas: dict[Path, list[int]]) -> dict[Path, list[int]]:
+    """``[own_keys, own_bytes, subtree_keys, subtree_bytes]`` deltas of every scope
+    ``deltas`` touches and of every ancestor of one."""
+    out: dict[Path, list[int]] = {}
+    for path, (dk, db) in deltas.items():
+        entry = out.get(path)
+        if entry is None:
+            entry = out[path] = [0, 0, 0, 0]
+        entry[0] += dk
+        entry[1] += db
+        for depth in range(len(path), -1, -1):
+            above = path[:depth]
+            entry = out.get(above)
+            if entry is None:
+                entry = out[above] = [0, 0, 0, 0]
+            entry[2] += dk
+            entry[3] += db
+    return out
+
+
+def _show_path(path: Path) -> str:
+    return "/" + "/".join(c.decode("utf-8", "backslashreplace") if type(c) is bytes else str(c) for c in path)
+
+
+class Accounting(WriteHook):
+    """The write hook of ``accounting=True`` (module docstring)."""
+
+    name = NAME
+    old_values = "all"
+    expand_ranges = True
+
+    def __init__(self, store: Store, scheme: Scheme) -> None:
+        check_countable(scheme, store.url)
+        self.store = store
+        self.scheme = scheme
+        self.prefix = counter_prefix(scheme)
+        self.find = ScopeFinder(scheme)
+        self._guarded = store.capabilities.guarded_reads
+
+    def counter_key(self, path: Path) -> bytes:
+        """The counter record key of the scope at ``path`` (as the scheme decodes it)."""
+        return self.prefix + pack(path)
+
+    def commit(
+        self,
+        view: WriteView,
+        changes: Sequence[Change],
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        latest: ReadView,
+    ) -> None:
+        deltas = scope_deltas(self.find, changes)
+        if deltas:
+            self.apply(view, view if self._guarded else latest, spread(deltas))
+
+    def apply(
+        self, view: WriteView, reader: ReadView, touched: dict[Path, list[int]], check: bool = True
+    ) -> None:
+        """Add ``touched`` (see :func:`spread`) to the records, read from ``reader``
+        and written to ``view``: one read and one write per scope. With ``check``,
+        :class:`QuotaExceeded` for a scope an increase takes past its quota."""
+        prefix = self.prefix
+        for path, delta in touched.items():
+            if not (delta[0] or delta[1] or delta[2] or delta[3]):
+                continue
+            key = prefix + pack(path)
+            record = _parse(key, reader.get(key))
+            for i in range(4):
+                record[i] += delta[i]
+            if check:
+                for what, i, limit in (("keys", 2, record[4]), ("bytes", 3, record[5])):
+                    if limit is not None and delta[i] > 0 and record[i] > limit:
+                        raise QuotaExceeded(
+                            f"the scope {_show_path(path)} has a quota of {limit} {what}; this write would "
+                            f"make it {record[i]} {what}; nothing was written",
+                            path,
+                            what,
+                            limit,
+                            record[i],
+                        )
+            self._store_record(view, key, record)
+
+    @staticmethod
+    def _store_record(view: WriteView, key: bytes, record: Record) -> None:
+        if record[0] or record[1] or record[2] or record[3] or record[4] is not None or record[5] is not None:
+            view.put(key, pack(tuple(record)))
+        else:
+            view.delete(key)
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def record(self, view: ReadView, path: Path) -> Record:
+        """The counter record of ``path`` (a path as given to ``ks.scope``) in ``view``."""
+        key = self.counter_key(self.find.canonical(path))
+        return _parse(key, view.get(key))
+
+    def stats(self, view: ReadView, path: Path) -> ScopeStats:
+        """The counts of the scope at ``path`` in ``view``, with the writes a
+        transaction ``view`` holds uncommitted (one pass over them)."""
+        record = self.record(view, path)
+        pending = view.changes if isinstance(view, HookedTransaction) else None
+        if pending:
+            canonical = self.find.canonical(path)
+            depth = len(canonical)
+            find = ScopeFinder(self.scheme)
+            changes = [Change(k, old, new) for k, (old, new) in pending.items()]
+            for scope, (dk, db) in scope_deltas(find, changes).items():
+                if scope == canonical:
+                    record[0] += dk
+                    record[1] += db
+                if scope[:depth] == canonical:
+                    record[2] += dk
+                    record[3] += db
+        return ScopeStats(record[0], record[1], record[2], record[3])
+
+    def records(self, view: ReadView) -> Iterator[tuple[Path, Record]]:
+        """Every counter record in ``view``: ``(path, record)`` in path order."""
+        prefix = self.prefix
+        cut = len(prefix)
+        for key, raw in view.scan(prefix, prefix_end(prefix)):
+            try:
+                path = unpack(key, cut)
+            except KeyspaceError:
+                raise UnreadableRecord(f"the counter record key {show_bytes(key)} is unreadable") from None
+            yield path, _parse(key, raw)
+
+    def set_quota(self, view: WriteView, path: Path, keys: int | None, size: int | None) -> None:
+        """Set (``None``: remove) the quotas of the scope at ``path`` inside ``view``."""
+        for name, value in (("keys", keys), ("bytes", size)):
+            if value is not None and (type(value) is not int or value < 0):
+                raise InvalidArgument(
+                    f"a quota of {name} must be an int of 0 or more, or None; not {value!r}"
+                )
+        key = self.counter_key(self.find.canonical(path))
+        record = _parse(key, view.get(key))
+        record[4], record[5] = keys, size
+        self._store_record(view, key, record)
+
+
+def write_feature_record(view: WriteView, scheme: Scheme) -> None:
+    """Record accounting as on for the keyspace of ``scheme`` (kept with the
+    other features the record lists)."""
+    key = feature_record_key(scheme)
+    raw = view.get(key)
+    have: dict[str, Any] = {} if raw is None else json.loads(raw)
+    if NAME not in have:
+        have[NAME] = {}
+        view.put(key, json.dumps(have, sort_keys=True, separators=(",", ":")).encode())
+
+
+def counted_ranges(scheme: Scheme, store: Store) -> list[tuple[bytes, bytes | None]]:
+    """The ranges whose keys a keyspace of ``scheme`` counts: its footprint without
+    the reserved ranges."""
+    reserved = reserved_ranges(scheme, store.capabilities.reserved)
+    out: list[tuple[bytes, bytes | None]] = []
+    for lo, hi in scheme.footprint():
+        cur: bytes | None = lo
+        for r_lo, r_hi in reserved:
+            if cur is None:
+                break
+            if hi is not None and r_lo >= hi:
+                break
+            if r_hi <= cur:
+                continue
+            if r_lo > cur:
+                out.append((cur, r_lo))
+            cur = r_hi
+        if cur is not None and (hi is None or cur < hi):
+            out.append((cur, hi))
+    return out
+
+
+def recount(
+    view: ReadView,
+    scheme: Scheme,
+    store: Store,
+    *,
+    start: bytes | None = None,
+    limit: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[dict[Path, list[int]], bytes | None]:
+    """Count the keys of ``view`` by scope: ``(touched, last)`` where ``touched``
+    holds ``[own_keys, own_bytes, subtree_keys, subtree_bytes]`` per scope and
+    ancestor (:func:`spread`) and ``last`` is the last stored key counted when
+    ``limit`` keys were counted (``None``: the end was reached). ``start``: count
+    keys after this one only. One scan; one decode per scope met."""
+    find = ScopeFinder(scheme)
+    own: dict[Path, list[int]] = {}
+    counted = 0
+    last: bytes | None = None
+    for lo, hi in counted_ranges(scheme, store):
+        if start is not None:
+            if hi is not None and hi <= start:
+                continue
+            if lo <= start:
+                lo = start + b"\x00"
+        for key, value in view.scan(lo, hi):
+            path = find(key)
+            if path is not None:
+                got = own.get(path)
+                if got is None:
+                    own[path] = [1, len(key) + len(value)]
+                else:
+                    got[0] += 1
+                    got[1] += len(key) + len(value)
+            counted += 1
+            if progress is not None and counted % 4096 == 0:
+                progress(4096)
+            if limit is not None and counted >= limit:
+                last = key
+                break
+        if last is not None:
+            break
+    if progress is not None and counted % 4096:
+        progress(counted % 4096)
+    return spread(own), last
+
+
+def _factory(store: Store, scheme: Scheme, params: dict[str, Any]) -> WriteHook | None:
+    hook = Accounting(store, scheme)
+    if NAME not in read_features(store, scheme, store.url) and any(
+        next(iter(store.scan_keys(lo, hi, limit=1)), None) is not None
+        for lo, hi in counted_ranges(scheme, store)
+    ):
+        raise AccountingUnavailable(
+            f"{store.url} holds keys that no counter counts yet; accounting=True is for a new keyspace: "
+            "run 'keyspace accounting enable URL' to count them once and keep the counts from then on"
+        )
+    return hook
+
+
+register_feature(NAME, _factory)
+
+
+def accounting_of(store: Any) -> Accounting | None:
+    """The accounting hook of a keyspace's store (``ks.store``), or ``None`` when
+    accounting is off. Cost: an attribute lookup and, when hooked, a short loop."""
+    hook = getattr(store, "hook", None)
+    if hook is None:
+        return None
+    got = hook(NAME)
+    return got if isinstance(got, Accounting) else None
