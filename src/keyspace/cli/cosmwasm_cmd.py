@@ -133,7 +133,7 @@ def decode(dump: str, schema_name: str, as_json: bool) -> None:
         return
     table = [
         (
-            row.collection or "?",
+            row.collection or ("(keyspace)" if row.kind == "keyspace_record" else "?"),
             row.kind,
             _key_text(row),
             _cell(row.raw_value if row.kind == "unknown" else row.value),

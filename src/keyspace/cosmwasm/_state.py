@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from decimal import Decimal
 from typing import Any, NamedTuple
 
+from .._metadata import LAYOUT_START, LAYOUT_STOP
 from ..collections import KeySpec
 from ..errors import DecodeError, InvalidArgument, InvalidName, show_bytes
 from ..schemes._base import component_bytes
@@ -37,7 +38,9 @@ class Row(NamedTuple):
     ``multi_index``, ``deque``, ``deque_map`` (key: the map key's elements,
     then the position), ``deque_head``, ``deque_tail`` (key: the map key's
     elements for a deque map, else empty), ``snapshot_map``, ``snapshot_item``,
-    ``indexed_snapshot_map``, ``changelog``, ``checkpoints`` or ``unknown``), ``key``
+    ``indexed_snapshot_map``, ``changelog``, ``checkpoints``, ``keyspace_record``
+    (a record keyspace keeps in a store it owns, see :func:`decode_state`) or
+    ``unknown``), ``key``
     (the decoded key elements), ``value`` (RFC 8259 JSON parsed: a number no
     float holds, such as ``1e400``, is its exact :class:`~decimal.Decimal`;
     ``NaN`` and ``Infinity`` are not JSON) and the raw bytes. ``error`` says
@@ -290,8 +293,19 @@ def decode_state(
     with its raw bytes, never dropped. A schema with an item whose key lies in
     another collection's namespace (stored bytes both share, as in
     cw-storage-plus) gives a :class:`SchemaWarning`, once per such item and
-    call; an entry at that key is reported as the item. Cost: O(1) dictionary
-    lookups per entry plus decoding its key and value.
+    call; an entry at that key is reported as the item.
+
+    An entry that no collection of the schema claims and that lies where
+    keyspace keeps its own records (the leaf-layout records under ``ff ff
+    "keyspace-layout" 00`` that a ``LengthPrefixed`` keyspace owning its store
+    writes, keys under ``ff "keyspace"``) is a ``keyspace_record`` row (``key``:
+    the scope path a layout record names; ``value``: its text), not an unknown
+    one: keyspace refuses user keys there, and no map, index or deque key of a
+    contract starts with ``ff ff`` (it would announce a 65535-byte namespace);
+    an item of the schema at such a key is still reported as the item. A
+    keyspace opened with ``leaf_depth=0`` writes no such record: the store then
+    holds exactly the contract's keys. Cost: O(1)
+    dictionary lookups per entry plus decoding its key and value.
     """
     if isinstance(models, (str, bytes, bytearray, memoryview)):
         raise InvalidArgument(
@@ -326,17 +340,46 @@ def decode_state(
                 if decoder is not None and end <= len(key):
                     append(decoder(key, key[end:], raw))
                     continue
+            if LAYOUT_START <= key < LAYOUT_STOP or key.startswith(_RECORDS):
+                append(_keyspace_record(key, raw))
+                continue
             append(_new(Row, (None, "unknown", (), None, key, raw, None)))
         except DecodeError as exc:
             append(_new(Row, (None, "unknown", (), None, key, raw, str(exc))))
     return out
 
 
+_RECORDS = b"\xffkeyspace"
+"""Where keyspace keeps scheme records and its registry (see :mod:`keyspace._metadata`)."""
+
+
+def _text_or_bytes(raw: bytes) -> str | bytes:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw
+
+
+def _keyspace_record(key: bytes, raw: bytes) -> Row:
+    """The row of one of keyspace's own records; a layout record's key is the
+    scope path it names (its components, length-prefixed, fill the rest of the key)."""
+    path: tuple[Any, ...] = ()
+    if key.startswith(LAYOUT_START):
+        rest, parts = key[len(LAYOUT_START) :], []
+        while len(rest) >= 2 and 2 + ((rest[0] << 8) | rest[1]) <= len(rest):
+            end = 2 + ((rest[0] << 8) | rest[1])
+            parts.append(_text_or_bytes(rest[2:end]))
+            rest = rest[end:]
+        path = tuple(parts) if not rest else (key[len(LAYOUT_START) :],)
+    return Row(None, "keyspace_record", path, _text_or_bytes(raw), key, raw)
+
+
 def summarize(rows: Iterable[Row]) -> dict[str, int]:
-    """How many rows each collection matched (``"unknown"`` for the others), in
-    order of first appearance."""
+    """How many rows each collection matched (``"unknown"`` for the others,
+    ``"keyspace_record"`` for keyspace's own records), in order of first
+    appearance."""
     counts: dict[str, int] = {}
     for r in rows:
-        name = "unknown" if r.kind == "unknown" else f"{r.collection} ({r.kind})"
+        name = r.kind if r.collection is None else f"{r.collection} ({r.kind})"
         counts[name] = counts.get(name, 0) + 1
     return counts
