@@ -174,3 +174,22 @@ def test_cli_names_an_entry_without_a_value(tmp_path: Path, value: Any) -> None:
     assert got.stderr.startswith("error: model 1 (key 0102)")
     path.write_text(json.dumps({"models": [MODELS[0], {"key": "0102"}]}))
     assert "model 1 (key 0102) has no 'value'" in _decode(path, ok=False).stderr
+
+
+@pytest.mark.parametrize(
+    ("pair", "said"),
+    [
+        ((b"k", None), "value None is NoneType"),
+        ((b"k", 5), "value 5 is int"),
+        ((5, b"v"), "key 5 is int"),
+        (("k", b"v"), "key 'k' is str"),
+        ((b"k", "v"), "value 'v' is str"),
+    ],
+)
+def test_a_pair_that_is_not_bytes_is_named(pair: tuple[Any, Any], said: str) -> None:
+    """Entries given as (key, value) pairs are bytes: ``(b"k", 5)`` was five NUL
+    bytes, ``(b"k", None)`` a bare TypeError."""
+    with pytest.raises(DecodeError, match=rf"model 1: {said}, not bytes"):
+        cw.decode_state([(b"contract_info", b"{}"), pair], "cw20")
+    rows = cw.decode_state([(bytearray(b"k"), memoryview(b"")), (b"k2", b"")], "cw20")
+    assert [(r.raw_key, r.raw_value) for r in rows] == [(b"k", b""), (b"k2", b"")]

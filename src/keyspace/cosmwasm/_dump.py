@@ -25,6 +25,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .._bytes import bytes_argument
 from ..errors import DecodeError, InvalidArgument, show_bytes
 
 __all__ = ["models_from_dump", "parse_dump"]
@@ -130,7 +131,13 @@ def decode_model(index: int, model: Any) -> tuple[bytes, bytes]:
     """``(key, value)`` bytes of one entry: a mapping with a hex ``key`` and a
     base64 ``value``, or a pair of bytes already."""
     if isinstance(model, tuple) and len(model) == 2:
-        return bytes(model[0]), bytes(model[1])
+        for what, part in zip(("key", "value"), model, strict=True):
+            if not isinstance(part, (bytes, bytearray, memoryview)):
+                raise DecodeError(
+                    f"model {index}: {what} {show_bytes(part)} is {type(part).__name__}, not bytes "
+                    "(a pair is (key bytes, value bytes))"
+                )
+        return bytes_argument(model[0], "a model's key"), bytes_argument(model[1], "a model's value")
     if not isinstance(model, Mapping):
         raise DecodeError(f"model {index} is {show_bytes(model)}, not a {{'key', 'value'}} object")
     try:
