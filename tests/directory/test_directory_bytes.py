@@ -192,3 +192,39 @@ def test_newer_version_is_refused() -> None:
     with pytest.raises(keyspace.errors.DirectoryVersion, match=r"1\.1\.0"):
         ks.directories.create_or_open(("a",))
     assert dict(store.scan(b"", None)) == before
+
+
+def fdb_find(items: dict[bytes, bytes], path: tuple[str, ...]) -> tuple[bytes, bytes]:
+    """FoundationDB's walk of a path (``DirectoryLayer._find``, partitions entered),
+    with its subspace objects over plain bytes: ``(prefix, layer)``."""
+    nodes = NODES
+    node = ROOT
+    prefix, layer = b"", b""
+    for name in path:
+        prefix = items[node[0].pack((name,))]
+        layer = items[nodes[prefix].pack((b"layer",))]
+        node = nodes[prefix]
+        if layer == b"partition":
+            nodes = Subspace(rawPrefix=prefix + b"\xfe")
+            node = nodes[nodes.key()]
+    return prefix, layer
+
+
+def test_a_tree_keyspace_wrote_reads_as_fdb_reads_it() -> None:
+    ks = keyspace.open("memory:")
+    users = ks.directory("app", "users")
+    part = ks.directories.create_or_open(("app", "tenants"), b"partition")
+    inner = part.create_or_open(("acme", "orders"), b"table")
+    users[("bob", 1)] = b"B"
+    inner[b"o1"] = b"O"
+    items = store_items(ks)
+    assert fdb_find(items, ("app", "users")) == (users.prefix, b"")
+    assert fdb_find(items, ("app", "tenants")) == (part.prefix, b"partition")
+    assert fdb_find(items, ("app", "tenants", "acme", "orders")) == (inner.prefix, b"table")
+    assert Subspace(rawPrefix=users.prefix).unpack(users.prefix + fdb.tuple.pack(("bob", 1))) == ("bob", 1)
+    content = {
+        Subspace(rawPrefix=inner.prefix).unpack(k): v for k, v in items.items() if k.startswith(inner.prefix)
+    }
+    assert content == {(b"o1",): b"O"}
+    version = Subspace(rawPrefix=part.prefix + b"\xfe")
+    assert items[version[version.key()].pack((b"version",))] == struct.pack("<III", 1, 0, 0)
