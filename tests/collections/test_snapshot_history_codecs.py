@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace.collections import SnapshotItem, SnapshotMap
+from keyspace.collections import IndexedSnapshotMap, SnapshotItem, SnapshotMap
 from keyspace.schemes import LengthPrefixed, TupleScheme
 
 SCHEMES = [TupleScheme(), LengthPrefixed()]
@@ -161,5 +161,37 @@ def test_custom_codec_history_keeps_the_values_type(scheme: Any, case: int) -> N
             got = [item.may_load_at_height(h) for h in range(1, len(written) + 1)]
             assert got == [None, *written[:-1]]
             assert [type(v) for v in got] == [type(None), *(type(v) for v in written[:-1])]
+
+    check()
+
+
+@pytest.mark.parametrize("scheme", SCHEMES, ids=repr)
+@pytest.mark.parametrize("case", ["bytes", "bincode:Vec<u8>", "tuple", "int keys", "enum"])
+def test_indexed_snapshot_map_history_reads_every_old_value(scheme: Any, case: str) -> None:
+    """The indexed snapshot map reads its change sets through the same reader."""
+    codec: Any
+    if case in VALUES:
+        codec, values = case, VALUES[case]
+    else:
+        codec, values = CUSTOM[["tuple", "int keys", "enum"].index(case)]
+
+    @settings(max_examples=30)
+    @given(st.lists(st.one_of(st.none(), values), min_size=1, max_size=5))
+    def check(written: list[Any]) -> None:
+        with keyspace.open("memory:", scheme=scheme) as ks:
+            m = IndexedSnapshotMap(_scope(ks), "ism", "ism__cp", "ism__cl", key="str", value=codec)
+            current: Any = None
+            expected: list[tuple[int, Any]] = []
+            for height, value in enumerate(written, 1):
+                expected.append((height, current))
+                if value is None:
+                    m.remove("k", height)
+                else:
+                    m.save("k", value, height)
+                current = value
+            changes = list(m.changes("k"))
+            assert changes == expected
+            assert [type(v) for _, v in changes] == [type(v) for _, v in expected]
+            assert [m.may_load_at_height("k", h) for h, _ in expected] == [v for _, v in expected]
 
     check()
