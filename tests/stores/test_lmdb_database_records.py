@@ -228,3 +228,21 @@ def test_the_c_record_getter_agrees_with_the_reference(
     slow = getter_py(Odd(), stored.get)  # type: ignore[arg-type]
     for key in [*stored, *asked]:
         assert fast(key) == slow(key)
+
+
+def test_deleting_a_record_as_data_deletes_nothing(tmp_path: Path) -> None:
+    # a record is no datum: its delete is a delete of an absent key, and the
+    # transaction goes on (LMDB itself refuses it and spoils the transaction)
+    _environment(tmp_path)
+    with LMDBStore(tmp_path, db="orders", max_dbs=8) as orders, LMDBStore(tmp_path) as main:
+        main.delete(b"zz")
+        main.write([(b"zz", None), (b"n", None), (b"new", b"1")])
+        with main.transaction() as tx:
+            tx.delete(b"orders")
+            tx.put(b"after", b"2")
+        with orders.transaction() as tx:
+            main.join(tx).delete(b"a")
+            main.join(tx).put(b"joined", b"3")
+        assert {b"after", b"joined", b"new"} <= set(dict(main.scan())) and b"n" not in dict(main.scan())
+        assert main.databases() == sorted(NAMES)
+        assert dict(orders.scan()) == {b"inside": b"orders"}

@@ -37,6 +37,7 @@ from ._base import limited
 __all__ = [
     "RECORD_SIZE",
     "Records",
+    "delete_data",
     "drop_items",
     "filtered",
     "filtered_pages",
@@ -150,6 +151,19 @@ class Records:
     def forget(self) -> None:
         """Forget every answer: this process has created or dropped a database."""
         self._answers.clear()
+
+
+def delete_data(records: Records | None, txn: Any, key: bytes, db: Any = None) -> bool:
+    """Delete ``key`` of database ``db`` of ``txn`` (default: the transaction's) as
+    ``txn.delete`` does, except that a record of a named database (``records``
+    given: the unnamed database) is no data: deleting it is deleting nothing
+    (``False``), where LMDB refuses it and spoils the transaction. Cost: a point
+    read more before deleting a key that holds no NUL byte."""
+    if records is not None and b"\x00" not in key:
+        value = txn.get(key, db=db)
+        if value is not None and len(value) == RECORD_SIZE and records.is_record(key, value):
+            return False
+    return bool(txn.delete(key, db=db))
 
 
 def drop_items(records: Records, page: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:

@@ -28,7 +28,7 @@ from ._base import WriteView
 from ._lmdb_cursor import cursor_delete_range, cursor_pages, cursor_scan, cursor_scan_ranges
 from ._lmdb_growth import RETRIES
 from ._lmdb_keys import TxnReads
-from ._lmdb_records import getter
+from ._lmdb_records import delete_data, getter
 
 if TYPE_CHECKING:
     from .lmdb import LMDBStore
@@ -124,7 +124,8 @@ class LMDBTransaction(TxnReads, WriteView):
         self._txn = txn
         records = store._records  # the unnamed database: reads leave its records out
         self._get = txn.get if records is None else getter(records, txn.get)
-        self._put, self._delete = txn.put, txn.delete
+        self._put = txn.put
+        self._delete = txn.delete if records is None else partial(delete_data, records, txn)
 
     def _recover(self, exc: lmdb.Error, key: bytes | None, again: Callable[[], object], pending: int) -> None:
         """Handle a failed write: with a replay log, a full map is grown (to hold
@@ -183,7 +184,7 @@ class LMDBTransaction(TxnReads, WriteView):
         if op == _PUT:
             txn.put(key, value, db=db)
         elif op == _DELETE:
-            txn.delete(key, db=db)
+            delete_data(self._store._records_in(db), txn, key, db)
         else:  # the unnamed database keeps LMDB's records of named ones
             cursor_delete_range(txn, key, value, db, self._store._records_in(db))
 

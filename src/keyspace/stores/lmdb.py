@@ -83,7 +83,7 @@ from ._lmdb_growth import FAST_HEADROOM as FAST_HEADROOM
 from ._lmdb_growth import GROWTH_WAIT as GROWTH_WAIT
 from ._lmdb_growth import RETRIES, MapGrowth
 from ._lmdb_keys import CursorSeeker, count_keys
-from ._lmdb_records import RECORD_SIZE, Records, drop_items, name_candidates
+from ._lmdb_records import RECORD_SIZE, Records, delete_data, drop_items, name_candidates
 from ._lmdb_snapshot import LMDBSnapshot
 from ._lmdb_txn import JoinedTransaction, LMDBTransaction
 
@@ -479,7 +479,12 @@ class LMDBStore(MapGrowth, Store):
 
     def delete(self, key: bytes) -> None:
         self._check(key)
-        self._write(lambda txn: txn.delete(key))
+        records = self._records  # the unnamed database: a database's record is no data
+
+        def body(txn: Any) -> None:
+            delete_data(records, txn, key)
+
+        self._write(body)
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
         records = self._records  # the unnamed database: its records stay
@@ -489,8 +494,11 @@ class LMDBStore(MapGrowth, Store):
         batch = list(ops)
         self._check_all(batch)
 
+        records = self._records
+
         def body(txn: Any) -> None:
-            put, delete = txn.put, txn.delete
+            put = txn.put
+            delete = txn.delete if records is None else partial(delete_data, records, txn)
             for key, value in batch:
                 if value is None:
                     delete(key)
