@@ -46,10 +46,11 @@ databases the environment may open; 16 when ``db`` is given and ``max_dbs`` is n
 - LMDB keeps each named database as a record in the unnamed database. Such a
   record is never data: every read of the unnamed database (``get``, scans,
   counts, seekers, snapshots, transactions) leaves the records out, and
-  ``delete_range`` keeps them; writing or deleting one as data raises
-  :class:`~keyspace.errors.StoreError`. Which keys are records is asked of LMDB
-  (see ``_lmdb_records``); a key holding a NUL byte or a value of another size
-  than a record's costs nothing more.
+  ``delete_range`` keeps them; deleting one deletes nothing (no datum is
+  there) and writing one raises :class:`~keyspace.errors.StoreError`. Which keys
+  are records is asked of LMDB (see ``_lmdb_records``); a key holding a NUL byte
+  or a value of another size than a record's costs nothing more, a delete of a
+  key holding no NUL byte a point read.
 
 The store is here; its pieces beside it: the map's growth and the transactions
 that retry through it (``_lmdb_growth``), its snapshot (``_lmdb_snapshot``), its
@@ -231,7 +232,7 @@ class LMDBStore(MapGrowth, Store):
         if isinstance(exc, lmdb.IncompatibleError) and self._opened:
             return StoreError(
                 f"LMDB refused a write on {self.url}: a key of the unnamed database that is the record of "
-                f"a named database cannot be written or deleted as data (nothing was changed): {text}"
+                f"a named database cannot be written as data (nothing was changed): {text}"
             )
         if isinstance(exc, lmdb.DiskError) or (
             isinstance(exc, lmdb.Error) and "Input/output error" in text and nearly_full(self._path)
