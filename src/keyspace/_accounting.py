@@ -311,6 +311,22 @@ class Accounting(WriteHook):
                 raise UnreadableRecord(f"the counter record key {show_bytes(key)} is unreadable") from None
             yield path, _parse(key, raw)
 
+    def differences(self, view: ReadView) -> list[tuple[Path, tuple[int, ...], tuple[int, ...]]]:
+        """The scopes whose counter record in ``view`` differs from a full recount
+        of ``view``: ``(path, recorded, counted)``, each ``(keys, bytes,
+        subtree_keys, subtree_bytes)``, in path order; empty when the counts are
+        exact. Cost: one scan of the keyspace's keys and of its records."""
+        counted, _ = recount(view, self.scheme, self.store)
+        recorded = {path: tuple(rec[:4]) for path, rec in self.records(view)}
+        zero = (0, 0, 0, 0)
+        out: list[tuple[Path, tuple[int, ...], tuple[int, ...]]] = []
+        for path in sorted(set(counted) | set(recorded), key=pack):
+            have = recorded.get(path, zero)
+            want = tuple(counted.get(path, zero))
+            if have != want:
+                out.append((path, have, want))
+        return out
+
     def set_quota(self, view: WriteView, path: Path, keys: int | None, size: int | None) -> None:
         """Set (``None``: remove) the quotas of the scope at ``path`` inside ``view``."""
         for name, value in (("keys", keys), ("bytes", size)):
