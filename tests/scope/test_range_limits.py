@@ -5,17 +5,19 @@ nothing (and a clear of nothing) with no word said."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _cli import run
+from _etcd import own_url
 
 import keyspace
 import keyspace.aio
 from keyspace.collections import IndexedMap, Map, MultiIndex
 from keyspace.errors import InvalidArgument
+from keyspace.stores import open_store
 
 SCHEMES = ["tuple", "sublevel", "asciihex", "scopehash", "length-prefixed", "delimited"]
 
@@ -97,3 +99,40 @@ def test_the_command_line_refuses_a_negative_limit(tmp_path: Path) -> None:
     run("put", url, "a", "--key", "k", "--value", "v")
     proc = run("scan", url, "a", "--limit", "-1", ok=False)
     assert proc.returncode == 1 and "-1" in proc.stderr and "--limit" in proc.stderr
+
+
+@pytest.fixture(params=["memory", "sqlite", "lmdb", "leveldb", "rocksdb", "etcd"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    engine = request.param
+    if engine == "etcd":
+        yield from own_url("range-limits")
+    elif engine == "memory":
+        yield "memory:"
+    elif engine == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.sqlite'}"
+    else:
+        yield f"{engine}://{tmp_path / 'store'}"
+
+
+def test_every_store_view_refuses_a_negative_limit(store_url: str) -> None:
+    with open_store(store_url) as store:
+        store.put(b"a", b"1")
+        with store.snapshot() as snap, store.transaction() as tx:
+            for view in (store, snap, tx):
+                for scan in (view.scan, view.scan_keys):
+                    with pytest.raises(InvalidArgument, match="not -1"):
+                        list(scan(b"", None, limit=-1))
+                    with pytest.raises(InvalidArgument, match="not -5"):
+                        list(scan(reverse=True, limit=-5))
+                    assert list(scan(limit=0)) == [] and len(list(scan(limit=1))) == 1
+        assert list(store.scan()) == [(b"a", b"1")]
+
+
+def test_the_asyncio_store_refuses_a_negative_limit() -> None:
+    async def main() -> None:
+        async with await keyspace.aio.open("memory:") as aks:
+            await aks.scope("a").put(b"k", b"v")
+            with pytest.raises(InvalidArgument, match="not -1"):
+                [x async for x in aks.store.scan(limit=-1)]
+
+    asyncio.run(main())

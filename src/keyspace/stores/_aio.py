@@ -33,7 +33,7 @@ from itertools import islice
 from typing import Any, TypeVar
 
 from ..errors import InvalidArgument, StoreClosed, TransactionTooLarge, show_bytes
-from ._base import Capabilities, Op, ReadView, Store, WriteView
+from ._base import Capabilities, Op, ReadView, Store, WriteView, limit_checked
 
 __all__ = [
     "AsyncStore",
@@ -49,7 +49,13 @@ DEFAULT_CHUNK = 256
 
 
 class AsyncView(ABC):
-    """Reads: a store, a snapshot or a transaction."""
+    """Reads: a store, a snapshot or a transaction. Every ``scan`` and
+    ``scan_keys`` refuses a negative ``limit`` when called
+    (:func:`~keyspace.stores._base.limit_checked`)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        limit_checked(cls)
 
     @abstractmethod
     async def get(self, key: bytes) -> bytes | None:

@@ -68,13 +68,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from functools import partial
+from functools import partial, wraps
 from itertools import islice, takewhile
 from operator import gt, itemgetter, le
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .._closing import Closing
 from ..errors import (
+    InvalidArgument,
     InvalidName,
     KeyspaceError,
     KeyTooLarge,
@@ -97,6 +98,7 @@ __all__ = [
     "Store",
     "WriteView",
     "as_ops",
+    "check_scan_limit",
     "checked_pages",
     "limited",
     "pages_of",
@@ -168,6 +170,41 @@ class Capabilities:
     reaches may read: a key of one scope stored there would be read by all)."""
 
 
+def check_scan_limit(limit: Any) -> None:
+    """Refuse a scan ``limit`` that is neither ``None`` (no limit) nor an int of 0
+    or more with :class:`~keyspace.errors.InvalidArgument` naming it: a negative
+    one (abstract-level's ``-1`` for "no limit") would read nothing, silently."""
+    if limit is not None and (type(limit) is not int or limit < 0):
+        raise InvalidArgument(f"limit must be 0 or more (None for no limit), not {show_bytes(limit)}")
+
+
+def limit_checked(cls: type) -> None:
+    """Make the ``scan`` and ``scan_keys`` of ``cls`` (its own or a base's, a mixin
+    outside the contract's classes included) check their ``limit``
+    (:func:`check_scan_limit`) when called, before the engine is asked: every
+    adapter, view and wrapper of the store contract refuses a negative limit the
+    same way (``__init_subclass__`` of :class:`ReadView` and of the asyncio
+    views calls this). Cost: one dictionary lookup and a comparison per call."""
+    for name in ("scan", "scan_keys"):
+        method = getattr(cls, name, None)
+        if (
+            method is None
+            or getattr(method, "__isabstractmethod__", False)
+            or hasattr(method, "_checks_limit")
+        ):
+            continue
+
+        def checked(self: Any, *args: Any, __method: Any = method, **kwargs: Any) -> Any:
+            limit = kwargs.get("limit")
+            if limit is not None:
+                check_scan_limit(limit)
+            return __method(self, *args, **kwargs)
+
+        wrapped = wraps(method)(checked)
+        wrapped._checks_limit = True  # type: ignore[attr-defined]
+        setattr(cls, name, wrapped)
+
+
 def limited(items: Iterator[_T], limit: int | None) -> Iterator[_T]:
     """At most ``limit`` of ``items``, cut in C (``islice``): all of them for ``None``
     or a limit past ``sys.maxsize`` (which ``islice`` refuses), none for a
@@ -192,7 +229,12 @@ as the lists the store reads them in (non-empty)."""
 
 
 class ReadView(ABC):
-    """Reads: the store itself, a snapshot, or a transaction."""
+    """Reads: the store itself, a snapshot, or a transaction. Every ``scan`` and
+    ``scan_keys`` refuses a negative ``limit`` (:func:`limit_checked`)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        limit_checked(cls)
 
     fast_get: Callable[[bytes], bytes | None] | None = None
     """:meth:`get` with the engine's errors raw (see the module docstring), or ``None``."""
