@@ -1,6 +1,7 @@
 """A watch sees the same changes in every scheme.
 
-On the memory store (the one embedded store that watches), a watch of a scope's
+On the memory store (its own watch) and on every embedded engine with the
+change log on (``changes=True``), a watch of a scope's
 own keys and a watch of its subtree (``subtree=True``) are made before any write;
 then the scope, a child scope made after the watch started (where the scheme
 nests: a named scope below the ScopeHash root), a sibling whose name extends the
@@ -16,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from _changes_engines import ENGINES, engine_keyspace, engine_options
 from _etcd import own_url
 
 import keyspace
@@ -59,12 +61,13 @@ def _events(watch: ScopeWatch) -> list[tuple[str, tuple[Any, ...], bytes]]:
     return found
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("case", list(CASES))
-def test_watches_report_alike_in_every_scheme(case: str) -> None:
+def test_watches_report_alike_in_every_scheme(case: str, engine: str) -> None:
     make_scheme, path, children, others = CASES[case]
     scheme = make_scheme()
     leaf = scheme.separates_own_keys or not children  # LengthPrefixed: a branch has no own keys
-    with keyspace.open("memory:", scheme=scheme) as ks:
+    with engine_keyspace(engine, scheme=scheme) as ks:
         scope = ks.scope(*path)
         with scope.watch() as own, scope.watch(subtree=True) as below:
             if leaf:
@@ -91,20 +94,28 @@ def test_watches_report_alike_in_every_scheme(case: str) -> None:
             assert _events(below) == want_below
 
 
-@pytest.fixture(params=["memory", "etcd"])
-def store_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    if request.param == "memory":
-        yield "memory:"
+@pytest.fixture(params=[*ENGINES, "etcd"])
+def store_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    engine = request.param
+    if engine == "etcd":
+        for url in own_url("audit-schemes-watch"):
+            yield url, {"changes": True}
     else:
-        yield from own_url("audit-schemes-watch")
+        yield (
+            ("memory:" if engine.startswith("memory") else f"{engine}:///{tmp_path}/db"),
+            engine_options(engine),
+        )
 
 
-def test_scopehash_root_subtree_watch_sees_names_registered_after_it(store_url: str) -> None:
+def test_scopehash_root_subtree_watch_sees_names_registered_after_it(
+    store_url: tuple[str, dict[str, Any]],
+) -> None:
     """The ScopeHash root's named scopes lie beside it, each in the block of its
     hash: a subtree watch of the root reports the keys of a name registered before
     it started and of one registered after, and nothing of the registry or the
     scheme record. On memory and on etcd (a native watch)."""
-    with keyspace.open(store_url, scheme=ScopeHash()) as ks:
+    url, options = store_url
+    with keyspace.open(url, scheme=ScopeHash(), **options) as ks:
         ks.scope("before")[b"k0"] = b"0"
         with ks.scope().watch(subtree=True) as watch:
             source = watch.store_watch

@@ -1,4 +1,5 @@
-"""Property: on the memory store, in every scheme, a scope's own watch reports
+"""Property: on the memory store (its own watch) and on every embedded engine with
+the change log on (``changes=True``), in every scheme, a scope's own watch reports
 exactly its own changes (no sibling whose name extends, shares a prefix with or is
 a prefix of its own, no parent, no child), and its subtree watch exactly the
 changes of the scope and the scopes below it; writes refused as bad input, and a
@@ -9,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+from _changes_engines import ENGINES, engine_options, engine_url
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -47,11 +50,18 @@ def _drain(w: Any) -> list[tuple[str, tuple[bytes, ...], bytes]]:
         max_size=12,
     ),
 )
+@pytest.mark.parametrize("engine", ENGINES)
 def test_watches_report_exactly_their_scope(
-    scheme: str, target: str, writes: list[tuple[tuple[str, ...], bytes, bool, str]]
+    engine: str,
+    scheme: str,
+    target: str,
+    writes: list[tuple[tuple[str, ...], bytes, bool, str]],
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
+    url = engine_url(engine, str(tmp_path_factory.mktemp("watch")))
+
     async def main() -> None:
-        aks = await keyspace.aio.open("memory:", scheme=scheme)
+        aks = await keyspace.aio.open(url, scheme=scheme, **engine_options(engine))
         try:
             try:
                 await aks.scope(target).put(b"probe", b"1")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _changes_engines import ENGINES, engine_keyspace
 from _etcd import etcd_cluster
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -309,15 +310,16 @@ def test_leader_sigkill_and_restart_during_1000_writes(ks: keyspace.Keyspace, cl
 # -- embedded engines -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "lmdb"])
+@pytest.mark.parametrize("kind", ["sqlite", "lmdb", "leveldb", "rocksdb"])
 def test_embedded_engines_refuse_with_a_named_error(kind: str, tmp_path: Path) -> None:
     """Other processes may write these files, and their engines report nothing:
-    no watch rather than one that misses changes."""
-    url = {"sqlite": f"sqlite:///{tmp_path}/db", "lmdb": f"lmdb:///{tmp_path}/db"}[kind]
+    without the change log, no watch rather than one that misses changes; the
+    error says how to get one."""
+    url = f"{kind}:///{tmp_path}/db"
     ks = keyspace.open(url)
     try:
         assert ks.store.capabilities.watch is None
-        with pytest.raises(WatchUnsupported, match="cannot watch for changes"):
+        with pytest.raises(WatchUnsupported, match=r"cannot watch for changes.*changes=True"):
             ks.scope("a").watch()
     finally:
         ks.close()
@@ -334,12 +336,21 @@ def test_embedded_engines_refuse_with_a_named_error(kind: str, tmp_path: Path) -
         max_size=16,
     )
 )
+@pytest.mark.parametrize("engine", ENGINES)
 def test_memory_watch_sees_exactly_the_scopes_own_changes(
+    engine: str,
     ops: list[tuple[tuple[str, ...], bytes, bytes | None, bool]],
 ) -> None:
-    """The property of the etcd test above, on MemoryStore, with transactions too:
-    a transaction's changes come as one revision, after it commits."""
-    ks = keyspace.open("memory:")
+    """The property of the etcd test above, on MemoryStore (its own watch) and on
+    every embedded engine with the change log on, with transactions too: a
+    transaction's changes come as one revision, after it commits."""
+    with engine_keyspace(engine) as ks:
+        _watch_sees_exactly_the_scopes_own_changes(ks, ops)
+
+
+def _watch_sees_exactly_the_scopes_own_changes(
+    ks: keyspace.Keyspace, ops: list[tuple[tuple[str, ...], bytes, bytes | None, bool]]
+) -> None:
     present: set[tuple[tuple[str, ...], bytes]] = set()
     expected_own: list[tuple[str, Any, Any, Any]] = []
     expected_sub: list[tuple[str, Any, Any, Any]] = []
@@ -372,7 +383,6 @@ def test_memory_watch_sees_exactly_the_scopes_own_changes(
         assert own.get(0) is None and sub.get(0) is None
     assert got_own == expected_own
     assert got_sub == expected_sub
-    ks.close()
 
 
 def test_memory_watch_keeps_no_history() -> None:
@@ -390,10 +400,16 @@ def test_memory_watch_keeps_no_history() -> None:
     ks.close()
 
 
-def test_async_watch_wakes_without_threads_and_ends_on_close() -> None:
-    """async for on a memory watch: events written by another task arrive, no
-    executor thread waits meanwhile, and closing ends the loop."""
-    ks = keyspace.open("memory:")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_async_watch_wakes_without_threads_and_ends_on_close(engine: str) -> None:
+    """async for on a watch (memory's own, or the change log's on every engine):
+    events written by another task arrive, no executor thread waits meanwhile,
+    and closing ends the loop."""
+    with engine_keyspace(engine) as ks:
+        _async_watch_wakes(ks)
+
+
+def _async_watch_wakes(ks: keyspace.Keyspace) -> None:
 
     async def main() -> list[bytes]:
         w = ks.scope("a").watch()
@@ -415,15 +431,21 @@ def test_async_watch_wakes_without_threads_and_ends_on_close() -> None:
         return got
 
     assert asyncio.run(asyncio.wait_for(main(), 10)) == [b"0", b"1", b"2"]
-    ks.close()
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("from_transaction", [False, True])
-def test_a_length_prefixed_subtree_watch_sees_leaves_made_after_it(from_transaction: bool) -> None:
+def test_a_length_prefixed_subtree_watch_sees_leaves_made_after_it(
+    from_transaction: bool, engine: str
+) -> None:
     """LengthPrefixed keys do not record their depth: a subtree watch tells a key's
     leaf from the recorded leaves, and reads them again for a leaf made since
     (it raised LayoutError on the first key of a new leaf)."""
-    ks = keyspace.open("memory:", scheme=LengthPrefixed())
+    with engine_keyspace(engine, scheme=LengthPrefixed()) as ks:
+        _length_prefixed_subtree_watch(ks, from_transaction)
+
+
+def _length_prefixed_subtree_watch(ks: keyspace.Keyspace, from_transaction: bool) -> None:
     ks.scope("b", "c")[b"k0"] = b"v0"  # ("b",) is a branch, ("b", "c") a leaf
     if from_transaction:
         with ks.transaction() as tx:
@@ -441,14 +463,18 @@ def test_a_length_prefixed_subtree_watch_sees_leaves_made_after_it(from_transact
         ((b"b", b"d"), b"k2", b"v2"),
         ((b"b", b"e", b"f"), b"k3", b"v3"),
     ]
-    ks.close()
 
 
-def test_a_length_prefixed_parent_watch_never_sees_its_childrens_keys() -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_length_prefixed_parent_watch_never_sees_its_childrens_keys(engine: str) -> None:
     """A parent's own watch in a scheme whose keys look alike at every depth: the
     keys under its prefix are its children's, whether the child existed when the
     watch was made or came after (they were reported as the parent's own)."""
-    ks = keyspace.open("memory:", scheme=LengthPrefixed())
+    with engine_keyspace(engine, scheme=LengthPrefixed()) as ks:
+        _length_prefixed_parent_watch(ks)
+
+
+def _length_prefixed_parent_watch(ks: keyspace.Keyspace) -> None:
     ks.scope("a", "b")[b"k"] = b"v"  # ("a",) is a branch
     with ks.scope("a").watch() as branch, ks.scope("x").watch() as later, ks.scope("y").watch() as leaf:
         ks.scope("a", "b")[b"k2"] = b"v2"
@@ -458,7 +484,6 @@ def test_a_length_prefixed_parent_watch_never_sees_its_childrens_keys() -> None:
         events = _drain(leaf, 1, 5)
         assert branch.get(0.2) is None and later.get(0) is None and leaf.get(0) is None
     assert [(e.path, e.key, e.value) for e in events] == [(("y",), b"own", b"v5")]
-    ks.close()
 
 
 _BAD_REVISIONS = [0, -5, "3", 1.5, True]
@@ -473,8 +498,9 @@ def _refuses_bad_start_revisions(ks: keyspace.Keyspace) -> None:
             scope.watch(start_revision=bad)
 
 
-def test_a_bad_start_revision_is_refused_on_the_memory_store() -> None:
-    with keyspace.open("memory:") as ks:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_bad_start_revision_is_refused_on_the_memory_store(engine: str) -> None:
+    with engine_keyspace(engine) as ks:
         _refuses_bad_start_revisions(ks)
 
 

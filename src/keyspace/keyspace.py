@@ -13,7 +13,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
-from . import _metadata
+from . import (
+    _changes,  # noqa: F401  # registers the changes=True feature
+    _metadata,
+)
 from ._accounting import ScopeStats, accounting_of, write_feature_record
 from ._blocks import Block, not_entered
 from ._catalog import Catalog, check_leaf_depth

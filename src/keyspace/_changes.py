@@ -1,0 +1,305 @@
+"""The change log of ``keyspace.open(url, changes=True)``: watches on every engine.
+
+A keyspace with changes on keeps, inside the one atomic write of every commit
+that changes a key (a :class:`~keyspace._write_hooks.WriteHook`), a log of what
+it changed under a **commit sequence number**: a counter in the store, read and
+incremented inside that write, so that it only grows and every process of the
+store shares it (LMDB and SQLite write transactions exclude each other; the
+one-process engines run their commits through one store object one at a time).
+The entries of one commit share its number, one entry per changed key (its new
+value, or a delete of a key that existed). On etcd nothing of this is written:
+the store's own revision and native watch do the job.
+
+Reserved keys (all under ``ff "keyspace"``, which no scope key of any scheme can
+reach, so every read of user data leaves them out), with ``B = ff
+"keyspace-changes" 00 pack((raw_prefix,))``:
+
+``B 00``                     u64be: the last sequence number trimmed away (0: none)
+``B 01``                     u64be: the last sequence number committed
+``B 02 u64be(seq) u32be(n)`` part ``n`` of commit ``seq``: ``pack((time_ns, k1, v1, k2, v2, ...))``
+                             (``None`` value: a delete), at most :data:`PART_ENTRIES` entries a part
+``B 03 name``                a durable feed: ``pack((cursor, subtree, path))`` (:mod:`keyspace._feeds`)
+
+Watches (:meth:`ChangeLog.watch`) read the log: a thread per watch reads the
+counter (one point read) every :data:`POLL_SECONDS` (10 ms), or at once when a
+commit through this process's store object wakes it, and hands out the entries
+past the last one it gave, in sequence order, each once; ``start_revision``
+replays from the log, :class:`~keyspace.errors.WatchCompacted` when it was
+trimmed.
+
+Trimming: every :data:`TRIM_EVERY` commits, inside the commit, at most
+:data:`TRIM_BATCH` of the oldest parts are removed: those outside the retention
+(``retention`` commits kept, default 100,000; ``max_age`` seconds, default none)
+and those every feed has acknowledged. A feed whose next entry was trimmed gets
+:class:`~keyspace.errors.FeedBehind`, never a gap.
+
+Cost of a commit with changes on: one point read and one put of the counter,
+one put per :data:`PART_ENTRIES` changed keys (the entries packed by the C tuple
+packer), and a point read per deleted key (a delete of a missing key logs
+nothing).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections.abc import Sequence
+from typing import Any, ClassVar, Final
+
+from ._write_hooks import Change, WriteHook, register_feature
+from .errors import InvalidArgument, KeyspaceError, StoreClosed, WatchCompacted
+from .schemes._base import Scheme
+from .stores._base import ReadView, Store, WriteView
+from .stores._events import StoreEvent, StoreWatch, check_start_revision
+from .tuples import pack, unpack
+
+__all__ = ["POLL_SECONDS", "ChangeLog", "LogWatch", "changes_base"]
+
+CHANGES_PREFIX: Final = b"\xffkeyspace-changes\x00"
+POLL_SECONDS: Final = 0.01
+"""How often a waiting watch reads the commit counter (a point read)."""
+PART_ENTRIES: Final = 4096
+TRIM_EVERY: Final = 32
+TRIM_BATCH: Final = 64
+DEFAULT_RETENTION: Final = 100_000
+
+_TRIMMED, _COUNTER, _LOG, _FEEDS = b"\x00", b"\x01", b"\x02", b"\x03"
+
+
+def changes_base(scheme: Scheme) -> bytes:
+    """``B``, where the change log of a keyspace of ``scheme`` lives."""
+    return CHANGES_PREFIX + pack((scheme.raw_prefix,))
+
+
+def _u64(raw: bytes | None) -> int:
+    return 0 if raw is None else int.from_bytes(raw, "big")
+
+
+def _params(params: dict[str, Any]) -> tuple[int | None, float | None]:
+    unknown = set(params) - {"retention", "max_age"}
+    if unknown:
+        raise InvalidArgument(
+            f"changes takes the parameters 'retention' and 'max_age', not {sorted(unknown)!r}"
+        )
+    retention = params.get("retention", DEFAULT_RETENTION)
+    max_age = params.get("max_age")
+    if retention is not None and (type(retention) is not int or retention < 1):
+        raise InvalidArgument(
+            f"changes retention must be an int of 1 or more (commits kept) or None, not {retention!r}"
+        )
+    if max_age is not None and (type(max_age) not in (int, float) or not max_age > 0):
+        raise InvalidArgument(f"changes max_age must be a number of seconds over 0 or None, not {max_age!r}")
+    return retention, max_age
+
+
+class ChangeLog(WriteHook):
+    """The change log of one keyspace over ``store`` (the engine's store)."""
+
+    name = "changes"
+    old_values = "deletes"
+    expand_ranges = True
+    capabilities: ClassVar[dict[str, Any]] = {"watch": "log"}
+
+    def __init__(self, store: Store, scheme: Scheme, params: dict[str, Any]) -> None:
+        self.store = store
+        self.url = store.url
+        self.retention, self.max_age = _params(params)
+        base = self.base = changes_base(scheme)
+        self.counter_key = base + _COUNTER
+        self.trimmed_key = base + _TRIMMED
+        self.log_start = base + _LOG
+        self.log_stop = base + b"\x03"
+        self.feeds_start = base + _FEEDS
+        self.feeds_stop = base + b"\x04"
+        self._watches: weakref.WeakSet[LogWatch] = weakref.WeakSet()
+        self._watches_lock = threading.Lock()
+
+    def params(self) -> dict[str, Any]:
+        return {"retention": self.retention, "max_age": self.max_age}
+
+    def part_key(self, seq: int, part: int = 0) -> bytes:
+        return self.log_start + seq.to_bytes(8, "big") + part.to_bytes(4, "big")
+
+    # -- inside the write --------------------------------------------------------------
+
+    def commit(
+        self,
+        view: WriteView,
+        changes: Sequence[Change],
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        latest: ReadView,
+    ) -> None:
+        flat: list[Any] = []
+        for change in changes:
+            if change.new is None and change.old is None:
+                continue  # a delete of a key that was not there
+            flat.append(change.key)
+            flat.append(change.new)
+        if not flat:
+            return
+        seq = _u64(latest.get(self.counter_key)) + 1
+        now = time.time_ns()
+        step = 2 * PART_ENTRIES
+        for part, at in enumerate(range(0, len(flat), step)):
+            view.put(self.part_key(seq, part), pack((now, *flat[at : at + step])))
+        view.put(self.counter_key, seq.to_bytes(8, "big"))
+        if seq % TRIM_EVERY == 0:
+            self._trim(view, latest, seq, now)
+
+    def _trim(self, view: WriteView, latest: ReadView, seq: int, now: int) -> None:
+        """Remove at most :data:`TRIM_BATCH` of the oldest parts no one needs."""
+        keep_from = 1
+        if self.retention is not None:
+            keep_from = max(keep_from, seq - self.retention + 1)
+        cursors = [unpack(raw)[0] for _, raw in latest.scan(self.feeds_start, self.feeds_stop)]
+        if cursors:
+            keep_from = max(keep_from, min(cursors) + 1)
+        elif self.retention is None and self.max_age is None:
+            return
+        old_before = now - int(self.max_age * 1e9) if self.max_age is not None else None
+        last = 0
+        off = len(self.log_start)
+        for key, raw in latest.scan(self.log_start, self.log_stop, limit=TRIM_BATCH):
+            found = int.from_bytes(key[off : off + 8], "big")
+            if found >= keep_from and (old_before is None or unpack(raw, 1)[0] >= old_before):
+                break
+            view.delete(key)
+            last = found
+        if last:
+            # a commit of several parts is trimmed whole: the rest of its parts go too
+            view.delete_range(self.part_key(last), self.part_key(last + 1))
+            if last > _u64(latest.get(self.trimmed_key)):
+                view.put(self.trimmed_key, last.to_bytes(8, "big"))
+
+    def committed(self) -> None:
+        """After a commit through this process's store object: every watch of it
+        reads the log now, in the committing thread, so that the commit's events
+        are queued when the write returns (as the memory store's own watch does).
+        Cost: nothing without watches; one snapshot and log scan per watch."""
+        with self._watches_lock:
+            watches = list(self._watches)
+        for watch in watches:
+            watch.catch_up()
+
+    def close(self) -> None:
+        with self._watches_lock:
+            watches = list(self._watches)
+            self._watches.clear()
+        for watch in watches:
+            watch._fail(StoreClosed(f"the store {self.url} was closed while this watch ran"))
+            watch.wake.set()
+
+    # -- reads ---------------------------------------------------------------------------
+
+    def last(self, view: ReadView | None = None) -> int:
+        """The last committed sequence number (0: none)."""
+        return _u64((self.store if view is None else view).get(self.counter_key))
+
+    def trimmed(self, view: ReadView | None = None) -> int:
+        """The last sequence number trimmed away (0: none)."""
+        return _u64((self.store if view is None else view).get(self.trimmed_key))
+
+    def entries(self, after: int, upto: int, view: ReadView) -> list[tuple[int, bytes, bytes | None]]:
+        """``(seq, key, value)`` of the commits ``after < seq <= upto``, in order."""
+        out: list[tuple[int, bytes, bytes | None]] = []
+        off = len(self.log_start)
+        for key, raw in view.scan(self.part_key(after + 1), self.part_key(upto + 1)):
+            seq = int.from_bytes(key[off : off + 8], "big")
+            items = unpack(raw)
+            out.extend((seq, items[at], items[at + 1]) for at in range(1, len(items), 2))
+        return out
+
+    def read_since(self, after: int) -> tuple[int, list[tuple[int, bytes, bytes | None]]]:
+        """The last sequence number and the entries after ``after`` up to it, read
+        in one snapshot; :class:`WatchCompacted` when entries after ``after`` were trimmed."""
+        store = self.store
+        with store.snapshot() as view:
+            upto = self.last(view)
+            if upto <= after:
+                return upto, []
+            trimmed = self.trimmed(view)
+            if after < trimmed:
+                raise WatchCompacted(
+                    f"the change log of {self.url} no longer holds the changes after revision {after} "
+                    f"(trimmed up to {trimmed} by its retention): watch from revision {trimmed + 1} or later",
+                    after + 1,
+                    trimmed + 1,
+                )
+            return upto, self.entries(after, upto, view)
+
+    def watch(self, ranges: Sequence[tuple[bytes, bytes | None]], start_revision: int | None) -> StoreWatch:
+        check_start_revision(start_revision)
+        after = self.last() if start_revision is None else start_revision - 1
+        if start_revision is not None:
+            self.read_since(after)  # WatchCompacted now, not later
+        watch = LogWatch(self, list(ranges), after)
+        with self._watches_lock:
+            self._watches.add(watch)
+        watch.start()
+        return watch
+
+
+class LogWatch(StoreWatch):
+    """A watch read from a :class:`ChangeLog` by a thread of its own (module docstring)."""
+
+    def __init__(self, log: ChangeLog, ranges: list[tuple[bytes, bytes | None]], after: int) -> None:
+        super().__init__()
+        self._log = log
+        self._ranges = ranges
+        self.after = after
+        self.wake = threading.Event()
+        self._stop = threading.Event()
+        self._reading = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="keyspace-change-log-watch", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _in(self, key: bytes) -> bool:
+        return any(lo <= key and (hi is None or key < hi) for lo, hi in self._ranges)
+
+    def catch_up(self) -> bool:
+        """Queue the entries committed since the last read, each once, in order
+        (the watch's thread and committing threads of this process call it, one
+        at a time). False once the stream ended (an error is queued)."""
+        log, stop = self._log, self._stop
+        with self._reading:
+            if stop.is_set():
+                return False
+            try:
+                if log.last() > self.after:
+                    upto, entries = log.read_since(self.after)
+                    for seq, key, value in entries:
+                        if self._in(key):
+                            self._push(StoreEvent("delete" if value is None else "put", key, value, seq))
+                    self.after = max(self.after, upto)
+            except KeyspaceError as exc:
+                if not stop.is_set():
+                    stop.set()
+                    self._fail(exc)
+                return False
+            return True
+
+    def _run(self) -> None:
+        stop, wake = self._stop, self.wake
+        while not stop.is_set():
+            wake.clear()
+            if not self.catch_up():
+                return
+            wake.wait(POLL_SECONDS)
+
+    def _cancel(self) -> None:
+        self._stop.set()
+        self.wake.set()
+
+
+def _factory(store: Store, scheme: Scheme, params: dict[str, Any]) -> WriteHook | None:
+    caps = store.capabilities
+    if caps.watch == "native" and caps.multi_process:
+        _params(params)  # etcd: its own revisions and watch; the parameters are still checked
+        return None
+    return ChangeLog(store, scheme, params)
+
+
+register_feature("changes", _factory)
