@@ -4,6 +4,7 @@ listings, read back as scopes), cover their subtree, and hold no keys."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import keyspace
+import keyspace.aio
 from keyspace.errors import LayoutError
 from keyspace.schemes import Delimited
 
@@ -92,3 +94,15 @@ def test_children_of_every_branch_are_the_distinct_names_in_stored_order(
         for a in firsts:
             seconds = sorted({b for x, b, _ in entries if x == a}, key=lambda b: scheme.prefix((a, b)))
             assert ks.scope(a).scopes() == seconds
+
+
+def test_the_asyncio_keyspace_lists_the_roots_children() -> None:
+    async def main() -> None:
+        async with await keyspace.aio.open("memory:", scheme=Delimited("\x00")) as aks:
+            for user in USERS:
+                await aks.scope(user).put(b"last_login", b"1")
+            expected = [user.encode() for user in NOTE_ORDER["\x00"]]
+            assert await aks.scopes() == expected
+            assert await aks.scope().scopes() == expected
+
+    asyncio.run(main())

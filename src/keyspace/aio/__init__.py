@@ -448,6 +448,11 @@ class AsyncKeyspace:
         """The async scope at ``path`` (no I/O)."""
         return self._scope(self._ctx, tuple(path), *self._plan_ks._codecs(key, value))
 
+    async def scopes(self) -> list[Any]:
+        """The direct children of the root that hold data, as
+        :meth:`Keyspace.scopes`."""
+        return await self.scope().scopes()
+
     def _scope(self, ctx: _Context, path: Path, key: Codec, value: Codec) -> AsyncScope:
         sync = self.sync.scope(*path, key=key, value=value) if ctx.tx is None else None
         return AsyncScope(ctx, path, key, value, sync)
