@@ -331,3 +331,14 @@ def test_create_or_open_of_an_existing_directory_writes_nothing(tmp_path: Any) -
             ks.directories.create_or_open(("a", "b"), b"other")
         ks.directory("a", "c")
         assert commits == [1]
+
+
+def test_a_handle_removing_its_own_directory_in_a_transaction_commits_no_orphan() -> None:
+    ks = keyspace.open("memory:")
+    ks.directory("x")  # its catalog made outside the transaction first: shared by the handles below
+    with pytest.raises(StaleDirectory, match="this transaction removed"), ks.transaction() as tx:
+        d = tx.directory("x")
+        d[b"a"] = b"1"
+        d.remove()
+        d[b"b"] = b"2"
+    assert ks.directories.list() == ["x"] and len(ks.directory("x")) == 0

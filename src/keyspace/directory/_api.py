@@ -70,6 +70,9 @@ class Directories:
         self.rng = rng if rng is not None else random.Random()
         self._recorded = False
         self.removed: list[tuple[bytes, bytes, tuple[str, ...]]] = []
+        # the catalogs and spaces of directories made (see make_handle): the
+        # keyspace's own directories keep them for every transaction's
+        self.made: dict[Any, Any] = {}
 
     def _bound(self, view: ReadView, state: Catalog) -> Directories:
         """These directories as a handle bound to ``view`` sees them."""
@@ -167,10 +170,7 @@ class Directories:
     def _handle(
         self, found: Found, key: str | Codec | None = None, value: str | Codec | None = None
     ) -> Handle:
-        view = self._view
-        return make_handle(
-            found, self, self._keyspace, view, None if view is None else self._state, key, value
-        )
+        return make_handle(found, self, self._keyspace, self._view, key, value)
 
     # -- the operations ----------------------------------------------------------
 

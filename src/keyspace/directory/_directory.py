@@ -31,7 +31,7 @@ from .._catalog import SETTLED, Catalog, GuardAnswer, ReadGuard
 from .._space import Space
 from ..codecs import Codec, resolve_codec
 from ..errors import DirectoryError, StaleDirectory, show_bytes
-from ..schemes._base import Key, Path
+from ..schemes._base import Key, Path, remember
 from ..schemes._layouts import TUPLE, Layout, LayoutCache
 from ..schemes.tuple_scheme import TupleScheme, _key_of
 from ..scope import Scope
@@ -349,25 +349,41 @@ class DirectoryPartition:
         raise self._no_keys()
 
 
+_MADE = 4096
+"""Directories whose catalog and space a keyspace keeps (the oldest dropped first)."""
+
+
 def make_handle(
     found: Found,
     owner: Directories,
     keyspace: Any,
     view: ReadView | None,
-    state: Catalog | None,
     key: str | Codec | None = None,
     value: str | Codec | None = None,
 ) -> Directory | DirectoryPartition:
     """The handle of ``found``: a partition's, or a :class:`Directory` on the
-    committed store (``view`` None) or on a transaction's or snapshot's view
-    (``state``: the transaction's catalog state, whose commit checks its
-    removals)."""
+    committed store (``view`` None) or on a transaction's or snapshot's view,
+    whose directory operations go through ``owner`` (the transaction's
+    directories, which check its removals before it commits). The catalog and
+    the compiled layout of a directory are made once per keyspace (up to
+    :data:`_MADE` of them) and shared by its handles. Cost: a dictionary lookup
+    and the scope's construction over the compiled layout; the first handle of
+    a directory compiles it."""
     if found.is_partition:
         return DirectoryPartition(found, owner)
     store: Store = keyspace.store
-    catalog = _DirectoryCatalog(store, found, owner)
-    space: Space[Any] = Space(store, catalog, LayoutCache(catalog.scheme, size=1), keyspace)
+    shared: Directories = keyspace.directories
+    memo = shared.made
+    made_key = (found.path, found.prefix, found.layer, found.tree.node)
+    got = memo.get(made_key)
+    if got is None:
+        catalog = _DirectoryCatalog(store, found, shared)
+        got = (catalog, Space(store, catalog, LayoutCache(catalog.scheme, size=1), keyspace))
+        remember(memo, made_key, got, _MADE)
+    catalog, space = got
     kc, vc = resolve_codec(key), resolve_codec(value)
     if view is None:
         return Directory(space, store, catalog, found.path, kc, vc)
-    return Directory(space, view, catalog.child(), found.path, kc, vc)
+    state = catalog.child()
+    state.owner = owner
+    return Directory(space, view, state, found.path, kc, vc)
