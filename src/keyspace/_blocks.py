@@ -68,6 +68,12 @@ class AsyncBlock(AbstractAsyncContextManager[T], Generic[T]):
     async def __aenter__(self) -> T:
         return await self._cm.__aenter__()
 
+    def __enter__(self) -> NoReturn:  # a plain with: refused by name
+        raise not_entered(self._what, "__enter__", is_async=True)
+
+    def __exit__(self, *exc_info: object) -> None:  # never reached: __enter__ raises
+        return None
+
     async def __aexit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> bool | None:

@@ -53,6 +53,8 @@ def test_async_blocks_used_without_async_with_say_so(tmp_path: Path) -> None:
                     block().scope("a")
                 messages.append(str(info.value))
                 assert what in messages[-1] and f"async with {what} as" in messages[-1]
+                with pytest.raises(NotEntered, match="async with"), block():
+                    pass
             async with ks.transaction() as tx:
                 await tx.scope("a").set(b"k", b"v")
             async with ks.snapshot() as snap:
