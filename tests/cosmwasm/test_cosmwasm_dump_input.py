@@ -193,3 +193,10 @@ def test_a_pair_that_is_not_bytes_is_named(pair: tuple[Any, Any], said: str) -> 
         cw.decode_state([(b"contract_info", b"{}"), pair], "cw20")
     rows = cw.decode_state([(bytearray(b"k"), memoryview(b"")), (b"k2", b"")], "cw20")
     assert [(r.raw_key, r.raw_value) for r in rows] == [(b"k", b""), (b"k2", b"")]
+
+
+def test_a_dump_is_text() -> None:
+    with pytest.raises(InvalidArgument, match="decode the bytes first"):
+        cw.models_from_dump(JSON_DUMP.encode())  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="decode the bytes first"):
+        cw.parse_dump(None)  # type: ignore[arg-type]
