@@ -262,6 +262,8 @@ def test_keyspaces_whose_keys_would_meet_directories_are_refused() -> None:
     subl = keyspace.attach(MemoryStore(), scheme="sublevel")
     with pytest.raises(SchemeMismatch, match="tuple scheme"):
         subl.directory("a")
+    with pytest.raises(SchemeMismatch, match="tuple scheme"):
+        subl.directories.list()
 
 
 def test_a_reopened_keyspace_knows_directories_are_in_use(tmp_path: Any) -> None:

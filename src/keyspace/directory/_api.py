@@ -144,6 +144,7 @@ class Directories:
         return out[0]
 
     def _read(self, body: Callable[[ReadView], T]) -> T:
+        self._check_scheme()  # another scheme's keys may lie where the nodes would
         view = self._view
         if view is not None:
             return body(view)
