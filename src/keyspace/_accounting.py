@@ -419,6 +419,73 @@ def recount(
     return spread(own), last
 
 
+def enabled(store: ReadView, scheme: Scheme, url: str = "") -> bool:
+    """Whether the store records accounting as on for the keyspace of ``scheme``."""
+    return NAME in read_features(store, scheme, url)
+
+
+def enable(
+    store: Store,
+    scheme: Scheme,
+    *,
+    chunk: int = 20_000,
+    progress: Callable[[int], None] | None = None,
+    max_chunks: int | None = None,
+) -> bool:
+    """Count the keys of the keyspace of ``scheme`` in ``store`` (the engine's
+    store, not a hooked one) once and turn accounting on: ``chunk`` keys per
+    transaction, each adding its counts to the counter records and moving the
+    place kept at :func:`progress_key` in the same atomic write, so an
+    interrupted count resumes where it stopped; the last one records accounting
+    as on (a no-op when it is on already). Other writers must stay away until
+    it is done: their writes to keys already counted would not be counted.
+    ``max_chunks``: stop after that many transactions. True when accounting is
+    on at the end. Cost: one scan of the keyspace's keys, one record write per
+    scope (and ancestor) per chunk."""
+    check_countable(scheme, store.url)
+    if enabled(store, scheme, store.url):
+        return True
+    limit = store.capabilities.max_batch_ops
+    if limit is not None:
+        chunk = max(1, min(chunk, limit // 8))
+    hook = Accounting(store, scheme)
+    place = progress_key(scheme)
+    done = 0
+    while max_chunks is None or done < max_chunks:
+        with store.transaction() as tx:
+            raw = tx.get(place)
+            start: bytes | None = None
+            if raw is None:  # a count from the beginning: no counter of an earlier count stays
+                tx.delete_range(hook.prefix, prefix_end(hook.prefix))
+            else:
+                start = _place(place, raw)
+            touched, last = recount(tx, scheme, store, start=start, limit=chunk, progress=progress)
+            hook.apply(tx, tx, touched, check=False)
+            if last is None:
+                tx.delete(place)
+                write_feature_record(tx, scheme)
+            else:
+                tx.put(place, pack((last,)))
+        done += 1
+        if last is None:
+            return True
+    return False
+
+
+def _place(key: bytes, raw: bytes) -> bytes | None:
+    try:
+        got = unpack(raw)
+    except KeyspaceError:
+        got = (0,)
+    if got == ():
+        return None
+    if len(got) != 1 or type(got[0]) is not bytes:
+        raise UnreadableRecord(
+            f"the counting place at key {show_bytes(key)} is unreadable: {show_bytes(raw)}"
+        )
+    return got[0]
+
+
 def _factory(store: Store, scheme: Scheme, params: dict[str, Any]) -> WriteHook | None:
     hook = Accounting(store, scheme)
     if NAME not in read_features(store, scheme, store.url) and any(

@@ -15,6 +15,7 @@ import click
 
 from ..errors import KeyspaceError
 from .access_cmd import grant, revoke
+from .accounting_cmd import accounting_group
 from .cosmwasm_cmd import cosmwasm
 from .data import delete, get, put, scan
 from .decode import decode
@@ -22,6 +23,7 @@ from .demo import demo
 from .dir_cmd import dir_group
 from .inspect_cmd import inspect
 from .migrate import migrate
+from .quota_cmd import quota
 from .schemes_cmd import schemes
 
 __all__ = ["cli", "main"]
@@ -63,6 +65,8 @@ for command in (
     grant,
     revoke,
     dir_group,
+    accounting_group,
+    quota,
 ):
     cli.add_command(command)
 
