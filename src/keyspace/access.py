@@ -11,7 +11,8 @@ user (created when missing, with ``password``). The role's permissions are:
 - read-write on the scope's anchor key ``scheme.prefix(path)`` where that key lies
   outside the subtree range (the ScopeHash registry entry of the scope's hash);
 - read-only on what every keyspace reads to open: the places of the scheme record,
-  the footprint registry of raw-prefixed keyspaces, the recorded layouts, and the
+  the footprint registry of raw-prefixed keyspaces, the recorded layouts, the
+  record that says whether directories are in use, and the
   store's revision probe key (which the store reserves: no scope's key is stored
   there, :class:`~keyspace.errors.ReservedKey`).
 
@@ -84,6 +85,8 @@ def scope_permissions(ks: Keyspace, path: Path, *, read_only: bool = False) -> l
     if anchor < start or (stop is not None and anchor >= stop):
         out.append(make(store.etcd_key(anchor), b"", write=not read_only))
     out.extend(make(store.etcd_key(key), b"", write=False) for key in _metadata._candidate_keys(scheme))
+    # open looks whether directories are in use
+    out.append(make(store.etcd_key(_metadata.DIRECTORY_RECORD), b"", write=False))
     for start, stop in (
         (_metadata.REGISTRY_START, prefix_end(_metadata.REGISTRY_START)),
         (_metadata.LAYOUT_START, _metadata.LAYOUT_STOP),  # open looks for a recorded layout
