@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import click
 
+from .._accounting import accounting_of
+from .._metadata import DIRECTORY_RECORD
 from ..errors import KeyspaceError, show_bytes
 from ..keyspace import Keyspace
 from ..schemes._layouts import LayoutCache
@@ -15,12 +17,13 @@ from ._console import Ticker, err, out
 from ._directories import DirectoryCounts, directory_counts
 from ._format import dumps
 from ._heed import HEED_URL, heed_options
+from ._html import page
 from ._open import one_state, opened
 from ._options import depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
 from ._walk import Run, store_reader, tally
 
-__all__ = ["Outside", "counted_tree", "inspect", "named_databases", "scope_tree"]
+__all__ = ["Outside", "counted_tree", "inspect", "kept_tree", "named_databases", "scope_tree"]
 
 _LIST_DBS = 256
 """Named-database slots used to list an LMDB environment's databases."""
@@ -79,6 +82,26 @@ def counted_tree(
                 outside.count(item.stored, item.value, item.reason)
             ticker.advance()
     return tree, outside, counts
+
+
+def kept_tree(ks: Keyspace) -> ScopeTree | None:
+    """The scope tree of ``ks`` from the counts accounting keeps (one scan of the
+    counter records, one per non-empty scope: no key is read), or ``None`` when
+    accounting is off, or when the store holds directories (whose keys only a
+    scan counts apart)."""
+    counts = accounting_of(ks.store)
+    if counts is None:
+        return None
+    with one_state(ks.store) as view:
+        if view.get(DIRECTORY_RECORD) is not None:
+            return None
+        tree = ScopeTree()
+        for path, record in counts.records(view):
+            node = tree.root
+            for component in path:  # one dict lookup per level (records: one per scope)
+                node = node.child(component)
+            node.keys, node.bytes, node.sub_keys, node.sub_bytes = record[0], record[1], record[2], record[3]
+    return tree
 
 
 def _is_lmdb_environment(url: str) -> bool:
@@ -151,6 +174,13 @@ object; when its unnamed database holds nothing else, that is all it shows.
 @separator_option
 @click.option("--json", "as_json", is_flag=True, help="Print the tree as one JSON object, nothing else.")
 @click.option(
+    "--html",
+    "html",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write a self-contained page with a zoomable treemap of the scopes to FILE.",
+)
+@click.option(
     "--levels",
     type=click.IntRange(min=0, max=sys.maxsize),
     default=None,
@@ -163,6 +193,7 @@ def inspect(
     depth: int | None,
     separator: str | None,
     as_json: bool,
+    html: str | None,
     levels: int | None,
 ) -> None:
     """Show the scope tree of the store at URL: per scope, its own keys and bytes
@@ -171,7 +202,10 @@ def inspect(
     The scheme is the one given, else the one recorded in the store, else
     detected by decoding a sample of keys with each scheme (the choice and its
     certainty are printed on stderr). One scan of the store; a progress bar on
-    stderr when it takes long. On an LMDB environment with named databases it
+    stderr when it takes long; with accounting on (keyspace accounting enable),
+    the kept counts are read instead, no key at all. --html FILE writes a page
+    (no network needed) with a treemap of the scopes by bytes or keys: hover
+    for a scope's path and counts, click to zoom into it. On an LMDB environment with named databases it
     lists them first (scoped-heed databases with the options that open them).
     """
     databases, only_records = ([], False) if url.startswith(HEED_URL) else named_databases(url)
@@ -187,7 +221,7 @@ def inspect(
             if only_records:
                 return
     try:
-        _show(url, scheme, depth, separator, as_json, levels, databases)
+        _show(url, scheme, depth, separator, as_json, levels, databases, html)
     except KeyspaceError as exc:
         if not databases or scheme is not None:
             raise
@@ -205,14 +239,25 @@ def _show(
     as_json: bool,
     levels: int | None,
     databases: list[str],
+    html: str | None = None,
 ) -> None:
-    """The scope tree of the keyspace at ``url`` on stdout."""
+    """The scope tree of the keyspace at ``url`` on stdout (or, with ``html``, as a page in that file)."""
     with opened(url, scheme, depth=depth, separator=separator) as op:
         ks = op.keyspace
         err().print(f"scheme: {op.how}", markup=False)
-        tree, outside, counts = counted_tree(ks, depth, directories=ks.scheme.typed_keys)
+        kept = kept_tree(ks)
+        if kept is not None:
+            tree, outside, counts = kept, Outside(), None
+            source = "counts kept by accounting"
+        else:
+            tree, outside, counts = counted_tree(ks, depth, directories=ks.scheme.typed_keys)
+            source = "counted in one scan"
         typed = ks.scheme.typed_keys
-        if as_json:
+        if html is not None:
+            with open(html, "w", encoding="utf-8") as file:
+                file.write(page(tree, f"{ks.url}  ({ks.scheme!r})", typed=typed, source=source))
+            err().print(f"wrote {html}: {len(list(tree.nodes()))} scopes ({source})", markup=False)
+        elif as_json:
             doc = tree.to_json(typed=typed)
             if databases:
                 doc["databases"] = databases
