@@ -850,11 +850,14 @@ point_op_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, Py
             res = Py_NewRef(nargs == 3 ? args[2] : Py_None);
         }
         else {
-            /* KeyError(key), as the Python method raises it: PyErr_SetObject would
+            /* the Python method's KeyError (Scope._missing: it names a key of the
+               other type that exists), raised as an instance: PyErr_SetObject would
                take a tuple key as the arguments (KeyError(*key)) and None as none */
-            PyObject *exc = PyObject_CallOneArg(PyExc_KeyError, key);
+            PyObject *name = PyUnicode_InternFromString("_missing");
+            PyObject *exc = name == NULL ? NULL : PyObject_CallMethodOneArg(self, name, key);
+            Py_XDECREF(name);
             if (exc != NULL) {
-                PyErr_SetObject(PyExc_KeyError, exc);
+                PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
                 Py_DECREF(exc);
             }
         }

@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._accounting import ScopeStats, accounting_of
 from ._catalog import SETTLED
+from ._other_type import KeyOfOtherType
+from ._other_type import other_type as _other_type
 from .codecs import BYTES, Codec, native_type
 from .errors import AccountingUnavailable, InvalidArgument, InvalidKey, KeyspaceError, show_bytes
 from .schemes._base import Key, Path, Scheme
@@ -520,12 +522,27 @@ class Scope(MutableMapping[Any, Any]):
             except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
                 raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
             if raw is None:
-                raise KeyError(key)
+                raise self._missing(key)
             return raw
         raw = self._read(self._stored(key))
         if raw is None:
-            raise KeyError(key)
+            raise self._missing(key)
         return raw if self._vdec is None else self._vdec(raw)
+
+    def _missing(self, key: Any) -> KeyError:
+        """The :class:`KeyError` of a miss on ``key``. A ``bytes`` key whose UTF-8
+        text is a ``str`` key of this scope (or the reverse) is another key in a
+        scheme whose keys keep their type (tuple): the error names the key that
+        exists. Cost, on the miss path only: one more point read."""
+        other = _other_type(key)
+        if other is not None:
+            try:
+                found = self._read(self._stored(other)) is not None
+            except KeyspaceError:  # the scope's codec takes no key of the other type
+                found = False
+            if found:
+                return KeyOfOtherType(key, other)
+        return KeyError(key)
 
     def get(self, key: Key, default: Any = None) -> Any:
         """Return the value of ``key``, or ``default``. Cost: one point read."""
@@ -587,7 +604,7 @@ class Scope(MutableMapping[Any, Any]):
         stored = self._stored(key)
         view = self._writer()
         if self._read(stored) is None:
-            raise KeyError(key)
+            raise self._missing(key)
         self._state.destructive(
             view, lambda v: self._part(v).delete(stored), single=True, path=self._unsettled
         )
@@ -613,7 +630,7 @@ class Scope(MutableMapping[Any, Any]):
         raw = self._read(stored)
         if raw is None:
             if default is _MISSING:
-                raise KeyError(key)
+                raise self._missing(key)
             return default
         if view is self._state.store:
             return self._in_one(self._space.transaction(), "pop", key, default)

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from .._other_type import KeyOfOtherType
 from ..errors import KeyspaceError
 from ..keyspace import Keyspace, Transaction
 from ._created import removed_on_failure
@@ -52,9 +53,19 @@ def _key(ks: Keyspace, text: str, fmt: str) -> Any:
     return key_from_text(text, fmt, typed=ks.scheme.typed_keys)
 
 
-def _no_key(path: tuple[Any, ...], key: Any, ks: Keyspace) -> KeyspaceError:
+def _no_key(path: tuple[Any, ...], key: Any, ks: Keyspace, miss: KeyError | None = None) -> KeyspaceError:
+    """The error of a missing key; where the scope holds the same text as a key
+    of the other type (a str key where the command line gave bytes, in the
+    tuple scheme), it says so and how to name that key."""
     where = render_path(path, typed=ks.scheme.typed_keys)
-    return KeyspaceError(f"no key {render_key(key, 'text')!r} in scope {where} of {ks.url}")
+    message = f"no key {render_key(key, 'text')!r} in scope {where} of {ks.url}"
+    if isinstance(miss, KeyOfOtherType):
+        other = miss.other
+        if isinstance(other, str):
+            message += f" (a str key {other!r} exists: this scope's keys are str; give --key str:{other})"
+        else:
+            message += f" (a bytes key {other!r} exists: this scope's keys are bytes; give --key bytes:{key})"
+    return KeyspaceError(message)
 
 
 def _one_state(ks: Keyspace) -> AbstractContextManager[Keyspace | Transaction]:
@@ -110,9 +121,10 @@ def get(
     with opened(url, scheme, separator=separator, depth=depth) as op:
         ks = op.keyspace
         key = _key(ks, key_text, fmt)
-        value = ks.scope(*scope_path).get(key)
-        if value is None:
-            raise _no_key(scope_path, key, ks)
+        try:
+            value = ks.scope(*scope_path)[key]
+        except KeyError as miss:
+            raise _no_key(scope_path, key, ks, miss) from None
         click.echo(_record(ks, scope_path, key, value) if fmt == "json" else render_value(value, fmt))
 
 
@@ -207,8 +219,8 @@ def delete(
         key = _key(ks, key_text, fmt)
         try:
             del scope[key]
-        except KeyError:
-            raise _no_key(scope_path, key, ks) from None
+        except KeyError as miss:
+            raise _no_key(scope_path, key, ks, miss) from None
 
 
 @click.command(
