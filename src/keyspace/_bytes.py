@@ -1,9 +1,10 @@
 """Byte helpers shared by every layer: the one place that computes range ends, and
-the one that reads the bytes of a bytes-like object."""
+the one that reads the bytes of a bytes-like object. Imports nothing of keyspace
+(:mod:`keyspace.errors` sits above it and uses it)."""
 
 from __future__ import annotations
 
-__all__ = ["buffer_bytes", "bytes_argument", "prefix_end"]
+__all__ = ["buffer_bytes", "prefix_end"]
 
 
 def buffer_bytes(value: object) -> bytes | None:
@@ -19,24 +20,6 @@ def buffer_bytes(value: object) -> bytes | None:
             return view.tobytes()
     except (TypeError, ValueError, BufferError):
         return None
-
-
-def bytes_argument(value: object, what: str) -> bytes:
-    """Return ``value``, an argument that must be bytes (``what`` names it, e.g.
-    ``"AsciiHex.decode() stored"``), as exact ``bytes``: a bytes-like value as
-    the bytes it holds (:func:`buffer_bytes`). Raises
-    :class:`~keyspace.errors.InvalidArgument` naming the argument, the type and
-    the value (cut short) for anything else, a released ``memoryview``
-    included. Called where a decoder finds an argument that is not exactly
-    ``bytes``, so that bytes cost nothing more."""
-    if type(value) is bytes:
-        return value
-    raw = buffer_bytes(value) if issubclass(type(value), (bytes, bytearray, memoryview)) else None
-    if raw is not None:
-        return raw
-    from .errors import InvalidArgument, show_bytes  # errors imports this module
-
-    raise InvalidArgument(f"{what} must be bytes, not {type(value).__name__}: {show_bytes(value)}")
 
 
 def prefix_end(prefix: bytes) -> bytes | None:

@@ -36,8 +36,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._bytes import buffer_bytes, bytes_argument
-from .errors import DecodeError, InvalidKey, KeyspaceError, show_bytes, show_error
+from ._bytes import buffer_bytes
+from .errors import DecodeError, InvalidKey, KeyspaceError, bytes_argument, show_bytes, show_error
 
 __all__ = [
     "BOOL",

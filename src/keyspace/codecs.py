@@ -30,8 +30,8 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 from . import bincode
-from ._bytes import buffer_bytes, bytes_argument
-from .errors import DecodeError, InvalidArgument, InvalidKey, show_bytes, show_error
+from ._bytes import buffer_bytes
+from .errors import DecodeError, InvalidArgument, InvalidKey, bytes_argument, show_bytes, show_error
 
 __all__ = [
     "BYTES",

@@ -154,6 +154,22 @@ def show_error(exc: BaseException, limit: int = 2 * _SHOW_LIMIT) -> str:
     return f"{name}: {text}" if text else name
 
 
+def bytes_argument(value: object, what: str) -> bytes:
+    """Return ``value``, an argument that must be bytes (``what`` names it, e.g.
+    ``"AsciiHex.decode() stored"``), as exact ``bytes``: a bytes-like value as
+    the bytes it holds (:func:`keyspace._bytes.buffer_bytes`). Raises
+    :class:`~keyspace.errors.InvalidArgument` naming the argument, the type and
+    the value (cut short) for anything else, a released ``memoryview``
+    included. Called where a decoder finds an argument that is not exactly
+    ``bytes``, so that bytes cost nothing more."""
+    if type(value) is bytes:
+        return value
+    raw = buffer_bytes(value) if issubclass(type(value), (bytes, bytearray, memoryview)) else None
+    if raw is not None:
+        return raw
+    raise InvalidArgument(f"{what} must be bytes, not {type(value).__name__}: {show_bytes(value)}")
+
+
 _OPEN: dict[type, str] = {tuple: "(", list: "[", dict: "{", set: "{", frozenset: "frozenset({"}
 _CLOSE: dict[type, str] = {tuple: ")", list: "]", dict: "}", set: "}", frozenset: "})"}
 _EMPTY: dict[type, str] = {set: "set()", frozenset: "frozenset()"}

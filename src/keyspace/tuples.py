@@ -76,7 +76,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._bytes import bytes_argument
 from ._tuple_types import SingleFloat, Versionstamp, _single, _versionstamp
 from .errors import (
     DecodeError,
@@ -84,6 +83,7 @@ from .errors import (
     InvalidArgument,
     InvalidKey,
     InvalidName,
+    bytes_argument,
     show_bytes,
 )
 

@@ -25,8 +25,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._bytes import bytes_argument
-from ..errors import DecodeError, InvalidArgument, show_bytes
+from ..errors import DecodeError, InvalidArgument, bytes_argument, show_bytes
 
 __all__ = ["models_from_dump", "parse_dump"]
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._bytes import bytes_argument
 from ..collections._keys import KeySpec, SpecLike, key_type
 from ..collections._layouts import joined_key as _joined
-from ..errors import InvalidKey, show_bytes
+from ..errors import InvalidKey, bytes_argument, show_bytes
 from ..schemes.length_prefixed import to_length_prefixed_nested
 
 __all__ = [

@@ -24,7 +24,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._bytes import buffer_bytes, bytes_argument, prefix_end
+from .._bytes import buffer_bytes, prefix_end
+from ..errors import bytes_argument
 
 if TYPE_CHECKING:
     from ._layouts import Layout
