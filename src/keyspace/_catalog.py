@@ -65,6 +65,7 @@ from .schemes._base import Key, Path, Scheme, component_bytes, exact_path, remem
 from .schemes.length_prefixed import to_length_prefixed_nested
 from .stores._base import ReadView, Store, WriteView
 from .stores._key_sizes import bad_key
+from .stores._watched import WatchedReads, watched
 from .tuples import pack, unpack
 
 __all__ = ["LAYOUT_START", "LAYOUT_STOP", "SETTLED", "Catalog", "GuardAnswer", "ReadGuard"]
@@ -189,6 +190,12 @@ class Catalog:
         # path -> (own ranges less the reserved ones, reserved ranges the scope meets);
         # facts of the scheme alone, so a transaction's catalog shares the memo
         self._ranges: dict[Path, tuple[tuple[_Range, ...], _Reserved]] = {}
+        # the view of a transaction or snapshot (one state) whose records were
+        # checked already (:meth:`_record_guard`)
+        self._records_seen_in: ReadView | None = None
+        # the committed store's reads that check the records in their own state
+        # (:meth:`data_view`), made when first needed
+        self._watched: WatchedReads | bool | None = False
 
     # -- transactions -------------------------------------------------------------
 
@@ -201,6 +208,7 @@ class Catalog:
         facts["_parent"] = self
         facts["registered"], facts["layout"], facts["prepared"], facts["_loaded"] = {}, {}, set(), set()
         facts["_layout_sealed"] = False  # its own facts are new: the parent's are still asked
+        facts["_records_seen_in"] = None
         child.__dict__ = facts
         return child
 
@@ -493,9 +501,51 @@ class Catalog:
         ``view`` that holds them without their first ``len(tag)`` bytes. A catalog
         whose facts other writers may remove (scoped-heed's registry) gives the
         committed store's scopes a view that checks them in the state each read
-        reads (:class:`~keyspace.stores._checked.CheckedReads`); this one has none
-        to check. Called once per scope made."""
+        reads (:class:`~keyspace.stores._checked.CheckedReads`). This one, while
+        it watches for records (:meth:`_record_guard`), gives the committed
+        store's scopes, where the engine can, reads that check the records in
+        their own read transaction once per commit of the store
+        (:class:`~keyspace.stores._watched.WatchedReads`). Called once per scope
+        made."""
+        if view is self.store and data is view and not tag:
+            reads = self._watched_reads()
+            if reads is not None:
+                return reads
         return data
+
+    def _watched_reads(self) -> WatchedReads | None:
+        """The committed store's :class:`WatchedReads` where the records are
+        watched and the engine offers them (one per keyspace, so that the check
+        runs once per commit for all its scopes), else ``None``."""
+        if self.recorded or not self.watch_records or self._reads_learn_nothing():
+            return None
+        made = self._watched
+        if made is False:
+            root = self
+            while root._parent is not None:
+                root = root._parent
+            if root is not self:
+                return root._watched_reads()
+            store = self.store
+            capped = store.capabilities.max_batch_ops is not None  # the committed records are read then
+            made = None if capped else watched(store, self._records_hold)
+            self._watched = made
+        return made if isinstance(made, WatchedReads) else None
+
+    def _structure_check(self, view: ReadView) -> None:
+        """Before a read of the committed store that does not go through a
+        scope's :class:`WatchedReads` (children, a subtree): the records check
+        the scope's read guard made before such a read, left to this catalog
+        where those reads check it for the scope's own keys (the guard settles
+        at once there). Cost: nothing unless records are watched so."""
+        if view is self.store and self._watched_reads() is not None:
+            self._check_records_answer(view)
+
+    def _records_hold(self, view: ReadView) -> None:
+        """The records check of :class:`WatchedReads`: ``view`` is the committed
+        store in one state; finding this keyspace's own record there settles it."""
+        if self._check_records(view) is not None:
+            self.recorded = True
 
     def guard(self, path: Path) -> ReadGuard | None:
         """What a scope at ``path`` runs before each read of its own keys (see
@@ -526,9 +576,22 @@ class Catalog:
         until then: the reads of :meth:`_check_records` (a few point reads and
         two short scans)."""
         check_records = self._committed(self._check_records_answer)
+        store = self.store
+        one_state = store.capabilities.max_batch_ops is None  # else the committed records are read
 
         def check(view: ReadView) -> GuardAnswer:
-            mine = self.recorded or check_records(view) is SETTLED
+            if view is store:
+                # the committed store: its scopes' reads check the records themselves
+                # where the engine can (:meth:`data_view`); a guard of the path's own
+                # (a layout, a name) is asked after the records, as before
+                watched = inner is None and self._watched_reads() is not None
+                mine = self.recorded or watched or check_records(view) is SETTLED
+            elif one_state and view is self._records_seen_in:
+                mine = True  # a transaction's or snapshot's records: checked in it once
+            else:
+                mine = self.recorded or check_records(view) is SETTLED
+                if one_state and self._parent is not None:
+                    self._records_seen_in = view
             if inner is None:
                 return SETTLED if mine else True
             answer = inner(view)
@@ -990,6 +1053,7 @@ class Catalog:
         """Direct children of ``path`` holding data: a skip scan on one seeker of
         ``view`` (one cursor and one read transaction where the engine has them),
         one seek per child and per own range."""
+        self._structure_check(view)
         scheme = self.scheme
         lo, hi = scheme.subtree_range(path)
         if (self._hashed and path) or (self._layered and self._status(view, path) == _LEAF):
@@ -1078,6 +1142,7 @@ class Catalog:
         """The ranges holding ``path`` and every scope below it, in ascending order.
         One range, except for the root of hashed names (ScopeHash), whose named scopes lie beside it
         in hash order: their ranges come from the (checked) registry."""
+        self._structure_check(view)
         scheme = self.scheme
         if self._hashed and not path:
             ranges = [scheme.own_range(())] + [scheme.own_range((n,)) for _, n in self._hash_registry(view)]

@@ -93,6 +93,15 @@ class Keyspace(Closing):
         a scope with the default codecs of a path already made (up to 4096 kept) is one dictionary
         lookup; any other costs the scope's construction over its cached layout."""
         if key is None and value is None:
+            try:  # _default_scope's lookup inline: one frame less per scope asked
+                found = self._default_scopes[path]
+            except MemoryError:
+                raise
+            except Exception:
+                pass
+            else:
+                if exact_path(path):
+                    return found
             return self._default_scope(path)
         return Scope(self._space, self.store, self.catalog, path, *self._codecs(key, value))
 
@@ -256,6 +265,7 @@ class Transaction:
         self.keyspace = keyspace
         self.view = view
         self.catalog = state
+        self._bound: dict[tuple[Any, ...], Scope] = {}
 
     @property
     def directories(self) -> Directories:
@@ -279,11 +289,26 @@ class Transaction:
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The scope at ``path`` inside this transaction (same API as outside). Cost:
         with the default codecs, the keyspace's scope of ``path`` bound to this
-        transaction's view (a copy of its slots, see :meth:`Keyspace.scope`);
-        with others, the scope's construction."""
+        transaction's view (a copy of its slots, see :meth:`Keyspace.scope`),
+        made once per path and kept for this transaction (a scope per request
+        in one snapshot costs two dict lookups); with others, the scope's
+        construction."""
         keyspace = self.keyspace
         if key is None and value is None:
-            return keyspace._default_scope(path)._on(self.view, self.catalog)
+            bound = self._bound
+            try:
+                found = bound[path]
+            except MemoryError:
+                raise
+            except Exception:  # not made yet, unhashable, or a component's __hash__/__eq__ raises
+                pass
+            else:
+                if exact_path(path):  # not an equal path of other types, as _default_scope
+                    return found
+            made = keyspace._default_scope(path)._on(self.view, self.catalog)
+            if len(bound) < 4096 and exact_path(path):
+                bound[path] = made
+            return made
         return Scope(keyspace._space, self.view, self.catalog, path, *keyspace._codecs(key, value))
 
 
@@ -299,6 +324,7 @@ class Snapshot(SpaceSnapshot, Transaction):
 
     def __enter__(self) -> Snapshot:  # type: ignore[override]  # the handle, not (view, state)
         self.view, self.catalog = self._begin()
+        self._bound = {}
         return self
 
     def __getattr__(self, name: str) -> NoReturn:

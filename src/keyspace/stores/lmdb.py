@@ -87,6 +87,7 @@ from ._lmdb_keys import CursorSeeker, count_keys
 from ._lmdb_records import RECORD_SIZE, Records, delete_data, drop_items, name_candidates
 from ._lmdb_snapshot import LMDBSnapshot
 from ._lmdb_txn import JoinedTransaction, LMDBTransaction
+from ._lmdb_watched import LMDBWatchedReads
 
 __all__ = ["LMDBStore"]
 
@@ -410,6 +411,12 @@ class LMDBStore(MapGrowth, Store):
         if not isinstance(check, LMDBStore) or check._shared is not self._shared:
             return None
         return LMDBCheckedReads(self, check._db, check_key, expected)
+
+    def watched_reads(self, check: Callable[[ReadView], object]) -> LMDBWatchedReads:
+        """This store's reads, each in a read transaction on which ``check`` has
+        run (once per state of the environment: see
+        :class:`~keyspace.stores._watched.WatchedReads`)."""
+        return LMDBWatchedReads(self, check)
 
     def _get_retrying(self, key: bytes) -> bytes | None:
         for _ in range(RETRIES):

@@ -1,0 +1,87 @@
+"""Reads of an LMDB store, each in a read transaction whose state a caller's check
+has seen (the engine's side of :class:`~keyspace.stores._watched.WatchedReads`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import lmdb
+
+from ._base import ReadView
+from ._lmdb_records import RECORD_SIZE
+from ._lmdb_snapshot import LMDBSnapshot
+
+if TYPE_CHECKING:
+    from .lmdb import LMDBStore
+
+__all__ = ["LMDBWatchedReads"]
+
+
+class LMDBWatchedReads:
+    """The reads of ``store`` (made by :meth:`LMDBStore.watched_reads`), each in a
+    read transaction on which ``check`` (given a view of that transaction) has
+    run: once per state of the environment, told apart by LMDB's transaction id
+    (two read transactions of one id read one state, and every commit moves it).
+    ``check`` raises to refuse the read.
+
+    Cost: a point read is the store's own (one read transaction, one B-tree
+    lookup) plus one id comparison; ``check`` once per commit of the
+    environment that a read comes after."""
+
+    __slots__ = ("_check", "_state", "_store")
+
+    def __init__(self, store: LMDBStore, check: Callable[[ReadView], object]) -> None:
+        self._store = store
+        self._check = check
+        self._state: int | None = None  # the id of the last state the check ran in
+
+    def _hold(self, txn: Any) -> None:
+        """Run the check in ``txn`` unless it ran in that state already."""
+        state = txn.id()
+        if state != self._state:
+            self._check(LMDBSnapshot(self._store, txn, True, 0))  # a view only: ``txn`` is ended by its owner
+            self._state = state
+
+    def get(self, key: bytes) -> bytes | None:
+        store = self._store
+        env = store._env
+        if env is not None and not store._shared.resizing:
+            try:
+                txn = env.begin(db=store._db) if store.db_name else env.begin()
+            except lmdb.Error:
+                pass  # the snapshot route says what went wrong
+            else:
+                try:
+                    if txn.id() != self._state:
+                        self._hold(txn)
+                    value: bytes | None = txn.get(key)
+                    records = store._records  # the unnamed database: a database's record is no data
+                    if (
+                        value is None
+                        or records is None
+                        or len(value) != RECORD_SIZE
+                        or not records.is_record(key, value)
+                    ):
+                        return value
+                    return None
+                except lmdb.Error:
+                    pass
+                finally:
+                    txn.abort()
+        with store.snapshot() as snap:
+            self._check(snap)
+            return snap.get(key)
+
+    def pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+    ) -> Iterator[list[Any]]:
+        """The pages of the store's scan (``keys``: of its keys-only scan), each
+        read in a transaction the check has seen."""
+        store = self._store
+        store._live()
+        return store._pages(start, stop, reverse, limit, keys, self._hold)
+
+    def count(self, start: bytes, stop: bytes | None) -> int:
+        """The store's :meth:`~LMDBStore.count`, in a transaction the check has seen."""
+        return self._store._count(start, stop, self._hold)

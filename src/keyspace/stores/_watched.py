@@ -1,0 +1,109 @@
+"""``WatchedReads``: a store's reads, each made in a state of the store that a
+caller's check has seen.
+
+A catalog that must notice a fact another writer may add later (a keyspace
+opened on data another program wrote, with no scheme record of its own: a
+record written since may name a scheme whose keys overlap its scopes) checks it
+before reading. Checking before every read costs a few reads more per read;
+an engine that tells its states apart cheaply (LMDB's transaction id) offers
+``watched_reads(check)``, whose reads run ``check`` on a view of their own read
+transaction only when the store committed since the last check. The check
+runs in the very state the read reads, so no commit can fall between them.
+
+Writes pass through to the store unchanged: the catalog checks its facts
+inside the transaction of every write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
+from typing import Any
+
+from ..errors import KeyspaceError
+from ._base import Op, ReadView, Store, WriteView
+
+__all__ = ["WatchedReads", "watched"]
+
+
+def watched(store: Store, check: Callable[[ReadView], object]) -> WatchedReads | None:
+    """``store``'s reads behind ``check`` (:class:`WatchedReads`), or ``None``
+    where the engine offers no ``watched_reads``: the caller then checks before
+    each read itself."""
+    offered = getattr(store, "watched_reads", None)
+    return None if offered is None else WatchedReads(store, offered(check))
+
+
+class WatchedReads(WriteView):
+    """The reads of ``store`` through ``reads``, the engine's watched reads (an
+    object with ``get(key)``, ``pages(start, stop, reverse, limit, keys)`` and
+    ``count(start, stop)``); writes go to ``store``.
+
+    Cost: the engine's reads plus one comparison of the state's id per read or
+    page, and the check once per commit of the store that a read comes after."""
+
+    def __init__(self, store: Store, reads: Any) -> None:
+        self._store = store
+        self._reads = reads
+        self.fast_put = store.fast_put
+        self.fast_get = reads.get  # raises keyspace errors, and engine errors raw
+        self.fast_pages = self._pages
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return self._store.translate(exc, key)
+
+    def get(self, key: bytes) -> bytes | None:
+        try:
+            return self._reads.get(key)  # type: ignore[no-any-return]
+        except KeyspaceError:
+            raise
+        except Exception as exc:
+            raise self._store.translate(exc, key) from exc
+
+    def _pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+    ) -> Iterator[list[Any]]:
+        return self._reads.pages(start, stop, reverse, limit, keys)  # type: ignore[no-any-return]
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return chain.from_iterable(self._pages(start, stop, reverse, limit))
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        return chain.from_iterable(self._pages(start, stop, reverse, limit, keys=True))
+
+    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        return self._reads.count(start, stop)  # type: ignore[no-any-return]
+
+    # -- writes: the store's own -------------------------------------------------
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self._store.put(key, value)
+
+    def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
+        return self._store.put_many(items)
+
+    def delete(self, key: bytes) -> None:
+        self._store.delete(key)
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        self._store.delete_range(start, stop)
+
+    def write(self, ops: Iterable[Op]) -> None:
+        self._store.write(ops)
+
+    def __repr__(self) -> str:
+        return f"WatchedReads({self._store!r})"
