@@ -35,7 +35,7 @@ from collections.abc import (
 from functools import partial
 from itertools import chain, islice, repeat
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ._accounting import ScopeStats, accounting_of
 from ._catalog import SETTLED
@@ -331,7 +331,7 @@ class Scope(MutableMapping[Any, Any]):
         value: Codec,
     ) -> None:
         layout: Layout = space.layouts.get(path)
-        scheme = layout.scheme
+        scheme = cast(Scheme, layout.scheme)  # a layout knows its scheme by a protocol
         self._space = space
         self._compiled = layout
         self.path = path

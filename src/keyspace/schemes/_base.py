@@ -22,13 +22,13 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from .._bytes import buffer_bytes, prefix_end
 from ..errors import bytes_argument
-
-if TYPE_CHECKING:
-    from ._layouts import Layout
+from ._layouts import Layout
+from ._paths import Component, Key, Path, checked_path, exact_path, remember
+from ._paths import _exact_path as _exact_path  # the pure-Python reference, as before
 
 __all__ = [
     "Component",
@@ -46,16 +46,6 @@ __all__ = [
 
 _MEMO_SIZE = 1024
 """Paths whose compiled ``stored`` a scheme object keeps for :meth:`Scheme.encode`."""
-
-Component = Any
-"""One element of a namespace path: ``bytes`` or ``str`` in the byte schemes; any
-tuple-layer element (None, bytes, str, int, float, bool, UUID, tuple, SingleFloat,
-Versionstamp) in TupleScheme."""
-
-Path = tuple[Component, ...]
-Key = Any
-"""A key: ``bytes`` in the byte schemes; any tuple-layer element, or a tuple of them
-(a composite key), in TupleScheme."""
 
 
 class Property(enum.IntEnum):
@@ -89,81 +79,11 @@ _TITLES = {
 }
 
 
-def _exact_path(path: Path) -> bool:
-    """Whether a memo of compiled paths may answer for ``path``: it is a tuple of
-    components that are exactly ``str`` or ``bytes``. Only such paths are kept,
-    and a lookup by any other path must miss even where it finds an entry: a
-    dictionary finds one for every path that compares equal to its key, yet
-    ``memoryview(b"a")`` (which the tuple scheme refuses), a bytes subclass
-    (which the byte schemes refuse), a str subclass, ``1.0`` and ``True`` are
-    each equal to a path they are not. The reference of the C ``exact_path``
-    (:mod:`keyspace._scope_accel`), which costs about as much as a call of
-    ``len``; this one two identity tests per component."""
-    if type(path) is not tuple:
-        return False
-    for component in path:  # noqa: SIM110 - a loop: all() of a generator costs twice as much
-        if type(component) is not str and type(component) is not bytes:
-            return False
-    return True
-
-
-exact_path: Callable[[Path], bool]
-try:
-    from .._scope_accel import exact_path
-except ImportError:  # pragma: no cover - the optional C module is not built
-    exact_path = _exact_path
-
 _memo_encode: Callable[[type, Callable[..., bytes]], Callable[..., bytes]] | None
 try:  # the C form of Scheme.encode (see _install_encode)
     from .._scope_accel import memo_encode as _memo_encode
 except ImportError:  # pragma: no cover - the optional C module is not built
     _memo_encode = None
-
-
-_EVICTION_RETRIES = 8
-"""Extra looks :func:`remember` takes at a memo that other threads change while
-it drops entries (then it may hold a few entries over its size, briefly)."""
-
-
-def remember(memo: dict[Any, Any], key: Any, value: Any, size: int) -> None:
-    """Keep ``value`` at ``key`` in ``memo``, a memo of at most ``size`` entries
-    (none when ``size`` is 0 or less): when it is full, the oldest entries go
-    first. Other threads may change ``memo`` meanwhile: an entry another thread
-    dropped first is not dropped again, a memo changed between finding and
-    dropping its oldest entry is looked at again (a bounded number of times: it
-    may then hold a few entries over ``size``), and nothing raises, so that a
-    lookup through a full memo never fails. Cost: one dictionary insertion, and
-    one deletion when full."""
-    if size <= 0:
-        return
-    for _ in range(len(memo) - size + 1 + _EVICTION_RETRIES):  # bounded, however threads interleave
-        if len(memo) < size:
-            break
-        try:
-            oldest = next(iter(memo))
-        except StopIteration:  # emptied by another thread meanwhile
-            break
-        except RuntimeError:  # changed by another thread between iter and next
-            continue
-        memo.pop(oldest, None)
-    memo[key] = value
-
-
-def checked_path(path: Any) -> Path:
-    """Return ``path`` as a scheme takes it: a tuple of components (a tuple
-    subclass as the exact tuple of its elements, read without its own methods).
-    Raises :class:`~keyspace.errors.InvalidName` naming the value for anything
-    that is not a tuple. Every path a scheme compiles passes here first
-    (:meth:`Scheme._compiled`, :class:`~keyspace.schemes._layouts.Layout`), so
-    that no scheme iterates, measures or tests the truth of another object.
-    Cost: one type test."""
-    if type(path) is tuple:
-        return path
-    if issubclass(type(path), tuple):
-        return tuple.__getitem__(path, slice(None))
-    from ..errors import InvalidName, show_bytes
-
-    raise InvalidName(f"scope path {show_bytes(path)} must be a tuple, not {type(path).__name__}")
 
 
 def decode_arguments(scheme: Scheme, stored: Any, depth: Any) -> tuple[bytes, int | None]:
@@ -415,8 +335,6 @@ class Scheme(ABC):
         ``general`` transform, through :meth:`encode_key`/:meth:`decode_key`;
         schemes with a simpler transform name it. ``accelerate=False`` keeps the
         pure-Python functions. Cost: one :meth:`prefix` and :meth:`own_ranges`."""
-        from ._layouts import Layout
-
         return Layout(self, path, accelerate=accelerate)
 
     def _compiled(self, path: Path) -> Callable[[Key], bytes]:

@@ -38,13 +38,10 @@ from __future__ import annotations
 import binascii
 import struct
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._bytes import prefix_end
-from ._base import checked_path, exact_path, remember
-
-if TYPE_CHECKING:
-    from ._base import Key, Path, Scheme
+from ._paths import Key, Path, checked_path, exact_path, remember
 
 __all__ = [
     "GENERAL",
@@ -56,6 +53,7 @@ __all__ = [
     "U64LEN",
     "Layout",
     "LayoutCache",
+    "LayoutScheme",
     "LengthFirstFilter",
 ]
 
@@ -79,6 +77,24 @@ try:  # the optional C transforms (setup.py builds them when it can)
     _accel.Transform  # noqa: B018 - a build of this version of the module
 except (ImportError, AttributeError):  # pragma: no cover - the reference functions below then run
     _accel = None
+
+
+class LayoutScheme(Protocol):
+    """What a layout asks of the scheme that compiles it: every
+    :class:`~keyspace.schemes.Scheme` offers it (the schemes sit above this
+    module and build their layouts from it, so a layout knows the scheme by
+    these methods alone)."""
+
+    def validate_path(self, path: Path) -> None: ...
+    def prefix(self, path: Path) -> bytes: ...
+    def own_ranges(self, path: Path) -> tuple[tuple[bytes, bytes | None], ...]: ...
+    def own_range_is_exact(self) -> bool: ...
+    def is_own_remainder(self, remainder: bytes) -> bool: ...
+    def encode_key(self, key: Key) -> bytes: ...
+    def decode_key(self, raw: bytes) -> Key: ...
+    def scope_scheme(self, path: Path) -> LayoutScheme: ...
+    def layout(self, path: Path, *, accelerate: bool = True) -> Layout: ...
+
 
 ROUTE_MEMO_SIZE = 16
 """Key codec objects whose routes a layout keeps (:meth:`Layout.route`)."""
@@ -181,7 +197,7 @@ class Layout:
         "strip",
     )
 
-    scheme: Scheme
+    scheme: LayoutScheme
     path: Path
     prefix: bytes
     kind: str
@@ -199,7 +215,7 @@ class Layout:
 
     def __init__(
         self,
-        scheme: Scheme,
+        scheme: LayoutScheme,
         path: Path,
         *,
         kind: str = GENERAL,
@@ -543,18 +559,18 @@ class LayoutCache:
     """A bounded memo ``path -> Layout`` of one scheme (kept per keyspace).
 
     Only paths whose components are all ``str`` or ``bytes`` are kept, and only
-    such paths are answered from the memo (:func:`~keyspace.schemes._base.exact_path`):
+    such paths are answered from the memo (:func:`~keyspace.schemes._paths.exact_path`):
     a path of other types that compares equal to a kept one (``(1,)``,
     ``(True,)`` and ``(1.0,)``; ``(memoryview(b"a"),)`` and ``(b"a",)``) is
     compiled as itself, so a hit is the layout of exactly the path asked for
     and a path the scheme refuses is refused whatever was compiled before. When full, the oldest entry
-    goes (threads may fill it at once: see :func:`~keyspace.schemes._base.remember`;
+    goes (threads may fill it at once: see :func:`~keyspace.schemes._paths.remember`;
     ``size`` 0 keeps nothing). Cost of a hit: one dictionary lookup.
     """
 
     __slots__ = ("_accelerate", "_layouts", "_scheme", "size")
 
-    def __init__(self, scheme: Scheme, size: int = 4096, *, accelerate: bool = True) -> None:
+    def __init__(self, scheme: LayoutScheme, size: int = 4096, *, accelerate: bool = True) -> None:
         """``accelerate=False`` compiles pure-Python layouts (see :meth:`Scheme.layout`)."""
         self._scheme = scheme
         self._layouts: dict[Path, Layout] = {}
