@@ -343,7 +343,11 @@ def open_existing_or_new(url: str, *, create: bool, readonly: bool, **options: A
     if not create:
         local = local_path(url)
         if local is not None and not os.path.exists(local):
-            raise StoreError(f"no store at {url!r} (create=False)")
+            raise StoreError(
+                f"no store at {url!r}: nothing exists at that path; check the path, or make a new "
+                "store there (keyspace.open makes one by default; so does a command that writes, "
+                "such as keyspace put)"
+            )
         if local is not None and not readonly:
             open_store(url, readonly=True, **options).close()
     return open_store(url, readonly=readonly, **options)

@@ -9,14 +9,17 @@ command that writes into a store with keys but no record needs ``--scheme``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
+import click
+
 from .. import _metadata
 from .. import open as open_keyspace
-from ..errors import DecodeError, KeyspaceError
+from ..errors import DecodeError, KeyspaceError, StoreError
 from ..keyspace import Keyspace, open_existing_or_new
 from ..keyspace import _scheme_of as scheme_of
 from ..schemes import SCHEMES, AsciiHex, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
@@ -182,6 +185,47 @@ def _choose(store: Store, depth: int | None, writing: bool) -> tuple[Scheme, str
 
 @contextmanager
 def opened(
+    url: str,
+    scheme_name: str | None,
+    *,
+    create: bool = False,
+    depth: int | None = None,
+    writing: bool = False,
+    separator: str | None = None,
+    names: tuple[str, str] = ("--depth", "--separator"),
+) -> Iterator[Opened]:
+    """:func:`_opened`, with the errors of the store named after the command the
+    user ran: a store's message begins with the call that failed (``get:``, a
+    call of etcd's API, when ``inspect`` reads the store's records), which the
+    command's name replaces (``inspect:``)."""
+    try:
+        with _opened(
+            url, scheme_name, create=create, depth=depth, writing=writing, separator=separator, names=names
+        ) as op:
+            yield op
+    except StoreError as exc:
+        _name_the_command(exc)
+        raise
+
+
+_CALL_LABEL = re.compile(r"[a-z_]+: ")
+
+
+def _name_the_command(exc: StoreError) -> None:
+    """Replace the call label that begins ``exc``'s message by the running
+    command's name (``dir list`` for a subcommand)."""
+    ctx = click.get_current_context(silent=True)
+    message = exc.args[0] if exc.args and isinstance(exc.args[0], str) else None
+    if ctx is None or message is None:
+        return
+    command = " ".join(ctx.command_path.split()[1:])
+    label = _CALL_LABEL.match(message)
+    if command and label is not None and not message.startswith(f"{command}: "):
+        exc.args = (f"{command}: {message[label.end() :]}", *exc.args[1:])
+
+
+@contextmanager
+def _opened(
     url: str,
     scheme_name: str | None,
     *,

@@ -54,6 +54,7 @@ from ._etcd_rpc import (
     Backoff,
     ResponseTooLarge,
     closed_under_call,
+    connect_failure,
     is_credentials_failure,
     open_channel,
     retryable,
@@ -79,6 +80,7 @@ class _Client:
         self.target = conn.target
         self.tokens = conn.tokens
         self.closed = False
+        self.reached = conn.reached  # whether a member has answered yet (see Backoff)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._channel: Any = None
         self._stubs: tuple[Any, Any] | None = None
@@ -119,13 +121,15 @@ class _Client:
     async def call(self, what: str, method: str, request: Any, *, retry: bool = True) -> Any:
         """``KV.<method>(request)``, retried like the synchronous client's calls
         (exponential backoff within the retry budget; one token refresh)."""
-        backoff = Backoff(what, self.options, self.budget_end())
+        backoff = Backoff(what, self.options, self.budget_end(), reached=self.reached)
         while True:  # bounded: Backoff raises or gives up after max_attempts or the budget
             self.check_open(what)
             timeout = backoff.attempt_timeout()
             kv = self.stubs()[0]
             try:
-                return await getattr(kv, method)(request, timeout=timeout, metadata=self.tokens.metadata())
+                answer = await getattr(kv, method)(request, timeout=timeout, metadata=self.tokens.metadata())
+                self.reached = True
+                return answer
             except asyncio.CancelledError:
                 # grpc.aio cancels the calls of a channel it closes; unless this
                 # task itself is being cancelled, that is the store's close
@@ -136,6 +140,7 @@ class _Client:
             except grpc.RpcError as exc:
                 if self.closed:  # CANCELLED by the channel's close, not by the cluster
                     raise closed_under_call(what) from exc
+                self.reached = self.reached or not connect_failure(exc)
                 if backoff.renew_token(exc, self.tokens):
                     await self.refresh()
                     continue

@@ -334,6 +334,34 @@ def is_credentials_failure(exc: grpc.RpcError) -> bool:
     return _is_credentials_failure(exc.code(), exc.details() or "")
 
 
+UNREACHED_BUDGET = 2.0
+"""Seconds a connection that no member has answered yet keeps retrying refused
+connections before it gives up (:class:`Backoff`): a wrong host or port fails
+in under 3 s; the retry budget is for a cluster that was reached."""
+
+_CONNECT_FAILURES = (
+    "failed to connect",
+    "connections to all backends failing",
+    "connection refused",
+    "dns resolution failed",
+    "no route to host",
+    "network is unreachable",
+)
+
+
+def connect_failure(exc: grpc.RpcError) -> bool:
+    """Whether ``exc`` says no member could be connected to (no member answered:
+    refused, unresolvable, unroutable), not an answer of a member."""
+    if exc.code() != grpc.StatusCode.UNAVAILABLE:
+        return False
+    detail = (exc.details() or "").lower()
+    return any(text in detail for text in _CONNECT_FAILURES)
+
+
+def show_endpoints(endpoints: tuple[tuple[str, int], ...]) -> str:
+    return ", ".join(f"{host}:{port}" for host, port in endpoints)
+
+
 class Backoff:
     """The retry policy of one etcd call, shared by the synchronous and the asyncio
     clients (each drives it with its own sleep): every attempt's deadline is the
@@ -342,9 +370,19 @@ class Backoff:
     to 1 s, jittered, while attempts and budget last; an expired token is renewed
     once per call."""
 
-    __slots__ = ("attempts", "budget_end", "delay", "options", "probed", "refreshed", "what")
+    __slots__ = (
+        "attempts",
+        "budget_end",
+        "delay",
+        "options",
+        "probed",
+        "reached",
+        "refreshed",
+        "unreached_end",
+        "what",
+    )
 
-    def __init__(self, what: str, options: EtcdOptions, budget_end: float) -> None:
+    def __init__(self, what: str, options: EtcdOptions, budget_end: float, *, reached: bool = True) -> None:
         self.what = what
         self.options = options
         self.budget_end = budget_end
@@ -352,6 +390,10 @@ class Backoff:
         self.attempts = 0
         self.refreshed = False
         self.probed = False
+        # a connection no member has answered yet retries refused connections
+        # for UNREACHED_BUDGET seconds only (see pause)
+        self.reached = reached
+        self.unreached_end = time.monotonic() + min(UNREACHED_BUDGET, options.retry_budget)
 
     def attempt_timeout(self) -> float:
         """Count an attempt and return its deadline; raises :class:`EtcdUnavailable`
@@ -380,7 +422,21 @@ class Backoff:
         closed by the server (``UNAVAILABLE: Socket closed``) and a member turns
         out to serve only TLS
         (:func:`~._etcd_tls_probe.tls_only_endpoint`, probed once per call, at
-        most 1.5 s): retrying could never succeed."""
+        most 1.5 s): retrying could never succeed.
+
+        Raises :class:`EtcdUnavailable` saying that no member answered when
+        every attempt of a connection no member has answered yet
+        (``reached=False``) was refused (:func:`connect_failure`) and
+        :data:`UNREACHED_BUDGET` seconds have passed."""
+        if not connect_failure(exc):
+            self.reached = True
+        elif not self.reached and time.monotonic() + self.delay >= self.unreached_end:
+            raise EtcdUnavailable(
+                f"{self.what}: no etcd member answered on any endpoint "
+                f"({show_endpoints(self.options.endpoints)}) in {UNREACHED_BUDGET} s "
+                f"({self.attempts} attempts): is etcd running there, at that port? "
+                f"(last error: {exc.code().name}: {exc.details()})"
+            ) from exc
         if (
             not self.probed
             and not self.options.tls
@@ -436,6 +492,7 @@ class EtcdConnection:
         self.auth = wa_grpc.AuthStub(self._channel)  # type: ignore[no-untyped-call]
         self.tokens = TokenKeeper(self.auth, options)
         self._nesting: bool | None = None
+        self.reached = False  # whether a member has answered a call yet (see Backoff)
 
     def restricted(self) -> bool:
         """Whether the connection's user may be restricted by etcd roles: a user
@@ -520,15 +577,18 @@ class EtcdConnection:
         outer = getattr(self._local, "end", None)
         if outer is not None:
             budget_end = min(budget_end, outer)
-        backoff = Backoff(what, self.options, budget_end)
+        backoff = Backoff(what, self.options, budget_end, reached=self.reached)
         while True:  # bounded: Backoff raises or gives up after max_attempts or the budget
             self.check_open(what)
             timeout = backoff.attempt_timeout()
             try:
-                return method(request, timeout=timeout, metadata=self.metadata())
+                answer = method(request, timeout=timeout, metadata=self.metadata())
+                self.reached = True
+                return answer
             except grpc.RpcError as exc:
                 if self._closed:  # CANCELLED by the channel's close, not by the cluster
                     raise closed_under_call(what) from exc
+                self.reached = self.reached or not connect_failure(exc)
                 if backoff.renew_token(exc, self.tokens):
                     self.tokens.refresh(self)
                     continue
