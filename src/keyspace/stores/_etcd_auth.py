@@ -14,16 +14,38 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import grpc
 
 from ._etcd_proto import watch_auth_pb2 as wa
 
-if TYPE_CHECKING:
-    from ._etcd_rpc import EtcdConnection, EtcdOptions
+__all__ = ["Caller", "ConnectionOptions", "TokenKeeper", "tls_channel_options", "tls_credentials"]
 
-__all__ = ["TokenKeeper", "tls_channel_options", "tls_credentials"]
+
+class ConnectionOptions(Protocol):
+    """The connection options this module reads (``EtcdOptions`` of
+    :mod:`keyspace.stores._etcd_rpc`, which builds on this module, offers them)."""
+
+    @property
+    def endpoints(self) -> tuple[tuple[str, int], ...]: ...
+    @property
+    def user(self) -> str | None: ...
+    @property
+    def password(self) -> str | None: ...
+    @property
+    def cacert(self) -> str | None: ...
+    @property
+    def cert(self) -> str | None: ...
+    @property
+    def key(self) -> str | None: ...
+
+
+class Caller(Protocol):
+    """What sends one request within the connection's retry budget
+    (``EtcdConnection.call``)."""
+
+    def call(self, what: str, method: Callable[..., Any], request: Any, *, retry: bool = True) -> Any: ...
 
 
 def _read(path: str | None, what: str) -> bytes | None:
@@ -35,7 +57,7 @@ def _read(path: str | None, what: str) -> bytes | None:
         raise ValueError(f"cannot read the etcd {what} file {path!r}: {exc.strerror}") from None
 
 
-def tls_credentials(options: EtcdOptions) -> grpc.ChannelCredentials:
+def tls_credentials(options: ConnectionOptions) -> grpc.ChannelCredentials:
     """Channel credentials from ``cacert`` (the CA that signed the members'
     certificates; the system's CAs when absent) and the client ``cert``/``key``."""
     return grpc.ssl_channel_credentials(
@@ -45,7 +67,7 @@ def tls_credentials(options: EtcdOptions) -> grpc.ChannelCredentials:
     )
 
 
-def tls_channel_options(options: EtcdOptions) -> list[tuple[str, Any]]:
+def tls_channel_options(options: ConnectionOptions) -> list[tuple[str, Any]]:
     """The name the members' certificates are checked against: the first endpoint's
     host as written in the URL (the channel target lists resolved addresses)."""
     host = options.endpoints[0][0]
@@ -58,7 +80,7 @@ _EXPIRED_WORDS = ("invalid auth token", "auth token", "token expired")
 class TokenKeeper:
     """The current auth token of a connection (none without a user)."""
 
-    def __init__(self, stub: Any, options: EtcdOptions) -> None:
+    def __init__(self, stub: Any, options: ConnectionOptions) -> None:
         self._stub = stub
         self._user = options.user
         self._password = options.password or ""
@@ -79,7 +101,7 @@ class TokenKeeper:
         detail = (exc.details() or "").lower()
         return any(word in detail for word in _EXPIRED_WORDS)
 
-    def refresh(self, conn: EtcdConnection) -> None:
+    def refresh(self, conn: Caller) -> None:
         """Authenticate again (one ``Authenticate`` call, retried only while the
         cluster is unavailable, within the connection's retry budget)."""
         if self._user is None:
