@@ -41,7 +41,6 @@ from ._accounting import ScopeStats, accounting_of
 from ._catalog import SETTLED
 from ._other_type import KeyOfOtherType
 from ._other_type import other_type as _other_type
-from ._retry import run_atomically
 from .codecs import BYTES, Codec, native_type
 from .errors import AccountingUnavailable, InvalidArgument, InvalidKey, KeyspaceError, show_bytes
 from .schemes._base import Key, Path, Scheme
@@ -407,13 +406,6 @@ class Scope(MutableMapping[Any, Any]):
         # _NO_ROUTE, whose exact type no key has
         self._read_route = self._route(self._get) if self._guard is None else _NO_ROUTE
         self._write_route = _NO_ROUTE
-        # a view whose puts check the catalog's fact inside their own write (a
-        # directory's node: CheckedReads.checked_put) routes []= there, while _put
-        # stays unbound: every other write still takes the catalog's first write
-        checked = getattr(data, "checked_put", None)
-        if checked is not None:
-            self._put_raw = _RAW
-            self._write_route = self._route(checked)
 
     def _on(self, view: ReadView, state: Catalog) -> Scope:
         """This scope (path, codecs) on ``view``, another view of the same store (a
@@ -641,24 +633,18 @@ class Scope(MutableMapping[Any, Any]):
                 raise self._missing(key)
             return default
         if view is self._state.store:
-            return self._in_one(self._space.transaction, "pop", key, default)
+            return self._in_one(self._space.transaction(), "pop", key, default)
         self._state.destructive(
             view, lambda v: self._part(v).delete(stored), single=True, path=self._unsettled
         )
         return raw if self._vdec is None else self._vdec(raw)
 
-    def _in_one(
-        self, begin: Callable[[], AbstractContextManager[tuple[ReadView, Catalog]]], method: str, *args: Any
-    ) -> Any:
-        """Run ``method`` on the scope of this path inside what ``begin()`` opens,
-        a transaction of the store (a read then a write, as one atomic step) or a
-        snapshot (several reads, of one state of the store). The step is this
-        scope's own, so one that loses a race (:class:`TransactionConflict`,
-        nothing written) is run again from its first read, at most
-        :data:`~keyspace._retry.ATTEMPTS` times (:func:`~keyspace._retry.run_atomically`)."""
-        return run_atomically(
-            begin, lambda pair: getattr(self._on(*pair), method)(*args), f"Scope.{method.strip('_')}"
-        )
+    def _in_one(self, step: AbstractContextManager[tuple[ReadView, Catalog]], method: str, *args: Any) -> Any:
+        """Run ``method`` on the scope of this path inside ``step``, a transaction
+        of the store (a read then a write, as one atomic step) or a snapshot
+        (several reads, of one state of the store)."""
+        with step as (view, state):
+            return getattr(self._on(view, state), method)(*args)
 
     def popitem(self) -> tuple[Any, Any]:
         """Remove and return the last ``(key, value)`` in key order (``dict`` takes
@@ -671,7 +657,7 @@ class Scope(MutableMapping[Any, Any]):
         scan and one delete."""
         view = self._writer()
         if view is self._state.store:
-            return self._in_one(self._space.transaction, "popitem")  # type: ignore[no-any-return]
+            return self._in_one(self._space.transaction(), "popitem")  # type: ignore[no-any-return]
         chunks = self._chunks(reverse=True, limit=1, decode=False)
         try:
             last = next(chunks, None)
@@ -696,7 +682,7 @@ class Scope(MutableMapping[Any, Any]):
         if raw is not None:
             return raw if self._vdec is None else self._vdec(raw)
         if self._writer() is self._state.store:
-            return self._in_one(self._space.transaction, "setdefault", key, default)
+            return self._in_one(self._space.transaction(), "setdefault", key, default)
         self[key] = default
         return default
 
@@ -1145,7 +1131,7 @@ class Scope(MutableMapping[Any, Any]):
         if counts is not None:  # with accounting: the counter record, O(1)
             return counts.stats(self._view, self.path).keys
         if self._counted_in_pieces() and self._view is store and store.capabilities.snapshots:
-            return self._in_one(self._space.snapshot, "__len__")  # type: ignore[no-any-return]
+            return self._in_one(self._space.snapshot(), "__len__")  # type: ignore[no-any-return]
         if not self._layout.exact:
             return sum(map(len, self._chunks(keys=True)))
         ranges = self._stored_ranges(None, None, True, False, None)
