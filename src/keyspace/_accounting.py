@@ -5,7 +5,8 @@ later opener keeps it) each scope has one *counter record*, a reserved key
 updated inside the same atomic write as the data it counts::
 
     ff "keyspace-counts" 00  pack((raw_prefix,))  pack(path)   ->
-        pack((keys, bytes, subtree_keys, subtree_bytes, quota_keys, quota_bytes))
+        i64le(keys) i64le(bytes) i64le(subtree_keys) i64le(subtree_bytes)
+        i64le(quota_keys) i64le(quota_bytes)                  (48 bytes; a quota of -1: none)
 
 ``keys``/``bytes``: the scope's own keys and their stored size (stored key +
 value); ``subtree_*``: the same for the scope and every scope below it;
@@ -28,6 +29,7 @@ others refuse accounting with :class:`AccountingUnavailable`.
 from __future__ import annotations
 
 import json
+import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from typing import Any, Final, NamedTuple
@@ -105,22 +107,35 @@ def check_countable(scheme: Scheme, url: str = "") -> None:
         )
 
 
+_RECORD = struct.Struct("<6q")
+_NONE = -1
+
+
 def _parse(key: bytes, raw: bytes | None) -> Record:
     if raw is None:
         return [0, 0, 0, 0, None, None]
-    try:
-        got = list(unpack(raw))
-    except KeyspaceError:
-        got = []
-    if (
-        len(got) != 6
-        or not all(type(v) is int for v in got[:4])
-        or any(v is not None and type(v) is not int for v in got[4:])
-    ):
+    if len(raw) != 48:
         raise UnreadableRecord(
-            f"the counter record at key {show_bytes(key)} is unreadable: {show_bytes(raw)}"
+            f"the counter record at key {show_bytes(key)} is unreadable (not 48 bytes): {show_bytes(raw)}"
         )
+    got = list(_RECORD.unpack(raw))
+    if got[4] == _NONE:
+        got[4] = None
+    if got[5] == _NONE:
+        got[5] = None
     return got
+
+
+def _encode(record: Record) -> bytes:
+    quota_keys, quota_bytes = record[4], record[5]
+    return _RECORD.pack(
+        record[0],
+        record[1],
+        record[2],
+        record[3],
+        _NONE if quota_keys is None else quota_keys,
+        _NONE if quota_bytes is None else quota_bytes,
+    )
 
 
 class ScopeFinder:
@@ -130,12 +145,13 @@ class ScopeFinder:
 
     def __init__(self, scheme: Scheme) -> None:
         self.scheme = scheme
-        self._ranges: tuple[tuple[bytes, bytes | None], ...] = ()
+        self.last_ranges: tuple[tuple[bytes, bytes | None], ...] = ()
+        """The own ranges of the scope found last."""
         self._path: Path = ()
         self._canonical: dict[Path, Path] = {}
 
     def __call__(self, key: bytes) -> Path | None:
-        for lo, hi in self._ranges:
+        for lo, hi in self.last_ranges:
             if lo <= key and (hi is None or key < hi):
                 return self._path
         try:
@@ -143,7 +159,7 @@ class ScopeFinder:
         except KeyspaceError:
             return None
         self._path = path
-        self._ranges = self.scheme.own_ranges(path)
+        self.last_ranges = self.scheme.own_ranges(path)
         return path
 
     def canonical(self, path: Path) -> Path:
@@ -161,53 +177,127 @@ class ScopeFinder:
 
 
 def scope_deltas(find: ScopeFinder, changes: Iterable[Change]) -> dict[Path, list[int]]:
-    """Own key and byte deltas per scope of ``changes`` (whose ``old`` is read)."""
+    """Own key and byte deltas per scope of ``changes`` (whose ``old`` is read).
+    A change whose key lies in the own ranges of the scope of the change before
+    costs a few comparisons; any other one a call of ``find``."""
     deltas: dict[Path, list[int]] = {}
+    ranges: tuple[tuple[bytes, bytes | None], ...] = ()
+    entry: list[int] = []
     for change in changes:
         key = change.key
-        path = find(key)
-        if path is None:
-            continue
-        old, new = change.old, change.new
-        dk = db = 0
-        if type(old) is bytes:
-            dk -= 1
-            db -= len(key) + len(old)
-        if new is not None:
-            dk += 1
-            db += len(key) + len(new)
-        if dk or db:
+        for lo, hi in ranges:
+            if lo <= key and (hi is None or key < hi):
+                break
+        else:
+            path = find(key)
+            if path is None:
+                ranges = ()
+                continue
+            ranges = find.last_ranges
             got = deltas.get(path)
-            if got is None:
-                deltas[path] = [dk, db]
-            else:
-                got[0] += dk
-                got[1] += db
+            entry = deltas[path] = [0, 0] if got is None else got
+        old, new = change.old, change.new
+        if type(old) is bytes:
+            entry[0] -= 1
+            entry[1] -= len(key) + len(old)
+        if new is not None:
+            entry[0] += 1
+            entry[1] += len(key) + len(new)
+    return deltas
+
+
+def merged_deltas(
+    find: ScopeFinder, merged: dict[bytes, bytes | None], old: dict[bytes, Any]
+) -> dict[Path, list[int]]:
+    """:func:`scope_deltas` of a commit given as ``merged`` (key -> value after,
+    ``None``: deleted) and ``old`` (key -> value before, ``None``: absent)."""
+    deltas: dict[Path, list[int]] = {}
+    ranges: tuple[tuple[bytes, bytes | None], ...] = ()
+    entry: list[int] = []
+    previous = old.get
+    for key, new in merged.items():
+        for lo, hi in ranges:
+            if lo <= key and (hi is None or key < hi):
+                break
+        else:
+            path = find(key)
+            if path is None:
+                ranges = ()
+                continue
+            ranges = find.last_ranges
+            got = deltas.get(path)
+            entry = deltas[path] = [0, 0] if got is None else got
+        before = previous(key)
+        if type(before) is bytes:
+            entry[0] -= 1
+            entry[1] -= len(key) + len(before)
+        if new is not None:
+            entry[0] += 1
+            entry[1] += len(key) + len(new)
     return deltas
 
 
 def spread(deltas: dict[Path, list[int]]) -> dict[Path, list[int]]:
     """``[own_keys, own_bytes, subtree_keys, subtree_bytes]`` deltas of every scope
-    ``deltas`` touches and of every ancestor of one."""
+    ``deltas`` touches and of every ancestor of one (scopes whose own deltas are
+    all zero add nothing)."""
     out: dict[Path, list[int]] = {}
     for path, (dk, db) in deltas.items():
+        if not (dk or db):
+            continue
         entry = out.get(path)
         if entry is None:
-            entry = out[path] = [0, 0, 0, 0]
-        entry[0] += dk
-        entry[1] += db
-        for depth in range(len(path), -1, -1):
+            out[path] = [dk, db, dk, db]
+        else:
+            entry[0] += dk
+            entry[1] += db
+            entry[2] += dk
+            entry[3] += db
+        for depth in range(len(path) - 1, -1, -1):
             above = path[:depth]
             entry = out.get(above)
             if entry is None:
-                entry = out[above] = [0, 0, 0, 0]
-            entry[2] += dk
-            entry[3] += db
+                out[above] = [0, 0, dk, db]
+            else:
+                entry[2] += dk
+                entry[3] += db
     return out
+
+
+def _exceeded(path: Path, what: str, limit: int, size: int) -> QuotaExceeded:
+    return QuotaExceeded(
+        f"the scope {_show_path(path)} has a quota of {limit} {what}; this write would make it {size} "
+        f"{what}; nothing was written",
+        path,
+        what,
+        limit,
+        size,
+    )
 
 
 def _show_path(path: Path) -> str:
     return "/" + "/".join(c.decode("utf-8", "backslashreplace") if type(c) is bytes else str(c) for c in path)
+
+
+def _uncommitted(tx: HookedTransaction) -> list[Change]:
+    """The changes ``tx`` holds so far, each with its value before ``tx`` (read
+    from the engine transaction where the seam did not read it yet), reserved
+    keys left out: one pass over them."""
+    store, engine = tx.store, tx.view
+    noted = getattr(tx, "changes", None)
+    if noted is not None:
+        return [Change(k, old, new) for k, (old, new) in noted.items()]
+    pending: dict[bytes, bytes] = getattr(tx, "pending", {})
+    merged: dict[bytes, bytes | None] = getattr(tx, "merged", {})
+    old: dict[bytes, bytes | None] = getattr(tx, "old", {})
+    out: list[Change] = []
+    for key, new in merged.items():
+        if key not in pending and not store._reserved_key(key):
+            out.append(Change(key, old[key] if key in old else engine.get(key), new))
+    for key, value in pending.items():
+        if not store._reserved_key(key):
+            out.append(Change(key, old[key] if key in old else engine.get(key), value))
+    return out
 
 
 class Accounting(WriteHook):
@@ -224,6 +314,7 @@ class Accounting(WriteHook):
         self.prefix = counter_prefix(scheme)
         self.find = ScopeFinder(scheme)
         self._guarded = store.capabilities.guarded_reads
+        self._keys: dict[Path, bytes] = {}  # counter record keys of paths met
 
     def counter_key(self, path: Path) -> bytes:
         """The counter record key of the scope at ``path`` (as the scheme decodes it)."""
@@ -236,7 +327,11 @@ class Accounting(WriteHook):
         ranges: Sequence[tuple[bytes, bytes | None]],
         latest: ReadView,
     ) -> None:
-        deltas = scope_deltas(self.find, changes)
+        merged = getattr(changes, "merged", None)  # the seam's dicts, where it offers them: no Change objects
+        if merged is not None:
+            deltas = merged_deltas(self.find, merged, getattr(changes, "old", {}))
+        else:
+            deltas = scope_deltas(self.find, changes)
         if deltas:
             self.apply(view, view if self._guarded else latest, spread(deltas))
 
@@ -246,31 +341,44 @@ class Accounting(WriteHook):
         """Add ``touched`` (see :func:`spread`) to the records, read from ``reader``
         and written to ``view``: one read and one write per scope. With ``check``,
         :class:`QuotaExceeded` for a scope an increase takes past its quota."""
-        prefix = self.prefix
-        for path, delta in touched.items():
-            if not (delta[0] or delta[1] or delta[2] or delta[3]):
+        keys = self._keys
+        get, put, delete = reader.get, view.put, view.delete
+        unpack_record, pack_record = _RECORD.unpack, _RECORD.pack
+        for path, (a, b, c, d) in touched.items():
+            if not (a or b or c or d):
                 continue
-            key = prefix + pack(path)
-            record = _parse(key, reader.get(key))
-            for i in range(4):
-                record[i] += delta[i]
+            key = keys.get(path)
+            if key is None:
+                key = self.counter_key(path)
+                if len(keys) < _MEMO:
+                    keys[path] = key
+            raw = get(key)
+            if raw is None:
+                own_keys = own_bytes = sub_keys = sub_bytes = 0
+                max_keys = max_bytes = _NONE
+            elif len(raw) == _RECORD.size:
+                own_keys, own_bytes, sub_keys, sub_bytes, max_keys, max_bytes = unpack_record(raw)
+            else:
+                _parse(key, raw)  # raises UnreadableRecord
+                raise AssertionError("unreachable")
+            own_keys += a
+            own_bytes += b
+            sub_keys += c
+            sub_bytes += d
             if check:
-                for what, i, limit in (("keys", 2, record[4]), ("bytes", 3, record[5])):
-                    if limit is not None and delta[i] > 0 and record[i] > limit:
-                        raise QuotaExceeded(
-                            f"the scope {_show_path(path)} has a quota of {limit} {what}; this write would "
-                            f"make it {record[i]} {what}; nothing was written",
-                            path,
-                            what,
-                            limit,
-                            record[i],
-                        )
-            self._store_record(view, key, record)
+                if max_keys != _NONE and c > 0 and sub_keys > max_keys:
+                    raise _exceeded(path, "keys", max_keys, sub_keys)
+                if max_bytes != _NONE and d > 0 and sub_bytes > max_bytes:
+                    raise _exceeded(path, "bytes", max_bytes, sub_bytes)
+            if own_keys or own_bytes or sub_keys or sub_bytes or max_keys != _NONE or max_bytes != _NONE:
+                put(key, pack_record(own_keys, own_bytes, sub_keys, sub_bytes, max_keys, max_bytes))
+            else:
+                delete(key)
 
     @staticmethod
     def _store_record(view: WriteView, key: bytes, record: Record) -> None:
         if record[0] or record[1] or record[2] or record[3] or record[4] is not None or record[5] is not None:
-            view.put(key, pack(tuple(record)))
+            view.put(key, _encode(record))
         else:
             view.delete(key)
 
@@ -285,13 +393,11 @@ class Accounting(WriteHook):
         """The counts of the scope at ``path`` in ``view``, with the writes a
         transaction ``view`` holds uncommitted (one pass over them)."""
         record = self.record(view, path)
-        pending = view.changes if isinstance(view, HookedTransaction) else None
-        if pending:
+        changes = _uncommitted(view) if isinstance(view, HookedTransaction) else None
+        if changes:
             canonical = self.find.canonical(path)
             depth = len(canonical)
-            find = ScopeFinder(self.scheme)
-            changes = [Change(k, old, new) for k, (old, new) in pending.items()]
-            for scope, (dk, db) in scope_deltas(find, changes).items():
+            for scope, (dk, db) in scope_deltas(ScopeFinder(self.scheme), changes).items():
                 if scope == canonical:
                     record[0] += dk
                     record[1] += db
@@ -330,9 +436,9 @@ class Accounting(WriteHook):
     def set_quota(self, view: WriteView, path: Path, keys: int | None, size: int | None) -> None:
         """Set (``None``: remove) the quotas of the scope at ``path`` inside ``view``."""
         for name, value in (("keys", keys), ("bytes", size)):
-            if value is not None and (type(value) is not int or value < 0):
+            if value is not None and (type(value) is not int or not 0 <= value < 1 << 63):
                 raise InvalidArgument(
-                    f"a quota of {name} must be an int of 0 or more, or None; not {value!r}"
+                    f"a quota of {name} must be an int from 0 to 2**63 - 1, or None; not {value!r}"
                 )
         key = self.counter_key(self.find.canonical(path))
         record = _parse(key, view.get(key))
