@@ -24,7 +24,7 @@ import random
 import time
 from collections.abc import AsyncIterator, Callable, Generator, Iterable
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import grpc
 import grpc.aio
@@ -32,6 +32,7 @@ from sortedcontainers import SortedDict
 
 from ..errors import EtcdUnavailable, StoreClosed
 from ._aio import AsyncStore, AsyncTransaction
+from ._base import Store
 from ._etcd_plan import (
     Call,
     Pages,
@@ -52,6 +53,7 @@ from ._etcd_proto import kv_pb2_grpc as pb_grpc
 from ._etcd_proto import watch_auth_pb2_grpc as wa_grpc
 from ._etcd_rpc import (
     Backoff,
+    EtcdConnection,
     ResponseTooLarge,
     closed_under_call,
     connect_failure,
@@ -62,9 +64,6 @@ from ._etcd_rpc import (
 )
 from ._overlay import Range, RangeSet
 
-if TYPE_CHECKING:
-    from .etcd import EtcdStore
-
 __all__ = ["AsyncEtcdStore"]
 
 _BUDGET_END: ContextVar[float | None] = ContextVar("keyspace_etcd_budget_end", default=None)
@@ -74,8 +73,7 @@ class _Client:
     """The ``grpc.aio`` channel (one per event loop) and the retry loop of every call:
     the rules of :meth:`EtcdConnection.call`, awaited."""
 
-    def __init__(self, store: EtcdStore) -> None:
-        conn = store._conn
+    def __init__(self, conn: EtcdConnection) -> None:
         self.options = conn.options
         self.target = conn.target
         self.tokens = conn.tokens
@@ -184,15 +182,18 @@ class AsyncEtcdStore(AsyncStore):
 
     threads = 0
 
-    def __init__(self, store: EtcdStore) -> None:
+    def __init__(self, store: Store, conn: EtcdConnection) -> None:
+        """``store``: the synchronous store of the cluster (its capabilities, watch
+        and close); ``conn``: its connection, whose options, credentials and
+        retry rules the asyncio channel takes."""
         self.sync = store
-        self._client = _Client(store)
-        self._prefix = store.options.prefix
+        self._client = _Client(conn)
+        self._prefix = conn.options.prefix
         self._check_key = key_checker(self._prefix)
         self._reader = _EtcdView(self, None, track=False, writable=False)
         # whether a commit may be nested: the synchronous store's answer (the same
         # user; its one Status call, where one is needed, blocks once)
-        self._may_nest = store._conn.may_nest
+        self._may_nest = conn.may_nest
 
     # -- reads and writes of the store ---------------------------------------------
 

@@ -569,7 +569,7 @@ class EtcdStore(DelegatedReads, Store):
         these options and credentials (see :mod:`keyspace.stores._etcd_aio`)."""
         from ._etcd_aio import AsyncEtcdStore
 
-        return AsyncEtcdStore(self)
+        return AsyncEtcdStore(self, self._conn)
 
     def access(self) -> EtcdAccess:
         """etcd's users, roles and permissions, through this store's connection
