@@ -14,6 +14,7 @@ import sys
 import time
 
 from . import (  # noqa: F401  (registration)
+    accounting,
     bulk,
     codecs,
     collections,

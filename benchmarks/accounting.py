@@ -1,0 +1,151 @@
+"""Accounting on LMDB: what keeping per-scope counts costs writes, and what it
+saves reads.
+
+- a transaction of 1,000 puts into one scope, with ``accounting=True`` against
+  without (target ≤ 1.15×): the counters cost one record per touched scope and
+  ancestor per commit, plus one point read per changed key (its old size);
+- 1,000 single puts, each its own commit, with against without (≤ 1.3×);
+- ``len()`` of a scope of 10^6 keys with accounting (≤ 20 µs; the cursor count
+  without it is reported beside);
+- the scope tree ``keyspace inspect`` shows, of 10^6 keys in 1,000 scopes, read
+  from the kept counts (≤ 0.5 s; one scan of the store without accounting is
+  reported beside).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import keyspace
+from keyspace.cli.inspect_cmd import counted_tree, kept_tree
+from keyspace.keyspace import Keyspace
+
+from . import _data
+from ._engines import Fresh
+from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
+
+_V = _data.VALUE
+_PATH = ("tenant1", "users")
+
+
+def _open(accounting: bool) -> tuple[Keyspace, Fresh]:
+    d = Fresh()
+    ks = keyspace.open(f"lmdb://{d.path}/db", sync=False, accounting=accounting)
+    ks.scope(*_PATH)[b"\x00first"] = _V  # scheme (and accounting) recorded before the timing
+    return ks, d
+
+
+def _transaction(accounting: bool, keys: list[bytes]) -> Factory:
+    def make() -> Trial:
+        ks, d = _open(accounting)
+
+        def run() -> None:
+            with ks.transaction() as tx:
+                scope = tx.scope(*_PATH)
+                for k in keys:
+                    scope[k] = _V
+
+        def close() -> None:
+            ks.close()
+            d.remove()
+
+        return Trial(run, len(keys), close)
+
+    return make
+
+
+def _single_puts(accounting: bool, keys: list[bytes]) -> Factory:
+    def make() -> Trial:
+        ks, d = _open(accounting)
+        scope = ks.scope(*_PATH)
+
+        def run() -> None:
+            for k in keys:
+                scope[k] = _V
+
+        def close() -> None:
+            ks.close()
+            d.remove()
+
+        return Trial(run, len(keys), close)
+
+    return make
+
+
+def _big(ctx: Context, n: int, scopes: int, accounting: bool) -> Keyspace:
+    """A keyspace of ``n`` keys in ``scopes`` scopes (and one scope of ``n // 2``)."""
+    d = Fresh()
+    ks = keyspace.open(f"lmdb://{d.path}/db", sync=False, map_size=8 << 30, accounting=accounting)
+    half = n // 2
+    per = max(1, (n - half) // scopes)
+    with ks.transaction() as tx:
+        big = tx.scope("big")
+        for i in range(half):
+            big[i.to_bytes(4, "big")] = _V
+        for s in range(scopes):
+            scope = tx.scope(f"tenant{s % 10}", f"s{s}")
+            for i in range(per):
+                scope[i.to_bytes(4, "big")] = _V
+    ctx.defer(d.remove)
+    ctx.defer(ks.close)
+    return ks
+
+
+def _best(fn: object, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter_ns()
+        fn()  # type: ignore[operator]
+        best = min(best, time.perf_counter_ns() - t0)
+    return best
+
+
+@workload("accounting")
+def accounting(ctx: Context) -> Iterator[Comparison]:
+    """Accounting's cost on writes and gain on counts, LMDB."""
+    keys = _data.keys(ctx.n(1_000, 100))
+    yield Comparison(
+        "account",
+        "transaction of 1,000 puts into one scope",
+        {"accounting": _transaction(True, keys), "plain": _transaction(False, keys)},
+        [Ratio("tx of 1,000 puts: accounting vs not", "accounting", "plain", Target(1.15))],
+        rounds=ctx.fine,
+    )
+    yield Comparison(
+        "account",
+        "single puts, each its own commit",
+        {"accounting": _single_puts(True, keys), "plain": _single_puts(False, keys)},
+        [Ratio("single put: accounting vs not", "accounting", "plain", Target(1.3))],
+        rounds=ctx.fine,
+    )
+    n = ctx.n(1_000_000, 2_000)
+    counted = _big(ctx, n, ctx.n(1_000, 10), accounting=True)
+    scope = counted.scope("big")
+    assert len(scope) == n // 2
+    reps = 2_000
+    per_len = _best(lambda: [len(scope) for _ in range(reps)], 5) / reps
+    ctx.note(f"len() of a scope of {n // 2:,} keys with accounting: {per_len / 1000:.2f} µs")
+    yield Comparison(
+        "account",
+        f"len() of a scope of {n // 2:,} keys",
+        {},
+        [Ratio("len() with accounting / 20 µs", "len()", "20 µs", Target(1.0, text="≤ 20 µs"))],
+        measured={"len()": per_len, "20 µs": 20_000.0},
+    )
+    kept = _best(lambda: kept_tree(counted), 3)
+    ctx.note(f"inspect tree of {n:,} keys from the kept counts: {kept / 1e6:.1f} ms")
+    plain = _big(ctx, n, ctx.n(1_000, 10), accounting=False)
+    plain_len = _best(lambda: len(plain.scope("big")), 3)
+    scanned = _best(lambda: counted_tree(plain), 1)
+    ctx.note(
+        f"without accounting: len() of that scope {plain_len / 1e6:.2f} ms (a cursor count), "
+        f"the inspect tree {scanned / 1e9:.2f} s (one scan)"
+    )
+    yield Comparison(
+        "account",
+        f"inspect of {n:,} keys with accounting",
+        {},
+        [Ratio("inspect with accounting / 0.5 s", "inspect", "0.5 s", Target(1.0, text="≤ 0.5 s"))],
+        measured={"inspect": kept, "0.5 s": 5e8},
+    )
