@@ -4,12 +4,9 @@ key-value stores."""
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import bincode, errors
-from ._watch import ScopeWatch, WatchEvent
-from .codecs import Codec
-from .directory import Directories, Directory, DirectoryPartition
+from . import errors
 from .errors import (
     AccessDenied,
     AuthenticationFailed,
@@ -35,19 +32,51 @@ from .errors import (
     WatchCompacted,
     WatchUnsupported,
 )
-from .keyspace import Keyspace, Transaction, attach, open
-from .schemes import (
-    AsciiHex,
-    Delimited,
-    LengthPrefixed,
-    Naive,
-    Property,
-    Scheme,
-    ScopeHash,
-    Sublevel,
-    TupleScheme,
-)
-from .scope import Scope
+
+if TYPE_CHECKING:
+    from . import bincode, scoped_heed
+    from ._watch import ScopeWatch, WatchEvent
+    from .codecs import Codec
+    from .directory import Directories, Directory, DirectoryPartition
+    from .keyspace import Keyspace, Transaction, attach, open
+    from .schemes import (
+        AsciiHex,
+        Delimited,
+        LengthPrefixed,
+        Naive,
+        Property,
+        Scheme,
+        ScopeHash,
+        Sublevel,
+        TupleScheme,
+    )
+    from .scope import Scope
+
+# the public names below are imported when first used (``import keyspace`` reads
+# only the errors): the module that defines each
+_LAZY = {
+    "ScopeWatch": "._watch",
+    "WatchEvent": "._watch",
+    "Codec": ".codecs",
+    "Directories": ".directory",
+    "Directory": ".directory",
+    "DirectoryPartition": ".directory",
+    "Keyspace": ".keyspace",
+    "Transaction": ".keyspace",
+    "attach": ".keyspace",
+    "open": ".keyspace",
+    "AsciiHex": ".schemes",
+    "Delimited": ".schemes",
+    "LengthPrefixed": ".schemes",
+    "Naive": ".schemes",
+    "Property": ".schemes",
+    "Scheme": ".schemes",
+    "ScopeHash": ".schemes",
+    "Sublevel": ".schemes",
+    "TupleScheme": ".schemes",
+    "Scope": ".scope",
+}
+_MODULES = {"bincode": ".bincode", "scoped_heed": ".scoped_heed"}
 
 __version__ = "0.1.0"
 
@@ -103,7 +132,24 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``keyspace.scoped_heed`` is imported when first used (it opens LMDB)."""
-    if name == "scoped_heed":
-        return importlib.import_module(".scoped_heed", __name__)
+    """The public names other than the errors, imported when first asked for
+    (``keyspace.scoped_heed`` opens LMDB; ``keyspace.open`` the whole library),
+    so that ``import keyspace`` costs the errors module alone."""
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module, __name__), name)
+        globals()[name] = value  # later lookups find it without this call
+        return value
+    if not name.startswith("_") or name in _MODULES:
+        # a submodule (``keyspace.tuples``, ``keyspace.stores``, ...), as an attribute
+        # of the package, as when ``import keyspace`` imported the whole library
+        try:
+            return importlib.import_module(_MODULES.get(name, "." + name), __name__)
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY) | set(_MODULES))
