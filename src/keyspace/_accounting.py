@@ -315,6 +315,20 @@ class Accounting(WriteHook):
         self.find = ScopeFinder(scheme)
         self._guarded = store.capabilities.guarded_reads
         self._keys: dict[Path, bytes] = {}  # counter record keys of paths met
+        self._prefixes: dict[Path, bytes] = {}  # the scheme's prefix of paths asked
+
+    def counts_scope(self, path: Path, prefix: bytes) -> bool:
+        """Whether the scope at ``path`` whose own keys start with ``prefix`` is one
+        the counters count: a scope of the scheme, not a directory's (whose keys
+        lie under an allocated prefix no scope of the scheme decodes to). Cost:
+        a dictionary lookup and a comparison."""
+        known = self._prefixes.get(path)
+        if known is None:
+            known = self.scheme.prefix(path)
+            if len(self._prefixes) < _MEMO:
+                with suppress(TypeError):
+                    self._prefixes[path] = known
+        return known == prefix
 
     def counter_key(self, path: Path) -> bytes:
         """The counter record key of the scope at ``path`` (as the scheme decodes it)."""

@@ -1128,7 +1128,7 @@ class Scope(MutableMapping[Any, Any]):
         snapshot of the store, so it never counts part of a batch."""
         store = self._state.store
         counts = accounting_of(store)
-        if counts is not None:  # with accounting: the counter record, O(1)
+        if counts is not None and counts.counts_scope(self.path, self.prefix):  # the counter record, O(1)
             return counts.stats(self._view, self.path).keys
         if self._counted_in_pieces() and self._view is store and store.capabilities.snapshots:
             return self._in_one(self._space.snapshot(), "__len__")  # type: ignore[no-any-return]
@@ -1151,6 +1151,11 @@ class Scope(MutableMapping[Any, Any]):
                 f"stats() of the scope {self.path!r} needs accounting, which {self._state.store.url} does "
                 "not keep: open it with accounting=True on a new store, or run "
                 "'keyspace accounting enable URL'"
+            )
+        if not counts.counts_scope(self.path, self.prefix):
+            raise AccountingUnavailable(
+                f"stats() of {self.path!r}: its keys lie under the prefix {show_bytes(self.prefix)}, not "
+                "where the scheme keeps that scope's keys (a directory's contents): no counter counts them"
             )
         return counts.stats(self._view, self.path)
 
