@@ -12,6 +12,8 @@ import click
 from ..schemes import SCHEMES, Scheme
 
 __all__ = [
+    "SectionedCommand",
+    "WholeNumber",
     "check_depth_applies",
     "depth_applies",
     "depth_option",
@@ -23,6 +25,76 @@ __all__ = [
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_SECTIONS: tuple[tuple[str, frozenset[str]], ...] = (
+    (
+        "Scheme options (stores another program wrote; keyspace records its own)",
+        frozenset(
+            {
+                "scheme",
+                "separator",
+                "depth",
+                "from_scheme",
+                "to_scheme",
+                "to_depth",
+                "to_separator",
+                "strict_separators",
+            }
+        ),
+    ),
+    (
+        "scoped-heed options (LMDB environments of Rust programs)",
+        frozenset({"heed_name", "api", "unnamed_default", "key_type", "value_type"}),
+    ),
+)
+
+
+class SectionedCommand(click.Command):
+    """A command whose help lists the options most users need first, under
+    "Options", then the options of one kind of store each under its own heading
+    (:data:`_SECTIONS`: the scheme options, the scoped-heed options)."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        main: list[tuple[str, str]] = []
+        grouped: dict[str, list[tuple[str, str]]] = {title: [] for title, _ in _SECTIONS}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None or isinstance(param, click.Argument):
+                continue
+            title = next((t for t, names in _SECTIONS if param.name in names), None)
+            (main if title is None else grouped[title]).append(record)
+        for title, records in (("Options", main), *grouped.items()):
+            if records:
+                with formatter.section(title):
+                    formatter.write_dl(records)
+
+
+class WholeNumber(click.ParamType):  # type: ignore[type-arg]
+    """An integer of at least ``least`` (and at most ``sys.maxsize``), shown in
+    the help as ``N`` with no range; a value out of range fails naming the
+    least value."""
+
+    name = "integer"
+
+    def __init__(self, least: int = 0) -> None:
+        self.least = least
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        return "N"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            try:
+                number = int(str(value), 10)
+            except ValueError:
+                self.fail(f"{value!r} is not a whole number", param, ctx)
+        if number < self.least:
+            self.fail(f"{number} is less than {self.least}", param, ctx)
+        if number > sys.maxsize:
+            self.fail(f"{number} is more than {sys.maxsize}", param, ctx)
+        return number
 
 
 def scheme_option(
@@ -44,7 +116,7 @@ def depth_option(f: F) -> F:
     """``--depth N`` for formats that do not record a key's scope depth."""
     return click.option(
         "--depth",
-        type=click.IntRange(min=0, max=sys.maxsize),
+        type=WholeNumber(0),
         default=None,
         help="Scope depth of the stored keys, for schemes that do not record it (length-prefixed, "
         "delimited: default 1).",

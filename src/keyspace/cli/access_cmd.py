@@ -9,7 +9,7 @@ import click
 from .. import access
 from ._format import parse_path
 from ._open import opened
-from ._options import scheme_option
+from ._options import SectionedCommand, scheme_option
 
 __all__ = ["grant", "revoke"]
 
@@ -27,7 +27,7 @@ def _show(permissions: list[object]) -> None:
         click.echo(f"{mode:9} {span}")
 
 
-@click.command(epilog=_HELP)
+@click.command(cls=SectionedCommand, epilog=_HELP)
 @click.argument("url")
 @click.argument("path", nargs=-1, required=True)
 @click.option("--user", "-u", required=True, help="The etcd user to give access to.")
@@ -52,7 +52,7 @@ def grant(
         click.echo(f"warning: {warning.message}", err=True)
 
 
-@click.command(epilog=_HELP)
+@click.command(cls=SectionedCommand, epilog=_HELP)
 @click.argument("url")
 @click.argument("path", nargs=-1)
 @click.option("--user", "-u", required=True, help="The etcd user to take access from.")

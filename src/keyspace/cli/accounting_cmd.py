@@ -10,7 +10,7 @@ from ..errors import AccountingUnavailable
 from ._console import Ticker, out
 from ._format import render_path
 from ._open import one_state, opened
-from ._options import scheme_option
+from ._options import SectionedCommand, WholeNumber, scheme_option
 from ._tree import human_bytes
 
 __all__ = ["accounting_group"]
@@ -23,6 +23,7 @@ def accounting_group() -> None:
 
 @accounting_group.command(
     "enable",
+    cls=SectionedCommand,
     epilog="""\b
 Examples:
   keyspace accounting enable data.lmdb
@@ -33,7 +34,7 @@ Examples:
 @scheme_option()
 @click.option(
     "--chunk",
-    type=click.IntRange(min=1),
+    type=WholeNumber(1),
     default=20_000,
     show_default=True,
     help="Keys counted per transaction.",
@@ -60,6 +61,7 @@ def enable_cmd(url: str, scheme: str | None, chunk: int) -> None:
 
 @accounting_group.command(
     "check",
+    cls=SectionedCommand,
     epilog="""\b
 Examples:
   keyspace accounting check data.lmdb

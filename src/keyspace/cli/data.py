@@ -26,7 +26,14 @@ from ._format import (
 )
 from ._heed import heed_options
 from ._open import opened
-from ._options import depth_option, format_options, scheme_option, separator_option
+from ._options import (
+    SectionedCommand,
+    WholeNumber,
+    depth_option,
+    format_options,
+    scheme_option,
+    separator_option,
+)
 
 __all__ = ["delete", "get", "put", "scan"]
 
@@ -41,12 +48,12 @@ Delimited keys (c1:c2:key) take --separator and --depth (the names per scope).
 Keys and values are UTF-8 text by default; --hex takes and prints hex; --json
 takes a JSON key (string, number, list for a composite key, {"hex": "..."} for
 bytes) and a JSON string or {"hex": "..."} value, and prints JSON lines.
-Text keys are bytes keys (the default key type of a scope).
+Text keys are bytes keys; str:user1 names a str key (the tuple scheme keeps
+the two apart).
 
 \b
-scoped-heed: URL --scoped-heed NAME [--api types --key-type u64 --value-type String]
-or the URL scoped-heed:///env?name=NAME&api=types&key=u64&value=String; PATH is
-empty (no argument) for the default scope, or one scope name from the registry."""
+scoped-heed: URL --scoped-heed NAME, or the URL scoped-heed:///env?name=NAME;
+PATH is empty for the default scope, or one scope name from the registry."""
 
 
 def _key(ks: Keyspace, text: str, fmt: str) -> Any:
@@ -87,6 +94,7 @@ def _record(ks: Keyspace, path: tuple[Any, ...], key: Any, value: bytes) -> str:
 
 
 @click.command(
+    cls=SectionedCommand,
     epilog=_PATH_HELP
     + """
 
@@ -95,7 +103,7 @@ Examples:
   keyspace get data.lmdb acme users --key alice
   keyspace get data.lmdb acme users --key 616c696365 --hex
   keyspace get data.lmdb acme events --json --key '["2026-11-01", 3]'
-"""
+""",
 )
 @click.argument("url")
 @click.argument("path", nargs=-1)
@@ -129,6 +137,7 @@ def get(
 
 
 @click.command(
+    cls=SectionedCommand,
     epilog=_PATH_HELP
     + """
 
@@ -137,7 +146,7 @@ Examples:
   keyspace put data.lmdb acme users --key alice --value '{"role": "admin"}'
   keyspace put sqlite:///app.db acme --key logo --value - < logo.png
   keyspace put data.lmdb hex:00ff int:7 --key 01 --value ff00 --hex
-"""
+""",
 )
 @click.argument("url")
 @click.argument("path", nargs=-1)
@@ -174,6 +183,7 @@ def put(
 
 
 @click.command(
+    cls=SectionedCommand,
     epilog=_PATH_HELP
     + """
 
@@ -181,7 +191,7 @@ def put(
 Examples:
   keyspace delete data.lmdb acme users --key alice
   keyspace delete data.lmdb globex --drop       # the scope and all below it
-"""
+""",
 )
 @click.argument("url")
 @click.argument("path", nargs=-1)
@@ -224,6 +234,7 @@ def delete(
 
 
 @click.command(
+    cls=SectionedCommand,
     epilog=_PATH_HELP
     + """
 
@@ -238,7 +249,7 @@ Examples:
   keyspace scan data.lmdb acme audit --start 0003 --stop 0006 --reverse
   keyspace scan data.lmdb acme users --start b --limit 2
   keyspace scan data.lmdb acme users --json --limit 2
-"""
+""",
 )
 @click.argument("url")
 @click.argument("path", nargs=-1)
@@ -254,7 +265,7 @@ Examples:
     "of composite keys in the tuple scheme (where bytes keys do not match on part of their bytes).",
 )
 @click.option("--reverse", is_flag=True, help="Descending key order.")
-@click.option("--limit", type=click.IntRange(min=0, max=sys.maxsize), default=None, help="At most N keys.")
+@click.option("--limit", type=WholeNumber(0), default=None, help="At most N keys.")
 @scheme_option()
 @separator_option
 @depth_option

@@ -6,12 +6,13 @@ import click
 
 from ._format import InputError, component_json, dumps, render_key, render_path
 from ._open import make_scheme
-from ._options import depth_option, scheme_option, separator_option
+from ._options import SectionedCommand, depth_option, scheme_option, separator_option
 
 __all__ = ["decode"]
 
 
 @click.command(
+    cls=SectionedCommand,
     epilog="""\b
 Examples:
   keyspace decode --scheme tuple 050261636d6500027573657273000001616c69636500
@@ -23,7 +24,7 @@ Examples:
 \b
 Scopehash keys decode to the 32-bit hash of the scope name (the name itself
 is only in the store's registry); naive keys decode only at depth 0.
-"""
+""",
 )
 @scheme_option(required=True, help_text="The key scheme of the stored key.")
 @depth_option

@@ -9,7 +9,7 @@ from ..errors import DirectoryError
 from ._console import out
 from ._format import dumps
 from ._open import opened
-from ._options import scheme_option
+from ._options import SectionedCommand, scheme_option
 
 __all__ = ["dir_group"]
 
@@ -34,6 +34,7 @@ def dir_group() -> None:
 
 @dir_group.command(
     "ls",
+    cls=SectionedCommand,
     epilog=_PATHS
     + """
 
@@ -76,6 +77,7 @@ def _prefix_layer(dirs: Directories, path: tuple[str, ...]) -> tuple[bytes, byte
 
 @dir_group.command(
     "mv",
+    cls=SectionedCommand,
     epilog=_PATHS
     + """
 
@@ -98,6 +100,7 @@ def mv(url: str, old: str, new: str, scheme: str | None) -> None:
 
 @dir_group.command(
     "rm",
+    cls=SectionedCommand,
     epilog=_PATHS
     + """
 

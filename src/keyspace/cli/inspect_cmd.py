@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
 import click
@@ -19,7 +18,7 @@ from ._format import dumps
 from ._heed import HEED_URL, heed_options
 from ._html import page
 from ._open import one_state, opened
-from ._options import depth_option, scheme_option, separator_option
+from ._options import SectionedCommand, WholeNumber, depth_option, scheme_option, separator_option
 from ._tree import ScopeTree, human_bytes
 from ._walk import Run, store_reader, tally
 
@@ -147,6 +146,7 @@ def _heed_databases(names: list[str]) -> list[str]:
 
 
 @click.command(
+    cls=SectionedCommand,
     epilog="""\b
 Examples:
   keyspace inspect demo-data/keyspace.lmdb
@@ -166,7 +166,7 @@ own keys (stored key + value bytes). Path components: strings, numbers,
 {"hex": "..."} for bytes (strings in the byte schemes when valid UTF-8).
 An LMDB environment with named databases adds "databases": [names] to the root
 object; when its unnamed database holds nothing else, that is all it shows.
-"""
+""",
 )
 @click.argument("url")
 @scheme_option()
@@ -182,7 +182,7 @@ object; when its unnamed database holds nothing else, that is all it shows.
 )
 @click.option(
     "--levels",
-    type=click.IntRange(min=0, max=sys.maxsize),
+    type=WholeNumber(0),
     default=None,
     help="Show only N levels below the root.",
 )

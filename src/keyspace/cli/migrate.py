@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -20,7 +19,14 @@ from ._created import local_path, removed_on_failure
 from ._format import path_identity
 from ._heed import HEED_URL, heed_location
 from ._open import one_state, opened
-from ._options import depth_option, parse_separator, scheme_option, separator_option
+from ._options import (
+    SectionedCommand,
+    WholeNumber,
+    depth_option,
+    parse_separator,
+    scheme_option,
+    separator_option,
+)
 from ._walk import Entry, KeyReader, store_reader, walk
 
 __all__ = [
@@ -471,6 +477,7 @@ def _dry_run(
 
 
 @click.command(
+    cls=SectionedCommand,
     epilog="""\b
 Examples:
   keyspace migrate leveldb:///srv/node-db data.lmdb --from-scheme sublevel --to-scheme tuple
@@ -515,7 +522,7 @@ instead. A key with fewer separators does not decode: the copy is refused
 before anything is written, naming the keys. Names that are bytes in the
 byte schemes become text in the tuple scheme when they are valid UTF-8
 (--keep-bytes-names keeps them bytes).
-"""
+""",
 )
 @click.argument("src")
 @click.argument("dst")
@@ -523,7 +530,7 @@ byte schemes become text in the tuple scheme when they are valid UTF-8
 @scheme_option(name="--to-scheme", help_text="Scheme of DST; default: recorded, else tuple for a new store.")
 @click.option(
     "--batch",
-    type=click.IntRange(min=1, max=sys.maxsize),
+    type=WholeNumber(1),
     default=1000,
     show_default=True,
     help="Keys per transaction.",
@@ -532,7 +539,7 @@ byte schemes become text in the tuple scheme when they are valid UTF-8
 @separator_option
 @click.option(
     "--to-depth",
-    type=click.IntRange(min=0, max=sys.maxsize),
+    type=WholeNumber(0),
     default=None,
     help="Scope depth of DST's keys, for schemes that take one (delimited: default 1; length-prefixed).",
 )

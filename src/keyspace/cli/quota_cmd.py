@@ -12,7 +12,7 @@ from ..errors import InvalidArgument
 from ._console import out
 from ._format import parse_path, render_path
 from ._open import opened
-from ._options import scheme_option
+from ._options import SectionedCommand, scheme_option
 from ._tree import human_bytes
 
 __all__ = ["parse_size", "quota"]
@@ -46,6 +46,7 @@ def _count(text: str) -> int | None:
 
 
 @click.command(
+    cls=SectionedCommand,
     epilog="""\b
 Examples:
   keyspace quota data.lmdb                         # list the quotas
