@@ -16,6 +16,7 @@ import time
 from . import (  # noqa: F401  (registration)
     accounting,
     bulk,
+    changes,
     codecs,
     collections,
     cosmwasm,

@@ -45,9 +45,10 @@ import threading
 import time
 import weakref
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any, ClassVar, Final
 
-from ._write_hooks import Change, WriteHook, register_feature
+from ._write_hooks import Change, ChangeList, WriteHook, register_feature
 from .errors import InvalidArgument, KeyspaceError, StoreClosed, WatchCompacted
 from .schemes._base import Scheme
 from .stores._base import ReadView, Store, WriteView
@@ -130,12 +131,9 @@ class ChangeLog(WriteHook):
         ranges: Sequence[tuple[bytes, bytes | None]],
         latest: ReadView,
     ) -> None:
-        flat: list[Any] = []
-        for change in changes:
-            if change.new is None and change.old is None:
-                continue  # a delete of a key that was not there
-            flat.append(change.key)
-            flat.append(change.new)
+        # the seam leaves out deletes of keys that were not there (old values of deletes read)
+        merged = changes.merged if isinstance(changes, ChangeList) else {c.key: c.new for c in changes}
+        flat = list(chain.from_iterable(merged.items()))
         if not flat:
             return
         seq = _u64(latest.get(self.counter_key)) + 1
@@ -177,6 +175,8 @@ class ChangeLog(WriteHook):
         reads the log now, in the committing thread, so that the commit's events
         are queued when the write returns (as the memory store's own watch does).
         Cost: nothing without watches; one snapshot and log scan per watch."""
+        if not self._watches:
+            return
         with self._watches_lock:
             watches = list(self._watches)
         for watch in watches:
@@ -236,6 +236,7 @@ class ChangeLog(WriteHook):
         watch = LogWatch(self, list(ranges), after)
         with self._watches_lock:
             self._watches.add(watch)
+        watch.catch_up()  # a replay is queued before the watch is handed out
         watch.start()
         return watch
 

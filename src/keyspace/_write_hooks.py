@@ -70,6 +70,7 @@ from .tuples import pack
 __all__ = [
     "UNKNOWN",
     "Change",
+    "ChangeList",
     "HookedStore",
     "WriteHook",
     "feature_record_key",
@@ -250,6 +251,11 @@ class HookedStore(Store):
     attributes are the engine store's. ``record``: the feature record to write
     inside the next commit (``None``: recorded already)."""
 
+    # the engine's checked writes commit without the hooks: not offered (a
+    # directory's writes then check its node in a transaction of this store)
+    write_if = None
+    put_if = None
+
     def __init__(
         self, store: Store, scheme: Scheme, hooks: list[WriteHook], record: dict[str, Any] | None
     ) -> None:
@@ -267,6 +273,7 @@ class HookedStore(Store):
         self._old = max((_OLD_RANK[h.old_values] for h in hooks), default=0)
         self._expand = any(h.expand_ranges for h in hooks)
         self._reserved = reserved_ranges(scheme, caps.reserved)
+        self._reserved_low = min((lo for lo, _ in self._reserved), default=b"\xff" * 64)
         self._record_key = feature_record_key(scheme)
         self._record = record
         self.fast_get = store.fast_get
@@ -375,48 +382,102 @@ class HookedStore(Store):
     def _reserved_key(self, key: bytes) -> bool:
         return any(lo <= key < hi for lo, hi in self._reserved)
 
-    def _run_hooks(self, tx: HookedTransaction) -> bool:
-        """Inside ``tx``'s engine transaction, before it commits: the hooks' writes
-        and the feature record. True when any hook ran."""
-        changes = [
-            Change(k, old, new) for k, (old, new) in tx.changes.items() if not (old is None and new is None)
-        ]
-        ranges = tx.ranges
-        if not changes and not ranges:
-            return False
+    def _run_hooks(self, tx: HookedTransaction, wrote: bool) -> bool:
+        """Inside ``tx``'s engine transaction, its puts flushed, before it commits:
+        the feature record (once) and the hooks' writes. True when any hook ran.
+        Reserved keys and deletes of keys that were not there are left out."""
         view = tx.view
+        record = self._record
+        if record is not None and wrote:  # any write, records too (a feed's cursor made first)
+            self._write_record(view, record)
+        merged, old = tx.merged, tx.old
+        if merged and max(merged) >= self._reserved_low:
+            for key in [k for k in merged if self._reserved_key(k)]:
+                del merged[key]
+        if tx.deleted and self._old:
+            for key in set(tx.deleted):
+                if merged.get(key, b"") is None and old.get(key, UNKNOWN) is None:
+                    del merged[key]
+        ranges = tx.ranges
+        if not merged and not ranges:
+            return False
+        changes = ChangeList(merged, old)
         latest: ReadView = view if self._serialized else self.inner
         for hook in self.hooks:
             hook.commit(view, changes, ranges, latest)
-        record = self._record
-        if record is not None:
-            raw = view.get(self._record_key)
-            have = {} if raw is None else json.loads(raw)
-            if any(have.get(name) != params for name, params in record.items()):
-                have.update(record)
-                view.put(self._record_key, json.dumps(have, sort_keys=True, separators=(",", ":")).encode())
         return True
+
+    def _write_record(self, view: WriteView, record: dict[str, Any]) -> None:
+        """The feature record, where it does not say ``record`` yet."""
+        raw = view.get(self._record_key)
+        have = {} if raw is None else json.loads(raw)
+        if any(have.get(name) != params for name, params in record.items()):
+            have.update(record)
+            view.put(self._record_key, json.dumps(have, sort_keys=True, separators=(",", ":")).encode())
+
+
+class ChangeList(Sequence[Change]):
+    """The changes of one commit (:meth:`WriteHook.commit`): a sequence of
+    :class:`Change`, made on first use; a hook that needs speed reads
+    :attr:`merged` (stored key -> value after the commit, ``None``: deleted, in
+    the order first written) and :attr:`old` (key -> value before the commit,
+    where read) instead."""
+
+    def __init__(self, merged: dict[bytes, bytes | None], old: dict[bytes, bytes | None]) -> None:
+        self.merged = merged
+        self.old = old
+        self._made: list[Change] | None = None
+
+    def _list(self) -> list[Change]:
+        made = self._made
+        if made is None:
+            old = self.old
+            made = self._made = [Change(k, old.get(k, UNKNOWN), v) for k, v in self.merged.items()]
+        return made
+
+    def __len__(self) -> int:
+        return len(self.merged)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._list()[index]
+
+    def __iter__(self) -> Iterator[Change]:
+        return iter(self._list())
 
 
 class HookedTransaction(WriteView):
-    """A transaction of a :class:`HookedStore`: the engine's transaction, whose
-    writes it notes (:attr:`changes`) for the hooks run at commit. Reads are the
-    engine transaction's, fast paths included."""
+    """A transaction of a :class:`HookedStore` over the engine's transaction.
+
+    Puts wait in :attr:`pending` (its ``__setitem__`` is the view's ``fast_put``:
+    a dict store, in C) and reach the engine transaction in one ``put_many``
+    at the commit, or before a read that needs them (a scan, a count, a seek, a
+    range delete: one flush); a point read looks in :attr:`pending` first.
+    Deletes go to the engine at once. Where a hook asks for old values, each
+    key's value before the transaction is read before it first reaches the
+    engine (a point read each, at the flush or the delete). The transaction's
+    reads have no fast paths (each is one Python call more than the engine's)."""
 
     def __init__(self, store: HookedStore) -> None:
         self.store = store
         self._manager: AbstractContextManager[WriteView] | None = None
         self.view: WriteView
-        self.changes: dict[bytes, list[Any]] = {}
+        self.pending: dict[bytes, bytes] = {}
+        self.merged: dict[bytes, bytes | None] = {}
+        self.old: dict[bytes, bytes | None] = {}
         self.ranges: list[tuple[bytes, bytes | None]] = []
+        self.deleted: list[bytes] = []
+        self._wrote = False
+        self.fast_put = self.pending.__setitem__
+
+    @property
+    def wrote(self) -> bool:
+        """Whether anything was written (reserved keys too)."""
+        return self._wrote or bool(self.pending) or bool(self.merged)
 
     def __enter__(self) -> HookedTransaction:
         manager = self.store.inner.transaction()
-        view = self.view = manager.__enter__()
+        self.view = manager.__enter__()
         self._manager = manager
-        # the engine transaction's read paths, as a scope binds them once (never its fast_put)
-        self.fast_get, self.fast_scan, self.fast_pages = view.fast_get, view.fast_scan, view.fast_pages
-        self.fast_scan_ranges, self.fast_scan_under = view.fast_scan_ranges, view.fast_scan_under
         return self
 
     def __exit__(
@@ -435,13 +496,15 @@ class HookedTransaction(WriteView):
             if lock is not None:
                 lock.acquire()
             try:
-                ran = store._run_hooks(self)
+                wrote = self.wrote
+                self.flush(committing=True)
+                ran = store._run_hooks(self, wrote)
             except BaseException:
                 if manager.__exit__(*sys.exc_info()):
                     return None
                 raise
             manager.__exit__(None, None, None)
-            if ran:
+            if wrote:
                 store._record = None
         finally:
             if lock is not None:
@@ -451,13 +514,30 @@ class HookedTransaction(WriteView):
                 hook.committed()
         return None
 
-    # -- reads: the engine transaction's ----------------------------------------------------------
+    def flush(self, committing: bool = False) -> None:
+        """Write :attr:`pending` into the engine transaction (one ``put_many``),
+        first reading the old values the hooks ask for."""
+        pending = self.pending
+        if not pending:
+            return
+        rank = self.store._old
+        if rank == 2 or (rank == 1 and not committing):
+            old, get = self.old, self.view.get
+            for key in pending:
+                if key not in old:
+                    old[key] = get(key)
+        self.view.put_many(list(pending.items()))
+        self.merged.update(pending)
+        pending.clear()
+
+    # -- reads: the engine transaction's, after the puts they may meet ------------------------
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self.view.translate(exc, key)
 
     def get(self, key: bytes) -> bytes | None:
-        return self.view.get(key)
+        got = self.pending.get(key)
+        return got if got is not None else self.view.get(key)
 
     def scan(
         self,
@@ -467,6 +547,7 @@ class HookedTransaction(WriteView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
+        self.flush()
         return self.view.scan(start, stop, reverse=reverse, limit=limit)
 
     def scan_keys(
@@ -477,69 +558,63 @@ class HookedTransaction(WriteView):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[bytes]:
+        self.flush()
         return self.view.scan_keys(start, stop, reverse=reverse, limit=limit)
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        self.flush()
         return self.view.count(start, stop)
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
+        self.flush()
         return self.view.seeker(stop)
 
-    # -- writes: noted, then the engine transaction's ----------------------------------------------
-
-    def _note(self, key: bytes, new: bytes | None) -> None:
-        entry = self.changes.get(key)
-        if entry is not None:
-            entry[1] = new
-            return
-        store = self.store
-        if store._reserved_key(key):
-            return
-        rank = store._old
-        old: bytes | _Unknown | None = UNKNOWN
-        if rank == 2 or (rank == 1 and new is None):
-            old = self.view.get(key)
-        self.changes[key] = [old, new]
+    # -- writes ------------------------------------------------------------------------------------
 
     def put(self, key: bytes, value: bytes) -> None:
-        self._note(key, value)
-        self.view.put(key, value)
-
-    def delete(self, key: bytes) -> None:
-        self._note(key, None)
-        self.view.delete(key)
+        self.pending[key] = value
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         pairs = items if isinstance(items, list) else list(items)
-        note = self._note
-        for key, value in pairs:
-            note(key, value)
-        return self.view.put_many(pairs)
+        self.pending.update(pairs)
+        return len(pairs)
 
     def write(self, ops: Iterable[Op]) -> None:
+        pending = self.pending
         for key, value in ops:
             if value is None:
                 self.delete(key)
             else:
-                self.put(key, value)
+                pending[key] = value
+
+    def delete(self, key: bytes) -> None:
+        self._wrote = True
+        self.pending.pop(key, None)
+        old = self.old
+        if self.store._old and key not in old:  # never flushed: the engine holds the old value
+            old[key] = self.view.get(key)
+        self.view.delete(key)
+        self.merged[key] = None
+        self.deleted.append(key)
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
         if stop is not None and stop <= start:
             return
+        self._wrote = True
+        self.flush()
         store = self.store
         if store._expand:
-            changes, reserved = self.changes, store._reserved_key
-            found: Iterable[tuple[bytes, Any]] = (
-                self.view.scan(start, stop)
-                if store._old
-                else ((k, UNKNOWN) for k in self.view.scan_keys(start, stop))
-            )
-            for key, value in found:
-                entry = changes.get(key)
-                if entry is not None:
-                    entry[1] = None
-                elif not reserved(key):
-                    changes[key] = [value, None]
+            merged, old, deleted = self.merged, self.old, self.deleted
+            if store._old:
+                for key, value in self.view.scan(start, stop):
+                    if key not in old:
+                        old[key] = value
+                    merged[key] = None
+                    deleted.append(key)
+            else:
+                for key in self.view.scan_keys(start, stop):
+                    merged[key] = None
+                    deleted.append(key)
         else:
             self.ranges.append((start, stop))
         self.view.delete_range(start, stop)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import (
     _changes,  # noqa: F401  # registers the changes=True feature
@@ -32,6 +32,9 @@ from .schemes._layouts import LayoutCache
 from .scope import Scope
 from .stores import local_path, open_store
 from .stores._base import ReadView, Store
+
+if TYPE_CHECKING:
+    from ._feeds import Feed
 
 __all__ = ["Keyspace", "Snapshot", "Transaction", "attach", "open"]
 
@@ -126,6 +129,16 @@ class Keyspace(Closing):
         (with its parents) when there is none (:class:`DirectoryError` for a
         partition, which holds no keys: open it with ``directories.open``)."""
         return self.directories.directory(path, key=key, value=value)
+
+    def feed(self, name: str, scope_path: tuple[Any, ...] = (), *, subtree: bool = False) -> Feed:
+        """The durable consumer ``name`` of the changes of the scope at
+        ``scope_path`` (with ``subtree=True``, of it and every scope below it):
+        ``read()`` batches, ``ack(cursor)``; opened again, it goes on after its
+        last acknowledged change (:mod:`keyspace._feeds`). Needs ``changes=True``
+        (or etcd): else :class:`WatchUnsupported`."""
+        from ._feeds import open_feed
+
+        return open_feed(self, name, scope_path, subtree)
 
     def _default_scope(self, path: tuple[Any, ...]) -> Scope:
         """The scope at ``path`` with the default codecs, made once per path (up to

@@ -21,6 +21,7 @@ from .data import delete, get, put, scan
 from .decode import decode
 from .demo import demo
 from .dir_cmd import dir_group
+from .feed_cmd import feed_group
 from .inspect_cmd import inspect
 from .migrate import migrate
 from .quota_cmd import quota
@@ -65,6 +66,7 @@ for command in (
     grant,
     revoke,
     dir_group,
+    feed_group,
     accounting_group,
     quota,
 ):

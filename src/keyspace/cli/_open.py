@@ -19,6 +19,7 @@ import click
 
 from .. import _metadata
 from .. import open as open_keyspace
+from .._write_hooks import hook_store, read_features
 from ..errors import DecodeError, KeyspaceError, StoreError
 from ..keyspace import Keyspace, open_existing_or_new
 from ..keyspace import _scheme_of as scheme_of
@@ -278,6 +279,8 @@ def _opened(
             try:
                 scheme, how = _choose(store, depth, writing)
                 chosen, recorded = scheme_of(store, scheme, url)
+                # the features the store records (changes, accounting) run on the command's writes too
+                store = hook_store(store, chosen, {}, read_features(store, chosen, url))
             except BaseException:
                 store.close()
                 raise

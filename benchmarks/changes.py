@@ -1,0 +1,139 @@
+"""The change log (``changes=True``) on LMDB: what it costs a write, and how soon
+a watcher in another process sees one.
+
+- ``transaction``: one transaction of 1,000 puts, changes on against off
+  (target ≤ 1.3×);
+- ``put``: single puts, each its own commit, on against off (target ≤ 1.5×);
+- ``latency``: a watcher in another process (its watch polls the commit counter
+  every 10 ms); each write's latency is from the end of its commit to the moment
+  the watcher hands out its event (one machine, one clock). Median and p99 in
+  the notes; target: median ≤ 50 ms.
+
+Both sides write with ``sync=False`` (no fsync), so the ratios show the log's own
+work rather than the disk's.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import keyspace
+from keyspace.keyspace import Keyspace
+
+from . import _data
+from ._engines import Fresh
+from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
+
+_V = _data.VALUE
+
+_WATCHER = r"""
+import sys, time, keyspace
+ks = keyspace.open(sys.argv[1], changes=True)
+w = ks.scope("lat").watch()
+print("ready", flush=True)
+for _ in range(int(sys.argv[2])):
+    e = w.get(30)
+    if e is None:
+        break
+    print(e.key.decode(), repr(time.time()), flush=True)
+w.close()
+ks.close()
+"""
+
+
+def _open(ctx: Context, changes: bool) -> Keyspace:
+    d = Fresh()
+    ks = keyspace.open(f"lmdb://{d.path}/db", sync=False, changes=changes)
+    ks.scope("t")[b"\x01first"] = _V
+    ctx.defer(d.remove)
+    ctx.defer(ks.close)
+    return ks
+
+
+def _transaction(ks: Keyspace, keys: list[bytes]) -> Factory:
+    def make() -> Trial:
+        def run() -> None:
+            with ks.transaction() as tx:
+                scope = tx.scope("t")
+                for k in keys:
+                    scope[k] = _V
+
+        return Trial(run, 1)
+
+    return make
+
+
+def _puts(ks: Keyspace, keys: list[bytes]) -> Factory:
+    scope = ks.scope("t")
+
+    def make() -> Trial:
+        def run() -> None:
+            for k in keys:
+                scope[k] = _V
+
+        return Trial(run, len(keys))
+
+    return make
+
+
+@workload("changes")
+def changes(ctx: Context) -> Iterator[Comparison]:
+    """The change log's cost per write and its watch latency across processes."""
+    on, off = _open(ctx, True), _open(ctx, False)
+    keys = _data.keys(ctx.n(1_000, 100))
+    yield Comparison(
+        "changes",
+        "transaction of 1,000 puts",
+        {"on": _transaction(on, keys), "off": _transaction(off, keys)},
+        [Ratio("changes=True: transaction of 1,000 puts vs off", "on", "off", Target(1.3))],
+        rounds=ctx.fine,
+    )
+    singles = keys[: ctx.n(2_000, 50)]
+    yield Comparison(
+        "changes",
+        "single puts",
+        {"on": _puts(on, singles), "off": _puts(off, singles)},
+        [Ratio("changes=True: a put with its own commit vs off", "on", "off", Target(1.5))],
+        rounds=ctx.fine,
+    )
+    n = ctx.n(200, 20)
+    url = f"lmdb://{Fresh().path}/db"
+    writer = keyspace.open(url, sync=False, changes=True)
+    ctx.defer(writer.close)
+    writer.scope("lat")[b"start"] = b""
+    proc = subprocess.Popen([sys.executable, "-c", _WATCHER, url, str(n)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    if proc.stdout.readline().strip() != "ready":
+        raise RuntimeError("the watcher process did not start")
+    committed: dict[str, float] = {}
+    scope = writer.scope("lat")
+    for i in range(n):
+        key = f"k{i:05d}"
+        scope[key.encode()] = _V
+        committed[key] = time.time()
+        time.sleep(0.005)  # writes apart: each one waits for its own wake-up
+    latencies: list[float] = []
+    for line in proc.stdout:
+        key, seen = line.split()
+        latencies.append((float(seen) - committed[key]) * 1000)
+    proc.wait(30)
+    if latencies:
+        ordered = sorted(latencies)
+        median = statistics.median(ordered)
+        p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+        ctx.note(
+            f"watch latency, another process (commit to event), {len(ordered)} writes: median "
+            f"{median:.2f} ms, p99 {p99:.2f} ms (target: median ≤ 50 ms)"
+        )
+        yield Comparison(
+            "changes",
+            "watch latency",
+            {},
+            [Ratio("changes=True: watcher in another process, median ms", "median", "one", Target(50.0))],
+            measured={"median": median, "one": 1.0},
+            unit="ms",
+        )
