@@ -49,6 +49,7 @@ from typing import Any, ClassVar, NoReturn, Self
 from . import _metadata
 from ._bytes import prefix_end
 from ._metadata import LAYOUT_START, LAYOUT_STOP, reserved_ranges
+from ._retry import run_atomically
 from .errors import (
     AccessDenied,
     DecodeError,
@@ -74,7 +75,6 @@ _LEAF, _BRANCH, _FREE = "leaf", "branch", "free"
 _LAYOUT_KEY_LIMIT = 2 + 0xFFFF
 _HIDDEN_OPS = 3
 """Most records a first write adds: scheme record, footprint entry, name entry."""
-_ATTEMPTS = 5
 _LOCKS: weakref.WeakKeyDictionary[Store, threading.Lock] = weakref.WeakKeyDictionary()
 _LOCKS_LOCK = threading.Lock()
 
@@ -865,8 +865,7 @@ class Catalog:
             if view is not store or single:
                 apply(view)
             elif check is None and store.capabilities.max_batch_ops is None:
-                with store.transaction() as tx:
-                    apply(tx)
+                run_atomically(store.transaction, apply, f"a delete in the keyspace at {self.url}")
             else:  # a guard to ask inside the delete, or an engine that caps its batches
                 try:
                     self._atomically(apply)
@@ -902,7 +901,8 @@ class Catalog:
 
     def _atomically(self, body: Callable[[WriteView], None]) -> None:
         """Run ``body`` in a transaction of the store that no other first write can
-        interleave with, run again (at most :data:`_ATTEMPTS` times) when it
+        interleave with, run again (:func:`~keyspace._retry.run_atomically`, at
+        most :data:`~keyspace._retry.ATTEMPTS` times) when it
         raises :class:`TransactionConflict`, having written nothing, so that it
         reads what the other writer wrote: on an engine that guards the keys a
         transaction read (etcd), one that lost the race to another writer; on
@@ -916,14 +916,7 @@ class Catalog:
             with _store_lock(store), store.transaction() as tx:
                 body(tx)
             return
-        for left in range(_ATTEMPTS - 1, -1, -1):
-            try:
-                with store.transaction() as tx:
-                    body(tx)
-                return
-            except TransactionConflict:  # lost the race, nothing written: run it again
-                if left == 0:
-                    raise
+        run_atomically(store.transaction, body, f"an atomic step of the keyspace at {self.url}")
 
     def check_storable(self, keys: Iterable[Any]) -> None:
         """Refuse, before a scope's first write, a stored key (of ``keys``: keys, or

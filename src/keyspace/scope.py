@@ -41,6 +41,7 @@ from ._accounting import ScopeStats, accounting_of
 from ._catalog import SETTLED
 from ._other_type import KeyOfOtherType
 from ._other_type import other_type as _other_type
+from ._retry import run_atomically
 from .codecs import BYTES, Codec, native_type
 from .errors import AccountingUnavailable, InvalidArgument, InvalidKey, KeyspaceError, show_bytes
 from .schemes._base import Key, Path, Scheme
@@ -622,9 +623,11 @@ class Scope(MutableMapping[Any, Any]):
         """Remove ``key`` and return its value; ``default`` when it is missing, else
         :class:`KeyError`. Outside a transaction a found key is read again and
         deleted in one transaction of the store, so that two callers never both
-        get one value (on etcd, whose transactions are optimistic, the loser of a
-        race raises ``TransactionConflict`` with nothing changed). Cost: one point
-        read, and for a found key one transaction of one read and one delete."""
+        get one value; that transaction is the scope's own, so when it loses a
+        race to another writer (``TransactionConflict``, nothing changed: etcd's
+        optimistic commit, LMDB growing a small map while another process
+        commits) it is run again, at most 8 times in all. Cost: one point read,
+        and for a found key one transaction of one read and one delete."""
         stored = self._stored(key)
         view = self._writer()
         raw = self._read(stored)
@@ -633,31 +636,38 @@ class Scope(MutableMapping[Any, Any]):
                 raise self._missing(key)
             return default
         if view is self._state.store:
-            return self._in_one(self._space.transaction(), "pop", key, default)
+            return self._in_one(self._space.transaction, "pop", key, default)
         self._state.destructive(
             view, lambda v: self._part(v).delete(stored), single=True, path=self._unsettled
         )
         return raw if self._vdec is None else self._vdec(raw)
 
-    def _in_one(self, step: AbstractContextManager[tuple[ReadView, Catalog]], method: str, *args: Any) -> Any:
-        """Run ``method`` on the scope of this path inside ``step``, a transaction
-        of the store (a read then a write, as one atomic step) or a snapshot
-        (several reads, of one state of the store)."""
-        with step as (view, state):
-            return getattr(self._on(view, state), method)(*args)
+    def _in_one(
+        self, begin: Callable[[], AbstractContextManager[tuple[ReadView, Catalog]]], method: str, *args: Any
+    ) -> Any:
+        """Run ``method`` on the scope of this path inside what ``begin()`` opens,
+        a transaction of the store (a read then a write, as one atomic step) or a
+        snapshot (several reads, of one state of the store). The step is this
+        scope's own, so one that loses a race (:class:`TransactionConflict`,
+        nothing written) is run again from its first read, at most
+        :data:`~keyspace._retry.ATTEMPTS` times (:func:`~keyspace._retry.run_atomically`)."""
+        return run_atomically(
+            begin, lambda pair: getattr(self._on(*pair), method)(*args), f"Scope.{method.strip('_')}"
+        )
 
     def popitem(self) -> tuple[Any, Any]:
         """Remove and return the last ``(key, value)`` in key order (``dict`` takes
         the last inserted); :class:`KeyError` when the scope is empty. Outside a
         transaction it runs in one transaction of the store (two callers never
-        both get one item). The item goes by the stored key it was read at: a key
-        codec may read several stored forms as one key (JSON that another program
-        wrote with its fields in another order), and the key it would write for
-        the decoded key may be another one, or none. Cost: one one-item reverse
+        both get one item), run again when it loses a race, as :meth:`pop`'s.
+        The item goes by the stored key it was read at: a key codec may read
+        several stored forms as one key (JSON that another program wrote with
+        its fields in another order), and the key it would write for the decoded
+        key may be another one, or none. Cost: one one-item reverse
         scan and one delete."""
         view = self._writer()
         if view is self._state.store:
-            return self._in_one(self._space.transaction(), "popitem")  # type: ignore[no-any-return]
+            return self._in_one(self._space.transaction, "popitem")  # type: ignore[no-any-return]
         chunks = self._chunks(reverse=True, limit=1, decode=False)
         try:
             last = next(chunks, None)
@@ -676,13 +686,14 @@ class Scope(MutableMapping[Any, Any]):
         """Return the value of ``key``; when missing, store ``default`` first (as
         ``dict.setdefault``). Outside a transaction a missing key is read again and
         written in one transaction of the store, so that every caller gets the
-        value stored. Cost: one point read, and when missing one transaction of
-        one read and one write."""
+        value stored (run again when it loses a race, as :meth:`pop`'s). Cost:
+        one point read, and when missing one transaction of one read and one
+        write."""
         raw = self._read(self._stored(key))
         if raw is not None:
             return raw if self._vdec is None else self._vdec(raw)
         if self._writer() is self._state.store:
-            return self._in_one(self._space.transaction(), "setdefault", key, default)
+            return self._in_one(self._space.transaction, "setdefault", key, default)
         self[key] = default
         return default
 
@@ -1131,7 +1142,7 @@ class Scope(MutableMapping[Any, Any]):
         if counts is not None and counts.counts_scope(self.path, self.prefix):  # the counter record, O(1)
             return counts.stats(self._view, self.path).keys
         if self._counted_in_pieces() and self._view is store and store.capabilities.snapshots:
-            return self._in_one(self._space.snapshot(), "__len__")  # type: ignore[no-any-return]
+            return self._in_one(self._space.snapshot, "__len__")  # type: ignore[no-any-return]
         if not self._layout.exact:
             return sum(map(len, self._chunks(keys=True)))
         ranges = self._stored_ranges(None, None, True, False, None)

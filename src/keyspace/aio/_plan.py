@@ -26,7 +26,10 @@ once the effects are applied: another task never skips a check on the strength o
 a write that has not happened, and a replay starts from the catalog as it is. A catalog transaction that
 loses a race to another writer (``TransactionConflict``: etcd's, or LMDB's when it
 grew a small map while another process committed) runs the whole operation again,
-at most :data:`ATTEMPTS` times, as the synchronous catalog does.
+at most :data:`~keyspace._retry.ATTEMPTS` times, as the synchronous code runs a
+step it owns again (:mod:`keyspace._retry`): a catalog's first write, a scope's
+``pop``, ``popitem`` and ``setdefault``. The caller's transaction is never run
+again here: its conflict reaches the caller.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 from .._catalog import Catalog
+from .._retry import ATTEMPTS, gave_up
 from ..errors import KeyspaceError, StoreError, TransactionConflict
 from ..stores._aio import AsyncStore, AsyncTransaction, AsyncView, to_the_end
 from ..stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
@@ -44,7 +48,6 @@ from ..stores._events import StoreWatch
 from ..stores._overlay import OverlayTransaction, Range, ops_apply
 
 T = TypeVar("T")
-ATTEMPTS = 5
 MAX_REPLAYS = 1 << 16
 """Replays of one operation: each fetches one more read; a bound, not a budget."""
 _PAGE_MAX = 4096
@@ -262,7 +265,7 @@ class Hub:
                     await to_the_end(self._apply(plan, txs, view), self.store.runner)
                 except _LostRace as lost:
                     if left == 0:
-                        raise lost.error from None
+                        raise gave_up(lost.error, "an async operation", ATTEMPTS) from None
                     continue  # nothing was written: run it all again, reading what the winner wrote
                 state.commit()
                 if error is not None:

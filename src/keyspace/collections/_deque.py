@@ -8,7 +8,7 @@ from typing import Any, Protocol
 from ..codecs import Codec
 from ..errors import CollectionFull, DecodeError, InvalidArgument, show_bytes
 from ..scope import Scope
-from ._base import Collection
+from ._base import Collection, owns_transaction
 from ._keys import KeySpec
 from ._layouts import Layout
 
@@ -83,6 +83,7 @@ class Deque(Collection):
     def is_empty(self) -> bool:
         return len(self) == 0
 
+    @owns_transaction
     def push_back(self, value: Any) -> None:
         """Append ``value`` at the back."""
         raw = self.codec.encode(value)
@@ -94,6 +95,7 @@ class Deque(Collection):
             items[self._items.key((tail,))] = raw
             self._set(base, _TAIL, tail + 1)
 
+    @owns_transaction
     def push_front(self, value: Any) -> None:
         """Insert ``value`` at the front."""
         raw = self.codec.encode(value)
@@ -106,6 +108,7 @@ class Deque(Collection):
             items[self._items.key((pos,))] = raw
             self._set(base, _HEAD, pos)
 
+    @owns_transaction
     def pop_back(self) -> Any:
         """Remove and return the back item (``None`` when empty)."""
         with self._atomic() as base:
@@ -117,6 +120,7 @@ class Deque(Collection):
             self._set(base, _TAIL, pos)
         return value
 
+    @owns_transaction
     def pop_front(self) -> Any:
         """Remove and return the front item (``None`` when empty)."""
         with self._atomic() as base:
@@ -198,6 +202,7 @@ class Deque(Collection):
                 )
             yield decode(raw)
 
+    @owns_transaction
     def set(self, index: int, value: Any) -> None:
         """Replace the item at ``index`` from the front (negative: from the back)
         with ``value`` (``Deque::set``). :class:`InvalidArgument` (nothing

@@ -10,6 +10,7 @@ from typing import Any
 from ..codecs import Codec, writes_json
 from ..errors import InvalidArgument, UniqueViolation, show_bytes
 from ..scope import Scope
+from ._base import owns_transaction
 from ._bounds import prefix_scan
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout, Namespace
@@ -120,6 +121,7 @@ class IndexedMap(Map):
             raise KeyError(f"no index {name!r}; this map has {', '.join(self.indexes) or 'none'}") from None
         return IndexView(self, idx, self._idx_ns[name])
 
+    @owns_transaction
     def save(self, key: Any, value: Any) -> None:
         """Store ``value`` at ``key`` and move its index entries, atomically.
         :class:`UniqueViolation` (nothing written) when a unique index key of
@@ -130,6 +132,7 @@ class IndexedMap(Map):
         with self._atomic() as base:
             self._write(base, key, elements, raw, new_keys)
 
+    @owns_transaction
     def update(self, key: Any, fn: Callable[[Any], Any]) -> Any:
         """Store and return ``fn(current value or None)`` at ``key``, moving its
         index entries as :meth:`save` does, in one atomic batch.
@@ -142,6 +145,7 @@ class IndexedMap(Map):
             self._write(base, key, elements, raw, new_keys)
         return new
 
+    @owns_transaction
     def remove(self, key: Any) -> None:
         """Remove the record at ``key`` and its index entries, atomically (no error
         when it is absent)."""
@@ -149,6 +153,7 @@ class IndexedMap(Map):
         with self._atomic() as base:
             self._write(base, key, elements, None, {})
 
+    @owns_transaction
     def __delitem__(self, key: Any) -> None:
         elements = self.spec.elements(key)
         with self._atomic() as base:
@@ -226,6 +231,7 @@ class IndexedMap(Map):
             return raw or b""
         return b'"' + base64.b64encode(raw) + b'"'
 
+    @owns_transaction
     def clear(self, limit: int | None = None) -> None:
         """Remove every record and every index entry, atomically. Cost: one range
         delete per namespace. With ``limit``: the first ``limit`` records in key

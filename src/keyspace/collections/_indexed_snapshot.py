@@ -9,6 +9,7 @@ from typing import Any
 from ..codecs import Codec
 from ..errors import InvalidArgument
 from ..scope import Scope
+from ._base import owns_transaction
 from ._indexed import Index, IndexedMap
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout
@@ -54,6 +55,7 @@ class IndexedSnapshotMap(_Snapshotted, IndexedMap):
     def _log_key(self) -> SpecLike:
         return (self.spec + KeySpec("u64")).types
 
+    @owns_transaction
     def save(self, key: Any, value: Any, height: int | None = None) -> None:
         """Store ``value`` at ``key`` as of ``height``, with its index entries and
         change set, atomically."""
@@ -64,6 +66,7 @@ class IndexedSnapshotMap(_Snapshotted, IndexedMap):
         with self._atomic() as base:
             self._change_in(base, key, elements, raw, new_keys, height)
 
+    @owns_transaction
     def remove(self, key: Any, height: int | None = None) -> None:
         """Remove ``key`` and its index entries as of ``height``, atomically."""
         elements = self.spec.elements(key)
@@ -71,6 +74,7 @@ class IndexedSnapshotMap(_Snapshotted, IndexedMap):
         with self._atomic() as base:
             self._change_in(base, key, elements, None, {}, height)
 
+    @owns_transaction
     def update(self, key: Any, fn: Callable[[Any], Any], height: int | None = None) -> Any:
         """Store and return ``fn(current value or None)`` at ``key`` as of
         ``height``, with its index entries and change set, atomically."""
@@ -107,6 +111,7 @@ class IndexedSnapshotMap(_Snapshotted, IndexedMap):
         if record:
             self.history.record(base, elements, old_raw, height)
 
+    @owns_transaction
     def clear(self, limit: int | None = None) -> None:
         """Remove every record, index entry and the whole history, atomically (one
         range delete per namespace); with ``limit``, the first ``limit`` records

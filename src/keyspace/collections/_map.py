@@ -8,7 +8,7 @@ from typing import Any
 from ..codecs import Codec
 from ..errors import InvalidArgument, InvalidKey, KeyTooLarge, show_bytes
 from ..scope import Scope, check_range_arguments
-from ._base import Collection
+from ._base import Collection, owns_transaction
 from ._bounds import prefix_scan
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout, Namespace
@@ -70,6 +70,7 @@ class Item(Collection):
         """Remove the value (no error when there is none)."""
         self._base.discard(self.key)
 
+    @owns_transaction
     def update(self, fn: Callable[[Any], Any]) -> Any:
         """Store and return ``fn(current value or None)``, atomically."""
         with self._atomic() as base:
@@ -277,6 +278,7 @@ class Map(Collection, _Ranged):
             raise KeyError(key)
         scope.discard(stored)
 
+    @owns_transaction
     def update(self, key: Any, fn: Callable[[Any], Any]) -> Any:
         """Store and return ``fn(current value or None)`` at ``key``, atomically."""
         stored = self._stored(key)
@@ -321,6 +323,7 @@ class Map(Collection, _Ranged):
     map that keeps more per key (index entries, history) removes them key by key
     through :meth:`_drop`."""
 
+    @owns_transaction
     def _clear_under(self, prefix: tuple[Any, ...], limit: Any) -> None:
         """Remove the keys under ``prefix``, all of them (``limit`` ``None``) or the
         first ``limit`` in key order, atomically (the caller's transaction under

@@ -10,7 +10,7 @@ from typing import Any
 from ..codecs import Codec
 from ..errors import DecodeError, InvalidArgument, InvalidKey, InvalidName, show_bytes
 from ..scope import Scope
-from ._base import Collection
+from ._base import Collection, owns_transaction
 from ._indexed import IndexedMap
 from ._keys import KeySpec, SpecLike
 from ._layouts import Layout
@@ -211,6 +211,7 @@ class _Snapshotted(Collection):
         """The checkpoints map (``height`` -> count)."""
         return self.history.checkpoints
 
+    @owns_transaction
     def add_checkpoint(self, height: int) -> None:
         """Count one more checkpoint at ``height`` (``add_checkpoint``): under
         ``"selected"`` the changes after it keep their history and heights with
@@ -219,6 +220,7 @@ class _Snapshotted(Collection):
         with self._atomic() as base:
             self.history.change_checkpoint(base, height, 1)
 
+    @owns_transaction
     def remove_checkpoint(self, height: int) -> None:
         """Count one checkpoint less at ``height``, forgetting the height at zero
         (``remove_checkpoint``; no error when there is none). Atomic."""
@@ -288,6 +290,7 @@ class SnapshotMap(_Snapshotted, Map):
         """Remove ``key`` as of ``height``."""
         self._change(key, None, height)
 
+    @owns_transaction
     def update(self, key: Any, fn: Callable[[Any], Any], height: int | None = None) -> Any:
         """Store and return ``fn(current value or None)`` at ``key`` as of
         ``height``, with its change set, atomically."""
@@ -303,6 +306,7 @@ class SnapshotMap(_Snapshotted, Map):
         at a height; use ``remove(key, height)``."""
         raise InvalidArgument(f"a snapshot map removes at a height: use remove({key!r}, height=...)")
 
+    @owns_transaction
     def clear(self, limit: int | None = None) -> None:
         """Remove every key and the whole history (changelog and checkpoints),
         atomically: the map reads as never written, at every height. Cost: one
@@ -322,6 +326,7 @@ class SnapshotMap(_Snapshotted, Map):
         self._ns.scope(base).discard(self._ns.key(elements))
         self.changelog._ns.clear_prefix(base, elements)
 
+    @owns_transaction
     def _change(self, key: Any, raw: bytes | None, height: int | None) -> None:
         elements = self.spec.elements(key)
         _check_height(height, f" with key {key!r}")
@@ -389,6 +394,7 @@ class SnapshotItem(_Snapshotted, Item):
         """Remove the value as of ``height``."""
         self._change(None, height)
 
+    @owns_transaction
     def update(self, fn: Callable[[Any], Any], height: int | None = None) -> Any:
         """Store and return ``fn(current value or None)`` as of ``height``, with
         its change set, atomically."""
@@ -398,6 +404,7 @@ class SnapshotItem(_Snapshotted, Item):
             self._change_in(base, raw, height)
         return new
 
+    @owns_transaction
     def _change(self, raw: bytes | None, height: int | None) -> None:
         _check_height(height, "", "item")
         with self._atomic() as base:

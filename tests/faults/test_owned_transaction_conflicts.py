@@ -1,0 +1,223 @@
+"""A scope operation that owns its transaction runs it again when it loses a race.
+
+``pop``, ``popitem`` and ``setdefault`` outside a transaction read then write in
+one transaction of the store, their own. On LMDB with a small map that
+transaction may have to grow the map, which releases LMDB's writer lock
+between processes: when another process commits meanwhile the transaction
+ends with ``TransactionConflict``, having written nothing. The operation runs
+it again (it then reads the other commit), so the caller sees the operation
+succeed, with the answer a serial order gives. Inside the caller's ``with
+ks.transaction()`` the conflict reaches the caller. The race is forced: the
+first process's first map growth waits until the other has committed (see
+``_owned_conflict_worker``). And when every attempt loses, the conflict says
+how many attempts were made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import pytest
+from _etcd import own_url
+from _owned_conflict_worker import fill_map, held_race, races
+
+import keyspace
+from keyspace._retry import ATTEMPTS, run_atomically
+from keyspace._space import Space
+from keyspace.errors import TransactionConflict
+
+MAP = 1 << 20
+ONE_DOUBLING = 1_500_000
+"""Bytes over the free space of a new 1 MiB map that one doubling makes room for."""
+
+
+def _url(tmp_path: Path) -> str:
+    return f"lmdb://{tmp_path / 'store'}?map_size={MAP}"
+
+
+def _full_store(tmp_path: Path, items: dict[bytes, bytes], scope: str) -> str:
+    """A store whose scope ``scope`` holds ``items`` and whose map is full, so
+    that deleting one of them grows the map."""
+    url = _url(tmp_path)
+    with keyspace.open(url) as ks:
+        ks.scope(scope).update(items)
+    assert fill_map(str(tmp_path / "store"), MAP) > 0
+    return url
+
+
+@pytest.mark.parametrize("mode", ["pop", "aio-pop", "popitem"])
+def test_pops_in_a_full_map_never_return_an_item_twice(mode: str, tmp_path: Path) -> None:
+    """A pops in a full map, B pops the same meanwhile. A pop's transaction
+    grows the map as it begins (more than half of it is used), before it
+    reads, so B's commit comes before A's read: A finds k gone (the default),
+    or takes the item before B's; one item, popped once."""
+    items = {b"a": b"1", b"b": b"2"} if mode == "popitem" else {b"k": b"v"}
+    url = _full_store(tmp_path, items, "q" if mode == "popitem" else "c")
+    first, second = held_race(str(tmp_path), url, mode, 0)
+    if mode == "popitem":
+        assert (first["result"], second["result"]) == (["a", "1"], ["b", "2"]), (first, second)
+    else:
+        assert (first["result"], second["result"]) == (None, "v"), (first, second)
+    assert first["outcome"] == second["outcome"] == "ok", (first, second)
+    with keyspace.open(url) as ks:
+        assert list(ks.scope("q" if mode == "popitem" else "c").items()) == []
+
+
+@pytest.fixture
+def etcd_url() -> Iterator[str]:
+    yield from own_url("owned-conflicts")
+
+
+@pytest.mark.parametrize("operation", ["pop", "popitem", "setdefault"])
+def test_on_etcd_a_pop_that_loses_the_race_runs_again(etcd_url: str, operation: str) -> None:
+    """On etcd another client changes the key between A's read and A's commit
+    (the commit is guarded by what A read): A's transaction ends in a conflict,
+    nothing written, and runs again, giving the answer of the serial order."""
+    with keyspace.open(etcd_url) as a, keyspace.open(etcd_url) as b:
+        a.scope("c").update({b"j": b"1", b"k": b"2"} if operation == "popitem" else {b"k": b"v"})
+        if operation == "setdefault":
+            a.scope("c").discard(b"k")
+        store = a.store
+        real = type(store).transaction
+        begun: list[int] = []
+
+        @contextmanager
+        def interfered(self: Any) -> Iterator[Any]:
+            with real(self) as tx:
+                yield tx
+                if self is store:
+                    begun.append(1)
+                    if len(begun) == 1:  # B commits between A's reads and A's commit
+                        other = b.scope("c")
+                        if operation == "setdefault":
+                            other.setdefault(b"k", b"B")
+                        else:
+                            getattr(other, operation)(*([b"k"] if operation == "pop" else []))
+
+        with mock.patch.object(type(store), "transaction", interfered):
+            scope = a.scope("c")
+            if operation == "pop":
+                got: Any = scope.pop(b"k", None)
+            elif operation == "popitem":
+                got = scope.popitem()
+            else:
+                got = scope.setdefault(b"k", b"A")
+        assert len(begun) == 2, begun  # the first attempt conflicted, the second committed
+        expected = {"pop": None, "popitem": (b"j", b"1"), "setdefault": b"B"}[operation]
+        assert got == expected
+        left = dict(a.scope("c").items())
+        assert left == ({b"k": b"B"} if operation == "setdefault" else {})
+
+
+@pytest.mark.parametrize("mode", ["setdefault", "aio-setdefault"])
+def test_setdefault_runs_again_and_returns_the_stored_value(mode: str, tmp_path: Path) -> None:
+    """A's setdefault of a missing key to a value over the free space grows the
+    map; B's setdefault of the same key commits meanwhile. A runs again, finds
+    B's value and returns it, storing nothing (it raised TransactionConflict):
+    every caller gets the value stored."""
+    url = _url(tmp_path)
+    with keyspace.open(url) as ks:
+        ks.scope("c")[b"other"] = b"1"
+    first, second = held_race(str(tmp_path), url, mode, ONE_DOUBLING)
+    assert second["outcome"] == "ok" and second["result"] == "B", second
+    assert first["conflicts"] == 1, first
+    assert first["outcome"] == "ok" and first["result"] == "B", first
+    with keyspace.open(url) as ks:
+        assert ks.scope("c")[b"k"] == b"B"
+
+
+def test_in_a_callers_transaction_the_conflict_reaches_the_caller(tmp_path: Path) -> None:
+    """The same setdefault through ``tx.scope`` inside ``with ks.transaction()``:
+    the caller's block may rest on reads that cannot be made again here, so
+    the TransactionConflict reaches it, after one attempt, nothing written."""
+    url = _url(tmp_path)
+    with keyspace.open(url) as ks:
+        ks.scope("c")[b"other"] = b"1"
+    first, second = held_race(str(tmp_path), url, "tx-setdefault", ONE_DOUBLING)
+    assert second["outcome"] == "ok" and second["result"] == "B", second
+    assert first["outcome"] == "TransactionConflict", first
+    assert first["conflicts"] == 1, first
+    assert "attempts" not in first["message"], first  # not run again
+    with keyspace.open(url) as ks:
+        assert ks.scope("c")[b"k"] == b"B"
+
+
+def test_two_processes_setdefault_and_pop_shared_keys_exactly(tmp_path: Path) -> None:
+    """Two processes each make 40 rounds of setdefault then pop of key i, the
+    first values over the free space of a 1 MiB map, with no retry of their
+    own: no call fails, every value stored is popped exactly once, and a
+    setdefault returns its own value or the other process's."""
+    url = _url(tmp_path)
+    with keyspace.open(url) as ks:
+        ks.scope("c")[b"other"] = b"1"
+    reports = races(str(tmp_path), url, "pop-setdefault", 40, ONE_DOUBLING)
+    tags = [report["tag"] for report in reports]
+    for i in range(40):
+        stored: list[str] = []
+        popped: list[str] = []
+        for tag, report in zip(tags, reports, strict=True):
+            got, took = report["rounds"][i]
+            assert got in tags, (i, report["rounds"][i])
+            if got == tag:
+                stored.append(got)
+            if took is not None:
+                popped.append(took)
+        assert sorted(popped) == sorted(stored), (i, [r["rounds"][i] for r in reports])
+    with keyspace.open(url) as ks:
+        assert list(ks.scope("c").keys()) == [b"other"]
+    print(f"conflicts run again: {[r['conflicts'] for r in reports]}")
+
+
+# -- the bound --------------------------------------------------------------------
+
+
+@contextmanager
+def _losing(calls: list[int]) -> Iterator[Any]:
+    calls.append(1)
+    yield object()
+    raise TransactionConflict("another writer committed first (test)")
+
+
+def test_run_atomically_gives_up_after_the_bound_saying_so() -> None:
+    calls: list[int] = []
+    with pytest.raises(TransactionConflict, match=f"{ATTEMPTS} attempts") as info:
+        run_atomically(lambda: _losing(calls), lambda view: None, "Scope.pop")
+    assert len(calls) == ATTEMPTS == 8
+    assert "Scope.pop" in str(info.value) and "(test)" in str(info.value)
+
+
+@pytest.mark.parametrize("operation", ["pop", "popitem", "setdefault"])
+def test_a_scope_operation_that_always_loses_stops_at_the_bound(operation: str) -> None:
+    """Every transaction the operation begins ends in a conflict: it begins
+    :data:`ATTEMPTS` of them, then raises the conflict naming the count, and
+    the store is as it was."""
+    with keyspace.open("memory:") as ks:
+        scope = ks.scope("c")
+        scope[b"k"] = b"v"
+        real = Space.transaction
+        begun: list[int] = []
+
+        @contextmanager
+        def conflicting(space: Space[Any]) -> Iterator[Any]:
+            begun.append(1)
+            with real(space) as pair:
+                yield pair
+                raise TransactionConflict("another writer committed first (test)")
+
+        with (
+            mock.patch.object(Space, "transaction", conflicting),
+            pytest.raises(TransactionConflict, match=f"{ATTEMPTS} attempts") as info,
+        ):
+            if operation == "pop":
+                scope.pop(b"k")
+            elif operation == "popitem":
+                scope.popitem()
+            else:
+                scope.setdefault(b"new", b"d")
+        assert len(begun) == ATTEMPTS, begun
+        assert f"{ATTEMPTS} attempts" in str(info.value)
+        assert dict(scope.items()) == {b"k": b"v"}
