@@ -14,23 +14,14 @@ import sys
 import click
 
 from ..errors import KeyspaceError
-from .access_cmd import grant, revoke
-from .accounting_cmd import accounting_group
-from .cosmwasm_cmd import cosmwasm
-from .data import delete, get, put, scan
-from .decode import decode
-from .demo import demo
-from .dir_cmd import dir_group
-from .feed_cmd import feed_group
-from .inspect_cmd import inspect
-from .migrate import migrate
-from .quota_cmd import quota
-from .schemes_cmd import schemes
+from ._lazy import COMMANDS, LazyGroup
 
 __all__ = ["cli", "main"]
 
 
 @click.group(
+    cls=LazyGroup,
+    lazy=COMMANDS,  # each command's module is imported when it runs or its help is asked
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog="""\b
 Stores (URL): data.lmdb or lmdb:///path, sqlite:///file, leveldb:///dir,
@@ -50,27 +41,6 @@ Run `keyspace COMMAND --help` for each command.
 @click.version_option(package_name="keyspace")
 def cli() -> None:
     """Collision-free, ordered, nestable namespaces (scopes) in one key-value store."""
-
-
-for command in (
-    demo,
-    inspect,
-    get,
-    put,
-    delete,
-    scan,
-    decode,
-    schemes,
-    migrate,
-    cosmwasm,
-    grant,
-    revoke,
-    dir_group,
-    feed_group,
-    accounting_group,
-    quota,
-):
-    cli.add_command(command)
 
 
 def main(argv: list[str] | None = None) -> int:
