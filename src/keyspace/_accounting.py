@@ -315,6 +315,7 @@ class Accounting(WriteHook):
         self.find = ScopeFinder(scheme)
         self._guarded = store.capabilities.guarded_reads
         self._keys: dict[Path, bytes] = {}  # counter record keys of paths met
+        self._chains: dict[Path, tuple[tuple[Path, bytes, int], ...]] = {}  # see _chain
         self._prefixes: dict[Path, bytes] = {}  # the scheme's prefix of paths asked
 
     def counts_scope(self, path: Path, prefix: bytes) -> bool:
@@ -346,8 +347,29 @@ class Accounting(WriteHook):
             deltas = merged_deltas(self.find, merged, getattr(changes, "old", {}))
         else:
             deltas = scope_deltas(self.find, changes)
-        if deltas:
-            self.apply(view, view if self._guarded else latest, spread(deltas))
+        if not deltas:
+            return
+        reader = view if self._guarded else latest
+        if len(deltas) == 1:  # one scope: its chain of records, made once per path
+            ((path, (dk, db)),) = deltas.items()
+            if dk or db:
+                chain = self._chains.get(path)
+                if chain is None:
+                    chain = self._chain(path)
+                self._update(view, reader, [(p, k, a * dk, a * db, dk, db) for p, k, a in chain], True)
+            return
+        self.apply(view, reader, spread(deltas))
+
+    def _chain(self, path: Path) -> tuple[tuple[Path, bytes, int], ...]:
+        """``(path, record key, 1)`` then ``(ancestor, record key, 0)`` for each
+        ancestor of ``path``, kept for the next commit into it."""
+        chain = tuple(
+            (path[:depth], self.counter_key(path[:depth]), int(depth == len(path)))
+            for depth in range(len(path), -1, -1)
+        )
+        if len(self._chains) < _MEMO:
+            self._chains[path] = chain
+        return chain
 
     def apply(
         self, view: WriteView, reader: ReadView, touched: dict[Path, list[int]], check: bool = True
@@ -356,8 +378,7 @@ class Accounting(WriteHook):
         and written to ``view``: one read and one write per scope. With ``check``,
         :class:`QuotaExceeded` for a scope an increase takes past its quota."""
         keys = self._keys
-        get, put, delete = reader.get, view.put, view.delete
-        unpack_record, pack_record = _RECORD.unpack, _RECORD.pack
+        rows: list[tuple[Path, bytes, int, int, int, int]] = []
         for path, (a, b, c, d) in touched.items():
             if not (a or b or c or d):
                 continue
@@ -366,6 +387,18 @@ class Accounting(WriteHook):
                 key = self.counter_key(path)
                 if len(keys) < _MEMO:
                     keys[path] = key
+            rows.append((path, key, a, b, c, d))
+        self._update(view, reader, rows, check)
+
+    @staticmethod
+    def _update(
+        view: WriteView, reader: ReadView, rows: Iterable[tuple[Path, bytes, int, int, int, int]], check: bool
+    ) -> None:
+        """Add each row's ``(own_keys, own_bytes, subtree_keys, subtree_bytes)``
+        deltas to the record at its key (see :meth:`apply`)."""
+        get, put, delete = reader.get, view.put, view.delete
+        unpack_record, pack_record = _RECORD.unpack, _RECORD.pack
+        for path, key, a, b, c, d in rows:
             raw = get(key)
             if raw is None:
                 own_keys = own_bytes = sub_keys = sub_bytes = 0
