@@ -16,7 +16,7 @@ from __future__ import annotations
 import builtins
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from .. import _metadata
 from .._bytes import prefix_end
@@ -30,18 +30,33 @@ from ..errors import (
     StaleDirectory,
     show_bytes,
 )
-from ..stores._base import ReadView, WriteView
+from ..schemes._base import Scheme
+from ..stores._base import ReadView, Store, WriteView
 from ._directory import Directory, DirectoryPartition, make_handle
 from ._layer import Found, TreeOps, check_path
 from ._nodes import Tree
-
-if TYPE_CHECKING:
-    from ..keyspace import Keyspace
 
 __all__ = ["Directories"]
 
 T = TypeVar("T")
 Handle = Directory | DirectoryPartition
+
+
+class DirectoryKeyspace(Protocol):
+    """What the directories ask of their keyspace (a :class:`~keyspace.Keyspace`,
+    which sits above this package and makes them): its store, scheme, catalog,
+    URL and own directories, read and never replaced."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def scheme(self) -> Scheme: ...
+    @property
+    def catalog(self) -> Catalog: ...
+    @property
+    def directories(self) -> Directories: ...
 
 
 class Directories:
@@ -56,7 +71,7 @@ class Directories:
 
     def __init__(
         self,
-        keyspace: Keyspace,
+        keyspace: DirectoryKeyspace,
         view: ReadView | None = None,
         state: Catalog | None = None,
         *,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .._bytes import prefix_end
 from .._catalog import SETTLED, Catalog, GuardAnswer, ReadGuard
@@ -39,9 +39,6 @@ from ..stores._base import ReadView, Store, WriteView
 from ..stores._checked import CheckedReads
 from ..tuples import unpack
 from ._layer import DirPath, Found
-
-if TYPE_CHECKING:
-    from ._api import Directories
 
 __all__ = ["Directory", "DirectoryPartition", "make_handle"]
 
@@ -98,7 +95,7 @@ class _DirectoryCatalog(Catalog):
 
     facts_removable = True
 
-    def __init__(self, store: Store, found: Found, owner: Directories) -> None:
+    def __init__(self, store: Store, found: Found, owner: DirectoryOwner) -> None:
         scheme = _ContentScheme(found.prefix, found.path)
         super().__init__(store, scheme, recorded=True, watch_records=False, found_empty=False)
         self._plain = False
@@ -231,7 +228,7 @@ class Directory(Scope):
         assert isinstance(state, _DirectoryCatalog)
         return state
 
-    def _dirs(self) -> Directories:
+    def _dirs(self) -> DirectoryOwner:
         return self._dir_catalog().owner._bound(self._view, self._state)
 
     def scope(self, *more: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
@@ -289,7 +286,7 @@ class DirectoryPartition:
 
     __slots__ = ("_owner", "found")
 
-    def __init__(self, found: Found, owner: Directories) -> None:
+    def __init__(self, found: Found, owner: DirectoryOwner) -> None:
         self.found = found
         self._owner = owner
 
@@ -349,13 +346,34 @@ class DirectoryPartition:
         raise self._no_keys()
 
 
+class DirectoryOwner(Protocol):
+    """What a handle asks of the directories it belongs to: the tree operations
+    it runs relative to its own path, the directories as bound to a view, and
+    the memo of made directories (:class:`~keyspace.directory.Directories`,
+    which makes the handles, offers it)."""
+
+    made: dict[Any, Any]
+
+    def _bound(self, view: ReadView, state: Catalog) -> DirectoryOwner: ...
+    def create_or_open(self, path: Any, layer: bytes = b"") -> Directory | DirectoryPartition: ...
+    def open(self, path: Any, layer: bytes | None = None) -> Directory | DirectoryPartition: ...
+    def create(
+        self, path: Any, layer: bytes = b"", prefix: bytes | None = None
+    ) -> Directory | DirectoryPartition: ...
+    def exists(self, path: Any = ()) -> bool: ...
+    def list(self, path: Any = ()) -> builtins.list[str]: ...
+    def move(self, old_path: Any, new_path: Any) -> Directory | DirectoryPartition: ...
+    def remove(self, path: Any) -> None: ...
+    def remove_if_exists(self, path: Any) -> bool: ...
+
+
 _MADE = 4096
 """Directories whose catalog and space a keyspace keeps (the oldest dropped first)."""
 
 
 def make_handle(
     found: Found,
-    owner: Directories,
+    owner: DirectoryOwner,
     keyspace: Any,
     view: ReadView | None,
     key: str | Codec | None = None,
@@ -372,7 +390,7 @@ def make_handle(
     if found.is_partition:
         return DirectoryPartition(found, owner)
     store: Store = keyspace.store
-    shared: Directories = keyspace.directories
+    shared: DirectoryOwner = keyspace.directories
     memo = shared.made
     made_key = (found.path, found.prefix, found.layer, found.tree.node)
     got = memo.get(made_key)
