@@ -57,10 +57,9 @@ def ls(url: str, scheme: str | None, as_json: bool) -> None:
                     )
                 )
             else:
-                out().print(
+                click.echo(  # tab-separated, as it is
                     f"{info.name}\tpath={info.path!r}\tsubtree={info.subtree}\tcursor={info.cursor}"
-                    f"\tbehind={'?' if behind is None else behind}",
-                    markup=False,
+                    f"\tbehind={'?' if behind is None else behind}"
                 )
 
 
