@@ -7,8 +7,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import errors
+from ._accounting import ScopeStats
 from .errors import (
     AccessDenied,
+    AccountingUnavailable,
     AuthenticationFailed,
     DecodeError,
     DirectoryError,
@@ -22,6 +24,7 @@ from .errors import (
     LayerMismatch,
     LayoutError,
     PrefixInUse,
+    QuotaExceeded,
     SchemeMismatch,
     StaleDirectory,
     StoreClosed,
@@ -82,6 +85,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AccessDenied",
+    "AccountingUnavailable",
     "AsciiHex",
     "AuthenticationFailed",
     "Codec",
@@ -105,10 +109,12 @@ __all__ = [
     "Naive",
     "PrefixInUse",
     "Property",
+    "QuotaExceeded",
     "Scheme",
     "SchemeMismatch",
     "Scope",
     "ScopeHash",
+    "ScopeStats",
     "ScopeWatch",
     "StaleDirectory",
     "StoreClosed",
