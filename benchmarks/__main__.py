@@ -23,6 +23,7 @@ from . import (  # noqa: F401  (registration)
     directory,
     etcd,
     etcd_watch,
+    foreign,
     layouts,
     scaling,
     scoped_heed,
