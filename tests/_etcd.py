@@ -12,8 +12,8 @@ import grpc
 import pytest
 
 from keyspace.stores import open_store
-from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, shared_cluster, start_cluster
 from keyspace.stores.etcd import EtcdStore
+from keyspace.testing.etcd_cluster import ClusterUnavailable, LocalCluster, shared_cluster, start_cluster
 
 ROOT_PASSWORD = "root-pw"
 """The root password of :func:`auth_cluster`."""

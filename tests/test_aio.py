@@ -44,9 +44,9 @@ from keyspace.errors import (
 )
 from keyspace.stores import Store, open_store
 from keyspace.stores._base import Op, ReadView, WriteView
-from keyspace.stores._etcd_local import LocalCluster
 from keyspace.stores.etcd import TransactionConflict
 from keyspace.testing import MakeStore, StoreSuite
+from keyspace.testing.etcd_cluster import LocalCluster
 
 T = TypeVar("T")
 

@@ -22,8 +22,8 @@ from _etcd import ROOT_PASSWORD, LosingKV, auth_cluster
 import keyspace
 from keyspace import access
 from keyspace.errors import CommitOutcomeUnknown, TransactionTooLarge
-from keyspace.stores._etcd_local import LocalCluster
 from keyspace.stores._etcd_versions import nested_txn_checked
+from keyspace.testing.etcd_cluster import LocalCluster
 
 pytestmark = [
     pytest.mark.etcd,

@@ -30,9 +30,9 @@ from keyspace import access
 from keyspace.cli import main
 from keyspace.errors import AccessDenied, AuthenticationFailed, StoreError
 from keyspace.schemes import scheme_from_name
-from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, ServerTLS, start_cluster
 from keyspace.stores._etcd_rpc import EtcdUnavailable, translate
 from keyspace.stores.etcd import EtcdStore
+from keyspace.testing.etcd_cluster import ClusterUnavailable, LocalCluster, ServerTLS, start_cluster
 
 # grant's warning about the test server's own access gaps is asserted in
 # test_audit_etcd_access_commands.py; here it would only repeat

@@ -15,8 +15,8 @@ import pytest
 from _etcd import restartable_cluster
 
 import keyspace
-from keyspace.stores._etcd_local import LocalCluster
 from keyspace.stores.etcd import EtcdStore
+from keyspace.testing.etcd_cluster import LocalCluster
 
 pytestmark = [pytest.mark.etcd, pytest.mark.slow, pytest.mark.timeout(180)]
 

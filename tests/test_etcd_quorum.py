@@ -17,7 +17,7 @@ from _etcd import restartable_cluster
 import keyspace
 from keyspace.errors import CommitOutcomeUnknown, EtcdUnavailable, KeyspaceError
 from keyspace.stores import open_store
-from keyspace.stores._etcd_local import LocalCluster
+from keyspace.testing.etcd_cluster import LocalCluster
 
 pytestmark = [pytest.mark.etcd, pytest.mark.slow, pytest.mark.timeout(180)]
 

@@ -18,10 +18,10 @@ from _etcd import etcd_cluster
 from keyspace._bytes import prefix_end
 from keyspace.errors import InvalidKey, KeyTooLarge, StoreClosed, StoreError, TransactionTooLarge
 from keyspace.stores import Store, open_store
-from keyspace.stores._etcd_local import LocalCluster
 from keyspace.stores._etcd_rpc import EtcdUnavailable, parse_etcd_url
 from keyspace.stores.etcd import MAX_KEY_SIZE, EtcdStore, TransactionConflict
 from keyspace.testing import MakeStore, StoreSuite
+from keyspace.testing.etcd_cluster import LocalCluster
 
 pytestmark = pytest.mark.etcd
 

@@ -25,9 +25,9 @@ import keyspace
 from keyspace import ScopeWatch, WatchCompacted, WatchEvent, WatchUnsupported
 from keyspace.errors import InvalidArgument
 from keyspace.schemes import LengthPrefixed
-from keyspace.stores._etcd_local import LocalCluster
 from keyspace.stores._etcd_watch import EtcdWatch
 from keyspace.stores.etcd import EtcdStore
+from keyspace.testing.etcd_cluster import LocalCluster
 
 
 @pytest.fixture(scope="module")

@@ -20,9 +20,9 @@ from _tls import Pki, make_pki
 import keyspace
 import keyspace.aio
 from keyspace.errors import EtcdUnavailable, StoreError
-from keyspace.stores._etcd_local import ClusterUnavailable, LocalCluster, ServerTLS, start_cluster
 from keyspace.stores._etcd_tls_probe import speaks_tls
 from keyspace.stores.etcd import EtcdStore
+from keyspace.testing.etcd_cluster import ClusterUnavailable, LocalCluster, ServerTLS, start_cluster
 
 pytestmark = [pytest.mark.etcd, pytest.mark.timeout(120)]
 

@@ -19,6 +19,10 @@ empty, isolated store, and called with a store's ``url`` reopens that store::
 The suite uses only the :class:`~keyspace.stores.Store` contract, and reads
 ``store.capabilities`` to decide what to expect: where a capability is absent it
 asserts the documented alternative behaviour, never skips silently.
+
+:mod:`keyspace.testing.etcd_cluster` finds or starts a throwaway etcd cluster on
+127.0.0.1 for tests of the etcd adapter (it needs the ``etcd`` binary); it is not
+imported here.
 """
 
 from __future__ import annotations
