@@ -7,6 +7,7 @@ a read is still honoured by the next one."""
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -33,24 +34,45 @@ with keyspace.open(sys.argv[1], scheme="asciihex") as other:
 """
 
 WRITE_RAW = """
-import sys, lmdb
-env = lmdb.open(sys.argv[1], max_dbs=0)
-with env.begin(write=True) as txn:
-    txn.put(bytes.fromhex(sys.argv[2]), b"written by another program")
-env.close()
+import sqlite3, sys, lmdb
+key = bytes.fromhex(sys.argv[2])
+if sys.argv[1].endswith(".sqlite"):
+    conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+    conn.execute("INSERT INTO kv VALUES (?, ?)", (key, b"written by another program"))
+    conn.close()
+else:
+    env = lmdb.open(sys.argv[1], max_dbs=0)
+    with env.begin(write=True) as txn:
+        txn.put(key, b"written by another program")
+    env.close()
 """
 
+ENGINES = ["lmdb", "sqlite"]
 
-def _foreign_store(path: Path) -> str:
-    """An LMDB store of tuple-scheme keys written with py-lmdb alone (no record)."""
-    env = lmdb.open(str(path), max_dbs=0)
+
+def _foreign_store(path: Path, engine: str = "lmdb") -> str:
+    """A store of tuple-scheme keys written with py-lmdb or sqlite3 alone (no record)."""
     scheme = TupleScheme()
+    pairs = [
+        (scheme.encode((tenant, "users"), key), tenant.encode() + key) for tenant in _TENANTS for key in _KEYS
+    ]
+    if engine == "sqlite":
+        conn = sqlite3.connect(f"{path}.sqlite", isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("CREATE TABLE kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
+        conn.executemany("INSERT INTO kv VALUES (?, ?)", pairs)
+        conn.close()
+        return f"sqlite://{path}.sqlite"
+    env = lmdb.open(str(path), max_dbs=0)
     with env.begin(write=True) as txn:
-        for tenant in _TENANTS:
-            for key in _KEYS:
-                txn.put(scheme.encode((tenant, "users"), key), tenant.encode() + key)
+        for key, value in pairs:
+            txn.put(key, value)
     env.close()
     return f"lmdb://{path}"
+
+
+def _file(url: str) -> str:
+    return url.split("://", 1)[1]
 
 
 def _run(script: str, *args: str) -> None:
@@ -71,8 +93,11 @@ def record_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     yield calls
 
 
-def test_reads_of_one_state_check_the_records_once(tmp_path: Path, record_reads: list[int]) -> None:
-    url = _foreign_store(tmp_path / "store")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_reads_of_one_state_check_the_records_once(
+    engine: str, tmp_path: Path, record_reads: list[int]
+) -> None:
+    url = _foreign_store(tmp_path / "store", engine)
     with keyspace.open(url, scheme="tuple") as ks:
         held = ks.scope("t00", "users")
         assert held.get(b"k000") == b"t00k000"
@@ -83,14 +108,15 @@ def test_reads_of_one_state_check_the_records_once(tmp_path: Path, record_reads:
                 assert held.get(key) == b"t00" + key
         assert record_reads[0] == before  # the store did not change: nothing checked again
         # another program commits: the next read checks again, once
-        _run(WRITE_RAW, str(tmp_path / "store"), TupleScheme().encode(("new",), b"k").hex())
+        _run(WRITE_RAW, _file(url), TupleScheme().encode(("new",), b"k").hex())
         for key in _KEYS:
             assert held.get(key) == b"t00" + key
         assert record_reads[0] == before + 1
 
 
-def test_a_snapshot_checks_the_records_once(tmp_path: Path, record_reads: list[int]) -> None:
-    url = _foreign_store(tmp_path / "store")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_snapshot_checks_the_records_once(engine: str, tmp_path: Path, record_reads: list[int]) -> None:
+    url = _foreign_store(tmp_path / "store", engine)
     with keyspace.open(url, scheme="tuple") as ks, ks.snapshot() as snap:
         before = record_reads[0]
         for tenant in _TENANTS:
@@ -99,8 +125,9 @@ def test_a_snapshot_checks_the_records_once(tmp_path: Path, record_reads: list[i
         assert record_reads[0] - before <= 1
 
 
-def test_a_record_written_after_a_read_is_honoured_by_the_next(tmp_path: Path) -> None:
-    url = _foreign_store(tmp_path / "store")
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_record_written_after_a_read_is_honoured_by_the_next(engine: str, tmp_path: Path) -> None:
+    url = _foreign_store(tmp_path / "store", engine)
     with keyspace.open(url, scheme="tuple") as ks:
         held = ks.scope("t01", "users")
         assert held.get(b"k001") == b"t01k001"

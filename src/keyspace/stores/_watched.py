@@ -57,6 +57,8 @@ class WatchedReads(WriteView):
         return chain.from_iterable(self._reads.pages(start, stop, reverse, limit))
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        if isinstance(exc, KeyspaceError):  # the check's refusal, as it is
+            return exc
         return self._store.translate(exc, key)
 
     def get(self, key: bytes) -> bytes | None:

@@ -37,6 +37,7 @@ from urllib.parse import quote
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Capabilities, Op, ReadView, Releasable, Seeker, Store, WriteView
 from ._paths import kind_of
+from ._sqlite_watched import SQLiteWatchedReads
 
 __all__ = ["SQLiteStore"]
 
@@ -521,6 +522,11 @@ class SQLiteStore(_Keys, _Statements, Store):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return _paged_scan(self, self._reading, self._read_lock, start, stop, reverse, limit)
+
+    def watched_reads(self, check: Callable[[ReadView], object]) -> SQLiteWatchedReads:
+        """This store's reads, each preceded by ``check`` when the database changed
+        since the last one (see :class:`~keyspace.stores._watched.WatchedReads`)."""
+        return SQLiteWatchedReads(self, check)
 
     def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
         conn = self._free()
