@@ -407,6 +407,13 @@ class Scope(MutableMapping[Any, Any]):
         # _NO_ROUTE, whose exact type no key has
         self._read_route = self._route(self._get) if self._guard is None else _NO_ROUTE
         self._write_route = _NO_ROUTE
+        # a view whose puts check the catalog's fact inside their own write (a
+        # directory's node: CheckedReads.checked_put) routes []= there, while _put
+        # stays unbound: every other write still takes the catalog's first write
+        checked = getattr(data, "checked_put", None)
+        if checked is not None:
+            self._put_raw = _RAW
+            self._write_route = self._route(checked)
 
     def _on(self, view: ReadView, state: Catalog) -> Scope:
         """This scope (path, codecs) on ``view``, another view of the same store (a
@@ -592,6 +599,8 @@ class Scope(MutableMapping[Any, Any]):
         else:
             raw = value if type(value) is bytes else _not_bytes(value)
         put = self._put
+        if put is None:
+            put = getattr(self._data, "checked_put", None)  # see _bind
         if put is None:
             if self._first_write(((stored, raw),), puts=True):
                 return

@@ -13,8 +13,10 @@ keys, and a move leaves it (the node keeps its prefix), so a handle of a moved
 directory keeps working and one of a removed directory raises
 :class:`~keyspace.errors.StaleDirectory`. The fact is checked where the
 operation reads or writes: outside a transaction every write and delete runs
-in one transaction of the store with the check, every read reads the check key
-in the state it reads (:class:`~keyspace.stores._checked.CheckedReads`); inside
+in one transaction of the store with the check (on LMDB a point put is
+``put_if``, the node read in the put's own write transaction, bound as the
+handle's route of ``[]=``), every read reads the check key in the state it reads
+(:class:`~keyspace.stores._checked.CheckedReads`); inside
 a transaction or snapshot once per handle, the transaction's own removals
 being checked again before it commits (no key may be left under a prefix it
 removed).
@@ -143,7 +145,15 @@ class _DirectoryCatalog(Catalog):
             self.alive(snap)
             return True
 
-        return CheckedReads(store, data, tag, self.check_key, self.expected, recheck)
+        return CheckedReads(store, data, tag, self.check_key, self.expected, recheck, self.stale)
+
+    def stale(self) -> StaleDirectory:
+        """The error of a write whose check of the node failed in its own write
+        transaction (nothing written): :meth:`alive` raises it where the node is
+        gone; one whose node is back since (removed and made anew at the same
+        prefix) is refused all the same."""
+        self.alive(self.store)
+        return StaleDirectory(f"the directory at {show_bytes(self.found.path)} changed while it was written")
 
     def _path_guard(self, path: Path) -> ReadGuard | None:
         def check(view: ReadView) -> GuardAnswer:
@@ -176,8 +186,7 @@ class _DirectoryCatalog(Catalog):
         write_if = getattr(store, "write_if", None)
         if ops and write_if is not None:
             if not write_if(self.check_key, self.expected, ops):
-                self.alive(store)  # the node is gone: StaleDirectory
-                raise StaleDirectory(f"the directory at {show_bytes(self.found.path)} changed layer")
+                raise self.stale()
             return
 
         def body(tx: WriteView) -> None:
@@ -215,7 +224,9 @@ class Directory(Scope):
     Every operation raises :class:`~keyspace.errors.StaleDirectory` once the
     directory was removed (see the module docstring for where it is checked;
     cost outside a transaction: a write is one transaction of the store with
-    one point read more, a read reads the node key in the state it reads)."""
+    one point read more, a read reads the node key in the state it reads; on
+    LMDB each in the put's or read's own transaction, the read's once per state
+    of the store, in a tuple scope's Python calls and one or two more)."""
 
     __slots__ = ()
 

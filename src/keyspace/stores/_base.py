@@ -437,6 +437,11 @@ class WriteView(ReadView):
     fast_put: Callable[[bytes, bytes], object] | None = None
     """:meth:`put` with the engine's errors raw, or ``None``."""
 
+    checked_put: Callable[[bytes, bytes], object] | None = None
+    """A put that also checks, inside its own atomic write, a fact a catalog
+    keeps (a directory's node: see :class:`~keyspace.stores._checked.CheckedReads`),
+    its errors raw for :meth:`translate` as ``fast_put``'s; ``None`` mostly."""
+
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         """Put every ``(key, value)`` in order (a later pair on the same key wins);
         return how many pairs were read. Keys are checked as by :meth:`put`.

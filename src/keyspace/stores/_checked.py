@@ -21,13 +21,20 @@ not: the fact could change between the two.
   :class:`~keyspace.errors.HashCollision`); when it is not, reads find nothing.
 
 Writes pass through to the part unchanged: the catalog checks its facts inside
-the transaction of every write (a read cannot, so it is checked here).
+the transaction of every write (a read cannot, so it is checked here). A
+catalog whose fact is the check itself (a directory's node) may ask for
+``checked_put`` too (``refused``): where the engine offers ``put_if`` (LMDB), a
+point put that reads the check key in its own write transaction and writes
+only where it holds, so that a scope's ``[]=`` need not take the catalog's
+general write route; where the check fails, nothing is written and
+:meth:`CheckedReads.translate` gives ``refused()``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from itertools import chain, islice
 from typing import Any
 
@@ -58,15 +65,26 @@ class CheckedReads(WriteView):
     without their first ``len(tag)`` bytes; ``tag=b""``: ``data`` is ``store``),
     each made where ``check_key`` (a key of ``store``) holds ``expected`` in the
     state read, else decided by ``recheck`` in a snapshot of ``store`` (see the
-    module docstring). Writes go to ``data``.
+    module docstring). Writes go to ``data``; with ``refused``, where ``data``
+    is ``store`` and offers ``put_if``, :attr:`checked_put` puts a key only where
+    the check holds in the put's own write transaction (else the
+    :class:`CheckFailed` it raises translates to ``refused()``).
 
     Cost: where ``data`` offers ``checked_reads``, its reads plus one comparison
     of the state's id per read or page (and a read of ``check_key`` once per
-    state of the store); else one snapshot of ``store`` and one point read more
-    per read, scan or count."""
+    state of the store), the point read being ``fast_get`` (one Python frame);
+    else one snapshot of ``store`` and one point read more per read, scan or
+    count. :attr:`checked_put`: the engine's put and one point read."""
 
     def __init__(
-        self, store: Store, data: Store, tag: bytes, check_key: bytes, expected: bytes, recheck: Recheck
+        self,
+        store: Store,
+        data: Store,
+        tag: bytes,
+        check_key: bytes,
+        expected: bytes,
+        recheck: Recheck,
+        refused: Callable[[], KeyspaceError] | None = None,
     ) -> None:
         self._store = store
         self._data = data
@@ -74,6 +92,7 @@ class CheckedReads(WriteView):
         self._check_key = check_key
         self._expected = expected
         self._recheck = recheck
+        self._refused = refused
         self.fast_put = data.fast_put
         self._fast: Any = None  # the engine's checked reads, where it has them
         offered = getattr(data, "checked_reads", None)
@@ -82,10 +101,21 @@ class CheckedReads(WriteView):
         part = store.narrow(check_key) or (store, 0)
         if offered is not None:
             check, cut = part
-            self._fast = offered(check, check_key[cut:], expected)
+            fast = self._fast = offered(check, check_key[cut:], expected)
+            if fast is not None and hasattr(fast, "otherwise"):
+                fast.otherwise = self._snapshot_get  # its get then never raises CheckFailed
+                self.fast_get = fast.get
         self.fast_pages = self._pages
+        put_if = getattr(data, "put_if", None) if refused is not None and data is store else None
+        self.checked_put: Callable[[bytes, bytes], object] | None = (
+            None if put_if is None else partial(put_if, check_key, expected)
+        )
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        """The part's translation; for the :class:`CheckFailed` of
+        :attr:`checked_put` (nothing written), ``refused()``."""
+        if type(exc) is CheckFailed and self._refused is not None:
+            return self._refused()
         return self._data.translate(exc, key)
 
     @contextmanager
@@ -111,6 +141,10 @@ class CheckedReads(WriteView):
                 return fast.get(key)  # type: ignore[no-any-return]
             except CheckFailed:
                 pass  # decided in a snapshot, which also says what an engine error was
+        return self._snapshot_get(key)
+
+    def _snapshot_get(self, key: bytes) -> bytes | None:
+        """The read of ``key`` in one snapshot of the store (:meth:`_checked`)."""
         with self._checked() as data:
             return None if data is None else data.get(key)
 

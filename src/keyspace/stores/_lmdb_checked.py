@@ -4,15 +4,16 @@ side of :class:`~keyspace.stores._checked.CheckedReads`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import lmdb
 
 from ._checked import CheckFailed
+from ._lmdb_records import RECORD_SIZE
 
 if TYPE_CHECKING:
-    from .lmdb import LMDBStore
+    from ._lmdb_parts import LMDBStoreParts
 
 __all__ = ["LMDBCheckedReads"]
 
@@ -32,44 +33,62 @@ class LMDBCheckedReads:
     transactions as the store's scans do, with one id comparison a page; the
     check's own lookup once per state of the environment."""
 
-    __slots__ = ("_check_db", "_check_key", "_expected", "_state", "_store")
+    __slots__ = ("_check_db", "_check_key", "_expected", "_state", "_store", "otherwise")
 
-    def __init__(self, store: LMDBStore, check_db: Any, check_key: bytes, expected: bytes) -> None:
+    def __init__(self, store: LMDBStoreParts, check_db: Any, check_key: bytes, expected: bytes) -> None:
         self._store = store
         self._check_db = check_db
         self._check_key = check_key
         self._expected = expected
         self._state: int | None = None  # the id of the last state the check held in
+        # set by the caller: where the check fails, get answers otherwise(key) (the
+        # caller's snapshot route) instead of raising, so it can be a fast_get
+        self.otherwise: Callable[[bytes], bytes | None] | None = None
+
+    def _holds(self, txn: Any) -> bool:
+        """Whether the check holds in ``txn`` (remembered for its state where it does)."""
+        if txn.get(self._check_key, db=self._check_db) != self._expected:
+            return False
+        self._state = txn.id()
+        return True
 
     def _hold(self, txn: Any) -> None:
         """Raise :class:`CheckFailed` unless the check holds in ``txn``."""
-        state = txn.id()
-        if state != self._state:
-            if txn.get(self._check_key, db=self._check_db) != self._expected:
-                raise CheckFailed
-            self._state = state
+        if txn.id() != self._state and not self._holds(txn):
+            raise CheckFailed
 
     def get(self, key: bytes) -> bytes | None:
+        """The value of ``key`` read in a transaction where the check holds;
+        where it does not, or the engine cannot answer, ``otherwise(key)`` where
+        it is set, else :class:`CheckFailed`."""
         store = self._store
         env = store._env
-        if env is None or store._shared.resizing:
+        if env is not None and not store._shared.resizing:
+            try:
+                txn = env.begin(db=store._db) if store.db_name else env.begin()
+            except lmdb.Error:
+                pass  # the caller's snapshot says what went wrong
+            else:
+                try:
+                    if txn.id() == self._state or self._holds(txn):
+                        value: bytes | None = txn.get(key)
+                        records = store._records  # the unnamed database: a database's record is no data
+                        if (
+                            value is None
+                            or records is None
+                            or len(value) != RECORD_SIZE
+                            or not records.is_record(key, value)
+                        ):
+                            return value
+                        return None
+                except lmdb.Error:
+                    pass
+                finally:
+                    txn.abort()
+        otherwise = self.otherwise
+        if otherwise is None:
             raise CheckFailed
-        try:
-            txn = env.begin(db=store._db) if store.db_name else env.begin()
-        except lmdb.Error:
-            raise CheckFailed from None
-        try:
-            if txn.id() != self._state:
-                self._hold(txn)
-            value: bytes | None = txn.get(key)
-            records = store._records  # the unnamed database: a database's record is no data
-            if value is not None and records is not None and records.is_record(key, value):
-                return None
-            return value
-        except lmdb.Error:
-            raise CheckFailed from None
-        finally:
-            txn.abort()
+        return otherwise(key)
 
     def pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False

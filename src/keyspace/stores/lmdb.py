@@ -76,6 +76,7 @@ import lmdb
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
 from . import _lmdb_env
 from ._base import Capabilities, Op, ReadView, Seeker, Store, pages_of
+from ._checked import CheckFailed
 from ._key_sizes import bad_key
 from ._lmdb_checked import LMDBCheckedReads
 from ._lmdb_cursor import cursor_delete_range, cursor_page
@@ -538,6 +539,22 @@ class LMDBStore(MapGrowth, Store):
 
         self._write(body, lambda: sum(len(key) + len(value or b"") for key, value in batch))
         return held[0]
+
+    def put_if(self, check_key: bytes, expected: bytes, key: bytes, value: bytes) -> None:
+        """Put ``key`` in one write transaction if ``check_key`` holds ``expected``
+        in it; raise :class:`~keyspace.stores._checked.CheckFailed`, with nothing
+        written, where it does not (read anew each time the body runs, as in
+        :meth:`write_if`). Cost: :meth:`put`'s and one point read, in as many
+        Python frames as :meth:`put` (a directory handle's point write, bound
+        with its node key and layer by ``functools.partial``)."""
+        self._check(key)
+
+        def body(txn: Any) -> None:
+            if txn.get(check_key) != expected:
+                raise CheckFailed
+            txn.put(key, value)
+
+        self._write(body, lambda: len(key) + len(value))
 
     def snapshot(self) -> LMDBSnapshot:
         """A read transaction held until the snapshot ends; growing the map (in
