@@ -67,21 +67,8 @@ ALLOWED: dict[str, frozenset[str]] = {
 }
 """The layers each layer may import, besides its own."""
 
-KNOWN_CIRCLES: dict[frozenset[str], str] = {
-    frozenset(
-        {
-            "keyspace.stores.lmdb",
-            "keyspace.stores._lmdb_checked",
-            "keyspace.stores._lmdb_keys",
-            "keyspace.stores._lmdb_snapshot",
-            "keyspace.stores._lmdb_txn",
-            "keyspace.stores._lmdb_watched",
-        }
-    ): (
-        "the LMDB views name LMDBStore in their type hints and read about twenty of its "
-        "private fields; they go when the adapter becomes the stores/lmdb/ package"
-    ),
-}
+KNOWN_CIRCLES: dict[frozenset[str], str] = {}
+"""Circles allowed for now, each with the reason it is still there (none today)."""
 
 _SCOPE_ACCEL = (
     "the C module serving schemes, codecs and scope sits at the package root; it moves "

@@ -25,7 +25,7 @@ from ._lmdb_cursor import cursor_keys, cursor_pages, cursor_scan
 from ._lmdb_records import RECORD_SIZE, Records, name_candidates
 
 if TYPE_CHECKING:
-    from .lmdb import LMDBStore
+    from ._lmdb_parts import LMDBStoreParts
 
 __all__ = ["CursorSeeker", "TxnReads", "count_keys"]
 
@@ -128,7 +128,7 @@ class TxnReads:
     database) and ``translate``."""
 
     __slots__ = ()
-    _store: LMDBStore  # each view's slot: the store it reads
+    _store: LMDBStoreParts  # each view's slot: the store it reads
 
     def _keys_txn(self) -> tuple[Any, Any]:
         raise NotImplementedError

@@ -19,7 +19,7 @@ from ._lmdb_keys import TxnReads
 from ._lmdb_records import getter
 
 if TYPE_CHECKING:
-    from .lmdb import LMDBStore
+    from ._lmdb_parts import LMDBStoreParts
 
 __all__ = ["LMDBSnapshot"]
 
@@ -33,7 +33,7 @@ class LMDBSnapshot(TxnReads, Releasable, ReadView):
 
     __slots__ = ("_db", "_get", "_open", "_opener", "_store", "_txn", "fast_get")
 
-    def __init__(self, store: LMDBStore, txn: Any, owned: bool = True, opener: int = 0) -> None:
+    def __init__(self, store: LMDBStoreParts, txn: Any, owned: bool = True, opener: int = 0) -> None:
         # positional arguments: a snapshot per request makes one of these each time
         self._store = store
         self._open = owned  # a joined snapshot's transaction is its owner's to end

@@ -31,7 +31,7 @@ from ._lmdb_keys import TxnReads
 from ._lmdb_records import delete_data, getter
 
 if TYPE_CHECKING:
-    from .lmdb import LMDBStore
+    from ._lmdb_parts import LMDBStoreParts
 
 __all__ = ["JoinedTransaction", "LMDBTransaction"]
 
@@ -85,7 +85,7 @@ class LMDBTransaction(TxnReads, WriteView):
         "fast_scan_ranges",
     )
 
-    def __init__(self, store: LMDBStore) -> None:
+    def __init__(self, store: LMDBStoreParts) -> None:
         self._store = store
         self._txn: Any = None
         self._log: list[_Logged] | None = None
@@ -353,7 +353,7 @@ class JoinedTransaction(TxnReads, WriteView):
         "fast_scan_ranges",
     )
 
-    def __init__(self, store: LMDBStore, outer: LMDBTransaction) -> None:
+    def __init__(self, store: LMDBStoreParts, outer: LMDBTransaction) -> None:
         self._store = store
         self._outer = outer
         self._db = store._db

@@ -13,7 +13,7 @@ from ._lmdb_records import RECORD_SIZE
 from ._lmdb_snapshot import LMDBSnapshot
 
 if TYPE_CHECKING:
-    from .lmdb import LMDBStore
+    from ._lmdb_parts import LMDBStoreParts
 
 __all__ = ["LMDBWatchedReads"]
 
@@ -31,7 +31,7 @@ class LMDBWatchedReads:
 
     __slots__ = ("_check", "_state", "_store")
 
-    def __init__(self, store: LMDBStore, check: Callable[[ReadView], object]) -> None:
+    def __init__(self, store: LMDBStoreParts, check: Callable[[ReadView], object]) -> None:
         self._store = store
         self._check = check
         self._state: int | None = None  # the id of the last state the check ran in

@@ -1,0 +1,62 @@
+"""What the LMDB views read of their store: :class:`LMDBStoreParts`.
+
+The snapshot, the write transaction, the keys-only reads and the checked and
+watched reads (``_lmdb_snapshot``, ``_lmdb_txn``, ``_lmdb_keys``,
+``_lmdb_checked``, ``_lmdb_watched``) each hold the
+:class:`~keyspace.stores.lmdb.LMDBStore` that made them and read its
+environment, databases, records and checks. They know it by this protocol, so
+that ``lmdb.py`` imports them and none of them imports ``lmdb.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from ..errors import KeyspaceError
+from ._base import ReadView
+from ._lmdb_env import SharedEnv
+from ._lmdb_records import Records
+
+__all__ = ["LMDBStoreParts"]
+
+
+class LMDBStoreParts(Protocol):
+    """The fields and helpers of an LMDB store that its views use (every
+    :class:`~keyspace.stores.lmdb.LMDBStore` offers them)."""
+
+    url: str
+    db_name: str
+    _env: Any
+    _db: Any
+    _shared: SharedEnv
+    _records: Records | None
+
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError: ...
+
+    # -- the environment and its map (see _lmdb_growth.MapGrowth) -----------------
+
+    def _live(self) -> Any: ...
+    def _grow(self, pending: int = 0) -> None: ...
+    def _resize(self, size: int) -> None: ...
+    def _headroom(self) -> int: ...
+    def _view_closed(self, opener: int) -> None: ...
+
+    # -- keys, records and reads of the store itself --------------------------------
+
+    def _bad_key(self, key: bytes) -> KeyspaceError | None: ...
+    def _check(self, key: bytes) -> None: ...
+    def _check_all(self, items: list[Any] | tuple[Any, ...]) -> None: ...
+    def _records_in(self, db: Any) -> Records | None: ...
+    def _count(self, start: bytes, stop: bytes | None, hold: Callable[[Any], None] | None = None) -> int: ...
+    def _pages(
+        self,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        keys: bool = False,
+        hold: Callable[[Any], None] | None = None,
+    ) -> Iterator[list[Any]]: ...
+    def snapshot(self) -> AbstractContextManager[ReadView]: ...
