@@ -3,7 +3,7 @@ byte, exactly as in cw-storage-plus: ``Item::new(k)`` stores at the raw bytes of
 ``k`` and ``Map::new(ns)`` at ``u16be(len ns) ns k1`` (reference/encodings.md,
 cw-storage-plus §2(a)). Bound to one storage they read and write one entry;
 decode_state warns when a schema holds such an item, and the keyspace cosmwasm
-decode command prints the warning. The examples of docs/collections.md that
+decode command prints the warning. The examples of docs/cosmwasm.md that
 state this run here as written."""
 
 from __future__ import annotations
@@ -140,12 +140,12 @@ def test_the_cli_prints_the_warning(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 def test_the_documented_example_runs_as_written() -> None:
-    """docs/collections.md: the CosmWasm definitions, then the overlap shown on them."""
-    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs/collections.md").read_text("utf-8"), re.S)
+    """docs/cosmwasm.md: the CosmWasm definitions, then the overlap shown on them."""
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs/cosmwasm.md").read_text("utf-8"), re.S)
     definitions = next(b for b in blocks if 'cw.Map("balance"' in b)
     overlap = next(b for b in blocks if 'balancealice").storage_key' in b)
     namespace: dict[str, Any] = {}
-    exec(compile(definitions + overlap, "docs/collections.md", "exec"), namespace)
+    exec(compile(definitions + overlap, "docs/cosmwasm.md", "exec"), namespace)
     assert namespace["item"].load() == "7"
     assert namespace["balances"].bind(namespace["storage"]).load("alice") == "7"
     assert namespace["balances"].key("alice") == namespace["cw"].Item(SHARED).storage_key
