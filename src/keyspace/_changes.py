@@ -16,8 +16,8 @@ reach, so every read of user data leaves them out), with ``B = ff
 
 ``B 00``                     u64be: the last sequence number trimmed away (0: none)
 ``B 01``                     u64be: the last sequence number committed
-``B 02 u64be(seq) u32be(n)`` part ``n`` of commit ``seq``: ``pack((time_ns, k1, v1, k2, v2, ...))``
-                             (``None`` value: a delete), at most :data:`PART_ENTRIES` entries a part
+``B 02 u64be(seq) u32be(n)`` part ``n`` of commit ``seq`` (:func:`encode_part`: the commit time,
+                             the puts and the deletes), at most :data:`PART_ENTRIES` entries a part
 ``B 03 name``                a durable feed: ``pack((cursor, subtree, path))`` (:mod:`keyspace._feeds`)
 
 Watches (:meth:`ChangeLog.watch`) read the log: a thread per watch reads the
@@ -34,22 +34,24 @@ and those every feed has acknowledged. A feed whose next entry was trimmed gets
 :class:`~keyspace.errors.FeedBehind`, never a gap.
 
 Cost of a commit with changes on: one point read and one put of the counter,
-one put per :data:`PART_ENTRIES` changed keys (the entries packed by the C tuple
-packer), and a point read per deleted key (a delete of a missing key logs
+one put per :data:`PART_ENTRIES` changed keys (the entries joined by C calls
+alone), and a point read per deleted key (a delete of a missing key logs
 nothing).
 """
 
 from __future__ import annotations
 
+import struct
+import sys
 import threading
 import time
 import weakref
+from array import array
 from collections.abc import Sequence
-from itertools import chain
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, cast
 
 from ._write_hooks import Change, ChangeList, WriteHook, register_feature
-from .errors import InvalidArgument, KeyspaceError, StoreClosed, WatchCompacted
+from .errors import DecodeError, InvalidArgument, KeyspaceError, StoreClosed, WatchCompacted
 from .schemes._base import Scheme
 from .stores._base import ReadView, Store, WriteView
 from .stores._events import StoreEvent, StoreWatch, check_start_revision
@@ -66,6 +68,61 @@ TRIM_BATCH: Final = 64
 DEFAULT_RETENTION: Final = 100_000
 
 _TRIMMED, _COUNTER, _LOG, _FEEDS = b"\x00", b"\x01", b"\x02", b"\x03"
+
+
+_HEAD = struct.Struct("<QII")
+
+
+def encode_part(now: int, keys: list[bytes], values: list[bytes]) -> bytes:
+    """A log part: ``u64le time_ns, u32le n, u32le puts``, the lengths of the ``n``
+    keys and of the ``puts`` values (u32le each), the keys, the values: the first
+    ``puts`` keys are puts of the values in order, the rest deletes. Made by C
+    calls alone (no Python step per entry)."""
+    key_sizes, value_sizes = array("I", map(len, keys)), array("I", map(len, values))
+    if sys.byteorder == "big":
+        key_sizes.byteswap()
+        value_sizes.byteswap()
+    return b"".join(
+        (_HEAD.pack(now, len(keys), len(values)), key_sizes.tobytes(), value_sizes.tobytes(), *keys, *values)
+    )
+
+
+def part_time(raw: bytes) -> int:
+    """The commit time (ns since the epoch) of a log part."""
+    return int(_HEAD.unpack_from(raw)[0])
+
+
+def decode_part(raw: bytes) -> list[tuple[bytes, bytes | None]]:
+    """``(key, value)`` of a log part (``None``: a delete), in order; a part that is
+    not one raises :class:`~keyspace.errors.DecodeError`."""
+    try:
+        _, count, puts = _HEAD.unpack_from(raw)
+        at = _HEAD.size
+        key_sizes = array("I", raw[at : at + 4 * count])
+        at += 4 * count
+        value_sizes = array("I", raw[at : at + 4 * puts])
+        at += 4 * puts
+        if sys.byteorder == "big":
+            key_sizes.byteswap()
+            value_sizes.byteswap()
+        if len(key_sizes) != count or len(value_sizes) != puts or puts > count:
+            raise ValueError("short")
+        keys: list[bytes] = []
+        for size in key_sizes:
+            keys.append(raw[at : at + size])
+            at += size
+        out: list[tuple[bytes, bytes | None]] = []
+        for key, size in zip(keys[:puts], value_sizes, strict=True):
+            out.append((key, raw[at : at + size]))
+            at += size
+        if at != len(raw):
+            raise ValueError("size")
+    except (ValueError, struct.error):
+        raise DecodeError(
+            f"a change log part of {len(raw)} bytes is not one this version writes", 0
+        ) from None
+    out.extend((key, None) for key in keys[puts:])
+    return out
 
 
 def changes_base(scheme: Scheme) -> bytes:
@@ -133,14 +190,19 @@ class ChangeLog(WriteHook):
     ) -> None:
         # the seam leaves out deletes of keys that were not there (old values of deletes read)
         merged = changes.merged if isinstance(changes, ChangeList) else {c.key: c.new for c in changes}
-        flat = list(chain.from_iterable(merged.items()))
-        if not flat:
+        if not merged:
             return
         seq = _u64(latest.get(self.counter_key)) + 1
         now = time.time_ns()
-        step = 2 * PART_ENTRIES
-        for part, at in enumerate(range(0, len(flat), step)):
-            view.put(self.part_key(seq, part), pack((now, *flat[at : at + step])))
+        if None in merged.values():  # C: a scan of the values for a delete
+            deletes = [k for k, v in merged.items() if v is None]
+            puts: dict[bytes, bytes | None] = {k: v for k, v in merged.items() if v is not None}
+        else:
+            puts, deletes = merged, []
+        keys, values = [*puts, *deletes], cast(list[bytes], list(puts.values()))
+        step = PART_ENTRIES
+        for part, at in enumerate(range(0, len(keys), step)):
+            view.put(self.part_key(seq, part), encode_part(now, keys[at : at + step], values[at : at + step]))
         view.put(self.counter_key, seq.to_bytes(8, "big"))
         if seq % TRIM_EVERY == 0:
             self._trim(view, latest, seq, now)
@@ -160,7 +222,7 @@ class ChangeLog(WriteHook):
         off = len(self.log_start)
         for key, raw in latest.scan(self.log_start, self.log_stop, limit=TRIM_BATCH):
             found = int.from_bytes(key[off : off + 8], "big")
-            if found >= keep_from and (old_before is None or unpack(raw, 1)[0] >= old_before):
+            if found >= keep_from and (old_before is None or part_time(raw) >= old_before):
                 break
             view.delete(key)
             last = found
@@ -206,8 +268,7 @@ class ChangeLog(WriteHook):
         off = len(self.log_start)
         for key, raw in view.scan(self.part_key(after + 1), self.part_key(upto + 1)):
             seq = int.from_bytes(key[off : off + 8], "big")
-            items = unpack(raw)
-            out.extend((seq, items[at], items[at + 1]) for at in range(1, len(items), 2))
+            out.extend((seq, key, value) for key, value in decode_part(raw))
         return out
 
     def read_since(self, after: int) -> tuple[int, list[tuple[int, bytes, bytes | None]]]:
