@@ -5,14 +5,12 @@ caller's check has seen (the engine's side of
 from __future__ import annotations
 
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._base import ReadView
-
-if TYPE_CHECKING:
-    from .sqlite import SQLiteStore
 
 __all__ = ["SQLiteWatchedReads"]
 
@@ -35,10 +33,21 @@ class SQLiteWatchedReads:
     one statement more (``data_version``); ``check`` once per commit of the
     database that a read comes after."""
 
-    __slots__ = ("_check", "_state", "_store")
+    __slots__ = ("_check", "_lock", "_reading", "_state", "_store")
 
-    def __init__(self, store: SQLiteStore, check: Callable[[ReadView], object]) -> None:
+    def __init__(
+        self,
+        store: ReadView,
+        reading: Callable[[], sqlite3.Connection],
+        lock: threading.Lock,
+        check: Callable[[ReadView], object],
+    ) -> None:
+        """``store``: the SQLite store; ``reading``: its reading connection (raising
+        when the store is closed); ``lock``: the lock that connection's statements
+        run under."""
         self._store = store
+        self._reading = reading
+        self._lock = lock
         self._check = check
         self._state: int | None = None  # the data_version of the last state checked
 
@@ -49,23 +58,21 @@ class SQLiteWatchedReads:
             self._state = version
 
     def _version(self) -> int:
-        store = self._store
-        conn = store._reading()
+        conn = self._reading()
         try:
-            with store._read_lock:
+            with self._lock:
                 row = conn.execute(_VERSION).fetchone()
         except sqlite3.Error as exc:
-            raise store.translate(exc) from exc
+            raise self._store.translate(exc) from exc
         return int(row[0])
 
     def get(self, key: bytes) -> bytes | None:
-        store = self._store
-        conn = store._reading()
+        conn = self._reading()
         try:
-            with store._read_lock:
+            with self._lock:
                 value, version = conn.execute(_GET, (key,)).fetchone()
         except sqlite3.Error as exc:
-            raise store.translate(exc) from exc
+            raise self._store.translate(exc) from exc
         if version != self._state:
             self._run(version)
         return value  # type: ignore[no-any-return]

@@ -526,7 +526,7 @@ class SQLiteStore(_Keys, _Statements, Store):
     def watched_reads(self, check: Callable[[ReadView], object]) -> SQLiteWatchedReads:
         """This store's reads, each preceded by ``check`` when the database changed
         since the last one (see :class:`~keyspace.stores._watched.WatchedReads`)."""
-        return SQLiteWatchedReads(self, check)
+        return SQLiteWatchedReads(self, self._reading, self._read_lock, check)
 
     def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
         conn = self._free()
