@@ -22,6 +22,7 @@ from typing import Any
 import keyspace
 from keyspace.keyspace import Keyspace
 from keyspace.schemes import AsciiHex, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
+from keyspace.schemes.scope_hash import registry_key
 
 from . import _data
 from ._engines import SQLITE_SCHEMA, Fresh
@@ -394,6 +395,8 @@ def foreign(ctx: Context) -> Iterator[Comparison]:
             prefixes = {paths[t]: scheme.layout(paths[t]).prefix for t in tenants}
             stored = {path: _stored(kind, prefix) for path, prefix in prefixes.items()}
             pairs = [(stored[paths[t]](k), _V) for t in tenants for k in base]
+            if scheme.hashed_names:  # the name registry the writing program keeps beside its keys
+                pairs += [(registry_key(paths[t][0]), paths[t][0].encode()) for t in tenants]
             assert all(
                 scheme.encode(paths[t], k) == stored[paths[t]](k) for t in tenants[:2] for k in base[:20]
             )
@@ -449,7 +452,10 @@ def foreign(ctx: Context) -> Iterator[Comparison]:
             enc = _stored(kind, prefix)
             size = max(big, counted)
             keys = _keys(size, seed=3)
-            store = _Foreign(ctx, engine, scheme, [(enc(k), _V) for k in keys], len(path))
+            big_pairs = [(enc(k), _V) for k in keys]
+            if scheme.hashed_names:
+                big_pairs.append((registry_key(path[0]), path[0].encode()))
+            store = _Foreign(ctx, engine, scheme, big_pairs, len(path))
             starts = _data.shuffled(keys)[: ctx.n(2_000, 50)]
             yield Comparison(
                 "foreign",

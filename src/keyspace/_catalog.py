@@ -582,10 +582,13 @@ class Catalog:
         def check(view: ReadView) -> GuardAnswer:
             if view is store:
                 # the committed store: its scopes' reads check the records themselves
-                # where the engine can (:meth:`data_view`); a guard of the path's own
-                # (a layout, a name) is asked after the records, as before
-                watched = inner is None and self._watched_reads() is not None
-                mine = self.recorded or watched or check_records(view) is SETTLED
+                # where the engine can (:meth:`data_view`), so the guard settles with
+                # the path's own guard (a layout, a name), asked after the records
+                # as before (checked once per state of the store)
+                watched = self._watched_reads()
+                if watched is not None and not self.recorded:
+                    watched.hold()
+                mine = self.recorded or watched is not None or check_records(view) is SETTLED
             elif one_state and view is self._records_seen_in:
                 mine = True  # a transaction's or snapshot's records: checked in it once
             else:

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 import keyspace
 from keyspace import _metadata
 from keyspace.errors import SchemeMismatch
-from keyspace.schemes import TupleScheme
+from keyspace.schemes import ScopeHash, TupleScheme
+from keyspace.schemes.scope_hash import registry_key
 
 _TENANTS = [f"t{i:02d}" for i in range(20)]
 _KEYS = [b"k%03d" % i for i in range(30)]
@@ -169,3 +170,37 @@ def test_reads_answer_what_the_store_holds(
             got = [ks.scope(t, "users").get(k) for t, k in asks]
     expected = [t.encode() + k if t != "none" and k in _KEYS else None for t, k in asks]
     assert got == expected
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_hashed_name_checks_the_records_once_per_state(
+    engine: str, tmp_path: Path, record_reads: list[int]
+) -> None:
+    """A ScopeHash scope whose name the writing program registered: its guard (the
+    registry) settles, and the records are then read once per state, not per read."""
+    scheme = ScopeHash()
+    pairs = [(scheme.encode(("t.users",), key), key) for key in _KEYS]
+    pairs.append((registry_key("t.users"), b"t.users"))
+    if engine == "sqlite":
+        conn = sqlite3.connect(f"{tmp_path}/store.sqlite", isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("CREATE TABLE kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID")
+        conn.executemany("INSERT INTO kv VALUES (?, ?)", pairs)
+        conn.close()
+        url = f"sqlite://{tmp_path}/store.sqlite"
+    else:
+        env = lmdb.open(f"{tmp_path}/store", max_dbs=0)
+        with env.begin(write=True) as txn:
+            for key, value in pairs:
+                txn.put(key, value)
+        env.close()
+        url = f"lmdb://{tmp_path}/store"
+    with keyspace.open(url, scheme="scopehash") as ks:
+        held = ks.scope("t.users")
+        assert held.get(_KEYS[0]) == _KEYS[0]
+        before = record_reads[0]
+        for _ in range(5):
+            for key in _KEYS:
+                assert held.get(key) == key
+                assert ks.scope("t.users").get(key) == key
+        assert record_reads[0] == before

@@ -43,6 +43,12 @@ class LMDBWatchedReads:
             self._check(LMDBSnapshot(self._store, txn, True, 0))  # a view only: ``txn`` is ended by its owner
             self._state = state
 
+    def hold(self) -> None:
+        """Run the check in the store's current state unless it ran there already
+        (one short read transaction: the check, then a count of the keys below
+        ``00``, one seek)."""
+        self._store._count(b"", b"\x00", self._hold)  # the check, then one seek
+
     def get(self, key: bytes) -> bytes | None:
         store = self._store
         env = store._env

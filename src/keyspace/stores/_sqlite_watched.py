@@ -66,6 +66,11 @@ class SQLiteWatchedReads:
             raise self._store.translate(exc) from exc
         return int(row[0])
 
+    def hold(self) -> None:
+        """Run the check unless it ran since the database last changed (one
+        statement)."""
+        self._run(self._version())
+
     def get(self, key: bytes) -> bytes | None:
         conn = self._reading()
         try:

@@ -56,6 +56,11 @@ class WatchedReads(WriteView):
         """``fast_scan``: the items of the engine's pages, no argument checks."""
         return chain.from_iterable(self._reads.pages(start, stop, reverse, limit))
 
+    def hold(self) -> None:
+        """Run the check in the store's current state unless it ran there already:
+        what a caller about to read the store some other way asks first."""
+        self._reads.hold()
+
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         if isinstance(exc, KeyspaceError):  # the check's refusal, as it is
             return exc
