@@ -39,6 +39,8 @@ Modes of ``held`` / ``meanwhile`` (the first process's operation fills the map):
   value of ``BIG`` bytes;
 - ``snapshot-update``: ``SnapshotMap.update`` of key ``"n"`` the same way, at
   heights 1 / 2;
+- ``accounting-put``: a plain ``s[b"big"] = BIG bytes`` / ``s[b"small"] = b"1"``
+  in a keyspace opened with ``accounting=True`` (whose writes read counters);
 - ``aio-setdefault`` / ``aio-pop``: ``setdefault`` / ``pop`` through
   ``keyspace.aio``;
 - ``tx-setdefault``, ``tx-save``, ``tx-push``: the first process makes its call
@@ -144,6 +146,9 @@ def _call(ks: Any, mode: str, blob: bytes, first: bool) -> Any:
     if mode == "snapshot-update":
         history = SnapshotMap(ks.scope("app"), "hist", "hist__cp", "hist__log", key="str")
         return history.update("n", _add(blob.decode() if first else ""), 1 if first else 2)["n"]
+    if mode == "accounting-put":
+        ks.scope("c")[b"big" if first else b"small"] = blob if first else b"1"
+        return None
     if mode.startswith("aio-"):
         return asyncio.run(_aio(ks.url, mode[4:], blob if first else b"B"))
     if mode.startswith("tx-"):

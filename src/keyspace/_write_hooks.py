@@ -61,6 +61,7 @@ from types import TracebackType
 from typing import Any, ClassVar, Final, Literal
 
 from ._metadata import reserved_ranges
+from ._retry import run_atomically
 from .errors import InvalidArgument, KeyspaceError, UnreadableRecord, show_bytes
 from .schemes._base import Scheme
 from .stores._base import Capabilities, Op, ReadView, Seeker, Store, WriteView
@@ -338,30 +339,32 @@ class HookedStore(Store):
         self.inner.check_batch(ops)
 
     # -- writes: each one transaction with the hooks ------------------------------------------
+    # The hooks read (old values, counters) in the write's transaction, so it may
+    # lose a race (TransactionConflict, nothing written: LMDB growing a small map
+    # while another process commits, etcd's guarded commit). The transaction is
+    # this store's own: run_atomically runs it again.
 
     def transaction(self) -> HookedTransaction:
         return HookedTransaction(self)
 
     def put(self, key: bytes, value: bytes) -> None:
-        with self.transaction() as tx:
-            tx.put(key, value)
+        run_atomically(self.transaction, lambda tx: tx.put(key, value), f"a put to {self.url}")
 
     def delete(self, key: bytes) -> None:
-        with self.transaction() as tx:
-            tx.delete(key)
+        run_atomically(self.transaction, lambda tx: tx.delete(key), f"a delete in {self.url}")
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
-        with self.transaction() as tx:
-            tx.delete_range(start, stop)
+        run_atomically(self.transaction, lambda tx: tx.delete_range(start, stop), f"a delete in {self.url}")
 
     def write(self, ops: Iterable[Op]) -> None:
-        with self.transaction() as tx:
-            tx.write(ops)
+        ops = ops if isinstance(ops, list | tuple) else list(ops)  # read again by a second run
+        run_atomically(self.transaction, lambda tx: tx.write(ops), f"a write to {self.url}")
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         """One transaction of all the pairs (atomic here, unlike the engine's bulk load)."""
-        with self.transaction() as tx:
-            return tx.put_many(items)
+        items = items if isinstance(items, list | tuple) else list(items)
+        count: int = run_atomically(self.transaction, lambda tx: tx.put_many(items), f"a write to {self.url}")
+        return count
 
     def watch(
         self, ranges: Sequence[tuple[bytes, bytes | None]], *, start_revision: int | None = None

@@ -26,6 +26,7 @@ from _etcd import own_url
 from _owned_conflict_worker import fill_map, held_race, races
 
 import keyspace
+from keyspace._accounting import accounting_of
 from keyspace._retry import ATTEMPTS, run_atomically
 from keyspace._space import Space
 from keyspace.errors import TransactionConflict
@@ -128,6 +129,28 @@ def test_setdefault_runs_again_and_returns_the_stored_value(mode: str, tmp_path:
     assert first["outcome"] == "ok" and first["result"] == "B", first
     with keyspace.open(url) as ks:
         assert ks.scope("c")[b"k"] == b"B"
+
+
+def test_a_plain_put_with_accounting_runs_its_transaction_again(tmp_path: Path) -> None:
+    """With accounting on, a put's transaction reads the counters it updates:
+    when it grows the map while another process commits, it ends in a
+    conflict; it is the put's own, so it runs again and the counts stay exact
+    (it raised TransactionConflict for a plain ``s[k] = v``)."""
+    url = _url(tmp_path)
+    with keyspace.open(url, accounting=True) as ks:
+        ks.scope("c")[b"other"] = b"1"
+    first, second = held_race(str(tmp_path), url, "accounting-put", ONE_DOUBLING)
+    assert second["outcome"] == "ok", second
+    assert first["conflicts"] == 1, first
+    assert first["outcome"] == "ok", first
+    with keyspace.open(url) as ks:
+        scope = ks.scope("c")
+        assert sorted(scope.keys()) == [b"big", b"other", b"small"]
+        assert scope.stats().keys == 3
+        counts = accounting_of(ks.store)
+        assert counts is not None
+        with ks.store.snapshot() as view:
+            assert counts.differences(view) == []  # every count equal to a recount
 
 
 def test_in_a_callers_transaction_the_conflict_reaches_the_caller(tmp_path: Path) -> None:
