@@ -27,6 +27,7 @@ from . import (  # noqa: F401  (registration)
     layouts,
     scaling,
     scoped_heed,
+    startup,
     stores,
 )
 from ._harness import Context, Outcome, measure, registry
