@@ -207,6 +207,9 @@ class ChangeLog(WriteHook):
         if seq % TRIM_EVERY == 0:
             self._trim(view, latest, seq, now)
 
+    def next_commit(self, latest: ReadView) -> int | None:
+        return _u64(latest.get(self.counter_key)) + 1
+
     def _trim(self, view: WriteView, latest: ReadView, seq: int, now: int) -> None:
         """Remove at most :data:`TRIM_BATCH` of the oldest parts no one needs."""
         keep_from = 1

@@ -134,6 +134,13 @@ class WriteHook(ABC):
     ) -> None:
         """Add this feature's writes for ``changes`` to ``view`` (module docstring)."""
 
+    def next_commit(self, latest: ReadView) -> int | None:
+        """The number the commit being made will get, where the feature numbers
+        commits (the change log), read from ``latest`` inside the commit; ``None``
+        (this default) where it does not. Keys appended with
+        :meth:`HookedTransaction.defer` are made from it."""
+        return None
+
     def committed(self) -> None:  # noqa: B027  # optional
         """Called after a commit the hook saw has committed (wake waiters). Default: nothing."""
 
@@ -471,11 +478,36 @@ class HookedTransaction(WriteView):
         self.deleted: list[bytes] = []
         self._wrote = False
         self.fast_put = self.pending.__setitem__
+        self.deferred: list[tuple[Callable[[int, int], bytes], bytes]] = []
+        self.commit_number: int | None = None
+        """The number of the commit, once made, where deferred keys asked for it."""
 
     @property
     def wrote(self) -> bool:
         """Whether anything was written (reserved keys too)."""
-        return self._wrote or bool(self.pending) or bool(self.merged)
+        return self._wrote or bool(self.pending) or bool(self.merged) or bool(self.deferred)
+
+    def defer(self, make_key: Callable[[int, int], bytes], value: bytes) -> int:
+        """Put ``value`` at ``make_key(number, index)`` at the commit: ``number`` the
+        commit's (a hook's :meth:`WriteHook.next_commit`), ``index`` this put's
+        among the deferred puts of the commit (0, 1, ...), returned now. The
+        hooks see it as a put of the commit."""
+        self.deferred.append((make_key, value))
+        return len(self.deferred) - 1
+
+    def _resolve_deferred(self, latest: ReadView) -> None:
+        number = next(
+            (n for n in (hook.next_commit(latest) for hook in self.store.hooks) if n is not None), None
+        )
+        if number is None:
+            raise InvalidArgument(
+                f"keys filled at commit need a commit number, which {self.store.url} does not keep: "
+                "open it with changes=True"
+            )
+        self.commit_number = number
+        pending = self.pending
+        for index, (make_key, value) in enumerate(self.deferred):
+            pending[make_key(number, index)] = value
 
     def __enter__(self) -> HookedTransaction:
         manager = self.store.inner.transaction()
@@ -500,6 +532,8 @@ class HookedTransaction(WriteView):
                 lock.acquire()
             try:
                 wrote = self.wrote
+                if self.deferred:
+                    self._resolve_deferred(self.view if store._serialized else store.inner)
                 self.flush(committing=True)
                 ran = store._run_hooks(self, wrote)
             except BaseException:

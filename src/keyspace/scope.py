@@ -1401,6 +1401,19 @@ class Scope(MutableMapping[Any, Any]):
 
     # -- changes -----------------------------------------------------------------------
 
+    def append(self, value: Any) -> Any:
+        """Store ``value`` under a new key that the commit fills in with its place
+        in the commit order (a :class:`~keyspace.tuples.Versionstamp`: the commit's
+        number in the change log, then this append's place in the commit), and
+        return that key: complete outside a transaction, incomplete (its user
+        version set) inside one. The scope's appended keys sort in commit order:
+        an append-only log, on every engine of a keyspace opened with
+        ``changes=True`` (else :class:`~keyspace.errors.InvalidArgument`). See
+        :mod:`keyspace._append`. Cost: a put; outside a transaction, one commit."""
+        from ._append import append
+
+        return append(self, value)
+
     def watch(self, *, subtree: bool = False, start_revision: int | None = None) -> ScopeWatch:
         """A stream of :class:`~keyspace.WatchEvent` (put or delete, ``path``, decoded
         ``key`` and ``value``, store ``revision``) for exactly this scope's own keys,
