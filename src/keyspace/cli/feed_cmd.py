@@ -33,7 +33,7 @@ Examples:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per feed.")
 def ls(url: str, scheme: str | None, as_json: bool) -> None:
     """List the feeds: name, scope path, subtree, cursor (the last revision it
-    acknowledged) and behind (the changes committed since). Opens the store
+    acknowledged) and behind (the commits made since, in any scope). Opens the store
     read-only."""
     with opened(url, scheme) as op:
         ks = op.keyspace
