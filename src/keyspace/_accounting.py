@@ -317,6 +317,12 @@ class Accounting(WriteHook):
         self._keys: dict[Path, bytes] = {}  # counter record keys of paths met
         self._chains: dict[Path, tuple[tuple[Path, bytes, int], ...]] = {}  # see _chain
         self._prefixes: dict[Path, bytes] = {}  # the scheme's prefix of paths asked
+        self.unconfirmed = False
+        """Whether the store recorded no accounting when this keyspace opened it
+        (set by the opener): another program that does not count may have
+        written since, so each commit checks (:meth:`_confirm`) until one of
+        them has committed."""
+        self._confirming = False
 
     def counts_scope(self, path: Path, prefix: bytes) -> bool:
         """Whether the scope at ``path`` whose own keys start with ``prefix`` is one
@@ -347,9 +353,11 @@ class Accounting(WriteHook):
             deltas = merged_deltas(self.find, merged, getattr(changes, "old", {}))
         else:
             deltas = scope_deltas(self.find, changes)
+        reader = view if self._guarded else latest
+        if self.unconfirmed:  # any commit may be the one that records accounting
+            self._confirm(view, reader, deltas)
         if not deltas:
             return
-        reader = view if self._guarded else latest
         if len(deltas) == 1:  # one scope: its chain of records, made once per path
             ((path, (dk, db)),) = deltas.items()
             if dk or db:
@@ -359,6 +367,33 @@ class Accounting(WriteHook):
                 self._update(view, reader, [(p, k, a * dk, a * db, dk, db) for p, k, a in chain], True)
             return
         self.apply(view, reader, spread(deltas))
+
+    def committed(self) -> None:
+        if self._confirming:
+            self.unconfirmed = self._confirming = False
+
+    def _confirm(self, view: WriteView, reader: ReadView, deltas: dict[Path, list[int]]) -> None:
+        """Inside a commit of a keyspace that found no accounting recorded when it
+        opened the store: :class:`AccountingUnavailable` (nothing is written) when
+        the keys there before this commit are not the ones the records count
+        (a program without accounting wrote them after this keyspace opened the
+        store, which held no key then). Cost: a recount of the keyspace's keys,
+        in the commits of this keyspace up to the first that commits."""
+        counted, _ = recount(view, self.scheme, self.store)
+        now = counted.get((), [0, 0, 0, 0])
+        key = self.counter_key(())
+        record = _parse(key, reader.get(key))
+        added_keys = sum(d[0] for d in deltas.values())
+        added_bytes = sum(d[1] for d in deltas.values())
+        before_keys, before_bytes = now[2] - added_keys, now[3] - added_bytes
+        if (before_keys, before_bytes) != (record[2], record[3]):
+            raise AccountingUnavailable(
+                f"{self.store.url} holds {before_keys - record[2]} keys ({before_bytes - record[3]} bytes) "
+                "that no counter counts, written since this keyspace opened it by a program that does not "
+                "keep the counts; nothing was written and accounting is not recorded: run 'keyspace "
+                "accounting enable URL' to count them once"
+            )
+        self._confirming = True
 
     def _chain(self, path: Path) -> tuple[tuple[Path, bytes, int], ...]:
         """``(path, record key, 1)`` then ``(ancestor, record key, 0)`` for each
@@ -487,6 +522,8 @@ class Accounting(WriteHook):
                 raise InvalidArgument(
                     f"a quota of {name} must be an int from 0 to 2**63 - 1, or None; not {value!r}"
                 )
+        if self.unconfirmed:  # this write may be the one that records accounting
+            self._confirm(view, view, {})
         key = self.counter_key(self.find.canonical(path))
         record = _parse(key, view.get(key))
         record[4], record[5] = keys, size
@@ -577,6 +614,13 @@ def enabled(store: ReadView, scheme: Scheme, url: str = "") -> bool:
     return NAME in read_features(store, scheme, url)
 
 
+def accounting_recorded_but_off(view: ReadView, store: Store, scheme: Scheme, url: str = "") -> bool:
+    """Whether ``view`` records accounting as on for the keyspace of ``scheme``
+    while the keyspace whose store is ``store`` does not run it (it opened the
+    store before another keyspace turned accounting on): one point read."""
+    return accounting_of(store) is None and enabled(view, scheme, url)
+
+
 def enable(
     store: Store,
     scheme: Scheme,
@@ -641,7 +685,8 @@ def _place(key: bytes, raw: bytes) -> bytes | None:
 
 def _factory(store: Store, scheme: Scheme, params: dict[str, Any]) -> WriteHook | None:
     hook = Accounting(store, scheme)
-    if NAME not in read_features(store, scheme, store.url) and any(
+    hook.unconfirmed = NAME not in read_features(store, scheme, store.url)
+    if hook.unconfirmed and any(
         next(iter(store.scan_keys(lo, hi, limit=1)), None) is not None
         for lo, hi in counted_ranges(scheme, store)
     ):

@@ -47,6 +47,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, ClassVar, NoReturn, Self
 
 from . import _metadata
+from ._accounting import accounting_recorded_but_off
 from ._bytes import prefix_end
 from ._metadata import LAYOUT_START, LAYOUT_STOP, reserved_ranges
 from ._retry import run_atomically
@@ -544,7 +545,7 @@ class Catalog:
     def _records_hold(self, view: ReadView) -> None:
         """The records check of :class:`WatchedReads`: ``view`` is the committed
         store in one state; finding this keyspace's own record there settles it."""
-        if self._check_records(view) is not None:
+        if self._check_records(view) is not None and self._features_kept(view):
             self.recorded = True
 
     def guard(self, path: Path) -> ReadGuard | None:
@@ -608,7 +609,7 @@ class Catalog:
         store), ``True`` when it holds none."""
         if self._check_records(view) is None:
             return True
-        if view is self.store:
+        if view is self.store and self._features_kept(view):
             self.recorded = True
         return SETTLED
 
@@ -954,7 +955,19 @@ class Catalog:
             if self.found_empty and self.scheme.metadata_key is not None:
                 self._refuse_unrecorded_keys(view)
             _metadata.write(view, self.scheme)
+        if not self._features_kept(view):
+            raise SchemeMismatch(
+                f"the store at {self.url!r} keeps accounting since another keyspace turned it on after this "
+                "one opened the store; this keyspace does not count its writes, so they are refused and "
+                "nothing was written: open the store again (every opener then keeps the counts)"
+            )
         self.recorded = True
+
+    def _features_kept(self, view: ReadView) -> bool:
+        """Whether this keyspace runs accounting where ``view`` records it on (a
+        keyspace opened before another turned it on does not). Cost: a point
+        read, made only until the keyspace has seen its record."""
+        return not accounting_recorded_but_off(view, self.store, self.scheme, self.url)
 
     def _refuse_unrecorded_keys(self, view: ReadView) -> None:
         """Inside the first write of a keyspace that found the store empty and
