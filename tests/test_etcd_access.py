@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import keyspace
 import keyspace.aio
-from keyspace import access
+from keyspace import _metadata, access
 from keyspace.cli import main
 from keyspace.errors import AccessDenied, AuthenticationFailed, StoreError
 from keyspace.schemes import scheme_from_name
@@ -248,10 +248,14 @@ def test_grant_is_exactly_the_subtree_range(root: keyspace.Keyspace) -> None:
     read_only_keys = {p.key for p in perms if not p.write}
     records = b"\xffkeyspace"  # where keyspaces keep their records (the footprint registry)
     layout = (b"\xff\xffkeyspace-layout\x00", b"\xff\xffkeyspace-layout\x01")  # recorded layouts
+    # the directory nodes that would name a prefix among the keyspace's keys (read at open)
+    store = root.store
+    assert isinstance(store, EtcdStore)
+    nodes = {store.etcd_range(a, b) for a, b in _metadata.directory_node_ranges(root.scheme)}
     for p in perms:  # read-only: single keys, or ranges inside the records space
         if not p.write and p.range_end:
             inside = p.key.startswith(records) and p.range_end <= b"\xffkeyspacf"
-            assert inside or (p.key, p.range_end) == layout, p
+            assert inside or (p.key, p.range_end) == layout or (p.key, p.range_end) in nodes, p
     assert root.scheme.metadata_key in read_only_keys
 
 

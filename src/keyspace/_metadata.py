@@ -29,7 +29,7 @@ from ._bytes import prefix_end
 from .errors import KeyspaceError, SchemeMismatch, UnreadableRecord, show_bytes
 from .schemes import SCHEMES, AsciiHex, Scheme, ScopeHash, TupleScheme, scheme_from_name
 from .stores._base import ReadView, WriteView
-from .tuples import pack, unpack
+from .tuples import pack
 
 __all__ = [
     "DIRECTORY_FOOTPRINT",
@@ -39,6 +39,7 @@ __all__ = [
     "REGISTRY_START",
     "check",
     "directories_overlap",
+    "directory_node_ranges",
     "directory_record",
     "overlapping",
     "parse",
@@ -252,29 +253,39 @@ def directory_record() -> bytes:
     return json.dumps({"directories": _FORMAT, "node": "fe", "content": ""}, sort_keys=True).encode()
 
 
+def directory_node_ranges(scheme: Scheme) -> list[tuple[bytes, bytes]]:
+    """The ranges of directory nodes that would name a prefix meeting the footprint
+    of ``scheme``: per footprint range, the nodes of the prefixes inside it and the
+    nodes of each shorter prefix that the range's start begins with (a node's keys
+    all begin ``fe + pack((prefix,))``). What an open of ``scheme`` reads when
+    directories are in use (so :func:`keyspace.access.grant` can allow exactly
+    these reads). Cost: no I/O."""
+    ranges: list[tuple[bytes, bytes]] = []
+    for lo, hi in scheme.footprint():
+        start = b"\xfe" + pack((lo,))
+        ranges.append((start, b"\xfe" + pack((hi,)) if hi is not None else b"\xff"))
+        for size in range(1, len(lo)):
+            node = b"\xfe" + pack((lo[:size],))
+            end = prefix_end(node)
+            assert end is not None  # a node key begins fe, never all ff
+            ranges.append((node, end))
+    return ranges
+
+
 def directories_overlap(view: ReadView, scheme: Scheme) -> bool:
     """Whether ``view`` records directories whose nodes or prefixes meet the
-    footprint of ``scheme`` (an allocated range, the nodes, or a manual prefix a
-    node names: one seek and one reverse seek of the nodes per footprint range).
-    False where no directory record is. Cost: a point read."""
+    footprint of ``scheme`` (an allocated range, the nodes, or a prefix a node
+    names: one seek of each of :func:`directory_node_ranges`). False where no
+    directory record is. Cost: a point read."""
     if view.get(DIRECTORY_RECORD) is None:
         return False
     for lo, hi in scheme.footprint():
         if any(_overlaps((lo, hi), d) for d in DIRECTORY_FOOTPRINT):
             return True
-        start = b"\xfe" + pack((lo,))
-        stop = b"\xfe" + pack((hi,)) if hi is not None else b"\xff"
-        if next(iter(view.scan_keys(start, stop, limit=1)), None) is not None:
-            return True
-        before = next(iter(view.scan_keys(b"\xfe\x00", start, reverse=True, limit=1)), None)
-        if before is not None:
-            try:
-                named = unpack(before, 1)[0]
-            except KeyspaceError:
-                continue
-            if type(named) is bytes and named and lo.startswith(named):
-                return True
-    return False
+    return any(
+        next(iter(view.scan_keys(start, stop, limit=1)), None) is not None
+        for start, stop in directory_node_ranges(scheme)
+    )
 
 
 def recorded_footprints(view: ReadView, url: str = "") -> list[tuple[bytes, bytes | None]]:

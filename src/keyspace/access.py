@@ -12,7 +12,9 @@ user (created when missing, with ``password``). The role's permissions are:
   outside the subtree range (the ScopeHash registry entry of the scope's hash);
 - read-only on what every keyspace reads to open: the places of the scheme record,
   the footprint registry of raw-prefixed keyspaces, the recorded layouts, the
-  record that says whether directories are in use, and the
+  record that says whether directories are in use and the directory nodes that
+  would name a prefix among the keyspace's keys, the record of the features
+  turned on (``changes=True``, ``accounting=True``), and the
   store's revision probe key (which the store reserves: no scope's key is stored
   there, :class:`~keyspace.errors.ReservedKey`).
 
@@ -38,6 +40,7 @@ from typing import Any
 
 from . import _metadata
 from ._bytes import prefix_end
+from ._write_hooks import feature_record_key
 from .errors import InvalidArgument, StoreError
 from .keyspace import Keyspace
 from .schemes._base import Path
@@ -85,8 +88,13 @@ def scope_permissions(ks: Keyspace, path: Path, *, read_only: bool = False) -> l
     if anchor < start or (stop is not None and anchor >= stop):
         out.append(make(store.etcd_key(anchor), b"", write=not read_only))
     out.extend(make(store.etcd_key(key), b"", write=False) for key in _metadata._candidate_keys(scheme))
-    # open looks whether directories are in use
+    # open looks whether directories are in use and which features are recorded
     out.append(make(store.etcd_key(_metadata.DIRECTORY_RECORD), b"", write=False))
+    out.append(make(store.etcd_key(feature_record_key(scheme)), b"", write=False))
+    for start, stop in _metadata.directory_node_ranges(scheme):
+        nodes = store.etcd_range(start, stop)
+        if nodes is not None:
+            out.append(make(nodes[0], nodes[1], write=False))
     for start, stop in (
         (_metadata.REGISTRY_START, prefix_end(_metadata.REGISTRY_START)),
         (_metadata.LAYOUT_START, _metadata.LAYOUT_STOP),  # open looks for a recorded layout
