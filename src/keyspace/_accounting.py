@@ -48,6 +48,7 @@ from .errors import (
     AccountingUnavailable,
     InvalidArgument,
     KeyspaceError,
+    LayoutError,
     QuotaExceeded,
     UnreadableRecord,
     show_bytes,
@@ -71,6 +72,8 @@ NAME: Final = "accounting"
 COUNTS: Final = b"\xffkeyspace-counts\x00"
 PROGRESS: Final = b"\xffkeyspace-counting\x00"
 _SAMPLE_KEY = b"k"
+_SAMPLE_NAME = "k"
+_DEPTHS = 32
 _MEMO = 4096
 
 Record = list[Any]
@@ -168,12 +171,28 @@ class ScopeFinder:
             return self._canonical[path]
         except (KeyError, TypeError):
             pass
-        scheme = self.scheme
-        got = scheme.decode(scheme.encode(path, _SAMPLE_KEY))[0]
+        got = self._decoded(path)
         if len(self._canonical) < _MEMO:
             with suppress(TypeError):  # an unhashable path: not kept
                 self._canonical[path] = got
         return got
+
+
+    def _decoded(self, path: Path) -> Path:
+        """``path`` as the scheme decodes a key of it, or of a scope below it where
+        the scheme keeps keys only at a fixed depth (Delimited): the root and the
+        ancestors such a scheme holds no key in have counts too."""
+        scheme = self.scheme
+        if not path:
+            return ()
+        deeper = path
+        for _ in range(_DEPTHS):
+            try:
+                return scheme.decode(scheme.encode(deeper, _SAMPLE_KEY))[0][: len(path)]
+            except LayoutError as exc:
+                refused = exc
+                deeper = (*deeper, _SAMPLE_NAME)
+        raise refused
 
 
 def scope_deltas(find: ScopeFinder, changes: Iterable[Change]) -> dict[Path, list[int]]:
