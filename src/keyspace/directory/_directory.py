@@ -206,7 +206,17 @@ class _DirectoryCatalog(Catalog):
         self.first_write(view, () if path is None else path, apply)
 
     def children(self, view: ReadView, path: Path) -> list[Any]:
+        self.alive(view)
         return []
+
+    def decoder(
+        self, view: ReadView, path: Path, later: ReadView | None = None
+    ) -> Callable[[bytes], tuple[Path, Key]]:
+        """The base decoder, after the node check of ``view``: a removed directory's
+        ``subtree()`` and ``watch()`` raise :class:`StaleDirectory`, never reading
+        or watching a prefix no directory owns (one point read)."""
+        self.alive(view)
+        return super().decoder(view, path, later)
 
     def subtree_ranges(self, view: ReadView, path: Path) -> list[tuple[bytes, bytes | None]]:
         return [self.scheme.own_range(path)]

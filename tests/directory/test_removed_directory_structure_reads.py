@@ -1,0 +1,42 @@
+"""A handle whose directory was removed raises StaleDirectory on its structure
+reads too (``subtree()``, ``scopes()``, ``watch()``), as on every other operation:
+they never answer from a prefix no directory owns, which a later directory may
+be given (then they would show that directory's keys)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import keyspace
+from keyspace.directory import Directory
+from keyspace.errors import StaleDirectory
+
+READS: dict[str, Callable[[Directory], Any]] = {
+    "subtree": lambda d: list(d.subtree()),
+    "scopes": lambda d: d.scopes(),
+    "watch": lambda d: d.watch().close(),
+    "watch_subtree": lambda d: d.watch(subtree=True).close(),
+}
+
+
+@pytest.mark.parametrize("engine", ["memory", "lmdb"])
+@pytest.mark.parametrize("read", list(READS))
+def test_structure_reads_of_a_removed_directorys_handle_raise_stale(
+    engine: str, read: str, tmp_path: Path
+) -> None:
+    url = "memory:" if engine == "memory" else f"lmdb://{tmp_path}/db"
+    with keyspace.open(url, changes=True) as ks:
+        d = ks.directory("a", "b")
+        d[b"k"] = b"v"
+        READS[read](d)  # alive: answers
+        ks.directories.remove(("a",))
+        with pytest.raises(StaleDirectory, match="was removed"):
+            READS[read](d)
+        with ks.transaction() as tx:
+            bound = d._on(tx.view, d._state.child())
+            with pytest.raises(StaleDirectory):
+                READS[read](bound)
