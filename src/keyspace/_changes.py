@@ -164,7 +164,7 @@ class ChangeLog(WriteHook):
         self.url = store.url
         self.retention, self.max_age = _params(params)
         base = self.base = changes_base(scheme)
-        self.counter_key = base + _COUNTER
+        self.counter_key = self.cas_key = base + _COUNTER
         self.trimmed_key = base + _TRIMMED
         self.log_start = base + _LOG
         self.log_stop = base + b"\x03"

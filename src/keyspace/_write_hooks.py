@@ -134,6 +134,12 @@ class WriteHook(ABC):
     ) -> None:
         """Add this feature's writes for ``changes`` to ``view`` (module docstring)."""
 
+    cas_key: bytes | None = None
+    """A key every commit the hook sees changes (the change log's counter), or
+    ``None``: where every hook names one, single writes outside a transaction
+    may commit as one checked engine batch (:meth:`HookedStore._checked`), the
+    hooks reading the committed store and writing into the batch."""
+
     def next_commit(self, latest: ReadView) -> int | None:
         """The number the commit being made will get, where the feature numbers
         commits (the change log), read from ``latest`` inside the commit; ``None``
@@ -284,6 +290,14 @@ class HookedStore(Store):
         self._reserved_low = min((lo for lo, _ in self._reserved), default=b"\xff" * 64)
         self._record_key = feature_record_key(scheme)
         self._record = record
+        # single writes as one checked engine batch, where every hook names the key
+        # each commit changes and the engine offers such a batch (LMDB's write_if)
+        cas = [h.cas_key for h in hooks]
+        self._cas_key = cas[0] if cas and all(k is not None for k in cas) else None
+        checked = getattr(type(store), "write_if", None)
+        self._checked_write: Callable[[bytes, Any, list[Op]], bool] | None = (
+            store.write_if if self._cas_key is not None and callable(checked) else None  # type: ignore[attr-defined]
+        )
         self.fast_get = store.fast_get
         self.fast_scan = store.fast_scan
         self.fast_scan_ranges = store.fast_scan_ranges
@@ -355,9 +369,13 @@ class HookedStore(Store):
         return HookedTransaction(self)
 
     def put(self, key: bytes, value: bytes) -> None:
+        if self._checked_write is not None and self._checked(((key, value),)):
+            return
         run_atomically(self.transaction, lambda tx: tx.put(key, value), f"a put to {self.url}")
 
     def delete(self, key: bytes) -> None:
+        if self._checked_write is not None and self._checked(((key, None),)):
+            return
         run_atomically(self.transaction, lambda tx: tx.delete(key), f"a delete in {self.url}")
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
@@ -365,6 +383,8 @@ class HookedStore(Store):
 
     def write(self, ops: Iterable[Op]) -> None:
         ops = ops if isinstance(ops, list | tuple) else list(ops)  # read again by a second run
+        if self._checked_write is not None and self._checked(ops):
+            return
         run_atomically(self.transaction, lambda tx: tx.write(ops), f"a write to {self.url}")
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
@@ -386,6 +406,31 @@ class HookedStore(Store):
         for hook in self.hooks:
             hook.close()
         self.inner.close()
+
+    def _checked(self, ops: Sequence[Op]) -> bool:
+        """``ops`` and the hooks' writes as one checked batch of the engine
+        (``write_if``): the hooks read the committed store, and the batch commits
+        only if the key every commit changes (:attr:`WriteHook.cas_key`) still
+        holds what it held before those reads, so no commit came between. Run
+        again when another commit came; False (nothing written) when that keeps
+        happening, or while the feature record is still to be written: the
+        caller then takes a transaction. Cost: the engine's batch (on LMDB, its
+        own write path rather than a transaction object) and one point read."""
+        if self._record is not None:
+            return False
+        write_if, key, inner = self._checked_write, self._cas_key, self.inner
+        assert write_if is not None and key is not None
+        for _ in range(_CHECKED_ATTEMPTS):
+            expected = inner.get(key)
+            batch = _Batch(self, ops)
+            batch.view.known[key] = expected  # what the hooks read of it: the value checked
+            ran = self._run_hooks(batch, True)  # type: ignore[arg-type]  # a transaction's fields
+            if write_if(key, expected, list(batch.view.ops.items())):
+                if ran:
+                    for hook in self.hooks:
+                        hook.committed()
+                return True
+        return False
 
     # -- the seam --------------------------------------------------------------------------
 
@@ -655,3 +700,64 @@ class HookedTransaction(WriteView):
         else:
             self.ranges.append((start, stop))
         self.view.delete_range(start, stop)
+
+
+_CHECKED_ATTEMPTS = 3
+
+
+class _Collect(WriteView):
+    """The view hooks write into for a checked batch: reads of the committed store
+    (a key the batch wrote reads as written), writes kept in :attr:`ops`."""
+
+    def __init__(self, inner: Store) -> None:
+        self.inner = inner
+        self.ops: dict[bytes, bytes | None] = {}
+        self.known: dict[bytes, bytes | None] = {}
+
+    def get(self, key: bytes) -> bytes | None:
+        ops, known = self.ops, self.known
+        if key in ops:
+            return ops[key]
+        return known[key] if key in known else self.inner.get(key)
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return self.inner.scan(start, stop, reverse=reverse, limit=limit)
+
+    def put(self, key: bytes, value: bytes) -> None:
+        self.ops[key] = value
+
+    def delete(self, key: bytes) -> None:
+        self.ops[key] = None
+
+    def delete_range(self, start: bytes, stop: bytes | None) -> None:
+        for key in self.inner.scan_keys(start, stop):
+            self.ops[key] = None
+
+
+class _Batch:
+    """A single write's fields as :meth:`HookedStore._run_hooks` reads a
+    transaction's: the changes of ``ops``, their old values read from the
+    committed store where the hooks ask for them."""
+
+    def __init__(self, store: HookedStore, ops: Sequence[Op]) -> None:
+        inner = store.inner
+        self.view = view = _Collect(inner)
+        self.merged: dict[bytes, bytes | None] = {}
+        self.old: dict[bytes, bytes | None] = {}
+        self.deleted: list[bytes] = []
+        self.ranges: list[tuple[bytes, bytes | None]] = []
+        rank, old = store._old, self.old
+        for key, value in ops:
+            view.ops[key] = value
+            self.merged[key] = value
+            if value is None:
+                self.deleted.append(key)
+            if rank and key not in old and (rank == 2 or value is None):
+                old[key] = inner.get(key)
