@@ -59,7 +59,8 @@ def append(scope: Any, value: Any) -> Versionstamp:
         return _defer(scope, view, form, raw)
     if getattr(view, "hooks", None) is None:
         raise InvalidArgument(
-            f"append needs keys filled at commit, which {view.url} does not make: open it with changes=True"
+            f"append needs the change log's commit numbers, which {view.url} does not keep: open it with "
+            "changes=True (on etcd, whose own revisions stand for the log, append is not offered)"
         )
     with scope._space.transaction() as (tx, state):
         index = _defer(scope._on(tx, state), tx, form, raw).user_version

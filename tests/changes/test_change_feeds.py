@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from _changes_engines import ENGINES, engine_keyspace
+from _etcd import own_url
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -176,3 +177,28 @@ def test_the_feed_commands_list_and_remove(tmp_path: Path) -> None:
     assert run("rm", url, "nope").returncode == 1
     assert run("rm", url, "audit").returncode == 0
     assert run("ls", url).stdout == ""
+
+
+def test_a_feed_on_etcd_follows_the_clusters_revisions() -> None:
+    """On etcd the cluster's revisions and watch are the log: a feed resumes after
+    its acknowledged revision there too, and append is refused by name."""
+    for url in own_url("change-feeds"):
+        with keyspace.open(url, changes=True) as ks:
+            feed = ks.feed("f", ("t",))
+            ks.scope("t")[b"a"] = b"1"
+            ks.scope("u")[b"b"] = b"2"
+            ks.scope("t")[b"c"] = b"3"
+            first = feed.read(timeout=5)
+            while len(first) < 2:  # the native watch may hand them out one by one
+                more = feed.read(timeout=5)
+                assert more, first
+                first += more
+            assert [e.key for e in first] == [b"a", b"c"]
+            feed.ack()
+            feed.close()
+            ks.scope("t")[b"d"] = b"4"
+            again = ks.feed("f", ("t",))
+            assert [e.key for e in again.read(timeout=5)] == [b"d"]
+            again.close()
+            with pytest.raises(InvalidArgument, match="append is not offered"):
+                ks.scope("t").append(b"x")
