@@ -9,7 +9,7 @@ import pytest
 
 import keyspace
 from keyspace._accounting import accounting_of
-from keyspace.errors import AccountingUnavailable
+from keyspace.errors import AccountingUnavailable, QuotaExceeded
 
 
 def test_a_directory_keeps_its_len_and_refuses_stats_under_accounting() -> None:
@@ -31,3 +31,16 @@ def test_a_directory_keeps_its_len_and_refuses_stats_under_accounting() -> None:
     assert counts is not None
     with ks.store.snapshot() as view:
         assert counts.differences(view) == []
+
+
+def test_a_quota_of_a_path_holds_its_scope_not_a_directory_of_that_path() -> None:
+    ks = keyspace.open("memory:", accounting=True)
+    users = ks.directory("acme", "users")
+    scope = ks.scope("acme", "users")
+    scope[b"x"] = b"y"
+    ks.set_quota(("acme",), keys=1)
+    users.update({b"a": b"1", b"b": b"2"})  # not counted, so no quota holds it
+    with pytest.raises(QuotaExceeded, match="/acme"):
+        scope[b"z"] = b"1"
+    assert len(users) == 2 and len(scope) == 1
+    assert ks.scope("acme").stats().subtree_keys == 1
