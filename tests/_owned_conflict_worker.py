@@ -29,7 +29,8 @@ the conflicts met inside.
 Modes of ``held`` / ``meanwhile`` (the first process's operation fills the map):
 
 - ``pop`` / ``popitem``: ``scope("c").pop(b"k", None)`` / ``scope("q").popitem()``
-  in both (the test filled the map beforehand, so that the delete grows it);
+  in both (the test filled the map beforehand: it grows as the pop's
+  transaction begins, before its reads);
 - ``setdefault``: ``setdefault(b"k", BIG bytes)`` / ``setdefault(b"k", b"B")``;
 - ``save`` / ``save-same``: ``IndexedMap.save`` of record ``"a"`` (``BIG`` bytes
   of it) / of record ``"b"``, with emails of their own / the same email;
@@ -214,7 +215,8 @@ def meanwhile(mode: str, url: str, ready: str, done: str) -> None:
 def race(mode: str, url: str, count: int, big: int, go_file: str) -> None:
     """Rounds of two operations on shared keys, each owning its transaction:
     ``pop-setdefault`` (``setdefault`` of key ``i`` to a value of this process's,
-    then ``pop`` of key ``i``: returns both) or ``save-push`` (``save`` of a record
+    the values kept, so that the map grows again and again; once every key is
+    set, ``pop`` of each key: returns both) or ``save-push`` (``save`` of a record
     of this process's with the email of round ``i`` whoever else holds it, then a
     ``push_back`` of the record's name: returns ``saved`` or the error's name)."""
     import keyspace
@@ -234,10 +236,7 @@ def race(mode: str, url: str, count: int, big: int, go_file: str) -> None:
             key = b"%d" % i
             if mode == "pop-setdefault":
                 got = scope.setdefault(key, f"{tag}:{pad}".encode())
-                popped = scope.pop(key, None)
-                rounds.append(
-                    [_show(got.split(b":")[0]), None if popped is None else _show(popped.split(b":")[0])]
-                )
+                rounds.append([_show(got.split(b":")[0]), None])
             elif mode == "save-push":
                 name = f"{tag}-{i}"
                 try:
@@ -249,6 +248,10 @@ def race(mode: str, url: str, count: int, big: int, go_file: str) -> None:
                 rounds.append([name, saved])
             else:
                 sys.exit(f"unknown mode {mode!r}")
+        if mode == "pop-setdefault":
+            for i in range(count):
+                popped = scope.pop(b"%d" % i, None)
+                rounds[i][1] = None if popped is None else _show(popped.split(b":")[0])
     print(json.dumps({"tag": tag, "rounds": rounds, "conflicts": seen[0]}), flush=True)
 
 
