@@ -143,8 +143,9 @@ def _encode(record: Record) -> bytes:
 
 class ScopeFinder:
     """The scope path of stored keys of one scheme, as the scheme decodes it:
-    keys that fall in the own ranges of the scope found last cost two
-    comparisons per range; any other one a :meth:`~Scheme.decode`."""
+    where the scheme's own ranges hold only own keys, keys that fall in the own
+    ranges of the scope found last cost two comparisons per range; any other
+    one a :meth:`~Scheme.decode`."""
 
     def __init__(self, scheme: Scheme) -> None:
         self.scheme = scheme
@@ -152,6 +153,9 @@ class ScopeFinder:
         """The own ranges of the scope found last."""
         self._path: Path = ()
         self._canonical: dict[Path, Path] = {}
+        self._exact = scheme.own_range_is_exact()
+        """Whether a key in a scope's own ranges is that scope's (AsciiHex's own
+        range of ``t`` holds the keys of ``t/u`` too: every key is decoded)."""
 
     def __call__(self, key: bytes) -> Path | None:
         for lo, hi in self.last_ranges:
@@ -162,7 +166,7 @@ class ScopeFinder:
         except KeyspaceError:
             return None
         self._path = path
-        self.last_ranges = self.scheme.own_ranges(path)
+        self.last_ranges = self.scheme.own_ranges(path) if self._exact else ()
         return path
 
     def canonical(self, path: Path) -> Path:
@@ -176,7 +180,6 @@ class ScopeFinder:
             with suppress(TypeError):  # an unhashable path: not kept
                 self._canonical[path] = got
         return got
-
 
     def _decoded(self, path: Path) -> Path:
         """``path`` as the scheme decodes a key of it, or of a scope below it where
