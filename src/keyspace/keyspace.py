@@ -21,6 +21,7 @@ from ._accounting import ScopeStats, accounting_of, write_feature_record
 from ._blocks import Block, not_entered
 from ._catalog import Catalog, check_leaf_depth
 from ._closing import Closing
+from ._retry import run_atomically
 from ._space import Space, SpaceSnapshot
 from ._write_hooks import feature_options, hook_store, read_features
 from .codecs import Codec, resolve_codec
@@ -31,7 +32,7 @@ from .schemes._base import exact_path
 from .schemes._layouts import LayoutCache
 from .scope import Scope
 from .stores import local_path, open_store
-from .stores._base import ReadView, Store
+from .stores._base import ReadView, Store, WriteView
 
 if TYPE_CHECKING:
     from ._feeds import Feed
@@ -192,16 +193,20 @@ class Keyspace(Closing):
         is made inside the write's own atomic batch. A scope already past a new
         quota keeps its keys; only writes that grow it are refused. Needs
         accounting (:class:`~keyspace.errors.AccountingUnavailable`). Cost: one
-        transaction of one point read and one write."""
+        transaction of one point read and one write (run again when it loses a race)."""
         counts = self._counts("set_quota")
         if not isinstance(path, tuple):
             raise InvalidArgument(
                 f"set_quota takes the scope's path as a tuple (('tenant1',), () the root), not {path!r}"
             )
         self.scope(*path)  # a path the scheme cannot represent: InvalidName
-        with self.store.transaction() as tx:
+
+        def step(tx: WriteView) -> None:
             counts.set_quota(tx, path, keys, bytes)
             write_feature_record(tx, self.scheme)
+
+        # the transaction is this call's own: one that loses a race runs again
+        run_atomically(self.store.transaction, step, f"set_quota of {path!r} in {self.url}")
 
     def quotas(self) -> dict[tuple[Any, ...], tuple[int | None, int | None]]:
         """Every quota set: ``{path: (keys, bytes)}`` (paths as the scheme decodes

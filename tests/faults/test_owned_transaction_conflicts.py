@@ -195,3 +195,30 @@ def test_a_scope_operation_that_always_loses_stops_at_the_bound(operation: str) 
         assert len(begun) == ATTEMPTS, begun
         assert f"{ATTEMPTS} attempts" in str(info.value)
         assert dict(scope.items()) == {b"k": b"v"}
+
+
+def test_set_quota_that_always_loses_stops_at_the_bound() -> None:
+    """``set_quota`` reads the counter record it rewrites in a transaction of its
+    own: it is run again on a conflict, :data:`ATTEMPTS` times in all."""
+    with keyspace.open("memory:", accounting=True) as ks:
+        ks.scope("c")[b"k"] = b"v"
+        store = ks.store
+        real = type(store).transaction
+        begun: list[int] = []
+
+        @contextmanager
+        def conflicting(self: Any) -> Iterator[Any]:
+            begun.append(1)
+            with real(self) as tx:
+                yield tx
+                raise TransactionConflict("another writer committed first (test)")
+
+        with (
+            mock.patch.object(type(store), "transaction", conflicting),
+            pytest.raises(TransactionConflict, match=f"{ATTEMPTS} attempts"),
+        ):
+            ks.set_quota(("c",), keys=10)
+        assert len(begun) == ATTEMPTS
+        assert ks.quotas() == {}
+        ks.set_quota(("c",), keys=10)
+        assert ks.quotas() == {("c",): (10, None)}
