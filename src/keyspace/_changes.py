@@ -78,7 +78,7 @@ def encode_part(now: int, keys: list[bytes], values: list[bytes]) -> bytes:
     keys and of the ``puts`` values (u32le each), the keys, the values: the first
     ``puts`` keys are puts of the values in order, the rest deletes. Made by C
     calls alone (no Python step per entry)."""
-    key_sizes, value_sizes = array("I", map(len, keys)), array("I", map(len, values))
+    key_sizes, value_sizes = array("I", list(map(len, keys))), array("I", list(map(len, values)))
     if sys.byteorder == "big":
         key_sizes.byteswap()
         value_sizes.byteswap()

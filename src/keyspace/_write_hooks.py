@@ -446,9 +446,8 @@ class HookedStore(Store):
         if record is not None and wrote:  # any write, records too (a feed's cursor made first)
             self._write_record(view, record)
         merged, old = tx.merged, tx.old
-        if merged and max(merged) >= self._reserved_low:
-            for key in [k for k in merged if self._reserved_key(k)]:
-                del merged[key]
+        for key in tx.reserved_keys:
+            merged.pop(key, None)
         if tx.deleted and self._old:
             for key in set(tx.deleted):
                 if merged.get(key, b"") is None and old.get(key, UNKNOWN) is None:
@@ -523,6 +522,10 @@ class HookedTransaction(WriteView):
         self.deleted: list[bytes] = []
         self._wrote = False
         self.fast_put = self.pending.__setitem__
+        self.reserved_keys: set[bytes] = set()
+        """Keys written in the reserved ranges (records, the hooks' own keys): never
+        reported. Only the Python write methods can meet them: ``fast_put`` is a
+        scope's point route, whose keys the catalog refuses there."""
         self.deferred: list[tuple[Callable[[int, int], bytes], bytes]] = []
         self.commit_number: int | None = None
         """The number of the commit, once made, where deferred keys asked for it."""
@@ -653,24 +656,33 @@ class HookedTransaction(WriteView):
 
     # -- writes ------------------------------------------------------------------------------------
 
+    def _reserved(self, key: bytes) -> None:
+        store = self.store
+        if key >= store._reserved_low and store._reserved_key(key):
+            self.reserved_keys.add(key)
+
     def put(self, key: bytes, value: bytes) -> None:
         self.pending[key] = value
+        self._reserved(key)
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         pairs = items if isinstance(items, list) else list(items)
         self.pending.update(pairs)
+        if pairs and max(map(_first_of, pairs)) >= self.store._reserved_low:
+            for key, _ in pairs:
+                self._reserved(key)
         return len(pairs)
 
     def write(self, ops: Iterable[Op]) -> None:
-        pending = self.pending
         for key, value in ops:
             if value is None:
                 self.delete(key)
             else:
-                pending[key] = value
+                self.put(key, value)
 
     def delete(self, key: bytes) -> None:
         self._wrote = True
+        self._reserved(key)
         self.pending.pop(key, None)
         old = self.old
         if self.store._old and key not in old:  # never flushed: the engine holds the old value
@@ -687,22 +699,31 @@ class HookedTransaction(WriteView):
         store = self.store
         if store._expand:
             merged, old, deleted = self.merged, self.old, self.deleted
+            low, reserved = store._reserved_low, self._reserved
             if store._old:
                 for key, value in self.view.scan(start, stop):
                     if key not in old:
                         old[key] = value
                     merged[key] = None
                     deleted.append(key)
+                    if key >= low:
+                        reserved(key)
             else:
                 for key in self.view.scan_keys(start, stop):
                     merged[key] = None
                     deleted.append(key)
+                    if key >= low:
+                        reserved(key)
         else:
             self.ranges.append((start, stop))
         self.view.delete_range(start, stop)
 
 
 _CHECKED_ATTEMPTS = 3
+
+
+def _first_of(pair: tuple[bytes, bytes]) -> bytes:
+    return pair[0]
 
 
 class _Collect(WriteView):
@@ -753,6 +774,7 @@ class _Batch:
         self.old: dict[bytes, bytes | None] = {}
         self.deleted: list[bytes] = []
         self.ranges: list[tuple[bytes, bytes | None]] = []
+        self.reserved_keys = {key for key, _ in ops if store._reserved_key(key)}
         rank, old = store._old, self.old
         for key, value in ops:
             view.ops[key] = value
