@@ -11,7 +11,8 @@ that claim to be exact: either side's write is refused, and nothing is written.
   store later.
 - The accounting one writes first, then the one without: the latter's first
   write is refused (SchemeMismatch: the store now records a feature it does not
-  run), nothing is written, and a reopen keeps the counts.
+  run), nothing is written, and a reopen keeps the counts, as does a process
+  that opens the store later without asking for accounting.
 - Two keyspaces with accounting, each opened before either wrote: both count.
 
 The other program is a real process on LMDB (and two keyspace objects over one
@@ -129,10 +130,15 @@ def test_an_uncounted_first_write_after_accounting_was_recorded_is_refused(tmp_p
         assert plain.put("a", "y") == "SchemeMismatch"
     finally:
         plain.close()
+    later = _Worker(url, accounting=False)  # opened after the record: counts without asking
+    try:
+        assert later.put("b", "z") == "ok"
+    finally:
+        later.close()
     ks = keyspace.open(url)
     try:
         assert list(ks.scope("a").keys()) == [b"x"]
-        assert len(ks.scope("a")) == 1
+        assert len(ks.scope("a")) == 1 and len(ks.scope("b")) == 1
         _exact(ks)
     finally:
         ks.close()
