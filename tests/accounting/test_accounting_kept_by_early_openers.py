@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import keyspace
 from keyspace._accounting import accounting_of, enable
@@ -182,3 +184,37 @@ def test_one_memory_store_under_two_keyspaces_takes_the_same_routes() -> None:
         plain.scope("a")[b"y"] = b"2"
     _exact(counting)
     assert len(counting.scope("a")) == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(
+            st.sampled_from(["plain", "counting", "other"]),
+            st.sampled_from(["a", "b"]),
+            st.binary(max_size=2),
+        ),
+        max_size=8,
+    )
+)
+def test_any_order_of_writers_opened_before_the_record_leaves_exact_counts_or_none(
+    steps: list[tuple[str, str, bytes]],
+) -> None:
+    """Keyspaces opened on one empty store before any write (one without
+    accounting, two with it) write in any order: a refused write changes
+    nothing, and whenever the store records accounting its counts are exact."""
+    store = MemoryStore()
+    opened = {
+        "plain": keyspace.attach(store, close_store=False),
+        "counting": keyspace.attach(store, accounting=True, close_store=False),
+        "other": keyspace.attach(store, accounting=True, close_store=False),
+    }
+    for who, name, key in steps:
+        before = list(store.scan(b"", None))
+        try:
+            opened[who].scope(name)[key] = b"v"
+        except (AccountingUnavailable, SchemeMismatch):
+            assert list(store.scan(b"", None)) == before
+        fresh = keyspace.attach(store, close_store=False)
+        if accounting_of(fresh.store) is not None:
+            _exact(fresh)
