@@ -42,8 +42,9 @@ Modes of ``held`` / ``meanwhile`` (the first process's operation fills the map):
   heights 1 / 2;
 - ``accounting-put``: a plain ``s[b"big"] = BIG bytes`` / ``s[b"small"] = b"1"``
   in a keyspace opened with ``accounting=True`` (whose writes read counters);
-- ``aio-setdefault`` / ``aio-pop``: ``setdefault`` / ``pop`` through
-  ``keyspace.aio``;
+- ``aio-setdefault`` / ``aio-pop`` / ``aio-tx-setdefault``: ``setdefault`` /
+  ``pop`` through ``keyspace.aio`` / the first process's ``setdefault`` inside
+  ``async with aks.transaction()``;
 - ``tx-setdefault``, ``tx-save``, ``tx-push``: the first process makes its call
   inside ``with ks.transaction() as tx`` (``tx.scope``, ``using(tx)``); the
   second as in ``setdefault``, ``save-same``, ``push``.
@@ -151,7 +152,8 @@ def _call(ks: Any, mode: str, blob: bytes, first: bool) -> Any:
         ks.scope("c")[b"big" if first else b"small"] = blob if first else b"1"
         return None
     if mode.startswith("aio-"):
-        return asyncio.run(_aio(ks.url, mode[4:], blob if first else b"B"))
+        what = mode[4:] if first else mode[4:].removeprefix("tx-")
+        return asyncio.run(_aio(ks.url, what, blob if first else b"B"))
     if mode.startswith("tx-"):
         if not first:
             return _call(ks, {"save": "save-same"}.get(mode[3:], mode[3:]), blob, first)
@@ -173,6 +175,9 @@ async def _aio(url: str, what: str, value: bytes) -> Any:
     aks = await keyspace.aio.open(url)
     try:
         scope = aks.scope("c")
+        if what == "tx-setdefault":
+            async with aks.transaction() as tx:
+                return await tx.scope("c").setdefault(b"k", value)
         if what == "setdefault":
             return await scope.setdefault(b"k", value)
         return await scope.pop(b"k", None)

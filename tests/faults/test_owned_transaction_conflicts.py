@@ -10,7 +10,9 @@ succeed, with the answer a serial order gives. Inside the caller's ``with
 ks.transaction()`` the conflict reaches the caller. The race is forced: the
 first process's first map growth waits until the other has committed (see
 ``_owned_conflict_worker``). And when every attempt loses, the conflict says
-how many attempts were made. The same race on etcd: tests/etcd/test_etcd_owned_conflicts.py.
+how many attempts were made. Inside a caller's transaction:
+tests/faults/test_callers_transaction_conflicts.py. The same race on etcd:
+tests/etcd/test_etcd_owned_conflicts.py.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ import pytest
 from _owned_conflict_worker import fill_map, held_race, races
 
 import keyspace
-from keyspace._accounting import accounting_of
 from keyspace._retry import ATTEMPTS, run_atomically
 from keyspace._space import Space
 from keyspace.errors import TransactionConflict
@@ -80,44 +81,6 @@ def test_setdefault_runs_again_and_returns_the_stored_value(mode: str, tmp_path:
     assert second["outcome"] == "ok" and second["result"] == "B", second
     assert first["conflicts"] == 1, first
     assert first["outcome"] == "ok" and first["result"] == "B", first
-    with keyspace.open(url) as ks:
-        assert ks.scope("c")[b"k"] == b"B"
-
-
-def test_a_plain_put_with_accounting_runs_its_transaction_again(tmp_path: Path) -> None:
-    """With accounting on, a put's transaction reads the counters it updates:
-    when it grows the map while another process commits, it ends in a
-    conflict; it is the put's own, so it runs again and the counts stay exact
-    (it raised TransactionConflict for a plain ``s[k] = v``)."""
-    url = _url(tmp_path)
-    with keyspace.open(url, accounting=True) as ks:
-        ks.scope("c")[b"other"] = b"1"
-    first, second = held_race(str(tmp_path), url, "accounting-put", ONE_DOUBLING)
-    assert second["outcome"] == "ok", second
-    assert first["conflicts"] == 1, first
-    assert first["outcome"] == "ok", first
-    with keyspace.open(url) as ks:
-        scope = ks.scope("c")
-        assert sorted(scope.keys()) == [b"big", b"other", b"small"]
-        assert scope.stats().keys == 3
-        counts = accounting_of(ks.store)
-        assert counts is not None
-        with ks.store.snapshot() as view:
-            assert counts.differences(view) == []  # every count equal to a recount
-
-
-def test_in_a_callers_transaction_the_conflict_reaches_the_caller(tmp_path: Path) -> None:
-    """The same setdefault through ``tx.scope`` inside ``with ks.transaction()``:
-    the caller's block may rest on reads that cannot be made again here, so
-    the TransactionConflict reaches it, after one attempt, nothing written."""
-    url = _url(tmp_path)
-    with keyspace.open(url) as ks:
-        ks.scope("c")[b"other"] = b"1"
-    first, second = held_race(str(tmp_path), url, "tx-setdefault", ONE_DOUBLING)
-    assert second["outcome"] == "ok" and second["result"] == "B", second
-    assert first["outcome"] == "TransactionConflict", first
-    assert first["conflicts"] == 1, first
-    assert "attempts" not in first["message"], first  # not run again
     with keyspace.open(url) as ks:
         assert ks.scope("c")[b"k"] == b"B"
 
