@@ -1,4 +1,4 @@
-"""README.md, "Command line": "every component `inspect` prints names that
+"""docs/command-line.md: "every component `inspect` prints names that
 component again". Into a pipe (the way scripts read it) a long scope name is
 printed whole on its row, never folded over several lines."""
 

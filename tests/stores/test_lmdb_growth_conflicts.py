@@ -207,8 +207,8 @@ ROUTES: dict[str, Route] = {
 
 @pytest.mark.parametrize("route", list(ROUTES))
 def test_three_mib_into_a_one_mib_map(route: str, tmp_path: Path) -> None:
-    """The README's promise, the map grows on demand, holds for one value that
-    needs more than one doubling, on every write path: never a raw
+    """The promise of docs/stores.md, the map grows on demand, holds for one
+    value that needs more than one doubling, on every write path: never a raw
     lmdb.MapFullError."""
     value = bytes(range(256)) * (THREE_MIB // 256)
     with keyspace.open(_url(tmp_path)) as ks:
