@@ -224,7 +224,11 @@ def hook_store(
 ) -> Store:
     """``store`` itself where no feature is on, else a :class:`HookedStore` over it
     running the hooks of the features ``asked`` and ``recorded`` (asked parameters
-    win; ``None``: the recorded ones)."""
+    win; ``None``: the recorded ones). A ``store`` that runs hooks already (the
+    ``store`` of another keyspace, given to ``keyspace.attach``) is hooked from
+    the engine's store below it, so that no hook runs twice for one commit."""
+    while isinstance(store, HookedStore):
+        store = store.inner
     wanted: dict[str, dict[str, Any]] = dict(recorded)
     for name, params in asked.items():
         if params is not None or name not in wanted:
