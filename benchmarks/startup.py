@@ -58,7 +58,7 @@ def _command() -> list[str]:
 @workload("startup")
 def startup(ctx: Context) -> Iterator[Comparison]:
     """``import keyspace``, ``keyspace --help`` and ``keyspace inspect``, each a fresh process."""
-    runs = ctx.n(9, 2)
+    runs = ctx.n(9, 1)
     python = sys.executable
     # bytecode cached as in a user's installation (in a directory of its own, so
     # that an environment that writes none still measures what a user runs)
