@@ -24,10 +24,13 @@ settings.register_profile("explore", derandomize=False, max_examples=500, **_COM
 settings.load_profile(os.environ.get("KEYSPACE_HYPOTHESIS", "keyspace"))
 
 # Tests sit in folders by subject; the shared helper modules (_cli, _etcd, ...) sit
-# here, beside this file, and are imported by name from every folder.
-_HERE = str(Path(__file__).parent)
-if _HERE not in sys.path:
-    sys.path.insert(0, _HERE)
+# here, beside this file, and are imported by name from every folder, as are the
+# test modules whose fixtures or cases another file reuses (file names are unique
+# across the folders).
+_HERE = Path(__file__).parent
+for _folder in [_HERE, *sorted(p.parent for p in _HERE.glob("*/test_*.py"))]:
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
 
 
 _ETCD_FILES: dict[str, bool] = {}
