@@ -246,6 +246,7 @@ EXAMPLES = {"memory": 40, "lmdb": 30, "sqlite": 25, "leveldb": 20, "rocksdb": 20
 
 CASES = [(engine, scheme) for engine in ENGINES for scheme in ("tuple", "sublevel")]
 CASES.remove(("etcd", "sublevel"))  # etcd: the tuple scheme only (a network round trip per step)
+CASES += [("memory", "asciihex"), ("lmdb", "asciihex")]  # a parent's own range holds its children's keys
 
 
 @pytest.mark.parametrize(("engine", "scheme"), CASES)
