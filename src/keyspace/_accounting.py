@@ -50,6 +50,7 @@ from .errors import (
     KeyspaceError,
     LayoutError,
     QuotaExceeded,
+    SchemeMismatch,
     UnreadableRecord,
     show_bytes,
 )
@@ -346,6 +347,10 @@ class Accounting(WriteHook):
         them has committed."""
         self._confirming = False
 
+    def params(self) -> dict[str, Any]:
+        """The scheme the counts are kept for (the feature record names it)."""
+        return scheme_params(self.scheme)
+
     def counts_scope(self, path: Path, prefix: bytes) -> bool:
         """Whether the scope at ``path`` whose own keys start with ``prefix`` is one
         the counters count: a scope of the scheme, not a directory's (whose keys
@@ -552,6 +557,26 @@ class Accounting(WriteHook):
         self._store_record(view, key, record)
 
 
+def scheme_params(scheme: Scheme) -> dict[str, Any]:
+    """The parameters accounting records: the scheme that counts (its name and
+    parameters, as its scheme record says them)."""
+    return {"scheme": scheme.name, "params": json.loads(json.dumps(dict(scheme.params())))}
+
+
+def check_scheme(params: dict[str, Any], scheme: Scheme, url: str = "") -> None:
+    """:class:`SchemeMismatch` when the recorded accounting ``params`` name another
+    scheme than ``scheme`` (a record without one, written before they did, passes)."""
+    if "scheme" not in params:
+        return
+    mine = scheme_params(scheme)
+    if {"scheme": params.get("scheme"), "params": params.get("params")} != mine:
+        raise SchemeMismatch(
+            f"{url} keeps accounting for the scheme {params.get('scheme')!r} {params.get('params')!r}; "
+            f"{scheme!r} would count its keys in that scheme's counter records under other scopes: "
+            "open it with the scheme that counted it"
+        )
+
+
 def write_feature_record(view: WriteView, scheme: Scheme) -> None:
     """Record accounting as on for the keyspace of ``scheme`` (kept with the
     other features the record lists)."""
@@ -559,7 +584,7 @@ def write_feature_record(view: WriteView, scheme: Scheme) -> None:
     raw = view.get(key)
     have: dict[str, Any] = {} if raw is None else json.loads(raw)
     if NAME not in have:
-        have[NAME] = {}
+        have[NAME] = scheme_params(scheme)
         view.put(key, json.dumps(have, sort_keys=True, separators=(",", ":")).encode())
 
 
@@ -706,8 +731,11 @@ def _place(key: bytes, raw: bytes) -> bytes | None:
 
 
 def _factory(store: Store, scheme: Scheme, params: dict[str, Any]) -> WriteHook | None:
+    recorded = read_features(store, scheme, store.url).get(NAME)  # what was asked does not matter here
+    if recorded is not None:
+        check_scheme(recorded, scheme, store.url)
     hook = Accounting(store, scheme)
-    hook.unconfirmed = NAME not in read_features(store, scheme, store.url)
+    hook.unconfirmed = recorded is None
     if hook.unconfirmed and any(
         next(iter(store.scan_keys(lo, hi, limit=1)), None) is not None
         for lo, hi in counted_ranges(scheme, store)
