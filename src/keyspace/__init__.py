@@ -7,7 +7,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from . import errors
-from ._accounting import ScopeStats
 from .errors import (
     AccessDenied,
     AccountingUnavailable,
@@ -38,6 +37,7 @@ from .errors import (
 
 if TYPE_CHECKING:
     from . import bincode, scoped_heed
+    from ._accounting import ScopeStats
     from ._watch import ScopeWatch, WatchEvent
     from .codecs import Codec
     from .directory import Directories, Directory, DirectoryPartition
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
 # the public names below are imported when first used (``import keyspace`` reads
 # only the errors): the module that defines each
 _LAZY = {
+    "ScopeStats": "._accounting",
     "ScopeWatch": "._watch",
     "WatchEvent": "._watch",
     "Codec": ".codecs",
