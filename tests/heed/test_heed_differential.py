@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_audit_schemes_differential import KEYS, Model, Runner, ancestors, calls
+from test_schemes_differential import KEYS, Model, Runner, ancestors, calls
 
 import keyspace.scoped_heed as scoped_heed
 from keyspace.schemes.scoped_heed import REGISTRY_TAG

@@ -191,7 +191,8 @@ def test_chunks_of_valid_mutated_and_random_stored_keys_decode_alike(
 _CRASH_CHECK = """
 import random, sys
 sys.path.insert(0, sys.argv[1])
-from test_audit_accel_stored_bytes import CASES, KEYS, outcome, routes
+sys.path.insert(0, sys.argv[2])
+from test_transforms_stored_bytes import CASES, KEYS, outcome, routes
 
 rnd = random.Random(20261123)
 alphabet = [0x00, 0x00, 0xFF, 0x01, 0x02, 0x05, 0x14, 0x15, 0x21, 0x30, 0x61, 0x66, 0xC3, 0xA9, 0x80]
@@ -228,7 +229,13 @@ print("checked", checked)
 
 def test_corrupt_stored_keys_never_crash_the_decoder() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", _CRASH_CHECK, os.path.dirname(__file__)],
+        [
+            sys.executable,
+            "-c",
+            _CRASH_CHECK,
+            os.path.dirname(__file__),
+            os.path.dirname(os.path.dirname(__file__)),
+        ],
         capture_output=True,
         text=True,
         timeout=120,

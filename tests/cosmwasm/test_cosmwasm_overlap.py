@@ -25,7 +25,7 @@ SHARED = bytes.fromhex("0007") + b"balance" + b"alice"
 """``namespace_with_key([b"balance"], b"alice")``: the entry ``"alice"`` of the map
 ``balance``, and the item of that name."""
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def contract_storage() -> keyspace.Scope:

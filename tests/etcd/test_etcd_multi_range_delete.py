@@ -2,7 +2,7 @@
 ranges around its children's; a ScopeHash root's subtree, one range per name) is
 one guarded ``Txn`` where it fits in one: a request that fails part-way leaves
 all of it or none. Deletes over etcd's 128 operations go into nested
-transactions (``test_audit_etcd_nested_deletes.py``); a ScopeHash root drop of
+transactions (``test_nested_deletes.py``); a ScopeHash root drop of
 130 names reads more registry entries than one ``Txn`` holds compares for, so it
 runs range by range, and still deletes exactly the scope's keys. Sync and async
 keyspaces alike."""

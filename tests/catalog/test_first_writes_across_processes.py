@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent))
 from _contend import contend
 from _xxh32 import colliding_name
 

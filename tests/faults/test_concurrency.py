@@ -24,7 +24,7 @@ import pytest
 import keyspace
 from keyspace.errors import StoreError
 
-WORKER = Path(__file__).parent / "_concurrency_worker.py"
+WORKER = Path(__file__).parent.parent / "_concurrency_worker.py"
 WRITERS = 4
 READERS = 2
 DURATION_S = 3.0

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent))
 from _procs_big_writer import KEYS, scope_path, value
 from test_crash_atomicity import _read_until
 
@@ -32,7 +32,7 @@ import keyspace
 from keyspace._catalog import _layout_key
 from keyspace.stores import open_store
 
-WRITER = Path(__file__).parent / "_procs_big_writer.py"
+WRITER = Path(__file__).parent.parent / "_procs_big_writer.py"
 RUNS = 2
 KILL_WINDOW_S = 0.6
 START_TIMEOUT_S = 30.0

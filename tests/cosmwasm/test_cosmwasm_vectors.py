@@ -15,7 +15,7 @@ import keyspace
 from keyspace import cosmwasm
 from keyspace.errors import DecodeError, KeyTooLarge
 
-DATA = Path(__file__).parent / "data" / "cosmwasm"
+DATA = Path(__file__).parent.parent / "data" / "cosmwasm"
 CSP = json.loads((DATA / "vectors.json").read_text())
 STD = json.loads((DATA / "std_vectors.json").read_text())
 

@@ -557,5 +557,5 @@ def test_byte_schemes_refuse_non_bytes_keys() -> None:
 
 
 def test_the_documented_table_is_current() -> None:
-    page = (Path(__file__).resolve().parent.parent / "docs" / "schemes.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parent.parent.parent / "docs" / "schemes.md").read_text(encoding="utf-8")
     assert property_table() in page

@@ -35,7 +35,7 @@ from keyspace.stores.etcd import EtcdStore
 from keyspace.testing.etcd_cluster import ClusterUnavailable, LocalCluster, ServerTLS, start_cluster
 
 # grant's warning about the test server's own access gaps is asserted in
-# test_audit_etcd_access_commands.py; here it would only repeat
+# test_granted_scope_commands.py; here it would only repeat
 pytestmark = [
     pytest.mark.etcd,
     pytest.mark.timeout(120),

@@ -11,7 +11,7 @@ import pytest
 
 import keyspace
 
-WORKER = str(Path(__file__).with_name("_growth_worker.py"))
+WORKER = str(Path(__file__).parent.parent / "_growth_worker.py")
 
 
 @pytest.mark.slow

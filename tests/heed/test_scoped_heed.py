@@ -25,7 +25,7 @@ from keyspace import bincode, scoped_heed
 from keyspace.codecs import BYTES, Codec
 from keyspace.errors import DecodeError, HashCollision, InvalidName, SchemeMismatch, StoreError
 
-DATA = Path(__file__).parent / "data" / "scoped-heed"
+DATA = Path(__file__).parent.parent / "data" / "scoped-heed"
 REGISTRY = "__global_scope_metadata"
 
 

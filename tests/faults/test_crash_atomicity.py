@@ -31,12 +31,12 @@ import pytest
 
 import keyspace
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent))
 from _crash_writer import KEYS_PER_SCOPE, SCOPES, SUMS, digest, txn_id
 
 pytestmark = pytest.mark.slow
 
-WRITER = Path(__file__).parent / "_crash_writer.py"
+WRITER = Path(__file__).parent.parent / "_crash_writer.py"
 KILLS = 50
 KILL_WINDOW_S = 0.25  # the kill lands uniformly within this long after "writing"
 START_TIMEOUT_S = 30.0  # a child that does not report "writing" by then fails the test

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_audit_scan_isolation import KEYS, Case, _expected, _len_first, _raw_order, apply_removal, ranges
+from test_scan_isolation import KEYS, Case, _expected, _len_first, _raw_order, apply_removal, ranges
 
 from keyspace import scoped_heed
 from keyspace.errors import InvalidName

@@ -26,7 +26,7 @@ from keyspace.schemes import Sublevel
 
 pytestmark = pytest.mark.node
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parent.parent
 NODE_DIR = HERE / ".node"
 SCRIPTS = HERE / "interop"
 PACKAGE = "classic-level"

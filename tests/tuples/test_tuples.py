@@ -243,7 +243,7 @@ def test_decode_errors_name_the_offset(raw: str, offset: int, message: str) -> N
 
 def test_deep_nesting_never_recurses() -> None:
     # nesting up to the limit decodes; past it the decoder stops at the level too
-    # many (tests/test_tuples_depth.py checks the limit itself)
+    # many (tests/tuples/test_tuples_depth.py checks the limit itself)
     with pytest.raises(DecodeError, match="nested tuple"):
         unpack(b"\x05" * MAX_NESTING)
     with pytest.raises(DecodeError, match="nest deeper than the limit") as info:
