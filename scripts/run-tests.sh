@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Everything `make test` runs: lint, types, the services the tests need, the
 # benchmark harness once in quick mode (it must run; its ratios are not asserted
-# here), then the tests, whose summary is the last thing printed.
+# here), then the tests on both cores (pytest-xdist; the files that use the shared
+# etcd cluster run one after another on one worker: see tests/conftest.py), whose
+# summary is the last thing printed.
 # Services are stopped by PID on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,8 +20,9 @@ etcd_cluster_start
 # headless Chromium opens the page of `keyspace inspect --html` (tests/accounting);
 # installed when missing and we are root, else those tests skip saying why
 if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    timeout 600 apt-get install -y -q chromium >/dev/null || echo "chromium could not be installed" >&2
+    { timeout 300 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 600 apt-get install -y -qq chromium; } \
+        >/dev/null 2>&1 || echo "chromium could not be installed" >&2
 fi
 
 $BIN/python -m benchmarks --quick --no-write
-$BIN/python -m pytest "$@"
+$BIN/python -m pytest -n 2 --dist loadgroup "$@"
