@@ -25,7 +25,7 @@ removed).
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from .._bytes import prefix_end
@@ -257,6 +257,18 @@ class Directory(Scope):
             f"directory {show_bytes(self.path)} has no child scopes; make a subdirectory "
             f"(create_or_open({show_bytes(more)}))"
         )
+
+    def subtree(self) -> Iterator[tuple[Path, Any, Any]]:
+        """:meth:`Scope.subtree`, with the node checked in the state of the store
+        it scans: outside a transaction, on a store with snapshots, both read one
+        snapshot (so a removal and a new directory at the same prefix made
+        meanwhile are never seen). Cost: one snapshot more than a scope's."""
+        store = self._state.store
+        if self._view is store and store.capabilities.snapshots:
+            with self._space.snapshot() as (snap, state):
+                yield from Scope.subtree(self._on(snap, state))
+            return
+        yield from Scope.subtree(self)
 
     def __repr__(self) -> str:
         return f"<Directory {self.path!r} prefix={show_bytes(self.prefix)}>"
