@@ -9,6 +9,7 @@ from urllib.parse import parse_qsl
 
 import click
 
+from .._metadata import DIRECTORY_RECORD
 from ..errors import DecodeError, InvalidName, KeyspaceError, KeyTooLarge, show_bytes
 from ..keyspace import Keyspace
 from ..keyspace import open as open_keyspace
@@ -38,6 +39,7 @@ __all__ = [
     "copy_all",
     "migrate",
     "refuse_ambiguous",
+    "refuse_directories",
 ]
 
 _SHOWN = 5
@@ -293,6 +295,25 @@ def _rehearse(dst: Keyspace, entries: list[Entry], convert: Any) -> None:
         return
     except KeyspaceError as exc:
         raise type(exc)(f"{exc}; the destination refuses this source scope, so nothing was written") from None
+
+
+def refuse_directories(src: Keyspace, view: ReadView) -> None:
+    """Raise :class:`KeyspaceError`, before anything is written, when the source
+    holds directories (``ks.directory``): their keys lie under allocated
+    prefixes that no scope decodes, so a copy of the scopes would leave them
+    behind. Cost: one point read; where directories were ever made, a list of
+    the top-level ones."""
+    if view.get(DIRECTORY_RECORD) is None:
+        return
+    names = src.directories.list()
+    if names:
+        shown = ", ".join(f"/{name}" for name in names[:_SHOWN])
+        more = f" and {len(names) - _SHOWN} more" if len(names) > _SHOWN else ""
+        raise KeyspaceError(
+            f"the source holds directories ({shown}{more}; see keyspace dir ls): migrate copies the "
+            "scopes of a keyspace, and a directory's keys lie under an allocated prefix no scope "
+            "decodes, so they would be left behind; nothing was written"
+        )
 
 
 def refuse_ambiguous(src: Keyspace, view: ReadView | None = None, *, strict: bool = True) -> Splits:
@@ -593,6 +614,7 @@ def migrate(
     ):
         # before DST is opened (and perhaps created)
         splits = refuse_ambiguous(source.keyspace, view, strict=strict_separators)
+        refuse_directories(source.keyspace, view)
         if dry_run:
             err().print(f"from {source.keyspace.url}: {source.how}", markup=False)
             found = _dry_run(
