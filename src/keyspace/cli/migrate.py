@@ -204,10 +204,20 @@ def _write_batch(
     tally.batches += 1
 
 
-def _uncopyable(item: Any, reader: KeyReader) -> str | None:
+_TREE = (b"\xfe", b"\xff")
+"""Where the directory layer keeps its nodes, its version and its allocator."""
+
+
+def _uncopyable(item: Any, reader: KeyReader, tree: bool = False) -> str | None:
     """Why a walked source key cannot be copied (it does not decode, or its
-    scopehash scope has no name in the source's registry), or ``None``."""
+    scopehash scope has no name in the source's registry), or ``None``. With
+    ``tree`` (the source records that directories were made), a key of the
+    directory layer's own subspace is left behind: migrate copies no directory
+    (:func:`refuse_directories`), and a tree all of whose directories were
+    removed keeps only its version and allocator there."""
     if not isinstance(item, Entry):
+        if tree and _TREE[0] <= item.stored < _TREE[1]:
+            return None
         return None if item.reason is None else f"source key {show_bytes(item.stored)} is {item.reason}"
     if reader.unnamed(item.path):
         return (
@@ -245,9 +255,11 @@ def check_no_merge(
     encode = dst.scheme.encode
     read_dst = dst.store.get
     count = 0
-    for item in walk(src.store if view is None else view, reader):
+    source = src.store if view is None else view
+    tree = source.get(DIRECTORY_RECORD) is not None
+    for item in walk(source, reader):
         count += 1
-        why = _uncopyable(item, reader)
+        why = _uncopyable(item, reader, tree)
         if why is not None:
             raise KeyspaceError(f"{why}; nothing was written")
         if not isinstance(item, Entry):
@@ -410,11 +422,14 @@ def copy_all(
             "source's (--dry-run shows what a copy would do)"
         )
     tally = Tally() if tally is None else tally
+    tree = source.get(DIRECTORY_RECORD) is not None
     pending: list[Entry] = []
     with Ticker("copying keys", total if err().is_terminal else None) as ticker:
         for item in walk(source, reader):
             ticker.advance()
-            why = _uncopyable(item, reader)  # as check_no_merge: again for a source read without a snapshot
+            why = _uncopyable(
+                item, reader, tree
+            )  # as check_no_merge: again for a source read without a snapshot
             if why is not None:
                 raise KeyspaceError(why)
             if not isinstance(item, Entry):
