@@ -395,6 +395,10 @@ class Accounting(WriteHook):
             return
         self.apply(view, reader, spread(deltas))
 
+    def recording(self, view: WriteView, latest: ReadView) -> None:
+        if self.unconfirmed:  # accounting recorded by a commit of no counted key: checked all the same
+            self._confirm(view, view if self._guarded else latest, {})
+
     def committed(self) -> None:
         if self._confirming:
             self.unconfirmed = self._confirming = False

@@ -147,6 +147,12 @@ class WriteHook(ABC):
         :meth:`HookedTransaction.defer` are made from it."""
         return None
 
+    def recording(self, view: WriteView, latest: ReadView) -> None:  # noqa: B027  # optional
+        """The feature record is written by a commit that changes no key the hooks
+        see (the records of a first write, a feed's cursor): check, inside it,
+        what :meth:`commit` would check before the feature is recorded (raise to
+        discard the commit). Default: nothing."""
+
     def committed(self) -> None:  # noqa: B027  # optional
         """Called after a commit the hook saw has committed (wake waiters). Default: nothing."""
 
@@ -458,6 +464,10 @@ class HookedStore(Store):
                     del merged[key]
         ranges = tx.ranges
         if not merged and not ranges:
+            if record is not None and wrote:  # the record comes with a commit no hook sees
+                seen: ReadView = view if self._serialized else self.inner
+                for hook in self.hooks:
+                    hook.recording(view, seen)
             return False
         changes = ChangeList(merged, old)
         latest: ReadView = view if self._serialized else self.inner

@@ -218,3 +218,18 @@ def test_any_order_of_writers_opened_before_the_record_leaves_exact_counts_or_no
         fresh = keyspace.attach(store, close_store=False)
         if accounting_of(fresh.store) is not None:
             _exact(fresh)
+
+
+def test_accounting_recorded_by_a_commit_of_no_counted_key_is_checked_too() -> None:
+    """A keyspace with accounting and changes whose first write is a feed's cursor
+    (a reserved key: no counter changes) would record accounting over the keys a
+    writer without it wrote first; it is refused instead, and nothing is recorded."""
+    store = MemoryStore()
+    counting = keyspace.attach(store, accounting=True, changes=True, close_store=False)
+    plain = keyspace.attach(store, close_store=False)
+    plain.scope("a")[b"x"] = b"1"
+    before = list(store.scan(b"", None))
+    with pytest.raises(AccountingUnavailable, match="no counter counts"):
+        counting.feed("f")
+    assert list(store.scan(b"", None)) == before
+    assert accounting_of(keyspace.attach(store, close_store=False).store) is None
