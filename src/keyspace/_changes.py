@@ -71,6 +71,9 @@ _TRIMMED, _COUNTER, _LOG, _FEEDS = b"\x00", b"\x01", b"\x02", b"\x03"
 
 
 _HEAD = struct.Struct("<QII")
+_SIZE = struct.Struct("<I")
+_SIZES = struct.Struct("<II")
+_PART0 = (0).to_bytes(4, "big")
 
 
 def encode_part(now: int, keys: list[bytes], values: list[bytes]) -> bytes:
@@ -194,6 +197,17 @@ class ChangeLog(WriteHook):
             return
         seq = _u64(latest.get(self.counter_key)) + 1
         now = time.time_ns()
+        if len(merged) == 1:  # a single write: its one-entry part made by two packs
+            ((key, value),) = merged.items()
+            if value is None:
+                single = _HEAD.pack(now, 1, 0) + _SIZE.pack(len(key)) + key
+            else:
+                single = _HEAD.pack(now, 1, 1) + _SIZES.pack(len(key), len(value)) + key + value
+            view.put(self.log_start + seq.to_bytes(8, "big") + _PART0, single)
+            view.put(self.counter_key, seq.to_bytes(8, "big"))
+            if seq % TRIM_EVERY == 0:
+                self._trim(view, latest, seq, now)
+            return
         if None in merged.values():  # C: a scan of the values for a delete
             deletes = [k for k, v in merged.items() if v is None]
             puts: dict[bytes, bytes | None] = {k: v for k, v in merged.items() if v is not None}
