@@ -26,7 +26,7 @@ _RANGE = st.fixed_dictionaries(
         "include_start": st.booleans(),
         "include_stop": st.booleans(),
         "reverse": st.booleans(),
-        "limit": st.none() | st.integers(min_value=-1, max_value=5),
+        "limit": st.none() | st.integers(min_value=0, max_value=5),
     }
 )
 

@@ -54,7 +54,7 @@ from .._blocks import AsyncBlock
 from .._catalog import Catalog
 from .._watch import ScopeWatch
 from ..codecs import Codec, resolve_codec
-from ..errors import StoreClosed
+from ..errors import InvalidArgument, StoreClosed
 from ..keyspace import Keyspace
 from ..schemes._base import Path, Scheme
 from ..schemes._layouts import Layout
@@ -267,6 +267,28 @@ class AsyncScope:
         a batch (so does every read of a scope whose catalog's facts other writers
         may remove: :meth:`_reads_in_snapshot`)."""
         return await self._read(len, self.sync._counted_in_pieces())
+
+    async def stats(self) -> Any:
+        """The scope's :class:`~keyspace.ScopeStats` (own and subtree keys and bytes)
+        from the counters accounting keeps, as :meth:`Scope.stats`: one point read."""
+        return await self._read(lambda s: s.stats())
+
+    async def append(self, value: Any) -> Any:
+        """Store ``value`` under a new key that the commit fills in with its place in
+        the commit order, and return that key, as :meth:`Scope.append` (a keyspace
+        opened with ``changes=True``): one commit, run on the keyspace's worker.
+        Inside an async transaction :class:`~keyspace.errors.InvalidArgument` (its
+        writes are replayed, and an appended key is made only at the commit)."""
+        if self._ctx.tx is not None:
+            raise InvalidArgument(
+                f"append of scope {self.path!r} inside an async transaction is not offered: "
+                "append outside the transaction (each append is its own commit)"
+            )
+        sync = self._ctx.aks.sync.scope(*self.path, key=self._key, value=self._value)
+        runner = self._ctx.aks.store.runner
+        if runner is None:  # an engine with no thread of its own
+            return await asyncio.to_thread(sync.append, value)
+        return await runner.run(lambda: sync.append(value))
 
     # -- ranged reads -----------------------------------------------------------------
 

@@ -151,6 +151,13 @@ class PlanStore(DelegatedReads, Store):
     def _reads(self) -> ReadView:
         return self._cache
 
+    @property
+    def hook(self) -> Any:
+        """The feature hooks of the keyspace's store (``hook(name)``), or ``None``:
+        a scope's ``stats()`` finds the accounting there and reads its counters
+        through this plan's views."""
+        return getattr(self.real.sync, "hook", None)
+
     def put(self, key: bytes, value: bytes) -> None:
         self._hub.plan().effects.append(("put", key, value))
 
