@@ -32,11 +32,12 @@ import json
 import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, cast
 
 from ._bytes import prefix_end
 from ._metadata import reserved_ranges
 from ._write_hooks import (
+    UNKNOWN,
     Change,
     HookedTransaction,
     WriteHook,
@@ -233,7 +234,13 @@ def merged_deltas(
     find: ScopeFinder, merged: dict[bytes, bytes | None], old: dict[bytes, Any]
 ) -> dict[Path, list[int]]:
     """:func:`scope_deltas` of a commit given as ``merged`` (key -> value after,
-    ``None``: deleted) and ``old`` (key -> value before, ``None``: absent)."""
+    ``None``: deleted) and ``old`` (key -> value before, ``None``: absent).
+    Where every key lies in one own range of one scope and the old values are
+    all absent or all present, C calls alone (sums of lengths, a count) make it."""
+    if len(merged) > 1:
+        whole = _one_scope_deltas(find, merged, old)
+        if whole is not None:
+            return whole
     deltas: dict[Path, list[int]] = {}
     ranges: tuple[tuple[bytes, bytes | None], ...] = ()
     entry: list[int] = []
@@ -258,6 +265,34 @@ def merged_deltas(
             entry[0] += 1
             entry[1] += len(key) + len(new)
     return deltas
+
+
+def _one_scope_deltas(
+    find: ScopeFinder, merged: dict[bytes, bytes | None], old: dict[bytes, Any]
+) -> dict[Path, list[int]] | None:
+    """:func:`merged_deltas` of a commit all of whose keys lie in one own range
+    of the scope of its first key, with no delete and its old values all absent
+    or all present; ``None`` for any other commit."""
+    first = next(iter(merged))
+    path = find(first)
+    if path is None:
+        return None
+    low, high = min(merged), max(merged)
+    if not any(lo <= low and (hi is None or high < hi) for lo, hi in find.last_ranges):
+        return None
+    if None in merged.values():
+        return None
+    values = cast(list[bytes], list(merged.values()))
+    size = sum(map(len, merged)) + sum(map(len, values))
+    if not old:
+        return {path: [len(values), size]}
+    before = list(map(old.get, merged))
+    absent = before.count(None)
+    if absent == len(before):
+        return {path: [len(values), size]}
+    if absent or UNKNOWN in before:
+        return None
+    return {path: [0, size - sum(map(len, merged)) - sum(map(len, cast(list[bytes], before)))]}
 
 
 def spread(deltas: dict[Path, list[int]]) -> dict[Path, list[int]]:

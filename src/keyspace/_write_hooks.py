@@ -663,10 +663,16 @@ class HookedTransaction(WriteView):
             return
         rank = self.store._old
         if rank == 2 or (rank == 1 and not committing):
-            old, get = self.old, self.view.get
-            for key in pending:
-                if key not in old:
-                    old[key] = get(key)
+            old, view = self.old, self.view
+            fresh = [key for key in pending if key not in old] if old else list(pending)
+            fast = view.fast_get
+            if fast is None:
+                old.update(zip(fresh, map(view.get, fresh), strict=True))
+            else:  # the engine's own point read, looped in C; its errors raw
+                try:
+                    old.update(zip(fresh, map(fast, fresh), strict=True))
+                except Exception as exc:
+                    raise view.translate(exc) from exc
         self.view.put_many(list(pending.items()))
         self.merged.update(pending)
         pending.clear()
