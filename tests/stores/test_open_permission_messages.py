@@ -28,6 +28,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root to switch 
 _OPEN_AS_NOBODY = (
     "import os, sys, keyspace\nfrom keyspace.errors import StoreError\n"
     "import keyspace.stores.lmdb, keyspace.stores.sqlite, keyspace.stores.leveldb\n"
+    "import keyspace.keyspace\n"  # keyspace.open is imported when first used
     "os.setgid(65534)\nos.setuid(65534)\n"  # imports done: now an unprivileged user
     "try:\n"
     "    with keyspace.open(sys.argv[1], readonly=sys.argv[2] == 'r') as ks:\n"

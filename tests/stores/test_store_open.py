@@ -378,6 +378,7 @@ def test_permission_denied(tmp_path: Path, engine: str, where: str) -> None:
             "import os, sys, pickle, keyspace\nfrom keyspace.errors import StoreError\n"
             "import keyspace.stores.lmdb, keyspace.stores.sqlite\n"
             "import keyspace.stores.leveldb, keyspace.stores.rocksdb\n"
+            "import keyspace.keyspace\n"  # keyspace.open is imported when first used
             "os.setgid(65534)\nos.setuid(65534)\n"  # imports done: now an unprivileged user
             "try:\n    keyspace.open(sys.argv[1], readonly=sys.argv[2] == 'r')\n    print('opened')\n"
             "except StoreError as exc:\n    print('StoreError:', exc)\n"
