@@ -44,10 +44,17 @@ def _uses_etcd(path: Path) -> bool:
     return _ETCD_FILES[key]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "shared_etcd: the test's file uses the shared etcd cluster (set by tests/conftest.py)"
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With ``-n`` (pytest-xdist, ``--dist loadgroup``), the tests of every file that
-    uses the shared etcd cluster run one after another on one worker: some of them
-    stop and restart members, which the others must not see mid-call."""
+    """Mark the tests of every file that uses the shared etcd cluster
+    ``shared_etcd``: ``make test`` runs them one after another, apart from the
+    others, which run on both cores (some stop and restart members, or clear the
+    whole cluster, which no other test may see mid-call)."""
     for item in items:
         if _uses_etcd(Path(str(item.path))):
-            item.add_marker(pytest.mark.xdist_group("etcd"))
+            item.add_marker(pytest.mark.shared_etcd)
