@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import lmdb
 
+from ..errors import StoreClosed
 from ._base import ReadView
 from ._lmdb_records import RECORD_SIZE
 from ._lmdb_snapshot import LMDBSnapshot
@@ -71,7 +72,9 @@ class LMDBWatchedReads:
                     ):
                         return value
                     return None
-                except lmdb.Error:
+                except (lmdb.Error, StoreClosed):
+                    # the map grew under the check's reads (its view says "ended"):
+                    # the snapshot route waits for the growth and reads again
                     pass
                 finally:
                     txn.abort()
