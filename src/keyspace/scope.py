@@ -1322,6 +1322,23 @@ class Scope(MutableMapping[Any, Any]):
         layout = self._layout
         ordered = ranges[::-1] if reverse else ranges
         batch = self._state.batch_limit
+        if not count and limit is None:
+            # clear(): the own keys read first, then deleted blind, so that an
+            # engine that caps its transactions (etcd) still sends one request
+            chunks = self._chunks(start, stop, include_start, include_stop, prefix=prefix, decode=False)
+            known = [k for chunk in chunks for k, _ in chunk]
+
+            def delete_known(w: WriteView) -> None:
+                w = self._part(w)
+                write = getattr(w, "write", None)
+                if write is not None and len(known) <= batch:
+                    write([(k, None) for k in known])
+                else:
+                    for k in known:
+                        w.delete(k)
+
+            self._state.destructive(view, delete_known, path=self._unsettled)
+            return 0
 
         def delete_keys(w: WriteView) -> None:
             # the keys are read in the delete's own write: what it removes is what it counts
