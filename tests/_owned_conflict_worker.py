@@ -42,6 +42,9 @@ Modes of ``held`` / ``meanwhile`` (the first process's operation fills the map):
   heights 1 / 2;
 - ``accounting-put``: a plain ``s[b"big"] = BIG bytes`` / ``s[b"small"] = b"1"``
   in a keyspace opened with ``accounting=True`` (whose writes read counters);
+- ``append``: ``scope("c").append(BIG bytes)`` / ``append(b"1")`` in a keyspace
+  opened with ``changes=True`` (an append reads the commit counter at its
+  commit); returns the number of the commit it got;
 - ``aio-setdefault`` / ``aio-pop`` / ``aio-tx-setdefault``: ``setdefault`` /
   ``pop`` through ``keyspace.aio`` / the first process's ``setdefault`` inside
   ``async with aks.transaction()``;
@@ -151,6 +154,9 @@ def _call(ks: Any, mode: str, blob: bytes, first: bool) -> Any:
     if mode == "accounting-put":
         ks.scope("c")[b"big" if first else b"small"] = blob if first else b"1"
         return None
+    if mode == "append":
+        stamp = ks.scope("c").append(blob if first else b"1")
+        return int.from_bytes(stamp.tr_version[:8], "big")
     if mode.startswith("aio-"):
         what = mode[4:] if first else mode[4:].removeprefix("tx-")
         return asyncio.run(_aio(ks.url, what, blob if first else b"B"))

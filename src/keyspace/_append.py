@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._retry import run_atomically
 from ._write_hooks import HookedTransaction
 from .errors import InvalidArgument, InvalidName
 from .tuples import Versionstamp
@@ -51,7 +52,10 @@ def _key_maker(scope: Any) -> Any:
 def append(scope: Any, value: Any) -> Versionstamp:
     """:meth:`Scope.append`: store ``value`` under a key filled at commit; return the
     key's versionstamp: complete outside a transaction (the write commits here),
-    incomplete (its user version set) inside one, complete once it commits."""
+    incomplete (its user version set) inside one, complete once it commits.
+    Outside a transaction the commit is the append's own: one that loses a
+    race (:class:`~keyspace.errors.TransactionConflict`) is made again
+    (:func:`~keyspace._retry.run_atomically`)."""
     raw = scope._stored_value(value)
     form = _key_maker(scope)
     view = scope._writer()
@@ -62,8 +66,12 @@ def append(scope: Any, value: Any) -> Versionstamp:
             f"append needs the change log's commit numbers, which {view.url} does not keep: open it with "
             "changes=True (on etcd, whose own revisions stand for the log, append is not offered)"
         )
-    with scope._space.transaction() as (tx, state):
-        index = _defer(scope._on(tx, state), tx, form, raw).user_version
+
+    def step(pair: tuple[HookedTransaction, Any]) -> tuple[HookedTransaction, int]:
+        tx, state = pair
+        return tx, _defer(scope._on(tx, state), tx, form, raw).user_version
+
+    tx, index = run_atomically(scope._space.transaction, step, "Scope.append")
     number = tx.commit_number
     assert number is not None
     return _stamp(number, index)
