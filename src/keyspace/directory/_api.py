@@ -14,6 +14,7 @@ in the same batch.
 from __future__ import annotations
 
 import builtins
+import copy
 import random
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
@@ -84,6 +85,7 @@ class Directories:
         self.manual = manual
         self.rng = rng if rng is not None else random.Random()
         self._recorded = False
+        self._alive: Callable[[ReadView], None] | None = None
         self.removed: list[tuple[bytes, bytes, tuple[str, ...]]] = []
         # the catalogs and spaces of directories made (see make_handle): the
         # keyspace's own directories keep them for every transaction's
@@ -98,6 +100,14 @@ class Directories:
             return self._keyspace.directories
         bound = Directories(self._keyspace, view, None, manual=self.manual, rng=self.rng)
         return bound
+
+    def _checked(self, alive: Callable[[ReadView], None]) -> Directories:
+        """These directories (sharing their memo and the removals they record),
+        running ``alive`` on the view of each operation before it: a handle's
+        check that its directory was not removed (:meth:`Found.alive`)."""
+        checked = copy.copy(self)
+        checked._alive = alive
+        return checked
 
     def _ops(self) -> TreeOps:
         return TreeOps(Tree(), manual=self.manual, check_prefix=self._check_prefix, rng=self.rng)
@@ -139,6 +149,8 @@ class Directories:
         if view is not None:
             if not isinstance(view, WriteView):
                 raise DirectoryError("a snapshot's directories are read-only")
+            if self._alive is not None:
+                self._alive(view)
             self._claim(view, self._state)
             return body(view)
         catalog = self._state
@@ -150,6 +162,8 @@ class Directories:
             states.clear()
             state = catalog.child()
             states.append(state)
+            if self._alive is not None:
+                self._alive(tx)
             self._claim(tx, state)
             out.append(body(tx))
 
@@ -160,6 +174,14 @@ class Directories:
 
     def _read(self, body: Callable[[ReadView], T]) -> T:
         self._check_scheme()  # another scheme's keys may lie where the nodes would
+        alive = self._alive
+        if alive is not None:
+            unchecked = body
+
+            def body(view: ReadView) -> T:
+                alive(view)
+                return unchecked(view)
+
         view = self._view
         if view is not None:
             return body(view)

@@ -107,13 +107,9 @@ class _DirectoryCatalog(Catalog):
         self.expected = found.layer
 
     def alive(self, view: ReadView) -> None:
-        """Raise :class:`StaleDirectory` unless ``view`` holds the directory's node."""
-        if view.get(self.check_key) != self.expected:
-            found = self.found
-            raise StaleDirectory(
-                f"the directory opened at {show_bytes(found.path)} (prefix {show_bytes(found.prefix)}) was "
-                "removed: this handle reads and writes nothing; open the path again"
-            )
+        """Raise :class:`StaleDirectory` unless ``view`` holds the directory's node
+        (:meth:`Found.alive`)."""
+        self.found.alive(view)
 
     def guard(self, path: Path) -> ReadGuard | None:
         """Nothing for the committed store's handle where its reads check the node
@@ -227,12 +223,15 @@ class Directory(Scope):
     over its own keys (stored ``prefix + pack((k,))``), with ``path`` (the path it
     was opened at), ``layer``, ``prefix`` (its allocated prefix), and the
     directory operations of :class:`~keyspace.directory.Directories` taking
-    paths relative to it. ``scope()`` is refused (use a subdirectory);
-    ``scopes()`` is empty and ``drop()`` clears the keys (use :meth:`remove` to
-    remove the directory).
+    paths relative to it (to the path it was opened at: a moved directory's
+    handle keeps that path, as in FoundationDB). ``scope()`` is refused (use a
+    subdirectory); ``scopes()`` is empty and ``drop()`` clears the keys (use
+    :meth:`remove` to remove the directory).
 
     Every operation raises :class:`~keyspace.errors.StaleDirectory` once the
-    directory was removed (see the module docstring for where it is checked;
+    directory was removed, the directory operations too (the node read first
+    in their own transaction or snapshot: they make, move or remove nothing;
+    see the module docstring for where the rest is checked;
     cost outside a transaction: a write is one transaction of the store with
     one point read more, a read reads the node key in the state it reads; on
     LMDB each in the put's or read's own transaction, the read's once per state
@@ -250,7 +249,11 @@ class Directory(Scope):
         return state
 
     def _dirs(self) -> DirectoryOwner:
-        return self._dir_catalog().owner._bound(self._view, self._state)
+        """The directories this handle's tree operations run on, bound to its view,
+        each checking its node first in the operation's own transaction or
+        snapshot (a removed directory's handle makes, moves and removes nothing)."""
+        catalog = self._dir_catalog()
+        return catalog.owner._bound(self._view, self._state)._checked(catalog.found.alive)
 
     def scope(self, *more: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         raise DirectoryError(
@@ -321,7 +324,7 @@ class DirectoryPartition:
 
     def __init__(self, found: Found, owner: DirectoryOwner) -> None:
         self.found = found
-        self._owner = owner
+        self._owner = owner._checked(found.alive)  # a removed partition's handle changes nothing
 
     path = property(lambda self: self.found.path)
     layer = property(lambda self: self.found.layer)
@@ -388,6 +391,7 @@ class DirectoryOwner(Protocol):
     made: dict[Any, Any]
 
     def _bound(self, view: ReadView, state: Catalog) -> DirectoryOwner: ...
+    def _checked(self, alive: Callable[[ReadView], None]) -> DirectoryOwner: ...
     def create_or_open(self, path: Any, layer: bytes = b"") -> Directory | DirectoryPartition: ...
     def open(self, path: Any, layer: bytes | None = None) -> Directory | DirectoryPartition: ...
     def create(

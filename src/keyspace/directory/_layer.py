@@ -26,6 +26,7 @@ from ..errors import (
     DirectoryVersion,
     LayerMismatch,
     PrefixInUse,
+    StaleDirectory,
     show_bytes,
 )
 from ..stores._base import ReadView, WriteView
@@ -73,6 +74,17 @@ class Found:
     @property
     def check_key(self) -> bytes:
         return self.tree.layer_key(self.tree.node_of(self.prefix))
+
+    def alive(self, view: ReadView) -> None:
+        """Raise :class:`StaleDirectory` unless ``view`` holds this directory's
+        node: its layer key, which a removal deletes and a move leaves, holding
+        its layer. The one check of every operation through a handle. Cost: a
+        point read."""
+        if view.get(self.check_key) != self.layer:
+            raise StaleDirectory(
+                f"the directory opened at {show_bytes(self.path)} (prefix {show_bytes(self.prefix)}) was "
+                "removed: this handle reads and writes nothing; open the path again"
+            )
 
     @property
     def is_partition(self) -> bool:
