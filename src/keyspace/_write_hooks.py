@@ -64,7 +64,7 @@ from ._metadata import reserved_ranges
 from ._retry import retry_conflicts, run_atomically
 from .errors import InvalidArgument, KeyspaceError, UnreadableRecord, show_bytes
 from .schemes._base import Scheme
-from .stores._base import Capabilities, Op, ReadView, Seeker, Store, WriteView
+from .stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
 from .stores._events import StoreWatch
 from .tuples import pack
 
@@ -269,7 +269,7 @@ def _commit_lock(store: Store) -> threading.Lock:
         return lock
 
 
-class HookedStore(Store):
+class HookedStore(DelegatedReads, Store):
     """The engine's ``store`` with ``hooks`` run inside each commit (module
     docstring). Reads are the engine's (its fast paths included); unknown
     attributes are the engine store's. ``record``: the feature record to write
@@ -329,39 +329,16 @@ class HookedStore(Store):
         """The hook of the feature ``name``, or ``None``."""
         return next((h for h in self.hooks if h.name == name), None)
 
-    # -- reads: the engine's --------------------------------------------------------------
+    # -- reads: the engine's (DelegatedReads: scan, scan_keys, count, seeker) ---------------
+
+    def _reads(self) -> ReadView:
+        return self.inner
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self.inner.translate(exc, key)
 
     def get(self, key: bytes) -> bytes | None:
         return self.inner.get(key)
-
-    def scan(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        return self.inner.scan(start, stop, reverse=reverse, limit=limit)
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        return self.inner.scan_keys(start, stop, reverse=reverse, limit=limit)
-
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        return self.inner.count(start, stop)
-
-    def seeker(self, stop: bytes | None = None) -> Seeker:
-        return self.inner.seeker(stop)
 
     def snapshot(self) -> AbstractContextManager[ReadView]:
         return self.inner.snapshot()
@@ -555,7 +532,7 @@ class ChangeList(Sequence[Change]):
         return iter(self._list())
 
 
-class HookedTransaction(WriteView):
+class HookedTransaction(DelegatedReads, WriteView):
     """A transaction of a :class:`HookedStore` over the engine's transaction.
 
     Puts wait in :attr:`pending` (its ``__setitem__`` is the view's ``fast_put``:
@@ -679,42 +656,18 @@ class HookedTransaction(WriteView):
 
     # -- reads: the engine transaction's, after the puts they may meet ------------------------
 
+    def _reads(self) -> ReadView:
+        """The engine transaction, :attr:`pending` flushed into it first (a scan,
+        a count or a seeker may meet those puts)."""
+        self.flush()
+        return self.view
+
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self.view.translate(exc, key)
 
     def get(self, key: bytes) -> bytes | None:
         got = self.pending.get(key)
         return got if got is not None else self.view.get(key)
-
-    def scan(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        self.flush()
-        return self.view.scan(start, stop, reverse=reverse, limit=limit)
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        self.flush()
-        return self.view.scan_keys(start, stop, reverse=reverse, limit=limit)
-
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        self.flush()
-        return self.view.count(start, stop)
-
-    def seeker(self, stop: bytes | None = None) -> Seeker:
-        self.flush()
-        return self.view.seeker(stop)
 
     # -- writes ------------------------------------------------------------------------------------
 
@@ -788,30 +741,24 @@ def _first_of(pair: tuple[bytes, bytes]) -> bytes:
     return pair[0]
 
 
-class _Collect(WriteView):
+class _Collect(DelegatedReads, WriteView):
     """The view hooks write into for a checked batch: reads of the committed store
-    (a key the batch wrote reads as written), writes kept in :attr:`ops`."""
+    (a key the batch wrote reads as written; scans the store's own), writes kept
+    in :attr:`ops`."""
 
     def __init__(self, inner: Store) -> None:
         self.inner = inner
         self.ops: dict[bytes, bytes | None] = {}
         self.known: dict[bytes, bytes | None] = {}
 
+    def _reads(self) -> ReadView:
+        return self.inner
+
     def get(self, key: bytes) -> bytes | None:
         ops, known = self.ops, self.known
         if key in ops:
             return ops[key]
         return known[key] if key in known else self.inner.get(key)
-
-    def scan(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        return self.inner.scan(start, stop, reverse=reverse, limit=limit)
 
     def put(self, key: bytes, value: bytes) -> None:
         self.ops[key] = value
