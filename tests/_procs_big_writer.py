@@ -1,4 +1,4 @@
-"""Child process of test_audit_procs_kill_first_writes: large first writes until killed.
+"""Child process of tests/faults/test_kill_first_writes.py: large first writes until killed.
 
 Usage: ``python _procs_big_writer.py URL SCHEME MODE RUN``. Prints ``writing``
 once the store is open, then ``ack NAME`` after each committed write. Write

@@ -7,7 +7,7 @@ code over views that fetch each read when it is needed, so the registry entry
 and the keys it guards were two requests to the store: a prune and the other
 name's write landing between them handed that name's keys to this scope. Such a
 read now runs in one snapshot of the store, as the synchronous API reads such a
-scope (``tests/test_pruned_registry_entry.py``).
+scope (``tests/heed/test_pruned_registry_entry.py``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A scoped-heed database answers the whole public scope API as the other schemes do.
 
-The calls of ``test_audit_schemes_differential`` (point reads and writes,
+The calls of ``test_schemes_differential`` (point reads and writes,
 ``pop``/``popitem``/``setdefault``/``update``, views and ``==``, ranged and
 prefixed scans, ``clear_range``, ``drop``, ``scopes()``, ``subtree()``,
 transactions, snapshots) run on a scoped-heed LMDB environment

@@ -2,7 +2,7 @@
 as a call made after the close does, sync and async. The close cancels the
 channel's calls, and gRPC's ``CANCELLED: Stream removed (Channel closed!)`` was
 reported as a :class:`StoreError` from the cluster (about 6 reads in 10 cut by a
-close); a watch closed the same way is in test_watch_close.py.
+close); a watch closed the same way is in tests/stores/test_watch_close.py.
 """
 
 from __future__ import annotations
