@@ -21,6 +21,7 @@ from keyspace.collections import (
     TUPLE,
     Deque,
     IndexedMap,
+    IndexedSnapshotMap,
     Layout,
     MultiIndex,
     SnapshotItem,
@@ -173,3 +174,30 @@ def test_snapshot_item_save_with_its_key_too_long(ks: keyspace.Keyspace, layout:
             refused += 1
             assert not list(item.changelog.keys())
     assert refused
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("indexed", [False, True], ids=["snapshot_map", "indexed_snapshot_map"])
+def test_snapshot_map_save_with_its_change_set_key_too_long(
+    ks: keyspace.Keyspace, layout: Layout, indexed: bool
+) -> None:
+    # The changelog's namespace is long and the map's short: the change set's key
+    # is refused where the record's and the index entry's still fit.
+    app = ks.scope("app")
+    changelog = "c" * 200
+    m: SnapshotMap | IndexedSnapshotMap
+    if indexed:
+        team = MultiIndex(lambda v: v["team"], "t", key="str")
+        m = IndexedSnapshotMap(app, "p", "cp", changelog, key="str", layout=layout, indexes={"team": team})
+    else:
+        m = SnapshotMap(app, "p", "cp", changelog, key="str", layout=layout)
+    refused = 0
+    for n in range(250, 330):
+
+        def save(tx: keyspace.Transaction | None, n: int = n) -> None:
+            (m if tx is None else m.using(tx)).save("k" * n, {"team": "red"}, height=5)
+
+        refused += _all_or_nothing(ks, save)
+    assert refused
+    saved = {k for k, _ in m.items()}
+    assert saved and {k[0] for k in m.changelog} == saved  # every record saved has its change set

@@ -102,11 +102,14 @@ class IndexedSnapshotMap(_Snapshotted, IndexedMap):
     ) -> None:
         """The record, its index entries and its change set, in ``base``'s
         transaction; the change set is written after the record's write, which
-        refuses (writing nothing) a unique index key held by another record."""
-        scope = self._ns.scope(base)
-        stored = self._ns.key(elements)
+        refuses (writing nothing) a unique index key held by another record, and
+        its key is checked before it, so that a change set's key the scope
+        refuses writes nothing either."""
         record = self.history.should_record(base, elements)
-        old_raw = scope.get(stored) if record else None
+        old_raw = None
+        if record:
+            old_raw = self._ns.scope(base).get(self._ns.key(elements))
+            self.history.check_key(base, elements, height)
         self._write(base, key, elements, raw, new_keys)
         if record:
             self.history.record(base, elements, old_raw, height)

@@ -81,6 +81,14 @@ class _History:
             entry = log.codec.encode({"old_bytes": base64.b64encode(old_raw).decode()})
         scope[key] = entry
 
+    def check_key(self, base: Scope, elements: tuple[Any, ...], height: int) -> None:
+        """Raise what the changelog's scope raises for the key of the change set
+        of ``elements`` at ``height`` (:class:`~keyspace.errors.KeyTooLarge`),
+        writing nothing: a caller that writes before :meth:`record` checks
+        first, so that a refused change set leaves none of its writes behind."""
+        ns = self.changelog._ns
+        ns.scope(base).check_key(ns.key((*elements, height)))
+
     def should_record(self, base: Scope, elements: tuple[Any, ...]) -> bool:
         """Whether a change of ``elements`` now writes a change set
         (cw-storage-plus's ``should_checkpoint``): always under
