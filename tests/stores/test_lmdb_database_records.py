@@ -246,3 +246,18 @@ def test_deleting_a_record_as_data_deletes_nothing(tmp_path: Path) -> None:
         assert {b"after", b"joined", b"new"} <= set(dict(main.scan())) and b"n" not in dict(main.scan())
         assert main.databases() == sorted(NAMES)
         assert dict(orders.scan()) == {b"inside": b"orders"}
+
+
+def test_a_checked_batch_deletes_no_record_as_data(tmp_path: Path) -> None:
+    # write_if (a batch committed where a key holds what is expected) deletes as
+    # write does: a named database's record holds no datum, so its delete is a
+    # delete of nothing and the batch commits
+    _environment(tmp_path)
+    with LMDBStore(tmp_path) as main:
+        main.put(b"check", b"held")
+        assert main.write_if(b"check", b"held", [(b"orders", None), (b"n", None), (b"new", b"1")])
+        stored = dict(main.scan())
+        assert b"n" not in stored and stored[b"new"] == b"1"
+        assert main.databases() == sorted(NAMES)
+        assert not main.write_if(b"check", b"other", [(b"new", None)])
+        assert main.get(b"new") == b"1"

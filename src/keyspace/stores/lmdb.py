@@ -502,19 +502,7 @@ class LMDBStore(MapGrowth, Store):
     def write(self, ops: Iterable[Op]) -> None:
         batch = list(ops)
         self._check_all(batch)
-
-        records = self._records
-
-        def body(txn: Any) -> None:
-            put = txn.put
-            delete = txn.delete if records is None else partial(delete_data, records, txn)
-            for key, value in batch:
-                if value is None:
-                    delete(key)
-                else:
-                    put(key, value)
-
-        self._write(body, lambda: sum(len(key) + len(value or b"") for key, value in batch))
+        self._write(partial(_apply_batch, self._records, batch), partial(_batch_bytes, batch))
 
     def write_if(self, check_key: bytes, expected: bytes, ops: Iterable[Op]) -> bool:
         """Write ``ops`` in one write transaction if ``check_key`` holds ``expected``
@@ -525,19 +513,14 @@ class LMDBStore(MapGrowth, Store):
         batch = list(ops)
         self._check_all(batch)
         held = [False]
+        records = self._records
 
         def body(txn: Any) -> None:
             held[0] = txn.get(check_key) == expected
-            if not held[0]:
-                return
-            put, delete = txn.put, txn.delete
-            for key, value in batch:
-                if value is None:
-                    delete(key)
-                else:
-                    put(key, value)
+            if held[0]:
+                _apply_batch(records, batch, txn)
 
-        self._write(body, lambda: sum(len(key) + len(value or b"") for key, value in batch))
+        self._write(body, partial(_batch_bytes, batch))
         return held[0]
 
     def put_if(self, check_key: bytes, expected: bytes, key: bytes, value: bytes) -> None:
@@ -644,6 +627,24 @@ class LMDBStore(MapGrowth, Store):
 
     def __repr__(self) -> str:
         return f"LMDBStore({self._path!r})"
+
+
+def _apply_batch(records: Records | None, batch: list[Op], txn: Any) -> None:
+    """Apply ``batch`` in ``txn`` in order (for :meth:`LMDBStore.write` and
+    :meth:`~LMDBStore.write_if`); ``records`` given (the unnamed database), a
+    delete of a named database's record deletes nothing (:func:`delete_data`)."""
+    put = txn.put
+    delete = txn.delete if records is None else partial(delete_data, records, txn)
+    for key, value in batch:
+        if value is None:
+            delete(key)
+        else:
+            put(key, value)
+
+
+def _batch_bytes(batch: list[Op]) -> int:
+    """The bytes of ``batch``'s keys and values: what a full map must grow by."""
+    return sum(len(key) + len(value or b"") for key, value in batch)
 
 
 def _count_keys(
