@@ -192,3 +192,22 @@ def test_inspect_refuses_a_depth_the_scheme_records_itself(
     assert code == 1 and "does not apply to tuple keys" in err
     tree = _inspect(capsys, url)
     assert tree["keys"] == 1 and sum(c["keys"] for c in tree["children"]) == 2
+
+
+def test_a_dry_run_rehearses_on_what_the_destination_holds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The scopes are rehearsed on the existing destination, as the copy does: a
+    length-prefixed scope that holds keys there cannot take a child scope, and
+    both the dry run and the copy say so, with nothing written."""
+    src, dst = str(tmp_path / "src.lmdb"), str(tmp_path / "dst.lmdb")
+    with keyspace.open(dst, scheme="length-prefixed") as ks:
+        ks.scope("a")[b"k"] = b"v"  # ("a",) is a leaf of the destination
+    with keyspace.open(src) as ks:
+        ks.scope("a", "b")[b"k"] = b"v"
+    before = _raw(dst)
+    refused = "holds keys, so it cannot hold the child scope ('a', 'b')"
+    for dry in (["--dry-run"], []):
+        code, out, err = _cli(capsys, "migrate", src, dst, "--to-scheme", "length-prefixed", *dry)
+        assert code == 1 and refused in err, (dry, out, err)
+        assert _raw(dst) == before

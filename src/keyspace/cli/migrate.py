@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
@@ -11,10 +12,9 @@ import click
 
 from .._metadata import DIRECTORY_RECORD
 from ..errors import DecodeError, InvalidName, KeyspaceError, KeyTooLarge, show_bytes
-from ..keyspace import Keyspace
-from ..keyspace import open as open_keyspace
+from ..keyspace import Keyspace, attach
 from ..scope import Scope
-from ..stores import ReadView, parse_url
+from ..stores import OverlayTransaction, ReadOnlyStore, ReadView, WriteView, parse_url
 from ._console import Ticker, err, out
 from ._created import local_path, removed_on_failure
 from ._format import path_identity
@@ -468,6 +468,27 @@ def _part(url: str) -> tuple[str, str]:
     return engine, dict(options).get("db", "") if engine == "lmdb" else ""
 
 
+class _Rehearsal(ReadOnlyStore):
+    """``inner`` read-only, whose transactions hold their writes in memory over a
+    snapshot of it and can never commit: the dry run rehearses the destination's
+    scopes on it (:func:`_rehearse` discards its transaction), so what the
+    destination holds refuses a scope there as it refuses it in the copy. Cost:
+    a snapshot per transaction; the writes, in memory."""
+
+    def transaction(self) -> AbstractContextManager[WriteView]:
+        state = one_state(self.inner)
+        view = state.__enter__()
+
+        def release() -> None:
+            state.__exit__(None, None, None)
+
+        return OverlayTransaction(view, _never_applied, release)
+
+
+def _never_applied(*_: object) -> None:
+    raise KeyspaceError("a rehearsal of the destination's scopes is never committed")
+
+
 def _dry_run(
     source: Keyspace,
     view: ReadView,
@@ -483,9 +504,10 @@ def _dry_run(
     anywhere: an existing ``dst`` is opened read-only and each source key's
     value there read; a ``dst`` that does not exist yet is empty (a store of its
     scheme in memory stands in; its engine's own limits are then not checked).
-    The destination's scopes are rehearsed in memory. Raises what the copy would
-    raise before writing (merged keys, undecodable source keys, scopes the
-    destination's scheme refuses)."""
+    The destination's scopes are rehearsed as the copy rehearses them, over what
+    ``dst`` holds, their writes kept in memory (:class:`_Rehearsal`). Raises what
+    the copy would raise before writing (merged keys, undecodable source keys,
+    scopes the destination refuses)."""
     where = local_path(dst)
     missing = where is not None and not os.path.lexists(where)
     conflicts = Conflicts()
@@ -499,7 +521,8 @@ def _dry_run(
         dst_ks = target.keyspace
         err().print(f"to   {dst}: {target.how}" + (" (does not exist yet)" if missing else ""), markup=False)
         convert = _path_converter(source, dst_ks, keep_bytes)
-        with open_keyspace("memory:", scheme=dst_ks.scheme, leaf_depth=to_depth) as rehearsal:
+        stand_in = _Rehearsal(dst_ks.store)
+        with attach(stand_in, scheme=dst_ks.scheme, close_store=False, leaf_depth=to_depth) as rehearsal:
             check_no_merge(
                 source,
                 dst_ks,
