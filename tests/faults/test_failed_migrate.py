@@ -204,7 +204,7 @@ def test_a_fault_after_committed_batches_keeps_them_and_a_rerun_completes(
     out.mkdir()
     dst = DESTINATIONS[engine](out)
     _fail_batch(monkeypatch, 3, StoreError("injected: the disk went away"))
-    with pytest.raises(StoreError, match="injected"):
+    with pytest.raises(StoreError, match="the disk went away"):
         _migrate(src, dst, "--batch", "10")
     with keyspace.open(dst, create=False) as ks:
         assert dict(ks.scope("s").items()) == {b"k%03d" % i: b"v%d" % i for i in range(20)}  # 2 whole batches
@@ -246,7 +246,7 @@ def test_a_store_another_command_wrote_meanwhile_is_not_removed(
         raise StoreError("injected: the disk went away")
 
     monkeypatch.setattr(migrate_cmd, "_write_batch", other_command_then_fault)
-    with pytest.raises(StoreError, match="injected"):
+    with pytest.raises(StoreError, match="the disk went away"):
         _migrate(src, dst, "--batch", "10")
     with keyspace.open(dst, create=False) as ks:
         assert dict(ks.scope("s").items()) == {b"other": b"written by another command"}
