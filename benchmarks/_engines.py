@@ -12,7 +12,7 @@ from typing import Any
 import keyspace
 from keyspace.keyspace import Keyspace
 
-__all__ = ["PATH", "Fresh", "open_keyspace", "open_raw"]
+__all__ = ["PATH", "Fresh", "load_raw", "open_keyspace", "open_raw"]
 
 PATH = ("tenant1", "users")
 """The scope every store workload writes to."""
@@ -68,4 +68,29 @@ def open_raw(engine: str, directory: str) -> tuple[Any, Callable[[], None]]:
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute(SQLITE_SCHEMA)
         return conn, conn.close
+    raise ValueError(f"unknown engine {engine!r}")
+
+
+def load_raw(engine: str, directory: str, pairs: list[tuple[bytes, bytes]]) -> str:
+    """A store of ``engine`` (``lmdb`` or ``sqlite``) made in ``directory`` by the
+    engine's own binding alone, holding ``pairs`` (sorted here) and nothing of
+    keyspace's: a store another program wrote. Returns its URL."""
+    pairs.sort()
+    if engine == "lmdb":
+        import lmdb
+
+        env = lmdb.open(f"{directory}/db", map_size=4 << 30, max_dbs=0)
+        with env.begin(write=True) as txn:
+            txn.cursor().putmulti(pairs)
+        env.close()
+        return f"lmdb://{directory}/db"
+    if engine == "sqlite":
+        conn = sqlite3.connect(f"{directory}/db.sqlite", isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(SQLITE_SCHEMA)
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO kv VALUES (?, ?)", pairs)
+        conn.execute("COMMIT")
+        conn.close()
+        return f"sqlite://{directory}/db.sqlite"
     raise ValueError(f"unknown engine {engine!r}")

@@ -24,6 +24,7 @@ from keyspace.keyspace import Keyspace
 from . import _data
 from ._engines import Fresh
 from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
+from ._writes import put_all
 
 _V = _data.VALUE
 _PATH = ("tenant1", "users")
@@ -36,39 +37,17 @@ def _open(accounting: bool) -> tuple[Keyspace, Fresh]:
     return ks, d
 
 
-def _transaction(accounting: bool, keys: list[bytes]) -> Factory:
+def _writes(accounting: bool, keys: list[bytes], transaction: bool) -> Factory:
+    """``keys`` put on a fresh store (:func:`put_all`), accounting on or off."""
+
     def make() -> Trial:
         ks, d = _open(accounting)
-
-        def run() -> None:
-            with ks.transaction() as tx:
-                scope = tx.scope(*_PATH)
-                for k in keys:
-                    scope[k] = _V
 
         def close() -> None:
             ks.close()
             d.remove()
 
-        return Trial(run, len(keys), close)
-
-    return make
-
-
-def _single_puts(accounting: bool, keys: list[bytes]) -> Factory:
-    def make() -> Trial:
-        ks, d = _open(accounting)
-        scope = ks.scope(*_PATH)
-
-        def run() -> None:
-            for k in keys:
-                scope[k] = _V
-
-        def close() -> None:
-            ks.close()
-            d.remove()
-
-        return Trial(run, len(keys), close)
+        return Trial(put_all(ks, _PATH, keys, transaction), len(keys), close)
 
     return make
 
@@ -108,14 +87,14 @@ def accounting(ctx: Context) -> Iterator[Comparison]:
     yield Comparison(
         "account",
         "transaction of 1,000 puts into one scope",
-        {"accounting": _transaction(True, keys), "plain": _transaction(False, keys)},
+        {"accounting": _writes(True, keys, True), "plain": _writes(False, keys, True)},
         [Ratio("tx of 1,000 puts: accounting vs not", "accounting", "plain", Target(1.15))],
         rounds=ctx.fine,
     )
     yield Comparison(
         "account",
         "single puts, each its own commit",
-        {"accounting": _single_puts(True, keys), "plain": _single_puts(False, keys)},
+        {"accounting": _writes(True, keys, False), "plain": _writes(False, keys, False)},
         [Ratio("single put: accounting vs not", "accounting", "plain", Target(1.3))],
         rounds=ctx.fine,
     )

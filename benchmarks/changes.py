@@ -28,6 +28,7 @@ from keyspace.keyspace import Keyspace
 from . import _data
 from ._engines import Fresh
 from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
+from ._writes import put_all
 
 _V = _data.VALUE
 
@@ -55,30 +56,11 @@ def _open(ctx: Context, changes: bool, sync: bool = False) -> Keyspace:
     return ks
 
 
-def _transaction(ks: Keyspace, keys: list[bytes]) -> Factory:
-    def make() -> Trial:
-        def run() -> None:
-            with ks.transaction() as tx:
-                scope = tx.scope("t")
-                for k in keys:
-                    scope[k] = _V
-
-        return Trial(run, 1)
-
-    return make
-
-
-def _puts(ks: Keyspace, keys: list[bytes]) -> Factory:
-    scope = ks.scope("t")
-
-    def make() -> Trial:
-        def run() -> None:
-            for k in keys:
-                scope[k] = _V
-
-        return Trial(run, len(keys))
-
-    return make
+def _writes(ks: Keyspace, keys: list[bytes], transaction: bool) -> Factory:
+    """``keys`` put into the scope ``t`` of ``ks`` (:func:`put_all`); a transaction
+    is one operation, a single put one."""
+    run = put_all(ks, ("t",), keys, transaction)
+    return lambda: Trial(run, 1 if transaction else len(keys))
 
 
 @workload("changes")
@@ -89,7 +71,7 @@ def changes(ctx: Context) -> Iterator[Comparison]:
     yield Comparison(
         "changes",
         "transaction of 1,000 puts",
-        {"on": _transaction(on, keys), "off": _transaction(off, keys)},
+        {"on": _writes(on, keys, True), "off": _writes(off, keys, True)},
         [Ratio("changes=True: transaction of 1,000 puts vs off", "on", "off", Target(1.3))],
         rounds=ctx.fine,
     )
@@ -97,7 +79,7 @@ def changes(ctx: Context) -> Iterator[Comparison]:
     yield Comparison(
         "changes",
         "single puts",
-        {"on": _puts(on, singles), "off": _puts(off, singles)},
+        {"on": _writes(on, singles, False), "off": _writes(off, singles, False)},
         [Ratio("changes=True: a put with its own commit vs off", "on", "off", Target(1.5))],
         rounds=ctx.fine,
     )
@@ -105,14 +87,14 @@ def changes(ctx: Context) -> Iterator[Comparison]:
     yield Comparison(
         "changes",
         "transaction of 1,000 puts, fsync",
-        {"on": _transaction(on, keys), "off": _transaction(off, keys)},
+        {"on": _writes(on, keys, True), "off": _writes(off, keys, True)},
         [Ratio("changes=True: transaction of 1,000 puts vs off (fsync)", "on", "off", Target(1.3))],
         rounds=ctx.fine,
     )
     yield Comparison(
         "changes",
         "single puts, fsync",
-        {"on": _puts(on, singles[:200]), "off": _puts(off, singles[:200])},
+        {"on": _writes(on, singles[:200], False), "off": _writes(off, singles[:200], False)},
         [Ratio("changes=True: a put with its own commit vs off (fsync)", "on", "off", Target(1.5))],
         rounds=ctx.fine,
     )

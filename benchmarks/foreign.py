@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import binascii
 import sqlite3
-import struct
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -25,13 +24,15 @@ from keyspace.schemes import AsciiHex, LengthPrefixed, Scheme, ScopeHash, Sublev
 from keyspace.schemes.scope_hash import registry_key
 
 from . import _data
-from ._engines import SQLITE_SCHEMA, Fresh
+from ._data import after as _after
+from ._data import hand_stored as _stored
+from ._data import scheme_keys as _keys
+from ._engines import Fresh, load_raw
 from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
 
 _V = _data.VALUE
 _Z, _ZF = b"\x00", b"\x00\xff"
-_U64 = struct.Struct("<Q").pack
-_hexlify, _unhexlify = binascii.hexlify, binascii.unhexlify
+_unhexlify = binascii.unhexlify
 _GET = "SELECT v FROM kv WHERE k = ?"
 _SHORT = "SELECT k, v FROM kv WHERE k >= ? AND k < ? ORDER BY k LIMIT ?"
 
@@ -43,23 +44,6 @@ _SCHEMES: list[tuple[str, Scheme, str, Callable[[str], tuple[str, ...]]]] = [
     ("sublevel", Sublevel(), "raw", lambda t: (t, "users")),
     ("scopehash", ScopeHash(), "u64len", lambda t: (f"{t}.users",)),
 ]
-
-
-def _keys(n: int, seed: int = 1) -> list[bytes]:
-    """Keys every scheme takes (Sublevel refuses a leading separator)."""
-    return [b"?" + k if k[:1] == b"!" else k for k in _data.keys(n, seed)]
-
-
-def _stored(kind: str, prefix: bytes) -> Callable[[bytes], bytes]:
-    """The hand-written key transform of ``kind`` under ``prefix``."""
-    if kind == "tuple":
-        p1 = prefix + b"\x01"
-        return lambda k: p1 + k.replace(_Z, _ZF) + _Z
-    if kind == "hex":
-        return lambda k: prefix + _hexlify(k)
-    if kind == "u64len":
-        return lambda k: prefix + _U64(len(k)) + k
-    return lambda k: prefix + k
 
 
 def _decode(kind: str, plen: int) -> Callable[[bytes], bytes | None]:
@@ -84,26 +68,11 @@ class _Foreign:
         d = Fresh()
         ctx.defer(d.remove)
         self.engine = engine
-        pairs.sort()
         options: dict[str, Any] = {"leaf_depth": depth} if not scheme.separates_own_keys else {}
+        self.ks: Keyspace = keyspace.open(load_raw(engine, d.path, pairs), scheme=scheme, **options)
         if engine == "lmdb":
-            import lmdb
-
-            env = lmdb.open(f"{d.path}/db", map_size=4 << 30, max_dbs=0)
-            with env.begin(write=True) as txn:
-                txn.cursor().putmulti(pairs)
-            env.close()
-            self.ks: Keyspace = keyspace.open(f"lmdb://{d.path}/db", scheme=scheme, **options)
             self.raw: Any = self.ks.store._env  # type: ignore[attr-defined]
         else:
-            conn = sqlite3.connect(f"{d.path}/db.sqlite", isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(SQLITE_SCHEMA)
-            conn.execute("BEGIN")
-            conn.executemany("INSERT INTO kv VALUES (?, ?)", pairs)
-            conn.execute("COMMIT")
-            conn.close()
-            self.ks = keyspace.open(f"sqlite://{d.path}/db.sqlite", scheme=scheme, **options)
             self.raw = sqlite3.connect(f"{d.path}/db.sqlite", isolation_level=None, check_same_thread=False)
             ctx.defer(self.raw.close)
         ctx.defer(self.ks.close)
@@ -287,48 +256,11 @@ def _raw_len(store: _Foreign, kind: str, prefix: bytes, stop: bytes, n: int) -> 
     return make
 
 
-def _child_end(name: str, at: int) -> Callable[[bytes], tuple[bytes, int] | None]:
-    """A child's name read off a stored key of the parent's subtree, and where the
-    child's part of the key ends (``None``: an own key of the parent)."""
-    if name == "sublevel":
-        return lambda k: (k[at + 1 : (e := k.index(b"!", at + 1))], e + 1) if k[at : at + 1] == b"!" else None
-    if name == "asciihex":
-
-        def hex_child(k: bytes) -> tuple[bytes, int] | None:
-            end = k.find(_Z, at)
-            return (_unhexlify(k[at:end]), end + 1) if end >= 0 else None
-
-        return hex_child
-    if name == "tuple":
-
-        def tuple_child(k: bytes) -> tuple[bytes, int] | None:
-            if k[at] != 2:
-                return None
-            end = k.index(0, at + 1)
-            return k[at + 1 : end], end + 1
-
-        return tuple_child
-
-    def lp_child(k: bytes) -> tuple[bytes, int] | None:
-        length = int.from_bytes(k[at : at + 2], "big")
-        return k[at + 2 : at + 2 + length], at + 2 + length
-
-    return lp_child
-
-
-def _after(key: bytes) -> bytes:
-    key = key.rstrip(b"\xff")
-    return key[:-1] + bytes((key[-1] + 1,))
-
-
 def _raw_scopes(store: _Foreign, name: str, parent: bytes, count: int) -> Factory:
     """The skip loop by hand: one seek per child, its name read off the stored key,
     the next seek past its subtree (LMDB: one cursor; SQLite: one ``LIMIT 1``
     statement per seek, in one read transaction)."""
-    at = len(parent)
-    child = _child_end(name, at)
-    if name == "tuple":
-        at = len(parent)
+    child = _data.child_end(name, len(parent))
     end = _after(parent)
 
     def make() -> Trial:

@@ -29,6 +29,9 @@ from keyspace.schemes._layouts import LayoutCache
 from keyspace.scope import Scope
 
 from . import _data
+from ._data import after as _after
+from ._data import hand_stored as _hand_stored
+from ._data import scheme_keys as _keys
 from ._engines import Fresh
 from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
 
@@ -61,11 +64,6 @@ def _all(*steps: Callable[[], object]) -> Callable[[], None]:
             step()
 
     return run
-
-
-def _keys(n: int) -> list[bytes]:
-    """Benchmark keys every scheme takes (Sublevel refuses a leading separator)."""
-    return [b"?" + k if k[:1] == b"!" else k for k in _data.keys(n)]
 
 
 def _open(directory: str, scheme: Scheme, engine: str = "lmdb") -> Keyspace:
@@ -170,17 +168,6 @@ def _hand_get(kind: str, prefix: bytes) -> Callable[[Callable[[bytes], object], 
             get(prefix + k)
 
     return raw_get
-
-
-def _hand_stored(kind: str, prefix: bytes) -> Callable[[bytes], bytes]:
-    """The transform of :func:`_hand_put` as a function (for one-off keys)."""
-    if kind == "tuple":
-        return lambda k: prefix + b"\x01" + k.replace(_Z, _ZF) + _Z
-    if kind == "hex":
-        return lambda k: prefix + _hexlify(k)
-    if kind == "u64len":
-        return lambda k: prefix + _U64(len(k)) + k
-    return lambda k: prefix + k
 
 
 def _hand_decoder(kind: str, plen: int) -> Callable[[Any, bytes, int], list[tuple[bytes, bytes]]]:
@@ -424,13 +411,6 @@ def _raw_count(store: _Store, kind: str, layout: Any, n: int) -> Factory:
         return Trial(run, n)
 
     return make
-
-
-def _after(key: bytes) -> bytes:
-    """The first byte string after every one that starts with ``key`` (``key`` is
-    never all ``ff`` here)."""
-    key = key.rstrip(b"\xff")
-    return key[:-1] + bytes((key[-1] + 1,))
 
 
 def _raw_prefix(store: _Store, kind: str, prefix: bytes, stop: bytes, heads: list[bytes]) -> Factory:
@@ -1063,18 +1043,7 @@ def _scopes_pair(ctx: Context, scheme: Scheme, name: str, names: list[str]) -> d
     store = _children_store(ctx, scheme, names)
     assert store.handle.scope("tenant1").scopes() == [c.encode() for c in names]
 
-    def after(key: bytes) -> bytes:
-        key = key.rstrip(b"\xff")
-        return key[:-1] + bytes((key[-1] + 1,))
-
-    def child_end(k: bytes) -> tuple[bytes, int] | None:  # the child's name, and where it ends
-        if name == "sublevel":
-            return (k[at + 1 : (end := k.index(b"!", at + 1))], end + 1) if k[at : at + 1] == b"!" else None
-        if name == "asciihex":
-            end = k.find(_Z, at)
-            return (binascii.unhexlify(k[at:end]), end + 1) if end >= 0 else None
-        length = int.from_bytes(k[at : at + 2], "big")
-        return k[at + 2 : at + 2 + length], at + 2 + length
+    child_end = _data.child_end(name, at)
 
     def ks_scopes() -> Trial:
         scope = store.handle.scope("tenant1")
@@ -1097,7 +1066,7 @@ def _scopes_pair(ctx: Context, scheme: Scheme, name: str, names: list[str]) -> d
                         ok = cursor.set_range(k + _Z)
                         continue
                     found.append(got[0])
-                    ok = cursor.set_range(after(k[: got[1]]))
+                    ok = cursor.set_range(_after(k[: got[1]]))
             return found
 
         return Trial(run, len(names))

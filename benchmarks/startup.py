@@ -9,10 +9,7 @@ same store with py-lmdb alone (a full scan, counting keys and bytes).
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import keyspace
@@ -20,39 +17,7 @@ import keyspace
 from . import _data
 from ._engines import Fresh
 from ._harness import Comparison, Context, Ratio, Target, workload
-
-_RAW_SCAN = """
-import sys
-import lmdb
-env = lmdb.open(sys.argv[1], readonly=True, lock=False, max_dbs=0)
-keys = size = 0
-with env.begin() as txn:
-    for k, v in txn.cursor():
-        keys += 1
-        size += len(k) + len(v)
-print(keys, size)
-"""
-
-
-def _wall_ms(argv: list[str], runs: int, env: dict[str, str]) -> float:
-    """The least wall time of ``runs`` runs of ``argv`` (output discarded), in ms,
-    after one untimed run (which writes the bytecode caches a user's installation
-    holds)."""
-    best = float("inf")
-    for i in range(runs + 1):
-        t0 = time.perf_counter()
-        subprocess.run(
-            argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=600, env=env
-        )
-        if i:
-            best = min(best, time.perf_counter() - t0)
-    return best * 1000
-
-
-def _command() -> list[str]:
-    """The ``keyspace`` command as installed beside this interpreter, else ``python -m keyspace.cli``."""
-    beside = os.path.join(os.path.dirname(sys.executable), "keyspace")
-    return [beside] if os.path.exists(beside) else [sys.executable, "-m", "keyspace.cli"]
+from ._process import RAW_SCAN, command, user_env, wall_ms
 
 
 @workload("startup")
@@ -60,13 +25,10 @@ def startup(ctx: Context) -> Iterator[Comparison]:
     """``import keyspace``, ``keyspace --help`` and ``keyspace inspect``, each a fresh process."""
     runs = ctx.n(9, 1)
     python = sys.executable
-    # bytecode cached as in a user's installation (in a directory of its own, so
-    # that an environment that writes none still measures what a user runs)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = ctx.tmpdir()
-    bare = _wall_ms([python, "-c", "pass"], runs, env)
+    env = user_env(ctx)
+    bare = wall_ms([python, "-c", "pass"], runs, env)
     ctx.note(f"a bare interpreter (python -c pass) starts in {bare:.0f} ms here")
-    imported = _wall_ms([python, "-c", "import keyspace"], runs, env)
+    imported = wall_ms([python, "-c", "import keyspace"], runs, env)
     yield Comparison(
         "startup",
         "import keyspace",
@@ -75,7 +37,7 @@ def startup(ctx: Context) -> Iterator[Comparison]:
         measured={"keyspace": imported, "1 s": 1000.0},
         unit="ms",
     )
-    helped = _wall_ms([*_command(), "--help"], runs, env)
+    helped = wall_ms([*command(), "--help"], runs, env)
     yield Comparison(
         "startup",
         "keyspace --help",
@@ -95,8 +57,8 @@ def startup(ctx: Context) -> Iterator[Comparison]:
         for t in range(100):
             for name in ("users", "orders", "audit"):
                 tx.scope(f"tenant{t:03d}", name).update({k: _data.VALUE for k in keys})
-    inspected = _wall_ms([*_command(), "inspect", f"{d.path}/db"], runs, env)
-    scanned = _wall_ms([python, "-c", _RAW_SCAN, f"{d.path}/db"], runs, env)
+    inspected = wall_ms([*command(), "inspect", f"{d.path}/db"], runs, env)
+    scanned = wall_ms([python, "-c", RAW_SCAN, f"{d.path}/db"], runs, env)
     yield Comparison(
         "startup",
         "keyspace inspect as a command",
