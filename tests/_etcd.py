@@ -1,6 +1,8 @@
 """The etcd test cluster, for every test that needs it: the one helper that finds
 it (started by ``scripts/etcd-test-cluster.sh``, or by the test run itself) and
-skips or fails the test, with the reason, when it cannot be had."""
+skips or fails the test, with the reason, when it cannot be had; and what the etcd
+tests share to look at a client's requests: a model of etcd's compares, recorders
+of the write requests a client sends, and a commit whose answer is lost."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ from typing import Any
 import grpc
 import pytest
 
+from keyspace.errors import EtcdUnavailable
 from keyspace.stores import open_store
+from keyspace.stores._etcd_proto import kv_pb2 as pb
 from keyspace.stores.etcd import EtcdStore
 from keyspace.testing.etcd_cluster import ClusterUnavailable, LocalCluster, shared_cluster, start_cluster
 
@@ -112,3 +116,78 @@ class LosingKV:
             self._meanwhile()
             raise LostAnswer()
         return response
+
+
+def compare_holds(compare: pb.Compare, state: dict[bytes, int]) -> bool:
+    """etcd's ``applyCompare`` of a MOD compare against ``state`` (key -> mod
+    revision): over a range every present key must pass, an empty range compares
+    revision 0."""
+    if compare.range_end:
+        end = None if compare.range_end == b"\x00" else compare.range_end
+        revs = [r for k, r in state.items() if compare.key <= k and (end is None or k < end)] or [0]
+    else:
+        revs = [state.get(compare.key, 0)]
+    if compare.result == pb.Compare.EQUAL:
+        return all(r == compare.mod_revision for r in revs)
+    return all(r < compare.mod_revision for r in revs)
+
+
+class InjectedFault(Exception):
+    """A request made to fail before it was sent (:func:`record_writes`)."""
+
+
+_WRITES = (pb.TxnRequest, pb.DeleteRangeRequest, pb.PutRequest)
+
+
+def record_writes(conn: Any, fail: Callable[[int], bool] | None = None) -> list[str]:
+    """Record the write requests the sync connection ``conn`` sends from now on (a
+    ``Txn`` that only reads is none), by request type; ``fail(n)`` true makes the
+    n-th raise :class:`InjectedFault` before it is sent."""
+    seen: list[str] = []
+    call = conn.call
+
+    def counted(what: str, method: Callable[..., Any], request: Any, **kw: Any) -> Any:
+        reads_only = isinstance(request, pb.TxnRequest) and not request.success
+        if isinstance(request, _WRITES) and not reads_only:
+            seen.append(type(request).__name__)
+            if fail is not None and fail(len(seen)):
+                raise InjectedFault(f"write request {len(seen)} failed before it was sent")
+        return call(what, method, request, **kw)
+
+    conn.call = counted
+    return seen
+
+
+def record_async_writes(client: Any) -> list[str]:
+    """Record the write methods (``Txn`` that writes, ``DeleteRange``, ``Put``)
+    the asyncio client ``client`` calls from now on."""
+    seen: list[str] = []
+    call = client.call
+
+    async def counted(what: str, method: str, request: Any, **kw: Any) -> Any:
+        if method in ("Txn", "DeleteRange", "Put") and not (method == "Txn" and not request.success):
+            seen.append(method)
+        return await call(what, method, request, **kw)
+
+    client.call = counted
+    return seen
+
+
+def lose_first_commit_answer(store: Any, meanwhile: Callable[[], None]) -> list[str]:
+    """Make the first commit of the sync etcd ``store`` reach the cluster, then run
+    ``meanwhile`` (another client's transaction, or nothing) and lose the answer
+    (:class:`EtcdUnavailable`); the list returned holds ``"commit"`` once it has."""
+    conn = store._conn
+    real = conn.call
+    lost: list[str] = []
+
+    def flaky(what: str, method: Any, request: Any, **kw: Any) -> Any:
+        response = real(what, method, request, **kw)
+        if what == "commit" and not lost:
+            lost.append(what)
+            meanwhile()
+            raise EtcdUnavailable("commit: simulated lost answer")
+        return response
+
+    conn.call = flaky
+    return lost

@@ -12,17 +12,23 @@ to show that nothing of a failed delete is applied."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
-from _etcd import own_url
+from _etcd import (
+    InjectedFault,
+    compare_holds,
+    lose_first_commit_answer,
+    own_url,
+    record_async_writes,
+    record_writes,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
 import keyspace
 import keyspace.aio
-from keyspace.errors import EtcdUnavailable, TransactionTooLarge
+from keyspace.errors import TransactionTooLarge
 from keyspace.schemes import AsciiHex, ScopeHash
 from keyspace.stores import open_store
 from keyspace.stores._etcd_plan import (
@@ -88,20 +94,6 @@ def test_the_model_refuses_what_etcd_refuses() -> None:
     assert nest_ops(_deletes(130), 127) is None  # one operation left below 127 compares
 
 
-def _holds(compare: pb.Compare, state: dict[bytes, int]) -> bool:
-    """etcd's ``applyCompare`` of a MOD compare against ``state`` (key -> mod
-    revision): over a range every present key must pass, an empty range compares
-    revision 0."""
-    if compare.range_end:
-        end = None if compare.range_end == b"\x00" else compare.range_end
-        revs = [r for k, r in state.items() if compare.key <= k and (end is None or k < end)] or [0]
-    else:
-        revs = [state.get(compare.key, 0)]
-    if compare.result == pb.Compare.EQUAL:
-        return all(r == compare.mod_revision for r in revs)
-    return all(r < compare.mod_revision for r in revs)
-
-
 _KEYS = st.text(alphabet="abc", min_size=1, max_size=2).map(str.encode)
 
 
@@ -142,7 +134,7 @@ def test_merged_compares_hold_exactly_when_the_originals_do(
     ]
     merged = guard_compares(points, scanned, snapshot)
     assert len(merged) <= len(original)
-    assert all(_holds(c, after) for c in merged) == all(_holds(c, after) for c in original)
+    assert all(compare_holds(c, after) for c in merged) == all(compare_holds(c, after) for c in original)
 
 
 def test_a_commit_check_reads_nested_answers_in_order() -> None:
@@ -173,28 +165,6 @@ def url() -> Iterator[str]:
     yield from own_url("nested-deletes")
 
 
-class _Injected(Exception):
-    pass
-
-
-def _writes(conn: Any, fail: Callable[[int], bool] | None = None) -> list[str]:
-    """Record the write requests ``conn`` sends; ``fail(n)`` true makes the n-th
-    raise before it is sent."""
-    seen: list[str] = []
-    call = conn.call
-
-    def counted(what: str, method: Callable[..., Any], request: Any, **kw: Any) -> Any:
-        reads_only = isinstance(request, pb.TxnRequest) and not request.success
-        if isinstance(request, pb.TxnRequest | pb.DeleteRangeRequest | pb.PutRequest) and not reads_only:
-            seen.append(type(request).__name__)
-            if fail is not None and fail(len(seen)):
-                raise _Injected(f"write request {len(seen)} failed before it was sent")
-        return call(what, method, request, **kw)
-
-    conn.call = counted
-    return seen
-
-
 _NAMES = [f"n{i:03d}" for i in range(100)]
 
 
@@ -207,9 +177,9 @@ def test_a_scopehash_root_drop_of_a_hundred_names_is_one_txn(url: str, fail: boo
         for name in _NAMES:
             ks.scope(name)[b"k"] = b"v"
         ks.scope()[b"root"] = b"r"
-        seen = _writes(ks.store._conn, (lambda n: True) if fail else None)  # type: ignore[attr-defined]
+        seen = record_writes(ks.store._conn, (lambda n: True) if fail else None)  # type: ignore[attr-defined]
         if fail:
-            with pytest.raises(_Injected):
+            with pytest.raises(InjectedFault):
                 ks.scope().drop()
             assert all(ks.scope(name).get(b"k") == b"v" for name in _NAMES)  # none of it
             assert ks.scope()[b"root"] == b"r"
@@ -232,9 +202,9 @@ def test_an_asciihex_clear_of_300_keys_is_one_txn(url: str, fail: bool) -> None:
             scope.update(dict(list(own.items())[start : start + 100]))
         scope.scope("child")[b"c"] = b"x"
         ks.scope("t0")[b"n"] = b"y"
-        seen = _writes(ks.store._conn, (lambda n: True) if fail else None)  # type: ignore[attr-defined]
+        seen = record_writes(ks.store._conn, (lambda n: True) if fail else None)  # type: ignore[attr-defined]
         if fail:
-            with pytest.raises(_Injected):
+            with pytest.raises(InjectedFault):
                 scope.clear()
             assert dict(scope.items()) == own
         else:
@@ -251,7 +221,7 @@ def test_a_store_transaction_deletes_a_thousand_ranges_at_one_revision(url: str)
     try:
         store.put_many((b"k%04d" % i, b"v") for i in range(1000))
         store.put(b"keep", b"1")
-        seen = _writes(store._conn)  # type: ignore[attr-defined]
+        seen = record_writes(store._conn)  # type: ignore[attr-defined]
         with store.transaction() as tx:
             assert tx.get(b"keep") == b"1"
             for i in range(1000):
@@ -270,18 +240,7 @@ def test_a_nested_commit_whose_answer_was_lost_is_found_applied(url: str) -> Non
     try:
         store.put_many((b"k%04d" % i, b"v") for i in range(300))
         store.put(b"n", b"1")
-        conn = store._conn  # type: ignore[attr-defined]
-        real = conn.call
-        lost: list[str] = []
-
-        def flaky(what: str, method: Any, request: Any, **kw: Any) -> Any:
-            response = real(what, method, request, **kw)
-            if what == "commit" and not lost:
-                lost.append(what)
-                raise EtcdUnavailable("commit: simulated lost answer")
-            return response
-
-        conn.call = flaky
+        lost = lose_first_commit_answer(store, lambda: None)
         with store.transaction() as tx:
             value = int(tx.get(b"n") or b"0")
             for i in range(300):
@@ -303,16 +262,7 @@ def test_an_async_scopehash_root_drop_of_a_hundred_names_is_one_txn(url: str) ->
         async with await keyspace.aio.open(url, scheme=ScopeHash()) as aks:
             for name in _NAMES:
                 await aks.scope(name).put(b"k", b"v")
-            client = aks.store._client  # type: ignore[attr-defined]
-            seen: list[str] = []
-            call = client.call
-
-            async def counted(what: str, method: str, request: Any, **kw: Any) -> Any:
-                if method in ("Txn", "DeleteRange", "Put") and not (method == "Txn" and not request.success):
-                    seen.append(method)
-                return await call(what, method, request, **kw)
-
-            client.call = counted
+            seen = record_async_writes(aks.store._client)  # type: ignore[attr-defined]
             await aks.scope().drop()
             assert seen == ["Txn"]
             assert [name for name in _NAMES if await aks.scope(name).get(b"k") is not None] == []
@@ -333,8 +283,8 @@ def test_a_root_drop_past_the_compare_limit_leaves_every_name_whole(url: str) ->
             ks.scope(name).update(keys)
         conn = ks.store._conn  # type: ignore[attr-defined]
         real = conn.call
-        seen = _writes(conn, lambda n: n == 60)
-        with pytest.raises(_Injected):
+        seen = record_writes(conn, lambda n: n == 60)
+        with pytest.raises(InjectedFault):
             ks.scope().drop()
         assert len(seen) == 60
         states = [dict(ks.scope(name).items()) for name in names]

@@ -18,14 +18,13 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 import pytest
-from _etcd import own_url
+from _etcd import compare_holds, own_url
 from hypothesis import given
 from hypothesis import strategies as st
 
 import keyspace
 from keyspace.stores import open_store
 from keyspace.stores._etcd_plan import guard_compares
-from keyspace.stores._etcd_proto import kv_pb2 as pb
 from keyspace.stores._overlay import RangeSet
 from keyspace.stores.etcd import TransactionConflict
 
@@ -54,18 +53,6 @@ def test_gaps_are_exactly_the_uncovered_part(
         inside = start <= key and (stop is None or key < stop)
         in_gap = any(low <= key and (high is None or key < high) for low, high in gaps)
         assert in_gap == (inside and key not in ranges)
-
-
-def _holds(compare: pb.Compare, state: dict[bytes, int]) -> bool:
-    """etcd's MOD compare against ``state`` (key -> mod revision)."""
-    if compare.range_end:
-        end = None if compare.range_end == b"\x00" else compare.range_end
-        revs = [r for k, r in state.items() if compare.key <= k and (end is None or k < end)] or [0]
-    else:
-        revs = [state.get(compare.key, 0)]
-    if compare.result == pb.Compare.EQUAL:
-        return all(r == compare.mod_revision for r in revs)
-    return all(r < compare.mod_revision for r in revs)
 
 
 _K = st.text(alphabet="abc", min_size=1, max_size=2).map(str.encode)
@@ -109,8 +96,8 @@ def test_compares_joined_across_deleted_ranges_never_miss_a_conflict(
             after.pop(key, None)
         else:
             after[key] = snapshot + rev
-    if all(_holds(c, after) for c in joined):
-        assert all(_holds(c, after) for c in exact)
+    if all(compare_holds(c, after) for c in joined):
+        assert all(compare_holds(c, after) for c in exact)
 
 
 # -- on the cluster ----------------------------------------------------------------------

@@ -16,15 +16,14 @@ later write stays."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from _etcd import LosingKV, own_url
+from _etcd import LosingKV, lose_first_commit_answer, own_url
 
 from keyspace.errors import CommitOutcomeUnknown, EtcdUnavailable
 from keyspace.stores import open_store
-from keyspace.stores._base import Store
 from keyspace.stores._etcd_plan import (
     APPLIED,
     CHANGED,
@@ -140,25 +139,6 @@ def url() -> Iterator[str]:
     yield from own_url("review-unknown-outcome")
 
 
-def _lose_first_commit_answer(store: Store, meanwhile: Callable[[], None]) -> list[str]:
-    """Make the first commit of ``store`` reach the cluster, then run ``meanwhile``
-    (another client's transaction) and lose the answer."""
-    conn = store._conn  # type: ignore[attr-defined]
-    real = conn.call
-    lost: list[str] = []
-
-    def flaky(what: str, method: Any, request: Any, **kw: Any) -> Any:
-        response = real(what, method, request, **kw)
-        if what == "commit" and not lost:
-            lost.append(what)
-            meanwhile()
-            raise EtcdUnavailable("commit: simulated lost answer")
-        return response
-
-    conn.call = flaky
-    return lost
-
-
 @pytest.mark.etcd
 @pytest.mark.parametrize("shape", ["put", "delete", "range", "nested ranges"])
 def test_a_retry_never_undoes_a_later_write(url: str, shape: str) -> None:
@@ -176,7 +156,7 @@ def test_a_retry_never_undoes_a_later_write(url: str, shape: str) -> None:
                 assert tx.get(b"b") == (b"1" if shape == "put" else None)  # T1 was applied
                 tx.put(b"b", b"2")
 
-        lost = _lose_first_commit_answer(store, t2)
+        lost = lose_first_commit_answer(store, t2)
         with (
             pytest.raises(CommitOutcomeUnknown, match="written since by another client"),
             store.transaction() as tx,
@@ -204,7 +184,7 @@ def test_a_lost_answer_with_no_later_write_is_found_applied(url: str) -> None:
     store = open_store(url)
     try:
         store.put(b"a", b"0")
-        lost = _lose_first_commit_answer(store, lambda: None)
+        lost = lose_first_commit_answer(store, lambda: None)
         with store.transaction() as tx:
             assert tx.get(b"a") == b"0"
             tx.put(b"b", b"1")
