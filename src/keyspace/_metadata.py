@@ -23,6 +23,7 @@ overwritten: :class:`UnreadableRecord` names where it is.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from ._bytes import prefix_end
@@ -41,6 +42,7 @@ __all__ = [
     "directories_overlap",
     "directory_node_ranges",
     "directory_record",
+    "first_meeting",
     "overlapping",
     "parse",
     "read",
@@ -186,6 +188,19 @@ def _overlaps(a: _Range, b: _Range) -> bool:
     return (a_stop is None or b_start < a_stop) and (b_stop is None or a_start < b_stop)
 
 
+def first_meeting(spans: Iterable[_Range], others: Iterable[_Range]) -> tuple[_Range, _Range] | None:
+    """The first pair ``(span, other)`` of a range of ``spans`` and one of
+    ``others`` that overlap (half-open; a ``None`` end: no end), else ``None``.
+    The one test of whether two sets of ranges meet (e.g. a footprint and
+    :data:`DIRECTORY_FOOTPRINT`). Cost: one comparison pair per pair of ranges."""
+    others = tuple(others)
+    for span in spans:
+        for other in others:
+            if _overlaps(span, other):
+                return span, other
+    return None
+
+
 def _shares_space(found: Scheme, wanted: Scheme) -> bool:
     return any(_overlaps(a, b) for a in _footprint(found) for b in _footprint(wanted))
 
@@ -279,21 +294,23 @@ def directories_overlap(view: ReadView, scheme: Scheme) -> bool:
     directory record is. Cost: a point read."""
     if view.get(DIRECTORY_RECORD) is None:
         return False
-    for lo, hi in scheme.footprint():
-        if any(_overlaps((lo, hi), d) for d in DIRECTORY_FOOTPRINT):
-            return True
+    if first_meeting(scheme.footprint(), DIRECTORY_FOOTPRINT) is not None:
+        return True
     return any(
         next(iter(view.scan_keys(start, stop, limit=1)), None) is not None
         for start, stop in directory_node_ranges(scheme)
     )
 
 
-def recorded_footprints(view: ReadView, url: str = "") -> list[tuple[bytes, bytes | None]]:
+def recorded_footprints(
+    view: ReadView, url: str = "", *, directories: bool = True
+) -> list[tuple[bytes, bytes | None]]:
     """Where the keyspaces recorded in ``view`` (default records, footprint
-    registry, directories) may keep keys: their footprints and records, unordered. Cost: up to four point
-    reads and a scan of the registry."""
+    registry, and with ``directories`` the directory tree) may keep keys: their
+    footprints and records, unordered. Cost: up to four point reads and a scan
+    of the registry."""
     spans: list[tuple[bytes, bytes | None]] = []
-    if view.get(DIRECTORY_RECORD) is not None:
+    if directories and view.get(DIRECTORY_RECORD) is not None:
         spans += DIRECTORY_FOOTPRINT
     for key in _candidate_keys(None):
         raw = view.get(key)

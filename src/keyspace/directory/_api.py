@@ -116,15 +116,13 @@ class Directories:
 
     def _check_scheme(self) -> None:
         scheme = self._keyspace.scheme
-        for lo, hi in scheme.footprint():
-            for d_lo, d_hi in _metadata.DIRECTORY_FOOTPRINT:
-                if (hi is None or d_lo < hi) and lo < d_hi:
-                    raise SchemeMismatch(
-                        f"directories keep their nodes and prefixes in "
-                        f"{show_bytes(d_lo)}..{show_bytes(d_hi)}, "
-                        f"where keys of {scheme!r} may be: "
-                        "open the store with a tuple scheme to use directories"
-                    )
+        met = _metadata.first_meeting(scheme.footprint(), _metadata.DIRECTORY_FOOTPRINT)
+        if met is not None:
+            d_lo, d_hi = met[1]
+            raise SchemeMismatch(
+                f"directories keep their nodes and prefixes in {show_bytes(d_lo)}..{show_bytes(d_hi)}, "
+                f"where keys of {scheme!r} may be: open the store with a tuple scheme to use directories"
+            )
 
     def _claim(self, view: WriteView, state: Catalog) -> None:
         """The records the first change of the tree writes, inside its batch."""
@@ -133,14 +131,16 @@ class Directories:
         if self._recorded and self._view is None:
             return
         if view.get(_metadata.DIRECTORY_RECORD) is None:
-            for lo, hi in _metadata.recorded_footprints(view, self._keyspace.url):
-                for d_lo, d_hi in _metadata.DIRECTORY_FOOTPRINT:
-                    if (hi is None or d_lo < hi) and lo < d_hi:
-                        raise SchemeMismatch(
-                            f"the store at {self._keyspace.url!r} holds a keyspace whose keys lie in "
-                            f"{show_bytes(lo)}..{show_bytes(hi)}, "
-                            "where directories keep their nodes and prefixes"
-                        )
+            url = self._keyspace.url
+            met = _metadata.first_meeting(
+                _metadata.recorded_footprints(view, url), _metadata.DIRECTORY_FOOTPRINT
+            )
+            if met is not None:
+                lo, hi = met[0]
+                raise SchemeMismatch(
+                    f"the store at {url!r} holds a keyspace whose keys lie in "
+                    f"{show_bytes(lo)}..{show_bytes(hi)}, where directories keep their nodes and prefixes"
+                )
             view.put(_metadata.DIRECTORY_RECORD, _metadata.directory_record())
 
     def _write(self, body: Callable[[WriteView], T]) -> T:
@@ -194,16 +194,19 @@ class Directories:
     def _check_prefix(self, view: ReadView, prefix: bytes) -> None:
         """Refuse a manual prefix that meets the keyspace's records or scopes, or
         another keyspace's recorded footprint."""
-        end = prefix_end(prefix)
-        spans = [*self._state.reserved, *self._keyspace.scheme.footprint()]
-        mine = set(_metadata.DIRECTORY_FOOTPRINT)  # the directories' own (nodes: FoundationDB's check)
-        spans += [s for s in _metadata.recorded_footprints(view, self._keyspace.url) if s not in mine]
-        for lo, hi in spans:
-            if (hi is None or prefix < hi) and (end is None or lo < end):
-                raise PrefixInUse(
-                    f"the prefix {show_bytes(prefix)} meets {show_bytes(lo)}..{show_bytes(hi)}, where the "
-                    "keyspace keeps its scopes' keys or its records"
-                )
+        spans = [
+            *self._state.reserved,
+            *self._keyspace.scheme.footprint(),
+            # not the directories' own (their nodes and prefixes: FoundationDB's check)
+            *_metadata.recorded_footprints(view, self._keyspace.url, directories=False),
+        ]
+        met = _metadata.first_meeting(spans, [(prefix, prefix_end(prefix))])
+        if met is not None:
+            lo, hi = met[0]
+            raise PrefixInUse(
+                f"the prefix {show_bytes(prefix)} meets {show_bytes(lo)}..{show_bytes(hi)}, where the "
+                "keyspace keeps its scopes' keys or its records"
+            )
 
     def _handle(
         self, found: Found, key: str | Codec | None = None, value: str | Codec | None = None
