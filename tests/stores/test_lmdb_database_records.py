@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import lmdb
@@ -261,3 +263,33 @@ def test_a_checked_batch_deletes_no_record_as_data(tmp_path: Path) -> None:
         assert main.databases() == sorted(NAMES)
         assert not main.write_if(b"check", b"other", [(b"new", None)])
         assert main.get(b"new") == b"1"
+
+
+_DROP_AND_WRITE = """
+import sys, lmdb
+env = lmdb.open(sys.argv[1], max_dbs=4)
+db = env.open_db(b"orders")
+with env.begin(write=True) as txn:
+    txn.drop(db, delete=True)
+with env.begin(write=True) as txn:
+    txn.put(b"orders", sys.argv[2].encode())
+env.close()
+"""
+
+
+def test_a_database_dropped_by_another_process_is_read_as_data_after(tmp_path: Path) -> None:
+    # another process drops the named database "orders" and writes a datum of
+    # that name whose value has a record's size: this process, which has read
+    # the record before, reads and deletes the datum (it took it for the record)
+    _environment(tmp_path)
+    value = "v" * RECORD_SIZE
+    with LMDBStore(tmp_path) as main:
+        assert main.get(b"orders") is None and b"orders" not in dict(main.scan())
+        subprocess.run([sys.executable, "-c", _DROP_AND_WRITE, str(tmp_path), value], check=True, timeout=60)
+        assert main.get(b"orders") == value.encode()
+        assert dict(main.scan())[b"orders"] == value.encode() and main.count() == len(DATA) + 1
+        with main.snapshot() as snap:
+            assert snap.get(b"orders") == value.encode()
+        assert main.databases() == sorted(set(NAMES) - {"orders"})
+        main.delete(b"orders")
+        assert main.get(b"orders") is None and b"orders" not in _raw_unnamed(tmp_path, main)

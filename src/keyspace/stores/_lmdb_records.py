@@ -96,15 +96,16 @@ class Records:
     """Which keys of one environment's unnamed database are records of named
     databases, as LMDB says (see the module docstring).
 
-    An answer is asked of LMDB once per key and remembered: a record, until this
-    process creates or drops a database (:meth:`forget`) or the key's value is no
-    descriptor any more; a plain key, for the value it held when asked (another
-    value is asked again). Another process that drops a database and writes data
-    of the same name as a value of :data:`RECORD_SIZE` bytes is seen after the next
-    :meth:`forget` or once :data:`_ANSWERS_MOST` answers are held.
+    An answer is asked of LMDB and remembered for the value the key held when
+    asked: the same value gives the same answer, another value is asked again.
+    A record's value is its database's descriptor, which every commit to that
+    database changes, so a database that another process drops, and data of its
+    name written there since (of :data:`RECORD_SIZE` bytes), is seen at once.
 
     Cost: nothing for a key that holds a NUL byte or a value of another size; a
-    dict lookup for a key asked before; else one read transaction and one
+    dict lookup and a comparison of the value for a key asked before about that
+    value (a record: once per commit to its database that a read comes after);
+    else one read transaction and one
     ``open_db`` (about 1 to 7 µs, measured), under the lock that serialises the
     process's ``open_db`` calls (LMDB allows one transaction at a time to open
     databases). The environment is opened with one database slot more than
@@ -116,7 +117,7 @@ class Records:
     def __init__(self, env: Any, lock: threading.RLock) -> None:
         self._env = env
         self._lock = lock
-        self._answers: dict[bytes, bytes | bool] = {}
+        self._answers: dict[bytes, tuple[bool, bytes]] = {}  # key: (answer, the value asked about)
 
     def is_record(self, key: bytes, value: bytes) -> bool:
         """Whether ``key``, holding ``value`` in the unnamed database, is LMDB's
@@ -125,15 +126,13 @@ class Records:
         if len(value) != RECORD_SIZE or b"\x00" in key:
             return False
         known = self._answers.get(key)
-        if known is True:
-            return True
-        if known is not None and known == value:
-            return False
+        if known is not None and known[1] == value:
+            return known[0]
         answer = self._ask(key)
         answers = self._answers
         if len(answers) >= _ANSWERS_MOST:
             answers.clear()
-        answers[key] = True if answer else bytes(value)
+        answers[key] = (answer, bytes(value))
         return answer
 
     def _ask(self, key: bytes) -> bool:
