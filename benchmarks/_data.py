@@ -11,7 +11,10 @@ import random
 import struct
 from collections.abc import Callable
 
+from keyspace.schemes import TupleScheme
+
 __all__ = [
+    "TENANT_SCOPES",
     "VALUE",
     "after",
     "child_end",
@@ -19,6 +22,7 @@ __all__ = [
     "keys",
     "scheme_keys",
     "shuffled",
+    "tenant_pairs",
     "tuple_key",
     "tuple_remainder",
 ]
@@ -118,3 +122,20 @@ def child_end(scheme: str, at: int) -> Callable[[bytes], tuple[bytes, int] | Non
         return k[at + 2 : at + 2 + length], at + 2 + length
 
     return length_child
+
+
+TENANT_SCOPES = ("users", "orders", "audit")
+
+
+def tenant_pairs(per: int, tenants: int = 100) -> list[tuple[bytes, bytes]]:
+    """The stored pairs, written out by hand, of a tuple-scheme store of
+    ``tenants`` tenants (``tenant000``, ...) each with the scopes
+    :data:`TENANT_SCOPES` of ``per`` keys (the same :func:`keys` in each): what a
+    program that writes those bytes without keyspace leaves in a store."""
+    scheme, ks = TupleScheme(), keys(per)
+    pairs: list[tuple[bytes, bytes]] = []
+    for t in range(tenants):
+        for name in TENANT_SCOPES:
+            stored = hand_stored("tuple", scheme.layout((f"tenant{t:03d}", name)).prefix)
+            pairs += [(stored(k), VALUE) for k in ks]
+    return pairs

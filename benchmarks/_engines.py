@@ -12,7 +12,7 @@ from typing import Any
 import keyspace
 from keyspace.keyspace import Keyspace
 
-__all__ = ["PATH", "Fresh", "load_raw", "open_keyspace", "open_raw"]
+__all__ = ["PATH", "Fresh", "load_raw", "open_keyspace", "open_raw", "scope_written_by_others"]
 
 PATH = ("tenant1", "users")
 """The scope every store workload writes to."""
@@ -94,3 +94,16 @@ def load_raw(engine: str, directory: str, pairs: list[tuple[bytes, bytes]]) -> s
         conn.close()
         return f"sqlite://{directory}/db.sqlite"
     raise ValueError(f"unknown engine {engine!r}")
+
+
+def scope_written_by_others(directory: str, path: tuple[str, ...], n: int, seed: int = 5) -> str:
+    """An LMDB store in ``directory`` loaded by py-lmdb alone with ``n`` keys of the
+    tuple-scheme scope ``path`` (the bytes written out by hand, no record of
+    keyspace's), as a program writing that layout without keyspace leaves it.
+    Returns its URL; open it with ``scheme="tuple"``."""
+    from keyspace.schemes import TupleScheme
+
+    from ._data import VALUE, hand_stored, keys
+
+    stored = hand_stored("tuple", TupleScheme().layout(path).prefix)
+    return load_raw("lmdb", directory, [(stored(k), VALUE) for k in keys(n, seed)])

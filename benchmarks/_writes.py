@@ -1,6 +1,6 @@
-"""The timed body of the write workloads that compare a keyspace feature on and
-off (accounting, the change log): keys put into one scope, in one transaction
-or each its own commit."""
+"""The timed bodies of the write workloads that compare a keyspace feature on
+and off (accounting, the change log): keys put into one scope, in one
+transaction or each its own commit."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from collections.abc import Callable
 from keyspace.keyspace import Keyspace
 
 from ._data import VALUE
+from ._harness import Factory, Trial
 
-__all__ = ["put_all"]
+__all__ = ["inserts", "put_all"]
 
 
 def put_all(ks: Keyspace, path: tuple[str, ...], keys: list[bytes], transaction: bool) -> Callable[[], None]:
@@ -33,3 +34,19 @@ def put_all(ks: Keyspace, path: tuple[str, ...], keys: list[bytes], transaction:
             scope[k] = VALUE
 
     return each
+
+
+def inserts(ks: Keyspace, path: tuple[str, ...], keys: list[bytes]) -> Factory:
+    """Trials of ``keys`` put in one transaction into the scope ``path`` of ``ks``
+    (a store shared by the rounds, whose scope holds other keys): each trial's
+    close takes them out again (untimed, one transaction), so every round
+    inserts new keys into the same scope."""
+    run = put_all(ks, path, keys, True)
+
+    def remove() -> None:
+        with ks.transaction() as tx:
+            scope = tx.scope(*path)
+            for k in keys:
+                del scope[k]
+
+    return lambda: Trial(run, len(keys), remove)

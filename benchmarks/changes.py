@@ -4,6 +4,9 @@ a watcher in another process sees one.
 - ``transaction``: one transaction of 1,000 puts, changes on against off
   (target ≤ 1.3×);
 - ``put``: single puts, each its own commit, on against off (target ≤ 1.5×);
+- the transaction on a store another program wrote (keys loaded with py-lmdb
+  alone, opened with ``scheme="tuple"``), into a scope already holding 50,000
+  keys (target ≤ 1.3×);
 - ``latency``: a watcher in another process (its watch polls the commit counter
   every 10 ms); each write's latency is from the end of its commit to the moment
   the watcher hands out its event (one machine, one clock). Median and p99 in
@@ -26,9 +29,9 @@ import keyspace
 from keyspace.keyspace import Keyspace
 
 from . import _data
-from ._engines import Fresh
+from ._engines import Fresh, scope_written_by_others
 from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
-from ._writes import put_all
+from ._writes import inserts, put_all
 
 _V = _data.VALUE
 
@@ -98,8 +101,38 @@ def changes(ctx: Context) -> Iterator[Comparison]:
         [Ratio("changes=True: a put with its own commit vs off (fsync)", "on", "off", Target(1.5))],
         rounds=ctx.fine,
     )
+    many = ctx.n(50_000, 500)
+    path = ("tenant1", "users")
+    new = _data.keys(ctx.n(1_000, 100), seed=7)
+    opened: dict[str, Keyspace] = {}
+    for name, feature in (("on", True), ("off", False)):
+        d = Fresh()
+        ctx.defer(d.remove)
+        loaded = scope_written_by_others(d.path, path, many)
+        ks = keyspace.open(loaded, scheme="tuple", sync=False, changes=feature)
+        ctx.defer(ks.close)
+        ks.scope(*path)[b"\x01first"] = _V  # the feature recorded before the timing
+        opened[name] = ks
+    yield Comparison(
+        "changes",
+        f"transaction of 1,000 puts into a scope of {many:,} keys written by others",
+        {name: inserts(ks, path, new) for name, ks in opened.items()},
+        [
+            Ratio(
+                f"written by others: changes=True: transaction of 1,000 puts into a scope of {many:,} keys "
+                "vs off",
+                "on",
+                "off",
+                Target(1.3),
+            )
+        ],
+        rounds=ctx.fine,
+    )
+
     n = ctx.n(200, 20)
-    url = f"lmdb://{Fresh().path}/db"
+    latency_dir = Fresh()
+    ctx.defer(latency_dir.remove)
+    url = f"lmdb://{latency_dir.path}/db"
     writer = keyspace.open(url, sync=False, changes=True)
     ctx.defer(writer.close)
     writer.scope("lat")[b"start"] = b""

@@ -6,6 +6,11 @@ the stored key of a three-level path of 20-character names.
 Both sides are keyspace objects on one store each, built once per comparison
 with the same keys; the directory's keys are stored ``prefix + pack((k,))``
 (a prefix of 2 or 3 bytes), the scope's ``pack((path,)) + pack((k,))``.
+
+The gets and the scan again on a store another program wrote: a directory and
+a tuple scope of 50,000 keys each, their bytes (FoundationDB's directory layer's
+nodes, allocator and version included) loaded into LMDB by py-lmdb alone, with
+none of keyspace's own records, and the keyspace opened with ``scheme="tuple"``.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import keyspace
 from keyspace.keyspace import Keyspace
 
 from . import _data
-from ._engines import Fresh
+from ._engines import Fresh, load_raw
 from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
 
 _V = _data.VALUE
@@ -31,6 +36,22 @@ def _store(ctx: Context, fill: Callable[[Keyspace], None]) -> Keyspace:
     d = Fresh()
     ks = keyspace.open(f"lmdb://{d.path}/db", sync=False)
     fill(ks)
+    ctx.defer(d.remove)
+    ctx.defer(ks.close)
+    return ks
+
+
+def _written_by_others(ctx: Context, fill: Callable[[Keyspace], None]) -> Keyspace:
+    """The bytes ``fill`` writes, as FoundationDB's directory layer and a writer
+    of tuple keys leave them: loaded into a fresh LMDB store by py-lmdb alone,
+    without keyspace's own records (its scheme record and its directory record,
+    all under ``ff``), and opened with ``scheme="tuple"``; closed and removed when
+    the workload ends."""
+    with keyspace.open("memory:") as made:
+        fill(made)
+        pairs = [(k, v) for k, v in made.store.scan(b"", None) if k[:1] != b"\xff"]
+    d = Fresh()
+    ks = keyspace.open(load_raw("lmdb", d.path, pairs), scheme="tuple", sync=False)
     ctx.defer(d.remove)
     ctx.defer(ks.close)
     return ks
@@ -162,6 +183,44 @@ def directory(ctx: Context) -> Iterator[Comparison]:
         {"directory": _scan(both, True, n), "tuple scope": _scan(both, False, n)},
         [Ratio("Directory scan per item vs tuple scope", "directory", "tuple scope", t110)],
         rounds=ctx.fine,
+    )
+
+    many = ctx.n(50_000, 500)
+    held = _data.keys(many, seed=6)
+
+    def fill_many(ks: Keyspace) -> None:
+        ks.directory(*_PATH).update((k, _V) for k in held)
+        ks.scope(*_PATH).update((k, _V) for k in held)
+
+    others = _written_by_others(ctx, fill_many)
+    asked = _data.shuffled(held)[:n]
+    for how in ("transaction", "snapshot", "store"):
+        yield Comparison(
+            "directory",
+            f"get ({how}), written by others",
+            {"directory": _gets(others, how, True, asked), "tuple scope": _gets(others, how, False, asked)},
+            [
+                Ratio(
+                    f"written by others: Directory get ({how}) vs tuple scope, {many:,} keys",
+                    "directory",
+                    "tuple scope",
+                    t110,
+                )
+            ],
+            rounds=ctx.fine,
+        )
+    yield Comparison(
+        "directory",
+        "scan, written by others",
+        {"directory": _scan(others, True, many), "tuple scope": _scan(others, False, many)},
+        [
+            Ratio(
+                f"written by others: Directory scan per item vs tuple scope, {many:,} keys",
+                "directory",
+                "tuple scope",
+                t110,
+            )
+        ],
     )
 
     ks = keyspace.open("memory:")
