@@ -204,11 +204,16 @@ def scope_deltas(find: ScopeFinder, changes: Iterable[Change]) -> dict[Path, lis
     """Own key and byte deltas per scope of ``changes`` (whose ``old`` is read).
     A change whose key lies in the own ranges of the scope of the change before
     costs a few comparisons; any other one a call of ``find``."""
+    return _key_deltas(find, ((c.key, c.old, c.new) for c in changes))
+
+
+def _key_deltas(find: ScopeFinder, items: Iterable[tuple[bytes, Any, bytes | None]]) -> dict[Path, list[int]]:
+    """:func:`scope_deltas` of ``(key, old, new)`` triples, one step per key
+    (``old`` counts where it is bytes: read and present)."""
     deltas: dict[Path, list[int]] = {}
     ranges: tuple[tuple[bytes, bytes | None], ...] = ()
     entry: list[int] = []
-    for change in changes:
-        key = change.key
+    for key, old, new in items:
         for lo, hi in ranges:
             if lo <= key and (hi is None or key < hi):
                 break
@@ -220,7 +225,6 @@ def scope_deltas(find: ScopeFinder, changes: Iterable[Change]) -> dict[Path, lis
             ranges = find.last_ranges
             got = deltas.get(path)
             entry = deltas[path] = [0, 0] if got is None else got
-        old, new = change.old, change.new
         if type(old) is bytes:
             entry[0] -= 1
             entry[1] -= len(key) + len(old)
@@ -241,30 +245,7 @@ def merged_deltas(
         whole = _one_scope_deltas(find, merged, old)
         if whole is not None:
             return whole
-    deltas: dict[Path, list[int]] = {}
-    ranges: tuple[tuple[bytes, bytes | None], ...] = ()
-    entry: list[int] = []
-    previous = old.get
-    for key, new in merged.items():
-        for lo, hi in ranges:
-            if lo <= key and (hi is None or key < hi):
-                break
-        else:
-            path = find(key)
-            if path is None:
-                ranges = ()
-                continue
-            ranges = find.last_ranges
-            got = deltas.get(path)
-            entry = deltas[path] = [0, 0] if got is None else got
-        before = previous(key)
-        if type(before) is bytes:
-            entry[0] -= 1
-            entry[1] -= len(key) + len(before)
-        if new is not None:
-            entry[0] += 1
-            entry[1] += len(key) + len(new)
-    return deltas
+    return _key_deltas(find, zip(merged, map(old.get, merged), merged.values(), strict=True))
 
 
 def _one_scope_deltas(
@@ -342,12 +323,7 @@ def _uncommitted(tx: HookedTransaction) -> list[Change]:
     from the engine transaction where the seam did not read it yet), reserved
     keys left out: one pass over them."""
     store, engine = tx.store, tx.view
-    noted = getattr(tx, "changes", None)
-    if noted is not None:
-        return [Change(k, old, new) for k, (old, new) in noted.items()]
-    pending: dict[bytes, bytes] = getattr(tx, "pending", {})
-    merged: dict[bytes, bytes | None] = getattr(tx, "merged", {})
-    old: dict[bytes, bytes | None] = getattr(tx, "old", {})
+    pending, merged, old = tx.pending, tx.merged, tx.old
     out: list[Change] = []
     for key, new in merged.items():
         if key not in pending and not store._reserved_key(key):
