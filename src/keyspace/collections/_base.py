@@ -74,6 +74,13 @@ class Collection:
     def _rebind(self) -> None:
         """Hook: rebind collections held by this one after :meth:`using`."""
 
+    def _roles(self) -> list[tuple[str, Any]]:
+        """``(role, namespace)`` of the namespaces beside which a snapshot
+        collection's changelog and checkpoints must be distinct (see
+        :func:`~keyspace.collections._namespaces.check_distinct`): none for an
+        item, stored at its raw name; a map's own, an indexed map's indexes."""
+        return []
+
     def _updated(self, fn: Callable[[Any], Any], raw: bytes | None) -> tuple[Any, bytes]:
         """The step of every ``update``: ``fn(current value or None)``, the value
         stored as ``raw``, and its bytes to store."""

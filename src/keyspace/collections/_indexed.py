@@ -110,8 +110,13 @@ class IndexedMap(Map):
         for name, idx in self.indexes.items():
             spec = idx.spec if idx.unique else idx.spec + self.spec
             self._idx_ns[name] = self.layout.namespace(idx.namespace, spec)
-        roles = [(f"index {name!r}", idx.namespace) for name, idx in self.indexes.items()]
-        check_distinct(f"IndexedMap {namespace!r}", [("the map", namespace), *roles])
+        check_distinct(f"IndexedMap {namespace!r}", self._roles())
+
+    def _roles(self) -> list[tuple[str, Any]]:
+        return [
+            *super()._roles(),
+            *((f"index {name!r}", idx.namespace) for name, idx in self.indexes.items()),
+        ]
 
     def index(self, name: str) -> IndexView:
         """The read view of index ``name``."""
@@ -128,7 +133,7 @@ class IndexedMap(Map):
         ``value`` belongs to another record."""
         elements = self.spec.elements(key)
         raw = self.codec.encode(value)
-        new_keys = {name: idx.index_key(value) for name, idx in self.indexes.items()}
+        new_keys = self._index_keys(value)
         with self._atomic() as base:
             self._write(base, key, elements, raw, new_keys)
 
@@ -141,7 +146,7 @@ class IndexedMap(Map):
         elements = self.spec.elements(key)
         with self._atomic() as base:
             new, raw = self._updated(fn, self._ns.scope(base).get(self._ns.key(elements)))
-            new_keys = {name: idx.index_key(new) for name, idx in self.indexes.items()}
+            new_keys = self._index_keys(new)
             self._write(base, key, elements, raw, new_keys)
         return new
 
@@ -159,6 +164,10 @@ class IndexedMap(Map):
         with self._atomic() as base:
             if not self._write(base, key, elements, None, {}):
                 raise KeyError(key)
+
+    def _index_keys(self, value: Any) -> dict[str, tuple[Any, ...]]:
+        """The checked index key of ``value`` in each index, by index name."""
+        return {name: idx.index_key(value) for name, idx in self.indexes.items()}
 
     def _write(
         self,
@@ -231,21 +240,8 @@ class IndexedMap(Map):
             return raw or b""
         return b'"' + base64.b64encode(raw) + b'"'
 
-    @owns_transaction
-    def clear(self, limit: int | None = None) -> None:
-        """Remove every record and every index entry, atomically. Cost: one range
-        delete per namespace. With ``limit``: the first ``limit`` records in key
-        order and their index entries, atomically (cost: a scan of them, then
-        what :meth:`remove` costs for each)."""
-        if limit is not None:
-            self._clear_under((), limit)
-            return
-        with self._atomic() as base:
-            self._ns.clear(base)
-            for ns in self._idx_ns.values():
-                ns.clear(base)
-
-    _range_clear = False
+    def _namespaces(self) -> tuple[Namespace, ...]:
+        return (self._ns, *self._idx_ns.values())
 
     def _drop(self, base: Scope, elements: tuple[Any, ...]) -> None:
         self._write(base, self.spec.key_of(elements), elements, None, {})

@@ -3,22 +3,21 @@ height, as cw-storage-plus's ``IndexedSnapshotMap``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..codecs import Codec
-from ..errors import InvalidArgument
 from ..scope import Scope
 from ._base import owns_transaction
 from ._indexed import Index, IndexedMap
-from ._keys import KeySpec, SpecLike
+from ._keys import SpecLike
 from ._layouts import Layout
-from ._snapshot import _check_height, _Snapshotted
+from ._snapshot import _check_height, _SnapshottedMap
 
 __all__ = ["IndexedSnapshotMap"]
 
 
-class IndexedSnapshotMap(_Snapshotted, IndexedMap):
+class IndexedSnapshotMap(_SnapshottedMap, IndexedMap):
     """An :class:`IndexedMap` (records in ``namespace``, indexes by ``indexes``)
     whose records also keep the value they had before each height at which they
     changed, in the changelog and checkpoints maps of a
@@ -52,9 +51,6 @@ class IndexedSnapshotMap(_Snapshotted, IndexedMap):
         super().__init__(scope, namespace, key=key, value=value, indexes=indexes, layout=layout)
         self._keep_history(strategy, checkpoints, changelog)
 
-    def _log_key(self) -> SpecLike:
-        return (self.spec + KeySpec("u64")).types
-
     @owns_transaction
     def save(self, key: Any, value: Any, height: int | None = None) -> None:
         """Store ``value`` at ``key`` as of ``height``, with its index entries and
@@ -62,7 +58,7 @@ class IndexedSnapshotMap(_Snapshotted, IndexedMap):
         elements = self.spec.elements(key)
         _check_height(height, f" with key {key!r}")
         raw = self.codec.encode(value)
-        new_keys = {name: idx.index_key(value) for name, idx in self.indexes.items()}
+        new_keys = self._index_keys(value)
         with self._atomic() as base:
             self._change_in(base, key, elements, raw, new_keys, height)
 
@@ -82,14 +78,9 @@ class IndexedSnapshotMap(_Snapshotted, IndexedMap):
         _check_height(height, f" with key {key!r}")
         with self._atomic() as base:
             new, raw = self._updated(fn, self._ns.scope(base).get(self._ns.key(elements)))
-            new_keys = {name: idx.index_key(new) for name, idx in self.indexes.items()}
+            new_keys = self._index_keys(new)
             self._change_in(base, key, elements, raw, new_keys, height)
         return new
-
-    def __delitem__(self, key: Any) -> None:
-        """Refused (:class:`InvalidArgument`, nothing removed): a removal happens
-        at a height; use ``remove(key, height)``."""
-        raise InvalidArgument(f"a snapshot map removes at a height: use remove({key!r}, height=...)")
 
     def _change_in(
         self,
@@ -113,40 +104,3 @@ class IndexedSnapshotMap(_Snapshotted, IndexedMap):
         self._write(base, key, elements, raw, new_keys)
         if record:
             self.history.record(base, elements, old_raw, height)
-
-    @owns_transaction
-    def clear(self, limit: int | None = None) -> None:
-        """Remove every record, index entry and the whole history, atomically (one
-        range delete per namespace); with ``limit``, the first ``limit`` records
-        in key order with their index entries and change sets (checkpoints
-        stay)."""
-        if limit is None:
-            with self._atomic() as base:
-                for ns in (self._ns, *self._idx_ns.values(), self.changelog._ns, self.checkpoints._ns):
-                    ns.clear(base)
-            return
-        self._clear_under((), limit)
-
-    _range_clear = False
-
-    def _drop(self, base: Scope, elements: tuple[Any, ...]) -> None:
-        """The record, its index entries and every change set of it."""
-        self._write(base, self.spec.key_of(elements), elements, None, {})
-        self.changelog._ns.clear_prefix(base, elements)
-
-    def may_load_at_height(self, key: Any, height: int, default: Any = None) -> Any:
-        """The record of ``key`` at the start of ``height`` (``default`` if it had
-        none); :class:`InvalidArgument` where the strategy kept no history for
-        ``height``. Cost: one short changelog scan, then maybe one point read."""
-        elements = self.spec.elements(key)
-        found, old = self.history.at_height(elements, height)
-        if found:
-            return default if old is None else old
-        return self.may_load(key, default)
-
-    def changes(self, key: Any) -> Iterator[tuple[int, Any]]:
-        """``(height, old value)`` of every change set recorded for ``key``, in
-        height order."""
-        old_value = self.history.old_value
-        for height, change in self.changelog.prefix(self.spec.elements(key)).items():
-            yield height, old_value(change)

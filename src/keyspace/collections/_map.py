@@ -231,6 +231,9 @@ class Map(Collection, _Ranged):
     def _span(self) -> tuple[tuple[Any, ...], KeySpec]:
         return (), self.spec
 
+    def _roles(self) -> list[tuple[str, Any]]:
+        return [("the map", self.namespace)]
+
     # -- point operations ----------------------------------------------------------
 
     def save(self, key: Any, value: Any) -> None:
@@ -308,20 +311,32 @@ class Map(Collection, _Ranged):
         """cw-storage-plus's name for a prefix two elements short of the key."""
         return self.prefix(prefix)
 
-    def clear(self, limit: int | None = None) -> None:
-        """Remove every key of the map (cost: one range delete), or with
-        ``limit`` the first ``limit`` keys in key order, atomically (cost: a scan
-        of them and one batch; cw-storage-plus#46). :class:`InvalidArgument` for
-        a ``limit`` that is not an int of at least 0."""
-        if limit is None:
-            self._ns.clear(self._base)
-            return
-        self._clear_under((), limit)
+    def _namespaces(self) -> tuple[Namespace, ...]:
+        """Every namespace the map writes, its own first: beside it an indexed
+        map's indexes, a snapshot map's changelog and checkpoints. A map with
+        more than its own removes part of itself key by key (:meth:`_drop`)."""
+        return (self._ns,)
 
-    _range_clear = True
-    """Whether the keys under a prefix go with one range delete (a plain map); a
-    map that keeps more per key (index entries, history) removes them key by key
-    through :meth:`_drop`."""
+    @owns_transaction
+    def clear(self, limit: int | None = None) -> None:
+        """Remove every key of the map and whatever it keeps beside them (an
+        indexed map's index entries, a snapshot map's changelog and
+        checkpoints: it then reads as never written, at every height),
+        atomically; cost: one range delete per namespace. With ``limit``: the
+        first ``limit`` keys in key order and what the map keeps for each (index
+        entries, change sets; checkpoints stay), atomically (cost: a scan of
+        them and one batch; cw-storage-plus#46). :class:`InvalidArgument` for a
+        ``limit`` that is not an int of at least 0."""
+        if limit is not None:
+            self._clear_under((), limit)
+            return
+        spaces = self._namespaces()
+        if len(spaces) == 1:
+            spaces[0].clear(self._base)
+            return
+        with self._atomic() as base:
+            for ns in spaces:
+                ns.clear(base)
 
     @owns_transaction
     def _clear_under(self, prefix: tuple[Any, ...], limit: Any) -> None:
@@ -333,7 +348,7 @@ class Map(Collection, _Ranged):
             raise InvalidArgument(
                 f"clear(limit=) takes an int of at least 0 or None, not {show_bytes(limit)}"
             )
-        if limit is None and self._range_clear:
+        if limit is None and len(self._namespaces()) == 1:
             self._ns.clear_prefix(self._base, prefix)
             return
         with self._atomic() as base:

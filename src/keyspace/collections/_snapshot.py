@@ -11,9 +11,8 @@ from ..codecs import Codec
 from ..errors import DecodeError, InvalidArgument, InvalidKey, InvalidName, show_bytes
 from ..scope import Scope
 from ._base import Collection, owns_transaction
-from ._indexed import IndexedMap
 from ._keys import KeySpec, SpecLike
-from ._layouts import Layout
+from ._layouts import Layout, Namespace
 from ._map import Item, Map
 from ._namespaces import check_distinct
 
@@ -194,11 +193,8 @@ class _Snapshotted(Collection):
     namespace: str | bytes
 
     def _keep_history(self, strategy: str, checkpoints: str | bytes, changelog: str | bytes) -> None:
-        roles = [("the checkpoints map", checkpoints), ("the changelog", changelog)]
-        if isinstance(self, Map):  # an item is stored at its raw name, apart from both maps
-            roles.insert(0, ("the map", self.namespace))
-        if isinstance(self, IndexedMap):
-            roles += [(f"index {name!r}", idx.namespace) for name, idx in self.indexes.items()]
+        own = self._roles()  # the map's own first (an item has none), then its history, then indexes
+        roles = [*own[:1], ("the checkpoints map", checkpoints), ("the changelog", changelog), *own[1:]]
         check_distinct(f"{type(self).__name__} {self.namespace!r}", roles)
         self.strategy = _strategy(strategy)
         self._changelog_ns = changelog
@@ -250,7 +246,49 @@ class _Snapshotted(Collection):
         self.history = _History(self, log, cps, self.codec, self.strategy)
 
 
-class SnapshotMap(_Snapshotted, Map):
+class _SnapshottedMap(_Snapshotted, Map):
+    """What a snapshot map (:class:`SnapshotMap`, and an
+    :class:`~keyspace.collections.IndexedSnapshotMap`) adds to its map: the
+    changelog's keys, its history in ``clear`` and in a removed key, and the
+    reads at a height."""
+
+    def _log_key(self) -> SpecLike:
+        return (self.spec + KeySpec("u64")).types
+
+    def _namespaces(self) -> tuple[Namespace, ...]:
+        return (*super()._namespaces(), self.changelog._ns, self.checkpoints._ns)
+
+    def _drop(self, base: Scope, elements: tuple[Any, ...]) -> None:
+        """The key, whatever the map keeps for it, and every change set of it (a
+        cleared key has no history)."""
+        super()._drop(base, elements)
+        self.changelog._ns.clear_prefix(base, elements)
+
+    def __delitem__(self, key: Any) -> None:
+        """Refused (:class:`InvalidArgument`, nothing removed): a removal happens
+        at a height; use ``remove(key, height)``."""
+        raise InvalidArgument(f"a snapshot map removes at a height: use remove({key!r}, height=...)")
+
+    def may_load_at_height(self, key: Any, height: int, default: Any = None) -> Any:
+        """The value of ``key`` at the start of ``height`` (``default`` if it had
+        none); :class:`InvalidArgument` where the strategy kept no history for
+        ``height``. Cost: one short changelog scan, then maybe one point read."""
+        elements = self.spec.elements(key)
+        found, old = self.history.at_height(elements, height)
+        if found:
+            return default if old is None else old
+        return self.may_load(key, default)
+
+    def changes(self, key: Any) -> Iterator[tuple[int, Any]]:
+        """``(height, old value)`` of every change set recorded for ``key``, in
+        height order; an old value is what :meth:`may_load_at_height` reads for
+        that height (``None`` where there was none), whatever the value codec."""
+        old_value = self.history.old_value
+        for height, change in self.changelog.prefix(self.spec.elements(key)).items():
+            yield height, old_value(change)
+
+
+class SnapshotMap(_SnapshottedMap):
     """A :class:`Map` (the primary, in ``namespace``) that also records, per key,
     the value it had before each height at which it changed: the changelog map
     (namespace ``changelog``, keys ``(*key, u64 height)``, values
@@ -286,9 +324,6 @@ class SnapshotMap(_Snapshotted, Map):
         super().__init__(scope, namespace, key=key, value=value, layout=layout)
         self._keep_history(strategy, checkpoints, changelog)
 
-    def _log_key(self) -> SpecLike:
-        return (self.spec + KeySpec("u64")).types
-
     def save(self, key: Any, value: Any, height: int | None = None) -> None:
         """Store ``value`` at ``key`` as of ``height`` (the change set is written
         once per key and height)."""
@@ -309,31 +344,6 @@ class SnapshotMap(_Snapshotted, Map):
             self._change_in(base, elements, raw, height)
         return new
 
-    def __delitem__(self, key: Any) -> None:
-        """Refused (:class:`InvalidArgument`, nothing removed): a removal happens
-        at a height; use ``remove(key, height)``."""
-        raise InvalidArgument(f"a snapshot map removes at a height: use remove({key!r}, height=...)")
-
-    @owns_transaction
-    def clear(self, limit: int | None = None) -> None:
-        """Remove every key and the whole history (changelog and checkpoints),
-        atomically: the map reads as never written, at every height. Cost: one
-        range delete per namespace. With ``limit``: the first ``limit`` keys in
-        key order and every change set of theirs (checkpoints stay), atomically."""
-        if limit is not None:
-            self._clear_under((), limit)
-            return
-        with self._atomic() as base:
-            for m in (self, self.changelog, self.checkpoints):
-                m._ns.clear(base)
-
-    _range_clear = False
-
-    def _drop(self, base: Scope, elements: tuple[Any, ...]) -> None:
-        """The key and every change set of it (a cleared key has no history)."""
-        self._ns.scope(base).discard(self._ns.key(elements))
-        self.changelog._ns.clear_prefix(base, elements)
-
     @owns_transaction
     def _change(self, key: Any, raw: bytes | None, height: int | None) -> None:
         elements = self.spec.elements(key)
@@ -353,23 +363,6 @@ class SnapshotMap(_Snapshotted, Map):
             scope.discard(stored)
         else:
             scope[stored] = raw
-
-    def may_load_at_height(self, key: Any, height: int, default: Any = None) -> Any:
-        """The value of ``key`` at the start of ``height`` (``default`` if it had
-        none). Cost: one short changelog scan, then maybe one point read."""
-        elements = self.spec.elements(key)
-        found, old = self.history.at_height(elements, height)
-        if found:
-            return default if old is None else old
-        return self.may_load(key, default)
-
-    def changes(self, key: Any) -> Iterator[tuple[int, Any]]:
-        """``(height, old value)`` of every change set recorded for ``key``, in
-        height order; an old value is what :meth:`may_load_at_height` reads for
-        that height (``None`` where there was none), whatever the value codec."""
-        old_value = self.history.old_value
-        for height, change in self.changelog.prefix(self.spec.elements(key)).items():
-            yield height, old_value(change)
 
 
 class SnapshotItem(_Snapshotted, Item):
