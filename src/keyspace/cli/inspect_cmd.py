@@ -203,10 +203,12 @@ def inspect(
     detected by decoding a sample of keys with each scheme (the choice and its
     certainty are printed on stderr). One scan of the store; a progress bar on
     stderr when it takes long; with accounting on (keyspace accounting enable),
-    the kept counts are read instead, no key at all. --html FILE writes a page
+    the kept counts are read instead of the keys. --html FILE writes a page
     (no network needed) with a treemap of the scopes by bytes or keys: hover
-    for a scope's path and counts, click to zoom into it. On an LMDB environment with named databases it
-    lists them first (scoped-heed databases with the options that open them).
+    for a scope's path and counts, click to zoom into it. On an LMDB environment
+    it first lists the named databases (scoped-heed databases with the options
+    that open them): LMDB keeps their records among the keys of its unnamed
+    database, so that listing reads those keys once, with accounting on too.
     """
     databases, only_records = ([], False) if url.startswith(HEED_URL) else named_databases(url)
     if databases:
