@@ -6,6 +6,7 @@ and a table of the shown scope's children beside it."""
 from __future__ import annotations
 
 import json
+from html import escape
 from typing import Any
 
 from ._format import render_component, render_path
@@ -54,11 +55,7 @@ def page(tree: ScopeTree, title: str, *, typed: bool, source: str) -> str:
         {"title": title, "source": source, "root": _node(tree.root, typed)}, separators=(",", ":")
     )
     data = data.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return _TEMPLATE.replace("__DATA__", data).replace("__TITLE__", _escape(title))
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    return _TEMPLATE.replace("__DATA__", data).replace("__TITLE__", escape(title))
 
 
 _TEMPLATE = """<!DOCTYPE html>
