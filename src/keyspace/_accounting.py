@@ -41,8 +41,8 @@ from ._write_hooks import (
     Change,
     HookedTransaction,
     WriteHook,
-    feature_record_key,
     read_features,
+    record_features,
     register_feature,
 )
 from .errors import (
@@ -595,12 +595,7 @@ def check_scheme(params: dict[str, Any], scheme: Scheme, url: str = "") -> None:
 def write_feature_record(view: WriteView, scheme: Scheme) -> None:
     """Record accounting as on for the keyspace of ``scheme`` (kept with the
     other features the record lists)."""
-    key = feature_record_key(scheme)
-    raw = view.get(key)
-    have: dict[str, Any] = {} if raw is None else json.loads(raw)
-    if NAME not in have:
-        have[NAME] = scheme_params(scheme)
-        view.put(key, json.dumps(have, sort_keys=True, separators=(",", ":")).encode())
+    record_features(view, scheme, {NAME: scheme_params(scheme)}, replace=False)
 
 
 def counted_ranges(scheme: Scheme, store: Store) -> list[tuple[bytes, bytes | None]]:

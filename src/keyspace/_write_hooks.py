@@ -77,6 +77,7 @@ __all__ = [
     "feature_record_key",
     "hook_store",
     "read_features",
+    "record_features",
     "register_feature",
 ]
 
@@ -202,6 +203,21 @@ def read_features(view: ReadView, scheme: Scheme, url: str = "") -> dict[str, di
             "it was left as it is"
         )
     return doc
+
+
+def record_features(
+    view: WriteView, scheme: Scheme, record: dict[str, Any], *, replace: bool = True, url: str = ""
+) -> None:
+    """Add ``record`` (``{name: params}``) to the feature record of the keyspace of
+    ``scheme`` in ``view``, the features recorded already kept; a feature in both
+    takes ``record``'s parameters, or with ``replace=False`` keeps its own.
+    Written only where that changes it. Cost: one point read, at most one put."""
+    have = read_features(view, scheme, url)
+    wanted = {**have, **record} if replace else {**record, **have}
+    if wanted != have:
+        view.put(
+            feature_record_key(scheme), json.dumps(wanted, sort_keys=True, separators=(",", ":")).encode()
+        )
 
 
 def feature_options(options: dict[str, Any]) -> dict[str, dict[str, Any] | None]:
@@ -496,11 +512,7 @@ class HookedStore(DelegatedReads, Store):
 
     def _write_record(self, view: WriteView, record: dict[str, Any]) -> None:
         """The feature record, where it does not say ``record`` yet."""
-        raw = view.get(self._record_key)
-        have = {} if raw is None else json.loads(raw)
-        if any(have.get(name) != params for name, params in record.items()):
-            have.update(record)
-            view.put(self._record_key, json.dumps(have, sort_keys=True, separators=(",", ":")).encode())
+        record_features(view, self.scheme, record, url=self.url)
 
 
 class ChangeList(Sequence[Change]):

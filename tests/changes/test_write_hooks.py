@@ -167,3 +167,20 @@ def test_reserved_keys_stay_out_of_a_byte_scheme_root(tmp_path: Path) -> None:
     root.clear()
     assert ks.store.get(_TALLY) == b"1"
     ks.close()
+
+
+@pytest.mark.parametrize("record", [b"not json", b"[1, 2]", b'{"tally": 1}'])
+def test_a_feature_record_spoilt_before_it_is_written_is_named_and_nothing_written(record: bytes) -> None:
+    """The feature record read inside the write that adds this keyspace's features
+    to it is read as at open: one that is not a JSON object of objects raises
+    UnreadableRecord naming its key, and the write is discarded."""
+    store = keyspace.stores.MemoryStore()
+    with keyspace.attach(store, close_store=False) as plain:
+        plain.scope("a")[b"j"] = b"v"  # the keyspace's records: its next opener reads them at open
+    with keyspace.attach(store, tally=True) as ks:
+        key = feature_record_key(ks.scheme)
+        assert isinstance(ks.store, HookedStore)
+        ks.store.inner.put(key, record)  # written by another program after this one opened the store
+        with pytest.raises(keyspace.errors.UnreadableRecord, match="feature record"):
+            ks.scope("a")[b"k"] = b"v"
+        assert ks.scope("a").get(b"k") is None and ks.store.get(key) == record
