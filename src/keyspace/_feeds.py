@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ._bytes import prefix_end
 from ._changes import _FEEDS, ChangeLog, changes_base
 from ._closing import Closing
 from ._watch import ScopeWatch, WatchEvent
@@ -89,7 +90,7 @@ def _info(name: str, raw: bytes) -> FeedInfo:
 def list_feeds(ks: Any) -> list[FeedInfo]:
     """Every feed recorded for ``ks``, by name. Cost: one scan of the feed records."""
     start = changes_base(ks.scheme) + _FEEDS
-    stop = start[:-1] + bytes([start[-1] + 1])
+    stop = prefix_end(start)
     return [_info(key[len(start) :].decode(), raw) for key, raw in ks.store.scan(start, stop)]
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
+
 import click
 
-from .._feeds import _last, _log, list_feeds, remove_feed
+from .._feeds import _last, _log, _native, list_feeds, remove_feed
 from ..errors import InvalidArgument, KeyspaceError
 from ._console import out
 from ._format import dumps
@@ -38,10 +40,10 @@ def ls(url: str, scheme: str | None, as_json: bool) -> None:
     with opened(url, scheme) as op:
         ks = op.keyspace
         log = _log(ks)
-        try:
-            last: int | None = _last(ks, log)
-        except (KeyspaceError, AttributeError):
-            last = None  # a store that keeps no change log: the feeds are listed as recorded
+        last: int | None = None  # a store that keeps no change log: the feeds are listed as recorded
+        if log is not None or _native(ks):
+            with suppress(KeyspaceError):
+                last = _last(ks, log)
         for info in list_feeds(ks):
             behind = None if last is None else max(last - info.cursor, 0)
             if as_json:
