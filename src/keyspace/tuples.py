@@ -186,8 +186,7 @@ def _enc_float(v: float) -> bytes:
 
 
 def _enc_single(v: SingleFloat) -> bytes:
-    bits = v.bits
-    return _pack_code_I(0x20, bits ^ _U32_MAX if bits & _SIGN32 else bits ^ _SIGN32)
+    return _pack_code_I(0x20, v._order())  # the bits flipped as doubles' are: its order
 
 
 def _enc_versionstamp(v: Versionstamp) -> bytes:
@@ -401,56 +400,6 @@ def _pack_py(t: tuple[Any, ...]) -> bytes:
         # index): the general encoder decides, and names each refusal itself
         return b"".join([_enc_any(x, False) for x in t])
     return out
-
-
-def _incomplete_path(t: tuple[Any, ...]) -> list[int]:
-    """The indexes leading to the one incomplete :class:`Versionstamp` in ``t``
-    (through nested tuples); :class:`IncompleteVersionstamp` when there is none
-    or more than one. Cost: one visit of every element."""
-    found: list[list[int]] = []
-    stack: list[tuple[tuple[Any, ...], list[int]]] = [(t, [])]
-    while stack:
-        items, where = stack.pop()
-        for i, x in enumerate(tuple.__iter__(items)):
-            if type(x) is Versionstamp and not x.is_complete():
-                found.append([*where, i])
-            elif issubclass(type(x), tuple) and len(where) < MAX_NESTING:
-                stack.append((x, [*where, i]))
-    if len(found) != 1:
-        raise IncompleteVersionstamp(
-            f"a tuple to pack for a versionstamp operation holds {len(found)} incomplete versionstamps, "
-            f"not exactly one: {show_bytes(t)}"
-        )
-    return found[0]
-
-
-def _pack_incomplete(t: tuple[Any, ...]) -> tuple[bytes, int]:
-    """``t``, holding exactly one incomplete :class:`Versionstamp`, packed with its
-    10 ``ff`` placeholder bytes, and the offset of those bytes: what a commit that
-    fills in versionstamps (FoundationDB's ``pack_with_versionstamp``) needs.
-    Raises :func:`pack`'s errors, and :class:`IncompleteVersionstamp` for none or
-    several. Cost: a few packs of ``t``'s prefixes, linear in its size."""
-    path = _incomplete_path(t)
-    offset = 0
-    items: Any = t
-    for depth, i in enumerate(path):
-        head = tuple.__getitem__(items, slice(0, i))
-        # a nested tuple's elements are its packed form without 05 and the closing 00
-        offset += len(pack(head)) if depth == 0 else len(pack((head,))) - 2 + 1
-        items = tuple.__getitem__(items, i)
-    stamp: Versionstamp = items
-    offset += 1  # the 33 type code
-    filled = _fill(t, path, stamp.completed(b"\x00" * 10))
-    packed = pack(filled)
-    return packed[:offset] + b"\xff" * 10 + packed[offset + 10 :], offset
-
-
-def _fill(t: tuple[Any, ...], path: list[int], value: Any) -> tuple[Any, ...]:
-    """``t`` with the element at ``path`` replaced by ``value``."""
-    i = path[0]
-    items = tuple.__getitem__(t, slice(None))
-    inner = value if len(path) == 1 else _fill(items[i], path[1:], value)
-    return (*items[:i], inner, *items[i + 1 :])
 
 
 def range(t: tuple[Any, ...]) -> tuple[bytes, bytes]:

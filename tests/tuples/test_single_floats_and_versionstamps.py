@@ -396,34 +396,3 @@ def test_inspect_names_single_float_and_versionstamp_scopes_again(tmp_path: Path
     assert '{"float32": "1.5"}' in tree and '{"versionstamp": "aabbccddeeff000102030000"}' in tree
     bad = run("get", url, "acme", "versionstamp:abc", "--key", "k", ok=False)
     assert bad.returncode != 0 and "24 hex digits" in bad.stderr
-
-
-@pytest.mark.parametrize(
-    ("value", "encoded", "offset"),
-    [
-        ((Versionstamp.incomplete(5),), "33 ffffffffffffffffffff 0005", 1),
-        (
-            ("a", 1, Versionstamp.incomplete(7), "z"),
-            "02 61 00 15 01 33 ffffffffffffffffffff 0007 02 7a 00",
-            6,
-        ),
-        (
-            ("a", (None, b"x", (1, Versionstamp.incomplete(3)), 2), 9),
-            "02 61 00 05 00 ff 01 78 00 05 15 01 33 ffffffffffffffffffff 0003 00 15 02 00 15 09",
-            13,
-        ),
-        (((), (Versionstamp.incomplete(),)), "05 00 05 33 ffffffffffffffffffff 0000 00", 4),
-    ],
-)
-def test_the_place_a_commit_would_fill_is_found(value: tuple[Any, ...], encoded: str, offset: int) -> None:
-    """What a versionstamped write will need: the tuple packed with the 10 ``ff``
-    placeholder bytes, and where they are."""
-    packed, at = tuples._pack_incomplete(value)
-    assert (packed, at) == (hexb(encoded.replace(" ", "")), offset)
-    assert packed[at : at + 10] == b"\xff" * 10 and unpack(packed) == value
-
-
-@pytest.mark.parametrize("value", [("a",), (Versionstamp.incomplete(), (Versionstamp.incomplete(1),))])
-def test_the_place_to_fill_needs_exactly_one_incomplete_versionstamp(value: tuple[Any, ...]) -> None:
-    with pytest.raises(IncompleteVersionstamp, match="not exactly one"):
-        tuples._pack_incomplete(value)
