@@ -62,23 +62,11 @@ import random
 import sys
 from typing import Any
 
-from _growth_conflict_worker import WAIT_S, _hold_first_growth, _wait_file
+from _growth_conflict_worker import EMAIL, WAIT_S, _hold_first_growth, _wait_file, users
 
 START_LIMIT_S = 60.0
-EMAIL = "e@example.com"
 EARLY = 6
 """Rounds of ``race`` whose values are over the free space of a small map."""
-
-
-def users(ks: Any) -> Any:
-    from keyspace.collections import IndexedMap, UniqueIndex
-
-    return IndexedMap(
-        ks.scope("app"),
-        "users",
-        key="str",
-        indexes={"email": UniqueIndex(lambda u: u["email"], "users__email", key="str")},
-    )
 
 
 def deque(ks: Any) -> Any:
@@ -299,57 +287,26 @@ def held_race(tmp: str, url: str, mode: str, big: int) -> tuple[dict[str, Any], 
     """Run ``held`` and ``meanwhile`` of ``mode`` on ``url`` (files in ``tmp``):
     the first process's first map growth waits until the other committed.
     Both reports."""
-    import subprocess
+    from _workers import run_together
 
     ready, done = os.path.join(tmp, "ready"), os.path.join(tmp, "done")
-    procs = [
-        subprocess.Popen(
-            [sys.executable, WORKER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        for args in (["held", mode, url, str(big), ready, done], ["meanwhile", mode, url, ready, done])
-    ]
-    try:
-        outputs = [proc.communicate(timeout=TIMEOUT_S) for proc in procs]
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    for proc, (_out, err) in zip(procs, outputs, strict=True):
-        assert proc.returncode == 0, err
-    first: dict[str, Any] = json.loads(outputs[0][0])
-    second: dict[str, Any] = json.loads(outputs[1][0])
+    outputs = run_together(
+        [[WORKER, "held", mode, url, str(big), ready, done], [WORKER, "meanwhile", mode, url, ready, done]],
+        timeout=TIMEOUT_S,
+    )
+    first: dict[str, Any] = json.loads(outputs[0])
+    second: dict[str, Any] = json.loads(outputs[1])
     return first, second
 
 
 def races(tmp: str, url: str, mode: str, count: int, big: int, processes: int = 2) -> list[dict[str, Any]]:
     """Run ``race`` of ``mode`` in ``processes`` processes started together on
     ``url``; their reports."""
-    import subprocess
+    from _workers import run_together
 
     go = os.path.join(tmp, "go")
-    procs = [
-        subprocess.Popen(
-            [sys.executable, WORKER, "race", mode, url, str(count), str(big), go],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(processes)
-    ]
-    try:
-        for proc in procs:
-            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        open(go, "w").close()
-        outputs = [proc.communicate(timeout=TIMEOUT_S) for proc in procs]
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    for proc, (_out, err) in zip(procs, outputs, strict=True):
-        assert proc.returncode == 0, err
-    return [json.loads(out) for out, _err in outputs]
+    argv = [WORKER, "race", mode, url, str(count), str(big), go]
+    return [json.loads(out) for out in run_together([argv] * processes, timeout=TIMEOUT_S, go=go)]
 
 
 def main() -> None:

@@ -13,11 +13,10 @@ lost. The same on SQLite (whose transactions hold the writer lock throughout).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _workers import run_together
 
 import keyspace
 
@@ -40,28 +39,13 @@ def test_two_processes_lose_no_increment(engine: str, tmp_path: Path) -> None:
     with keyspace.open(url) as ks:
         ks.scope("c")[b"n"] = b"0"
     go = tmp_path / "go"
-    procs = [
-        subprocess.Popen(
-            [sys.executable, WORKER, "increments", url, str(INCREMENTS), str(big), str(go)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(PROCESSES)
-    ]
-    try:
-        for proc in procs:
-            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        go.touch()
-        outputs = [proc.communicate(timeout=TIMEOUT_S) for proc in procs]
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+    outputs = run_together(
+        [[WORKER, "increments", url, str(INCREMENTS), str(big), str(go)]] * PROCESSES,
+        timeout=TIMEOUT_S,
+        go=go,
+    )
     committed = conflicts = 0
-    for proc, (out, err) in zip(procs, outputs, strict=True):
-        assert proc.returncode == 0, err
+    for out in outputs:
         word, done, met = out.split()
         assert word == "done", out
         committed += int(done)

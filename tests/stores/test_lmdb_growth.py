@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from _workers import run_together
 
 import keyspace
 
@@ -22,45 +23,22 @@ def test_map_growth_across_processes(tmp_path: Path) -> None:
     writers, count = 4, 150
     keyspace.open(path, map_size=256 << 10).close()
     go = str(tmp_path / "go")
-    procs = [
-        subprocess.Popen(
-            [sys.executable, WORKER, "writer", path, str(i), str(count), go],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for i in range(writers)
-    ] + [
-        subprocess.Popen(
-            [sys.executable, WORKER, "reader", path, str(writers), str(count), go],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(2)
-    ]
-    try:
-        for proc in procs:
-            assert proc.stdout is not None and proc.stdout.readline().strip() == "ready"
-        Path(go).touch()
-        outputs = [proc.communicate(timeout=120) for proc in procs]
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    for proc, (_out, err) in zip(procs, outputs, strict=True):
-        assert proc.returncode == 0, err
-    for out, _ in outputs[:writers]:
+    outputs = run_together(
+        [[WORKER, "writer", path, str(i), str(count), go] for i in range(writers)]
+        + [[WORKER, "reader", path, str(writers), str(count), go]] * 2,
+        timeout=120,
+        go=go,
+    )
+    for out in outputs[:writers]:
         assert out.strip() == f"done {count}"
-    for out, _ in outputs[writers:]:
+    for out in outputs[writers:]:
         assert " errors 0" in out.splitlines()[0], out
     with keyspace.open(path, map_size=256 << 10) as ks:  # LMDB takes the recorded size when larger
         for i in range(writers):
             assert len(list(ks.scope("w", i).keys())) == count  # no acknowledged write lost
         grown = ks.store._env.info()["map_size"]  # type: ignore[attr-defined]
         assert grown > 256 << 10
-    reads = sum(int(out.split()[1]) for out, _ in outputs[writers:])
+    reads = sum(int(out.split()[1]) for out in outputs[writers:])
     print(
         f"lmdb growth across processes: {writers * count} writes acknowledged, 0 lost; map 256 KiB -> "
         f"{grown >> 10} KiB; {reads} scope reads by 2 readers (reopening every 5th), 0 errors"

@@ -26,6 +26,7 @@ from unittest import mock
 import lmdb
 import pytest
 from _growth_conflict_worker import COMMITTED, EMAIL, users
+from _workers import run_together
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,29 +51,12 @@ def _race(tmp_path: Path, mode: str, big: int) -> dict[str, Any]:
     held process's first map growth waits until the other has committed."""
     url = _url(tmp_path)
     ready, done = str(tmp_path / "ready"), str(tmp_path / "done")
-    procs = [
-        subprocess.Popen(
-            [sys.executable, WORKER, *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for args in (
-            ["held", mode, url, str(big), ready, done],
-            ["meanwhile", mode, url, ready, done],
-        )
-    ]
-    try:
-        outputs = [proc.communicate(timeout=TIMEOUT_S) for proc in procs]
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-    for proc, (_out, err) in zip(procs, outputs, strict=True):
-        assert proc.returncode == 0, err
-    assert outputs[1][0].strip() == "done", outputs[1]
-    report: dict[str, Any] = json.loads(outputs[0][0])
+    held, meanwhile = run_together(
+        [[WORKER, "held", mode, url, str(big), ready, done], [WORKER, "meanwhile", mode, url, ready, done]],
+        timeout=TIMEOUT_S,
+    )
+    assert meanwhile.strip() == "done", meanwhile
+    report: dict[str, Any] = json.loads(held)
     return report
 
 
