@@ -9,6 +9,8 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     │   │                    version, in a tuple that must be complete to pack
     │   └── ReservedKey      a key whose stored key would lie where the keyspace
     │                        keeps its records (scheme record, layout, registries)
+    ├── InvalidArgument      an argument a call does not take (an option of the
+    │                        wrong type or value; names the argument and value)
     ├── KeyTooLarge          a stored key over the engine's or the format's limit
     ├── DecodeError          bytes that are not a valid encoding (names the offset)
     ├── SchemeMismatch       reopening a keyspace with another scheme than recorded
