@@ -861,6 +861,15 @@ _MARIA, _JUAN, _YOUNG, _LUISA = (
 _NAME_AGE = {"name_age": ("multi", "data__name_age", ("str", "u32"), ("name", "age"))}
 
 
+def _save_people(
+    keys: tuple[Any, ...] = ("5627", "5628", "5629", "5630"), h: tuple[Any, ...] = ()
+) -> list[dict[str, Any]]:
+    """The four saves the indexed-map tests begin with: Maria, Juan, Young and
+    Luisa under ``keys``, in that order (``h``: the height a snapshot map takes)."""
+    people = (_MARIA, _JUAN, _YOUNG, _LUISA)
+    return [do(("save", key, person, *h)) for key, person in zip(keys, people, strict=True)]
+
+
 def _indexed(key: Any, indexes: dict[str, Any], snapshot: bool = False) -> dict[str, Any]:
     out = {"kind": "indexed_map", "ns": "data", "key": key, "indexes": indexes}
     if snapshot:
@@ -879,10 +888,7 @@ for source, snapshot in (("src/indexed_map.rs", False), ("src/indexed_snapshot.r
         source,
         "prefix_range_simple_key",
         _indexed(("str", "str"), _NAME_AGE, snapshot),
-        do(("save", ("1", "5627"), _MARIA, *h)),
-        do(("save", ("2", "5628"), _JUAN, *h)),
-        do(("save", ("2", "5629"), _YOUNG, *h)),
-        do(("save", ("3", "5630"), _LUISA, *h)),
+        *_save_people((("1", "5627"), ("2", "5628"), ("2", "5629"), ("3", "5630")), h),
         eq(
             [(("2", "5628"), _JUAN), (("2", "5629"), _YOUNG), (("3", "5630"), _LUISA)],
             ("prefix_range", PB("2")),
@@ -893,10 +899,7 @@ for source, snapshot in (("src/indexed_map.rs", False), ("src/indexed_snapshot.r
         source,
         "range_simple_key_by_multi_index",
         _indexed("str", {"name": ("multi", "data__name", "str", "name")}, snapshot),
-        do(("save", "5627", _MARIA, *h)),
-        do(("save", "5628", _JUAN, *h)),
-        do(("save", "5629", _YOUNG, *h)),
-        do(("save", "5630", _LUISA, *h)),
+        *_save_people(h=h),
         eq(
             [("5628", _JUAN), ("5627", _MARIA), ("5629", _YOUNG), ("5630", _LUISA)],
             ("index", "name"),
@@ -922,10 +925,7 @@ for source, snapshot in (("src/indexed_map.rs", False), ("src/indexed_snapshot.r
         source,
         "range_simple_key_by_unique_index",
         _indexed("str", {"age": ("unique", "data__age", "u32", "age")}, snapshot),
-        do(("save", "5627", _MARIA, *h)),
-        do(("save", "5628", _JUAN, *h)),
-        do(("save", "5629", _YOUNG, *h)),
-        do(("save", "5630", _LUISA, *h)),
+        *_save_people(h=h),
         eq(
             [("5628", _JUAN), ("5629", _YOUNG), ("5627", _MARIA), ("5630", _LUISA)],
             ("index", "age"),
@@ -948,10 +948,7 @@ case(
     "src/indexed_map.rs",
     "prefix_range_triple_key",
     _indexed(("str", "str", "str"), _NAME_AGE),
-    do(("save", ("1", "1", "5627"), _MARIA)),
-    do(("save", ("1", "2", "5628"), _JUAN)),
-    do(("save", ("2", "1", "5629"), _YOUNG)),
-    do(("save", ("2", "2", "5630"), _LUISA)),
+    *_save_people((("1", "1", "5627"), ("1", "2", "5628"), ("2", "1", "5629"), ("2", "2", "5630"))),
     eq(
         [(("1", "2", "5628"), _JUAN), (("2", "1", "5629"), _YOUNG), (("2", "2", "5630"), _LUISA)],
         ("prefix_range", PB(("1", "2"))),
@@ -1118,10 +1115,7 @@ for source, snapshot in (("src/indexed_map.rs", False), ("src/indexed_snapshot.r
         source,
         "range_composite_key_by_multi_index",
         _indexed("str", _NAME_AGE, snapshot),
-        do(("save", "5627", _MARIA, *h)),
-        do(("save", "5628", _JUAN, *h)),
-        do(("save", "5629", _YOUNG, *h)),
-        do(("save", "5630", _LUISA, *h)),
+        *_save_people(h=h),
         eq(
             [("5627", _MARIA), ("5629", _YOUNG)],
             ("index", "name_age"),
@@ -1149,10 +1143,7 @@ for source, snapshot in (("src/indexed_map.rs", False), ("src/indexed_snapshot.r
         _indexed(
             "str", {"name_age": ("unique", "data__name_age", ("str", "u32"), ("name", "age"))}, snapshot
         ),
-        do(("save", "5627", _MARIA, *h)),
-        do(("save", "5628", _JUAN, *h)),
-        do(("save", "5629", _YOUNG, *h)),
-        do(("save", "5630", _LUISA, *h)),
+        *_save_people(h=h),
         eq(
             [("5627", _MARIA), ("5629", _YOUNG)],
             ("index", "name_age"),
