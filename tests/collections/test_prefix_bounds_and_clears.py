@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import keyspace
@@ -93,6 +93,49 @@ def test_index_prefix_range_yields_the_records(place: str) -> None:
     assert got == [("k22", {"n": 2, "v": 111111}), ("k3", {"n": 2, "v": 111111})]
     assert [v for _, v in view.prefix_range_raw(None, PrefixBound.inclusive(1))] == [b'{"n":1,"v":111111}']
     assert [v for _, v in view.range_raw()] == [m.codec.encode(r) for _, r in view.items()]
+
+
+KEYS3 = st.lists(
+    st.tuples(st.integers(0, 3), st.integers(0, 3), st.text("ab", max_size=2)), max_size=25, unique=True
+)
+BOUND_OF_ANY_LENGTH = st.none() | st.tuples(
+    st.lists(st.integers(0, 3), min_size=1, max_size=2).map(tuple), st.booleans()
+)
+
+
+@pytest.mark.parametrize("place", PLACES)
+@settings(max_examples=60, deadline=None)
+@given(keys=KEYS3, lo=BOUND_OF_ANY_LENGTH, hi=BOUND_OF_ANY_LENGTH, reverse=st.booleans())
+@example(
+    keys=[(1, 0, "a"), (1, 1, "b"), (1, 2, ""), (2, 0, "")], lo=((1, 1), True), hi=((1,), True), reverse=True
+)
+@example(
+    keys=[(1, 0, "a"), (1, 1, "b"), (1, 2, ""), (2, 0, "")],
+    lo=((1, 1), False),
+    hi=((1,), True),
+    reverse=False,
+)
+def test_prefix_bounds_of_different_lengths(
+    place: str, keys: list[tuple[int, int, str]], lo: Any, hi: Any, reverse: bool
+) -> None:
+    """A low end longer than the high end and under it (``inclusive((3, 1))`` to
+    ``inclusive(3)``) takes the keys under the high end from the low end on, on
+    every layout (the tuple layout answered nothing: it compared the two ends as
+    keys)."""
+    _, scope, layout = _scope(place)
+    m = Map(scope, "m3", key=("u8", "u8", "str"), layout=layout)
+    for k in keys:
+        m.save(k, k[2])
+
+    def inside(k: tuple[int, int, str]) -> bool:
+        if lo is not None and not (k[: len(lo[0])] >= lo[0] if lo[1] else k[: len(lo[0])] > lo[0]):
+            return False
+        return hi is None or (k[: len(hi[0])] <= hi[0] if hi[1] else k[: len(hi[0])] < hi[0])
+
+    want = sorted((k for k in keys if inside(k)), key=lambda k: (k[0], k[1], k[2].encode()), reverse=reverse)
+    low = None if lo is None else PrefixBound(lo[0], lo[1])
+    high = None if hi is None else PrefixBound(hi[0], hi[1])
+    assert [k for k, _ in m.prefix_range(low, high, reverse=reverse)] == want
 
 
 @pytest.mark.parametrize("place", PLACES)

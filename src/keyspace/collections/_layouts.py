@@ -355,9 +355,14 @@ class _TupleNamespace(Namespace):
         # A prefix as a key sorts before every key that starts with it, so an
         # inclusive low end and an exclusive high end are the prefixes themselves;
         # an exclusive low end starts after the last key under it (one seek), and
-        # the keys under an inclusive high end are one more prefix= range.
-        if lo is not None and hi is not None and pack(lo) > pack(hi):
-            return iter(scope.items(limit=0))
+        # the keys under an inclusive high end are one more prefix= range. A low
+        # end past the high end leaves nothing, unless it lies under an inclusive
+        # high end (a longer prefix that starts with it): then the keys under the
+        # high end from the low end on.
+        if lo is not None and hi is not None:
+            packed_lo, packed_hi = pack(lo), pack(hi)
+            if packed_lo > packed_hi and not (hi_incl and packed_lo.startswith(packed_hi)):
+                return iter(scope.items(limit=0))
         start: Any = lo
         start_incl = True
         if lo is not None and not lo_incl:
