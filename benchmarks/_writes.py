@@ -36,12 +36,13 @@ def put_all(ks: Keyspace, path: tuple[str, ...], keys: list[bytes], transaction:
     return each
 
 
-def inserts(ks: Keyspace, path: tuple[str, ...], keys: list[bytes]) -> Factory:
-    """Trials of ``keys`` put in one transaction into the scope ``path`` of ``ks``
-    (a store shared by the rounds, whose scope holds other keys): each trial's
-    close takes them out again (untimed, one transaction), so every round
-    inserts new keys into the same scope."""
-    run = put_all(ks, path, keys, True)
+def inserts(ks: Keyspace, path: tuple[str, ...], keys: list[bytes], transaction: bool = True) -> Factory:
+    """Trials of ``keys`` put into the scope ``path`` of ``ks`` (a store shared by
+    the rounds, whose scope holds other keys), in one transaction or each its
+    own commit (:func:`put_all`): each trial's close takes them out again
+    (untimed, one transaction), so every round inserts new keys into the same
+    scope."""
+    run = put_all(ks, path, keys, transaction)
 
     def remove() -> None:
         with ks.transaction() as tx:

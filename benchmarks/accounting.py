@@ -12,9 +12,10 @@ saves reads.
   one scan of the store without accounting is reported beside).
 
 On a store another program wrote (keys loaded with py-lmdb alone, the keyspace
-opened with ``scheme="tuple"``): the transaction of 1,000 new keys into a scope
-already holding 50,000 (≤ 1.15×), accounting turned on by ``keyspace
-accounting enable``; and the commands as a user runs them, each a fresh
+opened with ``scheme="tuple"``), accounting turned on by ``keyspace accounting
+enable``: the transaction of 1,000 new keys into a scope already holding
+50,000 (≤ 1.15×), the same keys each its own commit (≤ 1.3×), ``len()`` of
+that scope (≤ 20 µs); and the commands as a user runs them, each a fresh
 process, on a store of 300,000 keys in 300 scopes: ``keyspace accounting
 enable`` against a py-lmdb script scanning the store, then ``keyspace inspect``
 of the counted store (≤ 0.5 s).
@@ -174,6 +175,37 @@ def _written_by_others(ctx: Context) -> Iterator[Comparison]:
             )
         ],
         rounds=ctx.fine,
+    )
+    yield Comparison(
+        "account",
+        f"single puts into a scope of {many:,} keys written by others",
+        {"accounting": inserts(on, _PATH, new, False), "plain": inserts(off, _PATH, new, False)},
+        [
+            Ratio(
+                f"written by others: single put into a scope of {many:,} keys: accounting vs not",
+                "accounting",
+                "plain",
+                Target(1.3),
+            )
+        ],
+        rounds=ctx.fine,
+    )
+    scope = on.scope(*_PATH)
+    reps = 2_000
+    per_len = _best(lambda: [len(scope) for _ in range(reps)], 5) / reps
+    yield Comparison(
+        "account",
+        f"len() of a scope of {many:,} keys written by others",
+        {},
+        [
+            Ratio(
+                f"written by others: len() of {many:,} keys with accounting / 20 µs",
+                "len()",
+                "20 µs",
+                Target(1.0, text="≤ 20 µs"),
+            )
+        ],
+        measured={"len()": per_len, "20 µs": 20_000.0},
     )
 
     # the commands, each a fresh process, on 100 tenants of three scopes written by others

@@ -7,10 +7,12 @@ Both sides are keyspace objects on one store each, built once per comparison
 with the same keys; the directory's keys are stored ``prefix + pack((k,))``
 (a prefix of 2 or 3 bytes), the scope's ``pack((path,)) + pack((k,))``.
 
-The gets and the scan again on a store another program wrote: a directory and
-a tuple scope of 50,000 keys each, their bytes (FoundationDB's directory layer's
-nodes, allocator and version included) loaded into LMDB by py-lmdb alone, with
-none of keyspace's own records, and the keyspace opened with ``scheme="tuple"``.
+Every row but the stored key's length again on a store another program wrote:
+the gets, puts and scan on a directory and a tuple scope of 50,000 keys each,
+the moves on the directories of 100,000 and 10 keys, their bytes
+(FoundationDB's directory layer's nodes, allocator and version included)
+loaded into LMDB by py-lmdb alone, with none of keyspace's own records, and the
+keyspace opened with ``scheme="tuple"``.
 """
 
 from __future__ import annotations
@@ -96,6 +98,30 @@ def _puts(how: str, directory: bool, keys: list[bytes]) -> Factory:
             end()
             ks.close()
             d.remove()
+
+        return Trial(run, len(keys), close)
+
+    return make
+
+
+def _inserts(ks: Keyspace, how: str, directory: bool, keys: list[bytes]) -> Factory:
+    """``keys`` put into the directory or the scope of ``_PATH`` of ``ks`` (which
+    hold other keys) on ``how``; each trial's close takes them out again
+    (untimed, one transaction), so every round inserts new keys."""
+
+    def make() -> Trial:
+        made, end = _handle(ks, how, directory)
+
+        def run() -> None:
+            for k in keys:
+                made[k] = _V
+
+        def close() -> None:
+            end()
+            with ks.transaction() as tx:
+                target = tx.directories.open(_PATH) if directory else tx.scope(*_PATH)
+                for k in keys:
+                    del target[k]
 
         return Trial(run, len(keys), close)
 
@@ -209,6 +235,25 @@ def directory(ctx: Context) -> Iterator[Comparison]:
             ],
             rounds=ctx.fine,
         )
+    fresh = _data.keys(ctx.n(5_000, 100), seed=8)
+    for how in ("transaction", "store"):
+        yield Comparison(
+            "directory",
+            f"put ({how}), written by others",
+            {
+                "directory": _inserts(others, how, True, fresh),
+                "tuple scope": _inserts(others, how, False, fresh),
+            },
+            [
+                Ratio(
+                    f"written by others: Directory put ({how}) vs tuple scope, {many:,} keys",
+                    "directory",
+                    "tuple scope",
+                    t110,
+                )
+            ],
+            rounds=ctx.fine,
+        )
     yield Comparison(
         "directory",
         "scan, written by others",
@@ -221,6 +266,15 @@ def directory(ctx: Context) -> Iterator[Comparison]:
                 t110,
             )
         ],
+    )
+
+    moved = _written_by_others(ctx, fill_moves)
+    yield Comparison(
+        "directory",
+        f"move of a directory of {big:,} keys vs of 10, written by others",
+        {"big": _moves(moved, "big", moves), "small": _moves(moved, "small", moves)},
+        [Ratio(f"written by others: move: {big:,} keys vs 10", "big", "small", Target(1.5))],
+        rounds=ctx.fine,
     )
 
     ks = keyspace.open("memory:")
