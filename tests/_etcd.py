@@ -6,6 +6,7 @@ of the write requests a client sends, and a commit whose answer is lost."""
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -63,25 +64,34 @@ def own_url(name: str) -> Iterator[str]:
         store.close()
 
 
-def auth_cluster(port_env: tuple[str, str] | None = None) -> Iterator[LocalCluster]:
-    """A one-member cluster of the caller's own with authentication on (``root``'s
-    password :data:`ROOT_PASSWORD`), stopped when the generator ends; skips the
-    test where etcd cannot be had. ``port_env``: see ``start_cluster``."""
+@contextlib.contextmanager
+def own_cluster(members: int, **options: Any) -> Iterator[LocalCluster]:
+    """A cluster of the caller's own, apart from the shared one (``members``
+    members; ``options`` as :func:`start_cluster` takes them), stopped when the
+    block ends; skips the test where etcd cannot be had."""
     try:
-        found = start_cluster(1, extra_args=("--bcrypt-cost", "4"), port_env=port_env)
+        found = start_cluster(members, **options)
     except ClusterUnavailable as exc:
         if exc.skip:
             pytest.skip(f"etcd unavailable: {exc.reason}")
         raise
     try:
+        yield found
+    finally:
+        found.stop()
+
+
+def auth_cluster(port_env: tuple[str, str] | None = None) -> Iterator[LocalCluster]:
+    """A one-member cluster of the caller's own with authentication on (``root``'s
+    password :data:`ROOT_PASSWORD`), stopped when the generator ends; skips the
+    test where etcd cannot be had. ``port_env``: see ``start_cluster``."""
+    with own_cluster(1, extra_args=("--bcrypt-cost", "4"), port_env=port_env) as found:
         admin = EtcdStore(f"etcd://{','.join(found.endpoints)}")
         try:
             admin.access().enable(ROOT_PASSWORD)
         finally:
             admin.close()
         yield found
-    finally:
-        found.stop()
 
 
 class LostAnswer(grpc.RpcError):

@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 import grpc
 import pytest
+from _etcd import own_cluster
 from _tls import Pki, make_pki
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -32,7 +33,7 @@ from keyspace.errors import AccessDenied, AuthenticationFailed, StoreError
 from keyspace.schemes import scheme_from_name
 from keyspace.stores._etcd_rpc import EtcdUnavailable, translate
 from keyspace.stores.etcd import EtcdStore
-from keyspace.testing.etcd_cluster import ClusterUnavailable, LocalCluster, ServerTLS, start_cluster
+from keyspace.testing.etcd_cluster import LocalCluster, ServerTLS
 
 # grant's warning about the test server's own access gaps is asserted in
 # test_granted_scope_commands.py; here it would only repeat
@@ -64,19 +65,13 @@ class Secure:
 def secure(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secure]:
     pki = make_pki(tmp_path_factory.mktemp("pki"))
     tls = ServerTLS(pki.ca, pki.server_cert, pki.server_key)
-    try:
-        cluster = start_cluster(
-            3,
-            tls=tls,
-            health_context=tls.context(pki.client_cert, pki.client_key),
-            extra_args=("--auth-token-ttl", str(TOKEN_TTL), "--bcrypt-cost", "4"),
-            port_env=("KEYSPACE_ETCD_TLS_CLIENT_BASE", "KEYSPACE_ETCD_TLS_PEER_BASE"),
-        )
-    except ClusterUnavailable as exc:
-        if exc.skip:
-            pytest.skip(f"etcd unavailable: {exc.reason}")
-        raise
-    try:
+    with own_cluster(
+        3,
+        tls=tls,
+        health_context=tls.context(pki.client_cert, pki.client_key),
+        extra_args=("--auth-token-ttl", str(TOKEN_TTL), "--bcrypt-cost", "4"),
+        port_env=("KEYSPACE_ETCD_TLS_CLIENT_BASE", "KEYSPACE_ETCD_TLS_PEER_BASE"),
+    ) as cluster:
         env = Secure(cluster, pki)
         admin = EtcdStore(env.url())
         try:
@@ -84,8 +79,6 @@ def secure(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secure]:
         finally:
             admin.close()
         yield env
-    finally:
-        cluster.stop()
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
+from _etcd import own_cluster
 from _tls import Pki, make_pki
 
 import keyspace
@@ -22,7 +23,7 @@ import keyspace.aio
 from keyspace.errors import EtcdUnavailable, StoreError
 from keyspace.stores._etcd_tls_probe import speaks_tls
 from keyspace.stores.etcd import EtcdStore
-from keyspace.testing.etcd_cluster import ClusterUnavailable, LocalCluster, ServerTLS, start_cluster
+from keyspace.testing.etcd_cluster import LocalCluster, ServerTLS
 
 pytestmark = [pytest.mark.etcd, pytest.mark.timeout(120)]
 
@@ -31,30 +32,14 @@ pytestmark = [pytest.mark.etcd, pytest.mark.timeout(120)]
 def tls_member(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LocalCluster, Pki]]:
     pki = make_pki(tmp_path_factory.mktemp("pki"))
     tls = ServerTLS(pki.ca, pki.server_cert, pki.server_key)
-    try:
-        cluster = start_cluster(1, tls=tls, health_context=tls.context(pki.client_cert, pki.client_key))
-    except ClusterUnavailable as exc:
-        if exc.skip:
-            pytest.skip(f"etcd unavailable: {exc.reason}")
-        raise
-    try:
+    with own_cluster(1, tls=tls, health_context=tls.context(pki.client_cert, pki.client_key)) as cluster:
         yield cluster, pki
-    finally:
-        cluster.stop()
 
 
 @pytest.fixture(scope="module")
 def plain_member() -> Iterator[LocalCluster]:
-    try:
-        cluster = start_cluster(1)
-    except ClusterUnavailable as exc:
-        if exc.skip:
-            pytest.skip(f"etcd unavailable: {exc.reason}")
-        raise
-    try:
+    with own_cluster(1) as cluster:
         yield cluster
-    finally:
-        cluster.stop()
 
 
 def _check(message: str, endpoint: str) -> None:
