@@ -90,6 +90,14 @@ def encode_part(now: int, keys: list[bytes], values: list[bytes]) -> bytes:
     )
 
 
+def one_entry_part(now: int, key: bytes, value: bytes | None) -> bytes:
+    """:func:`encode_part` of the one entry of a single write (``value`` ``None``:
+    a delete), made by two struct packs."""
+    if value is None:
+        return _HEAD.pack(now, 1, 0) + _SIZE.pack(len(key)) + key
+    return _HEAD.pack(now, 1, 1) + _SIZES.pack(len(key), len(value)) + key + value
+
+
 def part_time(raw: bytes) -> int:
     """The commit time (ns since the epoch) of a log part."""
     return int(_HEAD.unpack_from(raw)[0])
@@ -199,24 +207,18 @@ class ChangeLog(WriteHook):
         now = time.time_ns()
         if len(merged) == 1:  # a single write: its one-entry part made by two packs
             ((key, value),) = merged.items()
-            if value is None:
-                single = _HEAD.pack(now, 1, 0) + _SIZE.pack(len(key)) + key
-            else:
-                single = _HEAD.pack(now, 1, 1) + _SIZES.pack(len(key), len(value)) + key + value
-            view.put(self.log_start + seq.to_bytes(8, "big") + _PART0, single)
-            view.put(self.counter_key, seq.to_bytes(8, "big"))
-            if seq % TRIM_EVERY == 0:
-                self._trim(view, latest, seq, now)
-            return
-        if None in merged.values():  # C: a scan of the values for a delete
-            deletes = [k for k, v in merged.items() if v is None]
-            puts: dict[bytes, bytes | None] = {k: v for k, v in merged.items() if v is not None}
+            view.put(self.log_start + seq.to_bytes(8, "big") + _PART0, one_entry_part(now, key, value))
         else:
-            puts, deletes = merged, []
-        keys, values = [*puts, *deletes], cast(list[bytes], list(puts.values()))
-        step = PART_ENTRIES
-        for part, at in enumerate(range(0, len(keys), step)):
-            view.put(self.part_key(seq, part), encode_part(now, keys[at : at + step], values[at : at + step]))
+            if None in merged.values():  # C: a scan of the values for a delete
+                deletes = [k for k, v in merged.items() if v is None]
+                puts: dict[bytes, bytes | None] = {k: v for k, v in merged.items() if v is not None}
+            else:
+                puts, deletes = merged, []
+            keys, values = [*puts, *deletes], cast(list[bytes], list(puts.values()))
+            step = PART_ENTRIES
+            for part, at in enumerate(range(0, len(keys), step)):
+                raw = encode_part(now, keys[at : at + step], values[at : at + step])
+                view.put(self.part_key(seq, part), raw)
         view.put(self.counter_key, seq.to_bytes(8, "big"))
         if seq % TRIM_EVERY == 0:
             self._trim(view, latest, seq, now)
