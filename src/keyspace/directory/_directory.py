@@ -40,7 +40,7 @@ from ..scope import Scope
 from ..stores._base import ReadView, Store, WriteView
 from ..stores._checked import CheckedReads
 from ..tuples import unpack
-from ._layer import DirPath, Found
+from ._layer import DirPath, Found, check_path
 
 __all__ = ["Directory", "DirectoryPartition", "make_handle"]
 
@@ -218,7 +218,55 @@ class _DirectoryCatalog(Catalog):
         return [self.scheme.own_range(path)]
 
 
-class Directory(Scope):
+class _TreeOperations:
+    """The directory operations of a handle, taking paths relative to the path
+    it was opened at, run on the directories :meth:`_dirs` gives (which check
+    first that the handle's directory was not removed)."""
+
+    __slots__ = ()
+
+    def _dirs(self) -> DirectoryOwner:
+        raise NotImplementedError
+
+    def _at(self) -> DirPath:
+        """The path the handle was opened at."""
+        raise NotImplementedError
+
+    def _sub(self, path: Any) -> Any:
+        return self._at() + check_path(path)
+
+    def create_or_open(self, path: Any, layer: bytes = b"") -> Directory | DirectoryPartition:
+        return self._dirs().create_or_open(self._sub(path), layer)
+
+    def open(self, path: Any, layer: bytes | None = None) -> Directory | DirectoryPartition:
+        return self._dirs().open(self._sub(path), layer)
+
+    def create(
+        self, path: Any, layer: bytes = b"", prefix: bytes | None = None
+    ) -> Directory | DirectoryPartition:
+        return self._dirs().create(self._sub(path), layer, prefix)
+
+    def exists(self, path: Any = ()) -> bool:
+        return self._dirs().exists(self._sub(path))
+
+    def list(self, path: Any = ()) -> builtins.list[str]:
+        return self._dirs().list(self._sub(path))
+
+    def move(self, old_path: Any, new_path: Any) -> Directory | DirectoryPartition:
+        return self._dirs().move(self._sub(old_path), self._sub(new_path))
+
+    def move_to(self, new_path: Any) -> Directory | DirectoryPartition:
+        """Move this directory to the absolute path ``new_path``."""
+        return self._dirs().move(self._at(), new_path)
+
+    def remove(self, path: Any = ()) -> None:
+        self._dirs().remove(self._sub(path))
+
+    def remove_if_exists(self, path: Any = ()) -> bool:
+        return self._dirs().remove_if_exists(self._sub(path))
+
+
+class Directory(_TreeOperations, Scope):
     """A directory of the keyspace's directory tree: a :class:`~keyspace.scope.Scope`
     over its own keys (stored ``prefix + pack((k,))``), with ``path`` (the path it
     was opened at), ``layer``, ``prefix`` (its allocated prefix), and the
@@ -248,6 +296,9 @@ class Directory(Scope):
         assert isinstance(state, _DirectoryCatalog)
         return state
 
+    def _at(self) -> DirPath:
+        return tuple(self.path)
+
     def _dirs(self) -> DirectoryOwner:
         """The directories this handle's tree operations run on, bound to its view,
         each checking its node first in the operation's own transaction or
@@ -276,45 +327,8 @@ class Directory(Scope):
     def __repr__(self) -> str:
         return f"<Directory {self.path!r} prefix={show_bytes(self.prefix)}>"
 
-    # -- the directory operations, relative to this directory ------------------
 
-    def create_or_open(self, path: Any, layer: bytes = b"") -> Directory | DirectoryPartition:
-        return self._dirs().create_or_open(self._sub(path), layer)
-
-    def open(self, path: Any, layer: bytes | None = None) -> Directory | DirectoryPartition:
-        return self._dirs().open(self._sub(path), layer)
-
-    def create(
-        self, path: Any, layer: bytes = b"", prefix: bytes | None = None
-    ) -> Directory | DirectoryPartition:
-        return self._dirs().create(self._sub(path), layer, prefix)
-
-    def exists(self, path: Any = ()) -> bool:
-        return self._dirs().exists(self._sub(path))
-
-    def list(self, path: Any = ()) -> builtins.list[str]:
-        return self._dirs().list(self._sub(path))
-
-    def move(self, old_path: Any, new_path: Any) -> Directory | DirectoryPartition:
-        return self._dirs().move(self._sub(old_path), self._sub(new_path))
-
-    def move_to(self, new_path: Any) -> Directory | DirectoryPartition:
-        """Move this directory to the absolute path ``new_path``."""
-        return self._dirs().move(self.path, new_path)
-
-    def remove(self, path: Any = ()) -> None:
-        self._dirs().remove(self._sub(path))
-
-    def remove_if_exists(self, path: Any = ()) -> bool:
-        return self._dirs().remove_if_exists(self._sub(path))
-
-    def _sub(self, path: Any) -> Any:
-        from ._layer import check_path
-
-        return tuple(self.path) + check_path(path)
-
-
-class DirectoryPartition:
+class DirectoryPartition(_TreeOperations):
     """A partition (layer ``b"partition"``): a directory holding a tree of its own,
     whose subdirectories' prefixes all start with its prefix. It holds no keys
     itself (as in FoundationDB); it offers the directory operations relative to
@@ -333,39 +347,11 @@ class DirectoryPartition:
     def __repr__(self) -> str:
         return f"<DirectoryPartition {self.path!r} prefix={show_bytes(self.prefix)}>"
 
-    def _sub(self, path: Any) -> Any:
-        from ._layer import check_path
+    def _at(self) -> DirPath:
+        return self.found.path
 
-        return tuple(self.path) + check_path(path)
-
-    def create_or_open(self, path: Any, layer: bytes = b"") -> Directory | DirectoryPartition:
-        return self._owner.create_or_open(self._sub(path), layer)
-
-    def open(self, path: Any, layer: bytes | None = None) -> Directory | DirectoryPartition:
-        return self._owner.open(self._sub(path), layer)
-
-    def create(
-        self, path: Any, layer: bytes = b"", prefix: bytes | None = None
-    ) -> Directory | DirectoryPartition:
-        return self._owner.create(self._sub(path), layer, prefix)
-
-    def exists(self, path: Any = ()) -> bool:
-        return self._owner.exists(self._sub(path))
-
-    def list(self, path: Any = ()) -> builtins.list[str]:
-        return self._owner.list(self._sub(path))
-
-    def move(self, old_path: Any, new_path: Any) -> Directory | DirectoryPartition:
-        return self._owner.move(self._sub(old_path), self._sub(new_path))
-
-    def move_to(self, new_path: Any) -> Directory | DirectoryPartition:
-        return self._owner.move(self.path, new_path)
-
-    def remove(self, path: Any = ()) -> None:
-        self._owner.remove(self._sub(path))
-
-    def remove_if_exists(self, path: Any = ()) -> bool:
-        return self._owner.remove_if_exists(self._sub(path))
+    def _dirs(self) -> DirectoryOwner:
+        return self._owner
 
     def _no_keys(self) -> DirectoryError:
         return DirectoryError(

@@ -214,11 +214,7 @@ class TreeOps:
             return self._partition(node).open(view, node.subpath(), layer)
         if not node.exists():
             raise DirectoryNotFound(f"no directory at {self._show(path)}")
-        if layer and node.layer != layer:
-            raise LayerMismatch(
-                f"the directory at {self._show(path)} has layer {show_bytes(node.layer)}, "
-                f"not {show_bytes(layer)}"
-            )
+        self._check_layer(node, path, layer)
         return self._found(node)
 
     def list(self, view: ReadView, path: DirPath) -> builtins.list[str]:
@@ -271,11 +267,7 @@ class TreeOps:
                 )
             if not allow_open:
                 raise DirectoryExists(f"a directory at {self._show(path)} exists already")
-            if layer and node.layer != layer:
-                raise LayerMismatch(
-                    f"the directory at {self._show(path)} has layer {show_bytes(node.layer)}, "
-                    f"not {show_bytes(layer)}"
-                )
+            self._check_layer(node, path, layer)
             return self._found(node)
         if not allow_create:
             raise DirectoryNotFound(f"no directory at {self._show(path)}")
@@ -389,6 +381,14 @@ class TreeOps:
         lo = tree.node_of(prefix)
         hi2 = tree.node + b"\xff" if end is None else tree.node_of(end)
         return next(iter(view.scan_keys(lo, hi2, limit=1)), None) is None
+
+    def _check_layer(self, node: _Node, path: DirPath, layer: bytes | None) -> None:
+        """:class:`LayerMismatch` where ``layer`` is given and not ``node``'s own."""
+        if layer and node.layer != layer:
+            raise LayerMismatch(
+                f"the directory at {self._show(path)} has layer {show_bytes(node.layer)}, "
+                f"not {show_bytes(layer)}"
+            )
 
     def _show(self, path: DirPath) -> str:
         return show_bytes(self.base + path)
