@@ -138,6 +138,47 @@ def test_prefix_bounds_of_different_lengths(
     assert [k for k, _ in m.prefix_range(low, high, reverse=reverse)] == want
 
 
+RECORDS = st.dictionaries(
+    st.text("xyz", min_size=1, max_size=3), st.tuples(st.sampled_from(["red", "blue"]), st.integers(0, 6))
+)
+
+
+@pytest.mark.parametrize("place", PLACES)
+@settings(max_examples=40, deadline=None)
+@given(records=RECORDS, lo=BOUND, hi=BOUND, reverse=st.booleans(), limit=st.none() | st.integers(0, 5))
+def test_index_prefix_range_under_a_prefix_stays_in_it(
+    place: str, records: dict[str, tuple[str, int]], lo: Any, hi: Any, reverse: bool, limit: Any
+) -> None:
+    """``index(name).prefix(p).prefix_range(min, max)``: the bounds are prefixes
+    of the index elements after ``p``, and only entries under ``p`` are read
+    (the fixed prefix was ignored: entries of every team came back)."""
+    _, scope, layout = _scope(place)
+    m = IndexedMap(
+        scope,
+        "recs",
+        key="str",
+        indexes={"tn": MultiIndex(lambda r: (r["team"], r["n"]), "recs__tn", key=("str", "u8"))},
+        layout=layout,
+    )
+    for key, (team, n) in records.items():
+        m.save(key, {"team": team, "n": n})
+    want = sorted(
+        ((n, k) for k, (team, n) in records.items() if team == "red" and _inside(n, lo, hi)),
+        key=lambda nk: (nk[0], nk[1].encode()),
+    )
+    if reverse:
+        want.reverse()
+    if limit is not None:
+        want = want[:limit]
+    low = None if lo is None else PrefixBound(lo[0], lo[1])
+    high = None if hi is None else PrefixBound(hi[0], hi[1])
+    view = m.index("tn").prefix("red")
+    got = list(view.prefix_range(low, high, reverse=reverse, limit=limit))
+    assert got == [(k, {"team": "red", "n": n}) for n, k in want]
+    raw = list(view.prefix_range_raw(low, high, reverse=reverse, limit=limit))
+    assert [v for _, v in raw] == [m.codec.encode({"team": "red", "n": n}) for n, _ in want]
+
+
 @pytest.mark.parametrize("place", PLACES)
 def test_bounded_clears_remove_the_first_keys_in_key_order(place: str) -> None:
     _, scope, layout = _scope(place)

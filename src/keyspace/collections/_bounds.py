@@ -78,12 +78,22 @@ def prefix_scan(
     max: Any,
     reverse: bool,
     limit: int | None,
+    fixed: tuple[Any, ...] = (),
+    rest: KeySpec | None = None,
 ) -> Iterator[tuple[Any, Any]]:
     """``(scope key, raw value)`` of the keys of ``ns`` between the prefix bounds
     ``min`` and ``max`` (see :class:`PrefixBound`), checked first
-    (:class:`InvalidArgument`, :class:`~keyspace.errors.InvalidKey`). Cost: one
-    range scan of the keys yielded, plus at most two seeks on the tuple layout."""
+    (:class:`InvalidArgument`, :class:`~keyspace.errors.InvalidKey`). Under
+    the fixed leading elements ``fixed`` (a view's ``prefix(p)``; ``rest``: the
+    spec of the elements after them) the bounds are prefixes of those
+    elements, and only keys under ``fixed`` are read: an open side is
+    ``fixed`` itself, inclusive. Cost: one range scan of the keys yielded, plus
+    at most two seeks on the tuple layout."""
     check_range_arguments(True, False, reverse, limit)
-    lo, lo_incl = _checked(min, ns.spec, "min")
-    hi, hi_incl = _checked(max, ns.spec, "max")
+    spec = ns.spec if rest is None else rest
+    lo, lo_incl = _checked(min, spec, "min")
+    hi, hi_incl = _checked(max, spec, "max")
+    if fixed:
+        lo, lo_incl = (fixed, True) if lo is None else ((*fixed, *lo), lo_incl)
+        hi, hi_incl = (fixed, True) if hi is None else ((*fixed, *hi), hi_incl)
     return ns.prefix_scan(scope, lo, lo_incl, hi, hi_incl, reverse, limit)

@@ -338,14 +338,14 @@ class IndexView(_Ranged):
         them (cw-storage-plus's ``prefix_range``, without its decoding of the
         index entry as the record, PR #125). Cost: one range scan of the index
         plus one point read per record."""
-        for k, v in prefix_scan(self._ns, self._scope(), min, max, reverse, limit):
+        for k, v in prefix_scan(self._ns, self._scope(), min, max, reverse, limit, *self._span()):
             yield self._record(k, v)
 
     def prefix_range_raw(
         self, min: Any = None, max: Any = None, *, reverse: bool = False, limit: int | None = None
     ) -> Iterator[tuple[bytes, bytes]]:
         """Like :meth:`prefix_range`, undecoded as :meth:`range_raw` is."""
-        for k, v in prefix_scan(self._ns, self._scope(), min, max, reverse, limit):
+        for k, v in prefix_scan(self._ns, self._scope(), min, max, reverse, limit, *self._span()):
             yield self._record_raw(k, v)
 
     def load(self, index_key: Any) -> tuple[Any, Any]:
