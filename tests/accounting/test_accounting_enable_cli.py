@@ -105,3 +105,16 @@ def test_accounting_true_on_uncounted_keys_is_refused(tmp_path: Path) -> None:
     with pytest.raises(AccountingUnavailable):
         ks.stats()
     ks.close()
+
+
+def test_enable_reports_the_keys_it_counted_not_the_reserved_ones(tmp_path: Path) -> None:
+    """A Sublevel root's byte range holds the keyspace's reserved keys too (the
+    feature record, the change log's parts and counter): ``enable`` counts
+    around them, and says how many keys it counted, the ones ``check`` finds."""
+    url = f"lmdb://{tmp_path}/db"
+    _fill(url, scheme="sublevel", changes=True)
+    done = run("accounting", "enable", url, "--scheme", "sublevel")
+    assert "accounting is on" in done.stdout and "541 keys counted" in done.stdout, done.stdout
+    assert (
+        "counts match the recount: 541 keys" in run("accounting", "check", url, "--scheme", "sublevel").stdout
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from .._accounting import accounting_of, check_countable, enable, enabled
+from .._accounting import accounting_of, check_countable, counted_ranges, enable, enabled
 from ..errors import AccountingUnavailable
 from ._console import Ticker, out
 from ._format import render_path
@@ -53,7 +53,7 @@ def enable_cmd(url: str, scheme: str | None, chunk: int) -> None:
             out().print(f"accounting is on already for {url}", markup=False)
             return
         with one_state(store) as view:
-            total = sum(view.count(lo, hi) for lo, hi in ks.scheme.footprint())
+            total = sum(view.count(lo, hi) for lo, hi in counted_ranges(ks.scheme, store))
         with Ticker("counting keys", total=total) as ticker:
             enable(store, ks.scheme, chunk=chunk, progress=ticker.advance)
     out().print(f"accounting is on for {url}: {total:,} keys counted", markup=False)
