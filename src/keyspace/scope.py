@@ -1293,68 +1293,38 @@ class Scope(MutableMapping[Any, Any]):
         prefix: Key | None,
         count: bool,
     ) -> int:
-        """:meth:`clear_range`; ``count=False`` (:meth:`clear`) leaves a whole
-        range delete uncounted (the count returned is then 0)."""
+        """:meth:`clear_range`, whose count is read inside the delete's own write:
+        what it removes is what it counts. ``count=False`` (:meth:`clear`, which
+        has no ``limit`` and returns nothing): a range delete counts nothing and is
+        one delete of the store where there is one range; own keys that are not
+        one range are read first and deleted blind, so that an engine that caps
+        the reads of a transaction (etcd's compares) still deletes them in one."""
         view = self._writer()
         ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
         deleted = 0
-        if limit is None and self._layout.exact and count:
-
-            def count_and_delete(w: WriteView) -> None:
-                nonlocal deleted
-                w = self._part(w)
-                found = sum(w.count(lo, hi) for lo, hi in ranges)
-                for lo, hi in ranges:
-                    w.delete_range(lo, hi)
-                deleted = found
-
-            self._state.destructive(view, count_and_delete, path=self._unsettled)
-            return deleted
         if limit is None and self._layout.exact:
 
             def delete_ranges(w: WriteView) -> None:
+                nonlocal deleted
                 w = self._part(w)
+                if count:
+                    deleted = sum(w.count(lo, hi) for lo, hi in ranges)
                 for lo, hi in ranges:
                     w.delete_range(lo, hi)
 
-            self._state.destructive(view, delete_ranges, single=len(ranges) == 1, path=self._unsettled)
-            return 0
-        layout = self._layout
-        ordered = ranges[::-1] if reverse else ranges
+            single = not count and len(ranges) == 1  # a count and its delete are one write
+            self._state.destructive(view, delete_ranges, single=single, path=self._unsettled)
+            return deleted
+        if reverse:
+            ranges.reverse()
+        # clear(): the own keys read first, through the scope's reads
+        known = None if count else self._own_keys(self._data, ranges, reverse, limit)
         batch = self._state.batch_limit
-        if not count and limit is None:
-            # clear(): the own keys read first, then deleted blind, so that an
-            # engine that caps its transactions (etcd) still sends one request
-            chunks = self._chunks(start, stop, include_start, include_stop, prefix=prefix, decode=False)
-            known = [k for chunk in chunks for k, _ in chunk]
-
-            def delete_known(w: WriteView) -> None:
-                w = self._part(w)
-                write = getattr(w, "write", None)
-                if write is not None and len(known) <= batch:
-                    write([(k, None) for k in known])
-                else:
-                    for k in known:
-                        w.delete(k)
-
-            self._state.destructive(view, delete_known, path=self._unsettled)
-            return 0
 
         def delete_keys(w: WriteView) -> None:
-            # the keys are read in the delete's own write: what it removes is what it counts
             nonlocal deleted
             w = self._part(w)
-            doomed: list[bytes] = []
-            for lo, hi in ordered:
-                left = None if limit is None else limit - len(doomed)
-                if left is not None and left <= 0:
-                    break
-                keys: Iterable[bytes] = w.scan_keys(
-                    lo, hi, reverse=reverse, limit=left if layout.exact else None
-                )
-                if not layout.exact:
-                    keys = filter(layout.is_own, keys)
-                doomed.extend(keys if left is None else islice(keys, left))
+            doomed = self._own_keys(w, ranges, reverse, limit) if known is None else known
             write = getattr(w, "write", None)
             if write is not None and len(doomed) <= batch:
                 write([(k, None) for k in doomed])
@@ -1365,6 +1335,26 @@ class Scope(MutableMapping[Any, Any]):
 
         self._state.destructive(view, delete_keys, path=self._unsettled)
         return deleted
+
+    def _own_keys(
+        self, view: ReadView, ranges: list[_Range], reverse: bool, limit: int | None
+    ) -> list[bytes]:
+        """The stored own keys ``view`` holds in ``ranges`` (in the order of the
+        scan), the first ``limit`` of them with a limit. Cost: one keys-only scan
+        per range read, limited by the store where the own ranges are exact."""
+        layout = self._layout
+        found: list[bytes] = []
+        for lo, hi in ranges:
+            left = None if limit is None else limit - len(found)
+            if left is not None and left <= 0:
+                break
+            keys: Iterable[bytes] = view.scan_keys(
+                lo, hi, reverse=reverse, limit=left if layout.exact else None
+            )
+            if not layout.exact:
+                keys = filter(layout.is_own, keys)
+            found.extend(keys if left is None else islice(keys, left))
+        return found
 
     def drop(self) -> None:
         """Remove the scope and every scope below it. Cost: one range delete
