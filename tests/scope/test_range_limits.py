@@ -136,3 +136,31 @@ def test_the_asyncio_store_refuses_a_negative_limit() -> None:
                 [x async for x in aks.store.scan(limit=-1)]
 
     asyncio.run(main())
+
+
+def test_a_view_with_parameters_of_its_own_keeps_them_and_refuses_a_negative_limit() -> None:
+    # a scan whose parameters are not the contract's (defaults of its own, a
+    # keyword more) is called as it is: only the limit is checked first
+    from keyspace.stores._base import ReadView
+
+    class Own(ReadView):
+        def get(self, key: bytes) -> bytes | None:
+            return None
+
+        def scan(  # type: ignore[override]
+            self,
+            start: bytes = b"s",
+            stop: bytes | None = b"t",
+            *,
+            reverse: bool = True,
+            limit: Any = 7,
+            step: int = 1,
+        ) -> Iterator[tuple[bytes, bytes]]:
+            yield start, b"%r %r %r %d" % (stop, reverse, limit, step)
+
+    own = Own()
+    assert list(own.scan()) == [(b"s", b"b't' True 7 1")]
+    assert list(own.scan(b"a", step=2, limit=None)) == [(b"a", b"b't' True None 2")]
+    with pytest.raises(InvalidArgument, match="not -1"):
+        own.scan(limit=-1)
+    assert Own.scan.__name__ == "scan" and Own.scan_keys.__name__ == "scan_keys"

@@ -184,7 +184,8 @@ def limit_checked(cls: type) -> None:
     (:func:`check_scan_limit`) when called, before the engine is asked: every
     adapter, view and wrapper of the store contract refuses a negative limit the
     same way (``__init_subclass__`` of :class:`ReadView` and of the asyncio
-    views calls this). Cost: one dictionary lookup and a comparison per call."""
+    views calls this). Cost: one Python frame and a comparison per call (a
+    method whose parameters are not the contract's: its arguments packed too)."""
     for name in ("scan", "scan_keys"):
         method = getattr(cls, name, None)
         if (
@@ -193,16 +194,52 @@ def limit_checked(cls: type) -> None:
             or hasattr(method, "_checks_limit")
         ):
             continue
-
-        def checked(self: Any, *args: Any, __method: Any = method, **kwargs: Any) -> Any:
-            limit = kwargs.get("limit")
-            if limit is not None:
-                check_scan_limit(limit)
-            return __method(self, *args, **kwargs)
-
-        wrapped = wraps(method)(checked)
+        wrapped = wraps(method)(_limit_checking(method))
         wrapped._checks_limit = True  # type: ignore[attr-defined]
         setattr(cls, name, wrapped)
+
+
+_SCAN_PARAMETERS = ("self", "start", "stop", "reverse", "limit")
+_PACKED = 0x04 | 0x08  # CO_VARARGS | CO_VARKEYWORDS
+
+
+def _limit_checking(method: Any) -> Callable[..., Any]:
+    """``method`` behind :func:`check_scan_limit` of its ``limit``: with the
+    contract's own parameters (``start``, ``stop``, keyword-only ``reverse`` and
+    ``limit``, their defaults the contract's) where ``method`` has exactly those,
+    so a call packs no arguments; else with ``*args, **kwargs``."""
+    code = getattr(method, "__code__", None)
+    if (
+        code is not None
+        and code.co_argcount == 3
+        and code.co_kwonlyargcount == 2
+        and not code.co_flags & _PACKED
+        and code.co_varnames[:5] == _SCAN_PARAMETERS
+        and method.__defaults__ == (b"", None)
+        and method.__kwdefaults__ == {"reverse": False, "limit": None}
+    ):
+
+        def checked(
+            self: Any,
+            start: bytes = b"",
+            stop: bytes | None = None,
+            *,
+            reverse: bool = False,
+            limit: Any = None,
+        ) -> Any:
+            if limit is not None and (type(limit) is not int or limit < 0):
+                check_scan_limit(limit)
+            return method(self, start, stop, reverse=reverse, limit=limit)
+
+        return checked
+
+    def checked_packed(self: Any, *args: Any, **kwargs: Any) -> Any:
+        limit = kwargs.get("limit")
+        if limit is not None:
+            check_scan_limit(limit)
+        return method(self, *args, **kwargs)
+
+    return checked_packed
 
 
 def limited(items: Iterator[_T], limit: int | None) -> Iterator[_T]:
