@@ -269,7 +269,10 @@ class IndexView(_Ranged):
 
     sub_prefix = prefix
 
-    def _record(self, entry_key: Any, entry: bytes) -> tuple[Any, Any]:
+    def _record_of(self, entry_key: Any, entry: bytes) -> tuple[tuple[Any, ...], bytes]:
+        """``(record key elements, record's stored bytes)`` of one index entry
+        (``entry_key``: its scope key, not read for a unique index);
+        :class:`KeyError` when the record is gone. Cost: one point read."""
         owner = self._owner
         if self.index.unique:
             pk = owner._ns.from_relative(owner.layout.unique_pk(entry))
@@ -278,7 +281,12 @@ class IndexView(_Ranged):
         raw = owner._scope().get(owner._ns.key(pk))
         if raw is None:
             raise KeyError(owner.spec.key_of(pk))
-        return owner.spec.key_of(pk), owner.codec.decode(raw)
+        return pk, raw
+
+    def _record(self, entry_key: Any, entry: bytes) -> tuple[Any, Any]:
+        """``(record key, record value)`` of one index entry."""
+        pk, raw = self._record_of(entry_key, entry)
+        return self._owner.spec.key_of(pk), self._owner.codec.decode(raw)
 
     def items(
         self,
@@ -299,15 +307,8 @@ class IndexView(_Ranged):
     def _record_raw(self, entry_key: Any, entry: bytes) -> tuple[bytes, bytes]:
         """``(record key as its relative bytes, record's stored bytes)`` of one
         index entry; :class:`KeyError` when the record is gone."""
-        owner = self._owner
-        if self.index.unique:
-            pk = owner._ns.from_relative(owner.layout.unique_pk(entry))
-        else:
-            pk = self._ns.elements(entry_key)[len(self.index.spec) :]
-        raw = owner._scope().get(owner._ns.key(pk))
-        if raw is None:
-            raise KeyError(owner.spec.key_of(pk))
-        return owner._ns.relative(pk), raw
+        pk, raw = self._record_of(entry_key, entry)
+        return self._owner._ns.relative(pk), raw
 
     def range_raw(
         self,

@@ -151,9 +151,10 @@ class Namespace(ABC):
         """The bytes of a scope key after its namespace and its first ``skip``
         elements, without decoding the rest (cw-storage-plus's ``range_raw``)."""
 
-    @abstractmethod
     def clear(self, base: Scope) -> None:
-        """Remove every key of the namespace from ``scope(base)``: one range delete."""
+        """Remove every key of the namespace from ``scope(base)``: one range delete
+        (:meth:`clear_prefix` with no prefix)."""
+        self.clear_prefix(base, ())
 
     @abstractmethod
     def clear_prefix(self, base: Scope, prefix: Elements) -> None:
@@ -289,9 +290,6 @@ class _TupleNamespace(Namespace):
 
     def raw_remainder(self, key: Any, skip: int) -> bytes:
         return pack(self.elements(key)[skip:])
-
-    def clear(self, base: Scope) -> None:
-        self.scope(base).clear()
 
     def clear_prefix(self, base: Scope, prefix: Elements) -> None:
         if prefix:
@@ -466,17 +464,11 @@ class _CwNamespace(Namespace):
     def _joined(types: Sequence[KeyType], elements: Elements) -> bytes:
         return joined_key([t.to_bytes(v) for t, v in zip(types, elements, strict=True)])
 
-    def clear(self, base: Scope) -> None:
-        if Property.ORDER_WITHIN in base.scheme.properties:
-            base.clear_range(start=self.head, stop=prefix_end(self.head))
-        else:  # stored order is not key order: the keys starting with head, exactly
-            base.clear_range(prefix=self.head)
-
     def clear_prefix(self, base: Scope, prefix: Elements) -> None:
         start = self.prefix_bytes(prefix)
         if Property.ORDER_WITHIN in base.scheme.properties:
             base.clear_range(start=start, stop=prefix_end(start))
-        else:
+        else:  # stored order is not key order: the keys starting with start, exactly
             base.clear_range(prefix=start)
 
     def scan(
