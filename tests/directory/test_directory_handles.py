@@ -18,6 +18,7 @@ from keyspace.errors import (
     DirectoryError,
     DirectoryExists,
     DirectoryNotFound,
+    InvalidArgument,
     LayerMismatch,
     PrefixInUse,
     SchemeMismatch,
@@ -344,3 +345,21 @@ def test_a_handle_removing_its_own_directory_in_a_transaction_commits_no_orphan(
         d.remove()
         d[b"b"] = b"2"
     assert ks.directories.list() == ["x"] and len(ks.directory("x")) == 0
+
+
+def test_walk_to_a_depth_gives_the_directories_that_many_levels_below() -> None:
+    ks = keyspace.open("memory:")
+    for path in [("a", "b", "c"), ("a", "d"), ("p", "x", "y")]:
+        ks.directories.create_or_open(path[:1], b"partition" if path[0] == "p" else b"")
+        ks.directories.create_or_open(path)
+    every = ks.directories.walk()
+    assert [p for p, _, _ in every] == [
+        ("a",), ("a", "b"), ("a", "b", "c"), ("a", "d"), ("p",), ("p", "x"), ("p", "x", "y")
+    ]  # fmt: skip
+    for depth in (1, 2, 3):
+        for top in [(), ("a",), ("p",)]:
+            want = [r for r in every if r[0][: len(top)] == top and len(top) < len(r[0]) <= len(top) + depth]
+            assert ks.directories.walk(top, depth=depth) == want
+    for bad in (0, -1, 1.5, True, "1"):
+        with pytest.raises(InvalidArgument, match="walk depth"):
+            ks.directories.walk(depth=bad)

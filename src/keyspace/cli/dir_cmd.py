@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from ..directory import Directories
 from ..errors import DirectoryError
 from ._console import out
 from ._format import dumps
@@ -55,7 +54,7 @@ def ls(url: str, paths: tuple[str, ...], scheme: str | None, as_json: bool) -> N
         dirs = op.keyspace.directories
         for text in paths or ("/",):
             path = _path(text)
-            rows = [(name, *_prefix_layer(dirs, (*path, name))) for name in dirs.list(path)]
+            rows = [(below[-1], prefix, layer) for below, prefix, layer in dirs.walk(path, depth=1)]
             if as_json:
                 children = [
                     {"name": n, "prefix": p.hex(), "layer": la.decode("utf-8", "replace")}
@@ -68,11 +67,6 @@ def ls(url: str, paths: tuple[str, ...], scheme: str | None, as_json: bool) -> N
             for name, prefix, layer in rows:
                 shown = f"\tlayer={layer.decode('utf-8', 'backslashreplace')}" if layer else ""
                 click.echo(f"{name}\tprefix={prefix.hex(' ')}{shown}")  # tab-separated, as it is
-
-
-def _prefix_layer(dirs: Directories, path: tuple[str, ...]) -> tuple[bytes, bytes]:
-    made = dirs.open(path)
-    return made.prefix, made.layer
 
 
 @dir_group.command(

@@ -26,6 +26,7 @@ from ..codecs import Codec
 from ..errors import (
     DirectoryError,
     DirectoryNotFound,
+    InvalidArgument,
     PrefixInUse,
     SchemeMismatch,
     StaleDirectory,
@@ -301,11 +302,20 @@ class Directories:
         path = check_path(path)
         return self._read(lambda v: self._ops().list(v, path))
 
-    def walk(self, path: Any = ()) -> builtins.list[tuple[tuple[str, ...], bytes, bytes]]:
+    def walk(
+        self, path: Any = (), *, depth: int | None = None
+    ) -> builtins.list[tuple[tuple[str, ...], bytes, bytes]]:
         """``(path, prefix, layer)`` of every directory below ``path``, parents
-        first, in name order (partitions walked into)."""
+        first, in name order (partitions walked into), read in one snapshot;
+        ``depth``: only those at most that many levels below ``path`` (1: its
+        subdirectories), an int of at least 1 (else :class:`InvalidArgument`).
+        Cost: a scan of the children of each directory walked and a few point
+        reads per directory, and no handle made."""
         path = check_path(path)
-        return [(f.path, f.prefix, f.layer) for f in self._read(lambda v: self._ops().walk(v, path))]
+        if depth is not None and (type(depth) is not int or depth < 1):
+            raise InvalidArgument(f"walk depth is an int of at least 1 or None, not {show_bytes(depth)}")
+        found = self._read(lambda v: self._ops().walk(v, path, depth))
+        return [(f.path, f.prefix, f.layer) for f in found]
 
     def move(self, old_path: Any, new_path: Any) -> Handle:
         """Move the directory at ``old_path`` to ``new_path``: its keys and

@@ -228,14 +228,17 @@ class TreeOps:
         lo, hi = self.tree.children_range(node.node)
         return [self.tree.child_name(node.node, k) for k in view.scan_keys(lo, hi)]
 
-    def walk(self, view: ReadView, path: DirPath = ()) -> builtins.list[Found]:
-        """Every directory below ``path`` (itself excluded), parents first, in
-        name order; partitions are walked into."""
+    def walk(self, view: ReadView, path: DirPath = (), depth: int | None = None) -> builtins.list[Found]:
+        """Every directory below ``path`` (itself excluded), at most ``depth``
+        levels below it (``None``: all), parents first, in name order; partitions
+        are walked into."""
         out: builtins.list[Found] = []
+        if depth is not None and depth < 1:
+            return out
         for name in self.list(view, path):
             found = self.open(view, (*path, name), None)
             out.append(found)
-            out += self.walk(view, (*path, name))
+            out += self.walk(view, (*path, name), None if depth is None else depth - 1)
         return out
 
     # -- writing ---------------------------------------------------------------
