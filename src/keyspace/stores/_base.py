@@ -69,7 +69,7 @@ from collections.abc import Callable, Collection, Generator, Iterable, Iterator,
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial, wraps
-from itertools import islice, takewhile
+from itertools import chain, islice, takewhile
 from operator import gt, itemgetter, le
 from typing import Any, TypeVar
 
@@ -411,6 +411,39 @@ class DelegatedReads(ReadView):
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
         return self._reads().seeker(stop)
+
+
+class PagedReads(ReadView):
+    """A view whose :meth:`scan` and :meth:`scan_keys` are the items (or keys) of
+    its :meth:`_pages`, one list per page (a view whose engine reads in pages:
+    the checked and watched reads). Cost: the pages' reads, chained."""
+
+    @abstractmethod
+    def _pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+    ) -> Iterator[list[Any]]:
+        """The items (``keys``: the keys) of ``[start, stop)`` in order, at most
+        ``limit`` in all, as lists."""
+
+    def scan(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[tuple[bytes, bytes]]:
+        return chain.from_iterable(self._pages(start, stop, reverse, limit))
+
+    def scan_keys(
+        self,
+        start: bytes = b"",
+        stop: bytes | None = None,
+        *,
+        reverse: bool = False,
+        limit: int | None = None,
+    ) -> Iterator[bytes]:
+        return chain.from_iterable(self._pages(start, stop, reverse, limit, keys=True))
 
 
 class Releasable(Closing):

@@ -35,11 +35,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from functools import partial
-from itertools import chain, islice
+from itertools import islice
 from typing import Any
 
 from ..errors import KeyspaceError
-from ._base import Op, ReadView, Store, WriteView
+from ._base import Op, PagedReads, ReadView, Store, WriteView
 
 __all__ = ["CheckFailed", "CheckedReads"]
 
@@ -60,7 +60,7 @@ Recheck = Callable[[ReadView], bool]
 is readable there (``False``: reads find nothing); it may raise instead."""
 
 
-class CheckedReads(WriteView):
+class CheckedReads(PagedReads, WriteView):
     """The reads of ``data`` (the part of ``store`` that holds a scope's keys,
     without their first ``len(tag)`` bytes; ``tag=b""``: ``data`` is ``store``),
     each made where ``check_key`` (a key of ``store``) holds ``expected`` in the
@@ -180,26 +180,6 @@ class CheckedReads(WriteView):
             items = read(start, stop, reverse=reverse, limit=left)
             while page := list(islice(items, _PAGE)):
                 yield page
-
-    def scan(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        return chain.from_iterable(self._pages(start, stop, reverse, limit))
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        return chain.from_iterable(self._pages(start, stop, reverse, limit, keys=True))
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
         fast = self._fast

@@ -21,7 +21,7 @@ from itertools import chain
 from typing import Any
 
 from ..errors import KeyspaceError
-from ._base import Op, ReadView, Store, WriteView
+from ._base import Op, PagedReads, ReadView, Store, WriteView
 
 __all__ = ["WatchedReads", "watched"]
 
@@ -34,7 +34,7 @@ def watched(store: Store, check: Callable[[ReadView], object]) -> WatchedReads |
     return None if offered is None else WatchedReads(store, offered(check))
 
 
-class WatchedReads(WriteView):
+class WatchedReads(PagedReads, WriteView):
     """The reads of ``store`` through ``reads``, the engine's watched reads (an
     object with ``get(key)``, ``pages(start, stop, reverse, limit, keys)`` and
     ``count(start, stop)``); writes go to ``store``.
@@ -78,26 +78,6 @@ class WatchedReads(WriteView):
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
     ) -> Iterator[list[Any]]:
         return self._reads.pages(start, stop, reverse, limit, keys)  # type: ignore[no-any-return]
-
-    def scan(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[tuple[bytes, bytes]]:
-        return chain.from_iterable(self._pages(start, stop, reverse, limit))
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        return chain.from_iterable(self._pages(start, stop, reverse, limit, keys=True))
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
         return self._reads.count(start, stop)  # type: ignore[no-any-return]
