@@ -24,9 +24,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import KeyspaceError, StoreError
-from ._base import Capabilities, Op, ReadView, Seeker, Store, WriteView
+from ._base import Capabilities, Op, ReadView, Seeker, Store, WriteView, checked_pages, pages_of
+from ._checked import CheckFailed
 from ._options import checked_option, known_options, parse_value, resolve_options, split_query
-from ._overlay import OverlayTransaction
+from ._overlay import OverlayTransaction, TransactionGate
+from ._paths import check_directory
 from ._readonly import ReadOnlyStore
 from .memory import MemoryStore
 
@@ -39,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Capabilities",
+    "CheckFailed",
     "EtcdStore",
     "LMDBStore",
     "LevelDBStore",
@@ -51,9 +54,13 @@ __all__ = [
     "SQLiteStore",
     "Seeker",
     "Store",
+    "TransactionGate",
     "WriteView",
+    "check_directory",
+    "checked_pages",
     "local_path",
     "open_store",
+    "pages_of",
     "parse_url",
 ]
 
