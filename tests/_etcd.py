@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import grpc
 import pytest
@@ -18,7 +20,13 @@ from keyspace.errors import EtcdUnavailable
 from keyspace.stores import open_store
 from keyspace.stores._etcd_proto import kv_pb2 as pb
 from keyspace.stores.etcd import EtcdStore
-from keyspace.testing.etcd_cluster import ClusterUnavailable, LocalCluster, shared_cluster, start_cluster
+from keyspace.testing.etcd_cluster import (
+    ClusterUnavailable,
+    LocalCluster,
+    ServerTLS,
+    shared_cluster,
+    start_cluster,
+)
 
 ROOT_PASSWORD = "root-pw"
 """The root password of :func:`auth_cluster`."""
@@ -81,14 +89,33 @@ def own_cluster(members: int, **options: Any) -> Iterator[LocalCluster]:
         found.stop()
 
 
-def auth_cluster(port_env: tuple[str, str] | None = None) -> Iterator[LocalCluster]:
+def auth_cluster(
+    port_env: tuple[str, str] | None = None,
+    *,
+    tls: ServerTLS | None = None,
+    client: tuple[Path, Path] | None = None,
+    password: str = ROOT_PASSWORD,
+) -> Iterator[LocalCluster]:
     """A one-member cluster of the caller's own with authentication on (``root``'s
-    password :data:`ROOT_PASSWORD`), stopped when the generator ends; skips the
-    test where etcd cannot be had. ``port_env``: see ``start_cluster``."""
-    with own_cluster(1, extra_args=("--bcrypt-cost", "4"), port_env=port_env) as found:
-        admin = EtcdStore(f"etcd://{','.join(found.endpoints)}")
+    password ``password``), stopped when the generator ends; skips the test where
+    etcd cannot be had. ``port_env``: see ``start_cluster``. With ``tls`` clients
+    connect with TLS, checking the member's certificate against ``tls.ca`` and
+    presenting ``client`` (certificate and key files), which a member with
+    ``tls.client_cert_auth`` asks for."""
+    files = {} if tls is None else {"cacert": tls.ca}
+    if client is not None:
+        files.update(cert=client[0], key=client[1])
+    with own_cluster(
+        1,
+        tls=tls,
+        health_context=None if tls is None else tls.context(*(client or ())),
+        extra_args=("--bcrypt-cost", "4"),
+        port_env=port_env,
+    ) as found:
+        query = "&".join(f"{name}={quote(str(path))}" for name, path in files.items())
+        admin = EtcdStore(f"etcd://{','.join(found.endpoints)}{'?' + query if query else ''}")
         try:
-            admin.access().enable(ROOT_PASSWORD)
+            admin.access().enable(password)
         finally:
             admin.close()
         yield found
