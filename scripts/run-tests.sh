@@ -2,8 +2,8 @@
 # Everything `make test` runs: lint, types, the services the tests need, the
 # benchmark harness once in quick mode (it must run; its ratios are not asserted
 # here), then the tests: the files that use the shared etcd cluster one after
-# another, then the rest on both cores (pytest-xdist), whose summary is the last
-# thing printed.
+# another and, at the same time, the rest on both cores (pytest-xdist), whose
+# summary is the last thing printed.
 # Services are stopped by PID on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,10 +25,39 @@ if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get 
 fi
 
 $BIN/python -m benchmarks --quick --no-write
-# The files that use the shared etcd cluster first, one test after another; then
-# every other test on both cores; the exit status is the worse of the two runs.
-status=0
-$BIN/python -m pytest -m shared_etcd -q "$@" || status=$?
-if [ "$status" = 5 ]; then status=0; fi  # none selected (a -k or a path given)
-$BIN/python -m pytest -n 2 -m "not shared_etcd" "$@" || { s=$?; [ "$s" = 5 ] && [ "$status" = 0 ] || status=$s; }
-exit "$status"
+
+# The tests, in two runs at the same time: the files that use the shared etcd
+# cluster, one test after another (some stop and restart members or clear the
+# whole cluster, which no other test may see mid-call; they mostly wait on etcd),
+# in the background with their output kept in a file; and every other test on
+# both cores (pytest-xdist), printed as it runs. When both have ended the etcd
+# run's output is printed, then the other run's summary again, so that summary is
+# the last thing printed. The exit status is the worse of the two runs (5, "no
+# test selected", counts as success when a -k or a path selects none in a run).
+out=$(mktemp -d "${TMPDIR:-/tmp}/keyspace-tests.XXXXXX")
+etcd_run=""
+finish() {
+    # an etcd run still going (the script interrupted) is stopped by its PID
+    if [ -n "$etcd_run" ]; then kill "$etcd_run" 2>/dev/null || true; wait "$etcd_run" 2>/dev/null || true; fi
+    etcd_cluster_stop
+    rm -rf "$out"
+}
+trap finish EXIT
+$BIN/python -m pytest -m shared_etcd -q "$@" >"$out/etcd.txt" 2>&1 &
+etcd_run=$!
+other=0
+$BIN/python -m pytest -n 2 -m "not shared_etcd" "$@" 2>&1 | tee "$out/other.txt" || other=$?
+etcd=0
+wait "$etcd_run" || etcd=$?
+etcd_run=""
+echo
+echo "======== the tests that use the shared etcd cluster (run beside the others) ========"
+cat "$out/etcd.txt"
+echo
+echo "======== the other tests (their full output is above) ========"
+# pytest's closing section: the short summary when there is one, else the last line
+awk '/^=+ short test summary info =+$/ { buf = ""; keep = 1 } keep { buf = buf $0 "\n" } END { printf "%s", buf }' "$out/other.txt" >"$out/summary.txt"
+if [ -s "$out/summary.txt" ]; then cat "$out/summary.txt"; else tail -n 1 "$out/other.txt"; fi
+[ "$etcd" = 5 ] && etcd=0
+[ "$other" = 5 ] && other=0
+exit $((etcd > other ? etcd : other))
