@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from . import (
     _changes,  # noqa: F401  # registers the changes=True feature
@@ -311,7 +311,6 @@ class Transaction:
         made once per path and kept for this transaction (a scope per request
         in one snapshot costs two dict lookups); with others, the scope's
         construction."""
-        keyspace = self.keyspace
         if key is None and value is None:
             bound = self._bound
             try:
@@ -323,11 +322,29 @@ class Transaction:
             else:
                 if exact_path(path):  # not an equal path of other types, as _default_scope
                     return found
-            made = keyspace._default_scope(path)._on(self.view, self.catalog)
+            made = self.keyspace._default_scope(path)._on(self.view, self.catalog)
             if len(bound) < 4096 and exact_path(path):
                 bound[path] = made
             return made
+        keyspace = self.keyspace
         return Scope(keyspace._space, self.view, self.catalog, path, *keyspace._codecs(key, value))
+
+
+class _NotEntered:
+    """A class attribute of a block's handle that the block sets on its instance
+    when entered (an instance's value hides it): asked before, it raises
+    :class:`~keyspace.errors.NotEntered` naming the attribute."""
+
+    __slots__ = ("_name", "_what")
+
+    def __init__(self, what: str, name: str) -> None:
+        self._what = what
+        self._name = name
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is None:  # asked of the class (help(), introspection): this object
+            return self
+        raise not_entered(self._what, self._name)
 
 
 class Snapshot(SpaceSnapshot, Transaction):
@@ -339,17 +356,18 @@ class Snapshot(SpaceSnapshot, Transaction):
         space = keyspace._space
         SpaceSnapshot.__init__(self, space.store, space.catalog)
         self.keyspace = keyspace
+        self._bound = {}
+
+    # what the block sets when entered; asked before, each raises NotEntered. Not a
+    # __getattr__: a class with one has every attribute read through a slower hook
+    # (a scope per request in a snapshot reads two)
+    view = _NotEntered("ks.snapshot()", "view")
+    catalog = _NotEntered("ks.snapshot()", "catalog")
 
     def __enter__(self) -> Snapshot:  # type: ignore[override]  # the handle, not (view, state)
         self.view, self.catalog = self._begin()
         self._bound = {}
         return self
-
-    def __getattr__(self, name: str) -> NoReturn:
-        # only for attributes not set: the view and catalog before the block
-        if name.startswith("__"):
-            raise AttributeError(name)
-        raise not_entered("ks.snapshot()", name)
 
 
 def open_existing_or_new(url: str, *, create: bool, readonly: bool, **options: Any) -> Store:
