@@ -2,18 +2,19 @@
 
 :class:`ScopeTree` takes entries in any order (one dict lookup per level of the
 entry's path, cached for runs of keys in the same scope) and renders as a rich
-table or as nested JSON objects.
+table, as the plain lines that table prints without a terminal, or as nested
+JSON objects.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
-
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from ._format import JSON, component_json, path_identity, render_component
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 __all__ = ["ScopeNode", "ScopeTree", "human_bytes"]
 
@@ -84,21 +85,57 @@ class ScopeTree:
     def table(self, title: str, *, typed: bool, levels: int | None = None) -> Table:
         """The tree as a rich table: scope, own keys and bytes, subtree keys and bytes;
         ``title`` is shown as it is (a path's ``[`` is no markup)."""
+        from rich.table import Table
+        from rich.text import Text
+
         table = Table(title=Text(title), title_justify="left", box=None, pad_edge=False, header_style="bold")
         table.add_column("scope", overflow="fold")
-        for name in ("keys", "bytes", "subtree keys", "subtree bytes"):
+        for name in _HEADERS[1:]:
             table.add_column(name, justify="right", no_wrap=True)
+        for node, guide, name in self._rows(typed, levels):
+            label = Text(guide, style="dim") + Text(name, style="bold" if node.children else "")
+            table.add_row(label, *_counts(node))
+        return table
+
+    def plain_lines(self, title: str, *, typed: bool, levels: int | None = None) -> list[str] | None:
+        """The lines :meth:`table` prints into a console without a terminal or
+        colours, every name whole (the console as wide as the widest row): the
+        title (if any), the header and one row a scope, the columns two spaces apart,
+        names left-justified and counts right-justified, no trailing space. Built
+        without rich (whose measuring and rendering cost about a millisecond a
+        row); ``None`` where the title or a name holds a character that is not
+        printable ASCII (whose width in cells rich measures: print
+        :meth:`table` then). Cost: O(scopes)."""
+        if not (title.isascii() and title.isprintable()):
+            return None
+        rows: list[tuple[str, ...]] = [_HEADERS]
+        for node, guide, name in self._rows(typed, levels):
+            if not (name.isascii() and name.isprintable()):
+                return None
+            rows.append((guide + name, *_counts(node)))
+        widths = [max(map(len, column)) for column in zip(*rows, strict=True)]
+        first = widths[0]
+        rest = widths[1:]
+        lines = [title] if title else []
+        for label, *counts in rows:
+            cells = [label.ljust(first)]
+            cells += [count.rjust(width) for count, width in zip(counts, rest, strict=True)]
+            lines.append("  ".join(cells).rstrip())
+        return lines
+
+    def _rows(self, typed: bool, levels: int | None) -> Iterator[tuple[ScopeNode, str, str]]:
+        """``(node, guide, name)`` of each row of the table, in :meth:`nodes` order."""
         for node, guide in self.nodes(levels):
             name = "(root)" if not node.path else render_component(node.path[-1], typed=typed)
-            label = Text(guide, style="dim") + Text(name, style="bold" if node.children else "")
-            table.add_row(
-                label,
-                f"{node.keys:,}",
-                human_bytes(node.bytes),
-                f"{node.sub_keys:,}",
-                human_bytes(node.sub_bytes),
-            )
-        return table
+            yield node, guide, name
+
+
+_HEADERS = ("scope", "keys", "bytes", "subtree keys", "subtree bytes")
+
+
+def _counts(node: ScopeNode) -> tuple[str, str, str, str]:
+    """The four count cells of ``node``'s row."""
+    return f"{node.keys:,}", human_bytes(node.bytes), f"{node.sub_keys:,}", human_bytes(node.sub_bytes)
 
 
 def _descend(node: ScopeNode, indent: str, levels: int | None) -> Iterator[tuple[ScopeNode, str]]:

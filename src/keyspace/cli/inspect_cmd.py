@@ -267,11 +267,17 @@ def _show(
                 doc.update(counts.to_json())
             click.echo(dumps(doc))
         else:
-            table = tree.table(f"{ks.url}  ({ks.scheme!r})", typed=typed, levels=levels)
+            title = f"{ks.url}  ({ks.scheme!r})"
             console = out()
-            if console.is_terminal:  # long names fold to the terminal's width
-                console.print(table)
+            plain = None
+            if not console.is_terminal and console.color_system is None:
+                plain = tree.plain_lines(title, typed=typed, levels=levels)
+            if plain is not None:  # what the table prints below, drawn without rich
+                console.file.write("\n".join(plain) + "\n")
+            elif console.is_terminal:  # long names fold to the terminal's width
+                console.print(tree.table(title, typed=typed, levels=levels))
             else:  # into a pipe or a file each name stays whole, to be given back as a PATH
+                table = tree.table(title, typed=typed, levels=levels)
                 width = console.width
                 wide = console.options.update_width(1 << 20)
                 console.width = max(width, console.measure(table, options=wide).maximum)

@@ -67,7 +67,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
-from itertools import chain
+from itertools import chain, islice
 from operator import itemgetter
 from typing import Any
 
@@ -75,7 +75,7 @@ import lmdb
 
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
 from . import _lmdb_env
-from ._base import Capabilities, Op, ReadView, Seeker, Store, pages_of
+from ._base import Capabilities, Op, ReadView, Seeker, Store
 from ._checked import CheckFailed
 from ._key_sizes import bad_key
 from ._lmdb_checked import LMDBCheckedReads
@@ -99,6 +99,9 @@ it fills."""
 
 NAMED_DBS = 16
 """``max_dbs`` of an environment first opened with ``db=NAME`` and no ``max_dbs``."""
+
+_NAMES_CHUNK = 4096
+"""Keys of the unnamed database :meth:`LMDBStore.databases` reads at once."""
 
 
 class LMDBStore(MapGrowth, Store):
@@ -588,16 +591,21 @@ class LMDBStore(MapGrowth, Store):
         the keys of the unnamed database that LMDB opens as databases (asked in a
         slot kept for it, whatever ``max_dbs`` is; none is opened for good). A
         name that is not UTF-8 (no store can open it) is left out. Cost: one scan
-        of the unnamed database, one C pass a page and LMDB asked about each key
-        holding no NUL byte whose value has a record's size."""
+        of the unnamed database's keys (no value copied), one C pass a chunk of
+        them, then, for each key holding no NUL byte (a name never does), its
+        value read and, where it has a record's size, LMDB asked."""
         records = self._shared.records
         unnamed = self._open_db("", create=False)
         names: list[str] = []
         try:
             with self._read_begin() as txn:
-                for page in pages_of(txn.cursor(db=unnamed).iternext()):
-                    for raw, value in page:
-                        if len(value) == RECORD_SIZE and records.is_record(raw, value):
+                keys = txn.cursor(db=unnamed).iternext(values=False)
+                get = partial(txn.get, db=unnamed)
+                while chunk := list(islice(keys, _NAMES_CHUNK)):
+                    for at in name_candidates(chunk, RECORD_SIZE):
+                        raw = chunk[at]
+                        value = get(raw)
+                        if value is not None and len(value) == RECORD_SIZE and records.is_record(raw, value):
                             try:
                                 names.append(raw.decode("utf-8"))
                             except UnicodeDecodeError:
