@@ -42,6 +42,9 @@ from ._sqlite_watched import SQLiteWatchedReads
 __all__ = ["SQLiteStore"]
 
 _PAGE = 256
+_IDLE = 2
+"""How many connections of ended snapshots and seekers a store keeps open for
+the next ones (each holds an open file and SQLite's page cache)."""
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID"
 _KV_SHAPE = [("k", "BLOB", 1, 1), ("v", "BLOB", 1, 0)]
@@ -156,15 +159,25 @@ class _Statements:
 
 
 class _SQLiteSeeker(Seeker):
-    __slots__ = ("_connect", "_lock", "_stop", "_store")
+    """One ``SELECT k … LIMIT 1`` per seek on the connection ``connect()`` gives;
+    ``ended``: called once at :meth:`release` (a seeker of the store's own read
+    transaction ends it there)."""
+
+    __slots__ = ("_connect", "_ended", "_lock", "_stop", "_store")
 
     def __init__(
-        self, store: SQLiteStore, connect: Connect, lock: threading.Lock | None, stop: bytes | None
+        self,
+        store: SQLiteStore,
+        connect: Connect,
+        lock: threading.Lock | None,
+        stop: bytes | None,
+        ended: Callable[[], None] | None = None,
     ) -> None:
         self._store = store
         self._connect: Connect | None = connect
         self._lock = lock
         self._stop = stop
+        self._ended = ended
 
     def seek(self, start: bytes) -> bytes | None:
         connect = self._connect
@@ -180,6 +193,9 @@ class _SQLiteSeeker(Seeker):
 
     def release(self) -> None:
         self._connect = None
+        ended, self._ended = self._ended, None
+        if ended is not None:
+            ended()
 
 
 def _one(
@@ -391,6 +407,9 @@ class SQLiteStore(_Keys, _Statements, Store):
         self._held: _SQLiteTransaction | None = None  # that transaction
         self._snapshots: weakref.WeakSet[_SQLiteSnapshot] = weakref.WeakSet()  # ended by close()
         self._read_lock = threading.Lock()
+        # connections of ended snapshots and seekers, kept for the next (at most _IDLE)
+        self._idle: list[sqlite3.Connection] = []
+        self._idle_lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._opened = False
         _check_file(self._path, self.url, readonly)
@@ -553,17 +572,56 @@ class SQLiteStore(_Keys, _Statements, Store):
                     raise self.translate(exc) from exc
                 raise
 
-    def snapshot(self) -> _SQLiteSnapshot:
+    def _read_transaction(self, pin: bool) -> _SQLiteSnapshot:
+        """A read transaction on a connection of its own: an idle one of an ended
+        snapshot or seeker where there is one, else a new one (``pin``: its state
+        is taken now, else at its first read)."""
         self._reading()
+        with self._idle_lock:
+            conn = self._idle.pop() if self._idle else None
         try:
-            conn = self._connect()
+            if conn is None:
+                conn = self._connect()
             conn.execute("BEGIN")
-            conn.execute("SELECT 1 FROM kv LIMIT 1").fetchall()  # starts the read transaction
+            if pin:
+                conn.execute("SELECT 1 FROM kv LIMIT 1").fetchall()  # starts the read transaction
         except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
             raise self.translate(exc) from exc
         snap = _SQLiteSnapshot(self, conn)
         self._snapshots.add(snap)
         return snap
+
+    def _done_with(self, conn: sqlite3.Connection) -> None:
+        """Take back the connection of an ended snapshot or seeker: its read
+        transaction ended, it is kept for the next one (at most :data:`_IDLE`
+        are kept, none once the store is closed), else closed."""
+        try:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            conn.close()
+            return
+        with self._idle_lock:
+            if self._conn is not None and len(self._idle) < _IDLE:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def snapshot(self) -> _SQLiteSnapshot:
+        """One read transaction on a connection of its own (an ended snapshot's,
+        where one is idle: no file is opened then), its state taken now."""
+        return self._read_transaction(True)
+
+    def seeker(self, stop: bytes | None = None) -> Seeker:
+        """One ``SELECT k … LIMIT 1`` per seek, all in one read transaction of a
+        connection of its own (as a snapshot's; ended at :meth:`Seeker.release`):
+        the seeker reads one state of the store, the one of its first seek, and
+        its seeks take no read lock each (a statement outside a transaction
+        takes and drops one)."""
+        snap = self._read_transaction(False)
+        return _SQLiteSeeker(self, snap._live, None, stop, snap.release)
 
     def transaction(self) -> _SQLiteTransaction:
         return _SQLiteTransaction(self)
@@ -579,6 +637,10 @@ class SQLiteStore(_Keys, _Statements, Store):
             return
         for snap in list(self._snapshots):  # each on a connection of its own
             snap.release()
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for spare in idle:
+            spare.close()
         with self._read_lock:
             self._reader.close()
         held = self._held
@@ -704,10 +766,11 @@ class _SQLiteSnapshot(_Keys, Releasable, ReadView):
         return _paged_scan(self._store, self._live, None, start, stop, reverse, limit)
 
     def release(self) -> None:
-        """End the snapshot (close its connection). Idempotent."""
+        """End the snapshot (its read transaction; the store keeps the connection
+        for its next snapshot or seeker). Idempotent."""
         conn, self._conn = self._conn, None
         if conn is not None:
-            conn.close()
+            self._store._done_with(conn)
 
 
 class _SQLiteTransaction(_Keys, _Statements, WriteView):
