@@ -26,14 +26,9 @@ fi
 
 $BIN/python -m benchmarks --quick --no-write
 
-# The tests, in two runs at the same time: the files that use the shared etcd
-# cluster, one test after another (some stop and restart members or clear the
-# whole cluster, which no other test may see mid-call; they mostly wait on etcd),
-# in the background with their output kept in a file; and every other test on
-# both cores (pytest-xdist), printed as it runs. When both have ended the etcd
-# run's output is printed, then the other run's summary again, so that summary is
-# the last thing printed. The exit status is the worse of the two runs (5, "no
-# test selected", counts as success when a -k or a path selects none in a run).
+# First, alone on the machine, the tests marked `quiet` (they bound how long the
+# scheduler may hold a process back), collected from their own files when no
+# arguments narrow the run; their output is kept and printed at the end.
 out=$(mktemp -d "${TMPDIR:-/tmp}/keyspace-tests.XXXXXX")
 etcd_run=""
 finish() {
@@ -43,13 +38,30 @@ finish() {
     rm -rf "$out"
 }
 trap finish EXIT
-$BIN/python -m pytest -m shared_etcd -q "$@" >"$out/etcd.txt" 2>&1 &
+quiet_args=("$@")
+if [ $# = 0 ]; then mapfile -t quiet_args < <(grep -rl --include='test_*.py' 'pytest.mark.quiet' tests); fi
+quiet=0
+$BIN/python -m pytest -m quiet -q "${quiet_args[@]}" >"$out/quiet.txt" 2>&1 || quiet=$?
+
+# Then the other tests, in two runs at the same time: the files that use the
+# shared etcd cluster, one test after another (some stop and restart members or clear the
+# whole cluster, which no other test may see mid-call; they mostly wait on etcd),
+# in the background with their output kept in a file; and every other test on
+# both cores (pytest-xdist), printed as it runs. When both have ended the etcd
+# run's output is printed, then the other run's summary again, so that summary is
+# the last thing printed. The exit status is the worse of the two runs (5, "no
+# test selected", counts as success when a -k or a path selects none in a run);
+# the quiet run's status counts too.
+$BIN/python -m pytest -m "shared_etcd and not quiet" -q "$@" >"$out/etcd.txt" 2>&1 &
 etcd_run=$!
 other=0
-$BIN/python -m pytest -n 2 -m "not shared_etcd" "$@" 2>&1 | tee "$out/other.txt" || other=$?
+$BIN/python -m pytest -n 2 -m "not shared_etcd and not quiet" "$@" 2>&1 | tee "$out/other.txt" || other=$?
 etcd=0
 wait "$etcd_run" || etcd=$?
 etcd_run=""
+echo
+echo "======== the tests marked quiet (run first, alone) ========"
+cat "$out/quiet.txt"
 echo
 echo "======== the tests that use the shared etcd cluster (run beside the others) ========"
 cat "$out/etcd.txt"
@@ -58,6 +70,8 @@ echo "======== the other tests (their full output is above) ========"
 # pytest's closing section: the short summary when there is one, else the last line
 awk '/^=+ short test summary info =+$/ { buf = ""; keep = 1 } keep { buf = buf $0 "\n" } END { printf "%s", buf }' "$out/other.txt" >"$out/summary.txt"
 if [ -s "$out/summary.txt" ]; then cat "$out/summary.txt"; else tail -n 1 "$out/other.txt"; fi
-[ "$etcd" = 5 ] && etcd=0
-[ "$other" = 5 ] && other=0
-exit $((etcd > other ? etcd : other))
+status=0
+for s in "$quiet" "$etcd" "$other"; do
+    if [ "$s" != 5 ] && [ "$s" -gt "$status" ]; then status=$s; fi
+done
+exit "$status"

@@ -48,6 +48,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "shared_etcd: the test's file uses the shared etcd cluster (set by tests/conftest.py)"
     )
+    config.addinivalue_line(
+        "markers",
+        "quiet: the test bounds how long the scheduler may hold a process back; make test runs it"
+        " before the other tests start, with none beside it",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
