@@ -22,10 +22,10 @@ import enum
 import math
 import uuid
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import keyspace
@@ -319,20 +319,41 @@ class Shown:
         return f"Shown({show_bytes(self.value)})"
 
 
-values = st.one_of(
-    st.recursive(
-        scalars,
-        lambda inner: st.one_of(
-            st.lists(inner, max_size=3),
-            st.lists(inner, max_size=3).map(tuple),
-            st.dictionaries(st.text(max_size=3), inner, max_size=2),
-        ),
-        max_leaves=6,
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(st.text(max_size=3), inner, max_size=2),
     ),
-    st.builds(_deep, st.sampled_from(["list", "tuple", "dict", "enum-then-list"])),
+    max_leaves=6,
 ).map(Shown)
 raw_bytes = st.binary(max_size=40)
 depths = st.one_of(st.none().map(Shown), st.integers(-3, 40).map(Shown), values)
+
+DEEP_VALUES = [Shown(_deep(kind)) for kind in ["list", "tuple", "dict", "enum-then-list"]]
+"""The values nested past the recursion limit. They are not drawn (four fixed
+values were two draws in five, and each costs milliseconds to refuse and show):
+:func:`with_deep_values` runs every one of them in every value argument of a
+property, as explicit examples beside the drawn ones."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_deep_values(*slots: str, **others: Any) -> Callable[[F], F]:
+    """One explicit example per value of :data:`DEEP_VALUES`, which goes to the
+    first of ``slots`` while the next kinds go to the others in turn (so every
+    slot gets every kind); ``others`` gives the remaining arguments, a list
+    of choices taken in turn too."""
+
+    def add(test: F) -> F:
+        for i in range(len(DEEP_VALUES)):
+            args = {slot: DEEP_VALUES[(i + j) % len(DEEP_VALUES)] for j, slot in enumerate(slots)}
+            args.update({name: choices[i % len(choices)] for name, choices in others.items()})
+            test = example(**args)(test)
+        return test
+
+    return add
 
 
 # -- the property ---------------------------------------------------------------------
@@ -373,6 +394,7 @@ def accel(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bo
 
 @settings(max_examples=200, suppress_health_check=FIXTURE_OK)
 @given(values, raw_bytes, depths)
+@with_deep_values("shown", "skip", raw=[b"", b"\x05\x02a\x00", b"\x05" * 40])
 def test_tuples_pack_and_unpack(accel: bool, shown: Shown, raw: bytes, skip: Shown) -> None:
     value, prefix_len = shown.value, skip.value
     for t in (value, (value,), (Color.RED, value), ("a", (1, value)), (value, "\ud800")):
@@ -421,6 +443,7 @@ def _encoders(scheme: Scheme) -> list[tuple[str, Callable[[Any, Any], bytes]]]:
 @pytest.mark.parametrize("scheme", SCHEMES, ids=repr)
 @settings(max_examples=60, suppress_health_check=FIXTURE_OK)
 @given(values, values)
+@with_deep_values("shown", "shown_other")
 def test_scheme_encode(accel: bool, scheme: Scheme, shown: Shown, shown_other: Shown) -> None:
     value, other = shown.value, shown_other.value
     for name, encode in _encoders(scheme):
@@ -439,6 +462,7 @@ def test_scheme_encode(accel: bool, scheme: Scheme, shown: Shown, shown_other: S
 @pytest.mark.parametrize("scheme", SCHEMES, ids=repr)
 @settings(max_examples=100, suppress_health_check=FIXTURE_OK)
 @given(raw_bytes, depths, values)
+@with_deep_values("shown", "shown_depth", raw=[b"", b"\x05\x00k", b"\x02a\x00"])
 def test_scheme_decode(accel: bool, scheme: Scheme, raw: bytes, shown_depth: Shown, shown: Shown) -> None:
     depth, value = shown_depth.value, shown.value
     refused_by_name_or_done(f"{scheme!r}.decode", scheme.decode, raw)
@@ -481,6 +505,7 @@ CODECS: list[Any] = [
 @pytest.mark.parametrize("codec", CODECS, ids=lambda c: getattr(c, "name", repr(c)))
 @settings(max_examples=80)
 @given(values, raw_bytes)
+@with_deep_values("shown", raw=[b"", b"\x01"])
 def test_codecs(codec: Any, shown: Shown, raw: bytes) -> None:
     value = shown.value
     for obj in (value, [value], (value, value), {"name": value, "age": 1}):
@@ -543,6 +568,7 @@ def _scope_ops(scope: Scope, key: Any, value: Any) -> list[tuple[str, Callable[[
 @pytest.mark.parametrize("c", [True, False], ids=["c", "python"])
 @settings(max_examples=40)
 @given(values, values, st.sampled_from(list(GOOD_KEYS)), st.sampled_from(list(GOOD_VALUES)))
+@with_deep_values("shown_key", "shown_value", kcodec=list(GOOD_KEYS), vcodec=list(GOOD_VALUES))
 def test_scope_operations(
     scheme: Scheme, c: bool, shown_key: Shown, shown_value: Shown, kcodec: Any, vcodec: Any
 ) -> None:
