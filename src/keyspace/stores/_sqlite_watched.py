@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
-from itertools import islice
+from operator import itemgetter
 from typing import Any
 
 from ._base import ReadView
@@ -15,39 +15,48 @@ from ._base import ReadView
 __all__ = ["SQLiteWatchedReads"]
 
 _GET = "SELECT (SELECT v FROM kv WHERE k = ?), data_version FROM pragma_data_version"
-_VERSION = "SELECT data_version FROM pragma_data_version"
-_PAGE = 1024
+_VERSION = "PRAGMA data_version"
+_first = itemgetter(0)
+
+Pages = Callable[[bytes, "bytes | None", bool, "int | None", bool], Iterator[list[Any]]]
+"""The store's scan as lists of rows, one per statement: ``(start, stop,
+reverse, limit, keys)``; ``keys``: rows of the key alone."""
 
 
 class SQLiteWatchedReads:
     """The reads of ``store`` (made by :meth:`SQLiteStore.watched_reads`), each
-    preceded by ``check`` (given the store) when the database changed since the
-    last check: SQLite's ``data_version`` of the store's reading connection
-    moves with every commit of any other connection, the store's own writer
-    included. A point read asks the value and ``data_version`` in one statement
-    (one state); a check run after it reads a state at least as new, and the
-    facts it checks are never removed, so a read is never answered from a state
-    the check would have refused. ``check`` raises to refuse the read.
+    answered from a state of the database that ``check`` (given the store) has
+    seen: SQLite's ``data_version`` of the store's reading connection moves
+    with every commit of any other connection, the store's own writer
+    included, and the check runs again when it moved. A point read asks the
+    value and ``data_version`` in one statement (one state); a page of a scan
+    reads ``data_version`` right after its statement (a state at least as
+    new). A check run then reads a state at least as new as the read's, and
+    the facts it checks are never removed, so a read is never answered from a
+    state the check would have refused. ``check`` raises to refuse the read.
 
-    Cost: a point read is one statement, as the store's own; a scan or a count
-    one statement more (``data_version``); ``check`` once per commit of the
-    database that a read comes after."""
+    Cost: a point read is one statement, as the store's own; a page of a scan
+    (up to 256 items) or a count one short statement more (``PRAGMA
+    data_version``, no page read); ``check`` once per commit of the database
+    that a read comes after."""
 
-    __slots__ = ("_check", "_lock", "_reading", "_state", "_store")
+    __slots__ = ("_check", "_lock", "_pages", "_reading", "_state", "_store")
 
     def __init__(
         self,
         store: ReadView,
         reading: Callable[[], sqlite3.Connection],
         lock: threading.Lock,
+        pages: Pages,
         check: Callable[[ReadView], object],
     ) -> None:
         """``store``: the SQLite store; ``reading``: its reading connection (raising
         when the store is closed); ``lock``: the lock that connection's statements
-        run under."""
+        run under; ``pages``: the store's scan as statement pages."""
         self._store = store
         self._reading = reading
         self._lock = lock
+        self._pages = pages
         self._check = check
         self._state: int | None = None  # the data_version of the last state checked
 
@@ -85,15 +94,25 @@ class SQLiteWatchedReads:
     def pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
     ) -> Iterator[list[Any]]:
-        """The store's scan (``keys``: keys only) in pages, the check run first."""
-        self._run(self._version())
-        store = self._store
-        items: Iterator[Any] = (store.scan_keys if keys else store.scan)(
-            start, stop, reverse=reverse, limit=limit
-        )
-        return iter(lambda: list(islice(items, _PAGE)), [])
+        """The store's scan (``keys``: keys only) in its statement pages, the check
+        run after each page where the database moved (a scan that finds nothing
+        has read a checked state too). Raises now on a closed store."""
+        return self._checked(self._pages(start, stop, reverse, limit, keys), keys)
+
+    def _checked(self, pages: Iterator[list[Any]], keys: bool) -> Iterator[list[Any]]:
+        found = False
+        for page in pages:
+            version = self._version()  # after the page: a state at least as new as its own
+            if version != self._state:
+                self._run(version)
+            found = True
+            yield list(map(_first, page)) if keys else page
+        if not found:
+            self._run(self._version())
 
     def count(self, start: bytes, stop: bytes | None) -> int:
-        """The store's count, the check run first."""
+        """The store's count, the check run after it where the database moved
+        (``data_version`` read after the count: a state at least as new)."""
+        counted = self._store.count(start, stop)
         self._run(self._version())
-        return self._store.count(start, stop)
+        return counted

@@ -29,6 +29,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from operator import itemgetter
 from types import TracebackType
 from typing import Any
@@ -545,7 +546,15 @@ class SQLiteStore(_Keys, _Statements, Store):
     def watched_reads(self, check: Callable[[ReadView], object]) -> SQLiteWatchedReads:
         """This store's reads, each preceded by ``check`` when the database changed
         since the last one (see :class:`~keyspace.stores._watched.WatchedReads`)."""
-        return SQLiteWatchedReads(self, self._reading, self._read_lock, check)
+        return SQLiteWatchedReads(self, self._reading, self._read_lock, self._pages, check)
+
+    def _pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool
+    ) -> Iterator[list[Any]]:
+        """The rows of a scan (``keys``: 1-tuples of the key) one list per
+        statement, on the reading connection (see :func:`_row_pages`)."""
+        scans = _KEY_SCANS if keys else _SCANS
+        return _row_pages(self, self._reading, self._read_lock, start, stop, reverse, limit, scans)
 
     def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
         conn = self._free()
@@ -696,16 +705,31 @@ def _paged_scan(
     limit: int | None,
     scans: dict[tuple[bool, bool], tuple[str, str]] = _SCANS,
 ) -> Iterator[Any]:
-    """Rows of ``[start, stop)`` read a page of 256 at a time (``lock`` held per
-    page), each on the connection ``connect()`` gives then (it raises once the
-    view has ended, so nothing is read after; called once now too, so that a scan
-    of an ended view raises when it is asked for); ``scans``: the statements
-    (``_KEY_SCANS``: rows of the key alone). Cost: one statement and one call of
-    ``connect`` per page."""
+    """Rows of ``[start, stop)``, the rows of :func:`_row_pages` one by one."""
+    return chain.from_iterable(_row_pages(store, connect, lock, start, stop, reverse, limit, scans))
+
+
+def _row_pages(
+    store: SQLiteStore,
+    connect: Connect,
+    lock: threading.Lock | None,
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    limit: int | None,
+    scans: dict[tuple[bool, bool], tuple[str, str]] = _SCANS,
+) -> Iterator[list[Any]]:
+    """Rows of ``[start, stop)`` in pages of up to 256, one list per statement
+    (``lock`` held for it), each on the connection ``connect()`` gives then (it
+    raises once the view has ended, so nothing is read after; called once now
+    too, so that a scan of an ended view raises when it is asked for);
+    ``scans``: the statements (``_KEY_SCANS``: rows of the key alone). Cost: one
+    statement and one call of ``connect`` per page; a scan whose limit is
+    reached or whose range ends within a page reads one statement for it."""
     connect()
     first, then = scans[reverse, stop is not None]
 
-    def pages() -> Iterator[Any]:
+    def pages() -> Iterator[list[Any]]:
         left = limit
         sql = first
         args: tuple[bytes, ...] = (start,) if stop is None else (start, stop)
@@ -720,7 +744,8 @@ def _paged_scan(
                         rows = conn.execute(sql, (*args, size)).fetchall()
             except sqlite3.Error as exc:
                 raise store.translate(exc) from exc
-            yield from rows
+            if rows:
+                yield rows
             if len(rows) < size:
                 return
             if left is not None:

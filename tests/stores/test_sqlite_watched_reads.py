@@ -1,0 +1,63 @@
+"""An SQLite store's watched reads (``watched_reads(check)``: the reads of a
+keyspace that watches for records other writers may add) answer only from a
+state of the database that the check has seen: a commit that lands right after
+a check is never read unchecked."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from keyspace.stores import SQLiteStore
+from keyspace.stores._base import ReadView
+
+_keys = st.binary(min_size=1, max_size=3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    initial=st.lists(_keys, max_size=12, unique=True),
+    late=_keys,
+    read=st.sampled_from(["scan", "reverse", "keys", "count", "get"]),
+    limit=st.none() | st.integers(min_value=1, max_value=5),
+    start=st.binary(max_size=2),
+)
+def test_a_read_never_answers_from_a_state_no_check_saw(
+    initial: list[bytes], late: bytes, read: str, limit: int | None, start: bytes
+) -> None:
+    """The check, the first time it runs, sees the store and then another
+    connection commits a key: the read answers from the state the check saw, or
+    runs the check again after reading the later one. Every key a read returns
+    (every counted key) is one the last check saw."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "db"
+        store, other = SQLiteStore(path, sync=False), SQLiteStore(path, sync=False)
+        try:
+            store.write([(k, b"v") for k in initial if k != late])
+            seen: list[set[bytes]] = []
+
+            def check(view: ReadView) -> None:
+                seen.append(set(view.scan_keys()))
+                if len(seen) == 1:
+                    other.put(late, b"late")  # a commit right after the first check
+
+            reads = store.watched_reads(check)
+            if read == "count":
+                counted = reads.count(start, None)
+                assert counted == len([k for k in seen[-1] if k >= start])
+                return
+            if read == "get":
+                got = reads.get(late)
+                assert (got is not None) == (late in seen[-1])
+                return
+            pages = reads.pages(start, None, read == "reverse", limit, read == "keys")
+            found = [item if read == "keys" else item[0] for page in pages for item in page]
+            assert seen, "no check ran"
+            assert set(found) <= seen[-1], (found, seen)
+            assert found == sorted(found, reverse=read == "reverse")
+        finally:
+            store.close()
+            other.close()
