@@ -1139,24 +1139,33 @@ class Scope(MutableMapping[Any, Any]):
         return map(_first, chain.from_iterable(self._chunks(keys=True)))
 
     def __len__(self) -> int:
-        """Number of own keys. Cost: one ``count`` of the store view per own range
-        where the ranges hold only own keys (LMDB: keys read without values, no
-        Python code per key; SQLite, etcd: one query; memory: two bisections);
-        else a keys-only scan whose chunks the layout's ``decode_chunk`` (C where
-        built) cuts to the own keys. Outside a transaction or snapshot, a count of
-        several reads (several own ranges, or a scan read in pages) reads one
-        snapshot of the store, so it never counts part of a batch."""
+        """Number of own keys, counted without decoding them. Cost: one ``count``
+        of the store view per own range where the ranges hold only own keys
+        (LMDB: keys read without values, no Python code per key; SQLite, etcd:
+        one query; memory: two bisections); where one byte tells own keys from
+        the others in the ranges (the layout's ``lacks``: AsciiHex), one
+        ``count_without`` per range, which filters as it counts (SQLite: one
+        query; LMDB: one C pass per chunk of keys); else a keys-only scan whose
+        chunks the layout's ``decode_chunk`` (C where built) cuts to the own
+        keys. Outside a transaction or snapshot, a count of several reads
+        (several own ranges, or a scan read in pages) reads one snapshot of the
+        store, so it never counts part of a batch."""
         store = self._state.store
         counts = accounting_of(store)
         if counts is not None and counts.counts_scope(self.path, self.prefix):  # the counter record, O(1)
             return counts.stats(self._view, self.path).keys
         if self._counted_in_pieces() and self._view is store and store.capabilities.snapshots:
             return self._in_one(self._space.snapshot, "__len__")  # type: ignore[no-any-return]
-        if not self._layout.exact:
+        layout = self._layout
+        lacks = layout.lacks
+        if not layout.exact and lacks < 0:
             return sum(map(len, self._chunks(keys=True)))
         ranges = self._stored_ranges(None, None, True, False, None)
         view = self._data
-        return sum(view.count(lo, hi) for lo, hi in ranges)
+        if lacks < 0:
+            return sum(view.count(lo, hi) for lo, hi in ranges)
+        at = len(layout.prefix)
+        return sum(view.count_without(lo, hi, lacks, at) for lo, hi in ranges)
 
     def stats(self) -> ScopeStats:
         """``(keys, bytes, subtree_keys, subtree_bytes)``: the scope's own keys and

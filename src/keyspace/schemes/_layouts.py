@@ -174,8 +174,12 @@ class Layout:
 
     Attributes: ``scheme``, ``path``, ``prefix``, ``kind``, ``ranges`` (half-open,
     ascending), ``exact``, ``forbidden`` (the first byte a raw key may not have, or
-    -1), ``stored``, ``key_of``, ``decode_chunk``, ``accelerated`` (the C functions
-    serve ``stored`` and ``decode_chunk``). Immutable, apart from the memo of
+    -1), ``lacks`` (where ``exact`` is False, a byte that tells own keys from the
+    others: a stored key of the ranges is an own key exactly when it holds no
+    ``lacks`` after the prefix, so a count of own keys is a store's
+    ``count_without``; -1 where no byte tells them), ``stored``, ``key_of``,
+    ``decode_chunk``, ``accelerated`` (the C functions serve ``stored`` and
+    ``decode_chunk``). Immutable, apart from the memo of
     :meth:`route`.
     """
 
@@ -189,6 +193,7 @@ class Layout:
         "forbidden",
         "key_of",
         "kind",
+        "lacks",
         "path",
         "prefix",
         "ranges",
@@ -204,6 +209,7 @@ class Layout:
     ranges: tuple[_Range, ...]
     exact: bool
     forbidden: int
+    lacks: int
     stored: Stored
     key_of: Callable[[bytes], Any]
     decode_chunk: Chunk
@@ -222,11 +228,14 @@ class Layout:
         forbidden: int = -1,
         accelerate: bool = True,
         strip: int = 0,
+        lacks: int = -1,
     ) -> None:
         """Compile ``path`` for ``scheme`` with the key transform ``kind``.
         ``accelerate=False`` keeps the pure-Python reference functions. ``strip``:
         compile for a store view that holds the keys of this path without their
-        first ``strip`` bytes (see :meth:`rebased`). Raises
+        first ``strip`` bytes (see :meth:`rebased`). ``lacks``: the byte own keys
+        lack where the scheme's own ranges are not exact (see the class notes).
+        Raises
         :class:`~keyspace.errors.InvalidName` for a ``path`` that is not a tuple
         (a tuple subclass is compiled as the exact tuple of its elements), and
         what the scheme raises for one it cannot represent."""
@@ -250,6 +259,7 @@ class Layout:
         sets(self, "ranges", ranges)
         sets(self, "exact", scheme.own_range_is_exact())
         sets(self, "forbidden", forbidden)
+        sets(self, "lacks", -1 if self.exact else lacks)
         sets(self, "strip", strip)
         sets(self, "_routes", {})
         sets(self, "_rebased", {})
@@ -289,6 +299,7 @@ class Layout:
                 forbidden=self.forbidden,
                 accelerate=self.accelerated,
                 strip=self.strip + cut,
+                lacks=self.lacks,
             )
             self._rebased[cut] = got
         return got

@@ -131,8 +131,9 @@ class AsciiHex(Scheme):
         return self.own_range(path)
 
     def layout(self, path: Path, *, accelerate: bool = True) -> Layout:
-        """The ``hex`` transform; own keys are the remainders without ``00``."""
-        return Layout(self, path, kind=HEX, accelerate=accelerate)
+        """The ``hex`` transform; own keys are the remainders without ``00``
+        (``lacks``: a count of them is a count of the keys without it)."""
+        return Layout(self, path, kind=HEX, accelerate=accelerate, lacks=_SEP[0])
 
     def own_range_is_exact(self) -> bool:
         return False

@@ -69,7 +69,7 @@ from collections.abc import Callable, Collection, Generator, Iterable, Iterator,
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import partial, wraps
-from itertools import chain, islice, takewhile
+from itertools import chain, islice, repeat, takewhile
 from operator import gt, itemgetter, le
 from typing import Any, TypeVar
 
@@ -98,8 +98,10 @@ __all__ = [
     "Store",
     "WriteView",
     "as_ops",
+    "byte_after",
     "check_scan_limit",
     "checked_pages",
+    "count_lacking",
     "limited",
     "pages_of",
     "settled",
@@ -364,6 +366,19 @@ class ReadView(ABC):
             total += len(chunk)
         return total
 
+    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
+        """How many keys of ``[start, stop)`` hold no byte ``byte`` (0-255) from
+        their index ``at`` on (0 when ``stop <= start``): a count of the keys of
+        a range that one byte tells from the rest (a scope's own keys among its
+        children's). This default tests the keys of :meth:`scan_keys` in chunks,
+        one C call a key (no Python code per key); engines that filter while
+        counting (SQLite: one query; LMDB: keys read without values) do. Cost:
+        O(keys of the range)."""
+        byte_after(byte, at)
+        if stop is not None and stop <= start:
+            return 0
+        return count_lacking(self.scan_keys(start, stop), byte, at)
+
     def seeker(self, stop: bytes | None = None) -> Seeker:
         """A :class:`Seeker` over the keys below ``stop`` (``None``: to the end);
         release it (or use it as a context manager) when done. This default seeks
@@ -408,6 +423,9 @@ class DelegatedReads(ReadView):
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
         return self._reads().count(start, stop)
+
+    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
+        return self._reads().count_without(start, stop, byte, at)
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
         return self._reads().seeker(stop)
@@ -499,6 +517,31 @@ class ScanSeeker(Seeker):
 
 _first = itemgetter(0)
 _COUNT_CHUNK = 4096
+
+
+def byte_after(byte: int, at: int) -> tuple[int, int]:
+    """``(byte, at)`` of a ``count_without`` call, checked: :class:`InvalidArgument`
+    for a ``byte`` that is not an int of 0-255 or an ``at`` that is not an int
+    of 0 or more."""
+    if type(byte) is not int or not 0 <= byte <= 255 or type(at) is not int or at < 0:
+        raise InvalidArgument(
+            f"count_without(byte={byte!r}, at={at!r}): byte must be an int of 0-255 and at an int >= 0"
+        )
+    return byte, at
+
+
+def count_lacking(keys: Iterable[bytes], byte: int, at: int) -> int:
+    """How many of ``keys`` hold no byte ``byte`` from their index ``at`` on, read
+    :data:`_COUNT_CHUNK` at a time; each key tested by one ``bytes.find`` called
+    from C (``map``), no Python code per key. :class:`InvalidArgument` for a
+    ``byte`` or ``at`` :func:`byte_after` refuses."""
+    sought = bytes((byte_after(byte, at)[0],))
+    keys = iter(keys)
+    find = bytes.find
+    total = 0
+    while chunk := list(islice(keys, _COUNT_CHUNK)):
+        total += list(map(find, chunk, repeat(sought), repeat(at))).count(-1)
+    return total
 
 
 class WriteView(ReadView):

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import lmdb
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import Seeker
+from ._base import Seeker, byte_after, count_lacking
 from ._lmdb_cursor import cursor_keys, cursor_pages, cursor_scan
 from ._lmdb_records import RECORD_SIZE, Records, name_candidates
 
@@ -44,7 +44,12 @@ def _same(key: bytes) -> bytes:
 
 
 def count_keys(
-    txn: Any, start: bytes, stop: bytes | None, db: Any = None, records: Records | None = None
+    txn: Any,
+    start: bytes,
+    stop: bytes | None,
+    db: Any = None,
+    records: Records | None = None,
+    without: tuple[int, int] | None = None,
 ) -> int:
     """How many keys of ``[start, stop)`` ``txn`` holds (in database ``db``,
     default: the transaction's), read without values by one cursor. Reads chunks
@@ -54,21 +59,29 @@ def count_keys(
     named databases are not counted: one C pass a chunk finds no key that may be
     one (a key holding a NUL byte never is), or from the first chunk holding one
     on, the items are read in pages that tell them (values are copied: about a
-    scan's cost)."""
+    scan's cost). ``without=(byte, at)``: only the keys holding no ``byte`` from
+    their index ``at`` on are counted (see ``ReadView.count_without``), each
+    chunk's tested by :func:`~keyspace.stores._base.count_lacking`."""
     keys = cursor_keys(txn, start, None, False, None, db)
+    counted: Callable[[list[bytes]], int] = len if without is None else partial(_lacking, without)
     total = 0
     size = _FIRST_CHUNK
     while chunk := list(islice(keys, size)):
         if records is not None and name_candidates(chunk, RECORD_SIZE):
             # a key holding no NUL may be a record: from here on, items tell them
-            return total + sum(map(len, cursor_pages(txn, chunk[0], stop, False, None, db, records)))
+            pages = cursor_pages(txn, chunk[0], stop, False, None, db, records)
+            return total + sum(counted(list(map(_item_key, page))) for page in pages)
         if stop is not None and chunk[-1] >= stop:
-            return total + bisect_left(chunk, stop)
-        total += len(chunk)
+            return total + counted(chunk[: bisect_left(chunk, stop)])
+        total += counted(chunk)
         if len(chunk) < size:
             break
         size = min(size * 4, _MAX_CHUNK)
     return total
+
+
+def _lacking(without: tuple[int, int], keys: list[bytes]) -> int:
+    return count_lacking(keys, *without)
 
 
 class CursorSeeker(Seeker):
@@ -229,11 +242,19 @@ class TxnReads:
             raise self.translate(exc) from exc
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+        return self._counted(start, stop, None)
+
+    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
+        return self._counted(start, stop, byte_after(byte, at))
+
+    def _counted(self, start: bytes, stop: bytes | None, without: tuple[int, int] | None) -> int:
+        """:func:`count_keys` of ``[start, stop)`` (``without``: its filter) in this
+        view's transaction."""
         if stop is not None and stop <= start:
             return 0
         txn, db = self._keys_txn()
         try:
-            return count_keys(txn, start, stop, db, self._store._records)
+            return count_keys(txn, start, stop, db, self._store._records, without)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
 

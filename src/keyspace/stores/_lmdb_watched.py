@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import lmdb
 
 from ..errors import StoreClosed
-from ._base import ReadView
+from ._base import ReadView, byte_after
 from ._lmdb_records import RECORD_SIZE
 from ._lmdb_snapshot import LMDBSnapshot
 
@@ -94,3 +94,7 @@ class LMDBWatchedReads:
     def count(self, start: bytes, stop: bytes | None) -> int:
         """The store's :meth:`~LMDBStore.count`, in a transaction the check has seen."""
         return self._store._count(start, stop, self._hold)
+
+    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
+        """The store's :meth:`~LMDBStore.count_without`, in a transaction the check has seen."""
+        return self._store._count(start, stop, self._hold, byte_after(byte, at))

@@ -116,3 +116,8 @@ class SQLiteWatchedReads:
         counted = self._store.count(start, stop)
         self._run(self._version())
         return counted
+
+    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
+        """The store's ``count_without``, the check run first."""
+        self._run(self._version())
+        return self._store.count_without(start, stop, byte, at)

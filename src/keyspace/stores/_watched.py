@@ -82,6 +82,15 @@ class WatchedReads(PagedReads, WriteView):
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
         return self._reads.count(start, stop)  # type: ignore[no-any-return]
 
+    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
+        """The engine's ``count_without`` behind the check, where its watched reads
+        offer one; else the keys of its pages tested here (see
+        :meth:`ReadView.count_without`)."""
+        counted = getattr(self._reads, "count_without", None)
+        if counted is None:
+            return super().count_without(start, stop, byte, at)
+        return counted(start, stop, byte, at)  # type: ignore[no-any-return]
+
     # -- writes: the store's own -------------------------------------------------
 
     def put(self, key: bytes, value: bytes) -> None:

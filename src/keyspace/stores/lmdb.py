@@ -75,7 +75,7 @@ import lmdb
 
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
 from . import _lmdb_env
-from ._base import Capabilities, Op, ReadView, Seeker, Store
+from ._base import Capabilities, Op, ReadView, Seeker, Store, byte_after
 from ._checked import CheckFailed
 from ._key_sizes import bad_key
 from ._lmdb_checked import LMDBCheckedReads
@@ -467,11 +467,24 @@ class LMDBStore(MapGrowth, Store):
         all); no Python code per key. Read again after the map grew meanwhile."""
         return self._count(start, stop)
 
-    def _count(self, start: bytes, stop: bytes | None, hold: Callable[[Any], None] | None = None) -> int:
-        """:meth:`count`, ``hold(txn)`` first where given (see :meth:`_page`)."""
+    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
+        """The keys of ``[start, stop)`` holding no ``byte`` from their index ``at``
+        on, read as :meth:`count` reads (one short read transaction, no value
+        copied), each chunk of keys tested by one C pass."""
+        return self._count(start, stop, None, byte_after(byte, at))
+
+    def _count(
+        self,
+        start: bytes,
+        stop: bytes | None,
+        hold: Callable[[Any], None] | None = None,
+        without: tuple[int, int] | None = None,
+    ) -> int:
+        """:meth:`count` (``without``: :meth:`count_without`'s ``(byte, at)``),
+        ``hold(txn)`` first where given (see :meth:`_page`)."""
         if stop is not None and stop <= start:
             return 0
-        read = _count_keys if self._records is None else partial(_count_keys, records=self._records)
+        read = partial(_count_keys, records=self._records, without=without)
         counted: list[int] = self._page(start, stop, False, 0, read, hold)
         return counted[0]
 
@@ -662,10 +675,11 @@ def _count_keys(
     reverse: bool,
     limit: int | None,
     records: Records | None = None,
+    without: tuple[int, int] | None = None,
 ) -> list[int]:
     """``[n]``, the number of keys of ``[start, stop)`` in ``txn`` (for
     :meth:`LMDBStore._page`): see :func:`~keyspace.stores._lmdb_keys.count_keys`."""
-    return [count_keys(txn, start, stop, None, records)]
+    return [count_keys(txn, start, stop, None, records, without)]
 
 
 def _kept_page(

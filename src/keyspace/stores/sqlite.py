@@ -36,7 +36,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import Capabilities, Op, ReadView, Releasable, Seeker, Store, WriteView
+from ._base import Capabilities, Op, ReadView, Releasable, Seeker, Store, WriteView, byte_after
 from ._paths import kind_of
 from ._sqlite_watched import SQLiteWatchedReads
 
@@ -125,6 +125,20 @@ class _Keys:
         store, connect, lock = self._keys_conn()
         args = (start,) if stop is None else (start, stop)
         row = _one(store, connect(), lock, _COUNTS[stop is not None], args)
+        return int(row[0]) if row is not None else 0
+
+    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
+        """One ``SELECT count(*)`` of the keys of the range whose bytes from index
+        ``at`` on hold no ``byte`` (``instr`` of the key's ``substr``), counted
+        by SQLite itself."""
+        byte_after(byte, at)
+        if stop is not None and stop <= start:
+            return 0
+        store, connect, lock = self._keys_conn()
+        args = (start,) if stop is None else (start, stop)
+        # substr of an empty blob is NULL, not an empty blob: ifnull counts that key
+        sql = _COUNTS[stop is not None] + f" AND ifnull(instr(substr(k, {at + 1}), x'{byte:02x}'), 0) = 0"
+        row = _one(store, connect(), lock, sql, args)
         return int(row[0]) if row is not None else 0
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
