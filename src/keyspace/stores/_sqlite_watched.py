@@ -118,6 +118,8 @@ class SQLiteWatchedReads:
         return counted
 
     def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
-        """The store's ``count_without``, the check run first."""
+        """The store's ``count_without``, the check run after it where the
+        database moved (as :meth:`count`)."""
+        counted = self._store.count_without(start, stop, byte, at)
         self._run(self._version())
-        return self._store.count_without(start, stop, byte, at)
+        return counted
