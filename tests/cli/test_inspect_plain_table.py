@@ -7,6 +7,8 @@ to rich (whose cell widths decide its columns)."""
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from pathlib import Path
 
 from _cli import run
@@ -80,3 +82,19 @@ def test_the_command_prints_the_table_rich_would(tmp_path: Path) -> None:
     expected = _rich_prints(tree, title, True, None)
     assert printed.startswith(expected) and len(expected.splitlines()) == 1 + 1 + 1 + 3 + 3 * 3
     assert printed[len(expected) :].startswith("reserved (scheme record")
+
+
+def test_inspect_into_a_pipe_imports_no_progress_bar(tmp_path: Path) -> None:
+    url = f"lmdb://{tmp_path / 'db'}"
+    with keyspace.open(url) as ks:
+        ks.scope("a")[b"k"] = b"v"
+    code = (
+        "import sys\nfrom keyspace.cli import main\n"
+        f"code = main(['inspect', {url!r}])\n"
+        "print('\\n'.join(sys.modules), file=sys.stderr)\nsys.exit(code)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "(root)" in done.stdout
+    loaded = set(done.stderr.split())
+    assert "rich.progress" not in loaded  # imported when a bar is first shown

@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import time
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+
+if TYPE_CHECKING:  # imported when a bar is first shown: most commands never show one
+    from rich.progress import Progress, TaskID
 
 __all__ = ["Ticker", "err", "out"]
 
@@ -93,6 +88,15 @@ class Ticker:
         self._refresh()
 
     def _start(self) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
         columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
         if self.total is not None:
             columns.append(TimeRemainingColumn())

@@ -70,7 +70,9 @@ def count_keys(
         if records is not None and name_candidates(chunk, RECORD_SIZE):
             # a key holding no NUL may be a record: from here on, items tell them
             pages = cursor_pages(txn, chunk[0], stop, False, None, db, records)
-            return total + sum(counted(list(map(_item_key, page))) for page in pages)
+            if without is None:
+                return total + sum(map(len, pages))
+            return total + sum(count_lacking(map(_item_key, page), *without) for page in pages)
         if stop is not None and chunk[-1] >= stop:
             return total + counted(chunk[: bisect_left(chunk, stop)])
         total += counted(chunk)
