@@ -24,9 +24,10 @@ _keys = st.binary(min_size=1, max_size=3)
     read=st.sampled_from(["scan", "reverse", "keys", "count", "count_without", "get"]),
     limit=st.none() | st.integers(min_value=1, max_value=5),
     start=st.binary(max_size=2),
+    stop=st.none() | st.binary(min_size=1, max_size=2),
 )
 def test_a_read_never_answers_from_a_state_no_check_saw(
-    initial: list[bytes], late: bytes, read: str, limit: int | None, start: bytes
+    initial: list[bytes], late: bytes, read: str, limit: int | None, start: bytes, stop: bytes | None
 ) -> None:
     """The check, the first time it runs, sees the store and then another
     connection commits a key: the read answers from the state the check saw, or
@@ -58,10 +59,14 @@ def test_a_read_never_answers_from_a_state_no_check_saw(
                 got = reads.get(late)
                 assert (got is not None) == (late in seen[-1])
                 return
-            pages = reads.pages(start, None, read == "reverse", limit, read == "keys")
+            pages = reads.pages(start, stop, read == "reverse", limit, read == "keys")
             found = [item if read == "keys" else item[0] for page in pages for item in page]
             assert seen, "no check ran"
             assert set(found) <= seen[-1], (found, seen)
+            inside = sorted(k for k in seen[-1] if k >= start and (stop is None or k < stop))
+            if read == "reverse":
+                inside.reverse()
+            assert found == inside[:limit], "not the range's first keys of a state the check saw"
             assert found == sorted(found, reverse=read == "reverse")
         finally:
             store.close()

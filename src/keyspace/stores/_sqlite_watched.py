@@ -17,6 +17,29 @@ __all__ = ["SQLiteWatchedReads"]
 _GET = "SELECT (SELECT v FROM kv WHERE k = ?), data_version FROM pragma_data_version"
 _VERSION = "PRAGMA data_version"
 _first = itemgetter(0)
+_SHORT = 256
+"""The largest limit a scan reads in one statement that also gives the
+``data_version`` of its state (a column of every row: more rows cost more to
+take apart than ``PRAGMA data_version`` after a page)."""
+
+
+def _with_version(reverse: bool, bounded: bool, keys: bool) -> str:
+    """A limited scan whose rows end with the ``data_version`` of the statement's
+    state (an uncorrelated subquery: read once); parameters: the bounds, then
+    the limit."""
+    where = "k >= ? AND k < ?" if bounded else "k >= ?"
+    return (
+        f"SELECT {'k' if keys else 'k, v'}, (SELECT data_version FROM pragma_data_version) "
+        f"FROM kv WHERE {where} ORDER BY k{' DESC' if reverse else ''} LIMIT ?"
+    )
+
+
+_SHORT_SCANS = {
+    (reverse, bounded, keys): _with_version(reverse, bounded, keys)
+    for reverse in (False, True)
+    for bounded in (False, True)
+    for keys in (False, True)
+}
 
 Pages = Callable[[bytes, "bytes | None", bool, "int | None", bool], Iterator[list[Any]]]
 """The store's scan as lists of rows, one per statement: ``(start, stop,
@@ -29,16 +52,16 @@ class SQLiteWatchedReads:
     seen: SQLite's ``data_version`` of the store's reading connection moves
     with every commit of any other connection, the store's own writer
     included, and the check runs again when it moved. A point read asks the
-    value and ``data_version`` in one statement (one state); a page of a scan
-    reads ``data_version`` right after its statement (a state at least as
-    new). A check run then reads a state at least as new as the read's, and
+    value and ``data_version`` in one statement (one state), and so does a
+    short scan; a page of a longer scan reads ``data_version`` right after its
+    statement (a state at least as new). A check run then reads a state at least as new as the read's, and
     the facts it checks are never removed, so a read is never answered from a
     state the check would have refused. ``check`` raises to refuse the read.
 
-    Cost: a point read is one statement, as the store's own; a page of a scan
-    (up to 256 items) or a count one short statement more (``PRAGMA
-    data_version``, no page read); ``check`` once per commit of the database
-    that a read comes after."""
+    Cost: a point read, and a scan of up to 256 items, is one statement, as the
+    store's own; a page of a longer scan (up to 256 items) or a count one short
+    statement more (``PRAGMA data_version``, no page read); ``check`` once per
+    commit of the database that a read comes after."""
 
     __slots__ = ("_check", "_lock", "_pages", "_reading", "_state", "_store")
 
@@ -96,8 +119,36 @@ class SQLiteWatchedReads:
     ) -> Iterator[list[Any]]:
         """The store's scan (``keys``: keys only) in its statement pages, the check
         run after each page where the database moved (a scan that finds nothing
-        has read a checked state too). Raises now on a closed store."""
+        has read a checked state too); a scan limited to :data:`_SHORT` items is
+        one statement that reads its ``data_version`` too. Raises now on a
+        closed store."""
+        if limit is not None and limit <= _SHORT:
+            return self._short(start, stop, reverse, limit, keys)
         return self._checked(self._pages(start, stop, reverse, limit, keys), keys)
+
+    def _short(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int, keys: bool
+    ) -> Iterator[list[Any]]:
+        """The one page of a short scan and the ``data_version`` of its state, read
+        by one statement when the page is first asked for (of an empty page, by
+        ``PRAGMA data_version`` after it: a state at least as new)."""
+        conn = self._reading()
+        sql = _SHORT_SCANS[reverse, stop is not None, keys]
+        args = (start, limit) if stop is None else (start, stop, limit)
+
+        def page() -> Iterator[list[Any]]:
+            try:
+                with self._lock:
+                    rows = conn.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise self._store.translate(exc) from exc
+            version = rows[0][-1] if rows else self._version()
+            if version != self._state:
+                self._run(version)
+            if rows:
+                yield [k for k, _ in rows] if keys else [(k, v) for k, v, _ in rows]
+
+        return page()
 
     def _checked(self, pages: Iterator[list[Any]], keys: bool) -> Iterator[list[Any]]:
         found = False
