@@ -40,6 +40,7 @@ from ._write_hooks import (
     UNKNOWN,
     Change,
     HookedTransaction,
+    Previous,
     WriteHook,
     read_features,
     record_features,
@@ -399,12 +400,39 @@ class Accounting(WriteHook):
         if len(deltas) == 1:  # one scope: its chain of records, made once per path
             ((path, (dk, db)),) = deltas.items()
             if dk or db:
-                chain = self._chains.get(path)
-                if chain is None:
-                    chain = self._chain(path)
-                self._update(view, reader, [(p, k, a * dk, a * db, dk, db) for p, k, a in chain], True)
+                self._bump(view, reader, path, dk, db)
             return
         self.apply(view, reader, spread(deltas))
+
+    def commit_one(
+        self, view: WriteView, key: bytes, old: Previous, new: bytes | None, latest: ReadView
+    ) -> None:
+        """:meth:`commit` of a single write: the key's scope found (a few
+        comparisons when it is the scope found last), its deltas from the two
+        sizes, then the records of its chain (:meth:`_bump`)."""
+        if self.unconfirmed:  # the commit that may record accounting: checked as any other
+            super().commit_one(view, key, old, new, latest)
+            return
+        path = self.find(key)
+        if path is None:
+            return
+        dk = db = 0
+        if type(old) is bytes:
+            dk, db = -1, -len(key) - len(old)
+        if new is not None:
+            dk += 1
+            db += len(key) + len(new)
+        if dk or db:
+            self._bump(view, view if self._guarded else latest, path, dk, db)
+
+    def _bump(self, view: WriteView, reader: ReadView, path: Path, dk: int, db: int) -> None:
+        """Add ``dk`` keys and ``db`` bytes to the scope at ``path``: its own and
+        subtree counts, and the subtree counts of each ancestor (the chain of
+        records, made once per path)."""
+        chain = self._chains.get(path)
+        if chain is None:
+            chain = self._chain(path)
+        self._update(view, reader, [(p, k, own * dk, own * db, dk, db) for p, k, own in chain], True)
 
     def recording(self, view: WriteView, latest: ReadView) -> None:
         if self.unconfirmed:  # accounting recorded by a commit of no counted key: checked all the same
@@ -472,11 +500,18 @@ class Accounting(WriteHook):
         view: WriteView, reader: ReadView, rows: Iterable[tuple[Path, bytes, int, int, int, int]], check: bool
     ) -> None:
         """Add each row's ``(own_keys, own_bytes, subtree_keys, subtree_bytes)``
-        deltas to the record at its key (see :meth:`apply`)."""
-        get, put, delete = reader.get, view.put, view.delete
+        deltas to the record at its key (see :meth:`apply`). Reads and puts
+        through the views' fast paths where they have them (no Python frame
+        per call; their raw errors translated here)."""
+        get, put, delete = reader.fast_get or reader.get, view.fast_put or view.put, view.delete
         unpack_record, pack_record = _RECORD.unpack, _RECORD.pack
         for path, key, a, b, c, d in rows:
-            raw = get(key)
+            try:
+                raw = get(key)
+            except KeyspaceError:
+                raise
+            except Exception as exc:
+                raise reader.translate(exc, key) from exc
             if raw is None:
                 own_keys = own_bytes = sub_keys = sub_bytes = 0
                 max_keys = max_bytes = _NONE
@@ -495,7 +530,12 @@ class Accounting(WriteHook):
                 if max_bytes != _NONE and d > 0 and sub_bytes > max_bytes:
                     raise _exceeded(path, "bytes", max_bytes, sub_bytes)
             if own_keys or own_bytes or sub_keys or sub_bytes or max_keys != _NONE or max_bytes != _NONE:
-                put(key, pack_record(own_keys, own_bytes, sub_keys, sub_bytes, max_keys, max_bytes))
+                try:
+                    put(key, pack_record(own_keys, own_bytes, sub_keys, sub_bytes, max_keys, max_bytes))
+                except KeyspaceError:
+                    raise
+                except Exception as exc:
+                    raise view.translate(exc, key) from exc
             else:
                 delete(key)
 

@@ -28,7 +28,8 @@ replays from the log, :class:`~keyspace.errors.WatchCompacted` when it was
 trimmed.
 
 Trimming: every :data:`TRIM_EVERY` commits, inside the commit, at most
-:data:`TRIM_BATCH` of the oldest parts are removed: those outside the retention
+:data:`TRIM_BATCH` of the oldest parts are removed (their keys read, a part's
+value only for its time where ``max_age`` is set): those outside the retention
 (``retention`` commits kept, default 100,000; ``max_age`` seconds, default none)
 and those every feed has acknowledged. A feed whose next entry was trimmed gets
 :class:`~keyspace.errors.FeedBehind`, never a gap.
@@ -50,7 +51,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any, ClassVar, Final, cast
 
-from ._write_hooks import Change, ChangeList, WriteHook, register_feature
+from ._write_hooks import Change, ChangeList, Previous, WriteHook, register_feature
 from .errors import DecodeError, InvalidArgument, KeyspaceError, StoreClosed, WatchCompacted
 from .schemes._base import Scheme
 from .stores._base import ReadView, Store, WriteView
@@ -183,6 +184,7 @@ class ChangeLog(WriteHook):
         self.feeds_stop = base + b"\x04"
         self._watches: weakref.WeakSet[LogWatch] = weakref.WeakSet()
         self._watches_lock = threading.Lock()
+        self._watched = False  # whether _watches may hold a watch (set with the first one)
 
     def params(self) -> dict[str, Any]:
         return {"retention": self.retention, "max_age": self.max_age}
@@ -223,6 +225,36 @@ class ChangeLog(WriteHook):
         if seq % TRIM_EVERY == 0:
             self._trim(view, latest, seq, now)
 
+    def commit_one(
+        self, view: WriteView, key: bytes, old: Previous, new: bytes | None, latest: ReadView
+    ) -> None:
+        """:meth:`commit` of a single write (the seam drops a delete of a key that
+        was not there): its one-entry part, made by two struct packs, and the
+        counter, through the views' fast paths where they have them."""
+        counter = self.counter_key
+        get, put = latest.fast_get, view.fast_put
+        try:
+            raw = latest.get(counter) if get is None else get(counter)
+        except KeyspaceError:
+            raise
+        except Exception as exc:
+            raise latest.translate(exc, counter) from exc
+        seq = (0 if raw is None else int.from_bytes(raw, "big")) + 1
+        now = time.time_ns()
+        number = seq.to_bytes(8, "big")
+        part = self.log_start + number + _PART0
+        if put is None:
+            view.put(part, one_entry_part(now, key, new))
+            view.put(counter, number)
+        else:
+            try:
+                put(part, one_entry_part(now, key, new))
+                put(counter, number)
+            except Exception as exc:
+                raise view.translate(exc) from exc
+        if seq % TRIM_EVERY == 0:
+            self._trim(view, latest, seq, now)
+
     def next_commit(self, latest: ReadView) -> int | None:
         return _u64(latest.get(self.counter_key)) + 1
 
@@ -239,10 +271,16 @@ class ChangeLog(WriteHook):
         old_before = now - int(self.max_age * 1e9) if self.max_age is not None else None
         last = 0
         off = len(self.log_start)
-        for key, raw in latest.scan(self.log_start, self.log_stop, limit=TRIM_BATCH):
+        # keys only: a part's value (a large commit's runs to megabytes) is read
+        # just for its time, and only where an age limit may trim a part kept otherwise
+        for key in list(latest.scan_keys(self.log_start, self.log_stop, limit=TRIM_BATCH)):
             found = int.from_bytes(key[off : off + 8], "big")
-            if found >= keep_from and (old_before is None or part_time(raw) >= old_before):
-                break
+            if found >= keep_from:
+                if old_before is None:
+                    break
+                raw = latest.get(key)
+                if raw is None or part_time(raw) >= old_before:
+                    break
             view.delete(key)
             last = found
         if last:
@@ -255,11 +293,14 @@ class ChangeLog(WriteHook):
         """After a commit through this process's store object: every watch of it
         reads the log now, in the committing thread, so that the commit's events
         are queued when the write returns (as the memory store's own watch does).
-        Cost: nothing without watches; one snapshot and log scan per watch."""
-        if not self._watches:
+        Cost: nothing without watches (an attribute test); one snapshot and log
+        scan per watch."""
+        if not self._watched:
             return
         with self._watches_lock:
             watches = list(self._watches)
+            if not watches:  # every watch has gone: no test of the weak set until the next one
+                self._watched = False
         for watch in watches:
             watch.catch_up()
 
@@ -316,6 +357,7 @@ class ChangeLog(WriteHook):
         watch = LogWatch(self, list(ranges), after)
         with self._watches_lock:
             self._watches.add(watch)
+            self._watched = True
         watch.catch_up()  # a replay is queued before the watch is handed out
         watch.start()
         return watch

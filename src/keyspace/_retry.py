@@ -26,7 +26,7 @@ from typing import TypeVar
 
 from .errors import TransactionConflict
 
-__all__ = ["ATTEMPTS", "gave_up", "retry_conflicts", "run_atomically"]
+__all__ = ["ATTEMPTS", "gave_up", "retry_conflicts", "run_again", "run_atomically"]
 
 T = TypeVar("T")
 V = TypeVar("V")
@@ -68,6 +68,27 @@ def retry_conflicts(call: Callable[[], T], what: str, attempts: int = ATTEMPTS) 
     finally:
         _running.depth = 0
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def run_again(call: Callable[[], T], conflict: TransactionConflict, what: str, attempts: int = ATTEMPTS) -> T:
+    """What :func:`retry_conflicts` does after the first run of ``call`` raised
+    ``conflict``, for a caller that made that first run itself (outside it, to
+    save its cost on the usual run that meets no conflict; ``call`` must then
+    run no such step inside it): ``conflict`` raised again inside another step
+    of this thread, else ``call()`` run again, at most ``attempts`` runs in all
+    counting the first."""
+    if getattr(_running, "depth", 0):
+        raise conflict
+    _running.depth = 1
+    try:
+        for _attempt in range(2, attempts + 1):
+            try:
+                return call()
+            except TransactionConflict as exc:
+                conflict = exc
+        raise gave_up(conflict, what, attempts) from conflict
+    finally:
+        _running.depth = 0
 
 
 def run_atomically(

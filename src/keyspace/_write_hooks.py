@@ -57,12 +57,13 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
+from functools import partial
 from types import TracebackType
 from typing import Any, ClassVar, Final, Literal
 
 from ._metadata import reserved_ranges
-from ._retry import retry_conflicts, run_atomically
-from .errors import InvalidArgument, KeyspaceError, UnreadableRecord, show_bytes
+from ._retry import run_again, run_atomically
+from .errors import InvalidArgument, KeyspaceError, TransactionConflict, UnreadableRecord, show_bytes
 from .schemes._base import Scheme
 from .stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
 from .stores._events import StoreWatch
@@ -73,6 +74,7 @@ __all__ = [
     "Change",
     "ChangeList",
     "HookedStore",
+    "Previous",
     "WriteHook",
     "feature_record_key",
     "hook_store",
@@ -95,6 +97,9 @@ class _Unknown:
 
 UNKNOWN: Final = _Unknown()
 """The previous value of a change the seam did not read (no hook asked for it)."""
+
+Previous = bytes | _Unknown | None
+"""A changed key's value before the commit: ``None`` absent, :data:`UNKNOWN` not read."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +139,16 @@ class WriteHook(ABC):
         latest: ReadView,
     ) -> None:
         """Add this feature's writes for ``changes`` to ``view`` (module docstring)."""
+
+    def commit_one(
+        self, view: WriteView, key: bytes, old: Previous, new: bytes | None, latest: ReadView
+    ) -> None:
+        """:meth:`commit` of a commit that changes one key, ``key`` (outside the
+        reserved ranges), from ``old`` to ``new`` (as a :class:`Change`'s): a
+        single put or delete outside a transaction. This default hands
+        :meth:`commit` a :class:`ChangeList` of it; a hook overrides it to skip
+        making one."""
+        self.commit(view, ChangeList({key: new}, {} if old is UNKNOWN else {key: old}), (), latest)  # type: ignore[dict-item]
 
     cas_key: bytes | None = None
     """A key every commit the hook sees changes (the change log's counter), or
@@ -324,9 +339,14 @@ class HookedStore(DelegatedReads, Store):
         self._checked_write: Callable[[bytes, Any, list[Op]], bool] | None = (
             store.write_if if self._cas_key is not None and callable(checked) else None  # type: ignore[attr-defined]
         )
-        self._direct = self._serialized and self._checked_write is None
-        """Single writes take :meth:`_write_one` (the hooks read the transaction),
-        where they do not take :meth:`_checked` (a shorter path on LMDB)."""
+        self._single = _Single(self) if self._serialized else None
+        """Single writes outside a transaction, on an engine whose write
+        transactions exclude each other: one engine transaction with the hooks
+        run in it (:class:`_Single`), which :meth:`put` and :meth:`delete` are,
+        bound here, on this store object."""
+        if self._single is not None:
+            self.put = self._single.put  # type: ignore[method-assign]
+            self.delete = self._single.delete  # type: ignore[method-assign]
         self.fast_get = store.fast_get
         self.fast_scan = store.fast_scan
         self.fast_scan_ranges = store.fast_scan_ranges
@@ -375,53 +395,14 @@ class HookedStore(DelegatedReads, Store):
         return HookedTransaction(self)
 
     def put(self, key: bytes, value: bytes) -> None:
-        if self._direct and self._record is None and key < self._reserved_low:
-            retry_conflicts(lambda: self._write_one(key, value), "a put to " + self.url)
-            return
         if self._checked_write is not None and self._checked(((key, value),)):
             return
         run_atomically(self.transaction, lambda tx: tx.put(key, value), f"a put to {self.url}")
 
     def delete(self, key: bytes) -> None:
-        if self._direct and self._record is None and key < self._reserved_low:
-            retry_conflicts(lambda: self._write_one(key, None), "a delete in " + self.url)
-            return
         if self._checked_write is not None and self._checked(((key, None),)):
             return
         run_atomically(self.transaction, lambda tx: tx.delete(key), f"a delete in {self.url}")
-
-    def _write_one(self, key: bytes, value: bytes | None) -> None:
-        """A put (``value``) or delete (``None``) of one key outside the reserved
-        ranges, with the feature record written already, on an engine whose write
-        transactions exclude each other: one engine transaction holding the old
-        value read the hooks ask for, the write and the hooks' writes, with none
-        of a :class:`HookedTransaction`'s bookkeeping (the changes are two
-        one-entry dicts). Cost: the engine's transaction, the point read, the hooks."""
-        ran = False
-        with self.inner.transaction() as view:
-            rank = self._old
-            if value is None:
-                old = view.get(key) if rank else UNKNOWN
-                view.delete(key)
-                if old is None:  # read, and not there: nothing changed
-                    return
-            else:
-                old = view.get(key) if rank == 2 else UNKNOWN
-                put = view.fast_put
-                if put is None:
-                    view.put(key, value)
-                else:
-                    try:
-                        put(key, value)
-                    except Exception as exc:
-                        raise view.translate(exc, key) from exc
-            changes = ChangeList({key: value}, {} if old is UNKNOWN else {key: old})  # type: ignore[dict-item]
-            for hook in self.hooks:
-                hook.commit(view, changes, (), view)
-            ran = True
-        if ran:
-            for hook in self.hooks:
-                hook.committed()
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
         run_atomically(self.transaction, lambda tx: tx.delete_range(start, stop), f"a delete in {self.url}")
@@ -552,8 +533,10 @@ class HookedTransaction(DelegatedReads, WriteView):
     at the commit, or before a read that needs them (a scan, a count, a seek, a
     range delete: one flush); a point read looks in :attr:`pending` first.
     Deletes go to the engine at once. Where a hook asks for old values, each
-    key's value before the transaction is read before it first reaches the
-    engine (a point read each, at the flush or the delete). The transaction's
+    key's value before the transaction is read as it first reaches the engine:
+    at the flush by the puts themselves
+    (:meth:`~keyspace.stores._base.WriteView.replace_many`: on LMDB no read more
+    than the put's own), at a delete by a point read. The transaction's
     reads have no fast paths (each is one Python call more than the engine's)."""
 
     def __init__(self, store: HookedStore) -> None:
@@ -634,8 +617,10 @@ class HookedTransaction(DelegatedReads, WriteView):
                     return None
                 raise
             manager.__exit__(None, None, None)
-            if wrote:
+            if wrote and store._record is not None:
                 store._record = None
+                if store._single is not None:
+                    store._single.ready = True
         finally:
             if lock is not None:
                 lock.release()
@@ -645,24 +630,21 @@ class HookedTransaction(DelegatedReads, WriteView):
         return None
 
     def flush(self, committing: bool = False) -> None:
-        """Write :attr:`pending` into the engine transaction (one ``put_many``),
-        first reading the old values the hooks ask for."""
+        """Write :attr:`pending` into the engine transaction (one ``put_many``, or
+        one ``replace_many`` where the hooks ask for old values: those read by it)."""
         pending = self.pending
         if not pending:
             return
         rank = self.store._old
         if rank == 2 or (rank == 1 and not committing):
-            old, view = self.old, self.view
-            fresh = [key for key in pending if key not in old] if old else list(pending)
-            fast = view.fast_get
-            if fast is None:
-                old.update(zip(fresh, map(view.get, fresh), strict=True))
-            else:  # the engine's own point read, looped in C; its errors raw
-                try:
-                    old.update(zip(fresh, map(fast, fresh), strict=True))
-                except Exception as exc:
-                    raise view.translate(exc) from exc
-        self.view.put_many(list(pending.items()))
+            # the values before, read by the puts themselves where the engine can
+            got = dict(zip(pending, self.view.replace_many(list(pending.items())), strict=True))
+            old = self.old
+            if old:  # a key flushed before keeps the value it had before the transaction
+                got.update(old)
+            old.update(got)
+        else:
+            self.view.put_many(list(pending.items()))
         self.merged.update(pending)
         pending.clear()
 
@@ -747,6 +729,87 @@ class HookedTransaction(DelegatedReads, WriteView):
 
 
 _CHECKED_ATTEMPTS = 3
+
+
+class _Single:
+    """The single writes of a :class:`HookedStore` outside a transaction, on an
+    engine whose write transactions exclude each other (LMDB, SQLite): a put or
+    delete of a key outside the reserved ranges, once the feature record is
+    written (:attr:`ready`), is one engine transaction holding the old value
+    read the hooks ask for, the write and the hooks' writes
+    (:meth:`WriteHook.commit_one`), with none of a :class:`HookedTransaction`'s
+    bookkeeping; any other one is the hooked store's own (a transaction). An
+    object of its own, whose attribute reads are the interpreter's fastest: the
+    hooked store forwards unknown attributes (``__getattr__``), which slows
+    every attribute read of it. Cost: the engine's transaction, the old value
+    (on LMDB read by the put itself), the hooks."""
+
+    __slots__ = ("hooks", "inner", "low", "rank", "ready", "store", "url")
+
+    def __init__(self, store: HookedStore) -> None:
+        self.store = store
+        self.inner = store.inner
+        self.hooks = store.hooks
+        self.rank = store._old
+        self.low = store._reserved_low
+        self.url = store.url
+        self.ready = store._record is None
+        """Whether the feature record is written (until then writes take a
+        transaction of the hooked store, which writes it)."""
+
+    def put(self, key: bytes, value: bytes) -> None:
+        if not self.ready or key >= self.low:
+            HookedStore.put(self.store, key, value)
+            return
+        try:
+            self._write(key, value)
+        except TransactionConflict as exc:  # see _retry: run again, as a step the library owns
+            run_again(partial(self._write, key, value), exc, "a put to " + self.url)
+
+    def delete(self, key: bytes) -> None:
+        if not self.ready or key >= self.low:
+            HookedStore.delete(self.store, key)
+            return
+        try:
+            self._write(key, None)
+        except TransactionConflict as exc:
+            run_again(partial(self._write, key, None), exc, "a delete in " + self.url)
+
+    def _write(self, key: bytes, value: bytes | None) -> None:
+        """A put (``value``) or delete (``None``) of ``key`` in one engine transaction."""
+        old: Previous = UNKNOWN
+        hooks = self.hooks
+        with self.inner.transaction() as view:
+            rank = self.rank
+            if value is None:
+                if rank:
+                    old = view.get(key)
+                view.delete(key)
+                if old is None:  # read, and not there: nothing changed
+                    return
+            else:
+                try:
+                    if rank == 2:  # the old value read and the put in one engine call where it has one
+                        replace = view.fast_replace
+                        if replace is None:
+                            old = view.get(key)
+                            view.put(key, value)
+                        else:
+                            old = replace(key, value)
+                    else:
+                        put = view.fast_put
+                        if put is None:
+                            view.put(key, value)
+                        else:
+                            put(key, value)
+                except KeyspaceError:
+                    raise
+                except Exception as exc:
+                    raise view.translate(exc, key) from exc
+            for hook in hooks:
+                hook.commit_one(view, key, old, value, view)
+        for hook in hooks:
+            hook.committed()
 
 
 def _first_of(pair: tuple[bytes, bytes]) -> bytes:

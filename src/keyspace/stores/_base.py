@@ -550,6 +550,30 @@ class WriteView(ReadView):
     fast_put: Callable[[bytes, bytes], object] | None = None
     """:meth:`put` with the engine's errors raw, or ``None``."""
 
+    fast_replace: Callable[[bytes, bytes], bytes | None] | None = None
+    """:meth:`put` that returns the key's value before it (``None``: absent), the
+    read and the write one engine call (LMDB's ``replace``: one B-tree descent
+    for a new key), its errors raw as ``fast_put``'s; ``None``: not offered
+    (:meth:`get`, then :meth:`put`)."""
+
+    def replace_many(self, items: list[tuple[bytes, bytes]]) -> list[bytes | None]:
+        """:meth:`put_many` of ``items`` (distinct keys) that returns each key's
+        value before it (``None``: absent), in order. This default reads them
+        all (``fast_get`` looped in C where the view has it), then puts them;
+        engines with a read-and-write call override it (LMDB: one ``replace``
+        per pair, looped in C)."""
+        keys = [key for key, _ in items]
+        fast = self.fast_get
+        if fast is None:
+            old = list(map(self.get, keys))
+        else:
+            try:
+                old = list(map(fast, keys))
+            except Exception as exc:
+                raise self.translate(exc) from exc
+        self.put_many(items)
+        return old
+
     checked_put: Callable[[bytes, bytes], object] | None = None
     """A put that also checks, inside its own atomic write, a fact a catalog
     keeps (a directory's node: see :class:`~keyspace.stores._checked.CheckedReads`),

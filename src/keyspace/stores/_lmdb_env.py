@@ -70,7 +70,11 @@ class SharedEnv:
     that opened each, one ``append`` or ``remove`` of the list each, which are
     atomic) and whether the map is being resized (``resizing``, set under
     ``cond``, which a growth waits on); which keys of its unnamed database are
-    records of named databases (``records``)."""
+    records of named databases (``records``); until when a write transaction
+    may take the fast path without asking LMDB how full the map is
+    (``roomy_until``, a :func:`time.monotonic` time) and for which fast-path
+    headroom that was decided (``roomy_for``): see
+    :meth:`~keyspace.stores._lmdb_growth.MapGrowth._roomy`."""
 
     __slots__ = (
         "cond",
@@ -84,6 +88,8 @@ class SharedEnv:
         "records",
         "refs",
         "resizing",
+        "roomy_for",
+        "roomy_until",
         "sync",
         "views",
         "wlock",
@@ -105,6 +111,8 @@ class SharedEnv:
         self.cond = threading.Condition()
         self.views: list[int] = []
         self.resizing = False
+        self.roomy_until = 0.0
+        self.roomy_for = 0
         self.records = Records(env, _ASKING)
 
     def check_room(self, names: Iterable[str], url: str) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 import lmdb
@@ -24,11 +25,18 @@ from ..errors import KeyspaceError, StoreClosed, StoreError
 if TYPE_CHECKING:
     from ._lmdb_env import SharedEnv
 
-__all__ = ["FAST_HEADROOM", "GROWTH_WAIT", "RETRIES", "MapGrowth", "room_for"]
+__all__ = ["FAST_HEADROOM", "GROWTH_WAIT", "MAP_WRITE_RATE", "RETRIES", "MapGrowth", "room_for"]
 
 FAST_HEADROOM = 1 << 30
 """Free map space (bytes) a ``transaction()`` needs when it begins to write without
 a replay log (always the case with the default map size)."""
+
+MAP_WRITE_RATE = 256 << 30
+"""An upper bound of the bytes per second by which all the writers of one
+environment together can take up its map: 256 GiB/s, far above what LMDB
+writes on any machine (one writer at a time, every page it writes copied in
+memory). How long a measured free space is trusted follows from it
+(:meth:`MapGrowth._roomy`)."""
 
 GROWTH_WAIT = 10.0
 """Seconds growing the map waits for other threads' snapshots to end before it
@@ -56,6 +64,8 @@ class MapGrowth:
     _db: Any
     _shared: SharedEnv
     _grown: int
+    _page_size = 0
+    """LMDB's page size in the environment (read at the first :meth:`_headroom`)."""
 
     if TYPE_CHECKING:
 
@@ -206,15 +216,41 @@ class MapGrowth:
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
 
+    def _roomy(self) -> bool:
+        """Whether a write transaction beginning now has at least
+        :data:`FAST_HEADROOM` bytes of the map free, the map doubled first when
+        more than half of it is used (:meth:`_headroom`). LMDB is asked only
+        when its last answer may be out of date: an answer that left ``m``
+        bytes to spare before either limit holds for ``m /`` :data:`MAP_WRITE_RATE`
+        seconds, since no writer of the environment can take up the map faster
+        (about two seconds with the default map of 1 TiB; at once on a small
+        map). A map another process grew only has more room. Call holding
+        ``_wlock`` with no write transaction of this store open. Cost: a clock
+        read and two attribute reads, else :meth:`_headroom`'s."""
+        shared = self._shared
+        if shared.roomy_for == FAST_HEADROOM and monotonic() < shared.roomy_until:
+            return True
+        return self._headroom() >= FAST_HEADROOM
+
     def _headroom(self) -> int:
-        """Free bytes in the map, after doubling it when more than half is used.
-        Call with no write transaction of this store open."""
+        """Free bytes in the map, after doubling it when more than half is used;
+        when they exceed :data:`FAST_HEADROOM`, how long that answer holds is
+        kept for :meth:`_roomy`. Call with no write transaction of this store
+        open. Cost: one ``env.info()``, the page size read once per store."""
         env = self._live()
+        shared = self._shared
         try:
+            page = self._page_size
+            if not page:
+                page = self._page_size = int(env.stat()["psize"])
             for _attempt in range(RETRIES):
-                size = int(env.info()["map_size"])
-                used = self._used(env)
+                info = env.info()
+                size = int(info["map_size"])
+                used = (int(info["last_pgno"]) + 1) * page
                 if used <= size // 2:
+                    spare = min(size - used - FAST_HEADROOM, size // 2 - used)
+                    shared.roomy_for = FAST_HEADROOM
+                    shared.roomy_until = monotonic() + spare / MAP_WRITE_RATE if spare > 0 else 0.0
                     return size - used
                 self._grow()
         except lmdb.Error as exc:

@@ -14,17 +14,16 @@ commit or abort with it.
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Callable, Iterable
 from functools import partial
+from threading import get_ident
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import lmdb
 
 from ..errors import KeyspaceError, StoreClosed, StoreError, TransactionConflict
-from . import _lmdb_growth
-from ._base import WriteView
+from ._base import FastPages, FastScan, FastScanRanges, WriteView
 from ._lmdb_cursor import cursor_delete_range, cursor_pages, cursor_scan, cursor_scan_ranges
 from ._lmdb_growth import RETRIES
 from ._lmdb_keys import TxnReads
@@ -45,9 +44,10 @@ class LMDBTransaction(TxnReads, WriteView):
     When it begins with at least :data:`FAST_HEADROOM` of free map space (always,
     with the default map size) it writes straight to LMDB: ``get`` and ``put`` are
     one Python call around py-lmdb's bound ``txn.get``/``txn.put``, and
-    ``fast_get``/``fast_put`` are py-lmdb's own callables (no Python frame per
-    call), ``fast_scan``/``fast_scan_ranges`` its cursors' chains and ``fast_pages``
-    their pages; filling the map then raises
+    ``fast_get``/``fast_put``/``fast_replace`` are py-lmdb's own callables (no
+    Python frame per call), ``fast_scan``/``fast_scan_ranges`` its cursors' chains
+    and ``fast_pages`` their pages (these three made at their first use: a
+    short transaction pays for none of them); filling the map then raises
     :class:`~keyspace.errors.StoreError`. With less free space it logs its writes
     instead (one list append per write, no fast paths), so that a full map can be
     grown and the transaction replayed on a fresh LMDB transaction.
@@ -68,21 +68,20 @@ class LMDBTransaction(TxnReads, WriteView):
     __slots__ = (
         "_begun",
         "_conflict",
-        "_delete",
         "_failed",
         "_get",
         "_joined",
         "_log",
         "_logged",
+        "_pages",
         "_put",
+        "_ranges",
         "_read",
+        "_scan",
         "_store",
         "_txn",
         "fast_get",
-        "fast_pages",
         "fast_put",
-        "fast_scan",
-        "fast_scan_ranges",
     )
 
     def __init__(self, store: LMDBStoreParts) -> None:
@@ -95,7 +94,39 @@ class LMDBTransaction(TxnReads, WriteView):
         self._conflict: TransactionConflict | None = None
         self._joined: JoinedTransaction | None = None  # set when it joins another's transaction
         self._failed = False  # a joined block raised: abort at the end
-        self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = self.fast_pages = None
+        self.fast_get = self.fast_put = None
+        self._scan: FastScan | None = None  # the fast paths below, once made
+        self._ranges: FastScanRanges | None = None
+        self._pages: FastPages | None = None
+
+    # The fast paths a short transaction rarely asks for are made at their first
+    # use (a partial costs about as much as the commit's own Python code), where
+    # the transaction writes without a replay log (``fast_put`` set); ``None`` else.
+
+    @property
+    def fast_replace(self) -> Callable[[bytes, bytes], bytes | None] | None:  # type: ignore[override]
+        return None if self.fast_put is None else self._txn.replace
+
+    @property
+    def fast_scan(self) -> FastScan | None:  # type: ignore[override]
+        made = self._scan
+        if made is None and self.fast_put is not None:
+            made = self._scan = partial(cursor_scan, self._txn, records=self._store._records)  # errors raw
+        return made
+
+    @property
+    def fast_scan_ranges(self) -> FastScanRanges | None:  # type: ignore[override]
+        made = self._ranges
+        if made is None and self.fast_put is not None:
+            made = self._ranges = partial(cursor_scan_ranges, self._txn, records=self._store._records)
+        return made
+
+    @property
+    def fast_pages(self) -> FastPages | None:  # type: ignore[override]
+        made = self._pages
+        if made is None and self.fast_put is not None:
+            made = self._pages = partial(cursor_pages, self._txn, records=self._store._records)
+        return made
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
@@ -111,21 +142,31 @@ class LMDBTransaction(TxnReads, WriteView):
 
     def _begin(self) -> None:
         store = self._store
-        for _attempt in range(RETRIES):
-            try:
-                txn = store._live().begin(write=True, db=store._db)
-                break
-            except lmdb.MapResizedError:
-                store._resize(0)  # another process grew the map (we hold _wlock)
-            except lmdb.Error as exc:
-                raise store.translate(exc) from exc
-        else:
-            raise StoreError(f"the map of {store.url} kept growing under this transaction ({RETRIES} tries)")
+        env = store._env
+        try:
+            txn = (env if env is not None else store._live()).begin(write=True, db=store._db)
+        except lmdb.MapResizedError:
+            txn = self._begin_resized()
+        except lmdb.Error as exc:
+            raise store.translate(exc) from exc
         self._txn = txn
         records = store._records  # the unnamed database: reads leave its records out
         self._get = txn.get if records is None else getter(records, txn.get)
         self._put = txn.put
-        self._delete = txn.delete if records is None else partial(delete_data, records, txn)
+
+    def _begin_resized(self) -> Any:
+        """The LMDB write transaction, begun after adopting the size another process
+        gave the map (we hold ``_wlock``), as often as it grows meanwhile."""
+        store = self._store
+        for _attempt in range(RETRIES):
+            store._resize(0)
+            try:
+                return store._live().begin(write=True, db=store._db)
+            except lmdb.MapResizedError:
+                continue
+            except lmdb.Error as exc:
+                raise store.translate(exc) from exc
+        raise StoreError(f"the map of {store.url} kept growing under this transaction ({RETRIES} tries)")
 
     def _recover(self, exc: lmdb.Error, key: bytes | None, again: Callable[[], object], pending: int) -> None:
         """Handle a failed write: with a replay log, a full map is grown (to hold
@@ -242,6 +283,28 @@ class LMDBTransaction(TxnReads, WriteView):
             bad = next((k for k, _ in pairs if store._bad_key(k) is not None), None)
             raise store.translate(exc, bad) from exc
 
+    def replace_many(self, items: list[tuple[bytes, bytes]]) -> list[bytes | None]:
+        """Every key checked first (a bad one leaves none of the pairs written),
+        then one ``cursor.replace`` per pair, looped in C: a new key costs one
+        B-tree descent, as a put does. With a replay log: the values read, then
+        :meth:`put_many` (logged)."""
+        store = self._store
+        store._check_all(items)
+        if self._log is not None:
+            return super().replace_many(items)
+        if not items:
+            return []
+        keys, values = zip(*items, strict=True)
+        try:
+            return list(map(self._txn.cursor().replace, keys, values))
+        except lmdb.Error as exc:
+            if self._conflict is not None:
+                raise self._conflicted() from None
+            raise store.translate(exc) from exc
+
+    def _delete(self, key: bytes) -> None:
+        delete_data(self._store._records, self._txn, key)
+
     def delete(self, key: bytes) -> None:
         self._store._check(key)  # LMDB itself takes a key over its limit as absent
         try:
@@ -269,31 +332,28 @@ class LMDBTransaction(TxnReads, WriteView):
     def __enter__(self) -> WriteView:
         store = self._store
         shared = store._shared
-        if shared.writer == threading.get_ident():
+        me = get_ident()
+        if shared.writer == me:
             outer = shared.joint
             if outer is None or outer._store is store:
                 raise StoreError(f"a transaction on {store.url} is already open in this thread")
             # another database of this environment: join its transaction
             self._joined = JoinedTransaction(store, outer)
             return self._joined
-        store._shared.wlock.acquire()
+        wlock = shared.wlock
+        wlock.acquire()
         try:
-            free = store._headroom()
+            roomy = store._roomy()
             self._begin()
         except BaseException:
-            store._shared.wlock.release()
+            wlock.release()
             raise
-        shared.writer, shared.joint = threading.get_ident(), self
-        if free >= _lmdb_growth.FAST_HEADROOM:  # its value now: it may be set at run time
-            txn, records = self._txn, store._records
-            self.fast_get, self.fast_put = self._get, txn.put
-            self.fast_scan = partial(cursor_scan, txn, records=records)  # its errors raw
-            self.fast_scan_ranges = partial(cursor_scan_ranges, txn, records=records)
-            self.fast_pages = partial(cursor_pages, txn, records=records)
+        shared.writer, shared.joint = me, self
+        if roomy:
+            self.fast_get, self.fast_put = self._get, self._put
         else:
             self._log = []
             self._begun = int(self._txn.id())  # what a replay checks nothing has changed since
-            self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = self.fast_pages = None
         return self
 
     def __exit__(

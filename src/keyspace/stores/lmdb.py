@@ -120,7 +120,9 @@ class LMDBStore(MapGrowth, Store):
 
     Costs: ``get`` is one read transaction and one B-tree lookup; a write outside a
     transaction is one commit (an fsync with ``sync=True``); beginning a
-    ``transaction()`` reads the map's size and use (two LMDB calls); inside it, puts
+    ``transaction()`` reads the map's size and use (one LMDB call) only when its
+    last reading may be out of date (a large map: every few seconds; see
+    ``MapGrowth._roomy``); inside it, puts
     and gets through a scope cost py-lmdb's own ``txn.put``/``txn.get`` plus the
     scope's one Python frame.
     """

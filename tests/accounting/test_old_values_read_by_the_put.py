@@ -1,0 +1,141 @@
+"""With accounting on LMDB the value a put replaces is read by the put itself
+(``fast_replace``, ``replace_many``: one engine call), not by a point read before
+it; with the change log a single put is one write transaction (no checked batch
+and no read transaction before it). The counts and the log stay exact."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import keyspace
+from keyspace._accounting import accounting_of
+from keyspace._changes import ChangeLog
+from keyspace.stores import _lmdb_txn
+from keyspace.stores.lmdb import LMDBStore
+
+
+def _spy_gets(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    asked: list[bytes] = []
+    real = _lmdb_txn.LMDBTransaction.get
+
+    def get(self: Any, key: bytes) -> bytes | None:
+        asked.append(key)
+        return real(self, key)
+
+    monkeypatch.setattr(_lmdb_txn.LMDBTransaction, "get", get)
+    return asked
+
+
+def test_a_single_put_reads_the_old_value_by_the_put(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with keyspace.open(f"lmdb://{tmp_path}/db", accounting=True) as ks:
+        scope = ks.scope("t", "u")
+        scope[b"first"] = b"v"
+        asked = _spy_gets(monkeypatch)
+        scope[b"a"] = b"12345"
+        scope[b"a"] = b"1"
+        stored = ks.store.scheme.encode(("t", "u"), b"a")
+        assert stored not in asked  # read by the put (fast_replace), not before it
+        hook = accounting_of(ks.store)
+        assert hook is not None and hook.differences(ks.store) == []
+        assert scope.stats().keys == 2
+
+
+def test_a_transaction_reads_the_old_values_by_its_puts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with keyspace.open(f"lmdb://{tmp_path}/db", accounting=True) as ks:
+        ks.scope("t")[b"k1"] = b"old"
+        made: list[int] = []
+        real = _lmdb_txn.LMDBTransaction.replace_many
+
+        def replace_many(self: Any, items: list[tuple[bytes, bytes]]) -> list[bytes | None]:
+            made.append(len(items))
+            return real(self, items)
+
+        monkeypatch.setattr(_lmdb_txn.LMDBTransaction, "replace_many", replace_many)
+        asked = _spy_gets(monkeypatch)
+        with ks.transaction() as tx:
+            scope = tx.scope("t")
+            for i in range(50):
+                scope[b"k%d" % i] = b"x" * i
+        assert made == [50]
+        data = {ks.store.scheme.encode(("t",), b"k%d" % i) for i in range(50)}
+        assert not data & set(asked)
+        hook = accounting_of(ks.store)
+        assert hook is not None and hook.differences(ks.store) == []
+        assert ks.scope("t").stats().keys == 50
+
+
+def test_a_single_put_with_the_change_log_is_one_write_transaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batches: list[Any] = []
+    real = LMDBStore.write_if
+
+    def write_if(self: Any, *args: Any) -> bool:
+        batches.append(args)
+        return real(self, *args)
+
+    monkeypatch.setattr(LMDBStore, "write_if", write_if)
+    with keyspace.open(f"lmdb://{tmp_path}/db", changes=True) as ks:
+        scope = ks.scope("t")
+        scope[b"first"] = b"v"
+        batches.clear()
+        before = ks.store.hook("changes")
+        assert isinstance(before, ChangeLog)
+        start = before.last()
+        scope[b"a"] = b"1"
+        del scope[b"a"]
+        scope[b"b"] = b"2"
+        assert batches == []
+        assert before.last() == start + 3
+        _, entries = before.read_since(start)
+        encode = ks.store.scheme.encode
+        assert [(seq - start, key, value) for seq, key, value in entries] == [
+            (1, encode(("t",), b"a"), b"1"),
+            (2, encode(("t",), b"a"), None),
+            (3, encode(("t",), b"b"), b"2"),
+        ]
+
+
+def test_trimming_the_change_log_reads_no_part_without_an_age_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trim every TRIM_EVERY commits finds the oldest parts by their keys: it
+    read the values of up to TRIM_BATCH parts each time (a large commit's part
+    runs to megabytes), though without ``max_age`` no value decides anything."""
+    from keyspace import _changes
+
+    with keyspace.open(f"lmdb://{tmp_path}/db", changes={"retention": 1000}) as ks:
+        with ks.transaction() as tx:
+            scope = tx.scope("t")
+            for i in range(2000):
+                scope[b"k%d" % i] = b"x" * 500  # one part of about a megabyte
+        log = ks.store.hook("changes")
+        assert isinstance(log, ChangeLog)
+        part = log.part_key(log.last())
+        read: list[bytes] = []
+        for cls in (_lmdb_txn.LMDBTransaction, LMDBStore):  # the transaction's reads, the store's
+            real_scan, real_get = cls.scan, cls.get
+
+            def scan(
+                self: Any, start: bytes, stop: bytes | None, *args: Any, _s: Any = real_scan, **kw: Any
+            ) -> Any:
+                if start <= part < (stop or b"\xff" * 64):
+                    read.append(start)
+                return _s(self, start, stop, *args, **kw)
+
+            def get(self: Any, key: bytes, _g: Any = real_get) -> bytes | None:
+                if key == part:
+                    read.append(key)
+                return _g(self, key)  # type: ignore[no-any-return]
+
+            monkeypatch.setattr(cls, "scan", scan)
+            monkeypatch.setattr(cls, "get", get)
+        for i in range(2 * _changes.TRIM_EVERY):
+            ks.scope("t")[b"s%d" % i] = b"v"
+        assert read == []
+        assert log.read_since(log.last() - 1)[1][0][1:] == (ks.store.scheme.encode(("t",), b"s63"), b"v")
