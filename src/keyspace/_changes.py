@@ -269,6 +269,8 @@ class ChangeLog(WriteHook):
         elif self.retention is None and self.max_age is None:
             return
         old_before = now - int(self.max_age * 1e9) if self.max_age is not None else None
+        if old_before is None and keep_from <= _u64(latest.get(self.trimmed_key)) + 1:
+            return  # every part before keep_from is trimmed already: no scan of the log
         last = 0
         off = len(self.log_start)
         # keys only: a part's value (a large commit's runs to megabytes) is read

@@ -638,7 +638,9 @@ class HookedTransaction(DelegatedReads, WriteView):
         rank = self.store._old
         if rank == 2 or (rank == 1 and not committing):
             # the values before, read by the puts themselves where the engine can
-            got = dict(zip(pending, self.view.replace_many(list(pending.items())), strict=True))
+            got = dict(
+                zip(pending, self.view.replace_many(list(pending), list(pending.values())), strict=True)
+            )
             old = self.old
             if old:  # a key flushed before keeps the value it had before the transaction
                 got.update(old)

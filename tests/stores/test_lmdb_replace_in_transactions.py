@@ -43,7 +43,7 @@ def test_replace_of_a_named_database_record_is_refused_as_a_put(tmp_path: Path) 
     LMDBStore(tmp_path / "db", db="named", sync=False).close()
     with LMDBStore(tmp_path / "db", sync=False, max_dbs=2) as store:
         with pytest.raises(StoreError, match="record of a named database"), store.transaction() as tx:
-            tx.replace_many([(b"named", b"data")])
+            tx.replace_many([b"named"], [b"data"])
         with pytest.raises(StoreError, match="record of a named database"), store.transaction() as tx:
             assert tx.fast_replace is not None
             try:
@@ -58,9 +58,9 @@ def test_replace_many_with_a_bad_key_writes_none_of_the_pairs(tmp_path: Path, ma
         store.put(b"a", b"old")
         with store.transaction() as tx:
             with pytest.raises(KeyTooLarge):
-                tx.replace_many([(b"a", b"new"), (b"k" * 1000, b"v")])
+                tx.replace_many([b"a", b"k" * 1000], [b"new", b"v"])
             assert tx.get(b"a") == b"old"
-            assert tx.replace_many([]) == []
+            assert tx.replace_many([], []) == []
 
 
 def test_replace_many_grows_a_full_map_and_gives_the_old_values(tmp_path: Path) -> None:
@@ -68,7 +68,7 @@ def test_replace_many_grows_a_full_map_and_gives_the_old_values(tmp_path: Path) 
         store.put(b"k00003", b"was")
         pairs = [(b"k%05d" % i, b"x" * 1000) for i in range(300)]  # several times the map
         with store.transaction() as tx:
-            old = tx.replace_many(pairs)
+            old = tx.replace_many([k for k, _ in pairs], [v for _, v in pairs])
         assert old == [b"was" if k == b"k00003" else None for k, _ in pairs]
         assert all(store.get(k) == v for k, v in pairs)
 
@@ -90,10 +90,12 @@ def test_replace_many_is_reads_then_put_many(
     with LMDBStore(tmp_path_factory.mktemp("db"), sync=False, map_size=map_size) as store:
         store.write(list(before.items()))
         with store.transaction() as tx:
-            assert tx.replace_many(pairs) == want
+            assert tx.replace_many(list(items), list(items.values())) == want
         assert dict(store.scan(b"", None)) == after
     memory = MemoryStore()
     memory.write(list(before.items()))
     with memory.transaction() as mtx:
-        assert mtx.replace_many(pairs) == want  # the default: reads, then put_many
+        assert (
+            mtx.replace_many(list(items), list(items.values())) == want
+        )  # the default: reads, then put_many
     assert dict(memory.scan(b"", None)) == after

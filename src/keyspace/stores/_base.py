@@ -556,13 +556,13 @@ class WriteView(ReadView):
     for a new key), its errors raw as ``fast_put``'s; ``None``: not offered
     (:meth:`get`, then :meth:`put`)."""
 
-    def replace_many(self, items: list[tuple[bytes, bytes]]) -> list[bytes | None]:
-        """:meth:`put_many` of ``items`` (distinct keys) that returns each key's
-        value before it (``None``: absent), in order. This default reads them
-        all (``fast_get`` looped in C where the view has it), then puts them;
-        engines with a read-and-write call override it (LMDB: one ``replace``
-        per pair, looped in C)."""
-        keys = [key for key, _ in items]
+    def replace_many(self, keys: list[bytes], values: list[bytes]) -> list[bytes | None]:
+        """:meth:`put_many` of ``zip(keys, values)`` (distinct keys; two lists, so
+        that a caller holding a dict makes no pair objects) that returns each
+        key's value before it (``None``: absent), in order. This default reads
+        them all (``fast_get`` looped in C where the view has it), then puts
+        them; engines with a read-and-write call override it (LMDB: one
+        ``replace`` per pair, looped in C)."""
         fast = self.fast_get
         if fast is None:
             old = list(map(self.get, keys))
@@ -571,7 +571,7 @@ class WriteView(ReadView):
                 old = list(map(fast, keys))
             except Exception as exc:
                 raise self.translate(exc) from exc
-        self.put_many(items)
+        self.put_many(list(zip(keys, values, strict=True)))
         return old
 
     checked_put: Callable[[bytes, bytes], object] | None = None

@@ -283,18 +283,15 @@ class LMDBTransaction(TxnReads, WriteView):
             bad = next((k for k, _ in pairs if store._bad_key(k) is not None), None)
             raise store.translate(exc, bad) from exc
 
-    def replace_many(self, items: list[tuple[bytes, bytes]]) -> list[bytes | None]:
+    def replace_many(self, keys: list[bytes], values: list[bytes]) -> list[bytes | None]:
         """Every key checked first (a bad one leaves none of the pairs written),
         then one ``cursor.replace`` per pair, looped in C: a new key costs one
         B-tree descent, as a put does. With a replay log: the values read, then
         :meth:`put_many` (logged)."""
         store = self._store
-        store._check_all(items)
+        store._check_all(keys)
         if self._log is not None:
-            return super().replace_many(items)
-        if not items:
-            return []
-        keys, values = zip(*items, strict=True)
+            return super().replace_many(keys, values)
         try:
             return list(map(self._txn.cursor().replace, keys, values))
         except lmdb.Error as exc:
