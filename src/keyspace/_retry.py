@@ -54,20 +54,16 @@ def retry_conflicts(call: Callable[[], T], what: str, attempts: int = ATTEMPTS) 
     run starts over from its first read. Inside another such call of this
     thread it is made once: its conflict ends the outer call's run, which is
     made again whole. Cost: a thread-local counter and one ``try``."""
-    depth = getattr(_running, "depth", 0)
-    if depth:
+    if getattr(_running, "depth", 0):
         return call()
     _running.depth = 1
     try:
-        for attempt in range(1, attempts + 1):
-            try:
-                return call()
-            except TransactionConflict as exc:
-                if attempt >= attempts:
-                    raise gave_up(exc, what, attempts) from exc
+        return call()
+    except TransactionConflict as exc:
+        conflict = exc
     finally:
         _running.depth = 0
-    raise AssertionError("unreachable")  # pragma: no cover
+    return run_again(call, conflict, what, attempts)
 
 
 def run_again(call: Callable[[], T], conflict: TransactionConflict, what: str, attempts: int = ATTEMPTS) -> T:
