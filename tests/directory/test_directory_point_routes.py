@@ -7,6 +7,7 @@ keyspace's write hooks as every other write does."""
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -34,20 +35,30 @@ def test_put_if_puts_only_where_the_check_holds(tmp_path: Path) -> None:
         assert dict(store.scan(b"", None)) == {b"a": b"1", b"check": b"yes"}
 
 
-def _calls(op: Callable[[], object]) -> list[str]:
-    """The Python functions ``op()`` calls (its own frame included)."""
-    seen: list[str] = []
+def _calls(op: Callable[[], object], runs: int = 3) -> list[str]:
+    """The Python functions ``op()`` calls (its own frame included): the
+    shortest list of ``runs`` runs, each with the cyclic collector off, so that
+    what runs beside the route now and then (a collection's finalizers, a
+    store's periodic measure of its map) is not counted as the route."""
+    shortest: list[str] | None = None
+    for _ in range(runs):
+        seen: list[str] = []
 
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call":
-            seen.append(frame.f_code.co_name)
+        def profile(frame: Any, event: str, arg: Any, seen: list[str] = seen) -> None:
+            if event == "call":
+                seen.append(frame.f_code.co_name)
 
-    sys.setprofile(profile)
-    try:
-        op()
-    finally:
-        sys.setprofile(None)
-    return seen
+        gc.disable()
+        sys.setprofile(profile)
+        try:
+            op()
+        finally:
+            sys.setprofile(None)
+            gc.enable()
+        if shortest is None or len(seen) < len(shortest):
+            shortest = seen
+    assert shortest is not None
+    return shortest
 
 
 @pytest.mark.parametrize("key", [b"k\x00ey", "text"])
