@@ -51,7 +51,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any, ClassVar, Final, cast
 
-from ._write_hooks import Change, ChangeList, Previous, WriteHook, register_feature
+from ._write_hooks import UNKNOWN, Change, ChangeList, Previous, WriteHook, register_feature
 from .errors import DecodeError, InvalidArgument, KeyspaceError, StoreClosed, WatchCompacted
 from .schemes._base import Scheme
 from .stores._base import ReadView, Store, WriteView
@@ -205,22 +205,22 @@ class ChangeLog(WriteHook):
         merged = changes.merged if isinstance(changes, ChangeList) else {c.key: c.new for c in changes}
         if not merged:
             return
+        if len(merged) == 1:  # a single write: its one-entry part
+            ((key, value),) = merged.items()
+            self.commit_one(view, key, UNKNOWN, value, latest)
+            return
         seq = _u64(latest.get(self.counter_key)) + 1
         now = time.time_ns()
-        if len(merged) == 1:  # a single write: its one-entry part made by two packs
-            ((key, value),) = merged.items()
-            view.put(self.log_start + seq.to_bytes(8, "big") + _PART0, one_entry_part(now, key, value))
+        if None in merged.values():  # C: a scan of the values for a delete
+            deletes = [k for k, v in merged.items() if v is None]
+            puts: dict[bytes, bytes | None] = {k: v for k, v in merged.items() if v is not None}
         else:
-            if None in merged.values():  # C: a scan of the values for a delete
-                deletes = [k for k, v in merged.items() if v is None]
-                puts: dict[bytes, bytes | None] = {k: v for k, v in merged.items() if v is not None}
-            else:
-                puts, deletes = merged, []
-            keys, values = [*puts, *deletes], cast(list[bytes], list(puts.values()))
-            step = PART_ENTRIES
-            for part, at in enumerate(range(0, len(keys), step)):
-                raw = encode_part(now, keys[at : at + step], values[at : at + step])
-                view.put(self.part_key(seq, part), raw)
+            puts, deletes = merged, []
+        keys, values = [*puts, *deletes], cast(list[bytes], list(puts.values()))
+        step = PART_ENTRIES
+        for part, at in enumerate(range(0, len(keys), step)):
+            raw = encode_part(now, keys[at : at + step], values[at : at + step])
+            view.put(self.part_key(seq, part), raw)
         view.put(self.counter_key, seq.to_bytes(8, "big"))
         if seq % TRIM_EVERY == 0:
             self._trim(view, latest, seq, now)
@@ -232,26 +232,22 @@ class ChangeLog(WriteHook):
         was not there): its one-entry part, made by two struct packs, and the
         counter, through the views' fast paths where they have them."""
         counter = self.counter_key
-        get, put = latest.fast_get, view.fast_put
+        get, put = latest.fast_get or latest.get, view.fast_put or view.put
         try:
-            raw = latest.get(counter) if get is None else get(counter)
+            seq = _u64(get(counter)) + 1
         except KeyspaceError:
             raise
         except Exception as exc:
             raise latest.translate(exc, counter) from exc
-        seq = (0 if raw is None else int.from_bytes(raw, "big")) + 1
         now = time.time_ns()
         number = seq.to_bytes(8, "big")
-        part = self.log_start + number + _PART0
-        if put is None:
-            view.put(part, one_entry_part(now, key, new))
-            view.put(counter, number)
-        else:
-            try:
-                put(part, one_entry_part(now, key, new))
-                put(counter, number)
-            except Exception as exc:
-                raise view.translate(exc) from exc
+        try:
+            put(self.log_start + number + _PART0, one_entry_part(now, key, new))
+            put(counter, number)
+        except KeyspaceError:
+            raise
+        except Exception as exc:
+            raise view.translate(exc) from exc
         if seq % TRIM_EVERY == 0:
             self._trim(view, latest, seq, now)
 
