@@ -7,19 +7,11 @@ lets another process commit in between: the race is forced as in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-from unittest import mock
 
-import pytest
 from _owned_conflict_worker import held_race
 
 import keyspace
-from keyspace._retry import ATTEMPTS
-from keyspace._space import Space
-from keyspace.errors import TransactionConflict
 
 MAP = 1 << 20
 ONE_DOUBLING = 1_500_000
@@ -42,29 +34,3 @@ def test_an_append_that_loses_the_race_is_made_again_after_the_other_commit(tmp_
     with keyspace.open(url) as ks:
         values = [v for k, v in ks.scope("c").items() if k != b"other"]
         assert [len(v) for v in values] == [1, ONE_DOUBLING]
-
-
-def test_an_append_that_always_loses_stops_at_the_bound() -> None:
-    """Every commit the append begins ends in a conflict: it begins
-    :data:`ATTEMPTS` of them, then raises the conflict naming the count, and
-    nothing was appended."""
-    with keyspace.open("memory:", changes=True) as ks:
-        scope = ks.scope("c")
-        scope[b"k"] = b"v"
-        real = Space.transaction
-        begun: list[int] = []
-
-        @contextmanager
-        def conflicting(space: Space[Any]) -> Iterator[Any]:
-            begun.append(1)
-            with real(space) as pair:
-                yield pair
-                raise TransactionConflict("another writer committed first (test)")
-
-        with (
-            mock.patch.object(Space, "transaction", conflicting),
-            pytest.raises(TransactionConflict, match=f"{ATTEMPTS} attempts"),
-        ):
-            scope.append(b"x")
-        assert len(begun) == ATTEMPTS, begun
-        assert dict(scope.items()) == {b"k": b"v"}

@@ -127,12 +127,13 @@ def test_run_atomically_gives_up_after_the_bound_saying_so() -> None:
     assert "Scope.pop" in str(info.value) and "(test)" in str(info.value)
 
 
-@pytest.mark.parametrize("operation", ["pop", "popitem", "setdefault"])
+@pytest.mark.parametrize("operation", ["pop", "popitem", "setdefault", "append"])
 def test_a_scope_operation_that_always_loses_stops_at_the_bound(operation: str) -> None:
     """Every transaction the operation begins ends in a conflict: it begins
     :data:`ATTEMPTS` of them, then raises the conflict naming the count, and
-    the store is as it was."""
-    with keyspace.open("memory:") as ks:
+    the store is as it was (``append``: its own commit, on a keyspace with the
+    change log it numbers its keys by)."""
+    with keyspace.open("memory:", changes=operation == "append") as ks:
         scope = ks.scope("c")
         scope[b"k"] = b"v"
         real = Space.transaction
@@ -153,6 +154,8 @@ def test_a_scope_operation_that_always_loses_stops_at_the_bound(operation: str) 
                 scope.pop(b"k")
             elif operation == "popitem":
                 scope.popitem()
+            elif operation == "append":
+                scope.append(b"x")
             else:
                 scope.setdefault(b"new", b"d")
         assert len(begun) == ATTEMPTS, begun
