@@ -18,8 +18,8 @@ import pytest
 
 from keyspace.errors import EtcdUnavailable
 from keyspace.stores import open_store
-from keyspace.stores._etcd_proto import kv_pb2 as pb
 from keyspace.stores.etcd import EtcdStore
+from keyspace.stores.etcd._proto import kv_pb2 as pb
 from keyspace.testing.etcd_cluster import (
     ClusterUnavailable,
     LocalCluster,

@@ -84,7 +84,7 @@ def keyed_deque(ks: Any) -> Any:
 def _count_conflicts() -> list[int]:
     """Count the LMDB transactions of this process that end with a conflict."""
     from keyspace.errors import TransactionConflict
-    from keyspace.stores._lmdb_txn import LMDBTransaction
+    from keyspace.stores.lmdb._txn import LMDBTransaction
 
     seen = [0]
     unchanged = LMDBTransaction._unchanged

@@ -44,7 +44,7 @@ from ._write_hooks import feature_record_key
 from .errors import InvalidArgument, StoreError
 from .keyspace import Keyspace
 from .schemes._base import Path
-from .stores._etcd_versions import access_gaps
+from .stores.etcd._versions import access_gaps
 
 __all__ = ["ServerAccessWarning", "grant", "permissions", "revoke", "role_name", "scope_permissions"]
 
@@ -52,7 +52,7 @@ __all__ = ["ServerAccessWarning", "grant", "permissions", "revoke", "role_name",
 class ServerAccessWarning(UserWarning):
     """The etcd server does not enforce a grant against every client: its version
     lets a restricted user reach other keys through a nested transaction or an
-    open-ended watch (:func:`~keyspace.stores._etcd_versions.access_gaps`)."""
+    open-ended watch (:func:`~keyspace.stores.etcd._versions.access_gaps`)."""
 
 
 def role_name(user: str) -> str:

@@ -55,11 +55,11 @@ from .schemes._base import Key, Path
 from .schemes.scoped_heed import APIS, DEFAULT_TAG, NAMED_TAG, REGISTRY_TAG, ScopedHeed
 from .stores._base import ReadView, Store, WriteView
 from .stores._checked import CheckedReads
-from .stores._lmdb_env import check_room
 from .stores._options import resolve_options
 from .stores._readonly import ReadOnlyStore
 from .stores._union import PrefixUnion
 from .stores.lmdb import LMDBStore
+from .stores.lmdb._env import check_room
 
 __all__ = ["REGISTRY_DB", "ScopedHeedKeyspace", "open", "registry_names"]
 

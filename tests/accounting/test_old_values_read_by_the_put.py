@@ -13,8 +13,8 @@ import pytest
 import keyspace
 from keyspace._accounting import accounting_of
 from keyspace._changes import ChangeLog
-from keyspace.stores import _lmdb_txn
 from keyspace.stores.lmdb import LMDBStore
+from keyspace.stores.lmdb import _txn as _lmdb_txn
 
 
 def _spy_gets(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:

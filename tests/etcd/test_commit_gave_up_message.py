@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keyspace.errors import CommitOutcomeUnknown, EtcdUnavailable
-from keyspace.stores._etcd_plan import Call, Step, commit_plan, commit_steps
+from keyspace.stores.etcd._plan import Call, Step, commit_plan, commit_steps
 
 SNAPSHOT = 7
 

@@ -31,8 +31,8 @@ from keyspace import _metadata, access
 from keyspace.cli import main
 from keyspace.errors import AccessDenied, AuthenticationFailed, StoreError
 from keyspace.schemes import scheme_from_name
-from keyspace.stores._etcd_rpc import EtcdUnavailable, translate
 from keyspace.stores.etcd import EtcdStore
+from keyspace.stores.etcd._rpc import EtcdUnavailable, translate
 from keyspace.testing.etcd_cluster import LocalCluster, ServerTLS
 
 # grant's warning about the test server's own access gaps is asserted in
@@ -451,7 +451,7 @@ def test_granted_range_holds_exactly_the_subtree(
 def test_credentials_in_the_url_parse_back_and_never_show(user: str, password: str, hosts: list[int]) -> None:
     """Property: any user and password, percent-encoded into the URL, parse back
     exactly, and the redacted URL contains the password in no form."""
-    from keyspace.stores._etcd_rpc import parse_etcd_url, redact_url
+    from keyspace.stores.etcd._rpc import parse_etcd_url, redact_url
 
     def make(secret: str) -> str:
         return (

@@ -22,9 +22,9 @@ import keyspace
 from keyspace import access
 from keyspace.cli import main
 from keyspace.errors import AccessDenied, TransactionTooLarge
-from keyspace.stores._etcd_proto import kv_pb2 as pb
-from keyspace.stores._etcd_versions import access_gaps, nested_txn_checked, watch_range_checked
-from keyspace.stores._etcd_watch import EtcdWatch
+from keyspace.stores.etcd._proto import kv_pb2 as pb
+from keyspace.stores.etcd._versions import access_gaps, nested_txn_checked, watch_range_checked
+from keyspace.stores.etcd._watch import EtcdWatch
 from keyspace.testing.etcd_cluster import LocalCluster
 
 pytestmark = [pytest.mark.etcd, pytest.mark.timeout(120)]

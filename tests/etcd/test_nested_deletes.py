@@ -31,15 +31,15 @@ import keyspace.aio
 from keyspace.errors import TransactionTooLarge
 from keyspace.schemes import AsciiHex, ScopeHash
 from keyspace.stores import open_store
-from keyspace.stores._etcd_plan import (
+from keyspace.stores.etcd._plan import (
     CommitPlan,
     commit_plan,
     flat_responses,
     guard_compares,
     nest_ops,
 )
-from keyspace.stores._etcd_proto import kv_pb2 as pb
-from keyspace.stores._etcd_rpc import MAX_TXN_OPS
+from keyspace.stores.etcd._proto import kv_pb2 as pb
+from keyspace.stores.etcd._rpc import MAX_TXN_OPS
 
 # -- the model of etcd's checks ----------------------------------------------------
 

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 
 import keyspace
 from keyspace.stores import open_store
-from keyspace.stores._etcd_plan import guard_compares
 from keyspace.stores._overlay import RangeSet
 from keyspace.stores.etcd import TransactionConflict
+from keyspace.stores.etcd._plan import guard_compares
 
 # -- RangeSet.gaps against a model ------------------------------------------------------
 

@@ -21,8 +21,8 @@ from _tls import Pki, make_pki
 import keyspace
 import keyspace.aio
 from keyspace.errors import EtcdUnavailable, StoreError
-from keyspace.stores._etcd_tls_probe import speaks_tls
 from keyspace.stores.etcd import EtcdStore
+from keyspace.stores.etcd._tls_probe import speaks_tls
 from keyspace.testing.etcd_cluster import LocalCluster, ServerTLS
 
 pytestmark = [pytest.mark.etcd, pytest.mark.timeout(120)]

@@ -21,8 +21,8 @@ import keyspace.aio
 from keyspace.errors import TransactionTooLarge
 from keyspace.schemes import ScopeHash
 from keyspace.stores import open_store
-from keyspace.stores._etcd_rpc import MAX_REQUEST_BYTES
 from keyspace.stores.etcd import MAX_KEY_SIZE
+from keyspace.stores.etcd._rpc import MAX_REQUEST_BYTES
 
 pytestmark = pytest.mark.etcd
 

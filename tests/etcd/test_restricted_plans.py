@@ -22,7 +22,7 @@ from _etcd import ROOT_PASSWORD, LosingKV, auth_cluster
 import keyspace
 from keyspace import access
 from keyspace.errors import CommitOutcomeUnknown, TransactionTooLarge
-from keyspace.stores._etcd_versions import nested_txn_checked
+from keyspace.stores.etcd._versions import nested_txn_checked
 from keyspace.testing.etcd_cluster import LocalCluster
 
 pytestmark = [

@@ -18,8 +18,8 @@ from _etcd import etcd_cluster
 from keyspace._bytes import prefix_end
 from keyspace.errors import InvalidKey, KeyTooLarge, StoreClosed, StoreError, TransactionTooLarge
 from keyspace.stores import Store, open_store
-from keyspace.stores._etcd_rpc import EtcdUnavailable, parse_etcd_url
 from keyspace.stores.etcd import MAX_KEY_SIZE, EtcdStore, TransactionConflict
+from keyspace.stores.etcd._rpc import EtcdUnavailable, parse_etcd_url
 from keyspace.testing import MakeStore, StoreSuite
 from keyspace.testing.etcd_cluster import LocalCluster
 
@@ -538,8 +538,8 @@ def test_a_bound_longer_than_any_key(store: EtcdStore) -> None:
     """A 3 MB scan or delete bound was sent as it was and failed with gRPC's
     "Sent message larger than max" (an internal error); it is sent as the bound
     that holds the same keys."""
-    from keyspace.stores._etcd_plan import MAX_KEY_SIZE as ETCD_KEY_MOST
-    from keyspace.stores._etcd_plan import etcd_bounds
+    from keyspace.stores.etcd._plan import MAX_KEY_SIZE as ETCD_KEY_MOST
+    from keyspace.stores.etcd._plan import etcd_bounds
 
     long = b"k" * 3_000_000
     store.write([(b"a", b"1"), (b"k", b"2"), (b"kl", b"3"), (b"z", b"4")])

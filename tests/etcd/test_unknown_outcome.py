@@ -24,7 +24,7 @@ from _etcd import LosingKV, lose_first_commit_answer, own_url
 
 from keyspace.errors import CommitOutcomeUnknown, EtcdUnavailable
 from keyspace.stores import open_store
-from keyspace.stores._etcd_plan import (
+from keyspace.stores.etcd._plan import (
     APPLIED,
     CHANGED,
     NOT_APPLIED,
@@ -33,7 +33,7 @@ from keyspace.stores._etcd_plan import (
     commit_plan,
     commit_steps,
 )
-from keyspace.stores._etcd_proto import kv_pb2 as pb
+from keyspace.stores.etcd._proto import kv_pb2 as pb
 
 # -- without a cluster: the steps after an unknown outcome --------------------------
 

@@ -30,7 +30,7 @@ from _etcd import etcd_cluster, own_url
 import keyspace
 from keyspace import WatchEvent
 from keyspace.errors import StoreError, WatchCompacted
-from keyspace.stores._etcd_watch import EtcdWatch
+from keyspace.stores.etcd._watch import EtcdWatch
 
 pytestmark = [pytest.mark.etcd, pytest.mark.timeout(60)]
 

@@ -28,7 +28,7 @@ from _schemes import SCOPE_AND_SIBLING
 
 import keyspace
 from keyspace.errors import StoreError
-from keyspace.stores import _lmdb_growth
+from keyspace.stores.lmdb import _growth as _lmdb_growth
 
 SCHEMES = {name: made for name, made in SCOPE_AND_SIBLING.items() if name != "naive"}
 MAP = 1 << 20

@@ -245,7 +245,7 @@ class _StandInClient:
 def test_an_async_server_transaction_s_own_writes_end_with_it() -> None:
     """etcd's asyncio transaction view (with a stand-in client: no server runs):
     a scan of its pending writes read on after the transaction ended raises."""
-    from keyspace.stores._etcd_aio import _EtcdView
+    from keyspace.stores.etcd._aio import _EtcdView
 
     store = SimpleNamespace(_client=_StandInClient(), _prefix=b"p/", _check_key=lambda key: None)
     view = _EtcdView(store, 7, track=False, writable=True)

@@ -25,8 +25,8 @@ import keyspace
 from keyspace import ScopeWatch, WatchCompacted, WatchEvent, WatchUnsupported
 from keyspace.errors import InvalidArgument
 from keyspace.schemes import LengthPrefixed
-from keyspace.stores._etcd_watch import EtcdWatch
 from keyspace.stores.etcd import EtcdStore
+from keyspace.stores.etcd._watch import EtcdWatch
 from keyspace.testing.etcd_cluster import LocalCluster
 
 

@@ -23,7 +23,7 @@ from _etcd import own_url
 import keyspace
 from keyspace import ScopeWatch
 from keyspace.schemes import AsciiHex, Delimited, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
-from keyspace.stores._etcd_watch import EtcdWatch
+from keyspace.stores.etcd._watch import EtcdWatch
 
 # scheme -> (the scheme, the watched scope, its children, scopes beside or above it)
 CASES: dict[

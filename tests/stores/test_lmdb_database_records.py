@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import keyspace
 from keyspace.errors import StoreError
 from keyspace.stores import LMDBStore
-from keyspace.stores._lmdb_records import RECORD_SIZE, name_candidates_py
+from keyspace.stores.lmdb._records import RECORD_SIZE, name_candidates_py
 
 NAMES = ("a", "m", "orders", "zz")
 DATA = {
@@ -219,7 +219,7 @@ def test_the_c_record_getter_agrees_with_the_reference(
     stored: dict[bytes, bytes], asked: list[bytes]
 ) -> None:
     accel = pytest.importorskip("keyspace.stores._pairs_accel")
-    from keyspace.stores._lmdb_records import getter_py
+    from keyspace.stores.lmdb._records import getter_py
 
     class Odd:  # "records": the keys of odd first byte
         def is_record(self, key: bytes, value: bytes) -> bool:

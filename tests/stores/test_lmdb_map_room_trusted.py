@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keyspace.stores import _lmdb_growth
 from keyspace.stores.lmdb import LMDBStore
+from keyspace.stores.lmdb import _growth as _lmdb_growth
 
 
 class CountingEnv:

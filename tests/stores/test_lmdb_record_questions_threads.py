@@ -13,7 +13,7 @@ _SCENARIO = textwrap.dedent(
     """
     import sys, threading, time
     from keyspace.stores import LMDBStore
-    from keyspace.stores._lmdb_records import RECORD_SIZE
+    from keyspace.stores.lmdb._records import RECORD_SIZE
 
     path = sys.argv[1]
     main = LMDBStore(path, max_dbs=4)

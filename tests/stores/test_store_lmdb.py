@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 from keyspace.errors import KeyTooLarge, StoreClosed, StoreError
-from keyspace.stores import LMDBStore, Store, _lmdb_growth, open_store
+from keyspace.stores import LMDBStore, Store, open_store
+from keyspace.stores.lmdb import _growth as _lmdb_growth
 from keyspace.testing import MakeStore, StoreSuite
 
 

@@ -436,7 +436,7 @@ def test_optional_engine_not_installed(
 
     monkeypatch.setitem(sys.modules, module, None)  # makes `import module` fail
     for name in list(sys.modules):  # the adapter and its helpers, imported afresh
-        if name == f"keyspace.stores.{adapter}" or name.startswith(f"keyspace.stores._{adapter}"):
+        if name == f"keyspace.stores.{adapter}" or name.startswith(f"keyspace.stores.{adapter}."):
             monkeypatch.delitem(sys.modules, name)
     for name in ("LevelDBStore", "RocksDBStore", "EtcdStore"):
         monkeypatch.delitem(stores.__dict__, name, raising=False)

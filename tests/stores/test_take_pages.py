@@ -18,9 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from keyspace.stores import _base, _lmdb_cursor
+from keyspace.stores import _base
 from keyspace.stores._base import PAGE_FIRST, PAGE_MOST, pages_of
 from keyspace.stores._take import take_until, take_until_py
+from keyspace.stores.lmdb import _cursor as _lmdb_cursor
 
 keys = st.binary(max_size=3)
 TAKES = [take_until_py] if take_until is None else [take_until_py, take_until]

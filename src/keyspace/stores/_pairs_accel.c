@@ -31,12 +31,12 @@
  * name_candidates(items, size) -> list: the indices of the items (pairs or keys)
  * that may be LMDB database records: a pair whose value has size bytes and whose
  * key holds no NUL, a key holding no NUL. One memchr an item.
- * Reference: keyspace.stores._lmdb_records.name_candidates_py.
+ * Reference: keyspace.stores.lmdb._records.name_candidates_py.
  *
  * RecordGetter(get, is_record, size): a point read of an LMDB unnamed database
  * that finds no database record: getter(key) calls get(key) and, when it gives
  * bytes of size bytes under a key holding no NUL, is_record(key, value), giving
- * None where that is true. Reference: keyspace.stores._lmdb_records.getter_py.
+ * None where that is true. Reference: keyspace.stores.lmdb._records.getter_py.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

@@ -48,16 +48,16 @@ databases the environment may open; 16 when ``db`` is given and ``max_dbs`` is n
   counts, seekers, snapshots, transactions) leaves the records out, and
   ``delete_range`` keeps them; deleting one deletes nothing (no datum is
   there) and writing one raises :class:`~keyspace.errors.StoreError`. Which keys
-  are records is asked of LMDB (see ``_lmdb_records``); a key holding a NUL byte
+  are records is asked of LMDB (see ``_records``); a key holding a NUL byte
   or a value of another size than a record's costs nothing more, a delete of a
   key holding no NUL byte a point read.
 
 The store is here; its pieces beside it: the map's growth and the transactions
-that retry through it (``_lmdb_growth``), its snapshot (``_lmdb_snapshot``), its
-write and joined transactions (``_lmdb_txn``), cursor scans and range deletes
-(``_lmdb_cursor``), keys-only reads (``_lmdb_keys``), checks of the files on disk
-(``_lmdb_files``), the environment shared per path (``_lmdb_env``) and the records
-of its named databases (``_lmdb_records``).
+that retry through it (``_growth``), its snapshot (``_snapshot``), its
+write and joined transactions (``_txn``), cursor scans and range deletes
+(``_cursor``), keys-only reads (``_keys``), checks of the files on disk
+(``_files``), the environment shared per path (``_env``) and the records
+of its named databases (``_records``).
 """
 
 from __future__ import annotations
@@ -73,22 +73,22 @@ from typing import Any
 
 import lmdb
 
-from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
-from . import _lmdb_env
-from ._base import Capabilities, Op, ReadView, Seeker, Store, byte_after
-from ._checked import CheckFailed
-from ._key_sizes import bad_key
-from ._lmdb_checked import LMDBCheckedReads
-from ._lmdb_cursor import cursor_delete_range, cursor_page
-from ._lmdb_files import check_environment, check_lock_file, check_map_size, nearly_full, os_cause
-from ._lmdb_growth import FAST_HEADROOM as FAST_HEADROOM
-from ._lmdb_growth import GROWTH_WAIT as GROWTH_WAIT
-from ._lmdb_growth import RETRIES, MapGrowth
-from ._lmdb_keys import CursorSeeker, count_keys
-from ._lmdb_records import RECORD_SIZE, Records, delete_data, drop_items, name_candidates
-from ._lmdb_snapshot import LMDBSnapshot
-from ._lmdb_txn import JoinedTransaction, LMDBTransaction
-from ._lmdb_watched import LMDBWatchedReads
+from ...errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
+from .._base import Capabilities, Op, ReadView, Seeker, Store, byte_after
+from .._checked import CheckFailed
+from .._key_sizes import bad_key
+from . import _env as _lmdb_env
+from ._checked import LMDBCheckedReads
+from ._cursor import cursor_delete_range, cursor_page
+from ._files import check_environment, check_lock_file, check_map_size, nearly_full, os_cause
+from ._growth import FAST_HEADROOM as FAST_HEADROOM
+from ._growth import GROWTH_WAIT as GROWTH_WAIT
+from ._growth import RETRIES, MapGrowth
+from ._keys import CursorSeeker, count_keys
+from ._records import RECORD_SIZE, Records, delete_data, drop_items, name_candidates
+from ._snapshot import LMDBSnapshot
+from ._txn import JoinedTransaction, LMDBTransaction
+from ._watched import LMDBWatchedReads
 
 __all__ = ["LMDBStore"]
 
@@ -680,7 +680,7 @@ def _count_keys(
     without: tuple[int, int] | None = None,
 ) -> list[int]:
     """``[n]``, the number of keys of ``[start, stop)`` in ``txn`` (for
-    :meth:`LMDBStore._page`): see :func:`~keyspace.stores._lmdb_keys.count_keys`."""
+    :meth:`LMDBStore._page`): see :func:`~keyspace.stores.lmdb._keys.count_keys`."""
     return [count_keys(txn, start, stop, None, records, without)]
 
 

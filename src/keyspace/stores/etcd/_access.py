@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import StoreError
-from ._etcd_proto import watch_auth_pb2 as wa
-from ._etcd_rpc import EtcdConnection
+from ...errors import StoreError
+from ._proto import watch_auth_pb2 as wa
+from ._rpc import EtcdConnection
 
 __all__ = ["EtcdAccess", "Permission"]
 

@@ -10,7 +10,7 @@ with one cursor. All take the LMDB transaction and, optionally, a named database
 of its environment; errors are py-lmdb's own (the caller translates them).
 Given ``records`` (reads of an environment's unnamed database), the scans leave
 out LMDB's records of named databases and the range delete keeps them (see
-:mod:`keyspace.stores._lmdb_records`).
+:mod:`keyspace.stores.lmdb._records`).
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from itertools import chain, islice, takewhile
 from operator import gt, itemgetter, le
 from typing import TYPE_CHECKING, Any
 
-from ._base import PAGE_MOST, limited, pages_of
-from ._lmdb_records import RECORD_SIZE, filtered, filtered_pages
-from ._take import take_until
+from .._base import PAGE_MOST, limited, pages_of
+from .._take import take_until
+from ._records import RECORD_SIZE, filtered, filtered_pages
 
 if TYPE_CHECKING:
-    from ._lmdb_records import Records
+    from ._records import Records
 
 __all__ = [
     "SHORT_SCAN",

@@ -26,10 +26,10 @@ from typing import Any
 
 import grpc
 
-from ..errors import AccessDenied, StoreClosed, StoreError, WatchCompacted
-from ._etcd_proto import watch_auth_pb2 as wa
-from ._etcd_rpc import EtcdConnection, EtcdUnavailable, retryable, translate
-from ._events import StoreEvent, StoreWatch, check_start_revision
+from ...errors import AccessDenied, StoreClosed, StoreError, WatchCompacted
+from .._events import StoreEvent, StoreWatch, check_start_revision
+from ._proto import watch_auth_pb2 as wa
+from ._rpc import EtcdConnection, EtcdUnavailable, retryable, translate
 
 __all__ = ["EtcdWatch"]
 

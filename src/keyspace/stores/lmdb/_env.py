@@ -16,15 +16,15 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..errors import StoreError
-from ._lmdb_records import Records
+from ...errors import StoreError
+from ._records import Records
 
 __all__ = ["PROBE_SLOTS", "NotADatabase", "SharedEnv", "acquire", "check_room", "db_name_bytes", "release"]
 
 PROBE_SLOTS = 1
 """Database slots an environment is opened with beyond ``max_dbs``: kept free for
 asking LMDB whether a key of the unnamed database is a database's record
-(:class:`~keyspace.stores._lmdb_records.Records`), never taken by a store."""
+(:class:`~keyspace.stores.lmdb._records.Records`), never taken by a store."""
 
 NAME_MOST = 511
 """The longest database name, in UTF-8 bytes: a name is a key of the unnamed
@@ -74,7 +74,7 @@ class SharedEnv:
     may take the fast path without asking LMDB how full the map is
     (``roomy_until``, a :func:`time.monotonic` time) and for which fast-path
     headroom that was decided (``roomy_for``): see
-    :meth:`~keyspace.stores._lmdb_growth.MapGrowth._roomy`."""
+    :meth:`~keyspace.stores.lmdb._growth.MapGrowth._roomy`."""
 
     __slots__ = (
         "cond",

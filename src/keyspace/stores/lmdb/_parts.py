@@ -1,8 +1,8 @@
 """What the LMDB views read of their store: :class:`LMDBStoreParts`.
 
 The snapshot, the write transaction, the keys-only reads and the checked and
-watched reads (``_lmdb_snapshot``, ``_lmdb_txn``, ``_lmdb_keys``,
-``_lmdb_checked``, ``_lmdb_watched``) each hold the
+watched reads (``_snapshot``, ``_txn``, ``_keys``,
+``_checked``, ``_watched``) each hold the
 :class:`~keyspace.stores.lmdb.LMDBStore` that made them and read its
 environment, databases, records and checks. They know it by this protocol, so
 that ``lmdb.py`` imports them and none of them imports ``lmdb.py``.
@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from ..errors import KeyspaceError
-from ._base import ReadView
-from ._lmdb_env import SharedEnv
-from ._lmdb_records import Records
+from ...errors import KeyspaceError
+from .._base import ReadView
+from ._env import SharedEnv
+from ._records import Records
 
 __all__ = ["LMDBStoreParts"]
 
@@ -35,7 +35,7 @@ class LMDBStoreParts(Protocol):
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError: ...
 
-    # -- the environment and its map (see _lmdb_growth.MapGrowth) -----------------
+    # -- the environment and its map (see _growth.MapGrowth) -----------------
 
     def _live(self) -> Any: ...
     def _grow(self, pending: int = 0) -> None: ...

@@ -3,7 +3,7 @@
 ``EtcdStore.asynchronous()`` gives an :class:`AsyncEtcdStore`: the same cluster,
 key prefix, deadlines, retry budget, TLS credentials and auth token as the
 synchronous store (the channel settings come from :func:`open_channel`, the token
-from the same :class:`~keyspace.stores._etcd_auth.TokenKeeper`), and the same
+from the same :class:`~keyspace.stores.etcd._auth.TokenKeeper`), and the same
 operations with the same costs, guarantees and errors (see
 :mod:`keyspace.stores.etcd`): ``get`` one linearizable ``Range``; ``scan`` pages of
 ``Range`` at the revision of the first page; ``put``/``delete``/``delete_range``
@@ -30,10 +30,11 @@ import grpc
 import grpc.aio
 from sortedcontainers import SortedDict
 
-from ..errors import EtcdUnavailable, StoreClosed
-from ._aio import AsyncStore, AsyncTransaction
-from ._base import Store
-from ._etcd_plan import (
+from ...errors import EtcdUnavailable, StoreClosed
+from .._aio import AsyncStore, AsyncTransaction
+from .._base import Store
+from .._overlay import Range, RangeSet
+from ._plan import (
     Call,
     Pages,
     Step,
@@ -48,10 +49,10 @@ from ._etcd_plan import (
     revision_request,
     write_request,
 )
-from ._etcd_proto import kv_pb2 as pb
-from ._etcd_proto import kv_pb2_grpc as pb_grpc
-from ._etcd_proto import watch_auth_pb2_grpc as wa_grpc
-from ._etcd_rpc import (
+from ._proto import kv_pb2 as pb
+from ._proto import kv_pb2_grpc as pb_grpc
+from ._proto import watch_auth_pb2_grpc as wa_grpc
+from ._rpc import (
     Backoff,
     EtcdConnection,
     ResponseTooLarge,
@@ -62,7 +63,6 @@ from ._etcd_rpc import (
     retryable,
     translate,
 )
-from ._overlay import Range, RangeSet
 
 __all__ = ["AsyncEtcdStore"]
 

@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 import lmdb
 
-from ..errors import KeyspaceError, StoreClosed, StoreError, TransactionConflict
-from ._base import FastPages, FastScan, FastScanRanges, WriteView
-from ._lmdb_cursor import cursor_delete_range, cursor_pages, cursor_scan, cursor_scan_ranges
-from ._lmdb_growth import RETRIES
-from ._lmdb_keys import TxnReads
-from ._lmdb_records import delete_data, getter
+from ...errors import KeyspaceError, StoreClosed, StoreError, TransactionConflict
+from .._base import FastPages, FastScan, FastScanRanges, WriteView
+from ._cursor import cursor_delete_range, cursor_pages, cursor_scan, cursor_scan_ranges
+from ._growth import RETRIES
+from ._keys import TxnReads
+from ._records import delete_data, getter
 
 if TYPE_CHECKING:
-    from ._lmdb_parts import LMDBStoreParts
+    from ._parts import LMDBStoreParts
 
 __all__ = ["JoinedTransaction", "LMDBTransaction"]
 

@@ -6,7 +6,7 @@ Keys come from ``cursor.iternext(values=False)``, so no value is copied; a count
 reads keys in growing chunks and cuts the last one at ``stop`` with one bisection
 (no Python code per key); a seeker keeps one cursor and moves it with
 ``set_range``. Reads of an environment's unnamed database leave out LMDB's
-records of named databases (see :mod:`keyspace.stores._lmdb_records`).
+records of named databases (see :mod:`keyspace.stores.lmdb._records`).
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import lmdb
 
-from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import Seeker, byte_after, count_lacking
-from ._lmdb_cursor import cursor_keys, cursor_pages, cursor_scan
-from ._lmdb_records import RECORD_SIZE, Records, name_candidates
+from ...errors import KeyspaceError, StoreClosed, StoreError
+from .._base import Seeker, byte_after, count_lacking
+from ._cursor import cursor_keys, cursor_pages, cursor_scan
+from ._records import RECORD_SIZE, Records, name_candidates
 
 if TYPE_CHECKING:
-    from ._lmdb_parts import LMDBStoreParts
+    from ._parts import LMDBStoreParts
 
 __all__ = ["CursorSeeker", "TxnReads", "count_keys"]
 

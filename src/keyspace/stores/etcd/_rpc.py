@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, unquote, unquote_to_bytes, urlsplit
 
 import grpc
 
-from ..errors import (
+from ...errors import (
     AccessDenied,
     AuthenticationFailed,
     EtcdUnavailable,
@@ -29,12 +29,12 @@ from ..errors import (
     StoreError,
     TransactionTooLarge,
 )
-from ._etcd_auth import TokenKeeper, tls_channel_options, tls_credentials
-from ._etcd_proto import kv_pb2 as pb
-from ._etcd_proto import kv_pb2_grpc as pb_grpc
-from ._etcd_proto import watch_auth_pb2_grpc as wa_grpc
-from ._etcd_tls_probe import tls_only_endpoint
-from ._etcd_versions import nested_txn_checked
+from ._auth import TokenKeeper, tls_channel_options, tls_credentials
+from ._proto import kv_pb2 as pb
+from ._proto import kv_pb2_grpc as pb_grpc
+from ._proto import watch_auth_pb2_grpc as wa_grpc
+from ._tls_probe import tls_only_endpoint
+from ._versions import nested_txn_checked
 
 __all__ = [
     "DEFAULT_PORT",

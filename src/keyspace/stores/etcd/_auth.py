@@ -18,14 +18,14 @@ from typing import Any, Protocol
 
 import grpc
 
-from ._etcd_proto import watch_auth_pb2 as wa
+from ._proto import watch_auth_pb2 as wa
 
 __all__ = ["Caller", "ConnectionOptions", "TokenKeeper", "tls_channel_options", "tls_credentials"]
 
 
 class ConnectionOptions(Protocol):
     """The connection options this module reads (``EtcdOptions`` of
-    :mod:`keyspace.stores._etcd_rpc`, which builds on this module, offers them)."""
+    :mod:`keyspace.stores.etcd._rpc`, which builds on this module, offers them)."""
 
     @property
     def endpoints(self) -> tuple[tuple[str, int], ...]: ...

@@ -14,8 +14,8 @@ import mmap
 import os
 import struct
 
-from ..errors import StoreError
-from ._paths import check_directory
+from ...errors import StoreError
+from .._paths import check_directory
 
 __all__ = ["check_environment", "check_map_size", "nearly_full", "os_cause"]
 

@@ -32,7 +32,7 @@ from typing import Any
 
 import lmdb
 
-from ._base import limited
+from .._base import limited
 
 __all__ = [
     "RECORD_SIZE",
@@ -86,7 +86,7 @@ def _holds_nul(key: Any) -> bool:
 name_candidates: Callable[[list[Any], int], list[int]]
 RecordGetter: Any
 try:
-    from ._pairs_accel import RecordGetter, name_candidates
+    from .._pairs_accel import RecordGetter, name_candidates
 except ImportError:  # pragma: no cover - the optional C module is not built
     name_candidates = name_candidates_py
     RecordGetter = None

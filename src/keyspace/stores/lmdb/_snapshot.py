@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 import lmdb
 
-from ..errors import KeyspaceError
-from ._base import ReadView, Releasable
-from ._lmdb_cursor import cursor_pages, cursor_scan, cursor_scan_ranges
-from ._lmdb_keys import TxnReads
-from ._lmdb_records import getter
+from ...errors import KeyspaceError
+from .._base import ReadView, Releasable
+from ._cursor import cursor_pages, cursor_scan, cursor_scan_ranges
+from ._keys import TxnReads
+from ._records import getter
 
 if TYPE_CHECKING:
-    from ._lmdb_parts import LMDBStoreParts
+    from ._parts import LMDBStoreParts
 
 __all__ = ["LMDBSnapshot"]
 

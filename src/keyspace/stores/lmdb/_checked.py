@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 
 import lmdb
 
-from ._checked import CheckFailed
-from ._lmdb_records import RECORD_SIZE
+from .._checked import CheckFailed
+from ._records import RECORD_SIZE
 
 if TYPE_CHECKING:
-    from ._lmdb_parts import LMDBStoreParts
+    from ._parts import LMDBStoreParts
 
 __all__ = ["LMDBCheckedReads"]
 

@@ -4,7 +4,7 @@ The map is a reservation of address space that doubles when it fills. Growing it
 (``set_mapsize``) needs no write transaction open in this process and ends every
 read transaction of the environment, so :class:`MapGrowth` (a base of
 :class:`~keyspace.stores.lmdb.LMDBStore`) keeps, with the environment's shared
-state (:mod:`._lmdb_env`): the growth itself, waiting (at most
+state (:mod:`._env`): the growth itself, waiting (at most
 :data:`GROWTH_WAIT` seconds) for the snapshots of other threads; the adoption of a
 map another process grew (``MDB_MAP_RESIZED``); the count of open snapshots; and
 the LMDB transactions that retry across both (a read, a one-shot write that grows
@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 import lmdb
 
-from ..errors import KeyspaceError, StoreClosed, StoreError
+from ...errors import KeyspaceError, StoreClosed, StoreError
 
 if TYPE_CHECKING:
-    from ._lmdb_env import SharedEnv
+    from ._env import SharedEnv
 
 __all__ = ["FAST_HEADROOM", "GROWTH_WAIT", "MAP_WRITE_RATE", "RETRIES", "MapGrowth", "room_for"]
 

@@ -1,4 +1,4 @@
-from keyspace.stores._etcd_proto import kv_pb2 as _kv_pb2
+from keyspace.stores.etcd._proto import kv_pb2 as _kv_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor

@@ -63,11 +63,13 @@ import weakref
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._bytes import prefix_end
-from ..errors import CommitOutcomeUnknown, EtcdUnavailable, StoreClosed, TransactionConflict
-from ._base import Capabilities, DelegatedReads, Op, ReadView, Seeker, Store
-from ._etcd_access import EtcdAccess
-from ._etcd_plan import (
+from ..._bytes import prefix_end
+from ...errors import CommitOutcomeUnknown, EtcdUnavailable, StoreClosed, TransactionConflict
+from .._base import Capabilities, DelegatedReads, Op, ReadView, Seeker, Store
+from .._events import StoreWatch, check_start_revision
+from .._overlay import OverlayTransaction, Range, ops_apply
+from ._access import EtcdAccess
+from ._plan import (
     MAX_KEY_SIZE,
     Call,
     Pages,
@@ -86,8 +88,8 @@ from ._etcd_plan import (
     revision_request,
     write_request,
 )
-from ._etcd_proto import kv_pb2 as pb
-from ._etcd_rpc import (
+from ._proto import kv_pb2 as pb
+from ._rpc import (
     MAX_REQUEST_BYTES,
     MAX_TXN_OPS,
     REQUEST_OVERHEAD,
@@ -97,12 +99,10 @@ from ._etcd_rpc import (
     parse_etcd_url,
     redact_url,
 )
-from ._etcd_watch import EtcdWatch
-from ._events import StoreWatch, check_start_revision
-from ._overlay import OverlayTransaction, Range, ops_apply
+from ._watch import EtcdWatch
 
 if TYPE_CHECKING:
-    from ._etcd_aio import AsyncEtcdStore
+    from ._aio import AsyncEtcdStore
 
 __all__ = ["MAX_KEY_SIZE", "CommitOutcomeUnknown", "EtcdStore", "TransactionConflict"]
 
@@ -566,8 +566,8 @@ class EtcdStore(DelegatedReads, Store):
 
     def asynchronous(self) -> AsyncEtcdStore:
         """A native asyncio client (``grpc.aio``, no thread) of the same cluster, with
-        these options and credentials (see :mod:`keyspace.stores._etcd_aio`)."""
-        from ._etcd_aio import AsyncEtcdStore
+        these options and credentials (see :mod:`keyspace.stores.etcd._aio`)."""
+        from ._aio import AsyncEtcdStore
 
         return AsyncEtcdStore(self, self._conn)
 

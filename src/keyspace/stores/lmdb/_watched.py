@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import lmdb
 
-from ..errors import StoreClosed
-from ._base import ReadView, byte_after
-from ._lmdb_records import RECORD_SIZE
-from ._lmdb_snapshot import LMDBSnapshot
+from ...errors import StoreClosed
+from .._base import ReadView, byte_after
+from ._records import RECORD_SIZE
+from ._snapshot import LMDBSnapshot
 
 if TYPE_CHECKING:
-    from ._lmdb_parts import LMDBStoreParts
+    from ._parts import LMDBStoreParts
 
 __all__ = ["LMDBWatchedReads"]
 

@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from keyspace.stores._etcd_proto import watch_auth_pb2 as keyspace_dot_stores_dot___etcd__proto_dot_watch__auth__pb2
+from keyspace.stores.etcd._proto import watch_auth_pb2 as keyspace_dot_stores_dot___etcd__proto_dot_watch__auth__pb2
 
 GRPC_GENERATED_VERSION = '1.66.2'
 GRPC_VERSION = grpc.__version__
@@ -18,7 +18,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + f' but the generated code in keyspace/stores/_etcd_proto/watch_auth_pb2_grpc.py depends on'
+        + f' but the generated code in keyspace/stores/etcd/_proto/watch_auth_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'

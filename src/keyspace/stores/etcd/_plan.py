@@ -1,7 +1,7 @@
 """What the etcd clients send and how they read the answers, without any I/O.
 
 The synchronous :class:`~keyspace.stores.etcd.EtcdStore` and its asyncio client
-(:mod:`keyspace.stores._etcd_aio`) make the same requests and follow the same rules;
+(:mod:`keyspace.stores.etcd._aio`) make the same requests and follow the same rules;
 only how a call is made (blocking, or awaited) differs. Everything else lives here
 once:
 
@@ -24,8 +24,8 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._bytes import prefix_end
-from ..errors import (
+from ..._bytes import prefix_end
+from ...errors import (
     CommitOutcomeUnknown,
     EtcdUnavailable,
     InvalidKey,
@@ -34,10 +34,10 @@ from ..errors import (
     TransactionTooLarge,
     show_bytes,
 )
-from ._base import Op
-from ._etcd_proto import kv_pb2 as pb
-from ._etcd_rpc import MAX_REQUEST_BYTES, MAX_TXN_OPS, REQUEST_OVERHEAD, ResponseTooLarge
-from ._overlay import Range
+from .._base import Op
+from .._overlay import Range
+from ._proto import kv_pb2 as pb
+from ._rpc import MAX_REQUEST_BYTES, MAX_TXN_OPS, REQUEST_OVERHEAD, ResponseTooLarge
 
 MAX_KEY_SIZE = MAX_REQUEST_BYTES - 128
 """Largest key (with an empty value): etcd's 1.5 MiB request limit less framing."""
