@@ -20,6 +20,7 @@ thread is run again, as a whole.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TypeVar
@@ -47,15 +48,20 @@ def gave_up(error: TransactionConflict, what: str, attempts: int) -> Transaction
     )
 
 
-def retry_conflicts(call: Callable[[], T], what: str, attempts: int = ATTEMPTS) -> T:
+def retry_conflicts(
+    call: Callable[[], T], what: str, attempts: int = ATTEMPTS, seconds: float | None = None
+) -> T:
     """``call()``, run again while it raises :class:`TransactionConflict`, at most
     ``attempts`` runs in all; then the conflict :func:`gave_up` makes. ``call``
     must own every transaction it opens and write nothing outside them: each
     run starts over from its first read. Inside another such call of this
     thread it is made once: its conflict ends the outer call's run, which is
-    made again whole. Cost: a thread-local counter and one ``try``."""
+    made again whole. ``seconds``: no run begins that many seconds after the
+    first began (then the conflict :func:`gave_up` makes). Cost: a thread-local
+    counter and one ``try``."""
     if getattr(_running, "depth", 0):
         return call()
+    began = 0.0 if seconds is None else time.monotonic()
     _running.depth = 1
     try:
         return call()
@@ -63,26 +69,35 @@ def retry_conflicts(call: Callable[[], T], what: str, attempts: int = ATTEMPTS) 
         conflict = exc
     finally:
         _running.depth = 0
-    return run_again(call, conflict, what, attempts)
+    return run_again(call, conflict, what, attempts, None if seconds is None else began + seconds)
 
 
-def run_again(call: Callable[[], T], conflict: TransactionConflict, what: str, attempts: int = ATTEMPTS) -> T:
+def run_again(
+    call: Callable[[], T],
+    conflict: TransactionConflict,
+    what: str,
+    attempts: int = ATTEMPTS,
+    deadline: float | None = None,
+) -> T:
     """What :func:`retry_conflicts` does after the first run of ``call`` raised
     ``conflict``, for a caller that made that first run itself (outside it, to
     save its cost on the usual run that meets no conflict; ``call`` must then
     run no such step inside it): ``conflict`` raised again inside another step
     of this thread, else ``call()`` run again, at most ``attempts`` runs in all
-    counting the first."""
+    counting the first, none begun after ``deadline`` (``time.monotonic()``
+    seconds, where given)."""
     if getattr(_running, "depth", 0):
         raise conflict
     _running.depth = 1
+    runs = 1
     try:
-        for _attempt in range(2, attempts + 1):
+        while runs < attempts and (deadline is None or time.monotonic() < deadline):
+            runs += 1
             try:
                 return call()
             except TransactionConflict as exc:
                 conflict = exc
-        raise gave_up(conflict, what, attempts) from conflict
+        raise gave_up(conflict, what, runs) from conflict
     finally:
         _running.depth = 0
 
@@ -92,14 +107,16 @@ def run_atomically(
     step: Callable[[V], T],
     what: str,
     attempts: int = ATTEMPTS,
+    seconds: float | None = None,
 ) -> T:
     """``step(view)`` in a transaction ``begin()`` opens (it commits when the step
     returns), the whole transaction begun again while it raises
     :class:`TransactionConflict` (:func:`retry_conflicts`). ``step`` may run
-    several times: its only effects must be its writes through ``view``."""
+    several times: its only effects must be its writes through ``view``.
+    ``seconds``: as :func:`retry_conflicts` takes it."""
 
     def once() -> T:
         with begin() as view:
             return step(view)
 
-    return retry_conflicts(once, what, attempts)
+    return retry_conflicts(once, what, attempts, seconds)

@@ -104,7 +104,7 @@ from ._watch import EtcdWatch
 if TYPE_CHECKING:
     from ._aio import AsyncEtcdStore
 
-__all__ = ["MAX_KEY_SIZE", "CommitOutcomeUnknown", "EtcdStore", "TransactionConflict"]
+__all__ = ["MAX_KEY_SIZE", "CommitOutcomeUnknown", "EtcdStore", "EtcdTransaction", "TransactionConflict"]
 
 
 class _Reader(ReadView):
@@ -292,6 +292,25 @@ class _EtcdSeeker(Seeker):
         self._open = False
 
 
+class EtcdTransaction(OverlayTransaction):
+    """The transaction of :meth:`EtcdStore.transaction`: an
+    :class:`~keyspace.stores._overlay.OverlayTransaction` over a tracked reader,
+    that also tells the revision its reads are pinned to."""
+
+    __slots__ = ()
+
+    def snapshot_revision(self) -> int:
+        """The etcd revision every read of this transaction sees (learned when it
+        began: no call). A commit that writes anything gets a later revision, and
+        one whose compares hold saw no write after it to a key it read: so a key
+        read here and written by every commit of a kind (the sequencing key of
+        ``Scope.append``) makes ``snapshot_revision() + 1`` of such commits grow
+        strictly in commit order, and no larger than each one's own revision."""
+        base = self._base
+        assert isinstance(base, _Reader)
+        return base.revision()
+
+
 class EtcdStore(DelegatedReads, Store):
     """An etcd 3.4+ cluster as an ordered byte store (see the module docstring)."""
 
@@ -461,9 +480,10 @@ class EtcdStore(DelegatedReads, Store):
         reader.revision()
         return reader
 
-    def transaction(self) -> OverlayTransaction:
+    def transaction(self) -> EtcdTransaction:
         """A read-write transaction committed as one guarded ``Txn`` (module docstring).
-        Beginning costs one round trip (to learn the snapshot revision)."""
+        Beginning costs one round trip (to learn the snapshot revision, which its
+        :meth:`~EtcdTransaction.snapshot_revision` tells)."""
         self._conn.check_open("transaction")
         base = _Reader(self._conn, None, track=True)
         base.revision()
@@ -473,7 +493,7 @@ class EtcdStore(DelegatedReads, Store):
             with self._conn.budget():  # the whole commit, re-reads and retries included
                 self._commit(base, ranges, ops)
 
-        return OverlayTransaction(base, ops_apply(apply), base.end, self._check_key)
+        return EtcdTransaction(base, ops_apply(apply), base.end, self._check_key)
 
     def _commit(self, base: _Reader, ranges: list[Range], ops: list[Op]) -> None:
         self._conn.check_open("commit")
