@@ -1424,8 +1424,11 @@ class Scope(MutableMapping[Any, Any]):
         return that key: complete outside a transaction, incomplete (its user
         version set) inside one. The scope's appended keys sort in commit order:
         an append-only log, on every engine of a keyspace opened with
-        ``changes=True`` (else :class:`~keyspace.errors.InvalidArgument`). See
-        :mod:`keyspace._append`. Cost: a put; outside a transaction, one commit."""
+        ``changes=True``, and on etcd with or without it (its revisions number
+        the commits; a commit that appends also rewrites a sequencing key, so
+        transactions that append at once conflict); else
+        :class:`~keyspace.errors.InvalidArgument`. See :mod:`keyspace._append`.
+        Cost: a put; outside a transaction, one commit."""
         from ._append import append
 
         return append(self, value)

@@ -276,7 +276,8 @@ class AsyncScope:
     async def append(self, value: Any) -> Any:
         """Store ``value`` under a new key that the commit fills in with its place in
         the commit order, and return that key, as :meth:`Scope.append` (a keyspace
-        opened with ``changes=True``): one commit, run on the keyspace's worker.
+        opened with ``changes=True``, or on etcd): one commit, run on the
+        keyspace's worker (or a thread).
         Inside an async transaction :class:`~keyspace.errors.InvalidArgument` (its
         writes are replayed, and an appended key is made only at the commit)."""
         if self._ctx.tx is not None:
