@@ -11,6 +11,8 @@ records features beside its scheme.
   to the root, which other tenants share, so the grant leaves them to root. The
   server refuses the write, nothing is written, and the counts and quotas stay
   as root set them.
+- It cannot append (``Scope.append``): every append rewrites the keyspace's one
+  sequencing key, which the grant leaves to root for the same reason.
 
 The cluster is one member of this module's own, with authentication on, stopped by
 PID at the end."""
@@ -83,6 +85,28 @@ def test_a_granted_user_writes_neither_its_scope_nor_the_counters(cluster: Local
         assert counts is not None
         with root.store.snapshot() as view:
             assert counts.differences(view) == []
+
+
+def test_a_granted_user_cannot_append_where_every_scope_shares_the_sequencing_key(
+    cluster: LocalCluster,
+) -> None:
+    """Every commit that appends rewrites the keyspace's one sequencing key, which
+    all tenants share, so the grant leaves it to root, as the counter records:
+    a granted user's append is refused by the server, nothing written."""
+    prefix = f"append-{uuid.uuid4().hex}"
+    user = f"u{uuid.uuid4().hex[:8]}"
+    with keyspace.open(_url(cluster, "root", ROOT_PASSWORD, prefix)) as root:
+        first = root.scope("tenant", "log").append(b"root's")
+        with _warned(root):
+            access.grant(root, ("tenant",), user=user, password="pw")
+    with keyspace.open(_url(cluster, user, "pw", prefix)) as mine:
+        mine.scope("tenant", "log")[b"plain"] = b"written"  # the grant lets it write its scope
+        with pytest.raises(keyspace.AccessDenied):
+            mine.scope("tenant", "log").append(b"tenant's")
+        with pytest.raises(keyspace.AccessDenied), mine.transaction() as tx:
+            tx.scope("tenant", "log").append(b"tenant's")
+    with keyspace.open(_url(cluster, "root", ROOT_PASSWORD, prefix)) as root:
+        assert dict(root.scope("tenant", "log").items()) == {first: b"root's", b"plain": b"written"}
 
 
 def _warned(ks: keyspace.Keyspace) -> AbstractContextManager[Any]:
