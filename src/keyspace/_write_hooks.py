@@ -55,7 +55,7 @@ import threading
 import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from types import TracebackType
@@ -180,6 +180,20 @@ class WriteHook(ABC):
 
     def close(self) -> None:  # noqa: B027  # optional
         """The store closed. Default: nothing."""
+
+    def attached(self, store: HookedStore) -> None:  # noqa: B027  # optional
+        """``store`` is the hooked store this hook runs in (a feature that writes
+        through it after a commit: the expiry's sweep). Default: nothing."""
+
+    def reads(self, view: ReadView, tx: HookedTransaction | None) -> ReadView | None:
+        """A view of ``view`` (the engine's store, one of its snapshots, or the
+        engine transaction under ``tx``, a :class:`HookedTransaction`) that every
+        read of the keyspace passes, where the feature hides keys (the expiry's
+        deadlines); ``None`` (this default) where it hides nothing. A hooked store
+        with such a feature offers no fast read path and none of the engine's
+        own read faces (checked or watched reads, a native asyncio store), so no
+        read skips the view."""
+        return None
 
 
 Factory = Callable[[Store, Scheme, dict[str, Any]], WriteHook | None]
@@ -347,11 +361,24 @@ class HookedStore(DelegatedReads, Store):
         if self._single is not None:
             self.put = self._single.put  # type: ignore[method-assign]
             self.delete = self._single.delete  # type: ignore[method-assign]
-        self.fast_get = store.fast_get
-        self.fast_scan = store.fast_scan
-        self.fast_scan_ranges = store.fast_scan_ranges
-        self.fast_scan_under = store.fast_scan_under
-        self.fast_pages = store.fast_pages
+        filters = [h for h in hooks if type(h).reads is not WriteHook.reads]
+        self._filter = filters[0].reads if filters else None
+        """The one read rule of a feature that hides keys (:meth:`WriteHook.reads`)."""
+        self._read_view: ReadView = store
+        if self._filter is not None:
+            self._read_view = self._filter(store, None) or store
+            # the engine's own read faces would answer without the rule
+            self.watched_reads = None
+            self.checked_reads = None
+            self.asynchronous = None
+        else:
+            self.fast_get = store.fast_get
+            self.fast_scan = store.fast_scan
+            self.fast_scan_ranges = store.fast_scan_ranges
+            self.fast_scan_under = store.fast_scan_under
+            self.fast_pages = store.fast_pages
+        for hook in hooks:
+            hook.attached(self)
 
     def __getattr__(self, name: str) -> Any:
         if name == "inner":
@@ -368,16 +395,18 @@ class HookedStore(DelegatedReads, Store):
     # -- reads: the engine's (DelegatedReads: scan, scan_keys, count, seeker) ---------------
 
     def _reads(self) -> ReadView:
-        return self.inner
+        return self._read_view
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self.inner.translate(exc, key)
 
     def get(self, key: bytes) -> bytes | None:
-        return self.inner.get(key)
+        return self._read_view.get(key)
 
     def snapshot(self) -> AbstractContextManager[ReadView]:
-        return self.inner.snapshot()
+        if self._filter is None:
+            return self.inner.snapshot()
+        return _filtered_snapshot(self.inner.snapshot(), self._filter)
 
     def key_refusal(self, key: bytes) -> KeyspaceError:
         return self.inner.key_refusal(key)
@@ -485,7 +514,7 @@ class HookedStore(DelegatedReads, Store):
                 for hook in self.hooks:
                     hook.recording(view, seen)
             return False
-        changes = ChangeList(merged, old)
+        changes = ChangeList(merged, old, getattr(tx, "notes", None))
         latest: ReadView = view if self._serialized else self.inner
         for hook in self.hooks:
             hook.commit(view, changes, ranges, latest)
@@ -503,9 +532,16 @@ class ChangeList(Sequence[Change]):
     the order first written) and :attr:`old` (key -> value before the commit,
     where read) instead."""
 
-    def __init__(self, merged: dict[bytes, bytes | None], old: dict[bytes, bytes | None]) -> None:
+    def __init__(
+        self,
+        merged: dict[bytes, bytes | None],
+        old: dict[bytes, bytes | None],
+        notes: dict[bytes, dict[str, Any]] | None = None,
+    ) -> None:
         self.merged = merged
         self.old = old
+        self.notes: dict[bytes, dict[str, Any]] = notes or {}
+        """What writers told the hooks of a key's last write (:meth:`HookedTransaction.note`)."""
         self._made: list[Change] | None = None
 
     def _list(self) -> list[Change]:
@@ -549,7 +585,12 @@ class HookedTransaction(DelegatedReads, WriteView):
         self.ranges: list[tuple[bytes, bytes | None]] = []
         self.deleted: list[bytes] = []
         self._wrote = False
-        self.fast_put = self.pending.__setitem__
+        self.notes: dict[bytes, dict[str, Any]] = {}
+        """Per key, what a writer told the hooks of its last write (:meth:`note`)."""
+        self._filtered: ReadView | None = None
+        if store._filter is None:
+            self.fast_put = self.pending.__setitem__
+        # else each put goes through put(), which drops the key's notes
         self.reserved_keys: set[bytes] = set()
         """Keys written in the reserved ranges (records, the hooks' own keys): never
         reported. Only the Python write methods can meet them: ``fast_put`` is a
@@ -585,10 +626,19 @@ class HookedTransaction(DelegatedReads, WriteView):
         for index, (make_key, value) in enumerate(self.deferred):
             pending[make_key(number, index)] = value
 
+    def note(self, name: str, key: bytes, value: Any) -> None:
+        """Tell the hook ``name`` ``value`` about the write of ``key`` just made in
+        this transaction (a put's deadline): the hooks find it in the commit's
+        :attr:`ChangeList.notes`; a later write of ``key`` in the transaction drops it."""
+        self.notes.setdefault(key, {})[name] = value
+
     def __enter__(self) -> HookedTransaction:
         manager = self.store.inner.transaction()
         self.view = manager.__enter__()
         self._manager = manager
+        store_filter = self.store._filter
+        if store_filter is not None:
+            self._filtered = store_filter(self.view, self)
         return self
 
     def __exit__(
@@ -654,14 +704,18 @@ class HookedTransaction(DelegatedReads, WriteView):
 
     def _reads(self) -> ReadView:
         """The engine transaction, :attr:`pending` flushed into it first (a scan,
-        a count or a seeker may meet those puts)."""
+        a count or a seeker may meet those puts), behind the store's read rule
+        where a feature has one."""
         self.flush()
-        return self.view
+        return self._filtered or self.view
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self.view.translate(exc, key)
 
     def get(self, key: bytes) -> bytes | None:
+        filtered = self._filtered
+        if filtered is not None:
+            return filtered.get(key)  # it looks in pending first
         got = self.pending.get(key)
         return got if got is not None else self.view.get(key)
 
@@ -675,10 +729,16 @@ class HookedTransaction(DelegatedReads, WriteView):
     def put(self, key: bytes, value: bytes) -> None:
         self.pending[key] = value
         self._reserved(key)
+        if self.notes:
+            self.notes.pop(key, None)
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         pairs = items if isinstance(items, list) else list(items)
         self.pending.update(pairs)
+        notes = self.notes
+        if notes:
+            for key, _ in pairs:
+                notes.pop(key, None)
         if pairs and max(map(_first_of, pairs)) >= self.store._reserved_low:
             for key, _ in pairs:
                 self._reserved(key)
@@ -695,6 +755,8 @@ class HookedTransaction(DelegatedReads, WriteView):
         self._wrote = True
         self._reserved(key)
         self.pending.pop(key, None)
+        if self.notes:
+            self.notes.pop(key, None)
         old = self.old
         if self.store._old and key not in old:  # never flushed: the engine holds the old value
             old[key] = self.view.get(key)
@@ -707,6 +769,10 @@ class HookedTransaction(DelegatedReads, WriteView):
             return
         self._wrote = True
         self.flush()
+        notes = self.notes
+        if notes:
+            for key in [k for k in notes if start <= k and (stop is None or k < stop)]:
+                del notes[key]
         store = self.store
         if store._expand:
             merged, old, deleted = self.merged, self.old, self.deleted
@@ -816,6 +882,16 @@ class _Single:
 
 def _first_of(pair: tuple[bytes, bytes]) -> bytes:
     return pair[0]
+
+
+Filter = Callable[[ReadView, "HookedTransaction | None"], "ReadView | None"]
+
+
+@contextmanager
+def _filtered_snapshot(block: AbstractContextManager[ReadView], rule: Filter) -> Iterator[ReadView]:
+    """A snapshot of the engine's store behind a feature's read rule."""
+    with block as snap:
+        yield rule(snap, None) or snap
 
 
 class _Collect(DelegatedReads, WriteView):

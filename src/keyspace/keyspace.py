@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import (
     _changes,  # noqa: F401  # registers the changes=True feature
+    _expiry,  # registers the ttl=True feature
     _metadata,
 )
 from ._accounting import ScopeStats, accounting_of, write_feature_record
@@ -130,6 +131,15 @@ class Keyspace(Closing):
         (with its parents) when there is none (:class:`DirectoryError` for a
         partition, which holds no keys: open it with ``directories.open``)."""
         return self.directories.directory(path, key=key, value=value)
+
+    def expire(self, limit: int = 1000) -> int:
+        """Delete at most ``limit`` keys whose ``ttl`` has passed, oldest deadline
+        first, through the normal write path (the change log records their
+        deletes, accounting's counts drop), in one transaction; return how many.
+        Expired keys are invisible to every read already: this frees their room.
+        0 on a keyspace opened without ``ttl=True``. See :mod:`keyspace._expiry`.
+        Cost: a scan of the expired deadlines read, a delete per key and its records'."""
+        return _expiry.expire(self, limit)
 
     def feed(self, name: str, scope_path: tuple[Any, ...] = (), *, subtree: bool = False) -> Feed:
         """The durable consumer ``name`` of the changes of the scope at

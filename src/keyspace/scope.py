@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ._accounting import ScopeStats, accounting_of
 from ._catalog import SETTLED
+from ._expiry import expired_own as _expired_own
 from ._other_type import KeyOfOtherType
 from ._other_type import other_type as _other_type
 from ._retry import run_atomically
@@ -1153,7 +1154,9 @@ class Scope(MutableMapping[Any, Any]):
         store = self._state.store
         counts = accounting_of(store)
         if counts is not None and counts.counts_scope(self.path, self.prefix):  # the counter record, O(1)
-            return counts.stats(self._view, self.path).keys
+            expired = _expired_own(self)  # keys whose ttl has passed, not swept yet
+            if expired is not None:
+                return counts.stats(self._view, self.path).keys - expired
         if self._counted_in_pieces() and self._view is store and store.capabilities.snapshots:
             return self._in_one(self._space.snapshot, "__len__")  # type: ignore[no-any-return]
         layout = self._layout
@@ -1432,6 +1435,28 @@ class Scope(MutableMapping[Any, Any]):
         from ._append import append
 
         return append(self, value)
+
+    def put(self, key: Key, value: Any, *, ttl: float | None = None) -> None:
+        """``self[key] = value``; with ``ttl`` (seconds, over 0), the key expires
+        then: from its deadline on no read returns it, and a sweep deletes it
+        (``ks.expire``, and writers' small sweeps). Needs a keyspace opened with
+        ``ttl=True`` (else :class:`~keyspace.errors.InvalidArgument`, as for a bad
+        ``ttl``, nothing written). A later put without ``ttl`` keeps the key for
+        good. See :mod:`keyspace._expiry`. Cost: a put; with ``ttl``, its deadline
+        records in the same commit (outside a transaction, one of its own)."""
+        if ttl is None:
+            self[key] = value
+            return
+        from ._expiry import put_expiring
+
+        put_expiring(self, key, value, ttl)
+
+    def expiring(self, ttl: float) -> Any:
+        """This scope with a default ``ttl``: its ``[]=``, ``put`` and ``update``
+        put with it (:class:`~keyspace._expiry.ExpiringScope`); reads are the scope's."""
+        from ._expiry import ExpiringScope
+
+        return ExpiringScope(self, ttl)
 
     def watch(self, *, subtree: bool = False, start_revision: int | None = None) -> ScopeWatch:
         """A stream of :class:`~keyspace.WatchEvent` (put or delete, ``path``, decoded
