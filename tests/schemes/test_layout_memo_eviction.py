@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 import keyspace
-from keyspace import _catalog
+from keyspace.catalog import records
 from keyspace.schemes import Sublevel, TupleScheme
 from keyspace.schemes._layouts import LayoutCache
 
@@ -62,7 +62,7 @@ def test_scopes_of_many_paths_from_many_threads_never_raise(
 ) -> None:
     ks = keyspace.open("memory:", scheme=scheme)
     ks._space.layouts.size = 4  # a full cache at every new path
-    monkeypatch.setattr(_catalog, "_RANGES_MEMO", 4)
+    monkeypatch.setattr(records, "_RANGES_MEMO", 4)
     root = ks.scope("r")
     errors = _race(lambda i: root.scope(str(i)))
     assert errors == []
