@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterator, MutableMapping
+from contextlib import suppress
 from itertools import islice
 from typing import Any, Final
 
@@ -191,13 +192,8 @@ class Expiry(WriteHook):
         first = next(iter(self.store.scan_keys(self.idx, self.idx_end, limit=1)), None)
         if first is None or _deadline(first[len(self.idx) : len(self.idx) + 8]) > now_micros():
             return
-        self._sweeping = True
-        try:
+        with suppress(KeyspaceError):
             self.sweep(WRITER_SWEEP)
-        except KeyspaceError:
-            pass
-        finally:
-            self._sweeping = False
 
     def sweep(self, limit: int) -> int:
         """Delete at most ``limit`` keys whose deadline has passed, oldest deadline
@@ -218,8 +214,12 @@ class Expiry(WriteHook):
                 tx.view.delete(self.rec + key)
             return len(found)
 
-        with_hooks: int = run_atomically(hooked.transaction, step, f"a sweep of expired keys in {hooked.url}")
-        return with_hooks
+        sweeping, self._sweeping = self._sweeping, True  # its own commit starts no writer's sweep
+        try:
+            done: int = run_atomically(hooked.transaction, step, f"a sweep of expired keys in {hooked.url}")
+        finally:
+            self._sweeping = sweeping
+        return done
 
 
 def _factory(store: Store, scheme: Scheme, params: dict[str, Any]) -> WriteHook | None:

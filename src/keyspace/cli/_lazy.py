@@ -40,6 +40,13 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "List, move and remove the directories of a store (FoundationDB's directory layer: paths mapped "
         "to short allocated prefixes).",
     ),
+    "expire": (
+        "expire_cmd",
+        "expire",
+        "Delete the keys whose ttl has passed (put with scope.put(key, value, ttl=...) in a store opened "
+        "with ttl=True), oldest deadline first, at most --limit of them in one transaction, and print how "
+        "many.",
+    ),
     "feed": (
         "feed_cmd",
         "feed_group",
