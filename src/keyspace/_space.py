@@ -1,7 +1,7 @@
 """Space: what every scope of one keyspace shares.
 
 A :class:`~keyspace.Scope` holds its keyspace's :class:`Space`, never the
-keyspace itself: the store, the :class:`~keyspace._catalog.Catalog` (the facts
+keyspace itself: the store, the :class:`~keyspace.catalog.Catalog` (the facts
 that keep scopes apart, consulted on every path that touches data), the cache
 of compiled layouts, and the atomic steps a scope opens on its own (a one-step
 transaction for a read then a write, a snapshot for a count of several reads).
@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager, contextmanager
 from types import TracebackType
 from typing import Generic, TypeVar
 
-from ._catalog import Catalog
+from .catalog import Catalog
 from .schemes._layouts import LayoutCache
 from .stores._base import ReadView, Store
 

@@ -47,7 +47,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import bincode
-from ._catalog import SETTLED, Catalog, GuardAnswer, ReadGuard
+from .catalog import SETTLED, Catalog, GuardAnswer, ReadGuard
 from .codecs import BYTES, Codec, native_type, resolve_codec
 from .errors import DecodeError, HashCollision, InvalidArgument, SchemeMismatch, StoreError, show_bytes
 from .keyspace import Keyspace
@@ -158,7 +158,7 @@ class _Registry(Catalog):
         state each one reads (:meth:`data_view`), so nothing is left to do
         before them; a store without snapshots (an async store's plan view) is
         checked before each read, which the asyncio face makes in one snapshot
-        with the read (:attr:`~keyspace._catalog.Catalog.facts_removable`)."""
+        with the read (:attr:`~keyspace.catalog.Catalog.facts_removable`)."""
         if not path:
             return None
         name, key = _name_key(path)

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace._catalog import SETTLED
+from keyspace.catalog import SETTLED
 from keyspace.codecs import BYTES
 from keyspace.errors import InvalidKey, InvalidName, KeyTooLarge, LayoutError, StoreClosed
 from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme

@@ -26,7 +26,8 @@ from typing import Any
 import pytest
 
 import keyspace
-from keyspace._catalog import LAYOUT_START, _layout_key
+from keyspace.catalog import LAYOUT_START
+from keyspace.catalog.leaves import _layout_key
 
 URLS = {"memory": "memory:", "lmdb": "lmdb://{}/db", "sqlite": "sqlite://{}/db.sqlite"}
 WAIT = 10.0

@@ -23,7 +23,7 @@ from _xxh32 import colliding_name
 
 import keyspace
 from keyspace import AsciiHex, LengthPrefixed, Naive, ScopeHash, TupleScheme
-from keyspace._catalog import LAYOUT_START
+from keyspace.catalog import LAYOUT_START
 from keyspace.errors import (
     DecodeError,
     HashCollision,

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace._catalog import LAYOUT_START
+from keyspace.catalog import LAYOUT_START
 from keyspace.errors import InvalidName, ReservedKey
 from keyspace.keyspace import Keyspace
 from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme

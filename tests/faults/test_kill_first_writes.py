@@ -29,7 +29,7 @@ from _procs_big_writer import KEYS, scope_path, value
 from test_crash_atomicity import _read_until
 
 import keyspace
-from keyspace._catalog import _layout_key
+from keyspace.catalog.leaves import _layout_key
 from keyspace.stores import open_store
 
 WRITER = Path(__file__).parent.parent / "_procs_big_writer.py"

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from test_scheme_properties import SPECS, Spec
 
 import keyspace
-from keyspace._catalog import LAYOUT_START, LAYOUT_STOP
 from keyspace._metadata import REGISTRY_START, registry_key
+from keyspace.catalog import LAYOUT_START, LAYOUT_STOP
 from keyspace.cli._open import detect, make_scheme
 from keyspace.cli._walk import Entry, KeyReader, NeedsMore, walk
 from keyspace.errors import DecodeError, LayoutError, SchemeMismatch

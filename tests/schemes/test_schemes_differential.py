@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace._catalog import LAYOUT_START
+from keyspace.catalog import LAYOUT_START
 from keyspace.schemes import AsciiHex, Delimited, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
 from keyspace.schemes._base import component_bytes
 

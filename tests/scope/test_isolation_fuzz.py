@@ -36,7 +36,7 @@ from hypothesis import strategies as st
 
 import keyspace
 from keyspace import Keyspace
-from keyspace._catalog import LAYOUT_START
+from keyspace.catalog import LAYOUT_START
 from keyspace.errors import HashCollision, InvalidName, KeyTooLarge, ReservedKey
 from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Property, ScopeHash, Sublevel, TupleScheme
 from keyspace.schemes._base import Scheme, component_bytes

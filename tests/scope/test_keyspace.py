@@ -10,7 +10,7 @@ import fdb.tuple
 import pytest
 
 import keyspace
-from keyspace._catalog import LAYOUT_START
+from keyspace.catalog import LAYOUT_START
 from keyspace.errors import (
     HashCollision,
     InvalidKey,

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 import keyspace
-from keyspace._catalog import LAYOUT_START
+from keyspace.catalog import LAYOUT_START
 from keyspace.errors import InvalidName, KeyspaceError
 from keyspace.schemes import AsciiHex, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
 from keyspace.tuples import pack

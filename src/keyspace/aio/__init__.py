@@ -51,8 +51,8 @@ from typing import Any, Self, TypeVar
 
 from .. import keyspace as _sync
 from .._blocks import AsyncBlock
-from .._catalog import Catalog
 from .._watch import ScopeWatch
+from ..catalog import Catalog
 from ..codecs import Codec, resolve_codec
 from ..errors import InvalidArgument, StoreClosed
 from ..keyspace import Keyspace
@@ -171,7 +171,7 @@ class AsyncScope:
         """Whether a read runs in one snapshot of the store: outside a transaction,
         on an engine with snapshots, where the read is made ``in_pieces`` (several
         requests that must see one state) or the catalog's facts may be removed by
-        other writers (:attr:`~keyspace._catalog.Catalog.facts_removable`), so that
+        other writers (:attr:`~keyspace.catalog.Catalog.facts_removable`), so that
         the check of a fact and the read it guards see one state of the store."""
         ctx = self._ctx
         return (

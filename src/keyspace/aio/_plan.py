@@ -39,8 +39,8 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from .._catalog import Catalog
 from .._retry import ATTEMPTS, gave_up
+from ..catalog import Catalog
 from ..errors import KeyspaceError, StoreError, TransactionConflict
 from ..stores._aio import AsyncStore, AsyncTransaction, AsyncView, to_the_end
 from ..stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView

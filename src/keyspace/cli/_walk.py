@@ -84,7 +84,7 @@ class KeyReader:
     declares :attr:`~Scheme.decode_needs_depth`, LengthPrefixed; Naive, whose
     :attr:`~Scheme.max_decode_depth` is 0, reads everything as the root scope);
     ``decode``, where given, decodes instead (the keyspace's decoder of a store
-    that records its layout: :meth:`~keyspace._catalog.Catalog.store_decoder`);
+    that records its layout: :meth:`~keyspace.catalog.Catalog.store_decoder`);
     ``reserved``, where given, the ranges no scope key lies in (the catalog's,
     the store's own keys included), else the scheme's record ranges.
     :meth:`read` costs one ``scheme.decode``; hashed scope names

@@ -21,7 +21,7 @@ from typing import Any, Protocol, TypeVar
 
 from .. import _metadata
 from .._bytes import prefix_end
-from .._catalog import Catalog
+from ..catalog import Catalog
 from ..codecs import Codec
 from ..errors import (
     DirectoryError,

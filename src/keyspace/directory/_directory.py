@@ -29,8 +29,8 @@ from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from .._bytes import prefix_end
-from .._catalog import SETTLED, Catalog, GuardAnswer, ReadGuard
 from .._space import Space
+from ..catalog import SETTLED, Catalog, GuardAnswer, ReadGuard
 from ..codecs import Codec, resolve_codec
 from ..errors import DirectoryError, StaleDirectory, show_bytes
 from ..schemes._base import Key, Path, remember
