@@ -20,11 +20,11 @@ from . import (
 )
 from ._accounting import ScopeStats, accounting_of, write_feature_record
 from ._blocks import Block, not_entered
-from ._catalog import Catalog, check_leaf_depth
 from ._closing import Closing
 from ._retry import run_atomically
 from ._space import Space, SpaceSnapshot
 from ._write_hooks import feature_options, hook_store, read_features
+from .catalog import Catalog, check_leaf_depth
 from .codecs import Codec, resolve_codec
 from .directory import Directories, Directory
 from .errors import AccountingUnavailable, InvalidArgument, InvalidName, SchemeMismatch, StoreError
@@ -47,7 +47,7 @@ class Keyspace(Closing):
     ``scope(*path)`` gives a :class:`Scope`; ``transaction()`` an atomic context;
     ``close()`` (or ``with``) releases the store. ``scheme``, ``store`` and ``url``
     are read-only attributes; ``catalog`` holds the facts that keep its scopes
-    apart (:class:`~keyspace._catalog.Catalog`), which every scope shares.
+    apart (:class:`~keyspace.catalog.Catalog`), which every scope shares.
     """
 
     def __init__(

@@ -38,11 +38,11 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ._accounting import ScopeStats, accounting_of
-from ._catalog import SETTLED
 from ._expiry import expired_own as _expired_own
 from ._other_type import KeyOfOtherType
 from ._other_type import other_type as _other_type
 from ._retry import run_atomically
+from .catalog import SETTLED
 from .codecs import BYTES, Codec, native_type
 from .errors import AccountingUnavailable, InvalidArgument, InvalidKey, KeyspaceError, show_bytes
 from .schemes._base import Key, Path, Scheme
@@ -60,9 +60,9 @@ except ImportError:  # pragma: no cover - the pure-Python methods below then run
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-    from ._catalog import Catalog
     from ._space import Space
     from ._watch import ScopeWatch
+    from .catalog import Catalog
     from .stores._base import Store
 
 __all__ = [
