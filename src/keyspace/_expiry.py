@@ -149,9 +149,20 @@ class Expiry(WriteHook):
             )
 
     def commit(self, view: WriteView, changes: Any, ranges: Any, latest: ReadView) -> None:
+        """The deadline records of the commit's changed keys: a put noted with a
+        ttl (:meth:`HookedTransaction.note`) gets its deadline's, every other
+        change loses its key's. The records there are read in ``view``: its
+        engine's transactions exclude each other (LMDB, SQLite; the memory,
+        LevelDB and RocksDB stores run theirs one at a time) or guard their
+        reads (etcd: a record changed since it was read fails the commit, which
+        is made again), so they are the ones the commit replaces. Cost: one seek
+        of the records of the changed keys' span; where it meets one (or a put
+        has a ttl), one point read per changed key (over 32 keys: one scan of
+        that span)."""
         merged: dict[bytes, bytes | None] = changes.merged
         notes: dict[bytes, dict[str, Any]] = changes.notes
         rec = self.rec
+        reader = view
         news = {}
         for key, note in notes.items():
             deadline = note.get(NAME)
@@ -162,15 +173,15 @@ class Expiry(WriteHook):
         if len(merged) <= 32:
             olds = {}
             limit = self.max_key
-            if news or next(iter(view.scan_keys(lo, hi, limit=1)), None) is not None:
+            if news or next(iter(reader.scan_keys(lo, hi, limit=1)), None) is not None:
                 for key in merged:
                     if limit is None or len(rec) + len(key) <= limit:
-                        got = view.get(rec + key)
+                        got = reader.get(rec + key)
                         if got is not None:
                             olds[key] = got
         else:
             cut = len(rec)
-            olds = {k[cut:]: v for k, v in view.scan(lo, hi) if k[cut:] in merged}
+            olds = {k[cut:]: v for k, v in reader.scan(lo, hi) if k[cut:] in merged}
         idx = self.idx
         for key, old in olds.items():
             if news.get(key) != old:

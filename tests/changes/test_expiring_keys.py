@@ -2,7 +2,7 @@
 
 A Hypothesis state machine over puts with and without ``ttl``, deletes,
 transactions, clock advances (a fake clock), sweeps and reopening, on the
-memory store, LMDB and SQLite, with accounting and the change log on: after
+memory store, LMDB, SQLite, LevelDB and RocksDB, with accounting and the change log on: after
 every step every read path (point reads, ``in``, scans either way with limits,
 keys, ``len``, the children listing, a snapshot's, a transaction's) equals a
 model that hides the keys whose deadline has passed; a sweep deletes exactly
@@ -158,7 +158,7 @@ _SETTINGS = settings(
 )
 
 
-@pytest.mark.parametrize("engine", ["memory", "lmdb", "sqlite"])
+@pytest.mark.parametrize("engine", ["memory", "lmdb", "sqlite", "leveldb", "rocksdb"])
 def test_no_read_returns_a_key_after_its_deadline(engine: str) -> None:
     machine = type(f"ExpiryMachine_{engine}", (ExpiryMachine,), {"engine": engine})
     machine.TestCase.settings = _SETTINGS
