@@ -573,7 +573,10 @@ def expired_own(scope: Any) -> int | None:
     deadline records of the scope's own ranges."""
     rule = _rule_of(scope._data)
     if rule is None:
-        return 0
+        hook = expiry_of(scope._state.store)
+        if hook is None:
+            return 0
+        rule = ExpiringReads(scope._data, hook, None)  # a view of another face (asyncio's plans)
     gone = [
         k for lo, hi in scope._stored_ranges(None, None, True, False, None) for k in rule.expired_keys(lo, hi)
     ]

@@ -88,9 +88,12 @@ def test_directories_and_collections_hide_expired_keys(tmp_path: Path, clock: Cl
     ks.close()
 
 
-def test_the_asyncio_face_hides_expired_keys(tmp_path: Path, clock: Clock) -> None:
+@pytest.mark.parametrize("accounting", [False, True])
+def test_the_asyncio_face_hides_expired_keys(tmp_path: Path, clock: Clock, accounting: bool) -> None:
     url = f"lmdb:///{tmp_path}/db"
-    ks = keyspace.open(url, ttl=True)
+    ks = keyspace.open(
+        url, ttl=True, accounting=accounting
+    )  # len(): a count, or the counter less the expired
     ks.scope("a").put(b"k", b"v", ttl=1)
     ks.scope("a")[b"j"] = b"w"
     clock.now += 2

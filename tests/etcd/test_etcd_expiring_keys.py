@@ -1,0 +1,75 @@
+"""Expiring keys on etcd (``ttl=True``): the deadline records, the read rule and
+the sweeps of every engine, on the test cluster. Reads hide a key from its
+deadline on (point reads, scans either way, ``len`` with accounting, a
+snapshot, a transaction, the asyncio face); a sweep deletes it through a guarded
+commit, which etcd's own watch reports as a delete."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+from _etcd import own_url
+
+import keyspace
+import keyspace.aio
+from keyspace import _expiry
+
+
+@pytest.fixture
+def etcd_url() -> Iterator[str]:
+    yield from own_url("ttl")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_reads_hide_expired_keys_and_a_sweep_deletes_them(
+    etcd_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = Clock()
+    monkeypatch.setattr(_expiry, "clock", clock)
+    with keyspace.open(etcd_url, ttl=True, accounting=True) as ks:
+        s = ks.scope("a")
+        s.put(b"k", b"v", ttl=5)
+        s[b"j"] = b"w"
+        with ks.transaction() as tx:
+            tx.scope("a").put(b"m", b"x", ttl=1)
+        assert dict(s.items()) == {b"j": b"w", b"k": b"v", b"m": b"x"} and len(s) == 3
+        clock.now += 5
+        assert dict(s.items()) == {b"j": b"w"} and len(s) == 1
+        assert s.get(b"k") is None and b"m" not in s and list(s.keys(reverse=True)) == [b"j"]
+        with ks.snapshot() as snap:
+            assert dict(snap.scope("a").items()) == {b"j": b"w"}
+        with ks.transaction() as tx:
+            assert dict(tx.scope("a").items()) == {b"j": b"w"} and len(tx.scope("a")) == 1
+
+        async def reads() -> tuple[object, ...]:
+            aks = await keyspace.aio.open(etcd_url)
+            try:
+                a = aks.scope("a")
+                return await a.get(b"k"), [kv async for kv in a.items()], await a.len()
+            finally:
+                await aks.close()
+
+        assert asyncio.run(reads()) == (None, [(b"j", b"w")], 1)
+        with s.watch() as watch:
+            assert ks.expire(limit=1) == 1
+            assert ks.expire() == 1
+            events = [watch.get(5) for _ in range(2)]
+        assert sorted((e.kind, e.key) for e in events if e is not None) == [
+            ("delete", b"k"),
+            ("delete", b"m"),
+        ]
+        assert ks.expire() == 0
+        assert list(ks.store.inner.scan_keys(_expiry.BASE, _expiry.BASE[:-1] + b"\x01")) == []
+        counts = ks.store.hook("accounting")
+        assert counts is not None
+        with ks.store.inner.snapshot() as view:
+            assert counts.differences(view) == []  # type: ignore[attr-defined]
