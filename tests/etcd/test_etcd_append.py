@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _etcd import own_url
@@ -213,3 +214,69 @@ def test_appends_in_any_mix_of_commits_come_back_in_that_order(
                     log.append(v)
             expected += values
         assert list(log.values()) == expected
+
+
+@st.composite
+def interleavings(draw: st.DrawFn) -> list[tuple[int, str]]:
+    """The steps of up to three transactions that append (``begin``, ``append``
+    a few times, ``commit``) and of appends outside any (``own``), interleaved
+    at random, each client's steps in its order."""
+    clients = draw(st.integers(1, 3))
+    queues = [
+        [(c, "begin")] + [(c, "append")] * draw(st.integers(1, 3)) + [(c, "commit")] for c in range(clients)
+    ]
+    queues.append([(clients, "own")] * draw(st.integers(0, 3)))
+    steps: list[tuple[int, str]] = []
+    while any(queues):
+        queue = draw(st.sampled_from([q for q in queues if q]))
+        steps.append(queue.pop(0))
+    return steps
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=interleavings())
+def test_interleaved_transactions_that_append_commit_in_order_or_write_nothing(
+    etcd_url: str, steps: list[tuple[int, str]]
+) -> None:
+    """Transactions of separate clients appending at once: each that commits has
+    its appends in the log, after those of every commit before it, in call order,
+    under one number; each that conflicts wrote nothing."""
+    with keyspace.open(etcd_url) as ks:
+        ks.scope("race").clear()
+        clients = {c for c, _ in steps}
+        opened = {c: keyspace.open(etcd_url) for c in clients}
+        try:
+            blocks: dict[int, Any] = {}
+            views: dict[int, Any] = {}
+            made: dict[int, list[bytes]] = {c: [] for c in clients}
+            committed: list[list[bytes]] = []
+            for client, step in steps:
+                value = b"%d-%d" % (client, len(made[client]))
+                if step == "own":
+                    opened[client].scope("race").append(value)
+                    committed.append([value])
+                elif step == "begin":
+                    blocks[client] = opened[client].transaction()
+                    views[client] = blocks[client].__enter__()
+                elif step == "append":
+                    views[client].scope("race").append(value)
+                    made[client].append(value)
+                else:
+                    try:
+                        blocks[client].__exit__(None, None, None)
+                    except TransactionConflict:
+                        continue
+                    committed.append(made[client])
+            items = list(ks.scope("race").items())
+        finally:
+            for other in opened.values():
+                other.close()
+    assert [v for _, v in items] == [v for commit in committed for v in commit]
+    keys = [k for k, _ in items]
+    assert all(a < b for a, b in itertools.pairwise(keys))
+    at = 0
+    for commit in committed:  # one number a commit, its appends in call order
+        mine = keys[at : at + len(commit)]
+        at += len(commit)
+        assert len({k.tr_version for k in mine}) == 1
+        assert [k.user_version for k in mine] == list(range(len(commit)))
