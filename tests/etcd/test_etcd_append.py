@@ -39,6 +39,7 @@ def etcd_url() -> Iterator[str]:
 
 
 def number(stamp: Versionstamp) -> int:
+    assert stamp.tr_version is not None  # complete
     return int.from_bytes(stamp.tr_version[:8], "big")
 
 
@@ -126,7 +127,7 @@ def test_a_watch_of_the_scope_sees_appended_keys_in_commit_order(etcd_url: str) 
                 tx.scope("log").append(b"5")
                 tx.scope("log").append(b"6")
             made.append(log.append(b"7"))
-            events = []
+            events: list[Any] = []
             while len(events) < 8:
                 event = changes.get(timeout=10)
                 assert event is not None, events
