@@ -11,10 +11,39 @@ BIN=.venv/bin
 
 $BIN/ruff check .
 $BIN/ruff format --check .
-$BIN/mypy
 
+out=$(mktemp -d "${TMPDIR:-/tmp}/keyspace-tests.XXXXXX")
+# Every Python process of the run (the test runs, and the commands and workers the
+# tests start, hundreds of them) compiles a module once and reads its bytecode
+# after that, from a directory of the run's own, removed at the end: an
+# environment that writes no bytecode (PYTHONDONTWRITEBYTECODE) made each of them
+# compile keyspace again, and each test run rewrite and compile every test file.
+unset PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX="$out/pycache"
+bg_pids=()
+etcd_run=""
+finish() {
+    # a run still going (the script interrupted) is stopped by its PID
+    local pid
+    for pid in "${bg_pids[@]}" $etcd_run; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    etcd_cluster_stop
+    rm -rf "$out"
+}
 source scripts/etcd-test-cluster.sh
-trap etcd_cluster_stop EXIT
+trap finish EXIT
+
+# The type check and a collection of every test (which compiles the test files
+# for the runs below) run beside the cluster's start and the benchmark harness;
+# the type check's output is printed when it ends and stops the run if it fails.
+$BIN/mypy >"$out/mypy.txt" 2>&1 &
+mypy_run=$!
+bg_pids+=("$mypy_run")
+$BIN/python -m pytest --collect-only -q "$@" >"$out/collect.txt" 2>&1 &
+bg_pids+=("$!")
+
 etcd_cluster_start
 
 # headless Chromium opens the page of `keyspace inspect --html` (tests/accounting);
@@ -26,18 +55,16 @@ fi
 
 $BIN/python -m benchmarks --quick --no-write
 
+types=0
+wait "$mypy_run" || types=$?
+cat "$out/mypy.txt"
+if [ "$types" != 0 ]; then exit "$types"; fi
+wait "${bg_pids[1]}" || true  # the collection's verdict is the runs' below
+bg_pids=()
+
 # First, alone on the machine, the tests marked `quiet` (they bound how long the
 # scheduler may hold a process back), collected from their own files when no
 # arguments narrow the run; their output is kept and printed at the end.
-out=$(mktemp -d "${TMPDIR:-/tmp}/keyspace-tests.XXXXXX")
-etcd_run=""
-finish() {
-    # an etcd run still going (the script interrupted) is stopped by its PID
-    if [ -n "$etcd_run" ]; then kill "$etcd_run" 2>/dev/null || true; wait "$etcd_run" 2>/dev/null || true; fi
-    etcd_cluster_stop
-    rm -rf "$out"
-}
-trap finish EXIT
 quiet_args=("$@")
 if [ $# = 0 ]; then mapfile -t quiet_args < <(grep -rl --include='test_*.py' 'pytest.mark.quiet' tests); fi
 quiet=0
