@@ -127,20 +127,28 @@ class ExpiryMachine(RuleBasedStateMachine):
             assert list(scope.items(reverse=True, limit=limit)) == ordered[::-1][:limit]
         assert list(scope.keys()) == [k for k, _ in ordered]
         assert list(scope.items(start=b"a", stop=b"c")) == [kv for kv in ordered if b"a" <= kv[0] < b"c"]
-        assert len(scope) == len(want)
+        assert len(scope) == len(want)  # the accounting counter, less the expired keys
+        assert sum(scope._data.count(lo, hi) for lo, hi in scope._ranges) == len(want)  # the view's count
         for key in KEYS:
             assert scope.get(key) == want.get(key)
             assert (key in scope) == (key in want)
         children = {p[1] for p in SCOPES if self._visible(p)}
         assert sorted(view.scope("t").scopes()) == sorted(children)
 
+    def _check_subtree(self, view: Any) -> None:
+        want = sorted((p, k, v) for p in SCOPES for k, v in self._visible(p).items())
+        assert sorted(view.scope("t").subtree()) == want
+        assert bool(view.scope("t", "x")) == bool(self._visible(("t", "x")))
+
     @invariant()
     def reads_match_the_model(self) -> None:
         for path in SCOPES:
             self._check_view(self.ks, path)
+        self._check_subtree(self.ks)
         with self.ks.snapshot() as snap:
             for path in SCOPES:
                 self._check_view(snap, path)
+            self._check_subtree(snap)
 
     @invariant()
     def counters_match_a_recount(self) -> None:
