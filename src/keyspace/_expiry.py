@@ -114,6 +114,10 @@ class Expiry(WriteHook):
         self.max_key = store.capabilities.max_key_size
         self.hooked: HookedStore | None = None
         self._sweeping = False
+        self.grant: Callable[[int], int] | None = getattr(store, "grant_lease", None)
+        """The engine's leases (etcd's ``grant_lease``), or ``None``."""
+        self._granted: dict[int, tuple[int, float]] = {}
+        """Deadline second -> (lease ID, monotonic time it ends by)."""
 
     def low(self, bound: bytes) -> bytes:
         """A scan's start at or before ``bound`` that the engine takes (a prefix of
@@ -192,6 +196,37 @@ class Expiry(WriteHook):
             if olds.get(key) != new:
                 view.put(rec + key, new)
                 view.put(idx + new + key, b"")
+        leases = self._leases_of(view)
+        if leases is not None:
+            for key, new in news.items():
+                lease = self._lease(_deadline(new))
+                leases[key] = leases[rec + key] = leases[idx + new + key] = lease
+
+    def _leases_of(self, view: WriteView) -> dict[bytes, int] | None:
+        """Where the engine deletes keys itself when a lease expires (etcd): the
+        transaction's keys-to-lease map; ``None`` elsewhere, and where a feature
+        counts keys (accounting: a key the engine deletes would stay counted)."""
+        if self.grant is None or (self.hooked is not None and self.hooked.hook("accounting") is not None):
+            return None
+        leases: dict[bytes, int] | None = getattr(view, "leases", None)
+        return leases
+
+    def _lease(self, deadline: int) -> int:
+        """A lease of the engine that lasts at least until ``deadline`` (clock
+        microseconds): one per deadline second, granted once and reused while it
+        lasts long enough. Cost: one round trip per lease granted."""
+        assert self.grant is not None
+        needed = max(1, math.ceil((deadline - now_micros()) / 1_000_000))
+        second = -(-deadline // 1_000_000)
+        now = time.monotonic()
+        cached = self._granted.get(second)
+        if cached is not None and cached[1] >= now + needed:
+            return cached[0]
+        for old in [k for k, (_, ends) in self._granted.items() if ends <= now]:
+            del self._granted[old]
+        lease = self.grant(needed)
+        self._granted[second] = (lease, now + needed)
+        return lease
 
     def committed(self) -> None:
         """After a commit: where the oldest deadline has passed (one seek), a sweep

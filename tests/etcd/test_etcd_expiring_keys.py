@@ -7,6 +7,7 @@ commit, which etcd's own watch reports as a delete."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -73,3 +74,44 @@ def test_reads_hide_expired_keys_and_a_sweep_deletes_them(
         assert counts is not None
         with ks.store.inner.snapshot() as view:
             assert counts.differences(view) == []  # type: ignore[attr-defined]
+
+
+def _lease_of(store: object, key: bytes) -> int:
+    """The lease etcd has ``key`` (a key of ``store``, an EtcdStore) attached to (0: none)."""
+    from keyspace.stores.etcd._proto import kv_pb2 as pb
+
+    conn, prefix = store._conn, store._prefix  # type: ignore[attr-defined]
+    reply = conn.call("range", conn.kv.Range, pb.RangeRequest(key=prefix + key))
+    return int(reply.kvs[0].lease) if reply.kvs else -1
+
+
+def test_a_key_put_with_a_ttl_goes_with_its_etcd_lease(etcd_url: str) -> None:
+    with keyspace.open(etcd_url, ttl=True) as ks:
+        s = ks.scope("a")
+        inner = ks.store.inner
+        with s.watch() as watch:
+            s.put(b"k", b"v", ttl=1)
+            s.put(b"n", b"w", ttl=1)  # the same deadline second: the same lease, most likely
+            s.put(b"p", b"x", ttl=1)
+            s[b"p"] = b"kept"  # put again without a ttl: no lease, kept
+            stored = s._stored(b"k")
+            lease = _lease_of(inner, stored)
+            assert lease > 0
+            records = list(inner.scan_keys(_expiry.BASE, _expiry.BASE[:-1] + b"\x01"))
+            assert len(records) == 4 and all(_lease_of(inner, r) > 0 for r in records)
+            assert _lease_of(inner, s._stored(b"p")) == 0
+            deadline = time.monotonic() + 20
+            while inner.get(stored) is not None and time.monotonic() < deadline:
+                time.sleep(0.2)  # etcd revokes the lease about a second on (its minimum TTL)
+            assert inner.get(stored) is None and inner.get(s._stored(b"n")) is None  # no sweep ran
+            assert list(inner.scan_keys(_expiry.BASE, _expiry.BASE[:-1] + b"\x01")) == []
+            kinds = [(e.kind, e.key) for e in (watch.get(5) for _ in range(6)) if e is not None]
+        assert ("delete", b"k") in kinds and ("delete", b"n") in kinds  # etcd's own delete events
+        assert dict(s.items()) == {b"p": b"kept"}
+
+
+def test_no_lease_where_accounting_counts_the_keys(etcd_url: str) -> None:
+    with keyspace.open(etcd_url, ttl=True, accounting=True) as ks:
+        s = ks.scope("a")
+        s.put(b"k", b"v", ttl=1)
+        assert _lease_of(ks.store.inner, s._stored(b"k")) == 0  # a sweep deletes it, counted

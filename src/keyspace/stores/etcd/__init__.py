@@ -297,7 +297,11 @@ class EtcdTransaction(OverlayTransaction):
     :class:`~keyspace.stores._overlay.OverlayTransaction` over a tracked reader,
     that also tells the revision its reads are pinned to."""
 
-    __slots__ = ()
+    __slots__ = ("leases",)
+
+    leases: dict[bytes, int]
+    """Put keys attached to an etcd lease at the commit (key -> lease ID, from
+    :meth:`EtcdStore.grant_lease`): etcd deletes them when it expires."""
 
     def snapshot_revision(self) -> int:
         """The etcd revision every read of this transaction sees (learned when it
@@ -487,17 +491,31 @@ class EtcdStore(DelegatedReads, Store):
         self._conn.check_open("transaction")
         base = _Reader(self._conn, None, track=True)
         base.revision()
+        leases: dict[bytes, int] = {}
 
         def apply(ranges: list[Range], ops: list[Op]) -> None:
             base.end()
             with self._conn.budget():  # the whole commit, re-reads and retries included
-                self._commit(base, ranges, ops)
+                self._commit(base, ranges, ops, leases)
 
-        return EtcdTransaction(base, ops_apply(apply), base.end, self._check_key)
+        tx = EtcdTransaction(base, ops_apply(apply), base.end, self._check_key)
+        tx.leases = leases
+        return tx
 
-    def _commit(self, base: _Reader, ranges: list[Range], ops: list[Op]) -> None:
+    def grant_lease(self, seconds: int) -> int:
+        """A new etcd lease of ``seconds`` (at least 1; etcd may lengthen a short
+        one to its minimum), its ID: keys a transaction attaches to it
+        (:attr:`EtcdTransaction.leases`) are deleted by etcd when it expires.
+        Cost: one round trip (``Lease.LeaseGrant``)."""
+        self._conn.check_open("lease grant")
+        lease: int = self._conn.call("lease grant", self._conn.lease_grant, max(1, int(seconds)))
+        return lease
+
+    def _commit(
+        self, base: _Reader, ranges: list[Range], ops: list[Op], leases: dict[bytes, int] | None = None
+    ) -> None:
         self._conn.check_open("commit")
-        plan = commit_plan(self._prefix, ranges, ops)
+        plan = commit_plan(self._prefix, ranges, ops, leases)
         if plan is None:
             return
         snapshot = base.revision()

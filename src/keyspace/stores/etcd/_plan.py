@@ -127,8 +127,10 @@ def check_size(request: pb.TxnRequest | pb.PutRequest, what: str) -> None:
         )
 
 
-def put_op(key: bytes, value: bytes) -> pb.RequestOp:
-    return pb.RequestOp(request_put=pb.PutRequest(key=key, value=value))
+def put_op(key: bytes, value: bytes, lease: int = 0) -> pb.RequestOp:
+    """A put of ``key`` (attached to the lease ``lease``: etcd deletes it when the
+    lease expires; 0: none, which detaches a lease the key had)."""
+    return pb.RequestOp(request_put=pb.PutRequest(key=key, value=value, lease=lease))
 
 
 def delete_op(key: bytes, range_end: bytes = b"") -> pb.RequestOp:
@@ -571,14 +573,21 @@ def _compares(
     return compares
 
 
-def commit_plan(prefix: bytes, ranges: list[Range], ops: list[Op]) -> CommitPlan | None:
+def commit_plan(
+    prefix: bytes, ranges: list[Range], ops: list[Op], leases: dict[bytes, int] | None = None
+) -> CommitPlan | None:
     """The writes of a transaction (``ranges`` deleted, then ``ops``, at most one
-    per key) as etcd operations, or ``None`` when it wrote nothing."""
+    per key) as etcd operations, or ``None`` when it wrote nothing. ``leases``:
+    the lease each of some put keys is attached to (:attr:`EtcdTransaction.leases`)."""
     puts = sorted(k for k, v in ops if v is not None)
     values = {prefix + k: v for k, v in ops if v is not None}
     deletes = [prefix + k for k, v in ops if v is None and not _covered(k, ranges)]
     cleared = _split_ranges(prefix, ranges, puts)
-    success = [put_op(k, v) for k, v in values.items()]
+    if leases:
+        cut = len(prefix)
+        success = [put_op(k, v, leases.get(k[cut:], 0)) for k, v in values.items()]
+    else:
+        success = [put_op(k, v) for k, v in values.items()]
     success += [delete_op(k) for k in deletes]
     success += [delete_op(k, end) for k, end in cleared]
     if not success:

@@ -490,6 +490,12 @@ class EtcdConnection:
         self.maintenance = pb_grpc.MaintenanceStub(self._channel)  # type: ignore[no-untyped-call]
         self.watch = wa_grpc.WatchStub(self._channel)  # type: ignore[no-untyped-call]
         self.auth = wa_grpc.AuthStub(self._channel)  # type: ignore[no-untyped-call]
+        self.lease_grant = self._channel.unary_unary(
+            "/etcdserverpb.Lease/LeaseGrant",
+            request_serializer=encode_lease_grant,
+            response_deserializer=decode_lease_grant,
+        )
+        """etcd's ``Lease.LeaseGrant``: a TTL in seconds in, the lease's ID out."""
         self.tokens = TokenKeeper(self.auth, options)
         self._nesting: bool | None = None
         self.reached = False  # whether a member has answered a call yet (see Backoff)
@@ -600,3 +606,57 @@ class EtcdConnection:
                 if self._closed:
                     raise StoreClosed(f"{what}: the etcd store has been closed") from exc
                 raise
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def encode_lease_grant(ttl: int) -> bytes:
+    """A ``LeaseGrantRequest`` of ``ttl`` seconds (field 1, ``TTL``; ``ID`` 0: the
+    server picks it), in protobuf's wire format."""
+    return b"\x08" + _varint(ttl)
+
+
+def decode_lease_grant(raw: bytes) -> int:
+    """The ``ID`` (field 2) of a ``LeaseGrantResponse``; :class:`StoreError` where it
+    has none or says an ``error`` (field 4)."""
+    at, found, error = 0, None, b""
+    while at < len(raw):
+        tag, at = _read_varint(raw, at)
+        field, kind = tag >> 3, tag & 7
+        if kind == 0:
+            value, at = _read_varint(raw, at)
+            if field == 2:
+                found = value
+        elif kind == 2:
+            size, at = _read_varint(raw, at)
+            if field == 4:
+                error = raw[at : at + size]
+            at += size
+        else:
+            raise StoreError(f"lease grant: an answer etcd does not give (wire type {kind})")
+    if found is None or error:
+        raise StoreError(f"lease grant: etcd granted no lease: {error.decode(errors='replace')}")
+    return found
+
+
+def _read_varint(raw: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if at >= len(raw) or shift > 63:
+            raise StoreError("lease grant: a truncated answer")
+        byte = raw[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return value, at
