@@ -22,10 +22,11 @@ unset PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX="$out/pycache"
 bg_pids=()
 etcd_run=""
+slow_run=""
 finish() {
     # a run still going (the script interrupted) is stopped by its PID
     local pid
-    for pid in "${bg_pids[@]}" $etcd_run; do
+    for pid in "${bg_pids[@]}" $etcd_run $slow_run; do
         kill "$pid" 2>/dev/null || true
         wait "$pid" 2>/dev/null || true
     done
@@ -70,22 +71,30 @@ if [ $# = 0 ]; then mapfile -t quiet_args < <(grep -rl --include='test_*.py' 'py
 quiet=0
 $BIN/python -m pytest -m quiet -q "${quiet_args[@]}" >"$out/quiet.txt" 2>&1 || quiet=$?
 
-# Then the other tests, in two runs at the same time: the files that use the
+# Then the other tests, in three runs at the same time: the files that use the
 # shared etcd cluster, one test after another (some stop and restart members or clear the
-# whole cluster, which no other test may see mid-call; they mostly wait on etcd),
-# in the background with their output kept in a file; and every other test on
-# both cores (pytest-xdist), printed as it runs. When both have ended the etcd
-# run's output is printed, then the other run's summary again, so that summary is
-# the last thing printed. The exit status is the worse of the two runs (5, "no
-# test selected", counts as success when a -k or a path selects none in a run);
-# the quiet run's status counts too.
+# whole cluster, which no other test may see mid-call; they mostly wait on etcd);
+# the tests marked slow, the fault and crash tests that start writer processes,
+# kill them and check what they left, one after another (they mostly wait on those
+# processes and on the moments they kill them at, and kept a core each waiting when
+# they ran among the others); both in the background with their output kept in a
+# file; and every other test on both cores (pytest-xdist), printed as it runs. When
+# all have ended the background runs' output is printed, then the other run's
+# summary again, so that summary is the last thing printed. The exit status is the
+# worst of the runs (5, "no test selected", counts as success when a -k or a path
+# selects none in a run); the quiet run's status counts too.
 $BIN/python -m pytest -m "shared_etcd and not quiet" -q "$@" >"$out/etcd.txt" 2>&1 &
 etcd_run=$!
+$BIN/python -m pytest -m "slow and not shared_etcd and not quiet" -q "$@" >"$out/slow.txt" 2>&1 &
+slow_run=$!
 other=0
-$BIN/python -m pytest -n 2 -m "not shared_etcd and not quiet" "$@" 2>&1 | tee "$out/other.txt" || other=$?
+$BIN/python -m pytest -n 2 -m "not shared_etcd and not slow and not quiet" "$@" 2>&1 | tee "$out/other.txt" || other=$?
 etcd=0
 wait "$etcd_run" || etcd=$?
 etcd_run=""
+slow=0
+wait "$slow_run" || slow=$?
+slow_run=""
 echo
 echo "======== the tests marked quiet (run first, alone) ========"
 cat "$out/quiet.txt"
@@ -93,12 +102,15 @@ echo
 echo "======== the tests that use the shared etcd cluster (run beside the others) ========"
 cat "$out/etcd.txt"
 echo
+echo "======== the tests marked slow, but not the etcd files' (run beside the others) ========"
+cat "$out/slow.txt"
+echo
 echo "======== the other tests (their full output is above) ========"
 # pytest's closing section: the short summary when there is one, else the last line
 awk '/^=+ short test summary info =+$/ { buf = ""; keep = 1 } keep { buf = buf $0 "\n" } END { printf "%s", buf }' "$out/other.txt" >"$out/summary.txt"
 if [ -s "$out/summary.txt" ]; then cat "$out/summary.txt"; else tail -n 1 "$out/other.txt"; fi
 status=0
-for s in "$quiet" "$etcd" "$other"; do
+for s in "$quiet" "$etcd" "$slow" "$other"; do
     if [ "$s" != 5 ] && [ "$s" -gt "$status" ]; then status=$s; fi
 done
 exit "$status"

@@ -17,6 +17,8 @@ import pytest
 import keyspace
 from keyspace._accounting import accounting_of
 
+pytestmark = pytest.mark.slow
+
 _WRITER = r"""
 import random, sys
 import keyspace

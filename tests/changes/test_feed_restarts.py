@@ -21,6 +21,8 @@ from _changes_worker import plan
 import keyspace
 from keyspace.tuples import unpack
 
+pytestmark = pytest.mark.slow
+
 WORKER = str(Path(__file__).parent.parent / "_changes_worker.py")
 OPS = 10_000
 SEED = 41

@@ -32,7 +32,7 @@ import keyspace
 from keyspace import scoped_heed
 from keyspace.collections import Deque, IndexedMap, MultiIndex, UniqueIndex
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
 KILLS = 6
 START_TIMEOUT_S = 30.0

@@ -32,6 +32,8 @@ import keyspace
 from keyspace.catalog.leaves import _layout_key
 from keyspace.stores import open_store
 
+pytestmark = pytest.mark.slow
+
 WRITER = Path(__file__).parent.parent / "_procs_big_writer.py"
 RUNS = 2
 KILL_WINDOW_S = 0.6
