@@ -40,6 +40,14 @@ commits through one store object the seam runs one at a time under a lock).
 Keys in the keyspace's reserved ranges (its records, the hooks' own keys) are
 never reported. A hook that raises discards the whole commit.
 
+A feature may also hide keys from reads (expiring keys): its
+:meth:`WriteHook.reads` gives the one view every read of the hooked store, of
+its snapshots and of its transactions passes; the hooked store then offers no
+fast read path and none of the engine's own read faces. A writer tells a hook a
+fact about one write of a transaction (a put's deadline) with
+:meth:`HookedTransaction.note`; the hook finds it in the commit's
+:attr:`ChangeList.notes`, dropped when the key is written again.
+
 Cost with a feature on: every write outside a transaction becomes one
 transaction of the engine (on LMDB and SQLite a point put already is one); per
 changed key, one dict entry, and the point read ``old_values`` asks for; per
