@@ -269,3 +269,25 @@ def test_a_default_ttl_of_a_scope(clock: Clock) -> None:
     clock.now += 2
     assert dict(short) == {}
     ks.close()
+
+
+def test_the_asyncio_face_puts_with_a_ttl(tmp_path: Path, clock: Clock) -> None:
+    async def run() -> tuple[Any, ...]:
+        aks = await keyspace.aio.open(f"lmdb:///{tmp_path}/db", ttl=True)
+        try:
+            s = aks.scope("a")
+            await s.put(b"k", b"v", ttl=1)
+            await s.put(b"j", b"w")
+            before = [kv async for kv in s.items()]
+            clock.now += 1
+            after = [kv async for kv in s.items()], await s.get(b"k")
+            with pytest.raises(InvalidArgument, match="inside an async transaction"):
+                async with aks.transaction() as tx:
+                    await tx.scope("a").put(b"m", b"x", ttl=1)
+            with pytest.raises(InvalidArgument, match="ttl must be"):
+                await s.put(b"m", b"x", ttl=0)
+            return before, after, await s.len()
+        finally:
+            await aks.close()
+
+    assert asyncio.run(run()) == ([(b"j", b"w"), (b"k", b"v")], ([(b"j", b"w")], None), 1)

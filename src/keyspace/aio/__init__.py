@@ -207,9 +207,26 @@ class AsyncScope:
     async def contains(self, key: Any) -> bool:
         return await self._read(lambda s: key in s)
 
-    async def put(self, key: Any, value: Any) -> None:
-        """Store ``value`` at ``key`` (``s[key] = value``)."""
-        await self._run(lambda s: s.__setitem__(key, value))
+    async def put(self, key: Any, value: Any, *, ttl: float | None = None) -> None:
+        """Store ``value`` at ``key`` (``s[key] = value``); with ``ttl``, as
+        :meth:`Scope.put` with it (a keyspace opened with ``ttl=True``): its own
+        commit, run on the keyspace's worker (or a thread); inside an async
+        transaction :class:`~keyspace.errors.InvalidArgument` (its writes are
+        replayed, and a deadline is taken at the commit of the put itself)."""
+        if ttl is None:
+            await self._run(lambda s: s.__setitem__(key, value))
+            return
+        if self._ctx.tx is not None:
+            raise InvalidArgument(
+                f"put with a ttl in scope {self.path!r} inside an async transaction is not offered: "
+                "put it outside the transaction (its own commit)"
+            )
+        sync = self._ctx.aks.sync.scope(*self.path, key=self._key, value=self._value)
+        runner = self._ctx.aks.store.runner
+        if runner is None:  # an engine with no thread of its own
+            await asyncio.to_thread(sync.put, key, value, ttl=ttl)
+            return
+        await runner.run(lambda: sync.put(key, value, ttl=ttl))
 
     set = put
 
