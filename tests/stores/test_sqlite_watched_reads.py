@@ -1,7 +1,9 @@
 """An SQLite store's watched reads (``watched_reads(check)``: the reads of a
 keyspace that watches for records other writers may add) answer only from a
 state of the database that the check has seen: a commit that lands right after
-a check is never read unchecked."""
+a check is never read unchecked. Both marks of a state are checked: the
+WAL-index header (a store opened for writing) and ``data_version`` (a
+read-only open)."""
 
 from __future__ import annotations
 
@@ -25,9 +27,16 @@ _keys = st.binary(min_size=1, max_size=3)
     limit=st.none() | st.integers(min_value=1, max_value=5),
     start=st.binary(max_size=2),
     stop=st.none() | st.binary(min_size=1, max_size=2),
+    mark=st.sampled_from(["header", "data_version"]),
 )
 def test_a_read_never_answers_from_a_state_no_check_saw(
-    initial: list[bytes], late: bytes, read: str, limit: int | None, start: bytes, stop: bytes | None
+    initial: list[bytes],
+    late: bytes,
+    read: str,
+    limit: int | None,
+    start: bytes,
+    stop: bytes | None,
+    mark: str,
 ) -> None:
     """The check, the first time it runs, sees the store and then another
     connection commits a key: the read answers from the state the check saw, or
@@ -36,9 +45,10 @@ def test_a_read_never_answers_from_a_state_no_check_saw(
     check saw."""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "db"
-        store, other = SQLiteStore(path, sync=False), SQLiteStore(path, sync=False)
+        writer, other = SQLiteStore(path, sync=False), SQLiteStore(path, sync=False)
+        store = writer if mark == "header" else SQLiteStore(path, readonly=True)
         try:
-            store.write([(k, b"v") for k in initial if k != late])
+            writer.write([(k, b"v") for k in initial if k != late])
             seen: list[set[bytes]] = []
 
             def check(view: ReadView) -> None:
@@ -47,6 +57,7 @@ def test_a_read_never_answers_from_a_state_no_check_saw(
                     other.put(late, b"late")  # a commit right after the first check
 
             reads = store.watched_reads(check)
+            assert (reads._header is not None) == (mark == "header")
             if read == "count":
                 counted = reads.count(start, None)
                 assert counted == len([k for k in seen[-1] if k >= start])
@@ -70,4 +81,5 @@ def test_a_read_never_answers_from_a_state_no_check_saw(
             assert found == sorted(found, reverse=read == "reverse")
         finally:
             store.close()
+            writer.close()
             other.close()

@@ -15,6 +15,7 @@ from ._base import ReadView
 __all__ = ["SQLiteWatchedReads"]
 
 _GET = "SELECT (SELECT v FROM kv WHERE k = ?), data_version FROM pragma_data_version"
+_PLAIN_GET = "SELECT v FROM kv WHERE k = ?"
 _VERSION = "PRAGMA data_version"
 _first = itemgetter(0)
 _SHORT = 256
@@ -41,6 +42,22 @@ _SHORT_SCANS = {
     for keys in (False, True)
 }
 
+
+def _plain(reverse: bool, bounded: bool, keys: bool) -> str:
+    """A limited scan, its rows without the ``data_version``; parameters: the
+    bounds, then the limit."""
+    where = "k >= ? AND k < ?" if bounded else "k >= ?"
+    order = " DESC" if reverse else ""
+    return f"SELECT {'k' if keys else 'k, v'} FROM kv WHERE {where} ORDER BY k{order} LIMIT ?"
+
+
+_PLAIN_SCANS = {
+    (reverse, bounded, keys): _plain(reverse, bounded, keys)
+    for reverse in (False, True)
+    for bounded in (False, True)
+    for keys in (False, True)
+}
+
 Pages = Callable[[bytes, "bytes | None", bool, "int | None", bool], Iterator[list[Any]]]
 """The store's scan as lists of rows, one per statement: ``(start, stop,
 reverse, limit, keys)``; ``keys``: rows of the key alone."""
@@ -49,21 +66,31 @@ reverse, limit, keys)``; ``keys``: rows of the key alone."""
 class SQLiteWatchedReads:
     """The reads of ``store`` (made by :meth:`SQLiteStore.watched_reads`), each
     answered from a state of the database that ``check`` (given the store) has
-    seen: SQLite's ``data_version`` of the store's reading connection moves
-    with every commit of any other connection, the store's own writer
-    included, and the check runs again when it moved. A point read asks the
-    value and ``data_version`` in one statement (one state), and so does a
-    short scan; a page of a longer scan reads ``data_version`` right after its
-    statement (a state at least as new). A check run then reads a state at least as new as the read's, and
-    the facts it checks are never removed, so a read is never answered from a
-    state the check would have refused. ``check`` raises to refuse the read.
+    seen: the state's mark moves with every commit of any connection, the
+    store's own writer included, and the check runs again when it moved. The
+    mark is the database's WAL-index header where the store offers it
+    (``header``: 48 bytes of SQLite's mapping of the ``-shm`` file, no statement; see
+    :mod:`~keyspace.stores._sqlite_wal_index`), else SQLite's ``data_version``
+    of the store's reading connection.
+
+    With the header, a read is the store's own statement, and the header is read
+    right after it (a state at least as new). With ``data_version``, a point
+    read asks the value and ``data_version`` in one statement (one state), and
+    so does a short scan; a page of a longer scan reads ``data_version`` right
+    after its statement. A check run then reads a state at least as new as the
+    read's, and the facts it checks are never removed, so a read is never
+    answered from a state the check would have refused. ``check`` raises to
+    refuse the read.
 
     Cost: a point read, and a scan of up to 256 items, is one statement, as the
-    store's own; a page of a longer scan (up to 256 items) or a count one short
-    statement more (``PRAGMA data_version``, no page read); ``check`` once per
-    commit of the database that a read comes after."""
+    store's own (with the header: that very statement and a read of 48 bytes of
+    memory; else one that also reads ``data_version`` through its table-valued
+    pragma, which prepares a statement at each run); a page of a longer scan or
+    a count reads the mark after it (``data_version``: one short statement
+    more); ``check`` once per commit of the database (with the header, and per
+    checkpoint) that a read comes after."""
 
-    __slots__ = ("_check", "_lock", "_pages", "_reading", "_state", "_store")
+    __slots__ = ("_check", "_conn", "_header", "_lock", "_pages", "_reading", "_state", "_store", "get")
 
     def __init__(
         self,
@@ -72,27 +99,40 @@ class SQLiteWatchedReads:
         lock: threading.Lock,
         pages: Pages,
         check: Callable[[ReadView], object],
+        header: Callable[[], bytes] | None = None,
     ) -> None:
         """``store``: the SQLite store; ``reading``: its reading connection (raising
         when the store is closed); ``lock``: the lock that connection's statements
-        run under; ``pages``: the store's scan as statement pages."""
+        run under; ``pages``: the store's scan as statement pages; ``header``: the
+        database's WAL-index header as it is now, where the store can read it
+        (read under ``lock`` only, while the reading connection is open: it is
+        closed under that lock)."""
         self._store = store
         self._reading = reading
         self._lock = lock
         self._pages = pages
         self._check = check
-        self._state: int | None = None  # the data_version of the last state checked
+        self._header = header
+        self._state: object = None  # the mark of the last state checked
+        # the store's reading connection, for the point read with the header: once
+        # the store is closed, its statement raises (translated to StoreClosed)
+        self._conn = reading()
+        self.get: Callable[[bytes], bytes | None] = self._marked_get if header is not None else self._get
 
-    def _run(self, version: int) -> None:
+    def _run(self, version: object) -> None:
         """Run the check unless it ran since the database was at ``version``."""
         if version != self._state:
             self._check(self._store)
             self._state = version
 
-    def _version(self) -> int:
-        conn = self._reading()
+    def _version(self) -> object:
+        """The database's mark now: the header, else ``data_version``."""
+        header = self._header
         try:
             with self._lock:
+                conn = self._reading()  # under the lock: the header is read only while it is open
+                if header is not None:
+                    return header()
                 row = conn.execute(_VERSION).fetchone()
         except sqlite3.Error as exc:
             raise self._store.translate(exc) from exc
@@ -100,10 +140,24 @@ class SQLiteWatchedReads:
 
     def hold(self) -> None:
         """Run the check unless it ran since the database last changed (one
-        statement)."""
+        statement, or a read of the header)."""
         self._run(self._version())
 
-    def get(self, key: bytes) -> bytes | None:
+    def _marked_get(self, key: bytes) -> bytes | None:
+        """``get`` with the header: the store's own statement, the header read
+        right after it under the same lock (a closed store's statement raises first)."""
+        try:
+            with self._lock:
+                row = self._conn.execute(_PLAIN_GET, (key,)).fetchone()
+                version = self._header()  # type: ignore[misc]  # set: this method is chosen so
+        except sqlite3.Error as exc:
+            raise self._store.translate(exc) from exc
+        if version != self._state:
+            self._run(version)
+        return None if row is None else row[0]
+
+    def _get(self, key: bytes) -> bytes | None:
+        """``get`` with ``data_version``: one statement reads the value and it."""
         conn = self._reading()
         try:
             with self._lock:
@@ -120,8 +174,8 @@ class SQLiteWatchedReads:
         """The store's scan (``keys``: keys only) in its statement pages, the check
         run after each page where the database moved (a scan that finds nothing
         has read a checked state too); a scan limited to :data:`_SHORT` items is
-        one statement that reads its ``data_version`` too. Raises now on a
-        closed store."""
+        one statement (that reads its ``data_version`` too where the store
+        offers no header). Raises now on a closed store."""
         if limit is not None and limit <= _SHORT:
             return self._short(start, stop, reverse, limit, keys)
         return self._checked(self._pages(start, stop, reverse, limit, keys), keys)
@@ -129,12 +183,30 @@ class SQLiteWatchedReads:
     def _short(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int, keys: bool
     ) -> Iterator[list[Any]]:
-        """The one page of a short scan and the ``data_version`` of its state, read
-        by one statement when the page is first asked for (of an empty page, by
-        ``PRAGMA data_version`` after it: a state at least as new)."""
+        """The one page of a short scan and the mark of its state, read when the
+        page is first asked for: the header right after the statement, else the
+        ``data_version`` in the statement's rows (of an empty page, by ``PRAGMA
+        data_version`` after it: a state at least as new)."""
         conn = self._reading()
-        sql = _SHORT_SCANS[reverse, stop is not None, keys]
+        header = self._header
         args = (start, limit) if stop is None else (start, stop, limit)
+        if header is not None:
+            sql = _PLAIN_SCANS[reverse, stop is not None, keys]
+
+            def plain() -> Iterator[list[Any]]:
+                try:
+                    with self._lock:
+                        rows = conn.execute(sql, args).fetchall()
+                        version = header()
+                except sqlite3.Error as exc:
+                    raise self._store.translate(exc) from exc
+                if version != self._state:
+                    self._run(version)
+                if rows:
+                    yield list(map(_first, rows)) if keys else rows
+
+            return plain()
+        sql = _SHORT_SCANS[reverse, stop is not None, keys]
 
         def page() -> Iterator[list[Any]]:
             try:
@@ -163,7 +235,7 @@ class SQLiteWatchedReads:
 
     def count(self, start: bytes, stop: bytes | None) -> int:
         """The store's count, the check run after it where the database moved
-        (``data_version`` read after the count: a state at least as new)."""
+        (the mark read after the count: a state at least as new)."""
         counted = self._store.count(start, stop)
         self._run(self._version())
         return counted

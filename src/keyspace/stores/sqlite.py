@@ -32,12 +32,13 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from operator import itemgetter
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Capabilities, Op, ReadView, Releasable, Seeker, Store, WriteView, byte_after
 from ._paths import kind_of
+from ._sqlite_wal_index import WalIndexHeader, wal_index_header
 from ._sqlite_watched import SQLiteWatchedReads
 
 __all__ = ["SQLiteStore"]
@@ -426,6 +427,8 @@ class SQLiteStore(_Keys, _Statements, Store):
         self._idle: list[sqlite3.Connection] = []
         self._idle_lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
+        # the WAL-index header of watched reads: False until first asked for
+        self._header: WalIndexHeader | Literal[False] | None = False
         self._opened = False
         _check_file(self._path, self.url, readonly)
         if readonly:
@@ -559,8 +562,30 @@ class SQLiteStore(_Keys, _Statements, Store):
 
     def watched_reads(self, check: Callable[[ReadView], object]) -> SQLiteWatchedReads:
         """This store's reads, each preceded by ``check`` when the database changed
-        since the last one (see :class:`~keyspace.stores._watched.WatchedReads`)."""
-        return SQLiteWatchedReads(self, self._reading, self._read_lock, self._pages, check)
+        since the last one (see :class:`~keyspace.stores._watched.WatchedReads`):
+        told by the database's WAL-index header (:meth:`_wal_header`) where the
+        store reads it, else by ``data_version``."""
+        header = self._wal_header()
+        read = None if header is None else header.read
+        return SQLiteWatchedReads(self, self._reading, self._read_lock, self._pages, check, read)
+
+    def _wal_header(self) -> WalIndexHeader | None:
+        """The WAL-index header of the database as the reading connection reads it
+        (see :mod:`~keyspace.stores._sqlite_wal_index`), found once per store
+        and read only while the reading connection is open (under its lock);
+        ``None`` for a read-only open (whose ``-shm`` file SQLite may read in
+        ways this store does not follow) and where the header cannot be told
+        to be the connection's."""
+        if self._readonly:
+            return None
+        conn = self._reading()
+        with self._read_lock:
+            if self._header is False:
+                try:
+                    self._header = wal_index_header(conn)
+                except sqlite3.Error as exc:
+                    raise self.translate(exc) from exc
+            return self._header
 
     def _pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool
@@ -665,6 +690,7 @@ class SQLiteStore(_Keys, _Statements, Store):
         for spare in idle:
             spare.close()
         with self._read_lock:
+            self._header = None  # read under this lock only while the reader is open
             self._reader.close()
         held = self._held
         if held is not None and self._owner == threading.get_ident():
