@@ -1,8 +1,9 @@
 """Scope scans over a store's ``fast_pages`` (LMDB store scans, read in pages of
-short read transactions) and ``fast_scan_under`` (LevelDB: plyvel cuts the
-scope's prefix) return what the item-by-item route returns: every scheme, both
-directions, limits across page boundaries, a child scope's keys and neighbours'
-keys around the scope."""
+short read transactions), ``fast_scan_under`` (LevelDB: plyvel cuts the
+scope's prefix) and ``fast_scan`` (SQLite: a scan of up to a page read by one
+statement at once) return what the item-by-item route returns: every scheme,
+both directions, limits across page boundaries, a child scope's keys and
+neighbours' keys around the scope."""
 
 from __future__ import annotations
 
@@ -12,13 +13,13 @@ import pytest
 
 import keyspace
 from keyspace.schemes import AsciiHex, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
-from keyspace.stores import LevelDBStore, LMDBStore
+from keyspace.stores import LevelDBStore, LMDBStore, SQLiteStore
 from keyspace.stores._base import tail_bounds
 
 N = 1500  # more than the first pages (64 + 256 + 1024 items)
 
 
-@pytest.mark.parametrize("engine", ["lmdb", "leveldb"])
+@pytest.mark.parametrize("engine", ["lmdb", "leveldb", "sqlite"])
 @pytest.mark.parametrize(
     "scheme",
     [TupleScheme(), AsciiHex(), Sublevel(), ScopeHash(), LengthPrefixed()],
@@ -29,6 +30,8 @@ def test_scans_over_pages_match_the_items(tmp_path: Path, engine: str, scheme: S
     store = ks.store
     if engine == "lmdb":
         assert isinstance(store, LMDBStore) and store.fast_pages is not None
+    elif engine == "sqlite":
+        assert isinstance(store, SQLiteStore) and store.fast_scan is not None
     else:
         assert isinstance(store, LevelDBStore) and store.fast_scan_under is not None
     layered = isinstance(scheme, LengthPrefixed)  # a leaf holds no child scope

@@ -453,6 +453,7 @@ class SQLiteStore(_Keys, _Statements, Store):
             raise
         self._conn = conn
         self._opened = True
+        self.fast_scan = self._fast_scan
 
     def _probe(self) -> None:
         """Check, for a read-only open, that the file holds a keyspace store without
@@ -559,6 +560,19 @@ class SQLiteStore(_Keys, _Statements, Store):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return _paged_scan(self, self._reading, self._read_lock, start, stop, reverse, limit)
+
+    def _fast_scan(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """``fast_scan``: a scan of up to 256 items (a page) is one statement, run
+        now, its rows read at once (no generator between them and the caller);
+        a longer one is :meth:`scan`'s pages. Errors raw."""
+        if limit is None or not 0 <= limit <= _PAGE:
+            return _paged_scan(self, self._reading, self._read_lock, start, stop, reverse, limit)
+        conn = self._reading()
+        args = (start, limit) if stop is None else (start, stop, limit)
+        with self._read_lock:
+            return iter(conn.execute(_SCANS[reverse, stop is not None][0], args).fetchall())
 
     def watched_reads(self, check: Callable[[ReadView], object]) -> SQLiteWatchedReads:
         """This store's reads, each preceded by ``check`` when the database changed
