@@ -75,14 +75,15 @@ $BIN/python -m pytest -m quiet -q "${quiet_args[@]}" >"$out/quiet.txt" 2>&1 || q
 # shared etcd cluster, one test after another (some stop and restart members or clear the
 # whole cluster, which no other test may see mid-call; they mostly wait on etcd);
 # the tests marked slow, the fault and crash tests that start writer processes,
-# kill them and check what they left, one after another (they mostly wait on those
-# processes and on the moments they kill them at, and kept a core each waiting when
-# they ran among the others); both in the background with their output kept in a
-# file; and every other test on both cores (pytest-xdist), printed as it runs. When
-# all have ended the background runs' output is printed, then the other run's
-# summary again, so that summary is the last thing printed. The exit status is the
-# worst of the runs (5, "no test selected", counts as success when a -k or a path
-# selects none in a run); the quiet run's status counts too.
+# kill them and check what they left, one after another (their writers mostly wait
+# for the disk to take each commit, the tests for the moment they kill at: among the
+# others each held an xdist worker while a core was free); both in the background
+# with their output kept in a file; and every other test on both cores
+# (pytest-xdist), printed as it runs. When all have ended the background runs'
+# output is printed, then the other run's summary again, so that summary is the
+# last thing printed. The exit status is the worst of the runs (5, "no test
+# selected", counts as success when a -k or a path selects none in a run); the
+# quiet run's status counts too.
 $BIN/python -m pytest -m "shared_etcd and not quiet" -q "$@" >"$out/etcd.txt" 2>&1 &
 etcd_run=$!
 $BIN/python -m pytest -m "slow and not shared_etcd and not quiet" -q "$@" >"$out/slow.txt" 2>&1 &
