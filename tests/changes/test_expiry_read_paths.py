@@ -286,6 +286,11 @@ def test_the_asyncio_face_puts_with_a_ttl(tmp_path: Path, clock: Clock) -> None:
                     await tx.scope("a").put(b"m", b"x", ttl=1)
             with pytest.raises(InvalidArgument, match="ttl must be"):
                 await s.put(b"m", b"x", ttl=0)
+            short = s.expiring(2)
+            await short.put(b"n", b"1")
+            await short.update({b"o": b"2"})
+            assert [k async for k in s] == [b"j", b"n", b"o"]
+            clock.now += 2
             return before, after, await s.len()
         finally:
             await aks.close()

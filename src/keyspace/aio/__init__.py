@@ -230,6 +230,13 @@ class AsyncScope:
 
     set = put
 
+    def expiring(self, ttl: float) -> AsyncExpiringScope:
+        """This scope with a default ``ttl`` for its ``put`` and ``update``
+        (:meth:`Scope.expiring`); the rest is the scope's own."""
+        from .._expiry import check_ttl
+
+        return AsyncExpiringScope(self, check_ttl(ttl))
+
     async def delete(self, key: Any) -> None:
         """Remove ``key``; ``KeyError`` when it is missing (like ``del s[key]``)."""
         await self._run(lambda s: s.__delitem__(key))
@@ -428,6 +435,28 @@ class AsyncScope:
 
 def _decode_with(decode: Callable[[bytes], Any], stored: bytes, _state: Catalog) -> Any:
     return decode(stored)
+
+
+class AsyncExpiringScope:
+    """An :class:`AsyncScope` whose ``put`` and ``update`` take a default ``ttl``
+    (:meth:`AsyncScope.expiring`): each put its own commit; every other name is
+    the scope's."""
+
+    def __init__(self, scope: AsyncScope, ttl: float) -> None:
+        self.scope = scope
+        self.ttl = ttl
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.scope, name)
+
+    async def put(self, key: Any, value: Any, *, ttl: float | None = None) -> None:
+        await self.scope.put(key, value, ttl=self.ttl if ttl is None else ttl)
+
+    async def update(self, other: Any = (), /, **kwargs: Any) -> None:
+        """Each pair put with the default ``ttl``, one commit each."""
+        pairs = list(other.items() if hasattr(other, "items") else other) + list(kwargs.items())
+        for key, value in pairs:
+            await self.put(key, value)
 
 
 class AsyncTransaction:
