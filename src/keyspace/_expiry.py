@@ -569,6 +569,21 @@ class ExpiringScope(MutableMapping[Any, Any]):
 
         run_atomically(scope._space.transaction, step, "ExpiringScope.update")
 
+    def items(self, *args: Any, **kwargs: Any) -> Any:
+        return self.scope.items(*args, **kwargs)
+
+    def keys(self, *args: Any, **kwargs: Any) -> Any:
+        return self.scope.keys(*args, **kwargs)
+
+    def values(self, *args: Any, **kwargs: Any) -> Any:
+        return self.scope.values(*args, **kwargs)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self.scope.get(key, default)
+
+    def clear(self) -> None:
+        self.scope.clear()
+
     def __getitem__(self, key: Any) -> Any:
         return self.scope[key]
 

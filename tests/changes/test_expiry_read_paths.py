@@ -266,6 +266,7 @@ def test_a_default_ttl_of_a_scope(clock: Clock) -> None:
     assert dict(short.items()) == {b"k": b"v", b"m": b"w", b"n": b"x"}
     clock.now += 1
     assert dict(ks.scope("a").items()) == {b"n": b"x"} and len(short) == 1
+    assert list(short.items(start=b"m", reverse=True)) == [(b"n", b"x")] and short.get(b"k") is None
     clock.now += 2
     assert dict(short) == {}
     ks.close()
