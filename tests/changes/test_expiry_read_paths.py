@@ -297,3 +297,18 @@ def test_the_asyncio_face_puts_with_a_ttl(tmp_path: Path, clock: Clock) -> None:
             await aks.close()
 
     assert asyncio.run(run()) == ([(b"j", b"w"), (b"k", b"v")], ([(b"j", b"w")], None), 1)
+
+
+def test_a_keyspace_without_the_feature_keeps_the_engines_read_paths(tmp_path: Path) -> None:
+    plain = keyspace.open(f"lmdb:///{tmp_path}/plain")
+    assert _expiry.expiry_of(plain.store) is None and plain.store.fast_pages is not None
+    logged = keyspace.open(f"lmdb:///{tmp_path}/logged", changes=True)  # hooked, no read rule
+    assert (
+        logged.store._read_view is logged.store.inner and logged.store.fast_get is logged.store.inner.fast_get
+    )
+    assert logged.store.watched_reads is not None  # the engine's own read faces stay offered
+    expiring = keyspace.open(f"lmdb:///{tmp_path}/expiring", ttl=True)
+    assert expiring.store.fast_pages is None and expiring.store.fast_scan is None
+    assert expiring.store.watched_reads is None
+    for ks in (plain, logged, expiring):
+        ks.close()
