@@ -89,9 +89,9 @@ $BIN/python -m pytest -m quiet -q "${quiet_args[@]}" >"$out/quiet.txt" 2>&1 || q
 # shared etcd cluster, one test after another (some stop and restart members or clear the
 # whole cluster, which no other test may see mid-call; they mostly wait on etcd);
 # the tests marked slow, the fault and crash tests that start writer processes,
-# kill them and check what they left, one after another (their writers mostly wait
-# for the disk to take each commit, the tests for the moment they kill at: among the
-# others each held an xdist worker while a core was free); both in the background
+# kill them and check what they left, one after another (each holds its run for
+# 5-60 s, waiting on its processes and for the moments it kills at; where the
+# run's files are on a disk, their writers mostly wait for it); both in the background
 # with their output kept in a file; and every other test on both cores
 # (pytest-xdist), printed as it runs. When all have ended the background runs'
 # output is printed, then the other run's summary again, so that summary is the
