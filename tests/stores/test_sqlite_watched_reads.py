@@ -83,3 +83,44 @@ def test_a_read_never_answers_from_a_state_no_check_saw(
             store.close()
             writer.close()
             other.close()
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    steps=st.lists(
+        st.tuples(st.sampled_from(["commit", "get", "scan", "store get", "store scan"]), _keys), max_size=30
+    ),
+    initial=st.lists(_keys, min_size=2, max_size=8),
+    mark=st.sampled_from(["header", "data_version"]),
+)
+def test_every_read_sees_the_last_commit_at_once(
+    steps: list[tuple[str, bytes]], initial: list[bytes], mark: str
+) -> None:
+    """Watched reads and the store's own reads on the same reading connection,
+    between commits of another connection: each answers the last committed
+    state (no read leaves a read transaction open behind it for the next)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "db"
+        writer, other = SQLiteStore(path, sync=False), SQLiteStore(path, sync=False)
+        store = writer if mark == "header" else SQLiteStore(path, readonly=True)
+        try:
+            reads = store.watched_reads(lambda view: None)
+            model = {key: b"initial" for key in initial}
+            other.write(list(model.items()))
+            for n, (step, key) in enumerate([("scan", b""), *steps]):
+                if step == "commit":
+                    other.put(key, b"%d" % n)
+                    model[key] = b"%d" % n
+                elif step == "get":
+                    assert reads.get(key) == model.get(key)
+                elif step == "store get":
+                    assert store.get(key) == model.get(key)
+                elif step == "scan":
+                    got = [item for page in reads.pages(key, None, False, 3) for item in page]
+                    assert got == sorted((k, v) for k, v in model.items() if k >= key)[:3]
+                else:
+                    assert list(store.scan(key)) == sorted((k, v) for k, v in model.items() if k >= key)
+        finally:
+            store.close()
+            writer.close()
+            other.close()

@@ -4,6 +4,7 @@ caller's check has seen (the engine's side of
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -90,7 +91,7 @@ class SQLiteWatchedReads:
     more); ``check`` once per commit of the database (with the header, and per
     checkpoint) that a read comes after."""
 
-    __slots__ = ("_check", "_conn", "_header", "_lock", "_pages", "_reading", "_state", "_store", "get")
+    __slots__ = ("_check", "_cursor", "_header", "_lock", "_pages", "_reading", "_state", "_store", "get")
 
     def __init__(
         self,
@@ -114,10 +115,23 @@ class SQLiteWatchedReads:
         self._check = check
         self._header = header
         self._state: object = None  # the mark of the last state checked
-        # the store's reading connection, for the point read with the header: once
-        # the store is closed, its statement raises (translated to StoreClosed)
-        self._conn = reading()
+        # a cursor of the store's reading connection, kept for the reads with the
+        # header (a cursor made per statement costs more than the statement's
+        # own steps); each of its statements is read to its end, which resets it,
+        # so no read transaction stays open between reads. Once the store is
+        # closed, its statements raise (translated to StoreClosed)
+        self._cursor = reading().cursor()
         self.get: Callable[[bytes], bytes | None] = self._marked_get if header is not None else self._get
+
+    def _renew(self) -> None:
+        """Keep a new cursor in place of one whose statement failed or stopped
+        before its end (under the lock): the old one, closed, resets its
+        statement, so no read transaction stays open on the connection."""
+        old = self._cursor
+        with contextlib.suppress(sqlite3.Error):  # a closed store: its next read raises
+            self._cursor = old.connection.cursor()
+        with contextlib.suppress(sqlite3.Error):
+            old.close()
 
     def _run(self, version: object) -> None:
         """Run the check unless it ran since the database was at ``version``."""
@@ -148,13 +162,17 @@ class SQLiteWatchedReads:
         right after it under the same lock (a closed store's statement raises first)."""
         try:
             with self._lock:
-                row = self._conn.execute(_PLAIN_GET, (key,)).fetchone()
+                try:
+                    rows = self._cursor.execute(_PLAIN_GET, (key,)).fetchall()
+                except BaseException:
+                    self._renew()
+                    raise
                 version = self._header()  # type: ignore[misc]  # set: this method is chosen so
         except sqlite3.Error as exc:
             raise self._store.translate(exc) from exc
         if version != self._state:
             self._run(version)
-        return None if row is None else row[0]
+        return rows[0][0] if rows else None
 
     def _get(self, key: bytes) -> bytes | None:
         """``get`` with ``data_version``: one statement reads the value and it."""
@@ -196,7 +214,11 @@ class SQLiteWatchedReads:
             def plain() -> Iterator[list[Any]]:
                 try:
                     with self._lock:
-                        rows = conn.execute(sql, args).fetchall()
+                        try:
+                            rows = self._cursor.execute(sql, args).fetchall()
+                        except BaseException:
+                            self._renew()
+                            raise
                         version = header()
                 except sqlite3.Error as exc:
                     raise self._store.translate(exc) from exc
