@@ -73,9 +73,11 @@ class WalIndexHeader:
 
 def _mapped_at(path: str) -> int | None:
     """The address where this process maps ``path`` from its offset 0 (SQLite's
-    mapping of a ``-shm`` file, at least two headers long), or ``None``."""
+    mapping of a ``-shm`` file, at least two headers long), or ``None``: none,
+    or more than one (another file once at that path, still mapped)."""
     if not sys.platform.startswith("linux"):
         return None
+    found: list[int] = []
     try:
         with open(_MAPS, encoding="utf-8", errors="surrogateescape") as maps:
             for line in maps:
@@ -83,10 +85,10 @@ def _mapped_at(path: str) -> int | None:
                 if len(fields) == 6 and fields[5] == path and int(fields[2], 16) == 0:
                     low, high = (int(end, 16) for end in fields[0].split("-"))
                     if fields[1].startswith("r") and high - low >= 2 * _HEADER:
-                        return low
+                        found.append(low)
     except (OSError, ValueError):
         return None
-    return None
+    return found[0] if len(found) == 1 else None
 
 
 def wal_index_header(conn: sqlite3.Connection) -> WalIndexHeader | None:
