@@ -163,6 +163,30 @@ def reserved_ranges(
     return tuple(merged)
 
 
+def holds_data(view: ReadView) -> bool:
+    """Whether ``view`` holds a key outside the records keyspaces keep (every key
+    under ``ff "keyspace"`` and the recorded LengthPrefixed layout). A store whose
+    only keys are such records (a keyspace with a feature on whose only commit
+    was a clear, which records the feature) holds no data: it opens as an empty
+    store would. Cost: at most three scans of one key each.
+
+    >>> from keyspace.stores import MemoryStore
+    >>> store = MemoryStore()
+    >>> store.put(b"\\xffkeyspace-features\\x00", b"{}")
+    >>> holds_data(store)
+    False
+    >>> store.put(b"users", b"1")
+    >>> holds_data(store)
+    True
+    """
+    start = b""
+    for lo, hi in ((_RESERVED_PREFIX, _RESERVED_STOP), (LAYOUT_START, LAYOUT_STOP)):
+        if next(iter(view.scan(start, lo, limit=1)), None) is not None:
+            return True
+        start = hi
+    return next(iter(view.scan(start, None, limit=1)), None) is not None
+
+
 def registry_key(scheme: Scheme) -> bytes | None:
     """The footprint-registry key of a keyspace whose scheme declares a
     :attr:`~Scheme.raw_prefix` (a raw-prefixed tuple keyspace), else ``None``."""

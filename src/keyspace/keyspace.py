@@ -542,7 +542,7 @@ def _scheme_of_view(store: ReadView, scheme: Scheme | None, url: str) -> tuple[S
     recorded = _metadata.read(store, scheme, url)
     if scheme is None:
         if recorded is None:
-            if next(iter(store.scan(b"", None, limit=1)), None) is not None:
+            if _metadata.holds_data(store):
                 raise SchemeMismatch(
                     f"the store at {url!r} holds keys but no scheme record (data another program wrote, "
                     "or a keyspace that records no scheme); its scheme is not guessed: open it with "

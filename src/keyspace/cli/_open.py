@@ -143,7 +143,7 @@ class Opened:
 
 
 def _empty(view: ReadView) -> bool:
-    return next(iter(view.scan(b"", None, limit=1)), None) is None
+    return not _metadata.holds_data(view)
 
 
 CONFIDENT = 0.9
