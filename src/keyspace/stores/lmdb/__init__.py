@@ -679,9 +679,11 @@ def _count_keys(
     records: Records | None = None,
     without: tuple[int, int] | None = None,
 ) -> list[int]:
-    """``[n]``, the number of keys of ``[start, stop)`` in ``txn`` (for
-    :meth:`LMDBStore._page`): see :func:`~keyspace.stores.lmdb._keys.count_keys`."""
-    return [count_keys(txn, start, stop, None, records, without)]
+    """``[n]``, the number of keys of ``[start, stop)`` in ``txn``, a read
+    transaction (for :meth:`LMDBStore._page`): see
+    :func:`~keyspace.stores.lmdb._keys.count_keys`, which may remember facts of
+    its state."""
+    return [count_keys(txn, start, stop, None, records, without, None if records is None else txn.id())]
 
 
 def _kept_page(

@@ -22,7 +22,7 @@ import lmdb
 from ...errors import KeyspaceError, StoreClosed, StoreError
 from .._base import Seeker, byte_after, count_lacking
 from ._cursor import cursor_keys, cursor_pages, cursor_scan
-from ._records import RECORD_SIZE, Records, name_candidates
+from ._records import RECORD_SIZE, Records, drop_items, name_candidates
 
 if TYPE_CHECKING:
     from ._parts import LMDBStoreParts
@@ -50,6 +50,7 @@ def count_keys(
     db: Any = None,
     records: Records | None = None,
     without: tuple[int, int] | None = None,
+    state: int | None = None,
 ) -> int:
     """How many keys of ``[start, stop)`` ``txn`` holds (in database ``db``,
     default: the transaction's), read without values by one cursor. Reads chunks
@@ -59,20 +60,28 @@ def count_keys(
     named databases are not counted: one C pass a chunk finds no key that may be
     one (a key holding a NUL byte never is), or from the first chunk holding one
     on, the items are read in pages that tell them (values are copied: about a
-    scan's cost). ``without=(byte, at)``: only the keys holding no ``byte`` from
-    their index ``at`` on are counted (see ``ReadView.count_without``), each
-    chunk's tested by :func:`~keyspace.stores._base.count_lacking`."""
+    scan's cost). ``state``: the id of ``txn``, given where it is a read
+    transaction (its state never changes); a range read that way and found
+    holding no record is remembered for that state (see
+    :meth:`Records.clear_in`), so counting it again in a read transaction of the
+    same state reads its keys alone. ``without=(byte, at)``: only the keys
+    holding no ``byte`` from their index ``at`` on are counted (see
+    ``ReadView.count_without``), each chunk's tested by
+    :func:`~keyspace.stores._base.count_lacking`."""
     keys = cursor_keys(txn, start, None, False, None, db)
     counted: Callable[[list[bytes]], int] = len if without is None else partial(_lacking, without)
     total = 0
     size = _FIRST_CHUNK
     while chunk := list(islice(keys, size)):
         if records is not None and name_candidates(chunk, RECORD_SIZE):
-            # a key holding no NUL may be a record: from here on, items tell them
-            pages = cursor_pages(txn, chunk[0], stop, False, None, db, records)
-            if without is None:
-                return total + sum(map(len, pages))
-            return total + sum(count_lacking(map(_item_key, page), *without) for page in pages)
+            if state is not None and records.clear_in(state, start, stop):
+                records = None  # read in this state before: no record lies in the range
+            else:
+                # a key holding no NUL may be a record: from here on, items tell them
+                told = _count_told(txn, chunk[0], stop, db, records, without)
+                if told[1] and state is not None:
+                    records.note_clear(state, start, stop)
+                return total + told[0]
         if stop is not None and chunk[-1] >= stop:
             return total + counted(chunk[: bisect_left(chunk, stop)])
         total += counted(chunk)
@@ -80,6 +89,26 @@ def count_keys(
             break
         size = min(size * 4, _MAX_CHUNK)
     return total
+
+
+def _count_told(
+    txn: Any,
+    start: bytes,
+    stop: bytes | None,
+    db: Any,
+    records: Records,
+    without: tuple[int, int] | None,
+) -> tuple[int, bool]:
+    """``(count, clear)``: :func:`count_keys` of ``[start, stop)`` read as items,
+    LMDB's records left out, and whether the range held none."""
+    total = 0
+    clear = True
+    for page in cursor_pages(txn, start, stop, False, None, db):
+        kept = drop_items(records, page)
+        if len(kept) != len(page):
+            clear = False
+        total += len(kept) if without is None else count_lacking(map(_item_key, kept), *without)
+    return total, clear
 
 
 def _lacking(without: tuple[int, int], keys: list[bytes]) -> int:
@@ -144,6 +173,9 @@ class TxnReads:
 
     __slots__ = ()
     _store: LMDBStoreParts  # each view's slot: the store it reads
+    _fixed_state = False
+    """Whether the view's transaction reads one state for good (a read
+    transaction: a snapshot), which a count may remember facts of."""
 
     def _keys_txn(self) -> tuple[Any, Any]:
         raise NotImplementedError
@@ -256,7 +288,8 @@ class TxnReads:
             return 0
         txn, db = self._keys_txn()
         try:
-            return count_keys(txn, start, stop, db, self._store._records, without)
+            state = txn.id() if self._fixed_state else None
+            return count_keys(txn, start, stop, db, self._store._records, without, state)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
 

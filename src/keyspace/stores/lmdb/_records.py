@@ -58,6 +58,9 @@ _ANSWERS_MOST = 4096
 _CHUNK = 256
 """Items an iterator of the unnamed database reads ahead to look for records at once."""
 
+_CLEAR_MOST = 256
+"""Ranges remembered per environment as holding no record; past it all are forgotten at once."""
+
 
 def name_candidates_py(items: list[Any], size: int) -> list[int]:
     """The indices of ``items`` (``(key, value)`` pairs or keys) that may be
@@ -112,12 +115,29 @@ class Records:
     ``max_dbs`` asks, which only these questions use, so they work whatever
     ``max_dbs`` is and however many databases are open."""
 
-    __slots__ = ("_answers", "_env", "_lock")
+    __slots__ = ("_answers", "_clear", "_env", "_lock")
 
     def __init__(self, env: Any, lock: threading.RLock) -> None:
         self._env = env
         self._lock = lock
         self._answers: dict[bytes, tuple[bool, bytes]] = {}  # key: (answer, the value asked about)
+        # (start, stop): the id of a state in which that range held no record
+        self._clear: dict[tuple[bytes, bytes | None], int] = {}
+
+    def clear_in(self, state: int, start: bytes, stop: bytes | None) -> bool:
+        """Whether ``[start, stop)`` was read in state ``state`` (the id of a read
+        transaction: two of one id read one state of the environment) and held no
+        record then, so holds none in every read transaction of that id. Cost:
+        one dict lookup."""
+        return self._clear.get((start, stop)) == state
+
+    def note_clear(self, state: int, start: bytes, stop: bytes | None) -> None:
+        """Remember that ``[start, stop)`` holds no record in state ``state`` (the id
+        of the read transaction that read all of it): :meth:`clear_in`."""
+        clear = self._clear
+        if len(clear) >= _CLEAR_MOST:
+            clear.clear()
+        clear[(start, stop)] = state
 
     def is_record(self, key: bytes, value: bytes) -> bool:
         """Whether ``key``, holding ``value`` in the unnamed database, is LMDB's
@@ -150,6 +170,7 @@ class Records:
     def forget(self) -> None:
         """Forget every answer: this process has created or dropped a database."""
         self._answers.clear()
+        self._clear.clear()
 
 
 def delete_data(records: Records | None, txn: Any, key: bytes, db: Any = None) -> bool:

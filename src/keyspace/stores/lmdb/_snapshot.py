@@ -32,6 +32,7 @@ class LMDBSnapshot(TxnReads, Releasable, ReadView):
     (``fast_get`` is then a Python function around the engine's get)."""
 
     __slots__ = ("_db", "_get", "_open", "_opener", "_store", "_txn", "fast_get")
+    _fixed_state = True  # a read transaction: one state for good
 
     def __init__(self, store: LMDBStoreParts, txn: Any, owned: bool = True, opener: int = 0) -> None:
         # positional arguments: a snapshot per request makes one of these each time
