@@ -5,14 +5,10 @@ never for a transaction that does not commit."""
 
 from __future__ import annotations
 
-import itertools
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from _changes_engines import ENGINES, engine_keyspace
+from _changes_engines import ENGINES, engine_keyspace, four_appenders
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +17,6 @@ from keyspace.errors import InvalidArgument
 from keyspace.schemes import LengthPrefixed, Sublevel
 from keyspace.tuples import Versionstamp
 
-WORKER = str(Path(__file__).parent.parent / "_changes_worker.py")
 LOG_ENGINES = [e for e in ENGINES if e != "memory-native"]
 
 
@@ -85,25 +80,4 @@ def test_four_processes_appending_at_once_get_strictly_increasing_keys(engine: s
     with keyspace.open(url, changes=True) as ks:
         ks.scope("log")[b"\x00"] = b"first"  # the store and its records exist before the race
         ks.scope("log").discard(b"\x00")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    count = 300
-    procs = [
-        subprocess.Popen([sys.executable, WORKER, "appender", url, str(count), f"p{i}"], env=env)
-        for i in range(4)
-    ]
-    try:
-        for proc in procs:
-            assert proc.wait(120) == 0
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-    with keyspace.open(url) as ks:
-        items = list(ks.scope("log").items())
-    keys = [k for k, _ in items]
-    assert len(keys) == 4 * count and len(set(keys)) == len(keys)
-    assert all(a < b for a, b in itertools.pairwise(keys))
-    values = [v.decode() for _, v in items]
-    for i in range(4):  # each process's own appends in its own order
-        mine = [v for v in values if v.startswith(f"p{i}-")]
-        assert mine == [f"p{i}-{n}" for n in range(count)]
+    four_appenders(url, 300, timeout=120)

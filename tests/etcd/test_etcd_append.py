@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from _changes_engines import four_appenders
 from _etcd import own_url
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -28,7 +25,6 @@ from keyspace.errors import InvalidArgument, InvalidKey, TransactionConflict, Tr
 from keyspace.schemes import Sublevel
 from keyspace.tuples import Versionstamp, pack
 
-WORKER = str(Path(__file__).parent.parent / "_changes_worker.py")
 SEQUENCING_KEY = b"\xffkeyspace-append\x00" + pack((b"",))
 """The sequencing key of a keyspace of the default tuple scheme (raw prefix ``b""``)."""
 
@@ -47,29 +43,8 @@ def test_four_processes_appending_at_once_get_strictly_increasing_keys(etcd_url:
     with keyspace.open(etcd_url) as ks:
         ks.scope("log")[b"\x00"] = b"first"  # the scheme and the scope's records exist before the race
         ks.scope("log").discard(b"\x00")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    count = 120
-    procs = [
-        subprocess.Popen([sys.executable, WORKER, "appender", etcd_url, str(count), f"p{i}"], env=env)
-        for i in range(4)
-    ]
-    try:
-        for proc in procs:
-            assert proc.wait(180) == 0
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-    with keyspace.open(etcd_url) as ks:
-        items = list(ks.scope("log").items())
-    keys = [k for k, _ in items]
-    assert len(keys) == 4 * count and len(set(keys)) == len(keys)  # none lost, none twice
-    assert all(a < b for a, b in itertools.pairwise(keys))
+    keys = [k for k, _ in four_appenders(etcd_url, 120, timeout=180)]
     assert all(k.is_complete() and k.user_version == 0 for k in keys)
-    values = [v.decode() for _, v in items]
-    for i in range(4):  # each process's own appends in its own order
-        mine = [v for v in values if v.startswith(f"p{i}-")]
-        assert mine == [f"p{i}-{n}" for n in range(count)]
 
 
 def test_appends_inside_a_transaction_share_its_number_in_call_order(etcd_url: str) -> None:
