@@ -313,7 +313,8 @@ class LMDBStore(MapGrowth, Store):
     ) -> list[Any]:
         """At most ``size`` items (``read=_key_page``: keys) of ``[start, stop)``
         read in one short read transaction, read again after the map grew
-        meanwhile; ``hold(txn)`` first, where given (see :meth:`checked_reads`)."""
+        meanwhile (under the read or under ``hold``'s own reads); ``hold(txn)``
+        first, where given (see :meth:`checked_reads`)."""
         for _ in range(RETRIES):
             txn = self._read_begin()
             try:
@@ -323,6 +324,10 @@ class LMDBStore(MapGrowth, Store):
             except lmdb.Error as exc:
                 if self._env is None or "closed/deleted/dropped" not in str(exc):
                     raise self.translate(exc) from exc
+            except StoreClosed as exc:
+                # the hold's reads go through a view of ``txn``, which translates the same end
+                if self._env is None or "closed/deleted/dropped" not in str(exc.__cause__):
+                    raise
             finally:
                 txn.abort()
         raise StoreError(f"the map of {self.url} kept growing under this scan ({RETRIES} attempts)")
