@@ -12,12 +12,22 @@ from __future__ import annotations
 
 import binascii
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .._bytes import prefix_end
 from ..errors import DecodeError, show_bytes
-from ._base import Key, Path, Property, Scheme, checked_path, component_bytes, decode_arguments, key_bytes
+from ._base import (
+    Component,
+    Key,
+    Path,
+    Property,
+    Scheme,
+    checked_path,
+    component_bytes,
+    decode_arguments,
+    key_bytes,
+)
 from ._layouts import HEX, Layout
 
 __all__ = ["AsciiHex"]
@@ -137,6 +147,37 @@ class AsciiHex(Scheme):
 
     def own_range_is_exact(self) -> bool:
         return False
+
+    def child_step(self, path: Path) -> Callable[[bytes], tuple[Component, bytes | None] | None]:
+        """The default's step (:meth:`Scheme.child_step`), with the child read off
+        the stored key in one frame: the key's decode fast path inline (one split,
+        one ``unhexlify`` a part) and the child's subtree end its hex digits and
+        ``01``, in place of the decode, the width and the range end as calls of
+        their own. A key that path does not take (a byte that is no lower-case
+        digit, an odd part) goes to the default step, which says what it is."""
+        depth = len(path)
+        at = len(self.prefix(path))
+        slow = super().child_step(path)
+        unhexlify, sep, digits = _unhexlify, _SEP, _DIGITS_AND_SEP
+        hex_error = binascii.Error
+
+        def step(stored: bytes) -> tuple[Component, bytes | None] | None:
+            if type(stored) is not bytes or not (stored.islower() or not stored.translate(None, digits)):
+                return slow(stored)
+            parts = stored.split(sep)
+            if len(parts) <= depth + 1:
+                return slow(stored)  # a key of the scope itself (or no key of its subtree)
+            try:
+                decoded = list(map(unhexlify, parts))
+            except hex_error:
+                return slow(stored)
+            child = decoded[depth]
+            end = at + 2 * len(child)  # the child's 00 separator
+            if stored[end : end + 1] != sep:
+                return slow(stored)
+            return child, stored[:end] + b"\x01"
+
+        return step
 
     def is_own_remainder(self, remainder: bytes) -> bool:
         """True when the bytes after the prefix hold no ``00`` (no child's path)."""

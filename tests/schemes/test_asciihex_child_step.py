@@ -1,0 +1,54 @@
+"""AsciiHex's child step (a skip scan's step from a stored key to the child
+holding it and the end of that child's subtree: ``Scope.scopes()``) reads the
+child off the stored key in one frame, and answers exactly as the default step
+of every scheme (decode, width, range end) does, for every stored key."""
+
+from __future__ import annotations
+
+import sys
+from types import FrameType
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from keyspace.schemes import AsciiHex
+from keyspace.schemes._base import Scheme
+
+_SCHEME = AsciiHex()
+_paths = st.lists(st.binary(max_size=4) | st.text(max_size=3), max_size=3).map(tuple)
+_digits = st.text("0123456789abcdefABz\x00", max_size=12).map(lambda s: s.encode("latin-1"))
+
+
+@given(path=_paths, below=st.lists(st.binary(max_size=4), min_size=0, max_size=3), key=st.binary(max_size=4))
+def test_the_step_of_an_encoded_key_agrees_with_the_default(
+    path: tuple[Any, ...], below: list[bytes], key: bytes
+) -> None:
+    stored = _SCHEME.encode((*path, *below), key)
+    assert _SCHEME.child_step(path)(stored) == Scheme.child_step(_SCHEME, path)(stored)
+
+
+@given(path=_paths, tail=_digits)
+def test_the_step_of_any_key_under_the_prefix_agrees_with_the_default(
+    path: tuple[Any, ...], tail: bytes
+) -> None:
+    stored = _SCHEME.prefix(path) + tail
+    assert _SCHEME.child_step(path)(stored) == Scheme.child_step(_SCHEME, path)(stored)
+
+
+def test_a_child_is_read_in_one_frame() -> None:
+    step = _SCHEME.child_step(("tenant1",))
+    stored = _SCHEME.encode(("tenant1", "u0000001"), b"k")
+    calls: list[str] = []
+
+    def profile(frame: FrameType, event: str, arg: object) -> None:
+        if event == "call":
+            calls.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        got = step(stored)
+    finally:
+        sys.setprofile(None)
+    assert got == (b"u0000001", _SCHEME.prefix(("tenant1", "u0000001"))[:-1] + b"\x01")
+    assert calls == ["step"]
