@@ -79,7 +79,7 @@ from .._checked import CheckFailed
 from .._key_sizes import bad_key
 from . import _env as _lmdb_env
 from ._checked import LMDBCheckedReads
-from ._cursor import cursor_delete_range, cursor_page
+from ._cursor import SHORT_SCAN_MOST, cursor_delete_range, cursor_page
 from ._files import check_environment, check_lock_file, check_map_size, nearly_full, os_cause
 from ._growth import FAST_HEADROOM as FAST_HEADROOM
 from ._growth import GROWTH_WAIT as GROWTH_WAIT
@@ -374,8 +374,27 @@ class LMDBStore(MapGrowth, Store):
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
         """The store's ``fast_scan``: pages read in short read transactions, so a
-        scan never holds one open between pages (growing the map never ends it)."""
+        scan never holds one open between pages (growing the map never ends it).
+        A scan of at most :data:`SHORT_SCAN_MOST` items is one page read in one
+        frame (one read transaction, the cursor's page cut in C), unless the map
+        is being grown, LMDB raises, or a record of a named database is among its
+        items (then the paged route, which reads on past it)."""
         self._live()
+        if limit is not None and 0 < limit <= SHORT_SCAN_MOST and not self._shared.resizing:
+            try:
+                txn = self._env.begin()
+            except lmdb.Error:
+                pass  # the paged route says what went wrong
+            else:
+                try:
+                    page = cursor_page(txn, start, stop, reverse, limit, self._db)
+                    records = self._records
+                    if records is None or len(drop_items(records, page)) == len(page):
+                        return iter(page)
+                except lmdb.Error:
+                    pass
+                finally:
+                    txn.abort()
         return chain.from_iterable(self._pages(start, stop, reverse, limit))
 
     def _pages_raw(

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SHORT_SCAN",
+    "SHORT_SCAN_MOST",
     "cursor_delete_range",
     "cursor_keys",
     "cursor_page",
@@ -43,6 +44,12 @@ SHORT_SCAN = 16
 """A forward scan limited to this many items reads them at once and cuts them at
 ``stop`` with one binary search, instead of testing every item against ``stop``
 (about 85 ns an item): it reads at most this many items past ``stop``."""
+
+
+SHORT_SCAN_MOST = 64
+"""A store scan limited to this many items (the first page of its paged route)
+is one page read in one read transaction and one frame (``LMDBStore._scan_raw``,
+its watched reads' ``pages``)."""
 
 
 def cursor_scan(

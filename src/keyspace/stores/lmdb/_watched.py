@@ -10,7 +10,8 @@ import lmdb
 
 from ...errors import StoreClosed
 from .._base import ReadView, byte_after
-from ._records import RECORD_SIZE
+from ._cursor import SHORT_SCAN_MOST, cursor_page
+from ._records import RECORD_SIZE, drop_items
 from ._snapshot import LMDBSnapshot
 
 if TYPE_CHECKING:
@@ -86,9 +87,30 @@ class LMDBWatchedReads:
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
     ) -> Iterator[list[Any]]:
         """The pages of the store's scan (``keys``: of its keys-only scan), each
-        read in a transaction the check has seen."""
+        read in a transaction the check has seen; a scan of at most
+        ``SHORT_SCAN_MOST`` items, one page read in one frame (as the store's
+        ``fast_scan`` reads it)."""
         store = self._store
         store._live()
+        if not keys and limit is not None and 0 < limit <= SHORT_SCAN_MOST and not store._shared.resizing:
+            # a short scan: one page in one read transaction, as the store's own
+            env = store._env
+            try:
+                txn = env.begin(db=store._db) if store.db_name else env.begin()
+            except lmdb.Error:
+                pass  # the paged route says what went wrong
+            else:
+                try:
+                    if txn.id() != self._state:
+                        self._hold(txn)
+                    page = cursor_page(txn, start, stop, reverse, limit)
+                    records = store._records
+                    if records is None or len(drop_items(records, page)) == len(page):
+                        return iter((page,) if page else ())
+                except (lmdb.Error, StoreClosed):
+                    pass  # the map grew under the check's reads: the paged route reads again
+                finally:
+                    txn.abort()
         return store._pages(start, stop, reverse, limit, keys, self._hold)
 
     def count(self, start: bytes, stop: bytes | None) -> int:
