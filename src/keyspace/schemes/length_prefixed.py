@@ -39,6 +39,10 @@ from ._base import (
     key_bytes,
 )
 from ._layouts import RAW, Layout
+from ._paths import exact_path, remember
+
+_PREFIXES_MOST = 1024
+"""Prefixes a LengthPrefixed object keeps (the oldest dropped first)."""
 
 __all__ = [
     "MAX_COMPONENT_LENGTH",
@@ -228,6 +232,7 @@ class LengthPrefixed(Scheme):
     key_is_raw: ClassVar[bool] = True
     decode_needs_depth: ClassVar[bool] = True
     records_layout: ClassVar[bool] = True
+    _prefixes: dict[Path, bytes]  # made by prefix() when first asked
 
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Return ``decompose(stored, depth)``; ``depth`` is required because the
@@ -243,8 +248,27 @@ class LengthPrefixed(Scheme):
         return decompose(stored, depth)
 
     def prefix(self, path: Path) -> bytes:
-        """Return ``to_length_prefixed_nested(path)``."""
-        return to_length_prefixed_nested(checked_path(path))
+        """Return ``to_length_prefixed_nested(path)``, kept for the last
+        :data:`_PREFIXES_MOST` paths of exact str and bytes components (a scope
+        bound to each new snapshot or transaction asks its prefix and its
+        checks again). Cost: a kept path, one dict lookup and one C type check."""
+        try:
+            found: bytes = self._prefixes[path]
+        except MemoryError:
+            raise
+        except Exception:  # none kept yet, a new path, or an unhashable one
+            pass
+        else:
+            if exact_path(path):  # not an equal path of other types
+                return found
+        made = to_length_prefixed_nested(checked_path(path))
+        if exact_path(path):
+            try:
+                prefixes = self._prefixes
+            except AttributeError:
+                prefixes = self._prefixes = {}
+            remember(prefixes, path, made, _PREFIXES_MOST)
+        return made
 
     def component_width(self, component: Any) -> int:
         """A big-endian u16 length and the component's bytes."""
