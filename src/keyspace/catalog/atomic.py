@@ -47,6 +47,15 @@ def _store_lock(store: Store) -> threading.Lock:
 class AtomicWrites(NameRegistry):
     """The first writes and the deletes of one keyspace (module docstring)."""
 
+    @property
+    def _records_apart(self) -> bool:
+        """Whether the engine caps the operations of one batch (etcd: 128), so
+        that a first write inside a transaction commits its records in a batch of
+        their own, before the transaction's (:meth:`first_write`), and checks
+        read the committed records (:meth:`_committed`). Cost: two attribute
+        reads."""
+        return self.store.capabilities.max_batch_ops is not None
+
     def write_ready(self, path: Path) -> bool:
         """True when a write to ``path`` needs no check first (it was prepared by an
         earlier write through this keyspace). Cost: a flag, or a set lookup."""
@@ -168,7 +177,7 @@ class AtomicWrites(NameRegistry):
             store = self.store
             if view is not store or single:
                 apply(view)
-            elif check is None and store.capabilities.max_batch_ops is None:
+            elif check is None and not self._records_apart:
                 run_atomically(store.transaction, apply, f"a delete in the keyspace at {self.url}")
             else:  # a guard to ask inside the delete, or an engine that caps its batches
                 try:
@@ -177,7 +186,7 @@ class AtomicWrites(NameRegistry):
                     apply(view)
             return
         if view is not self.store:
-            if self.store.capabilities.max_batch_ops is None:
+            if not self._records_apart:
                 self._check_records(view)
             else:
                 self._atomically(self._claim_record)
@@ -217,7 +226,7 @@ class AtomicWrites(NameRegistry):
         meanwhile: two transactions that each read the other's new scope as empty
         cannot both commit. A key found there (written since the records were
         read) is :class:`TransactionConflict`: run the transaction again."""
-        if self.store.capabilities.max_batch_ops is None:
+        if not self._records_apart:
             return check
         store = self.store
         if path is None or not store.capabilities.guarded_reads:

@@ -52,7 +52,7 @@ class ReadGuards(AtomicWrites):
         two short scans)."""
         check_records = self._committed(self._check_records_answer)
         store = self.store
-        one_state = store.capabilities.max_batch_ops is None  # else the committed records are read
+        one_state = not self._records_apart  # else the committed records are read
 
         def check(view: ReadView) -> GuardAnswer:
             if view is store:
@@ -119,7 +119,7 @@ class ReadGuards(AtomicWrites):
             if root is not self:
                 return root._watched_reads()
             store = self.store
-            capped = store.capabilities.max_batch_ops is not None  # the committed records are read then
+            capped = self._records_apart  # the committed records are read then
             made = None if capped else watched(store, self._records_hold)
             self._watched = made
         return made if isinstance(made, WatchedReads) else None
