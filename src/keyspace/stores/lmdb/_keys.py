@@ -119,8 +119,7 @@ class CursorSeeker(Seeker):
     """A :class:`Seeker` on one cursor: each seek is one ``set_range``. ``end`` is
     called once on release (the read transaction it owns, if any). With
     ``records`` (the unnamed database), a seek steps over LMDB's records of named
-    databases: the value of the key found is read only where the key holds no
-    NUL byte (else it is no record)."""
+    databases."""
 
     __slots__ = ("_cursor", "_end", "_records", "_stop", "_translate")
 
@@ -149,7 +148,6 @@ class CursorSeeker(Seeker):
             records = self._records
             while (
                 records is not None
-                and b"\x00" not in key  # never a record: its value is left unread
                 and len(cursor.value()) == RECORD_SIZE
                 and records.is_record(key, cursor.value())
             ):
