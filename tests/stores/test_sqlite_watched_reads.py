@@ -124,3 +124,20 @@ def test_every_read_sees_the_last_commit_at_once(
             store.close()
             writer.close()
             other.close()
+
+
+def test_a_limit_below_one_reads_nothing_on_every_route(tmp_path: Path) -> None:
+    """A limit of 0 or less reads no item, on the one-statement route of short
+    scans as on the paged one (SQLite's LIMIT -1 would mean no limit)."""
+    writer = SQLiteStore(tmp_path / "db", sync=False)
+    reader = SQLiteStore(tmp_path / "db", readonly=True)
+    try:
+        writer.write([(b"k%d" % i, b"v") for i in range(5)])
+        for store in (writer, reader):  # the header mark, and data_version
+            reads = store.watched_reads(lambda view: None)
+            for limit in (0, -1, -300):
+                for keys in (False, True):
+                    assert [page for page in reads.pages(b"", None, False, limit, keys) if page] == []
+    finally:
+        reader.close()
+        writer.close()

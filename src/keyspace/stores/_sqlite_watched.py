@@ -194,7 +194,7 @@ class SQLiteWatchedReads:
         has read a checked state too); a scan limited to :data:`_SHORT` items is
         one statement (that reads its ``data_version`` too where the store
         offers no header). Raises now on a closed store."""
-        if limit is not None and limit <= _SHORT:
+        if limit is not None and 0 <= limit <= _SHORT:  # SQLite takes LIMIT -1 as none
             return self._short(start, stop, reverse, limit, keys)
         return self._checked(self._pages(start, stop, reverse, limit, keys), keys)
 
