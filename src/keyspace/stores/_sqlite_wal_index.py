@@ -62,11 +62,10 @@ class WalIndexHeader:
     of memory, no system call). Read it only while a connection of this process
     to the database is open (see the module docstring)."""
 
-    __slots__ = ("_memory", "read")
+    __slots__ = ("read",)
 
     def __init__(self, address: int) -> None:
         memory = (ctypes.c_char * _HEADER).from_address(address)
-        self._memory = memory
         raw: Any = type(memory).raw  # the array's bytes, as one C call (no frame)
         self.read: Callable[[], bytes] = partial(raw.__get__, memory)
 
