@@ -12,11 +12,11 @@ from operator import itemgetter
 from typing import Any
 
 from ._base import ReadView
+from ._sqlite_statements import GET, KEY_SCANS, SCANS
 
 __all__ = ["SQLiteWatchedReads"]
 
 _GET = "SELECT (SELECT v FROM kv WHERE k = ?), data_version FROM pragma_data_version"
-_PLAIN_GET = "SELECT v FROM kv WHERE k = ?"
 _VERSION = "PRAGMA data_version"
 _first = itemgetter(0)
 _SHORT = 256
@@ -43,21 +43,6 @@ _SHORT_SCANS = {
     for keys in (False, True)
 }
 
-
-def _plain(reverse: bool, bounded: bool, keys: bool) -> str:
-    """A limited scan, its rows without the ``data_version``; parameters: the
-    bounds, then the limit."""
-    where = "k >= ? AND k < ?" if bounded else "k >= ?"
-    order = " DESC" if reverse else ""
-    return f"SELECT {'k' if keys else 'k, v'} FROM kv WHERE {where} ORDER BY k{order} LIMIT ?"
-
-
-_PLAIN_SCANS = {
-    (reverse, bounded, keys): _plain(reverse, bounded, keys)
-    for reverse in (False, True)
-    for bounded in (False, True)
-    for keys in (False, True)
-}
 
 Pages = Callable[[bytes, "bytes | None", bool, "int | None", bool], Iterator[list[Any]]]
 """The store's scan as lists of rows, one per statement: ``(start, stop,
@@ -163,7 +148,7 @@ class SQLiteWatchedReads:
         try:
             with self._lock:
                 try:
-                    rows = self._cursor.execute(_PLAIN_GET, (key,)).fetchall()
+                    rows = self._cursor.execute(GET, (key,)).fetchall()
                 except BaseException:
                     self._renew()
                     raise
@@ -209,7 +194,7 @@ class SQLiteWatchedReads:
         header = self._header
         args = (start, limit) if stop is None else (start, stop, limit)
         if header is not None:
-            sql = _PLAIN_SCANS[reverse, stop is not None, keys]
+            sql = (KEY_SCANS if keys else SCANS)[reverse, stop is not None][0]
 
             def plain() -> Iterator[list[Any]]:
                 try:

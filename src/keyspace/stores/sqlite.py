@@ -38,6 +38,9 @@ from urllib.parse import quote
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Capabilities, Op, ReadView, Releasable, Seeker, Store, WriteView, byte_after
 from ._paths import kind_of
+from ._sqlite_statements import GET as _GET
+from ._sqlite_statements import KEY_SCANS as _KEY_SCANS
+from ._sqlite_statements import SCANS as _SCANS
 from ._sqlite_wal_index import WalIndexHeader, wal_index_header
 from ._sqlite_watched import SQLiteWatchedReads
 
@@ -53,37 +56,11 @@ _KV_SHAPE = [("k", "BLOB", 1, 1), ("v", "BLOB", 1, 0)]
 """``PRAGMA table_info(kv)`` of :data:`_SCHEMA`: (name, type, not null, primary key)
 of each column. A ``kv`` table of another shape (TEXT keys, whose rows a scan of
 BLOB keys never sees) is another application's."""
-_GET = "SELECT v FROM kv WHERE k = ?"
 _PUT = "INSERT OR REPLACE INTO kv (k, v) VALUES (?, ?)"
 _DELETE = "DELETE FROM kv WHERE k = ?"
 _DELETE_FROM = "DELETE FROM kv WHERE k >= ?"
 _DELETE_RANGE = "DELETE FROM kv WHERE k >= ? AND k < ?"
 
-# Paged scans: (reverse, bounded) -> (first page, next page). Parameters: the bounds,
-# then the page size; a next page replaces the bound on the scan side by the last key.
-_SCANS = {
-    (False, False): (
-        "SELECT k, v FROM kv WHERE k >= ? ORDER BY k LIMIT ?",
-        "SELECT k, v FROM kv WHERE k > ? ORDER BY k LIMIT ?",
-    ),
-    (False, True): (
-        "SELECT k, v FROM kv WHERE k >= ? AND k < ? ORDER BY k LIMIT ?",
-        "SELECT k, v FROM kv WHERE k > ? AND k < ? ORDER BY k LIMIT ?",
-    ),
-    (True, False): (
-        "SELECT k, v FROM kv WHERE k >= ? ORDER BY k DESC LIMIT ?",
-        "SELECT k, v FROM kv WHERE k >= ? AND k < ? ORDER BY k DESC LIMIT ?",
-    ),
-    (True, True): (
-        "SELECT k, v FROM kv WHERE k >= ? AND k < ? ORDER BY k DESC LIMIT ?",
-        "SELECT k, v FROM kv WHERE k >= ? AND k < ? ORDER BY k DESC LIMIT ?",
-    ),
-}
-
-_KEY_SCANS = {
-    bounds: (first.replace("k, v", "k"), then.replace("k, v", "k"))
-    for bounds, (first, then) in _SCANS.items()
-}
 _COUNTS = ("SELECT count(*) FROM kv WHERE k >= ?", "SELECT count(*) FROM kv WHERE k >= ? AND k < ?")
 _SEEKS = (
     "SELECT k FROM kv WHERE k >= ? ORDER BY k LIMIT 1",
