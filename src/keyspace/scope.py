@@ -27,7 +27,6 @@ from collections.abc import (
     Iterable,
     Iterator,
     KeysView,
-    Mapping,
     MutableMapping,
     Sequence,
     ValuesView,
@@ -42,6 +41,7 @@ from ._expiry import expired_own as _expired_own
 from ._other_type import KeyOfOtherType
 from ._other_type import other_type as _other_type
 from ._retry import run_atomically
+from ._update_pairs import update_pairs
 from .catalog import SETTLED
 from .codecs import BYTES, Codec, native_type
 from .errors import AccountingUnavailable, InvalidArgument, InvalidKey, KeyspaceError, show_bytes
@@ -255,23 +255,6 @@ def _copy_slots_py(scope: Scope) -> Scope:
     for name in Scope.__slots__:
         setattr(made, name, getattr(scope, name))
     return made
-
-
-def update_pairs(other: Any, kwargs: dict[str, Any]) -> Iterable[tuple[Any, Any]]:
-    """The pairs ``dict.update(other, **kwargs)`` takes, in order: where ``other``
-    has ``keys()``, ``(k, other[k])`` for each of its keys (a ``dict`` or a
-    ``Mapping`` through ``items()``, the same pairs); else ``other`` as an
-    iterable of pairs; then the keyword arguments. Lazy: an iterator is read as
-    the result is."""
-    pairs: Iterable[tuple[Any, Any]]
-    if isinstance(other, dict | Mapping):
-        pairs = other.items()
-    elif hasattr(other, "keys"):
-        # keys(), as dict.update reads it: iterating a sqlite3.Row gives its values
-        pairs = ((k, other[k]) for k in other.keys())  # noqa: SIM118
-    else:
-        pairs = other
-    return chain(pairs, kwargs.items()) if kwargs else pairs
 
 
 class Scope(MutableMapping[Any, Any]):

@@ -10,6 +10,7 @@ then the sweeps (bounded, their delete events) and bad input."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -273,6 +274,22 @@ def test_a_default_ttl_of_a_scope(clock: Clock) -> None:
     clock.now += 2
     assert dict(short) == {}
     ks.close()
+
+
+def test_a_default_ttl_update_reads_its_argument_as_dict_update_does(clock: Clock) -> None:
+    """A sqlite3.Row has keys() but iterates its values: update takes
+    (key, row[key]) pairs, as Scope.update and dict.update do."""
+    conn = sqlite3.connect(":memory:")
+    conn.row_factory = sqlite3.Row
+    row = conn.execute("SELECT 'v' AS k, 'w' AS m").fetchone()
+    ks = keyspace.open("memory:", ttl=True)
+    short = ks.scope("a", key="str", value="str").expiring(1)
+    short.update(row, n="x")
+    assert dict(short.items()) == {"k": "v", "m": "w", "n": "x"}
+    clock.now += 1
+    assert dict(short.items()) == {}
+    ks.close()
+    conn.close()
 
 
 def test_the_asyncio_face_puts_with_a_ttl(tmp_path: Path, clock: Clock) -> None:

@@ -454,7 +454,7 @@ class AsyncExpiringScope:
 
     async def update(self, other: Any = (), /, **kwargs: Any) -> None:
         """Each pair put with the default ``ttl``, one commit each."""
-        pairs = list(other.items() if hasattr(other, "items") else other) + list(kwargs.items())
+        pairs = list(update_pairs(other, kwargs))
         for key, value in pairs:
             await self.put(key, value)
 
