@@ -46,7 +46,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from ._retry import run_atomically
-from ._write_hooks import HookedTransaction, WriteHook
+from ._write_hooks import HookedTransaction, WriteHook, native_changes
 from .errors import InvalidArgument, InvalidName
 from .tuples import Versionstamp, pack
 
@@ -115,7 +115,7 @@ def _native_revisions(view: Any) -> bool:
     for the change log (etcd, as for ``changes=True``): revision-numbered
     transactions that guard what they read."""
     caps = getattr(view, "capabilities", None)
-    return caps is not None and caps.watch == "native" and caps.multi_process and caps.guarded_reads
+    return caps is not None and native_changes(caps) and caps.guarded_reads
 
 
 def append(scope: Any, value: Any) -> Versionstamp:

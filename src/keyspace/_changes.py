@@ -51,7 +51,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Any, ClassVar, Final, cast
 
-from ._write_hooks import UNKNOWN, Change, ChangeList, Previous, WriteHook, register_feature
+from ._write_hooks import UNKNOWN, Change, ChangeList, Previous, WriteHook, native_changes, register_feature
 from .errors import DecodeError, InvalidArgument, KeyspaceError, StoreClosed, WatchCompacted
 from .schemes._base import Scheme
 from .stores._base import ReadView, Store, WriteView
@@ -265,7 +265,8 @@ class ChangeLog(WriteHook):
         elif self.retention is None and self.max_age is None:
             return
         old_before = now - int(self.max_age * 1e9) if self.max_age is not None else None
-        if old_before is None and keep_from <= _u64(latest.get(self.trimmed_key)) + 1:
+        trimmed = _u64(latest.get(self.trimmed_key))
+        if old_before is None and keep_from <= trimmed + 1:
             return  # every part before keep_from is trimmed already: no scan of the log
         last = 0
         off = len(self.log_start)
@@ -284,7 +285,7 @@ class ChangeLog(WriteHook):
         if last:
             # a commit of several parts is trimmed whole: the rest of its parts go too
             view.delete_range(self.part_key(last), self.part_key(last + 1))
-            if last > _u64(latest.get(self.trimmed_key)):
+            if last > trimmed:
                 view.put(self.trimmed_key, last.to_bytes(8, "big"))
 
     def committed(self) -> None:
@@ -416,8 +417,7 @@ class LogWatch(StoreWatch):
 
 
 def _factory(store: Store, scheme: Scheme, params: dict[str, Any]) -> WriteHook | None:
-    caps = store.capabilities
-    if caps.watch == "native" and caps.multi_process:
+    if native_changes(store.capabilities):
         _params(params)  # etcd: its own revisions and watch; the parameters are still checked
         return None
     return ChangeLog(store, scheme, params)

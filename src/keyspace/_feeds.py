@@ -24,6 +24,7 @@ from ._bytes import prefix_end
 from ._changes import _FEEDS, ChangeLog, changes_base
 from ._closing import Closing
 from ._watch import ScopeWatch, WatchEvent
+from ._write_hooks import native_changes
 from .errors import FeedBehind, InvalidArgument, WatchCompacted, WatchUnsupported, show_bytes
 from .stores._base import WriteView
 from .tuples import pack, unpack
@@ -50,8 +51,7 @@ def _log(ks: Any) -> ChangeLog | None:
 
 
 def _native(ks: Any) -> bool:
-    caps = ks.store.capabilities
-    return bool(caps.watch == "native" and caps.multi_process)
+    return native_changes(ks.store.capabilities)
 
 
 def _check(ks: Any) -> ChangeLog | None:

@@ -86,6 +86,7 @@ __all__ = [
     "WriteHook",
     "feature_record_key",
     "hook_store",
+    "native_changes",
     "read_features",
     "record_features",
     "register_feature",
@@ -202,6 +203,13 @@ class WriteHook(ABC):
         own read faces (checked or watched reads, a native asyncio store), so no
         read skips the view."""
         return None
+
+
+def native_changes(caps: Capabilities) -> bool:
+    """Whether a store of ``caps`` numbers its commits for every process and
+    watches them itself (etcd): its revisions stand for a change log, so
+    ``changes=True`` keeps none there."""
+    return caps.watch == "native" and caps.multi_process
 
 
 Factory = Callable[[Store, Scheme, dict[str, Any]], WriteHook | None]
@@ -522,7 +530,7 @@ class HookedStore(DelegatedReads, Store):
                 for hook in self.hooks:
                     hook.recording(view, seen)
             return False
-        changes = ChangeList(merged, old, getattr(tx, "notes", None))
+        changes = ChangeList(merged, old, tx.notes)
         latest: ReadView = view if self._serialized else self.inner
         for hook in self.hooks:
             hook.commit(view, changes, ranges, latest)
