@@ -530,7 +530,7 @@ class HookedStore(DelegatedReads, Store):
                 for hook in self.hooks:
                     hook.recording(view, seen)
             return False
-        changes = ChangeList(merged, old, tx.notes)
+        changes = ChangeList(merged, old, getattr(tx, "notes", None))  # a _Batch has none
         latest: ReadView = view if self._serialized else self.inner
         for hook in self.hooks:
             hook.commit(view, changes, ranges, latest)
