@@ -90,6 +90,14 @@
  * defines encode overrides it as it would the Python method. Cost: one
  * attribute lookup, one dict lookup and the call of stored, with no Python
  * frame in between.
+ *
+ * path_memo(memo, fallback) makes a callable c(*path, **kw) that returns
+ * memo[path] (memo: a dict) when called without keywords and path is a key of
+ * memo whose components are all exact str or bytes; every other call, a lookup
+ * that raises any Exception but MemoryError included, is fallback(*path, **kw),
+ * the reference, which makes the object and may keep it in memo. How a
+ * transaction hands out the scope of a path already bound to it with no Python
+ * frame. Cost: a tuple of the arguments and one dict lookup.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -1361,6 +1369,125 @@ memo_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return (PyObject *)e;
 }
 
+/* path_memo(memo, fallback): a callable c(*path, **kw) that returns memo[path]
+ * when called without keywords, path is a key of the dict memo and every
+ * component is an exact str or bytes (an equal path of other types, (1,) ==
+ * (True,), is not the kept one); every other call is fallback(*path, **kw),
+ * the reference, which makes (and may keep) the object. A lookup that raises
+ * (an unhashable component, a component's __hash__ or __eq__) goes to fallback
+ * too, as the reference's lookup catches it, except MemoryError and what is not
+ * an Exception. Cost: a tuple of the arguments and one dict lookup. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *memo;
+    PyObject *fallback;
+} PathMemo;
+
+static PyObject *
+path_memo_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PathMemo *m = (PathMemo *)callable;
+    if (kwnames == NULL) {
+        Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+        PyObject *path = PyTuple_New(n);
+        if (path == NULL) {
+            return NULL;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyTuple_SET_ITEM(path, i, Py_NewRef(args[i]));
+        }
+        PyObject *found = PyDict_GetItemWithError(m->memo, path); /* borrowed */
+        if (found != NULL) {
+            /* no Python code runs between the lookup and here: found is alive */
+            if (is_exact_path(path)) {
+                Py_DECREF(path);
+                return Py_NewRef(found);
+            }
+        }
+        else if (PyErr_Occurred()) {
+            if (PyErr_ExceptionMatches(PyExc_MemoryError) || !PyErr_ExceptionMatches(PyExc_Exception)) {
+                Py_DECREF(path);
+                return NULL;
+            }
+            PyErr_Clear();
+        }
+        Py_DECREF(path);
+    }
+    return PyObject_Vectorcall(m->fallback, args, nargsf, kwnames);
+}
+
+static int
+path_memo_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    PathMemo *m = (PathMemo *)self;
+    Py_VISIT(m->memo);
+    Py_VISIT(m->fallback);
+    return 0;
+}
+
+static int
+path_memo_clear(PyObject *self)
+{
+    PathMemo *m = (PathMemo *)self;
+    Py_CLEAR(m->memo);
+    Py_CLEAR(m->fallback);
+    return 0;
+}
+
+static void
+path_memo_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    path_memo_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyMemberDef path_memo_members[] = {
+    {"__wrapped__", T_OBJECT, offsetof(PathMemo, fallback), READONLY, "the reference"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject PathMemoType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace._scope_accel.PathMemo",
+    .tp_basicsize = sizeof(PathMemo),
+    .tp_dealloc = path_memo_dealloc,
+    .tp_vectorcall_offset = offsetof(PathMemo, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "A memo of objects per path with its reference as fallback (see keyspace._scope_accel.path_memo).",
+    .tp_traverse = path_memo_traverse,
+    .tp_clear = path_memo_clear,
+    .tp_members = path_memo_members,
+};
+
+static PyObject *
+path_memo(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "path_memo() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (!PyDict_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "memo must be a dict");
+        return NULL;
+    }
+    if (!PyCallable_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
+        return NULL;
+    }
+    PathMemo *m = PyObject_GC_New(PathMemo, &PathMemoType);
+    if (m == NULL) {
+        return NULL;
+    }
+    m->vectorcall = path_memo_vectorcall;
+    m->memo = Py_NewRef(args[0]);
+    m->fallback = Py_NewRef(args[1]);
+    PyObject_GC_Track(m);
+    return (PyObject *)m;
+}
+
 /* Whether the instances of t hold nothing but what its base's hold, its own
  * __slots__ and its own __weakref__ slot: no C state a copy of the slots would
  * miss. */
@@ -1418,6 +1545,9 @@ static PyMethodDef scope_accel_methods[] = {
     {"memo_encode", (PyCFunction)(void (*)(void))memo_encode, METH_FASTCALL,
      "memo_encode(cls, fallback)\n\n"
      "A C encode(path, key) for the scheme class cls, whose reference is fallback (see the module)."},
+    {"path_memo", (PyCFunction)(void (*)(void))path_memo, METH_FASTCALL,
+     "path_memo(memo, fallback)\n\n"
+     "A callable c(*path, **kw): memo[path] for an exact path kept in the dict memo, else fallback(*path, **kw)."},
     {"point_op", (PyCFunction)(void (*)(void))point_op, METH_FASTCALL,
      "point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot, codec_slot, guard_slot,\n"
      "         view_slot, settled)\n\n"
@@ -1442,7 +1572,8 @@ PyMODINIT_FUNC
 PyInit__scope_accel(void)
 {
     if (PyType_Ready(&TransformType) < 0 || PyType_Ready(&PointOpType) < 0 || PyType_Ready(&LenTextType) < 0
-        || PyType_Ready(&MemoEncodeType) < 0) {
+        || PyType_Ready(&MemoEncodeType) < 0
+        || PyType_Ready(&PathMemoType) < 0) {
         return NULL;
     }
     if (str_memo == NULL && (str_memo = PyUnicode_InternFromString("_memo")) == NULL) {

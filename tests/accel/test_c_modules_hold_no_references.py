@@ -228,6 +228,23 @@ def test_scheme_encode_holds_nothing() -> None:
     check(lambda: scheme.encode(path=path, key=key), path, key)  # the Python method
 
 
+def test_path_memo_holds_nothing() -> None:
+    kept, made = ("a", b"b"), object()
+    memo = _scope_accel.path_memo({kept: made}, lambda *path, **kw: (path, kw))
+
+    class _BadHash:
+        def __hash__(self) -> int:
+            raise ValueError("no hash")
+
+    bad, equal, unhashable = (_BadHash(),), (True,), (["a"],)
+    check(lambda: memo("a", b"b"), made, *kept)  # kept
+    check(lambda: memo("x"), made)  # not kept: the fallback
+    check(lambda: memo(*equal), made)  # an equal path of another type
+    check(lambda: memo(*unhashable), unhashable)
+    check(lambda: memo(*bad), bad)  # the lookup raised: the fallback
+    check(lambda: memo("a", b"b", key="str"), made)  # keywords: the fallback
+
+
 # -- keyspace.stores._gate_accel ----------------------------------------------------
 
 

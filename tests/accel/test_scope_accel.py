@@ -374,7 +374,9 @@ with keyspace.open(sys.argv[1]) as ks:
     scope = ks.scope("t")
     scope[b"a\\x00b"] = b"1"
     with ks.transaction() as tx:
+        assert "scope" not in vars(tx)  # the method, no memo of C
         tx.scope("t")[b"c"] = b"2"
+        assert tx.scope("t") is tx.scope("t")
     assert scope[b"a\\x00b"] == b"1" and scope.get(b"c") == b"2" and scope.get(b"x", 3) == 3
     print(sorted(ks.store.scan(b"", None)))
 """
