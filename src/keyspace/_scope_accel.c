@@ -98,6 +98,13 @@
  * the reference, which makes the object and may keep it in memo. How a
  * transaction hands out the scope of a path already bound to it with no Python
  * frame. Cost: a tuple of the arguments and one dict lookup.
+ *
+ * hex_child_step(at, depth, fallback) is the C form of AsciiHex.child_step(path)
+ * (depth: len(path), at: the length of its prefix; fallback: the Python step,
+ * the reference): a key of lower-case digits and 00 separators whose parts are
+ * all even and whose part number depth starts at at and ends at a separator
+ * gives (child, the key up to that separator + 01); every other call goes to
+ * fallback. Cost: one pass over the key.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -1488,6 +1495,170 @@ path_memo(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return (PyObject *)m;
 }
 
+/* hex_child_step(at, depth, fallback): the C form of AsciiHex.child_step(path)
+ * for a path of `depth` components whose prefix is `at` bytes long (the
+ * reference is fallback, the Python step). For a bytes key of lower-case hex
+ * digits and 00 separators only, every part of an even length, whose part
+ * number `depth` starts at `at` and ends at a separator, it returns (child,
+ * end): the child's name (the part's bytes) and the end of the child's subtree
+ * (the key up to that separator, then 01). Every other key (an own key, a key
+ * of another shape, a byte that is no lower-case digit, an odd part, another
+ * type) goes to fallback(key), which says what it is. Cost: one pass over the
+ * key and two allocations. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    Py_ssize_t at;
+    Py_ssize_t depth;
+    PyObject *fallback;
+} HexChild;
+
+static inline int
+hex_digit(unsigned char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    return -1;
+}
+
+static PyObject *
+hex_child_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    HexChild *h = (HexChild *)callable;
+    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1 || !PyBytes_CheckExact(args[0])) {
+        return PyObject_Vectorcall(h->fallback, args, nargsf, kwnames);
+    }
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
+    Py_ssize_t part = 0, start = 0, child_start = -1, child_end = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (c == 0) {
+            if ((i - start) & 1) {
+                goto slow;
+            }
+            if (part == h->depth) {
+                child_start = start;
+                child_end = i;
+            }
+            part++;
+            start = i + 1;
+        }
+        else if (hex_digit(c) < 0) {
+            goto slow;
+        }
+    }
+    if (((n - start) & 1) || child_end < 0 || child_start != h->at) {
+        goto slow;
+    }
+    PyObject *child = PyBytes_FromStringAndSize(NULL, (child_end - child_start) / 2);
+    if (child == NULL) {
+        return NULL;
+    }
+    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(child);
+    for (Py_ssize_t i = child_start; i < child_end; i += 2) {
+        *out++ = (unsigned char)((hex_digit(s[i]) << 4) | hex_digit(s[i + 1]));
+    }
+    PyObject *end = PyBytes_FromStringAndSize(NULL, child_end + 1);
+    if (end == NULL) {
+        Py_DECREF(child);
+        return NULL;
+    }
+    memcpy(PyBytes_AS_STRING(end), s, (size_t)child_end);
+    PyBytes_AS_STRING(end)[child_end] = 1;
+    PyObject *res = PyTuple_New(2);
+    if (res == NULL) {
+        Py_DECREF(child);
+        Py_DECREF(end);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(res, 0, child);
+    PyTuple_SET_ITEM(res, 1, end);
+    return res;
+slow:
+    return PyObject_Vectorcall(h->fallback, args, nargsf, kwnames);
+}
+
+static int
+hex_child_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(((HexChild *)self)->fallback);
+    return 0;
+}
+
+static int
+hex_child_clear(PyObject *self)
+{
+    Py_CLEAR(((HexChild *)self)->fallback);
+    return 0;
+}
+
+static void
+hex_child_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    hex_child_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyMemberDef hex_child_members[] = {
+    {"__wrapped__", T_OBJECT, offsetof(HexChild, fallback), READONLY, "the reference"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject HexChildType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace._scope_accel.HexChild",
+    .tp_basicsize = sizeof(HexChild),
+    .tp_dealloc = hex_child_dealloc,
+    .tp_vectorcall_offset = offsetof(HexChild, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "The C child step of the asciihex scheme (see keyspace._scope_accel.hex_child_step).",
+    .tp_traverse = hex_child_traverse,
+    .tp_clear = hex_child_clear,
+    .tp_members = hex_child_members,
+};
+
+static PyObject *
+hex_child_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "hex_child_step() takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    Py_ssize_t at = PyLong_AsSsize_t(args[0]);
+    if (at == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t depth = PyLong_AsSsize_t(args[1]);
+    if (depth == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (at < 0 || depth < 0) {
+        PyErr_SetString(PyExc_ValueError, "at and depth must be at least 0");
+        return NULL;
+    }
+    if (!PyCallable_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
+        return NULL;
+    }
+    HexChild *h = PyObject_GC_New(HexChild, &HexChildType);
+    if (h == NULL) {
+        return NULL;
+    }
+    h->vectorcall = hex_child_vectorcall;
+    h->at = at;
+    h->depth = depth;
+    h->fallback = Py_NewRef(args[2]);
+    PyObject_GC_Track(h);
+    return (PyObject *)h;
+}
+
 /* Whether the instances of t hold nothing but what its base's hold, its own
  * __slots__ and its own __weakref__ slot: no C state a copy of the slots would
  * miss. */
@@ -1545,6 +1716,9 @@ static PyMethodDef scope_accel_methods[] = {
     {"memo_encode", (PyCFunction)(void (*)(void))memo_encode, METH_FASTCALL,
      "memo_encode(cls, fallback)\n\n"
      "A C encode(path, key) for the scheme class cls, whose reference is fallback (see the module)."},
+    {"hex_child_step", (PyCFunction)(void (*)(void))hex_child_step, METH_FASTCALL,
+     "hex_child_step(at, depth, fallback)\n\n"
+     "The C child step of the asciihex scheme, whose reference is fallback (see the module)."},
     {"path_memo", (PyCFunction)(void (*)(void))path_memo, METH_FASTCALL,
      "path_memo(memo, fallback)\n\n"
      "A callable c(*path, **kw): memo[path] for an exact path kept in the dict memo, else fallback(*path, **kw)."},
@@ -1573,7 +1747,7 @@ PyInit__scope_accel(void)
 {
     if (PyType_Ready(&TransformType) < 0 || PyType_Ready(&PointOpType) < 0 || PyType_Ready(&LenTextType) < 0
         || PyType_Ready(&MemoEncodeType) < 0
-        || PyType_Ready(&PathMemoType) < 0) {
+        || PyType_Ready(&PathMemoType) < 0 || PyType_Ready(&HexChildType) < 0) {
         return NULL;
     }
     if (str_memo == NULL && (str_memo = PyUnicode_InternFromString("_memo")) == NULL) {

@@ -245,6 +245,20 @@ def test_path_memo_holds_nothing() -> None:
     check(lambda: memo("a", b"b", key="str"), made)  # keywords: the fallback
 
 
+def test_hex_child_step_holds_nothing() -> None:
+    scheme = AsciiHex()
+    step = scheme.child_step(("t",))
+    assert type(step).__name__ == "HexChild"
+    child, own, odd = (
+        scheme.encode(("t", "u1"), b"k"),
+        scheme.encode(("t",), b"k"),
+        scheme.prefix(("t",)) + b"6\x00",
+    )
+    check(lambda: step(child), child)  # in C
+    check(lambda: step(own), own)  # an own key: the reference
+    check(lambda: step(odd), odd)  # an odd part: the reference
+
+
 # -- keyspace.stores._gate_accel ----------------------------------------------------
 
 

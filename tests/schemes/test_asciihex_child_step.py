@@ -1,7 +1,9 @@
 """AsciiHex's child step (a skip scan's step from a stored key to the child
 holding it and the end of that child's subtree: ``Scope.scopes()``) reads the
-child off the stored key in one frame, and answers exactly as the default step
-of every scheme (decode, width, range end) does, for every stored key."""
+child off the stored key in one frame (none, in C, when the C module is built),
+and answers exactly as the default step of every scheme (decode, width, range
+end) does, for every stored key; the C step answers as its reference, the
+Python step, for every argument."""
 
 from __future__ import annotations
 
@@ -14,6 +16,11 @@ from hypothesis import strategies as st
 
 from keyspace.schemes import AsciiHex
 from keyspace.schemes._base import Scheme
+
+try:
+    from keyspace._scope_accel import hex_child_step
+except ImportError:  # pragma: no cover - built without a C compiler
+    hex_child_step = None  # type: ignore[assignment]
 
 _SCHEME = AsciiHex()
 _paths = st.lists(st.binary(max_size=4) | st.text(max_size=3), max_size=3).map(tuple)
@@ -51,4 +58,39 @@ def test_a_child_is_read_in_one_frame() -> None:
     finally:
         sys.setprofile(None)
     assert got == (b"u0000001", _SCHEME.prefix(("tenant1", "u0000001"))[:-1] + b"\x01")
-    assert calls == ["step"]
+    assert calls == ([] if hex_child_step is not None else ["step"])
+
+
+@given(
+    path=_paths, stored=_digits | st.binary(max_size=12) | _digits.map(lambda d: _SCHEME.prefix(("t",)) + d)
+)
+def test_the_c_step_answers_as_its_reference(path: tuple[Any, ...], stored: bytes) -> None:
+    step = _SCHEME.child_step(path)
+    reference = getattr(step, "__wrapped__", step)
+    assert (type(step).__name__ == "HexChild") == (hex_child_step is not None)
+    assert step(stored) == reference(stored)
+
+
+def test_the_c_step_hands_other_calls_to_its_reference_and_checks_its_arguments() -> None:
+    if hex_child_step is None:
+        return
+    calls: list[tuple[object, ...]] = []
+
+    def reference(*args: object, **kw: object) -> None:
+        calls.append((*args, *kw.values()))
+
+    step = hex_child_step(0, 0, reference)
+    step(bytearray(b"61\x00"))  # type: ignore[arg-type]
+    step(b"6\x00", 1)  # type: ignore[call-arg]
+    step(stored=b"61\x00")  # type: ignore[call-arg]
+    assert step(b"61\x0062") == (b"a", b"61\x01") and len(calls) == 3
+    for bad, error in (
+        ((-1, 0, reference), ValueError),
+        ((0, 0, 1), TypeError),
+        ((0, "0", reference), TypeError),
+    ):
+        try:
+            hex_child_step(*bad)  # type: ignore[arg-type]
+        except error:
+            continue
+        raise AssertionError(f"{bad} accepted")

@@ -32,6 +32,12 @@ from ._layouts import HEX, Layout
 
 __all__ = ["AsciiHex"]
 
+_hex_child_step: Callable[..., Callable[[bytes], tuple[Component, bytes | None] | None]] | None
+try:  # the C form of the child step (setup.py builds it when it can)
+    from .._scope_accel import hex_child_step as _hex_child_step
+except ImportError:  # pragma: no cover - the optional C module is not built
+    _hex_child_step = None
+
 _SEP = b"\x00"
 _hexlify = binascii.hexlify
 _unhexlify = binascii.unhexlify
@@ -154,7 +160,10 @@ class AsciiHex(Scheme):
         one ``unhexlify`` a part) and the child's subtree end its hex digits and
         ``01``, in place of the decode, the width and the range end as calls of
         their own. A key that path does not take (a byte that is no lower-case
-        digit, an odd part) goes to the default step, which says what it is."""
+        digit, an odd part) goes to the default step, which says what it is.
+        Built with the C module, the step is its C form
+        (:func:`keyspace._scope_accel.hex_child_step`), this one its reference.
+        Cost: one pass over the key."""
         depth = len(path)
         at = len(self.prefix(path))
         slow = super().child_step(path)
@@ -177,6 +186,8 @@ class AsciiHex(Scheme):
                 return slow(stored)
             return child, stored[:end] + b"\x01"
 
+        if _hex_child_step is not None:
+            return _hex_child_step(at, depth, step)
         return step
 
     def is_own_remainder(self, remainder: bytes) -> bool:
