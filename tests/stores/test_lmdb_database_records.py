@@ -293,3 +293,28 @@ def test_a_database_dropped_by_another_process_is_read_as_data_after(tmp_path: P
         assert main.databases() == sorted(set(NAMES) - {"orders"})
         main.delete(b"orders")
         assert main.get(b"orders") is None and b"orders" not in _raw_unnamed(tmp_path, main)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    start=st.sampled_from([b"", b"a", b"b", b"m", b"n", b"o", b"p"]),
+    stop=st.sampled_from([None, b"a", b"n", b"ordersX", b"z"]),
+    reverse=st.booleans(),
+    limit=st.integers(0, 8),
+)
+def test_short_scans_leave_the_records_out_and_still_fill_their_limit(
+    tmp_path_factory: pytest.TempPathFactory, start: bytes, stop: bytes | None, reverse: bool, limit: int
+) -> None:
+    path = tmp_path_factory.mktemp("env")
+    _environment(path)
+    inside = sorted(k for k in DATA if k >= start and (stop is None or k < stop))
+    want = [(k, DATA[k]) for k in (inside[::-1] if reverse else inside)][:limit]
+    with LMDBStore(path) as store:
+        assert list(store.scan(start, stop, reverse=reverse, limit=limit)) == want
+        with store.snapshot() as snap:
+            assert list(snap.fast_scan(start, stop, reverse, limit)) == want
+            assert list(snap.scan(start, stop, reverse=reverse, limit=limit)) == want
+        with store.transaction() as tx:
+            assert tx.fast_scan is not None
+            assert list(tx.fast_scan(start, stop, reverse, limit)) == want
+            assert list(tx.scan(start, stop, reverse=reverse, limit=limit)) == want

@@ -123,7 +123,7 @@ def test_lmdb_pages_hold_the_range(
         size = 10**6 if limit is None else limit
         assert _lmdb_cursor.cursor_page(txn, start, stop, reverse, size) == [(k, k[::-1]) for k in want]
         assert _lmdb_cursor.cursor_page(txn, start, stop, reverse, size, values=False) == want
-        assert list(_lmdb_cursor.cursor_scan(txn, start, stop, reverse, limit)) == [
+        assert list(_lmdb_cursor.cursor_scan(txn, None, None, start, stop, reverse, limit)) == [
             (k, k[::-1]) for k in want
         ]
         got = list(_lmdb_cursor.cursor_pages(txn, start, stop, reverse, limit))

@@ -208,11 +208,16 @@ class TxnReads:
     ) -> Iterator[tuple[bytes, bytes]]:
         records = self._store._records
         if self._replays():
-            read = cursor_scan if records is None else partial(cursor_scan, records=records)
+
+            def read(
+                txn: Any, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, db: Any
+            ) -> Iterator[tuple[bytes, bytes]]:
+                return cursor_scan(txn, db, records, start, stop, reverse, limit)
+
             yield from self._resumed(read, _item_key, txn, start, stop, reverse, limit, db)
             return
         try:
-            yield from cursor_scan(txn, start, stop, reverse, limit, db, records)
+            yield from cursor_scan(txn, db, records, start, stop, reverse, limit)
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
 

@@ -51,7 +51,7 @@ class LMDBSnapshot(TxnReads, Releasable, ReadView):
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
         """:meth:`ReadView.scan` of the snapshot, its errors raw (see ``fast_scan``)."""
-        return cursor_scan(self._txn, start, stop, reverse, limit, self._db, self._store._records)
+        return cursor_scan(self._txn, self._db, self._store._records, start, stop, reverse, limit)
 
     def fast_scan_ranges(  # a method: nothing to make per snapshot
         self, ranges: list[tuple[bytes, bytes | None]], reverse: bool, limit: int | None

@@ -111,7 +111,7 @@ class LMDBTransaction(TxnReads, WriteView):
     def fast_scan(self) -> FastScan | None:  # type: ignore[override]
         made = self._scan
         if made is None and self.fast_put is not None:
-            made = self._scan = partial(cursor_scan, self._txn, records=self._store._records)  # errors raw
+            made = self._scan = partial(cursor_scan, self._txn, None, self._store._records)  # errors raw
         return made
 
     @property
@@ -420,7 +420,7 @@ class JoinedTransaction(TxnReads, WriteView):
             cursor = txn.cursor(db=self._db)  # get/put of the database with no db= keyword
             self.fast_get = cursor.get if records is None else getter(records, cursor.get)
             self.fast_put = cursor.put
-            self.fast_scan = partial(cursor_scan, txn, db=self._db, records=records)  # its errors raw
+            self.fast_scan = partial(cursor_scan, txn, self._db, records)  # its errors raw
             self.fast_scan_ranges = partial(cursor_scan_ranges, txn, db=self._db, records=records)
             self.fast_pages = partial(cursor_pages, txn, db=self._db, records=records)
 
