@@ -33,6 +33,7 @@ from typing import Any
 import lmdb
 
 from .._base import limited
+from .._take import take_until
 
 __all__ = [
     "RECORD_SIZE",
@@ -206,8 +207,12 @@ def filtered(records: Records, items: Iterator[Any], limit: int | None) -> Itera
     time (the first chunk: ``limit`` items where fewer): one C pass a chunk, no
     Python code per item."""
     first = _CHUNK if limit is None else max(1, min(limit, _CHUNK))  # a short scan reads little ahead
-    sizes = chain((first,), repeat(_CHUNK))
-    chunks: Iterator[list[Any]] = iter(lambda: list(islice(items, next(sizes))), [])
+    chunks: Iterator[list[Any]]
+    if take_until is not None and first == _CHUNK:  # each chunk read in C, no frame
+        chunks = iter(partial(take_until, items, None, _CHUNK, False), [])
+    else:
+        sizes = chain((first,), repeat(_CHUNK))
+        chunks = iter(lambda: list(islice(items, next(sizes))), [])
     return limited(chain.from_iterable(map(partial(drop_items, records), chunks)), limit)
 
 
