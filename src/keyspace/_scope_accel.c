@@ -91,13 +91,14 @@
  * attribute lookup, one dict lookup and the call of stored, with no Python
  * frame in between.
  *
- * path_memo(memo, fallback) makes a callable c(*path, **kw) that returns
- * memo[path] (memo: a dict) when called without keywords and path is a key of
- * memo whose components are all exact str or bytes; every other call, a lookup
- * that raises any Exception but MemoryError included, is fallback(*path, **kw),
- * the reference, which makes the object and may keep it in memo. How a
+ * path_memo(name, fallback) makes a method c(self, *path, **kw) that returns
+ * self.<name>[path] (a dict) when called without keywords and path is a key of
+ * it whose components are all exact str or bytes; every other call, a lookup
+ * that raises any Exception but MemoryError included, is fallback(self, *path,
+ * **kw), the reference, which makes the object and may keep it. How a
  * transaction hands out the scope of a path already bound to it with no Python
- * frame. Cost: a tuple of the arguments and one dict lookup.
+ * frame, from its own dict of them. Cost: an attribute lookup, a tuple of the
+ * arguments and one dict lookup.
  *
  * hex_child_step(at, depth, fallback) is the C form of AsciiHex.child_step(path)
  * (depth: len(path), at: the length of its prefix; fallback: the Python step,
@@ -1376,18 +1377,22 @@ memo_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return (PyObject *)e;
 }
 
-/* path_memo(memo, fallback): a callable c(*path, **kw) that returns memo[path]
- * when called without keywords, path is a key of the dict memo and every
- * component is an exact str or bytes (an equal path of other types, (1,) ==
- * (True,), is not the kept one); every other call is fallback(*path, **kw),
- * the reference, which makes (and may keep) the object. A lookup that raises
- * (an unhashable component, a component's __hash__ or __eq__) goes to fallback
- * too, as the reference's lookup catches it, except MemoryError and what is not
- * an Exception. Cost: a tuple of the arguments and one dict lookup. */
+/* path_memo(name, fallback): a method c(self, *path, **kw) that returns
+ * self.<name>[path] (a dict) when called without keywords, path is a key of it
+ * and every component is an exact str or bytes (an equal path of other types,
+ * (1,) == (True,), is not the kept one); every other call is fallback(self,
+ * *path, **kw), the reference, which makes the object and may keep it. A
+ * lookup that raises (no such attribute, an unhashable component, a
+ * component's __hash__ or __eq__) goes to fallback too, as the reference's
+ * lookup catches it, except MemoryError and what is not an Exception; an
+ * attribute that is not exactly a dict goes to fallback. Installed in a class
+ * dict it is a method descriptor: s.m(...) calls it with no bound method, and a
+ * bound method of it (m = s.m) calls it with no Python frame. Cost: an
+ * attribute lookup, a tuple of the arguments and one dict lookup. */
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *memo;
+    PyObject *name;
     PyObject *fallback;
 } PathMemo;
 
@@ -1395,32 +1400,50 @@ static PyObject *
 path_memo_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     PathMemo *m = (PathMemo *)callable;
-    if (kwnames == NULL) {
-        Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-        PyObject *path = PyTuple_New(n);
-        if (path == NULL) {
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL || n < 1) {
+        return PyObject_Vectorcall(m->fallback, args, nargsf, kwnames);
+    }
+    PyObject *memo = PyObject_GetAttr(args[0], m->name);
+    if (memo == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_MemoryError) || !PyErr_ExceptionMatches(PyExc_Exception)) {
             return NULL;
         }
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyTuple_SET_ITEM(path, i, Py_NewRef(args[i]));
-        }
-        PyObject *found = PyDict_GetItemWithError(m->memo, path); /* borrowed */
-        if (found != NULL) {
-            /* no Python code runs between the lookup and here: found is alive */
-            if (is_exact_path(path)) {
-                Py_DECREF(path);
-                return Py_NewRef(found);
-            }
-        }
-        else if (PyErr_Occurred()) {
-            if (PyErr_ExceptionMatches(PyExc_MemoryError) || !PyErr_ExceptionMatches(PyExc_Exception)) {
-                Py_DECREF(path);
-                return NULL;
-            }
-            PyErr_Clear();
-        }
-        Py_DECREF(path);
+        PyErr_Clear();
+        return PyObject_Vectorcall(m->fallback, args, nargsf, kwnames);
     }
+    if (!PyDict_CheckExact(memo)) {
+        Py_DECREF(memo);
+        return PyObject_Vectorcall(m->fallback, args, nargsf, kwnames);
+    }
+    PyObject *path = PyTuple_New(n - 1);
+    if (path == NULL) {
+        Py_DECREF(memo);
+        return NULL;
+    }
+    for (Py_ssize_t i = 1; i < n; i++) {
+        PyTuple_SET_ITEM(path, i - 1, Py_NewRef(args[i]));
+    }
+    PyObject *found = PyDict_GetItemWithError(memo, path); /* borrowed */
+    if (found != NULL) {
+        /* no Python code runs between the lookup and here: found is alive */
+        if (is_exact_path(path)) {
+            Py_INCREF(found);
+            Py_DECREF(path);
+            Py_DECREF(memo);
+            return found;
+        }
+    }
+    else if (PyErr_Occurred()) {
+        if (PyErr_ExceptionMatches(PyExc_MemoryError) || !PyErr_ExceptionMatches(PyExc_Exception)) {
+            Py_DECREF(path);
+            Py_DECREF(memo);
+            return NULL;
+        }
+        PyErr_Clear();
+    }
+    Py_DECREF(path);
+    Py_DECREF(memo);
     return PyObject_Vectorcall(m->fallback, args, nargsf, kwnames);
 }
 
@@ -1428,7 +1451,7 @@ static int
 path_memo_traverse(PyObject *self, visitproc visit, void *arg)
 {
     PathMemo *m = (PathMemo *)self;
-    Py_VISIT(m->memo);
+    Py_VISIT(m->name);
     Py_VISIT(m->fallback);
     return 0;
 }
@@ -1437,7 +1460,7 @@ static int
 path_memo_clear(PyObject *self)
 {
     PathMemo *m = (PathMemo *)self;
-    Py_CLEAR(m->memo);
+    Py_CLEAR(m->name);
     Py_CLEAR(m->fallback);
     return 0;
 }
@@ -1449,6 +1472,24 @@ path_memo_dealloc(PyObject *self)
     path_memo_clear(self);
     Py_TYPE(self)->tp_free(self);
 }
+
+static PyObject *
+path_memo_get_attr(PyObject *self, void *name)
+{
+    PyObject *fallback = ((PathMemo *)self)->fallback;
+    if (fallback == NULL) {
+        PyErr_SetString(PyExc_AttributeError, (const char *)name);
+        return NULL;
+    }
+    return PyObject_GetAttrString(fallback, (const char *)name);
+}
+
+static PyGetSetDef path_memo_getset[] = {
+    {"__doc__", path_memo_get_attr, NULL, NULL, "__doc__"},
+    {"__name__", path_memo_get_attr, NULL, NULL, "__name__"},
+    {"__qualname__", path_memo_get_attr, NULL, NULL, "__qualname__"},
+    {NULL, NULL, NULL, NULL, NULL},
+};
 
 static PyMemberDef path_memo_members[] = {
     {"__wrapped__", T_OBJECT, offsetof(PathMemo, fallback), READONLY, "the reference"},
@@ -1462,11 +1503,13 @@ static PyTypeObject PathMemoType = {
     .tp_dealloc = path_memo_dealloc,
     .tp_vectorcall_offset = offsetof(PathMemo, vectorcall),
     .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "A memo of objects per path with its reference as fallback (see keyspace._scope_accel.path_memo).",
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "A method handing out the objects kept per path (see keyspace._scope_accel.path_memo).",
     .tp_traverse = path_memo_traverse,
     .tp_clear = path_memo_clear,
+    .tp_getset = path_memo_getset,
     .tp_members = path_memo_members,
+    .tp_descr_get = method_descr_get,
 };
 
 static PyObject *
@@ -1476,8 +1519,8 @@ path_memo(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Format(PyExc_TypeError, "path_memo() takes 2 arguments (%zd given)", nargs);
         return NULL;
     }
-    if (!PyDict_CheckExact(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "memo must be a dict");
+    if (!PyUnicode_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "name must be a str");
         return NULL;
     }
     if (!PyCallable_Check(args[1])) {
@@ -1489,7 +1532,8 @@ path_memo(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     m->vectorcall = path_memo_vectorcall;
-    m->memo = Py_NewRef(args[0]);
+    m->name = Py_NewRef(args[0]);
+    PyUnicode_InternInPlace(&m->name);
     m->fallback = Py_NewRef(args[1]);
     PyObject_GC_Track(m);
     return (PyObject *)m;
@@ -1720,8 +1764,8 @@ static PyMethodDef scope_accel_methods[] = {
      "hex_child_step(at, depth, fallback)\n\n"
      "The C child step of the asciihex scheme, whose reference is fallback (see the module)."},
     {"path_memo", (PyCFunction)(void (*)(void))path_memo, METH_FASTCALL,
-     "path_memo(memo, fallback)\n\n"
-     "A callable c(*path, **kw): memo[path] for an exact path kept in the dict memo, else fallback(*path, **kw)."},
+     "path_memo(name, fallback)\n\n"
+     "A method c(self, *path, **kw): self.<name>[path] for an exact path kept there, else fallback(self, *path, **kw)."},
     {"point_op", (PyCFunction)(void (*)(void))point_op, METH_FASTCALL,
      "point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot, codec_slot, guard_slot,\n"
      "         view_slot, settled)\n\n"

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from . import (
@@ -36,8 +35,8 @@ from .scope import Scope
 from .stores import local_path, open_store
 from .stores._base import ReadView, Store, WriteView
 
-_path_memo: Callable[[dict[tuple[Any, ...], Any], Callable[..., Scope]], Callable[..., Scope]] | None
-try:  # the C memo of a transaction's scopes (see Transaction._bind_scopes)
+_path_memo: Callable[[str, Callable[..., Scope]], Callable[..., Scope]] | None
+try:  # the C form of Transaction.scope (see its docstring)
     from ._scope_accel import path_memo as _path_memo
 except ImportError:  # pragma: no cover - the C module is optional
     _path_memo = None
@@ -301,7 +300,6 @@ class Transaction:
         self.view = view
         self.catalog = state
         self._bound: dict[tuple[Any, ...], Scope] = {}
-        self._bind_scopes()
 
     @property
     def directories(self) -> Directories:
@@ -322,53 +320,37 @@ class Transaction:
         :meth:`Keyspace.directory`)."""
         return self.directories.directory(path, key=key, value=value)
 
-    def _bind_scopes(self) -> None:
-        """Hand out the scopes kept for this transaction through the C memo of
-        paths when it is built (``scope`` is then an attribute of the instance
-        whose reference is :func:`_transaction_scope`)."""
-        if _path_memo is not None:
-            bound = self._bound
-            made = partial(_transaction_scope, self.keyspace, self.view, self.catalog, bound)
-            self.scope = _path_memo(bound, made)  # type: ignore[method-assign]
-
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The scope at ``path`` inside this transaction (same API as outside). Cost:
         with the default codecs, the keyspace's scope of ``path`` bound to this
         transaction's view (a copy of its slots, see :meth:`Keyspace.scope`),
-        made once per path and kept for this transaction (a scope per request
-        in one snapshot costs one tuple and one dict lookup, in C when built);
-        with others, the scope's construction."""
-        keyspace, bound = self.keyspace, self._bound
-        return _transaction_scope(keyspace, self.view, self.catalog, bound, *path, key=key, value=value)
+        made once per path and kept for this transaction (up to 4096; exact str
+        and bytes paths only, as :meth:`Keyspace._default_scope`): a scope per
+        request in one snapshot costs a tuple and a dict lookup, with no Python
+        frame when the C module is built (this method is then the reference of
+        :func:`keyspace._scope_accel.path_memo`); with others, the scope's
+        construction."""
+        if key is None and value is None:
+            bound = self._bound
+            try:
+                found = bound[path]
+            except MemoryError:
+                raise
+            except Exception:  # not made yet, unhashable, or a component's __hash__/__eq__ raises
+                pass
+            else:
+                if exact_path(path):  # not an equal path of other types, as _default_scope
+                    return found
+            made = self.keyspace._default_scope(path)._on(self.view, self.catalog)
+            if len(bound) < 4096 and exact_path(path):
+                bound[path] = made
+            return made
+        keyspace = self.keyspace
+        return Scope(keyspace._space, self.view, self.catalog, path, *keyspace._codecs(key, value))
 
 
-def _transaction_scope(
-    keyspace: Keyspace,
-    view: ReadView,
-    catalog: Catalog,
-    bound: dict[tuple[Any, ...], Scope],
-    *path: Any,
-    key: str | Codec | None = None,
-    value: str | Codec | None = None,
-) -> Scope:
-    """:meth:`Transaction.scope` of a transaction of ``keyspace`` whose view is
-    ``view`` and whose scopes of the default codecs are kept in ``bound`` (up to
-    4096; exact str and bytes paths only, as :meth:`Keyspace._default_scope`)."""
-    if key is None and value is None:
-        try:
-            found = bound[path]
-        except MemoryError:
-            raise
-        except Exception:  # not made yet, unhashable, or a component's __hash__/__eq__ raises
-            pass
-        else:
-            if exact_path(path):  # not an equal path of other types, as _default_scope
-                return found
-        made = keyspace._default_scope(path)._on(view, catalog)
-        if len(bound) < 4096 and exact_path(path):
-            bound[path] = made
-        return made
-    return Scope(keyspace._space, view, catalog, path, *keyspace._codecs(key, value))
+if _path_memo is not None:
+    Transaction.scope = _path_memo("_bound", Transaction.scope)  # type: ignore[method-assign]
 
 
 class _NotEntered:
@@ -408,7 +390,6 @@ class Snapshot(SpaceSnapshot, Transaction):
     def __enter__(self) -> Snapshot:  # type: ignore[override]  # the handle, not (view, state)
         self.view, self.catalog = self._begin()
         self._bound = {}
-        self._bind_scopes()
         return self
 
 

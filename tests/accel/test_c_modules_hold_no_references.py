@@ -230,19 +230,30 @@ def test_scheme_encode_holds_nothing() -> None:
 
 def test_path_memo_holds_nothing() -> None:
     kept, made = ("a", b"b"), object()
-    memo = _scope_accel.path_memo({kept: made}, lambda *path, **kw: (path, kw))
+
+    class Holder:
+        def __init__(self) -> None:
+            self.memo = {kept: made}
+
+    Holder.get = _scope_accel.path_memo("memo", lambda self, *path, **kw: (path, kw))  # type: ignore[attr-defined]
+    holder: Any = Holder()
+    hoisted = holder.get
 
     class _BadHash:
         def __hash__(self) -> int:
             raise ValueError("no hash")
 
     bad, equal, unhashable = (_BadHash(),), (True,), (["a"],)
-    check(lambda: memo("a", b"b"), made, *kept)  # kept
-    check(lambda: memo("x"), made)  # not kept: the fallback
-    check(lambda: memo(*equal), made)  # an equal path of another type
-    check(lambda: memo(*unhashable), unhashable)
-    check(lambda: memo(*bad), bad)  # the lookup raised: the fallback
-    check(lambda: memo("a", b"b", key="str"), made)  # keywords: the fallback
+    check(lambda: holder.get("a", b"b"), made, holder, *kept)  # kept
+    check(lambda: hoisted("a", b"b"), made, holder, *kept)  # through a bound method
+    check(lambda: holder.get("x"), made, holder)  # not kept: the fallback
+    check(lambda: holder.get(*equal), made)  # an equal path of another type
+    check(lambda: holder.get(*unhashable), unhashable)
+    check(lambda: holder.get(*bad), bad)  # the lookup raised: the fallback
+    check(lambda: holder.get("a", b"b", key="str"), made)  # keywords: the fallback
+    bare: Any = Holder()
+    del bare.memo
+    check(lambda: bare.get("a"), bare)  # no memo: the fallback
 
 
 def test_hex_child_step_holds_nothing() -> None:

@@ -1,8 +1,9 @@
-"""The C memo of paths (``keyspace._scope_accel.path_memo``) that hands out a
-transaction's scopes: for every path, with and without keywords, it returns
-exactly what its reference (the fallback) returns, the kept object only for an
-exact str and bytes path kept, and raises what the reference raises; a
-transaction's ``scope`` is that memo over :func:`keyspace.keyspace._transaction_scope`."""
+"""The C method that hands out a transaction's scopes
+(``keyspace._scope_accel.path_memo``): for every path, with and without
+keywords, it returns exactly what its reference (the fallback, called with the
+instance) returns, the kept object only for an exact str and bytes path kept in
+the instance's dict of them, and raises what the reference raises;
+``Transaction.scope`` is that method over the Python method."""
 
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace.errors import InvalidName
-from keyspace.keyspace import _transaction_scope
+from keyspace.errors import InvalidName, NotEntered
+from keyspace.keyspace import Transaction
 
 path_memo: Callable[..., Callable[..., Any]] | None
 try:
@@ -52,26 +53,34 @@ _COMPONENTS = st.one_of(
 )
 
 
-def _reference(memo: dict[tuple[Any, ...], Any]) -> Any:
-    """A fallback that reports its call and keeps exact paths as the transaction's does."""
+def _holder(memo: Any = None) -> Any:
+    """A class whose ``made`` is the C method over a reference that reports its
+    call and keeps exact paths in the instance's ``kept``."""
 
-    def made(*path: Any, **kw: Any) -> Any:
+    def made(self: Any, *path: Any, **kw: Any) -> Any:
         got = ("made", path, tuple(sorted(kw.items())))
         if not kw and all(type(c) in (str, bytes) for c in path):
-            memo.setdefault(path, got)
+            self.kept.setdefault(path, got)
         return got
 
-    return made
+    assert path_memo is not None
+
+    class Holder:
+        def __init__(self) -> None:
+            self.kept: Any = {} if memo is None else memo
+
+    Holder.made = path_memo("kept", made)  # type: ignore[attr-defined]
+    return Holder()
 
 
 @given(calls=st.lists(st.tuples(st.lists(_COMPONENTS, max_size=3).map(tuple), st.booleans()), max_size=30))
-def test_the_memo_returns_what_its_reference_returns(calls: list[tuple[tuple[Any, ...], bool]]) -> None:
-    assert path_memo is not None
-    memo: dict[tuple[Any, ...], Any] = {}
-    c = path_memo(memo, _reference(memo))
+def test_the_method_returns_what_its_reference_returns(calls: list[tuple[tuple[Any, ...], bool]]) -> None:
+    holder = _holder()
+    hoisted = holder.made  # a bound method of it: the same answers
     model: dict[tuple[Any, ...], Any] = {}
-    for path, keyword in calls:
-        got = c(*path, key="k") if keyword else c(*path)
+    for i, (path, keyword) in enumerate(calls):
+        call = hoisted if i % 2 else holder.made
+        got = call(*path, key="k") if keyword else call(*path)
         exact = all(type(x) in (str, bytes) for x in path)
         if keyword:
             assert got == ("made", path, (("key", "k"),))
@@ -81,47 +90,63 @@ def test_the_memo_returns_what_its_reference_returns(calls: list[tuple[tuple[Any
             assert got == ("made", path, ())
             if exact:
                 model.setdefault(path, got)
-                assert memo[path] is model[path]
+                assert holder.kept[path] is model[path]
 
 
 def test_an_equal_path_of_another_type_is_not_the_kept_one() -> None:
-    assert path_memo is not None
-    memo: dict[tuple[Any, ...], Any] = {(1,): "kept for (1,)"}
-    c = path_memo(memo, lambda *path, **kw: ("made", path))
-    assert (True,) == (1,) and c(True) == ("made", (True,))
-    assert c(1) == ("made", (1,))  # not exact either: the reference decides
+    holder = _holder({(1,): "kept for (1,)"})
+    assert (True,) == (1,) and holder.made(True) == ("made", (True,), ())
+    assert holder.made(1) == ("made", (1,), ())  # not exact either: the reference decides
 
 
 def test_a_lookup_that_raises_goes_to_the_reference_but_fatal_errors_propagate() -> None:
-    assert path_memo is not None
-    c = path_memo({("a",): 1}, lambda *path, **kw: ("made", len(path)))
-    assert c(_Unhashable()) == ("made", 1)
-    assert c("a", _RaisingHash()) == ("made", 2)
+    holder = _holder({("a",): 1})
+    odd = _Unhashable()
+    assert holder.made(odd) == ("made", (odd,), ())
+    assert holder.made("a", _RaisingHash())[0] == "made"
     with pytest.raises(_Fatal):
-        c(_FatalHash())
+        holder.made(_FatalHash())
+
+
+def test_no_dict_under_the_name_goes_to_the_reference() -> None:
+    for memo in ([], {("a",): 1}.items()):
+        holder = _holder(memo)
+        with pytest.raises(AttributeError):  # the reference keeps into a list or view: no setdefault
+            holder.made("a")
+    holder = _holder()
+    del holder.kept
+    with pytest.raises(AttributeError):
+        holder.made("a")
 
 
 def test_bad_arguments_are_refused_by_name() -> None:
     assert path_memo is not None
-    with pytest.raises(TypeError, match="memo must be a dict"):
-        path_memo([], print)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="name must be a str"):
+        path_memo(1, print)
     with pytest.raises(TypeError, match="fallback must be callable"):
-        path_memo({}, 1)  # type: ignore[arg-type]
+        path_memo("kept", 1)
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        path_memo("kept")
 
 
-def test_a_transactions_scope_is_the_memo_over_its_reference(tmp_path: Path) -> None:
+def test_a_transactions_scope_is_the_method_over_its_reference(tmp_path: Path) -> None:
+    assert type(Transaction.__dict__["scope"]).__name__ == "PathMemo"
     with keyspace.open(tmp_path / "s") as ks:
         with ks.transaction() as tx:
-            assert type(tx.scope).__name__ == "PathMemo"
-            reference = tx.scope.__wrapped__  # type: ignore[attr-defined]
-            assert reference.func is _transaction_scope
-            tx.scope("t", "users")[b"k"] = b"v"
-            assert tx.scope("t", "users") is tx.scope("t", "users")
+            scope = tx.scope  # hoisted, as a request loop does
+            scope("t", "users")[b"k"] = b"v"
+            assert scope("t", "users") is tx.scope("t", "users")
             assert tx.scope("t", "users", key="str") is not tx.scope("t", "users", key="str")
             assert tx.scope("t", "users", value="str")[b"k"] == "v"
             with pytest.raises(InvalidName):
                 tx.scope("t", object())
-        with ks.snapshot() as snap:
-            assert type(snap.scope).__name__ == "PathMemo"
+        block = ks.snapshot()
+        with pytest.raises(NotEntered):
+            block.scope("t", "users")
+        with block as snap:
             assert snap.scope("t", "users")[b"k"] == b"v"
             assert snap.scope("t", "users") is snap.scope("t", "users")
+        ks.scope("t", "users")[b"k"] = b"new"
+        with block as again:  # the block entered again: scopes of its new view
+            assert again.scope("t", "users")[b"k"] == b"new"
+            assert again.scope("t", "users")[b"k"] == b"new"
