@@ -332,14 +332,14 @@ class Transaction:
         construction."""
         if key is None and value is None:
             bound = self._bound
-            try:
-                found = bound[path]
-            except MemoryError:
-                raise
-            except Exception:  # not made yet, unhashable, or a component's __hash__/__eq__ raises
-                pass
-            else:
-                if exact_path(path):  # not an equal path of other types, as _default_scope
+            if bound:  # the first scope of a transaction looks up nothing
+                try:
+                    found = bound.get(path)  # a miss raises nothing: it is the common case here
+                except MemoryError:
+                    raise
+                except Exception:  # unhashable, or a component's __hash__/__eq__ raises
+                    found = None
+                if found is not None and exact_path(path):  # not an equal path of other types
                     return found
             made = self.keyspace._default_scope(path)._on(self.view, self.catalog)
             if len(bound) < 4096 and exact_path(path):
