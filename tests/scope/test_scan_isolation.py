@@ -29,7 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace.errors import InvalidName
+from keyspace.errors import InvalidArgument, InvalidName
 from keyspace.schemes import AsciiHex, Delimited, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
 from keyspace.stores import open_store
 
@@ -229,6 +229,10 @@ def test_a_scope_reads_and_removes_only_its_own_keys(case: Case, engine: str, tm
                     read = lambda: list(call(prefix=prefix, **args))  # noqa: B023, E731
                 if bad:
                     with pytest.raises(InvalidName):
+                        read()
+                    continue
+                if args["limit"] is not None and args["limit"] < 0:  # refused by name, never read as none
+                    with pytest.raises(InvalidArgument, match="limit must be 0 or more"):
                         read()
                     continue
                 assert read() == [pick(kv) for kv in want], (view, start, stop, prefix, args)
