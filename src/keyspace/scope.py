@@ -32,7 +32,7 @@ from collections.abc import (
     ValuesView,
 )
 from functools import partial
-from itertools import chain, islice, repeat
+from itertools import chain, islice
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -41,13 +41,22 @@ from ._expiry import expired_own as _expired_own
 from ._other_type import KeyOfOtherType
 from ._other_type import other_type as _other_type
 from ._retry import run_atomically
+from ._scan_plan import RAW as _RAW
+from ._scan_plan import Chunk as _Chunk
+from ._scan_plan import Range as _Range
+from ._scan_plan import check_range_arguments
+from ._scan_plan import chunks as _chunks
+from ._scan_plan import pairs as _pairs
+from ._scan_plan import scheme_keys as _scheme_keys
+from ._scan_plan import short as _short
+from ._scan_plan import stored_ranges as _stored_ranges
 from ._update_pairs import update_pairs
 from .catalog import SETTLED
 from .codecs import BYTES, Codec, native_type
-from .errors import AccountingUnavailable, InvalidArgument, InvalidKey, KeyspaceError, show_bytes
+from .errors import AccountingUnavailable, InvalidKey, KeyspaceError, show_bytes
 from .schemes._base import Key, Path, Scheme
 from .schemes._layouts import Layout
-from .stores._base import ReadView, WriteView, pages_of
+from .stores._base import ReadView, WriteView
 
 _point_op: Callable[..., Callable[..., Any]] | None
 _copy_slots: Callable[[Any], Any] | None
@@ -133,10 +142,6 @@ class KeyspaceLike(Protocol):
         ...
 
 
-_Range = tuple[bytes, bytes | None]
-_Chunk = list[tuple[Any, bytes]]
-_RAW: tuple[type[Exception], ...] = (Exception,)
-"""What a fast path of a store view raises for the view's ``translate``."""
 _MISSING: Any = object()
 
 
@@ -148,54 +153,6 @@ class _NoKey(bytes):
 _Route = tuple[Any, bytes, bytes, bytes, bytes, type[bytes]]
 _NO_ROUTE: _Route = (None, b"", b"", b"", b"", _NoKey)
 _first, _second = itemgetter(0), itemgetter(1)
-
-
-def check_range_arguments(include_start: Any, include_stop: Any, reverse: Any, limit: Any) -> None:
-    """Refuse range arguments of the wrong type with :class:`InvalidArgument`
-    naming them: a flag that is not a bool (:func:`_check_flags`), a ``limit``
-    that is not an int or ``None`` (``True`` is an int to Python, not a count),
-    or a negative ``limit`` (``None`` means no limit; ``-1`` is not taken for it)."""
-    _check_flags(include_start, include_stop, reverse)
-    if limit is not None and type(limit) is not int:
-        raise InvalidArgument(f"limit must be an int or None, not {show_bytes(limit)}")
-    if limit is not None and limit < 0:
-        raise InvalidArgument(f"limit must be 0 or more (None for no limit), not {limit}")
-
-
-def _check_flags(include_start: Any, include_stop: Any, reverse: Any = False) -> None:
-    """Refuse a range flag that is not a bool (``include_stop="false"`` is truthy:
-    taken as it is, it would read, or delete, the stop key) with
-    :class:`InvalidArgument` naming it."""
-    flags = (("include_start", include_start), ("include_stop", include_stop), ("reverse", reverse))
-    for name, value in flags:
-        if type(value) is not bool:
-            raise InvalidArgument(f"{name} must be True or False, not {show_bytes(value)}")
-
-
-def _intersect(ranges: tuple[_Range, ...], lo: bytes, hi: bytes | None) -> list[_Range]:
-    """Clip each half-open range to ``[lo, hi)``, dropping the empty ones."""
-    out: list[_Range] = []
-    for start, stop in ranges:
-        a = start if start >= lo else lo
-        if hi is None:
-            b = stop
-        elif stop is None:
-            b = hi
-        else:
-            b = stop if stop <= hi else hi
-        if b is None or a < b:
-            out.append((a, b))
-    return out
-
-
-def _scheme_keys(scheme: Scheme, native: type | None) -> bool:
-    """Whether a scope whose key codec declares ``native`` (its
-    :func:`~keyspace.codecs.native_type`) hands its keys to the scheme as they
-    are: ``bytes`` keys, and ``str`` or ``int`` keys in a scheme of typed keys
-    (the tuple scheme). Any other codec (``str``/``int`` in the byte schemes,
-    ``json``, one that declares nothing) turns each key into the bytes the
-    scheme takes."""
-    return native is bytes or (scheme.typed_keys and (native is str or native is int))
 
 
 def _decoded_key_codec(scheme: Scheme, codec: Codec) -> Callable[[Any], Any] | None:
@@ -769,269 +726,46 @@ class Scope(MutableMapping[Any, Any]):
         the stored key ``stored`` (called by the C point operations)."""
         raise self._data.translate(exc, stored) from exc
 
-    # -- the one scan route ----------------------------------------------------------
-
-    def _stored_ranges(
+    def _plan(
         self,
-        start: Key | None,
-        stop: Key | None,
-        include_start: bool,
-        include_stop: bool,
-        prefix: Key | None,
-    ) -> list[_Range]:
-        """The stored ranges asked for, clipped to the own ranges: exactly the own
-        keys asked for (no filter left to apply). A ``prefix=`` of a layout that
-        stores each key's length before it (ScopeHash, scoped-heed) is one range
-        per length stored, found by seeking the view once per length after the
-        read guard."""
-        if type(include_start) is not bool or type(include_stop) is not bool:
-            _check_flags(include_start, include_stop)
-        keep = None
-        if prefix is not None:
-            if start is not None or stop is not None:
-                raise InvalidArgument(
-                    f"'prefix' cannot be combined with 'start' or 'stop' (prefix={show_bytes(prefix)}, "
-                    f"start={show_bytes(start)}, stop={show_bytes(stop)})"
-                )
-            codec = self._key_spec
-            if _scheme_keys(self.scheme, native_type(codec)):
-                lo, hi, keep = self._layout.prefix_range(prefix, self._bound)
-            else:  # a key of the codec: the scheme's key (and prefix) is its bytes
-                lo, hi, keep = self._layout.prefix_range(codec.encode(prefix))
-        else:
-            lo = self._layout.prefix
-            hi = None
-            if start is not None:
-                lo = self._bound(start)
-                if not include_start:
-                    lo += b"\x00"
-            if stop is not None:
-                hi = self._bound(stop)
-                if include_stop:
-                    hi += b"\x00"
-        if self._guard is not None and self._hidden():
-            return []
-        if keep is None:
-            return _intersect(self._ranges, lo, hi)
-        if not self._ranges:
-            return []
-        with self._data.seeker(self._ranges[-1][1]) as seeker:
-            found = keep.runs(seeker.seek)
-        return [own for lo, hi in found for own in _intersect(self._ranges, lo, hi)]
+    ) -> tuple[
+        Layout,
+        tuple[_Range, ...],
+        Callable[[Any], bytes],
+        Scheme,
+        Codec,
+        object,
+        Callable[[], bool],
+        ReadView,
+        Callable[[list[tuple[bytes, bytes]]], _Chunk],
+        Callable[[], None],
+    ]:
+        """This scope's inputs of its scan plan (:mod:`keyspace._scan_plan`), in
+        their order there."""
+        return (
+            self._layout,
+            self._ranges,
+            self._bound,
+            self.scheme,
+            self._key_spec,
+            self._guard,
+            self._hidden,
+            self._data,
+            self._chunk,
+            self._touch,
+        )
 
-    def _chunks(
-        self,
-        start: Key | None = None,
-        stop: Key | None = None,
-        include_start: bool = True,
-        include_stop: bool = False,
-        reverse: bool = False,
-        limit: int | None = None,
-        prefix: Key | None = None,
-        decode: bool = True,
-        keys: bool = False,
-    ) -> Generator[_Chunk, None, None]:
-        """The own items asked for as a series of non-empty lists: ``(key, raw
-        value)`` decoded by the layout's ``decode_chunk`` (``decode=False``: the
-        stored pairs of own keys). Takes the view's ``fast_pages`` as they come
-        where it has them (lists the store read anyway), else reads its
-        ``fast_scan`` (no Python code per item in the store layer; its errors raw)
-        in chunks of 16 items, then up to 1024 (so it reads up to one chunk
-        ahead). Where a bytes key is the stored key after the prefix (a raw
-        layout with exact own ranges) and the view has ``fast_scan_under``, an
-        ascending scan has the engine cut the prefix: its items need no decoding.
-        Several ranges are read by one cursor where the view has
-        ``fast_scan_ranges`` (rather than its pages: a seek a range, not a cursor).
-        ``keys``: only the keys are read (``scan_keys``),
-        and every value is ``b""``."""
-        if type(reverse) is not bool:
-            _check_flags(include_start, include_stop, reverse)
-        ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
-        if not ranges or (limit is not None and limit <= 0):
-            self._touch()  # nothing to read, on a view that must still be open
-            return
-        if reverse:
-            ranges.reverse()
-        layout = self._layout
-        view = self._data
-        fast = view.fast_scan
-        pages = view.fast_pages
-        raw = () if fast is None and pages is None else _RAW
-        # a limit goes to the store only where every item read is one asked for
-        exact = layout.exact
-        own = None if layout.exact else layout.is_own
-        convert = self._chunk if decode else None
-        under = view.fast_scan_under
-        if under is not None and not (exact and not reverse and not keys and decode and self._engine_cuts()):
-            under = None
-        if under is not None:
-            raw, convert = _RAW, None
-        left = limit
-        # several ranges read by one engine cursor where the view offers it: one
-        # pass of the loop below reads them all
-        several = len(ranges) > 1 and not keys and under is None
-        ranged = view.fast_scan_ranges if several else None
-        try:
-            for lo, hi in ranges if ranged is None else ranges[:1]:
-                lim = left if exact else None
-                chunks: Iterator[_Chunk]
-                if ranged is not None:
-                    chunks = pages_of(ranged(ranges, reverse, lim))
-                elif keys:
-                    chunks = pages_of(zip(view.scan_keys(lo, hi, reverse=reverse, limit=lim), repeat(b"")))
-                elif under is not None:
-                    chunks = pages_of(under(layout.prefix, [(lo, hi)], lim))
-                elif pages is not None:
-                    chunks = pages(lo, hi, reverse, lim)
-                else:
-                    items = (
-                        view.scan(lo, hi, reverse=reverse, limit=lim)
-                        if fast is None
-                        else fast(lo, hi, reverse, lim)
-                    )
-                    chunks = pages_of(items)
-                for chunk in chunks:
-                    if convert is not None:
-                        chunk = convert(chunk)
-                    elif own is not None:
-                        chunk = [item for item in chunk if own(item[0])]
-                    if left is not None:
-                        if len(chunk) >= left:
-                            yield chunk[:left]
-                            return
-                        left -= len(chunk)
-                    if chunk:
-                        yield chunk
-        except KeyspaceError:  # the decoder's, or a translated one: as they are
-            raise
-        except raw as exc:  # the fast scan's engine errors
-            raise view.translate(exc) from exc
+    def _stored_ranges(self, *args: Any) -> list[_Range]:
+        """:func:`~keyspace._scan_plan.stored_ranges` of this scope for ``(start,
+        stop, include_start, include_stop, prefix)``."""
+        return _stored_ranges(*self._plan()[:8], *args)
 
-    def _short(
-        self,
-        start: Key | None,
-        stop: Key | None,
-        include_start: bool,
-        include_stop: bool,
-        reverse: bool,
-        limit: int | None,
-        prefix: Key | None,
-    ) -> _Chunk | None:
-        """The decoded items of a short scan (``limit`` up to 1024) read at once,
-        with no generator between the store and the caller; ``None`` for every other
-        scan (the chunked route). Where the own ranges are exact, each range is one
-        store scan that the store itself limits, and a range that gives ``limit``
-        items is the last one opened; elsewhere reads go on until ``limit`` own
-        keys are found or the range ends. Cost: one store scan (the first range
-        holding enough items) and one chunk decode."""
-        if limit is None:
-            return None
-        if (
-            type(limit) is not int
-            or limit < 0
-            or type(include_start) is not bool
-            or type(include_stop) is not bool
-            or type(reverse) is not bool
-        ):
-            check_range_arguments(include_start, include_stop, reverse, limit)
-        if limit > 1024:
-            return None
-        if prefix is None and self._guard is None:
-            # the common short scan, with no filter: the ranges without a frame more
-            lo = self._layout.prefix if start is None else self._bound(start)
-            if not include_start and start is not None:
-                lo += b"\x00"
-            hi = None
-            if stop is not None:
-                hi = self._bound(stop)
-                if include_stop:
-                    hi += b"\x00"
-            if hi is None:  # from a start on: the own ranges that end after it
-                ranges = []  # a loop, not a comprehension: no frame (Python 3.11)
-                for r_lo, r_hi in self._ranges:
-                    if r_hi is None or lo < r_hi:
-                        ranges.append((lo if lo > r_lo else r_lo, r_hi))
-            else:
-                ranges = _intersect(self._ranges, lo, hi)
-        else:
-            ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
-        if not ranges or limit <= 0:
-            self._touch()  # nothing to read, on a view that must still be open
-            return []
-        if reverse:
-            ranges.reverse()
-        view = self._data
-        fast = view.fast_scan
-        decode = self._chunk
-        try:
-            if self._layout.exact:
-                if len(ranges) == 1 and fast is not None:  # the common case: one store scan
-                    lo, hi = ranges[0]
-                    return decode(list(fast(lo, hi, reverse, limit)))  # a store honours its limit
-                out: _Chunk = []
-                for lo, hi in ranges:
-                    left = limit - len(out)
-                    if fast is None:
-                        items = view.scan(lo, hi, reverse=reverse, limit=left)
-                    else:
-                        items = fast(lo, hi, reverse, left)
-                    out += decode(list(islice(items, left)))
-                    if len(out) >= limit:
-                        break
-                return out
-            # the own keys are filtered out of the range: read the stored items in
-            # limited scans, the first of as many as are still wanted, each next
-            # (after the last key read) four times larger, so that a short scan
-            # reads no more than it needs where no child's key lies between
-            out = []
-            for lo, hi in ranges:
-                want = limit - len(out)
-                while len(out) < limit:
-                    want = max(want, limit - len(out))
-                    got = list(
-                        view.scan(lo, hi, reverse=reverse, limit=want)
-                        if fast is None
-                        else fast(lo, hi, reverse, want)
-                    )
-                    if got:
-                        out += decode(got)
-                    if len(got) < want:
-                        break
-                    if reverse:
-                        hi = got[-1][0]
-                    else:
-                        lo = got[-1][0] + b"\x00"
-                    want = min(want * 4, 1024)
-                if len(out) >= limit:
-                    break
-            return out[:limit]
-        except KeyspaceError:
-            raise
-        except Exception as exc:
-            if fast is None:
-                raise
-            raise view.translate(exc) from exc
-
-    def _engine_cuts(self) -> bool:
-        """Whether the items the view's ``fast_scan_under`` reads are this scope's
-        items as they are: a raw layout with exact own ranges, keys decoded by
-        the layout (the engine cuts the prefix; nothing is left to do per item)."""
-        layout = self._layout
-        return layout.exact and layout.kind == "raw" and self._chunk is layout.decode_chunk
-
-    def _pairs(self, *args: Any) -> Iterator[tuple[Any, bytes]]:
-        """The items of :meth:`_chunks` one by one. Without arguments (the views'
-        iteration), where the engine reads every own item as it is
-        (``fast_scan_under``), its one iterator over the own ranges, made when this
-        is called: no chunk lies between the engine and the caller."""
-        under = self._data.fast_scan_under
-        if not args and under is not None and self._engine_cuts():
-            ranges = self._stored_ranges(None, None, True, False, None)
-            return under(self._layout.prefix, ranges, None)
-        return chain.from_iterable(self._chunks(*args))
+    def _chunks(self, *args: Any, **kwargs: Any) -> Generator[_Chunk, None, None]:
+        """:func:`~keyspace._scan_plan.chunks` of this scope."""
+        return _chunks(*self._plan(), *args, **kwargs)
 
     def _iter_items(self, *args: Any) -> Iterator[tuple[Any, Any]]:
-        pairs = self._pairs(*args)
+        pairs = _pairs(*self._plan(), *args)
         vdec = self._vdec
         if vdec is None:
             return pairs
@@ -1067,7 +801,25 @@ class Scope(MutableMapping[Any, Any]):
         decoded by one call of the layout (C where built); no generator is resumed
         per item for bytes values."""
         if limit is not None:  # a short scan is read at once
-            short = self._short(start, stop, include_start, include_stop, reverse, limit, prefix)
+            short = _short(
+                self._layout,
+                self._ranges,
+                self._bound,
+                self.scheme,
+                self._key_spec,
+                self._guard,
+                self._hidden,
+                self._data,
+                self._chunk,
+                self._touch,
+                start,
+                stop,
+                include_start,
+                include_stop,
+                reverse,
+                limit,
+                prefix,
+            )
             if short is not None:
                 vdec = self._vdec
                 return iter(short) if vdec is None else ((k, vdec(v)) for k, v in short)
@@ -1091,10 +843,10 @@ class Scope(MutableMapping[Any, Any]):
         if _whole(start, stop, include_start, include_stop, reverse, limit, prefix):
             return ScopeKeys(self)
         args = (start, stop, include_start, include_stop, reverse, limit, prefix)
-        short = self._short(*args)
+        short = _short(*self._plan(), *args)
         if short is not None:
             return map(_first, iter(short))
-        return map(_first, chain.from_iterable(self._chunks(*args, keys=True)))
+        return map(_first, chain.from_iterable(_chunks(*self._plan(), *args, keys=True)))
 
     def values(
         self,
@@ -1114,13 +866,13 @@ class Scope(MutableMapping[Any, Any]):
         return self._iter_values(start, stop, include_start, include_stop, reverse, limit, prefix)
 
     def _iter_values(self, *args: Any) -> Iterator[Any]:
-        short = self._short(*args) if args and args[5] is not None else None
-        values = map(_second, iter(short) if short is not None else self._pairs(*args))
+        short = _short(*self._plan(), *args) if args and args[5] is not None else None
+        values = map(_second, iter(short) if short is not None else _pairs(*self._plan(), *args))
         return values if self._vdec is None else map(self._vdec, values)
 
     def __iter__(self) -> Iterator[Any]:
         """The own keys in order, read without their values (``scan_keys``)."""
-        return map(_first, chain.from_iterable(self._chunks(keys=True)))
+        return map(_first, chain.from_iterable(_chunks(*self._plan(), keys=True)))
 
     def __len__(self) -> int:
         """Number of own keys, counted without decoding them. Cost: one ``count``
@@ -1180,7 +932,7 @@ class Scope(MutableMapping[Any, Any]):
         return not self._layout.exact or len(self._ranges) > 1
 
     def __bool__(self) -> bool:
-        return next(self._chunks(limit=1, decode=False, keys=True), None) is not None
+        return next(_chunks(*self._plan(), limit=1, decode=False, keys=True), None) is not None
 
     # -- bulk changes ----------------------------------------------------------------
 

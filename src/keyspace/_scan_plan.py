@@ -1,0 +1,410 @@
+"""The scan plan of a scope: from its layout, own ranges, read guard and view to
+the store call and the decoded chunks.
+
+Every scan of a :class:`~keyspace.scope.Scope` (``items``, ``keys``, ``values``,
+iteration, ``len``, ``clear_range``) runs here, on inputs the scope hands over
+explicitly: the ``layout`` of its keys as the ``view`` stores them, its ``own``
+ranges, the ``bound`` function that turns a key into the stored bound of a range,
+the ``scheme`` and key ``codec`` (to read a ``prefix=``), the read ``guard``
+(``None`` where reads need none) and ``hidden``, the scope's check of it, the chunk ``decoder`` and
+``touch`` (one point read, so that a scan of nothing still raises on a closed
+view). The functions read nothing else of the scope: the scope keeps the fields,
+the plan the route.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Iterator
+from itertools import chain, islice, repeat
+from typing import Any
+
+from .codecs import Codec, native_type
+from .errors import InvalidArgument, KeyspaceError, show_bytes
+from .schemes._base import Key, Scheme
+from .schemes._layouts import Layout
+from .stores._base import ReadView, pages_of
+
+__all__ = ["check_range_arguments", "chunks", "engine_cuts", "pairs", "short", "stored_ranges"]
+
+Range = tuple[bytes, bytes | None]
+Chunk = list[tuple[Any, bytes]]
+RAW: tuple[type[Exception], ...] = (Exception,)
+"""What a fast path of a store view raises for the view's ``translate``."""
+
+
+def check_range_arguments(include_start: Any, include_stop: Any, reverse: Any, limit: Any) -> None:
+    """Refuse range arguments of the wrong type with :class:`InvalidArgument`
+    naming them: a flag that is not a bool (:func:`check_flags`), a ``limit``
+    that is not an int or ``None`` (``True`` is an int to Python, not a count),
+    or a negative ``limit`` (``None`` means no limit; ``-1`` is not taken for it)."""
+    check_flags(include_start, include_stop, reverse)
+    if limit is not None and type(limit) is not int:
+        raise InvalidArgument(f"limit must be an int or None, not {show_bytes(limit)}")
+    if limit is not None and limit < 0:
+        raise InvalidArgument(f"limit must be 0 or more (None for no limit), not {limit}")
+
+
+def check_flags(include_start: Any, include_stop: Any, reverse: Any = False) -> None:
+    """Refuse a range flag that is not a bool (``include_stop="false"`` is truthy:
+    taken as it is, it would read, or delete, the stop key) with
+    :class:`InvalidArgument` naming it."""
+    flags = (("include_start", include_start), ("include_stop", include_stop), ("reverse", reverse))
+    for name, value in flags:
+        if type(value) is not bool:
+            raise InvalidArgument(f"{name} must be True or False, not {show_bytes(value)}")
+
+
+def intersect(ranges: tuple[Range, ...], lo: bytes, hi: bytes | None) -> list[Range]:
+    """Clip each half-open range to ``[lo, hi)``, dropping the empty ones."""
+    out: list[Range] = []
+    for start, stop in ranges:
+        a = start if start >= lo else lo
+        if hi is None:
+            b = stop
+        elif stop is None:
+            b = hi
+        else:
+            b = stop if stop <= hi else hi
+        if b is None or a < b:
+            out.append((a, b))
+    return out
+
+
+def scheme_keys(scheme: Scheme, native: type | None) -> bool:
+    """Whether a scope whose key codec declares ``native`` (its
+    :func:`~keyspace.codecs.native_type`) hands its keys to the scheme as they
+    are: ``bytes`` keys, and ``str`` or ``int`` keys in a scheme of typed keys
+    (the tuple scheme). Any other codec (``str``/``int`` in the byte schemes,
+    ``json``, one that declares nothing) turns each key into the bytes the
+    scheme takes."""
+    return native is bytes or (scheme.typed_keys and (native is str or native is int))
+
+
+def stored_ranges(
+    layout: Layout,
+    own: tuple[Range, ...],
+    bound: Callable[[Any], bytes],
+    scheme: Scheme,
+    codec: Codec,
+    guard: object,
+    hidden: Callable[[], bool],
+    view: ReadView,
+    start: Key | None,
+    stop: Key | None,
+    include_start: bool,
+    include_stop: bool,
+    prefix: Key | None,
+) -> list[Range]:
+    """The stored ranges asked for, clipped to the own ranges: exactly the own
+    keys asked for (no filter left to apply). A ``prefix=`` of a layout that
+    stores each key's length before it (ScopeHash, scoped-heed) is one range
+    per length stored, found by seeking the view once per length after the
+    read guard."""
+    if type(include_start) is not bool or type(include_stop) is not bool:
+        check_flags(include_start, include_stop)
+    keep = None
+    if prefix is not None:
+        if start is not None or stop is not None:
+            raise InvalidArgument(
+                f"'prefix' cannot be combined with 'start' or 'stop' (prefix={show_bytes(prefix)}, "
+                f"start={show_bytes(start)}, stop={show_bytes(stop)})"
+            )
+        if scheme_keys(scheme, native_type(codec)):
+            lo, hi, keep = layout.prefix_range(prefix, bound)
+        else:  # a key of the codec: the scheme's key (and prefix) is its bytes
+            lo, hi, keep = layout.prefix_range(codec.encode(prefix))
+    else:
+        lo = layout.prefix
+        hi = None
+        if start is not None:
+            lo = bound(start)
+            if not include_start:
+                lo += b"\x00"
+        if stop is not None:
+            hi = bound(stop)
+            if include_stop:
+                hi += b"\x00"
+    if guard is not None and hidden():
+        return []
+    if keep is None:
+        return intersect(own, lo, hi)
+    if not own:
+        return []
+    with view.seeker(own[-1][1]) as seeker:
+        found = keep.runs(seeker.seek)
+    return [r for lo, hi in found for r in intersect(own, lo, hi)]
+
+
+def chunks(
+    layout: Layout,
+    own: tuple[Range, ...],
+    bound: Callable[[Any], bytes],
+    scheme: Scheme,
+    codec: Codec,
+    guard: object,
+    hidden: Callable[[], bool],
+    view: ReadView,
+    decoder: Callable[[list[tuple[bytes, bytes]]], Chunk],
+    touch: Callable[[], None],
+    start: Key | None = None,
+    stop: Key | None = None,
+    include_start: bool = True,
+    include_stop: bool = False,
+    reverse: bool = False,
+    limit: int | None = None,
+    prefix: Key | None = None,
+    decode: bool = True,
+    keys: bool = False,
+) -> Generator[Chunk, None, None]:
+    """The own items asked for as a series of non-empty lists: ``(key, raw
+    value)`` decoded by the layout's ``decode_chunk`` (``decode=False``: the
+    stored pairs of own keys). Takes the view's ``fast_pages`` as they come
+    where it has them (lists the store read anyway), else reads its
+    ``fast_scan`` (no Python code per item in the store layer; its errors raw)
+    in chunks of 16 items, then up to 1024 (so it reads up to one chunk
+    ahead). Where a bytes key is the stored key after the prefix (a raw
+    layout with exact own ranges) and the view has ``fast_scan_under``, an
+    ascending scan has the engine cut the prefix: its items need no decoding.
+    Several ranges are read by one cursor where the view has
+    ``fast_scan_ranges`` (rather than its pages: a seek a range, not a cursor).
+    ``keys``: only the keys are read (``scan_keys``),
+    and every value is ``b""``."""
+    if type(reverse) is not bool:
+        check_flags(include_start, include_stop, reverse)
+    ranges = stored_ranges(
+        layout,
+        own,
+        bound,
+        scheme,
+        codec,
+        guard,
+        hidden,
+        view,
+        start,
+        stop,
+        include_start,
+        include_stop,
+        prefix,
+    )
+    if not ranges or (limit is not None and limit <= 0):
+        touch()  # nothing to read, on a view that must still be open
+        return
+    if reverse:
+        ranges.reverse()
+    fast = view.fast_scan
+    pages = view.fast_pages
+    raw = () if fast is None and pages is None else RAW
+    # a limit goes to the store only where every item read is one asked for
+    exact = layout.exact
+    is_own = None if layout.exact else layout.is_own
+    convert = decoder if decode else None
+    under = view.fast_scan_under
+    if under is not None and not (
+        exact and not reverse and not keys and decode and engine_cuts(layout, decoder)
+    ):
+        under = None
+    if under is not None:
+        raw, convert = RAW, None
+    left = limit
+    # several ranges read by one engine cursor where the view offers it: one
+    # pass of the loop below reads them all
+    several = len(ranges) > 1 and not keys and under is None
+    ranged = view.fast_scan_ranges if several else None
+    try:
+        for lo, hi in ranges if ranged is None else ranges[:1]:
+            lim = left if exact else None
+            pieces: Iterator[Chunk]
+            if ranged is not None:
+                pieces = pages_of(ranged(ranges, reverse, lim))
+            elif keys:
+                pieces = pages_of(zip(view.scan_keys(lo, hi, reverse=reverse, limit=lim), repeat(b"")))
+            elif under is not None:
+                pieces = pages_of(under(layout.prefix, [(lo, hi)], lim))
+            elif pages is not None:
+                pieces = pages(lo, hi, reverse, lim)
+            else:
+                items = (
+                    view.scan(lo, hi, reverse=reverse, limit=lim)
+                    if fast is None
+                    else fast(lo, hi, reverse, lim)
+                )
+                pieces = pages_of(items)
+            for chunk in pieces:
+                if convert is not None:
+                    chunk = convert(chunk)
+                elif is_own is not None:
+                    chunk = [item for item in chunk if is_own(item[0])]
+                if left is not None:
+                    if len(chunk) >= left:
+                        yield chunk[:left]
+                        return
+                    left -= len(chunk)
+                if chunk:
+                    yield chunk
+    except KeyspaceError:  # the decoder's, or a translated one: as they are
+        raise
+    except raw as exc:  # the fast scan's engine errors
+        raise view.translate(exc) from exc
+
+
+def short(
+    layout: Layout,
+    own: tuple[Range, ...],
+    bound: Callable[[Any], bytes],
+    scheme: Scheme,
+    codec: Codec,
+    guard: object,
+    hidden: Callable[[], bool],
+    view: ReadView,
+    decoder: Callable[[list[tuple[bytes, bytes]]], Chunk],
+    touch: Callable[[], None],
+    start: Key | None,
+    stop: Key | None,
+    include_start: bool,
+    include_stop: bool,
+    reverse: bool,
+    limit: int | None,
+    prefix: Key | None,
+) -> Chunk | None:
+    """The decoded items of a short scan (``limit`` up to 1024) read at once,
+    with no generator between the store and the caller; ``None`` for every other
+    scan (the chunked route). Where the own ranges are exact, each range is one
+    store scan that the store itself limits, and a range that gives ``limit``
+    items is the last one opened; elsewhere reads go on until ``limit`` own
+    keys are found or the range ends. Cost: one store scan (the first range
+    holding enough items) and one chunk decode."""
+    if limit is None:
+        return None
+    if (
+        type(limit) is not int
+        or limit < 0
+        or type(include_start) is not bool
+        or type(include_stop) is not bool
+        or type(reverse) is not bool
+    ):
+        check_range_arguments(include_start, include_stop, reverse, limit)
+    if limit > 1024:
+        return None
+    if prefix is None and guard is None:
+        # the common short scan, with no filter: the ranges without a frame more
+        lo = layout.prefix if start is None else bound(start)
+        if not include_start and start is not None:
+            lo += b"\x00"
+        hi = None
+        if stop is not None:
+            hi = bound(stop)
+            if include_stop:
+                hi += b"\x00"
+        if hi is None:  # from a start on: the own ranges that end after it
+            ranges = []  # a loop, not a comprehension: no frame (Python 3.11)
+            for r_lo, r_hi in own:
+                if r_hi is None or lo < r_hi:
+                    ranges.append((lo if lo > r_lo else r_lo, r_hi))
+        else:
+            ranges = intersect(own, lo, hi)
+    else:
+        ranges = stored_ranges(
+            layout,
+            own,
+            bound,
+            scheme,
+            codec,
+            guard,
+            hidden,
+            view,
+            start,
+            stop,
+            include_start,
+            include_stop,
+            prefix,
+        )
+    if not ranges or limit <= 0:
+        touch()  # nothing to read, on a view that must still be open
+        return []
+    if reverse:
+        ranges.reverse()
+    fast = view.fast_scan
+    decode = decoder
+    try:
+        if layout.exact:
+            if len(ranges) == 1 and fast is not None:  # the common case: one store scan
+                lo, hi = ranges[0]
+                return decode(list(fast(lo, hi, reverse, limit)))  # a store honours its limit
+            out: Chunk = []
+            for lo, hi in ranges:
+                left = limit - len(out)
+                if fast is None:
+                    items = view.scan(lo, hi, reverse=reverse, limit=left)
+                else:
+                    items = fast(lo, hi, reverse, left)
+                out += decode(list(islice(items, left)))
+                if len(out) >= limit:
+                    break
+            return out
+        # the own keys are filtered out of the range: read the stored items in
+        # limited scans, the first of as many as are still wanted, each next
+        # (after the last key read) four times larger, so that a short scan
+        # reads no more than it needs where no child's key lies between
+        out = []
+        for lo, hi in ranges:
+            want = limit - len(out)
+            while len(out) < limit:
+                want = max(want, limit - len(out))
+                got = list(
+                    view.scan(lo, hi, reverse=reverse, limit=want)
+                    if fast is None
+                    else fast(lo, hi, reverse, want)
+                )
+                if got:
+                    out += decode(got)
+                if len(got) < want:
+                    break
+                if reverse:
+                    hi = got[-1][0]
+                else:
+                    lo = got[-1][0] + b"\x00"
+                want = min(want * 4, 1024)
+            if len(out) >= limit:
+                break
+        return out[:limit]
+    except KeyspaceError:
+        raise
+    except Exception as exc:
+        if fast is None:
+            raise
+        raise view.translate(exc) from exc
+
+
+def engine_cuts(layout: Layout, decoder: Callable[[list[tuple[bytes, bytes]]], Chunk]) -> bool:
+    """Whether the items the view's ``fast_scan_under`` reads are this scope's
+    items as they are: a raw layout with exact own ranges, keys decoded by
+    the layout (the engine cuts the prefix; nothing is left to do per item)."""
+    return layout.exact and layout.kind == "raw" and decoder is layout.decode_chunk
+
+
+def pairs(
+    layout: Layout,
+    own: tuple[Range, ...],
+    bound: Callable[[Any], bytes],
+    scheme: Scheme,
+    codec: Codec,
+    guard: object,
+    hidden: Callable[[], bool],
+    view: ReadView,
+    decoder: Callable[[list[tuple[bytes, bytes]]], Chunk],
+    touch: Callable[[], None],
+    *args: Any,
+) -> Iterator[tuple[Any, bytes]]:
+    """The items of :func:`chunks` one by one. Without arguments (the views'
+    iteration), where the engine reads every own item as it is
+    (``fast_scan_under``), its one iterator over the own ranges, made when this
+    is called: no chunk lies between the engine and the caller."""
+    under = view.fast_scan_under
+    if not args and under is not None and engine_cuts(layout, decoder):
+        ranges = stored_ranges(
+            layout, own, bound, scheme, codec, guard, hidden, view, None, None, True, False, None
+        )
+        return under(layout.prefix, ranges, None)
+    return chain.from_iterable(
+        chunks(layout, own, bound, scheme, codec, guard, hidden, view, decoder, touch, *args)
+    )
