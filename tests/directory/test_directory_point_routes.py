@@ -7,13 +7,12 @@ keyspace's write hooks as every other write does."""
 
 from __future__ import annotations
 
-import gc
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from _frames import python_calls
 
 import keyspace
 from keyspace._write_hooks import Change, WriteHook, register_feature
@@ -35,34 +34,8 @@ def test_put_if_puts_only_where_the_check_holds(tmp_path: Path) -> None:
         assert dict(store.scan(b"", None)) == {b"a": b"1", b"check": b"yes"}
 
 
-def _calls(op: Callable[[], object], runs: int = 3) -> list[str]:
-    """The Python functions ``op()`` calls (its own frame included): the
-    shortest list of ``runs`` runs, each with the cyclic collector off, so that
-    what runs beside the route now and then (a collection's finalizers, a
-    store's periodic measure of its map) is not counted as the route."""
-    shortest: list[str] | None = None
-    for _ in range(runs):
-        seen: list[str] = []
-
-        def profile(frame: Any, event: str, arg: Any, seen: list[str] = seen) -> None:
-            if event == "call":
-                seen.append(frame.f_code.co_name)
-
-        gc.disable()
-        sys.setprofile(profile)
-        try:
-            op()
-        finally:
-            sys.setprofile(None)
-            gc.enable()
-        if shortest is None or len(seen) < len(shortest):
-            shortest = seen
-    assert shortest is not None
-    return shortest
-
-
 @pytest.mark.parametrize("key", [b"k\x00ey", "text"])
-def test_a_committed_directorys_put_and_get_cost_a_tuple_scopes_python_calls(
+def test_a_committed_directorys_put_and_get_cost_a_tuple_scopes_pythonpython_calls(
     tmp_path: Path, key: Any
 ) -> None:
     with keyspace.open(f"lmdb://{tmp_path / 'db'}", sync=False) as ks:
@@ -85,11 +58,11 @@ def test_a_committed_directorys_put_and_get_cost_a_tuple_scopes_python_calls(
             s[key]
 
         # the route of a bytes key adds the Python __setitem__, a str key _set too
-        puts = _calls(put_dir)
-        assert "put_if" in puts and len(puts) <= len(_calls(put_scope)) + 2, puts
+        puts = python_calls(put_dir)
+        assert "put_if" in puts and len(puts) <= len(python_calls(put_scope)) + 2, puts
         get_dir()  # the node read once in this state of the store
-        gets = _calls(get_dir)
-        assert len(gets) <= len(_calls(get_scope)), gets
+        gets = python_calls(get_dir)
+        assert len(gets) <= len(python_calls(get_scope)), gets
         assert d[key] == s[key] == b"w"
 
 
