@@ -24,19 +24,22 @@ from collections.abc import (
     Callable,
     Generator,
     ItemsView,
-    Iterable,
     Iterator,
     KeysView,
     MutableMapping,
     Sequence,
     ValuesView,
 )
-from functools import partial
-from itertools import chain, islice
+from itertools import chain
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from . import _bulk_writes as _bulk
+from . import _scope_structure as _structure
 from ._accounting import ScopeStats, accounting_of
+from ._bulk_writes import encode_value as _encode_value
+from ._bulk_writes import not_bytes as _not_bytes
+from ._bulk_writes import write_all as _write_all
 from ._expiry import expired_own as _expired_own
 from ._other_type import KeyOfOtherType
 from ._other_type import other_type as _other_type
@@ -44,7 +47,7 @@ from ._retry import run_atomically
 from ._scan_plan import RAW as _RAW
 from ._scan_plan import Chunk as _Chunk
 from ._scan_plan import Range as _Range
-from ._scan_plan import check_range_arguments
+from ._scan_plan import check_range_arguments as check_range_arguments
 from ._scan_plan import chunks as _chunks
 from ._scan_plan import pairs as _pairs
 from ._scan_plan import scheme_keys as _scheme_keys
@@ -52,8 +55,8 @@ from ._scan_plan import short as _short
 from ._scan_plan import stored_ranges as _stored_ranges
 from ._update_pairs import update_pairs
 from .catalog import SETTLED
-from .codecs import BYTES, Codec, native_type
-from .errors import AccountingUnavailable, InvalidKey, KeyspaceError, show_bytes
+from .codecs import Codec, native_type
+from .errors import AccountingUnavailable, KeyspaceError, show_bytes
 from .schemes._base import Key, Path, Scheme
 from .schemes._layouts import Layout
 from .stores._base import ReadView, WriteView
@@ -153,40 +156,6 @@ class _NoKey(bytes):
 _Route = tuple[Any, bytes, bytes, bytes, bytes, type[bytes]]
 _NO_ROUTE: _Route = (None, b"", b"", b"", b"", _NoKey)
 _first, _second = itemgetter(0), itemgetter(1)
-
-
-def _decoded_key_codec(scheme: Scheme, codec: Codec) -> Callable[[Any], Any] | None:
-    """What turns a key as the scheme decodes it into the scope's key type
-    (``None``: nothing to do)."""
-    if _scheme_keys(scheme, native_type(codec)):
-        return None
-    return codec.decode
-
-
-def _not_bytes(value: Any) -> bytes:
-    """A value that is not ``bytes`` as the bytes codec takes it (a bytes-like
-    object's bytes); else :class:`InvalidKey` that says it is the value."""
-    try:
-        return BYTES.encode(value)
-    except InvalidKey as exc:
-        raise _value_error(exc) from None
-
-
-def _value_error(exc: InvalidKey) -> InvalidKey:
-    """A codec's refusal of a value, as an error that says it is the value (the
-    codecs' messages serve keys and values alike)."""
-    return InvalidKey(f"value {exc}")
-
-
-def _encode_value(venc: Callable[[Any], Any], value: Any) -> bytes:
-    """The stored bytes of ``value`` through the value codec's ``venc``: its
-    refusal names the value (:func:`_value_error`). Cost: one Python call
-    besides the codec's."""
-    try:
-        raw = venc(value)
-    except InvalidKey as exc:
-        raise _value_error(exc) from None
-    return raw if type(raw) is bytes else _not_bytes(raw)
 
 
 def _whole(
@@ -947,64 +916,12 @@ class Scope(MutableMapping[Any, Any]):
         are encoded as they are read and handed to the store 4096 at a time, so an
         iterator of any length is written in bounded memory; otherwise they are
         read once into the one list of encoded pairs the batch takes."""
-        view = self._writer()
-        pairs = update_pairs(other, kwargs)
-        state = self._state
-        if view is state.store and view.capabilities.max_batch_ops is None:
-            self._stream(view, self._encoded(pairs))
-            return
-        stored, venc = self._stored, self._venc
-        if venc is None:
-            ops = [(stored(k), v if type(v) is bytes else _not_bytes(v)) for k, v in pairs]
-        else:
-            encode = partial(_encode_value, venc)
-            ops = [(stored(k), encode(v)) for k, v in pairs]
-        if not ops:
-            return
-        if self._put is None and self._first_write(ops, puts=True):
-            return
-        _write_all(self._part(view), ops, puts=True)
-
-    def _encoded(self, pairs: Iterable[tuple[Any, Any]]) -> Iterator[tuple[bytes, bytes]]:
-        """``(stored key, stored value)`` of each pair, as the pairs are read."""
-        stored, venc = self._stored, self._venc
-        if venc is None:
-            for k, v in pairs:
-                yield stored(k), (v if type(v) is bytes else _not_bytes(v))
-            return
-        encode = partial(_encode_value, venc)
-        for k, v in pairs:
-            yield stored(k), encode(v)
-
-    def _stream(self, store: WriteView, encoded: Iterator[tuple[bytes, bytes]]) -> None:
-        """Write ``encoded`` in one transaction of ``store``, 4096 pairs at a time;
-        the scope's first write takes the catalog's checks and records into that
-        same transaction. A key the engine refuses (``put_many`` checks them)
-        ends the transaction, so nothing of the stream is written."""
-        first = next(encoded, None)
-        if first is None:
-            return
-        stream = chain((first,), encoded)
-        state = self._state
-        part = self._part
-
-        def apply(w: WriteView) -> None:
-            w = part(w)
-            while chunk := list(islice(stream, 4096)):
-                w.put_many(chunk)
-
-        if self._put is None and not state.write_ready(self.path):
-            state.first_write(store, self.path, apply)
-            if state.write_ready(self.path):
-                self._bind_put()
-            return
-        with state.store.transaction() as tx:
-            apply(tx)
+        _bulk.update(self, other, kwargs)
 
     def clear(self) -> None:
         """Remove every own key; child scopes stay. Cost: one range delete per own
         range where the scheme keeps own keys contiguous, else a scan."""
-        self._clear(None, None, True, False, False, None, None, False)
+        _bulk.clear(self, None, None, True, False, False, None, None, False)
 
     def clear_range(
         self,
@@ -1027,95 +944,13 @@ class Scope(MutableMapping[Any, Any]):
         contiguous; with ``limit`` (or where own keys are not contiguous), a
         keys-only scan of at most ``limit`` own keys and one batch of deletes."""
         check_range_arguments(include_start, include_stop, reverse, limit)
-        return self._clear(start, stop, include_start, include_stop, reverse, limit, prefix, True)
-
-    def _clear(
-        self,
-        start: Key | None,
-        stop: Key | None,
-        include_start: bool,
-        include_stop: bool,
-        reverse: bool,
-        limit: int | None,
-        prefix: Key | None,
-        count: bool,
-    ) -> int:
-        """:meth:`clear_range`, whose count is read inside the delete's own write:
-        what it removes is what it counts. ``count=False`` (:meth:`clear`, which
-        has no ``limit`` and returns nothing): a range delete counts nothing and is
-        one delete of the store where there is one range; own keys that are not
-        one range are read first and deleted blind, so that an engine that caps
-        the reads of a transaction (etcd's compares) still deletes them in one."""
-        view = self._writer()
-        ranges = self._stored_ranges(start, stop, include_start, include_stop, prefix)
-        deleted = 0
-        if limit is None and self._layout.exact:
-
-            def delete_ranges(w: WriteView) -> None:
-                nonlocal deleted
-                w = self._part(w)
-                if count:
-                    deleted = sum(w.count(lo, hi) for lo, hi in ranges)
-                for lo, hi in ranges:
-                    w.delete_range(lo, hi)
-
-            single = not count and len(ranges) == 1  # a count and its delete are one write
-            self._state.destructive(view, delete_ranges, single=single, path=self._unsettled)
-            return deleted
-        if reverse:
-            ranges.reverse()
-        # clear(): the own keys read first, through the scope's reads
-        known = None if count else self._own_keys(self._data, ranges, reverse, limit)
-        batch = self._state.batch_limit
-
-        def delete_keys(w: WriteView) -> None:
-            nonlocal deleted
-            w = self._part(w)
-            doomed = self._own_keys(w, ranges, reverse, limit) if known is None else known
-            write = getattr(w, "write", None)
-            if write is not None and len(doomed) <= batch:
-                write([(k, None) for k in doomed])
-            else:
-                for k in doomed:
-                    w.delete(k)
-            deleted = len(doomed)
-
-        self._state.destructive(view, delete_keys, path=self._unsettled)
-        return deleted
-
-    def _own_keys(
-        self, view: ReadView, ranges: list[_Range], reverse: bool, limit: int | None
-    ) -> list[bytes]:
-        """The stored own keys ``view`` holds in ``ranges`` (in the order of the
-        scan), the first ``limit`` of them with a limit. Cost: one keys-only scan
-        per range read, limited by the store where the own ranges are exact."""
-        layout = self._layout
-        found: list[bytes] = []
-        for lo, hi in ranges:
-            left = None if limit is None else limit - len(found)
-            if left is not None and left <= 0:
-                break
-            keys: Iterable[bytes] = view.scan_keys(
-                lo, hi, reverse=reverse, limit=left if layout.exact else None
-            )
-            if not layout.exact:
-                keys = filter(layout.is_own, keys)
-            found.extend(keys if left is None else islice(keys, left))
-        return found
+        return _bulk.clear(self, start, stop, include_start, include_stop, reverse, limit, prefix, True)
 
     def drop(self) -> None:
         """Remove the scope and every scope below it. Cost: one range delete
         (native where the engine has one); the ScopeHash root, whose named scopes
         lie beside it, takes one per registered name."""
-        view = self._writer()
-        if self._guard is not None:
-            self._hidden()  # a ScopeHash name whose hash another name holds raises
-
-        def delete_subtree(w: WriteView) -> None:
-            for lo, hi in self._state.subtree_ranges(w, self.path):
-                w.delete_range(lo, hi)
-
-        self._state.destructive(view, delete_subtree, path=self._unsettled, own=False)
+        _bulk.drop(self)
 
     # -- structure -------------------------------------------------------------------
 
@@ -1135,23 +970,7 @@ class Scope(MutableMapping[Any, Any]):
         A scope whose reads its catalog checks (a read guard) reads the committed
         store's subtree in one snapshot, where the check and the scan read one
         state."""
-        view = self._view
-        if self._guard is not None:
-            store = self._state.store
-            if view is store and store.capabilities.snapshots:
-                with self._space.snapshot() as (snap, state):
-                    yield from self._on(snap, state).subtree()
-                return
-            self._hidden()
-        decode_stored = self._state.decoder(view, self.path)
-        vdec = self._vdec
-        kdec = _decoded_key_codec(self.scheme, self._key_spec)
-        for lo, hi in self._state.subtree_ranges(view, self.path):
-            for k, v in view.scan(lo, hi):
-                path, key = decode_stored(k)
-                if kdec is not None:
-                    key = kdec(key)
-                yield path, key, (v if vdec is None else vdec(v))
+        return _structure.subtree(self)
 
     # -- changes -----------------------------------------------------------------------
 
@@ -1210,71 +1029,7 @@ class Scope(MutableMapping[Any, Any]):
         a snapshot watches the store's committed writes, as the keyspace's scope of
         the same path does: a watch outlives the block. Cost: one stream (etcd: and
         one thread) per watch."""
-        from ._watch import watch_scope
-
-        if self._guard is not None:
-            self._hidden()
-        scheme, vdec, view, layout = self.scheme, self._vdec, self._view, self._layout
-        kdec = _decoded_key_codec(scheme, self._key_spec)
-        committed = self._space.committed  # events come later: read the committed store then
-        decode = self._state.decoder(view, self.path, later=committed)
-        key_of, prefix, part_prefix = self._key_of, self.prefix, layout.prefix
-        # the subtree: its ranges, and whose each key is (None: no scope's of it)
-        ranges, decode_below = (
-            self._state.subtree_watch(view, self.path, committed) if subtree else (None, decode)
-        )
-
-        def subtree_decode(stored: bytes) -> tuple[Path, Any] | None:
-            found = decode_below(stored)
-            if found is None:
-                return None
-            path, key = found
-            return path, key if kdec is None else kdec(key)
-
-        is_own: Callable[[bytes], bool] = scheme.is_own_remainder
-        if not scheme.separates_own_keys:
-            # A leaf's keys and its children's look alike (a branch has no own keys,
-            # and a scope of no layout yet may become either): the catalog tells
-            # whose each key is when it comes, as subtree() does.
-            depth = len(self.path)
-
-            def is_own_key(rem: bytes) -> bool:
-                return len(decode(prefix + rem)[0]) == depth
-
-            is_own = is_own_key
-
-        return watch_scope(
-            self._space.store,
-            self.path,
-            own_ranges=self._state.ranges(self.path, self._compiled.ranges)[0],
-            own_exact=layout.exact and scheme.separates_own_keys,
-            is_own=is_own,
-            prefix=prefix,
-            key_decode=lambda rem: key_of(part_prefix + rem),
-            subtree_ranges=ranges,
-            subtree_decode=subtree_decode,
-            value=vdec,
-            start_revision=start_revision,
-        )
-
-
-def _write_all(view: WriteView, ops: Sequence[tuple[bytes, bytes | None]], puts: bool = False) -> None:
-    """Write ``ops`` (puts, and deletes as ``(key, None)``; ``puts``: the caller
-    knows there is no delete) as one atomic batch: ``write`` where the view has it
-    (the store: engines with a per-batch operation limit raise
-    :class:`TransactionTooLarge` rather than split it), else in the transaction
-    the view is, which commits them with everything else."""
-    write = getattr(view, "write", None)
-    if write is not None:
-        write(ops)
-    elif puts or None not in map(_second, ops):  # one pass in C
-        view.put_many(ops)  # type: ignore[arg-type]  # no None values: checked above
-    else:
-        for k, v in ops:
-            if v is None:
-                view.delete(k)
-            else:
-                view.put(k, v)
+        return _structure.watch(self, subtree, start_revision)
 
 
 class ScopeKeys(KeysView[Any]):

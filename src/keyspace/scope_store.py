@@ -19,9 +19,10 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
+from ._bulk_writes import write_all as _write_all
 from .errors import InvalidArgument, KeyspaceError, KeyTooLarge, show_bytes
 from .schemes import Property
-from .scope import Scope, _write_all
+from .scope import Scope
 from .stores._base import Op, ReadView, Store, WriteView
 
 __all__ = ["ScopeStore"]

@@ -51,6 +51,7 @@ from typing import Any, Self, TypeVar
 
 from .. import keyspace as _sync
 from .._blocks import AsyncBlock
+from .._scope_structure import decoded_key_codec as _decoded_key_codec
 from .._watch import ScopeWatch
 from ..catalog import Catalog
 from ..codecs import Codec, resolve_codec
@@ -58,7 +59,7 @@ from ..errors import InvalidArgument, StoreClosed
 from ..keyspace import Keyspace
 from ..schemes._base import Path, Scheme
 from ..schemes._layouts import Layout
-from ..scope import Scope, _decoded_key_codec, check_range_arguments, update_pairs
+from ..scope import Scope, check_range_arguments, update_pairs
 from ..stores._aio import DEFAULT_CHUNK, AsyncStore, async_store, to_the_end
 from ..stores._aio import AsyncTransaction as _StoreTransaction
 from ..stores._base import ReadView
