@@ -78,6 +78,13 @@ try:  # the optional C transforms (setup.py builds them when it can)
 except (ImportError, AttributeError):  # pragma: no cover - the reference functions below then run
     _accel = None
 
+hex_child_step: Callable[[int, int, Callable[[bytes], Any]], Callable[[bytes], Any]] | None = getattr(
+    _accel, "hex_child_step", None
+)
+"""The C child step of the hex layout (``keyspace._scope_accel.hex_child_step``;
+``None`` without the C module): what :meth:`AsciiHex.child_step` returns around its
+Python step."""
+
 
 class LayoutScheme(Protocol):
     """What a layout asks of the scheme that compiles it: every

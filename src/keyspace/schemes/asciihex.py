@@ -28,15 +28,10 @@ from ._base import (
     decode_arguments,
     key_bytes,
 )
-from ._layouts import HEX, Layout
+from ._layouts import HEX, Layout, hex_child_step
 
 __all__ = ["AsciiHex"]
 
-_hex_child_step: Callable[..., Callable[[bytes], tuple[Component, bytes | None] | None]] | None
-try:  # the C form of the child step (setup.py builds it when it can)
-    from .._scope_accel import hex_child_step as _hex_child_step
-except ImportError:  # pragma: no cover - the optional C module is not built
-    _hex_child_step = None
 
 _SEP = b"\x00"
 _hexlify = binascii.hexlify
@@ -186,8 +181,8 @@ class AsciiHex(Scheme):
                 return slow(stored)
             return child, stored[:end] + b"\x01"
 
-        if _hex_child_step is not None:
-            return _hex_child_step(at, depth, step)
+        if hex_child_step is not None:
+            return hex_child_step(at, depth, step)
         return step
 
     def is_own_remainder(self, remainder: bytes) -> bool:
