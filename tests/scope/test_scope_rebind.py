@@ -18,9 +18,10 @@ import pytest
 
 import keyspace
 from keyspace import scoped_heed
+from keyspace._scope_core import ScopeCore, _copy_slots, _copy_slots_py
 from keyspace.codecs import BYTES
 from keyspace.schemes import Naive, Scheme
-from keyspace.scope import Scope, _copy_slots, _copy_slots_py
+from keyspace.scope import Scope
 
 Path_ = tuple[str, ...]
 
@@ -70,7 +71,7 @@ BOUND = (
 
 
 def test_the_slots_are_the_compiled_and_the_bound_ones() -> None:
-    assert sorted(COMPILED + BOUND) == sorted(Scope.__slots__)
+    assert sorted(COMPILED + BOUND) == sorted(ScopeCore.__slots__)
 
 
 def _same_binding(made: Scope, built: Scope) -> None:
@@ -100,14 +101,14 @@ def test_a_bound_scope_is_the_scope_a_construction_on_the_view_makes(
         path = SCHEMES[scheme][1]
         ks.scope(*path)[b"k"] = b"1"
         template = ks.scope(*path)
-        before = {name: getattr(template, name) for name in Scope.__slots__}
+        before = {name: getattr(template, name) for name in ScopeCore.__slots__}
         for block in (ks.transaction, ks.snapshot):
             with block() as tx:
                 made = tx.scope(*path)
                 built = Scope(ks._space, tx.view, tx.catalog, path, BYTES, BYTES)
                 _same_binding(made, built)
                 assert made[b"k"] == built[b"k"] == b"1"
-        after = {name: getattr(template, name) for name in Scope.__slots__}
+        after = {name: getattr(template, name) for name in ScopeCore.__slots__}
         assert after.keys() == before.keys()
         for name, value in before.items():
             assert after[name] is value, name  # the keyspace's scope is untouched
@@ -216,7 +217,7 @@ def test_copy_slots_copies_every_slot_of_a_scope(tmp_path: Path, copy: Any) -> N
         scope = ks.scope("a")
         made = copy(scope)
         assert type(made) is Scope and made is not scope
-        for name in Scope.__slots__:
+        for name in ScopeCore.__slots__:
             assert getattr(made, name) is getattr(scope, name), name
 
 

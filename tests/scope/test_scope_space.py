@@ -37,7 +37,8 @@ def test_the_scope_and_space_modules_import_nothing_of_the_keyspace_module() -> 
 def test_a_scope_holds_the_space_of_its_keyspace_and_no_keyspace() -> None:
     with keyspace.open("memory:") as ks:
         users = ks.scope("t", "users")
-        held = [getattr(users, name) for name in type(users).__slots__ if hasattr(users, name)]
+        slots = [name for cls in type(users).__mro__ for name in getattr(cls, "__slots__", ())]
+        held = [getattr(users, name) for name in slots if hasattr(users, name)]
         assert not any(isinstance(value, keyspace.Keyspace) for value in held)
         spaces = [value for value in held if isinstance(value, Space)]
         assert len(spaces) == 1 and spaces[0].catalog is ks.catalog and spaces[0].store is ks.store
