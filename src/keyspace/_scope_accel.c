@@ -106,6 +106,13 @@
  * all even and whose part number depth starts at at and ends at a separator
  * gives (child, the key up to that separator + 01); every other call goes to
  * fallback. Cost: one pass over the key.
+ *
+ * sep_child_step(at, sep, allowed, fallback) is the C form of
+ * Sublevel.child_step(path) (at: the length of its prefix, sep: the separator
+ * byte, allowed: the bytes a name may hold, fallback: the Python step): a key
+ * with the separator at at, a next separator that no separator follows and an
+ * allowed name between gives (name, the key up to that separator + sep + 1);
+ * every other call goes to fallback. Cost: one memchr and a pass over the name.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -1703,6 +1710,158 @@ hex_child_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return (PyObject *)h;
 }
 
+/* sep_child_step(at, sep, allowed, fallback): the C form of Sublevel.child_step(path)
+ * for a path whose prefix is `at` bytes long, the separator byte `sep` (below
+ * 255) and the bytes a name may hold `allowed` (the reference is fallback, the
+ * Python step). For a bytes key whose byte at `at` is the separator, with a
+ * next separator after it that another does not follow, and whose name between
+ * them holds allowed bytes only, it returns (name, the key up to that next
+ * separator, then sep + 1); every other key (an own key, a key of a deeper
+ * scope whose name the next separator opens, another type) goes to
+ * fallback(key). Cost: one memchr and one pass over the name. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    Py_ssize_t at;
+    unsigned char sep;
+    unsigned char allowed[256];
+    PyObject *fallback;
+} SepChild;
+
+static PyObject *
+sep_child_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    SepChild *c = (SepChild *)callable;
+    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1 || !PyBytes_CheckExact(args[0])) {
+        return PyObject_Vectorcall(c->fallback, args, nargsf, kwnames);
+    }
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    Py_ssize_t n = PyBytes_GET_SIZE(args[0]), at = c->at;
+    if (at >= n || s[at] != c->sep) {
+        goto slow;
+    }
+    const unsigned char *found = memchr(s + at + 1, c->sep, (size_t)(n - at - 1));
+    if (found == NULL) {
+        goto slow;
+    }
+    Py_ssize_t end = found - s;
+    if (end + 1 < n && s[end + 1] == c->sep) {
+        goto slow;
+    }
+    for (Py_ssize_t i = at + 1; i < end; i++) {
+        if (!c->allowed[s[i]]) {
+            goto slow;
+        }
+    }
+    PyObject *name = PyBytes_FromStringAndSize((const char *)s + at + 1, end - at - 1);
+    if (name == NULL) {
+        return NULL;
+    }
+    PyObject *stop = PyBytes_FromStringAndSize(NULL, end + 1);
+    if (stop == NULL) {
+        Py_DECREF(name);
+        return NULL;
+    }
+    memcpy(PyBytes_AS_STRING(stop), s, (size_t)end);
+    PyBytes_AS_STRING(stop)[end] = (char)(c->sep + 1);
+    PyObject *res = PyTuple_New(2);
+    if (res == NULL) {
+        Py_DECREF(name);
+        Py_DECREF(stop);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(res, 0, name);
+    PyTuple_SET_ITEM(res, 1, stop);
+    return res;
+slow:
+    return PyObject_Vectorcall(c->fallback, args, nargsf, kwnames);
+}
+
+static int
+sep_child_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    Py_VISIT(((SepChild *)self)->fallback);
+    return 0;
+}
+
+static int
+sep_child_clear(PyObject *self)
+{
+    Py_CLEAR(((SepChild *)self)->fallback);
+    return 0;
+}
+
+static void
+sep_child_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    sep_child_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyMemberDef sep_child_members[] = {
+    {"__wrapped__", T_OBJECT, offsetof(SepChild, fallback), READONLY, "the reference"},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject SepChildType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace._scope_accel.SepChild",
+    .tp_basicsize = sizeof(SepChild),
+    .tp_dealloc = sep_child_dealloc,
+    .tp_vectorcall_offset = offsetof(SepChild, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "The C child step of the sublevel scheme (see keyspace._scope_accel.sep_child_step).",
+    .tp_traverse = sep_child_traverse,
+    .tp_clear = sep_child_clear,
+    .tp_members = sep_child_members,
+};
+
+static PyObject *
+sep_child_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "sep_child_step() takes 4 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    Py_ssize_t at = PyLong_AsSsize_t(args[0]);
+    if (at == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    long sep = PyLong_AsLong(args[1]);
+    if (sep == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (at < 0 || sep < 0 || sep > 254) {
+        PyErr_SetString(PyExc_ValueError, "at must be at least 0 and sep a byte below 255");
+        return NULL;
+    }
+    if (!PyBytes_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "allowed must be bytes");
+        return NULL;
+    }
+    if (!PyCallable_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
+        return NULL;
+    }
+    SepChild *c = PyObject_GC_New(SepChild, &SepChildType);
+    if (c == NULL) {
+        return NULL;
+    }
+    c->vectorcall = sep_child_vectorcall;
+    c->at = at;
+    c->sep = (unsigned char)sep;
+    memset(c->allowed, 0, sizeof(c->allowed));
+    const unsigned char *allowed = (const unsigned char *)PyBytes_AS_STRING(args[2]);
+    for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(args[2]); i++) {
+        c->allowed[allowed[i]] = 1;
+    }
+    c->fallback = Py_NewRef(args[3]);
+    PyObject_GC_Track(c);
+    return (PyObject *)c;
+}
+
 /* Whether the instances of t hold nothing but what its base's hold, its own
  * __slots__ and its own __weakref__ slot: no C state a copy of the slots would
  * miss. */
@@ -1763,6 +1922,9 @@ static PyMethodDef scope_accel_methods[] = {
     {"hex_child_step", (PyCFunction)(void (*)(void))hex_child_step, METH_FASTCALL,
      "hex_child_step(at, depth, fallback)\n\n"
      "The C child step of the asciihex scheme, whose reference is fallback (see the module)."},
+    {"sep_child_step", (PyCFunction)(void (*)(void))sep_child_step, METH_FASTCALL,
+     "sep_child_step(at, sep, allowed, fallback)\n\n"
+     "The C child step of the sublevel scheme, whose reference is fallback (see the module)."},
     {"path_memo", (PyCFunction)(void (*)(void))path_memo, METH_FASTCALL,
      "path_memo(name, fallback)\n\n"
      "A method c(self, *path, **kw): self.<name>[path] for an exact path kept there, else fallback(self, *path, **kw)."},
@@ -1791,7 +1953,8 @@ PyInit__scope_accel(void)
 {
     if (PyType_Ready(&TransformType) < 0 || PyType_Ready(&PointOpType) < 0 || PyType_Ready(&LenTextType) < 0
         || PyType_Ready(&MemoEncodeType) < 0
-        || PyType_Ready(&PathMemoType) < 0 || PyType_Ready(&HexChildType) < 0) {
+        || PyType_Ready(&PathMemoType) < 0 || PyType_Ready(&HexChildType) < 0
+        || PyType_Ready(&SepChildType) < 0) {
         return NULL;
     }
     if (str_memo == NULL && (str_memo = PyUnicode_InternFromString("_memo")) == NULL) {

@@ -270,6 +270,16 @@ def test_hex_child_step_holds_nothing() -> None:
     check(lambda: step(odd), odd)  # an odd part: the reference
 
 
+def test_sep_child_step_holds_nothing() -> None:
+    scheme = keyspace.schemes.Sublevel()
+    step = scheme.child_step(("t",))
+    assert type(step).__name__ == "SepChild"
+    child, own, deep = b"!t!!u1!k", b"!t!k", b"!t!!u1!!deep!k"
+    check(lambda: step(child), child)  # in C
+    check(lambda: step(own), own)  # an own key: the reference
+    check(lambda: step(deep), deep)  # a deeper scope's key: in C
+
+
 # -- keyspace.stores._gate_accel ----------------------------------------------------
 
 

@@ -84,6 +84,12 @@ hex_child_step: Callable[[int, int, Callable[[bytes], Any]], Callable[[bytes], A
 """The C child step of the hex layout (``keyspace._scope_accel.hex_child_step``;
 ``None`` without the C module): what :meth:`AsciiHex.child_step` returns around its
 Python step."""
+sep_child_step: Callable[[int, int, bytes, Callable[[bytes], Any]], Callable[[bytes], Any]] | None = getattr(
+    _accel, "sep_child_step", None
+)
+"""The C child step of separated names (``keyspace._scope_accel.sep_child_step``;
+``None`` without the C module): what :meth:`Sublevel.child_step` returns around
+its Python step."""
 
 
 class LayoutScheme(Protocol):

@@ -31,7 +31,7 @@ from ._base import (
     decode_arguments,
     key_bytes,
 )
-from ._layouts import RAW, Layout
+from ._layouts import RAW, Layout, sep_child_step
 
 __all__ = ["Sublevel"]
 
@@ -143,7 +143,8 @@ class Sublevel(Scheme):
         name byte allowed: what the decode accepts) and decoding only the keys
         of deeper scopes, whose every group it checks. Cost: one ``find`` and one
         ``translate`` per child, where the decode matched a regular expression
-        over the whole key."""
+        over the whole key. Built with the C module, the step is its C form
+        (:func:`keyspace._scope_accel.sep_child_step`), this one its reference."""
         general = super().child_step(path)
         sep, allowed = self._sep, self._name_bytes
         after = bytes((sep[0] + 1,))  # the group ends with the separator: its prefix_end
@@ -158,6 +159,8 @@ class Sublevel(Scheme):
                         return name, stored[:end] + after
             return general(stored)
 
+        if sep_child_step is not None and sep[0] < 0xFF:
+            return sep_child_step(at, sep[0], allowed, step)
         return step
 
     def validate_path(self, path: Path) -> None:
