@@ -146,9 +146,8 @@ class CursorSeeker(Seeker):
                 return None
             key: bytes = cursor.key()
             records = self._records
-            while (  # a key with a NUL byte is never a record's name: no value read
+            while (
                 records is not None
-                and b"\x00" not in key
                 and len(cursor.value()) == RECORD_SIZE
                 and records.is_record(key, cursor.value())
             ):
