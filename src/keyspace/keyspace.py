@@ -377,10 +377,7 @@ class Snapshot(SpaceSnapshot, Transaction):
 
     def __init__(self, keyspace: Keyspace) -> None:  # view and catalog: set when entered
         space = keyspace._space
-        # SpaceSnapshot.__init__'s fields, set here: a snapshot per request makes one of these each time
-        self._store = space.store
-        self._catalog = space.catalog
-        self._block = None
+        SpaceSnapshot.__init__(self, space.store, space.catalog)
         self.keyspace = keyspace
         self._bound = {}
 
@@ -391,11 +388,7 @@ class Snapshot(SpaceSnapshot, Transaction):
     catalog = _NotEntered("ks.snapshot()", "catalog")
 
     def __enter__(self) -> Snapshot:  # type: ignore[override]  # the handle, not (view, state)
-        # SpaceSnapshot._begin, inline: the catalog state first, then the store's snapshot
-        self.catalog = self._catalog.reading()
-        block = self._store.snapshot()
-        self.view = block.__enter__()
-        self._block = block
+        self.view, self.catalog = self._begin()
         self._bound = {}
         return self
 
