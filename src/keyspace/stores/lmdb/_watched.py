@@ -51,34 +51,50 @@ class LMDBWatchedReads:
         ``00``, one seek)."""
         self._store._count(b"", b"\x00", self._hold)  # the check, then one seek
 
-    def get(self, key: bytes) -> bytes | None:
+    def _fresh(self) -> Any:
+        """A read transaction of the store that the check has seen (the caller
+        aborts it), or ``None`` where the one-transaction route is closed: the map
+        is growing, or LMDB refuses a transaction or the check's reads (the map
+        grew under them), and the caller's general route says what went wrong
+        or reads again. Cost: ``env.begin()`` and an id comparison."""
         store = self._store
         env = store._env
-        if env is not None and not store._shared.resizing:
+        if env is None or store._shared.resizing:
+            return None
+        try:
+            txn = env.begin(db=store._db) if store.db_name else env.begin()
+        except lmdb.Error:
+            return None
+        try:
+            if txn.id() != self._state:
+                self._hold(txn)
+        except (lmdb.Error, StoreClosed):
+            txn.abort()
+            return None
+        except BaseException:
+            txn.abort()
+            raise
+        return txn
+
+    def get(self, key: bytes) -> bytes | None:
+        store = self._store
+        txn = self._fresh()
+        if txn is not None:
             try:
-                txn = env.begin(db=store._db) if store.db_name else env.begin()
-            except lmdb.Error:
-                pass  # the snapshot route says what went wrong
-            else:
-                try:
-                    if txn.id() != self._state:
-                        self._hold(txn)
-                    value: bytes | None = txn.get(key)
-                    records = store._records  # the unnamed database: a database's record is no data
-                    if (
-                        value is None
-                        or records is None
-                        or len(value) != RECORD_SIZE
-                        or not records.is_record(key, value)
-                    ):
-                        return value
-                    return None
-                except (lmdb.Error, StoreClosed):
-                    # the map grew under the check's reads (its view says "ended"):
-                    # the snapshot route waits for the growth and reads again
-                    pass
-                finally:
-                    txn.abort()
+                value: bytes | None = txn.get(key)
+                records = store._records  # the unnamed database: a database's record is no data
+                if (
+                    value is None
+                    or records is None
+                    or len(value) != RECORD_SIZE
+                    or not records.is_record(key, value)
+                ):
+                    return value
+                return None
+            except (lmdb.Error, StoreClosed):
+                pass  # the snapshot route waits for a growth and reads again
+            finally:
+                txn.abort()
         with store.snapshot() as snap:
             self._check(snap)
             return snap.get(key)
@@ -92,25 +108,17 @@ class LMDBWatchedReads:
         ``fast_scan`` reads it)."""
         store = self._store
         store._live()
-        if not keys and limit is not None and 0 < limit <= SHORT_SCAN_MOST and not store._shared.resizing:
-            # a short scan: one page in one read transaction, as the store's own
-            env = store._env
+        txn = self._fresh() if not keys and limit is not None and 0 < limit <= SHORT_SCAN_MOST else None
+        if txn is not None and limit is not None:  # a short scan: one page in one read transaction
             try:
-                txn = env.begin(db=store._db) if store.db_name else env.begin()
-            except lmdb.Error:
-                pass  # the paged route says what went wrong
-            else:
-                try:
-                    if txn.id() != self._state:
-                        self._hold(txn)
-                    page = cursor_page(txn, start, stop, reverse, limit)
-                    records = store._records
-                    if records is None or len(drop_items(records, page)) == len(page):
-                        return iter((page,) if page else ())
-                except (lmdb.Error, StoreClosed):
-                    pass  # the map grew under the check's reads: the paged route reads again
-                finally:
-                    txn.abort()
+                page = cursor_page(txn, start, stop, reverse, limit)
+                records = store._records
+                if records is None or len(drop_items(records, page)) == len(page):
+                    return iter((page,) if page else ())
+            except (lmdb.Error, StoreClosed):
+                pass  # the map grew under the reads: the paged route reads again
+            finally:
+                txn.abort()
         return store._pages(start, stop, reverse, limit, keys, self._hold)
 
     def count(self, start: bytes, stop: bytes | None) -> int:
