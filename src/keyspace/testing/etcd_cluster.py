@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import random
 import shutil
 import signal
 import socket
@@ -204,10 +205,42 @@ class LocalCluster:
             shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def _free_ports(count: int) -> list[int]:
-    sockets = []
+_EPHEMERAL = Path("/proc/sys/net/ipv4/ip_local_port_range")
+_LOWEST_PORT = 10_000
+
+
+def _ephemeral_range() -> tuple[int, int] | None:
+    """The ports the system hands to outgoing connections and to ``bind(0)``
+    (Linux), or ``None`` where it does not say."""
     try:
-        for _ in range(count):
+        low, high = (int(part) for part in _EPHEMERAL.read_text().split())
+    except (OSError, ValueError):
+        return None
+    return low, high
+
+
+def _free_ports(count: int) -> list[int]:
+    """``count`` distinct ports of 127.0.0.1 free now. Where the system names its
+    ephemeral range, they are drawn below it: a port of that range that is free
+    now may be taken by any outgoing connection before etcd binds it (the test
+    run's own clients make many), which one outside it cannot. Each is checked
+    by binding it; at most ``100 * count`` draws, then the system's choice."""
+    sockets: list[socket.socket] = []
+    span = _ephemeral_range()
+    draws = random.Random()
+    try:
+        if span is not None and span[0] > _LOWEST_PORT + 4 * count:
+            for _ in range(100 * count):
+                if len(sockets) == count:
+                    break
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                try:
+                    s.bind(("127.0.0.1", draws.randrange(_LOWEST_PORT, span[0])))
+                except OSError:
+                    s.close()
+                    continue
+                sockets.append(s)
+        while len(sockets) < count:
             s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             s.bind(("127.0.0.1", 0))
             sockets.append(s)
