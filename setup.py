@@ -2,6 +2,7 @@
 ``keyspace._tuples_accel`` (tuple encoding and decoding of the common cases) and
 ``keyspace._scope_accel`` (key transforms and point operations of scopes, and
 ``Scheme.encode``),
+``keyspace._put_route_accel`` (the put route of a transaction with a feature on),
 ``keyspace.stores._pairs_accel`` (the put log of overlay transactions) and
 ``keyspace.stores._gate_accel`` (the count of calls in flight into an engine).
 
@@ -16,6 +17,7 @@ setup(
     ext_modules=[
         Extension("keyspace._tuples_accel", sources=["src/keyspace/_tuples_accel.c"], optional=True),
         Extension("keyspace._scope_accel", sources=["src/keyspace/_scope_accel.c"], optional=True),
+        Extension("keyspace._put_route_accel", sources=["src/keyspace/_put_route_accel.c"], optional=True),
         Extension(
             "keyspace.stores._pairs_accel", sources=["src/keyspace/stores/_pairs_accel.c"], optional=True
         ),

@@ -249,6 +249,20 @@ def merged_deltas(
     return _key_deltas(find, zip(merged, map(old.get, merged), merged.values(), strict=True))
 
 
+def summary_deltas(find: ScopeFinder, summary: tuple[bytes, bytes, int, int]) -> dict[Path, list[int]] | None:
+    """:func:`scope_deltas` of a commit of puts the seam summed up (``(low, high,
+    keys, bytes)``, :attr:`~keyspace._write_hooks.ChangeList.summary`) when its
+    lowest and highest key lie in one own range of one scope: one scope lookup
+    whatever the number of keys; ``None`` for any other commit."""
+    low, high, keys, size = summary
+    path = find(low)
+    if path is None:
+        return None
+    if not any(lo <= low and (hi is None or high < hi) for lo, hi in find.last_ranges):
+        return None
+    return {path: [keys, size]}
+
+
 def _one_scope_deltas(
     find: ScopeFinder, merged: dict[bytes, bytes | None], old: dict[bytes, Any]
 ) -> dict[Path, list[int]] | None:
@@ -323,6 +337,7 @@ def _uncommitted(tx: HookedTransaction) -> list[Change]:
     """The changes ``tx`` holds so far, each with its value before ``tx`` (read
     from the engine transaction where the seam did not read it yet), reserved
     keys left out: one pass over them."""
+    tx.settle()
     store, engine = tx.store, tx.view
     pending, merged, old = tx.pending, tx.merged, tx.old
     out: list[Change] = []
@@ -387,11 +402,14 @@ class Accounting(WriteHook):
         ranges: Sequence[tuple[bytes, bytes | None]],
         latest: ReadView,
     ) -> None:
-        merged = getattr(changes, "merged", None)  # the seam's dicts, where it offers them: no Change objects
-        if merged is not None:
-            deltas = merged_deltas(self.find, merged, getattr(changes, "old", {}))
-        else:
-            deltas = scope_deltas(self.find, changes)
+        summary = getattr(changes, "summary", None)  # the seam's own sums, where it kept them
+        deltas = None if summary is None else summary_deltas(self.find, summary)
+        if deltas is None:
+            merged = getattr(changes, "merged", None)  # the seam's dicts where it has them: no Change objects
+            if merged is not None:
+                deltas = merged_deltas(self.find, merged, getattr(changes, "old", {}))
+            else:
+                deltas = scope_deltas(self.find, changes)
         reader = view if self._guarded else latest
         if self.unconfirmed:  # any commit may be the one that records accounting
             self._confirm(view, reader, deltas)

@@ -70,6 +70,7 @@ from types import TracebackType
 from typing import Any, ClassVar, Final, Literal
 
 from ._metadata import reserved_ranges
+from ._put_route import PutRoute
 from ._retry import run_again, run_atomically
 from .errors import InvalidArgument, KeyspaceError, TransactionConflict, UnreadableRecord, show_bytes
 from .schemes._base import Scheme
@@ -516,6 +517,16 @@ class HookedStore(DelegatedReads, Store):
         record = self._record
         if record is not None and wrote:  # any write, records too (a feed's cursor made first)
             self._write_record(view, record)
+        latest: ReadView = view if self._serialized else self.inner
+        route = getattr(tx, "route", None)  # a _Batch has none
+        if route is not None:
+            summary = route.summary()
+            if summary is not None:  # puts alone, all through the route: settled if a hook reads them
+                changes = ChangeList(tx.merged, tx.old, tx.notes, summary, route.settle)
+                for hook in self.hooks:
+                    hook.commit(view, changes, (), latest)
+                return True
+            route.settle()
         merged, old = tx.merged, tx.old
         for key in tx.reserved_keys:
             merged.pop(key, None)
@@ -526,12 +537,10 @@ class HookedStore(DelegatedReads, Store):
         ranges = tx.ranges
         if not merged and not ranges:
             if record is not None and wrote:  # the record comes with a commit no hook sees
-                seen: ReadView = view if self._serialized else self.inner
                 for hook in self.hooks:
-                    hook.recording(view, seen)
+                    hook.recording(view, latest)
             return False
         changes = ChangeList(merged, old, getattr(tx, "notes", None))  # a _Batch has none
-        latest: ReadView = view if self._serialized else self.inner
         for hook in self.hooks:
             hook.commit(view, changes, ranges, latest)
         return True
@@ -546,19 +555,43 @@ class ChangeList(Sequence[Change]):
     :class:`Change`, made on first use; a hook that needs speed reads
     :attr:`merged` (stored key -> value after the commit, ``None``: deleted, in
     the order first written) and :attr:`old` (key -> value before the commit,
-    where read) instead."""
+    where read) instead, or :attr:`summary` where the seam kept one. ``settle``:
+    what fills the two dicts before their first read (the put route's
+    :meth:`~keyspace._put_route.PythonPutRoute.settle`), where they are not full yet."""
 
     def __init__(
         self,
         merged: dict[bytes, bytes | None],
         old: dict[bytes, bytes | None],
         notes: dict[bytes, dict[str, Any]] | None = None,
+        summary: tuple[bytes, bytes, int, int] | None = None,
+        settle: Callable[[], None] | None = None,
     ) -> None:
-        self.merged = merged
-        self.old = old
+        self._merged = merged
+        self._old = old
+        self._settle = settle
         self.notes: dict[bytes, dict[str, Any]] = notes or {}
         """What writers told the hooks of a key's last write (:meth:`HookedTransaction.note`)."""
+        self.summary = summary
+        """``(low, high, keys, bytes)`` where every change of the commit was a put
+        through the transaction's put route: its lowest and highest key and the
+        net change of keys and stored bytes (key + value); else ``None``."""
         self._made: list[Change] | None = None
+
+    @property
+    def merged(self) -> dict[bytes, bytes | None]:
+        """Stored key -> value after the commit (``None``: deleted), first written first."""
+        settle = self._settle
+        if settle is not None:
+            self._settle = None
+            settle()
+        return self._merged
+
+    @property
+    def old(self) -> dict[bytes, bytes | None]:
+        """Stored key -> value before the commit, where read (``None``: absent)."""
+        self.merged  # noqa: B018  # settled first
+        return self._old
 
     def _list(self) -> list[Change]:
         made = self._made
@@ -580,13 +613,19 @@ class ChangeList(Sequence[Change]):
 class HookedTransaction(DelegatedReads, WriteView):
     """A transaction of a :class:`HookedStore` over the engine's transaction.
 
-    Puts wait in :attr:`pending` (its ``__setitem__`` is the view's ``fast_put``:
-    a dict store, in C) and reach the engine transaction in one ``put_many``
-    at the commit, or before a read that needs them (a scan, a count, a seek, a
-    range delete: one flush); a point read looks in :attr:`pending` first.
-    Deletes go to the engine at once. Where a hook asks for old values, each
-    key's value before the transaction is read as it first reaches the engine:
-    at the flush by the puts themselves
+    Where the engine's transaction offers ``fast_replace`` (LMDB) and no
+    feature hides keys, every put goes to the engine at once through a
+    :class:`~keyspace._put_route.PutRoute` (the view's ``fast_put``, in C), which
+    keeps each key's value before the transaction (its replace's answer: no
+    read more than the put's own) and, while every change goes through it, the
+    summary the hooks may read (:attr:`ChangeList.summary`). Elsewhere puts wait
+    in :attr:`pending` (its ``__setitem__`` is the view's ``fast_put``: a dict
+    store, in C) and reach the engine transaction in one ``put_many`` at the
+    commit, or before a read that needs them (a scan, a count, a seek, a range
+    delete: one flush); a point read looks in :attr:`pending` first. Deletes go
+    to the engine at once. Where a hook asks for old values, each key's value
+    before the transaction is read as it first reaches the engine: at the flush
+    by the puts themselves
     (:meth:`~keyspace.stores._base.WriteView.replace_many`: on LMDB no read more
     than the put's own), at a delete by a point read. The transaction's
     reads have no fast paths (each is one Python call more than the engine's)."""
@@ -614,11 +653,28 @@ class HookedTransaction(DelegatedReads, WriteView):
         self.deferred: list[tuple[Callable[[int, int], bytes], bytes]] = []
         self.commit_number: int | None = None
         """The number of the commit, once made, where deferred keys asked for it."""
+        self.route: Any = None
+        """The :class:`~keyspace._put_route.PutRoute` puts take, where the engine
+        offers one (set at the start); ``None``: puts wait in :attr:`pending`."""
 
     @property
     def wrote(self) -> bool:
         """Whether anything was written (reserved keys too)."""
-        return self._wrote or bool(self.pending) or bool(self.merged) or bool(self.deferred)
+        route = self.route
+        return (
+            self._wrote
+            or bool(self.pending)
+            or bool(self.merged)
+            or bool(self.deferred)
+            or (route is not None and route.low is not None)
+        )
+
+    def settle(self) -> None:
+        """The puts the route made since the last settle into :attr:`merged` and
+        :attr:`old` (one pass over them); nothing without a route."""
+        route = self.route
+        if route is not None:
+            route.settle()
 
     def defer(self, make_key: Callable[[int, int], bytes], value: bytes) -> int:
         """Put ``value`` at ``make_key(number, index)`` at the commit: ``number`` the
@@ -655,6 +711,10 @@ class HookedTransaction(DelegatedReads, WriteView):
         store_filter = self.store._filter
         if store_filter is not None:
             self._filtered = store_filter(self.view, self)
+        else:
+            replace = self.view.fast_replace
+            if replace is not None:
+                self.route = self.fast_put = PutRoute(replace, self.old, self.merged)
         return self
 
     def __exit__(
@@ -701,8 +761,12 @@ class HookedTransaction(DelegatedReads, WriteView):
         pending = self.pending
         if not pending:
             return
+        route = self.route
+        if route is not None:
+            route.exact = False
+            route.settle()
         rank = self.store._old
-        if rank == 2 or (rank == 1 and not committing):
+        if route is not None or rank == 2 or (rank == 1 and not committing):
             # the values before, read by the puts themselves where the engine can
             got = dict(
                 zip(pending, self.view.replace_many(list(pending), list(pending.values())), strict=True)
@@ -743,6 +807,15 @@ class HookedTransaction(DelegatedReads, WriteView):
             self.reserved_keys.add(key)
 
     def put(self, key: bytes, value: bytes) -> None:
+        route = self.route
+        if route is not None and key < self.store._reserved_low:
+            try:
+                route(key, value)
+            except KeyspaceError:
+                raise
+            except Exception as exc:
+                raise self.view.translate(exc, key) from exc
+            return
         self.pending[key] = value
         self._reserved(key)
         if self.notes:
@@ -758,6 +831,8 @@ class HookedTransaction(DelegatedReads, WriteView):
         if pairs and max(map(_first_of, pairs)) >= self.store._reserved_low:
             for key, _ in pairs:
                 self._reserved(key)
+        if self.route is not None:  # puts reach the engine in the order made
+            self.flush()
         return len(pairs)
 
     def write(self, ops: Iterable[Op]) -> None:
@@ -769,6 +844,10 @@ class HookedTransaction(DelegatedReads, WriteView):
 
     def delete(self, key: bytes) -> None:
         self._wrote = True
+        route = self.route
+        if route is not None:
+            route.exact = False
+            route.settle()
         self._reserved(key)
         self.pending.pop(key, None)
         if self.notes:
@@ -785,6 +864,10 @@ class HookedTransaction(DelegatedReads, WriteView):
             return
         self._wrote = True
         self.flush()
+        route = self.route
+        if route is not None:
+            route.exact = False
+            route.settle()
         notes = self.notes
         if notes:
             for key in [k for k in notes if start <= k and (stop is None or k < stop)]:

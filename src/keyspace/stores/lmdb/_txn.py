@@ -105,7 +105,8 @@ class LMDBTransaction(TxnReads, WriteView):
 
     @property
     def fast_replace(self) -> Callable[[bytes, bytes], bytes | None] | None:  # type: ignore[override]
-        return None if self.fast_put is None else self._txn.replace
+        # a cursor's replace: the transaction's own makes a cursor at every call
+        return None if self.fast_put is None else self._txn.cursor().replace
 
     @property
     def fast_scan(self) -> FastScan | None:  # type: ignore[override]

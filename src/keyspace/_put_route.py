@@ -1,0 +1,106 @@
+"""A hooked transaction's put route straight into the engine's transaction.
+
+Where the engine's transaction offers ``fast_replace`` (a put that returns the
+value it replaced, in one engine call: LMDB's ``replace``), a transaction with
+a feature on (:mod:`keyspace._write_hooks`) writes each put at once through a
+:class:`PutRoute` instead of keeping it for the commit: the route keeps what
+the hooks may need -- the value each key had before the transaction (its first
+replace's answer) and the value after -- in a list, moved into the dicts
+``old`` and ``merged`` (key -> value after, in the order first written) when
+:meth:`~PythonPutRoute.settle` is called; and, for as long as every change of
+the transaction goes through it, a *summary*: the lowest and highest key put
+and the net change of keys and bytes (stored key + value) the puts made. A
+hook that counts (accounting) reads the summary instead of the keys when they
+all lie in one scope, and then no dict is made.
+
+``PutRoute`` is the C type of ``keyspace._put_route_accel`` where it is built,
+else the Python class below, which gives the same results. Cost per put: the
+engine's replace, three list appends and a comparison or two; two dict stores
+per put at the settle.
+
+>>> replaced = {}
+>>> def replace(key, value):
+...     before = replaced.get(key)
+...     replaced[key] = value
+...     return before
+>>> old, merged = {}, {}
+>>> route = PythonPutRoute(replace, old, merged)
+>>> route(b"b", b"12"); route(b"a", b"1"); route(b"b", b"1234")
+>>> route.settle()
+>>> old, merged
+({b'b': None, b'a': None}, {b'b': b'1234', b'a': b'1'})
+>>> route.summary()
+(b'a', b'b', 2, 7)
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["PutRoute", "PythonPutRoute"]
+
+
+class PythonPutRoute:
+    """``route(key, value)``: ``replace(key, value)``, the key, the value and what
+    it replaced kept for :meth:`settle`. :meth:`summary` gives ``(low, high,
+    keys, bytes)`` of the puts so far while :attr:`exact` holds (a caller that
+    makes a change any other way clears it), else ``None``."""
+
+    __slots__ = ("_bytes", "_keys", "_log", "exact", "high", "low", "merged", "old", "replace")
+
+    def __init__(
+        self, replace: Callable[[bytes, bytes], bytes | None], old: dict[bytes, Any], merged: dict[bytes, Any]
+    ) -> None:
+        self.replace = replace
+        self.old = old
+        self.merged = merged
+        self._log: list[Any] = []
+        self.exact = True
+        """Whether every change of the transaction so far went through this route."""
+        self.low: bytes | None = None
+        self.high: bytes | None = None
+        self._keys = 0
+        self._bytes = 0
+
+    def __call__(self, key: bytes, value: bytes) -> None:
+        before = self.replace(key, value)
+        self._log += (key, value, before)
+        if before is None:
+            self._keys += 1
+            self._bytes += len(key) + len(value)
+        else:
+            self._bytes += len(value) - len(before)
+        low = self.low
+        if low is None:
+            self.low = self.high = key
+        elif key < low:
+            self.low = key
+        elif key > self.high:  # type: ignore[operator]
+            self.high = key
+
+    def settle(self) -> None:
+        """The puts made since the last settle into the dicts, in the order made:
+        ``old.setdefault(key, before)`` (the first put of a key in the
+        transaction replaced its value before it) and ``merged[key] = value``."""
+        log, old, merged = self._log, self.old, self.merged
+        for i in range(0, len(log), 3):
+            key = log[i]
+            if key not in old:
+                old[key] = log[i + 2]
+            merged[key] = log[i + 1]
+        log.clear()
+
+    def summary(self) -> tuple[bytes, bytes, int, int] | None:
+        """``(low, high, keys, bytes)``: the lowest and highest key put and the net
+        change of keys and stored bytes, or ``None`` when no put was made or a
+        change went another way (:attr:`exact` cleared)."""
+        if not self.exact or self.low is None or self.high is None:
+            return None
+        return (self.low, self.high, self._keys, self._bytes)
+
+
+PutRoute: Any = PythonPutRoute
+with contextlib.suppress(ImportError):  # no C compiler at install: the Python class, same results
+    from ._put_route_accel import PutRoute

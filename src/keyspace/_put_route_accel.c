@@ -1,0 +1,321 @@
+/* Optional C put route of a hooked transaction (keyspace._put_route is the
+ * reference and documents the behaviour).
+ *
+ *   route = PutRoute(replace, old, merged)
+ *   route(key, value)      before = replace(key, value); (key, value, before)
+ *                          kept for settle(); the summary updated
+ *   route.settle()         the puts kept into the dicts: old.setdefault(key,
+ *                          before), merged[key] = value, in the order made
+ *   route.exact            whether every change went through the route
+ *                          (writable: a caller clears it)
+ *   route.low, route.high  the lowest and highest key put (None before a put)
+ *   route.summary()        (low, high, keys, bytes) or None
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include "structmember.h"
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *replace;
+    PyObject *old;
+    PyObject *merged;
+    PyObject *log; /* key, value, before of each put not settled yet */
+    PyObject *low;
+    PyObject *high;
+    long long keys;
+    long long bytes;
+    int exact;
+    vectorcallfunc vectorcall;
+} PutRoute;
+
+static Py_ssize_t
+size_of(PyObject *value)
+{
+    if (PyBytes_CheckExact(value)) {
+        return PyBytes_GET_SIZE(value);
+    }
+    return PyObject_Size(value);
+}
+
+/* -1 with an error set, 1 when a < b, 0 else */
+static int
+less(PyObject *a, PyObject *b)
+{
+    if (PyBytes_CheckExact(a) && PyBytes_CheckExact(b)) {
+        Py_ssize_t na = PyBytes_GET_SIZE(a), nb = PyBytes_GET_SIZE(b);
+        int c = memcmp(PyBytes_AS_STRING(a), PyBytes_AS_STRING(b), (size_t)(na < nb ? na : nb));
+        return c < 0 || (c == 0 && na < nb);
+    }
+    return PyObject_RichCompareBool(a, b, Py_LT);
+}
+
+static PyObject *
+route_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PutRoute *self = (PutRoute *)op;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 2 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "a put route takes (key, value)");
+        return NULL;
+    }
+    PyObject *key = args[0], *value = args[1];
+    PyObject *before = PyObject_Vectorcall(self->replace, args, 2, NULL);
+    if (before == NULL) {
+        return NULL;
+    }
+    PyObject *log = self->log;
+    if (PyList_Append(log, key) < 0 || PyList_Append(log, value) < 0 || PyList_Append(log, before) < 0) {
+        Py_DECREF(before);
+        return NULL;
+    }
+    Py_ssize_t key_size = size_of(key), value_size = size_of(value);
+    if (key_size < 0 || value_size < 0) {
+        Py_DECREF(before);
+        return NULL;
+    }
+    if (before == Py_None) {
+        self->keys += 1;
+        self->bytes += (long long)key_size + (long long)value_size;
+    }
+    else {
+        Py_ssize_t before_size = size_of(before);
+        if (before_size < 0) {
+            Py_DECREF(before);
+            return NULL;
+        }
+        self->bytes += (long long)value_size - (long long)before_size;
+    }
+    Py_DECREF(before);
+    if (self->low == NULL) {
+        Py_INCREF(key);
+        self->low = key;
+        Py_INCREF(key);
+        self->high = key;
+    }
+    else {
+        int below = less(key, self->low);
+        if (below < 0) {
+            return NULL;
+        }
+        if (below) {
+            Py_INCREF(key);
+            Py_SETREF(self->low, key);
+        }
+        else {
+            int above = less(self->high, key);
+            if (above < 0) {
+                return NULL;
+            }
+            if (above) {
+                Py_INCREF(key);
+                Py_SETREF(self->high, key);
+            }
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+route_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    PyObject *replace, *old, *merged;
+    static char *names[] = {"replace", "old", "merged", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O!:PutRoute", names, &replace, &PyDict_Type, &old,
+                                     &PyDict_Type, &merged)) {
+        return NULL;
+    }
+    PutRoute *self = (PutRoute *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    Py_INCREF(replace);
+    self->replace = replace;
+    Py_INCREF(old);
+    self->old = old;
+    Py_INCREF(merged);
+    self->merged = merged;
+    self->log = PyList_New(0);
+    if (self->log == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->exact = 1;
+    self->vectorcall = route_vectorcall;
+    return (PyObject *)self;
+}
+
+static int
+route_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    PutRoute *self = (PutRoute *)op;
+    Py_VISIT(self->replace);
+    Py_VISIT(self->old);
+    Py_VISIT(self->merged);
+    Py_VISIT(self->log);
+    Py_VISIT(self->low);
+    Py_VISIT(self->high);
+    return 0;
+}
+
+static int
+route_clear(PyObject *op)
+{
+    PutRoute *self = (PutRoute *)op;
+    Py_CLEAR(self->replace);
+    Py_CLEAR(self->old);
+    Py_CLEAR(self->merged);
+    Py_CLEAR(self->log);
+    Py_CLEAR(self->low);
+    Py_CLEAR(self->high);
+    return 0;
+}
+
+static void
+route_dealloc(PyObject *op)
+{
+    PyObject_GC_UnTrack(op);
+    route_clear(op);
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyObject *
+route_summary(PyObject *op, PyObject *Py_UNUSED(ignored))
+{
+    PutRoute *self = (PutRoute *)op;
+    if (!self->exact || self->low == NULL) {
+        Py_RETURN_NONE;
+    }
+    return Py_BuildValue("(OOLL)", self->low, self->high, self->keys, self->bytes);
+}
+
+static PyObject *
+route_settle(PyObject *op, PyObject *Py_UNUSED(ignored))
+{
+    PutRoute *self = (PutRoute *)op;
+    PyObject *log = self->log;
+    Py_ssize_t n = PyList_GET_SIZE(log);
+    if (n == 0) {
+        Py_RETURN_NONE;
+    }
+    PyObject *old = self->old, *merged = self->merged;
+    for (Py_ssize_t i = 0; i + 2 < n; i += 3) {
+        PyObject *key = PyList_GET_ITEM(log, i);
+        if (PyDict_SetDefault(old, key, PyList_GET_ITEM(log, i + 2)) == NULL ||
+            PyDict_SetItem(merged, key, PyList_GET_ITEM(log, i + 1)) < 0) {
+            return NULL;
+        }
+    }
+    if (PyList_SetSlice(log, 0, n, NULL) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+route_get_bound(PyObject *bound)
+{
+    if (bound == NULL) {
+        Py_RETURN_NONE;
+    }
+    Py_INCREF(bound);
+    return bound;
+}
+
+static PyObject *
+route_get_low(PyObject *op, void *Py_UNUSED(closure))
+{
+    return route_get_bound(((PutRoute *)op)->low);
+}
+
+static PyObject *
+route_get_high(PyObject *op, void *Py_UNUSED(closure))
+{
+    return route_get_bound(((PutRoute *)op)->high);
+}
+
+static PyObject *
+route_get_exact(PyObject *op, void *Py_UNUSED(closure))
+{
+    return PyBool_FromLong(((PutRoute *)op)->exact);
+}
+
+static int
+route_set_exact(PyObject *op, PyObject *value, void *Py_UNUSED(closure))
+{
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "exact cannot be deleted");
+        return -1;
+    }
+    int truth = PyObject_IsTrue(value);
+    if (truth < 0) {
+        return -1;
+    }
+    ((PutRoute *)op)->exact = truth;
+    return 0;
+}
+
+static PyMethodDef route_methods[] = {
+    {"settle", route_settle, METH_NOARGS, "The puts made since the last settle into old and merged."},
+    {"summary", route_summary, METH_NOARGS,
+     "(low, high, keys, bytes) of the puts so far, or None (no put, or exact cleared)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMemberDef route_members[] = {
+    {"replace", T_OBJECT, offsetof(PutRoute, replace), READONLY, "The engine's replace."},
+    {"old", T_OBJECT, offsetof(PutRoute, old), READONLY, "Key -> value before the transaction."},
+    {"merged", T_OBJECT, offsetof(PutRoute, merged), READONLY, "Key -> value after, first written first."},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef route_getset[] = {
+    {"exact", route_get_exact, route_set_exact, "Whether every change went through the route.", NULL},
+    {"low", route_get_low, NULL, "The lowest key put, or None.", NULL},
+    {"high", route_get_high, NULL, "The highest key put, or None.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject PutRouteType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace._put_route_accel.PutRoute",
+    .tp_doc = "PutRoute(replace, old, merged): a hooked transaction's put route (see keyspace._put_route).",
+    .tp_basicsize = sizeof(PutRoute),
+    .tp_vectorcall_offset = offsetof(PutRoute, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = route_new,
+    .tp_traverse = route_traverse,
+    .tp_clear = route_clear,
+    .tp_dealloc = route_dealloc,
+    .tp_methods = route_methods,
+    .tp_members = route_members,
+    .tp_getset = route_getset,
+};
+
+static struct PyModuleDef put_route_accel_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "keyspace._put_route_accel",
+    .m_doc = "Optional C put route of a hooked transaction (keyspace._put_route is the reference).",
+    .m_size = -1,
+};
+
+PyMODINIT_FUNC
+PyInit__put_route_accel(void)
+{
+    if (PyType_Ready(&PutRouteType) < 0) {
+        return NULL;
+    }
+    PyObject *module = PyModule_Create(&put_route_accel_module);
+    if (module == NULL) {
+        return NULL;
+    }
+    Py_INCREF(&PutRouteType);
+    if (PyModule_AddObject(module, "PutRoute", (PyObject *)&PutRouteType) < 0) {
+        Py_DECREF(&PutRouteType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

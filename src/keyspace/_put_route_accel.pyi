@@ -1,0 +1,16 @@
+from collections.abc import Callable
+from typing import Any
+
+class PutRoute:
+    replace: Callable[[bytes, bytes], bytes | None]
+    old: dict[bytes, Any]
+    merged: dict[bytes, Any]
+    exact: bool
+    low: bytes | None
+    high: bytes | None
+    def __init__(
+        self, replace: Callable[[bytes, bytes], bytes | None], old: dict[bytes, Any], merged: dict[bytes, Any]
+    ) -> None: ...
+    def __call__(self, key: bytes, value: bytes) -> None: ...
+    def settle(self) -> None: ...
+    def summary(self) -> tuple[bytes, bytes, int, int] | None: ...

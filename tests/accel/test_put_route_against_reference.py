@@ -1,0 +1,163 @@
+"""The C put route of a hooked transaction (``keyspace._put_route_accel.PutRoute``)
+against its pure-Python reference (``PythonPutRoute``): for any sequence of puts,
+settles and cleared summaries both call the engine's replace alike and leave the
+same dicts (values before, values after, in the order first written) and the
+same summary; an engine error passes through with nothing recorded; the C type
+holds no reference after its calls."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import sys
+import tracemalloc
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from keyspace import _put_route
+from keyspace._put_route import PythonPutRoute
+
+ROUTES: list[Any] = (
+    [PythonPutRoute] if _put_route.PutRoute is PythonPutRoute else [_put_route.PutRoute, PythonPutRoute]
+)
+
+
+class Engine:
+    """A dict with a replace that answers the value it replaced, and a log of its calls."""
+
+    def __init__(self, before: dict[bytes, bytes]) -> None:
+        self.data = dict(before)
+        self.calls: list[tuple[bytes, bytes]] = []
+
+    def replace(self, key: bytes, value: bytes) -> bytes | None:
+        if key == b"bad":
+            raise ValueError("the engine refuses b'bad'")
+        self.calls.append((key, value))
+        before = self.data.get(key)
+        self.data[key] = value
+        return before
+
+
+_keys = st.sampled_from([b"a", b"ab", b"b", b"\x00", b"zz", b"m\xff", b"bad"])
+_ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("put"), _keys, st.binary(max_size=6)),
+        st.tuples(st.just("settle")),
+        st.tuples(st.just("inexact")),
+    ),
+    max_size=40,
+)
+
+
+def _run(route_type: Any, before: dict[bytes, bytes], ops: list[tuple[Any, ...]]) -> dict[str, Any]:
+    engine = Engine(before)
+    old: dict[bytes, Any] = {}
+    merged: dict[bytes, Any] = {}
+    route = route_type(engine.replace, old, merged)
+    refused = 0
+    seen = []
+    for op in ops:
+        if op[0] == "put":
+            try:
+                route(op[1], op[2])
+            except ValueError:
+                refused += 1
+        elif op[0] == "settle":
+            route.settle()
+        else:
+            route.exact = False
+        seen.append((route.summary(), route.low, route.high, route.exact))
+    route.settle()
+    return {
+        "calls": engine.calls,
+        "old": list(old.items()),
+        "merged": list(merged.items()),
+        "seen": seen,
+        "refused": refused,
+    }
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=st.dictionaries(_keys.filter(lambda k: k != b"bad"), st.binary(max_size=4)), ops=_ops)
+def test_the_routes_agree_with_each_other_and_with_a_model(
+    before: dict[bytes, bytes], ops: list[tuple[Any, ...]]
+) -> None:
+    got = [_run(route_type, before, ops) for route_type in ROUTES]
+    assert all(g == got[0] for g in got)
+    result = got[0]
+    puts = [(op[1], op[2]) for op in ops if op[0] == "put" and op[1] != b"bad"]
+    assert result["calls"] == puts
+    assert result["refused"] == sum(1 for op in ops if op[0] == "put" and op[1] == b"bad")
+    # the model: values before the first put of each key, values after its last, first written first
+    expected_old: dict[bytes, Any] = {}
+    expected_merged: dict[bytes, Any] = {}
+    for key, value in puts:
+        expected_old.setdefault(key, before.get(key))
+        expected_merged[key] = value
+    assert result["old"] == list(expected_old.items())
+    assert result["merged"] == list(expected_merged.items())
+    summary = result["seen"][-1][0] if result["seen"] else None
+    if puts and all(op[0] != "inexact" for op in ops):
+        after = {**before, **expected_merged}
+        keys = len(after) - len(before)
+        size = sum(len(k) + len(v) for k, v in after.items())
+        size -= sum(len(k) + len(v) for k, v in before.items())
+        assert summary == (min(k for k, _ in puts), max(k for k, _ in puts), keys, size)
+    else:
+        assert summary is None
+
+
+@pytest.mark.parametrize("route_type", ROUTES, ids=lambda t: f"{t.__module__}.{t.__name__}")
+def test_an_engine_error_passes_through_and_nothing_is_recorded(route_type: Any) -> None:
+    engine = Engine({})
+    old: dict[bytes, Any] = {}
+    merged: dict[bytes, Any] = {}
+    route = route_type(engine.replace, old, merged)
+    route(b"k", b"v")
+    with pytest.raises(ValueError, match="refuses"):
+        route(b"bad", b"v")
+    route.settle()
+    assert (old, merged, route.summary()) == ({b"k": None}, {b"k": b"v"}, (b"k", b"k", 1, 2))
+
+
+def test_the_c_route_is_the_one_used_where_built() -> None:
+    try:
+        from keyspace._put_route_accel import PutRoute
+    except ImportError:  # pragma: no cover - built without a C compiler
+        pytest.skip("keyspace._put_route_accel was not built")
+    assert _put_route.PutRoute is PutRoute
+
+
+@pytest.mark.skipif(_put_route.PutRoute is PythonPutRoute, reason="keyspace._put_route_accel was not built")
+def test_the_c_route_holds_nothing_after_its_calls() -> None:
+    key, value = b"key-" + bytes(range(40)), b"value-" + bytes(range(60))
+
+    def one() -> None:
+        engine = Engine({key: b"x"})
+        old: dict[bytes, Any] = {}
+        merged: dict[bytes, Any] = {}
+        route = _put_route.PutRoute(engine.replace, old, merged)
+        route(key, value)
+        with contextlib.suppress(ValueError):
+            route(b"bad", value)
+        route.settle()
+        route.summary()
+
+    for _ in range(200):
+        one()
+    counts = (sys.getrefcount(key), sys.getrefcount(value))
+    gc.collect()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        for _ in range(3000):
+            one()
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - start
+    finally:
+        tracemalloc.stop()
+    assert grown < 3000 * 4
+    assert (sys.getrefcount(key), sys.getrefcount(value)) == counts
