@@ -201,22 +201,25 @@ class ChangeLog(WriteHook):
         ranges: Sequence[tuple[bytes, bytes | None]],
         latest: ReadView,
     ) -> None:
-        # the seam leaves out deletes of keys that were not there (old values of deletes read)
-        merged = changes.merged if isinstance(changes, ChangeList) else {c.key: c.new for c in changes}
-        if not merged:
+        fresh = changes.fresh() if isinstance(changes, ChangeList) else None
+        if fresh is not None:  # puts of new keys, each once: the seam's lists, no dict
+            keys, values = fresh
+        else:
+            # the seam leaves out deletes of keys that were not there (old values of deletes read)
+            merged = changes.merged if isinstance(changes, ChangeList) else {c.key: c.new for c in changes}
+            if None in merged.values():  # C: a scan of the values for a delete
+                deletes = [k for k, v in merged.items() if v is None]
+                puts: dict[bytes, bytes | None] = {k: v for k, v in merged.items() if v is not None}
+            else:
+                puts, deletes = merged, []
+            keys, values = [*puts, *deletes], cast(list[bytes], list(puts.values()))
+        if not keys:
             return
-        if len(merged) == 1:  # a single write: its one-entry part
-            ((key, value),) = merged.items()
-            self.commit_one(view, key, UNKNOWN, value, latest)
+        if len(keys) == 1:  # a single write: its one-entry part
+            self.commit_one(view, keys[0], UNKNOWN, values[0] if values else None, latest)
             return
         seq = _u64(latest.get(self.counter_key)) + 1
         now = time.time_ns()
-        if None in merged.values():  # C: a scan of the values for a delete
-            deletes = [k for k, v in merged.items() if v is None]
-            puts: dict[bytes, bytes | None] = {k: v for k, v in merged.items() if v is not None}
-        else:
-            puts, deletes = merged, []
-        keys, values = [*puts, *deletes], cast(list[bytes], list(puts.values()))
         step = PART_ENTRIES
         for part, at in enumerate(range(0, len(keys), step)):
             raw = encode_part(now, keys[at : at + step], values[at : at + step])

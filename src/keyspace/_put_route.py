@@ -48,7 +48,7 @@ class PythonPutRoute:
     keys, bytes)`` of the puts so far while :attr:`exact` holds (a caller that
     makes a change any other way clears it), else ``None``."""
 
-    __slots__ = ("_bytes", "_keys", "_log", "exact", "high", "low", "merged", "old", "replace")
+    __slots__ = ("_bytes", "_keys", "_log", "exact", "high", "low", "merged", "old", "puts", "replace")
 
     def __init__(
         self, replace: Callable[[bytes, bytes], bytes | None], old: dict[bytes, Any], merged: dict[bytes, Any]
@@ -63,10 +63,13 @@ class PythonPutRoute:
         self.high: bytes | None = None
         self._keys = 0
         self._bytes = 0
+        self.puts = 0
+        """The puts made."""
 
     def __call__(self, key: bytes, value: bytes) -> None:
         before = self.replace(key, value)
         self._log += (key, value, before)
+        self.puts += 1
         if before is None:
             self._keys += 1
             self._bytes += len(key) + len(value)
@@ -80,17 +83,23 @@ class PythonPutRoute:
         elif key > self.high:  # type: ignore[operator]
             self.high = key
 
-    def settle(self) -> None:
+    def settle(self, old: bool = True) -> None:
         """The puts made since the last settle into the dicts, in the order made:
-        ``old.setdefault(key, before)`` (the first put of a key in the
-        transaction replaced its value before it) and ``merged[key] = value``."""
-        log, old, merged = self._log, self.old, self.merged
+        ``merged[key] = value`` and, with ``old``, ``old.setdefault(key, before)``
+        (the first put of a key in the transaction replaced its value before it;
+        a caller that reads no value before leaves ``old`` out: one dict store
+        per put less)."""
+        log, before, merged = self._log, self.old, self.merged
         for i in range(0, len(log), 3):
             key = log[i]
-            if key not in old:
-                old[key] = log[i + 2]
+            if old and key not in before:
+                before[key] = log[i + 2]
             merged[key] = log[i + 1]
         log.clear()
+
+    def columns(self) -> tuple[list[bytes], list[bytes]]:
+        """The keys and the values of the puts not settled yet, in the order made."""
+        return self._log[0::3], self._log[1::3]
 
     def summary(self) -> tuple[bytes, bytes, int, int] | None:
         """``(low, high, keys, bytes)``: the lowest and highest key put and the net

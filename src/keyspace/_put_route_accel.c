@@ -4,12 +4,16 @@
  *   route = PutRoute(replace, old, merged)
  *   route(key, value)      before = replace(key, value); (key, value, before)
  *                          kept for settle(); the summary updated
- *   route.settle()         the puts kept into the dicts: old.setdefault(key,
- *                          before), merged[key] = value, in the order made
+ *   route.settle(old=True) the puts kept into the dicts: old.setdefault(key,
+ *                          before) (with old), merged[key] = value, in the
+ *                          order made
  *   route.exact            whether every change went through the route
  *                          (writable: a caller clears it)
  *   route.low, route.high  the lowest and highest key put (None before a put)
  *   route.summary()        (low, high, keys, bytes) or None
+ *   route.puts             the puts made
+ *   route.columns()        ([key, ...], [value, ...]) of the puts not settled,
+ *                          in the order made
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -21,11 +25,14 @@ typedef struct {
     PyObject *replace;
     PyObject *old;
     PyObject *merged;
-    PyObject *log; /* key, value, before of each put not settled yet */
+    PyObject **log; /* key, value, before of each put not settled yet (owned) */
+    Py_ssize_t used;
+    Py_ssize_t room;
     PyObject *low;
     PyObject *high;
     long long keys;
     long long bytes;
+    Py_ssize_t puts;
     int exact;
     vectorcallfunc vectorcall;
 } PutRoute;
@@ -65,11 +72,26 @@ route_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
     if (before == NULL) {
         return NULL;
     }
-    PyObject *log = self->log;
-    if (PyList_Append(log, key) < 0 || PyList_Append(log, value) < 0 || PyList_Append(log, before) < 0) {
-        Py_DECREF(before);
-        return NULL;
+    if (self->used + 3 > self->room) {
+        Py_ssize_t room = self->room ? self->room * 2 : 96;
+        PyObject **grown = PyMem_Realloc(self->log, (size_t)room * sizeof(PyObject *));
+        if (grown == NULL) {
+            Py_DECREF(before);
+            PyErr_NoMemory();
+            return NULL;
+        }
+        self->log = grown;
+        self->room = room;
     }
+    PyObject **slot = self->log + self->used;
+    Py_INCREF(key);
+    slot[0] = key;
+    Py_INCREF(value);
+    slot[1] = value;
+    Py_INCREF(before);
+    slot[2] = before;
+    self->used += 3;
+    self->puts += 1;
     Py_ssize_t key_size = size_of(key), value_size = size_of(value);
     if (key_size < 0 || value_size < 0) {
         Py_DECREF(before);
@@ -136,14 +158,19 @@ route_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->old = old;
     Py_INCREF(merged);
     self->merged = merged;
-    self->log = PyList_New(0);
-    if (self->log == NULL) {
-        Py_DECREF(self);
-        return NULL;
-    }
     self->exact = 1;
     self->vectorcall = route_vectorcall;
     return (PyObject *)self;
+}
+
+static void
+route_drop_log(PutRoute *self)
+{
+    Py_ssize_t used = self->used;
+    self->used = 0;
+    for (Py_ssize_t i = 0; i < used; i++) {
+        Py_DECREF(self->log[i]);
+    }
 }
 
 static int
@@ -153,7 +180,9 @@ route_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(self->replace);
     Py_VISIT(self->old);
     Py_VISIT(self->merged);
-    Py_VISIT(self->log);
+    for (Py_ssize_t i = 0; i < self->used; i++) {
+        Py_VISIT(self->log[i]);
+    }
     Py_VISIT(self->low);
     Py_VISIT(self->high);
     return 0;
@@ -166,7 +195,7 @@ route_clear(PyObject *op)
     Py_CLEAR(self->replace);
     Py_CLEAR(self->old);
     Py_CLEAR(self->merged);
-    Py_CLEAR(self->log);
+    route_drop_log(self);
     Py_CLEAR(self->low);
     Py_CLEAR(self->high);
     return 0;
@@ -177,6 +206,7 @@ route_dealloc(PyObject *op)
 {
     PyObject_GC_UnTrack(op);
     route_clear(op);
+    PyMem_Free(((PutRoute *)op)->log);
     Py_TYPE(op)->tp_free(op);
 }
 
@@ -191,26 +221,45 @@ route_summary(PyObject *op, PyObject *Py_UNUSED(ignored))
 }
 
 static PyObject *
-route_settle(PyObject *op, PyObject *Py_UNUSED(ignored))
+route_settle(PyObject *op, PyObject *args, PyObject *kwds)
 {
     PutRoute *self = (PutRoute *)op;
-    PyObject *log = self->log;
-    Py_ssize_t n = PyList_GET_SIZE(log);
-    if (n == 0) {
-        Py_RETURN_NONE;
-    }
-    PyObject *old = self->old, *merged = self->merged;
-    for (Py_ssize_t i = 0; i + 2 < n; i += 3) {
-        PyObject *key = PyList_GET_ITEM(log, i);
-        if (PyDict_SetDefault(old, key, PyList_GET_ITEM(log, i + 2)) == NULL ||
-            PyDict_SetItem(merged, key, PyList_GET_ITEM(log, i + 1)) < 0) {
-            return NULL;
-        }
-    }
-    if (PyList_SetSlice(log, 0, n, NULL) < 0) {
+    int keep_old = 1;
+    static char *names[] = {"old", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p:settle", names, &keep_old)) {
         return NULL;
     }
+    PyObject **log = self->log, *old = self->old, *merged = self->merged;
+    Py_ssize_t used = self->used;
+    for (Py_ssize_t i = 0; i + 2 < used; i += 3) {
+        if ((keep_old && PyDict_SetDefault(old, log[i], log[i + 2]) == NULL) ||
+            PyDict_SetItem(merged, log[i], log[i + 1]) < 0) {
+            return NULL; /* the log kept: a later settle starts again (the dict stores are idempotent) */
+        }
+    }
+    route_drop_log(self);
     Py_RETURN_NONE;
+}
+
+static PyObject *
+route_columns(PyObject *op, PyObject *Py_UNUSED(ignored))
+{
+    PutRoute *self = (PutRoute *)op;
+    Py_ssize_t n = self->used / 3;
+    PyObject *keys = PyList_New(n), *values = PyList_New(n);
+    if (keys == NULL || values == NULL) {
+        Py_XDECREF(keys);
+        Py_XDECREF(values);
+        return NULL;
+    }
+    PyObject **log = self->log;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_INCREF(log[3 * i]);
+        PyList_SET_ITEM(keys, i, log[3 * i]);
+        Py_INCREF(log[3 * i + 1]);
+        PyList_SET_ITEM(values, i, log[3 * i + 1]);
+    }
+    return Py_BuildValue("(NN)", keys, values);
 }
 
 static PyObject *
@@ -257,7 +306,9 @@ route_set_exact(PyObject *op, PyObject *value, void *Py_UNUSED(closure))
 }
 
 static PyMethodDef route_methods[] = {
-    {"settle", route_settle, METH_NOARGS, "The puts made since the last settle into old and merged."},
+    {"settle", (PyCFunction)(void (*)(void))route_settle, METH_VARARGS | METH_KEYWORDS,
+     "settle(old=True): the puts made since the last settle into merged (and old)."},
+    {"columns", route_columns, METH_NOARGS, "([key, ...], [value, ...]) of the puts not settled, in order."},
     {"summary", route_summary, METH_NOARGS,
      "(low, high, keys, bytes) of the puts so far, or None (no put, or exact cleared)."},
     {NULL, NULL, 0, NULL},
@@ -267,6 +318,7 @@ static PyMemberDef route_members[] = {
     {"replace", T_OBJECT, offsetof(PutRoute, replace), READONLY, "The engine's replace."},
     {"old", T_OBJECT, offsetof(PutRoute, old), READONLY, "Key -> value before the transaction."},
     {"merged", T_OBJECT, offsetof(PutRoute, merged), READONLY, "Key -> value after, first written first."},
+    {"puts", T_PYSSIZET, offsetof(PutRoute, puts), READONLY, "The puts made."},
     {NULL, 0, 0, 0, NULL},
 };
 

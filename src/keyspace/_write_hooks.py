@@ -522,7 +522,10 @@ class HookedStore(DelegatedReads, Store):
         if route is not None:
             summary = route.summary()
             if summary is not None:  # puts alone, all through the route: settled if a hook reads them
-                changes = ChangeList(tx.merged, tx.old, tx.notes, summary, route.settle)
+                # the values before are read by no hook below "all": not put in a dict
+                settle = route.settle if self._old == 2 else partial(route.settle, False)
+                fresh = route.columns if summary[2] == route.puts else None  # each put a new key
+                changes = ChangeList(tx.merged, tx.old, tx.notes, summary, settle, fresh)
                 for hook in self.hooks:
                     hook.commit(view, changes, (), latest)
                 return True
@@ -555,9 +558,10 @@ class ChangeList(Sequence[Change]):
     :class:`Change`, made on first use; a hook that needs speed reads
     :attr:`merged` (stored key -> value after the commit, ``None``: deleted, in
     the order first written) and :attr:`old` (key -> value before the commit,
-    where read) instead, or :attr:`summary` where the seam kept one. ``settle``:
-    what fills the two dicts before their first read (the put route's
-    :meth:`~keyspace._put_route.PythonPutRoute.settle`), where they are not full yet."""
+    where read) instead, or :attr:`summary` and :meth:`fresh` where the seam
+    kept them. ``settle``: what fills the two dicts before their first read (the
+    put route's :meth:`~keyspace._put_route.PythonPutRoute.settle`), where they
+    are not full yet; ``fresh``: what gives :meth:`fresh`'s lists."""
 
     def __init__(
         self,
@@ -566,10 +570,12 @@ class ChangeList(Sequence[Change]):
         notes: dict[bytes, dict[str, Any]] | None = None,
         summary: tuple[bytes, bytes, int, int] | None = None,
         settle: Callable[[], None] | None = None,
+        fresh: Callable[[], tuple[list[bytes], list[bytes]]] | None = None,
     ) -> None:
         self._merged = merged
         self._old = old
         self._settle = settle
+        self._fresh = fresh
         self.notes: dict[bytes, dict[str, Any]] = notes or {}
         """What writers told the hooks of a key's last write (:meth:`HookedTransaction.note`)."""
         self.summary = summary
@@ -577,6 +583,13 @@ class ChangeList(Sequence[Change]):
         through the transaction's put route: its lowest and highest key and the
         net change of keys and stored bytes (key + value); else ``None``."""
         self._made: list[Change] | None = None
+
+    def fresh(self) -> tuple[list[bytes], list[bytes]] | None:
+        """``(keys, values)`` where every change of the commit is a put of a key
+        absent before it, each key once, in the order made (no dict of them is
+        made); ``None`` for any other commit, or once :attr:`merged` was read."""
+        fresh = self._fresh
+        return None if fresh is None or self._settle is None else fresh()
 
     @property
     def merged(self) -> dict[bytes, bytes | None]:

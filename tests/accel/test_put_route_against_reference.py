@@ -1,9 +1,10 @@
 """The C put route of a hooked transaction (``keyspace._put_route_accel.PutRoute``)
 against its pure-Python reference (``PythonPutRoute``): for any sequence of puts,
-settles and cleared summaries both call the engine's replace alike and leave the
-same dicts (values before, values after, in the order first written) and the
-same summary; an engine error passes through with nothing recorded; the C type
-holds no reference after its calls."""
+settles (with and without the values before) and cleared summaries both call
+the engine's replace alike and leave the same dicts (values before, values
+after, in the order first written), the same summary, count and columns; an
+engine error passes through with nothing recorded; the C type holds no
+reference after its calls."""
 
 from __future__ import annotations
 
@@ -46,6 +47,7 @@ _ops = st.lists(
     st.one_of(
         st.tuples(st.just("put"), _keys, st.binary(max_size=6)),
         st.tuples(st.just("settle")),
+        st.tuples(st.just("settle values")),
         st.tuples(st.just("inexact")),
     ),
     max_size=40,
@@ -67,9 +69,11 @@ def _run(route_type: Any, before: dict[bytes, bytes], ops: list[tuple[Any, ...]]
                 refused += 1
         elif op[0] == "settle":
             route.settle()
+        elif op[0] == "settle values":
+            route.settle(old=False)
         else:
             route.exact = False
-        seen.append((route.summary(), route.low, route.high, route.exact))
+        seen.append((route.summary(), route.low, route.high, route.exact, route.puts, route.columns()))
     route.settle()
     return {
         "calls": engine.calls,
@@ -94,12 +98,26 @@ def test_the_routes_agree_with_each_other_and_with_a_model(
     # the model: values before the first put of each key, values after its last, first written first
     expected_old: dict[bytes, Any] = {}
     expected_merged: dict[bytes, Any] = {}
-    for key, value in puts:
-        expected_old.setdefault(key, before.get(key))
-        expected_merged[key] = value
+    engine = dict(before)
+    unsettled: list[tuple[bytes, bytes, Any]] = []
+    for op in [*ops, ("settle",)]:
+        if op[0] == "put" and op[1] != b"bad":
+            unsettled.append((op[1], op[2], engine.get(op[1])))
+            engine[op[1]] = op[2]
+        elif op[0] in ("settle", "settle values"):
+            for key, value, was in unsettled:
+                if op[0] == "settle":
+                    expected_old.setdefault(key, was)
+                expected_merged[key] = value
+            unsettled.clear()
     assert result["old"] == list(expected_old.items())
     assert result["merged"] == list(expected_merged.items())
+    assert [s[4] for s in result["seen"]] == [
+        sum(1 for o in ops[: i + 1] if o[0] == "put" and o[1] != b"bad") for i in range(len(ops))
+    ]
     summary = result["seen"][-1][0] if result["seen"] else None
+    if ops and all(op[0] == "put" for op in ops):  # nothing settled: the columns are the puts made
+        assert result["seen"][-1][5] == ([k for k, _ in puts], [v for _, v in puts])
     if puts and all(op[0] != "inexact" for op in ops):
         after = {**before, **expected_merged}
         keys = len(after) - len(before)

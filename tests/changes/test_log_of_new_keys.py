@@ -1,0 +1,67 @@
+"""A transaction that only puts keys absent before it (LMDB, through the put
+route) is logged from the seam's lists of keys and values, with no dict of the
+keys made; a transaction that puts a key twice, or over a value there before,
+or deletes, is logged from the merged changes: either way the log holds one
+entry per changed key, its last value, in the order first written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import keyspace
+from keyspace._changes import ChangeLog
+from keyspace._write_hooks import ChangeList
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    fresh: list[bool] = []
+    real = ChangeList.fresh
+
+    def spied(self: ChangeList) -> Any:
+        got = real(self)
+        fresh.append(got is not None)
+        return got
+
+    monkeypatch.setattr(ChangeList, "fresh", spied)
+    return fresh
+
+
+@pytest.mark.parametrize(
+    "kind", ["new keys", "a key twice", "over a value", "with a delete", "with accounting"]
+)
+def test_the_log_holds_each_changed_key_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    options: dict[str, Any] = {"changes": True, "accounting": kind == "with accounting"}
+    with keyspace.open(f"lmdb://{tmp_path}/db", **options) as ks:
+        ks.scope("t")[b"there"] = b"before"
+        log = ks.store.hook("changes")
+        assert isinstance(log, ChangeLog)
+        start = log.last()
+        fresh = _spy(monkeypatch)
+        with ks.transaction() as tx:
+            scope = tx.scope("t")
+            for i in range(10):
+                scope[b"k%d" % i] = b"v%d" % i
+            if kind == "a key twice":
+                scope[b"k3"] = b"again"
+            elif kind == "over a value":
+                scope[b"there"] = b"after"
+            elif kind == "with a delete":
+                del scope[b"there"]
+        encode = ks.store.scheme.encode
+        expected = [
+            (encode(("t",), b"k%d" % i), b"again" if kind == "a key twice" and i == 3 else b"v%d" % i)
+            for i in range(10)
+        ]
+        if kind == "over a value":
+            expected.append((encode(("t",), b"there"), b"after"))
+        elif kind == "with a delete":
+            expected.append((encode(("t",), b"there"), None))
+        _, entries = log.read_since(start)
+        assert [(key, value) for _, key, value in entries] == expected
+        assert {seq for seq, _, _ in entries} == {start + 1}
+        assert fresh == [kind in ("new keys", "with accounting")]
