@@ -7,7 +7,8 @@ hand-written code on the raw binding reading the same bytes.
 Rows: a scope made per request (100 tenants, random keys) with each get its
 own read transaction, the same in one snapshot, one scope held; short scans
 (``items(start=k, limit=10)``, random starts, each call its own read
-transaction) on a scope of 50,000 keys; ``scopes()`` of a scope with 20,000
+transaction, and all in one transaction of the keyspace against one read
+transaction of the raw binding) on a scope of 50,000 keys; ``scopes()`` of a scope with 20,000
 children; ``len()`` of a scope of 300,000 keys.
 """
 
@@ -163,28 +164,54 @@ def _ks_held(store: _Foreign, path: tuple[str, ...], keys: list[bytes]) -> Facto
 # -- short scans, len, scopes() ----------------------------------------------------------------
 
 
-def _ks_short(store: _Foreign, path: tuple[str, ...], starts: list[bytes]) -> Factory:
-    def make() -> Trial:
-        scope = store.ks.scope(*path)
+def _ks_short(store: _Foreign, path: tuple[str, ...], starts: list[bytes], held: bool = False) -> Factory:
+    """``items(start=k, limit=10)`` from each start: each call its own read, or
+    (``held``) all in one transaction of the keyspace, the scope made in it."""
 
+    def make() -> Trial:
         def run() -> None:
             items = scope.items
             for k in starts:
                 for _key, _value in items(start=k, limit=10):
                     pass
 
-        return Trial(run, len(starts))
+        if not held:
+            scope = store.ks.scope(*path)
+            return Trial(run, len(starts))
+        block = store.ks.transaction()
+        scope = block.__enter__().scope(*path)
+        return Trial(run, len(starts), lambda: block.__exit__(None, None, None))
 
     return make
 
 
-def _raw_short(store: _Foreign, kind: str, prefix: bytes, stop: bytes, starts: list[bytes]) -> Factory:
+def _raw_short(
+    store: _Foreign, kind: str, prefix: bytes, stop: bytes, starts: list[bytes], held: bool = False
+) -> Factory:
     """Ten items from each start, each read in its own read transaction (LMDB) or
-    one statement (SQLite), keys decoded by hand (hex: children's keys skipped)."""
+    one statement (SQLite), keys decoded by hand (hex: children's keys skipped);
+    with ``held``, all in one read transaction (LMDB: a cursor per start) or one
+    ``BEGIN ... COMMIT`` (SQLite)."""
     enc, dec = _stored(kind, prefix), _decode(kind, len(prefix))
 
     def make() -> Trial:
         raw = store.raw
+        if store.engine == "lmdb" and held:
+            txn = raw.begin()
+
+            def run_held() -> None:
+                for k in starts:
+                    cursor = txn.cursor()
+                    out: list[tuple[bytes, bytes]] = []
+                    if cursor.set_range(enc(k)):
+                        for s, v in cursor:
+                            if s >= stop or len(out) == 10:
+                                break
+                            key = dec(s)
+                            if key is not None:
+                                out.append((key, v))
+
+            return Trial(run_held, len(starts), txn.abort)
         if store.engine == "lmdb":
 
             def run() -> None:
@@ -205,12 +232,16 @@ def _raw_short(store: _Foreign, kind: str, prefix: bytes, stop: bytes, starts: l
 
         def sql_run() -> None:
             execute = raw.execute
+            if held:
+                execute("BEGIN")
             for k in starts:
                 out: list[tuple[bytes, bytes]] = []
                 for s, v in execute(_SHORT, (enc(k), stop, 10)):
                     key = dec(s)
                     if key is not None:
                         out.append((key, v))
+            if held:
+                execute("COMMIT")
 
         return Trial(sql_run, len(starts))
 
@@ -400,6 +431,24 @@ def foreign(ctx: Context) -> Iterator[Comparison]:
                     Ratio(
                         f"{label} written by others: {name} items(start=k, limit=10), k random, "
                         f"scope of {size:,}, own read txn each",
+                        "keyspace",
+                        "raw",
+                        t120,
+                    )
+                ],
+                rounds=ctx.fine,
+            )
+            yield Comparison(
+                "foreign",
+                f"{engine} {name} items(start, limit=10) in one transaction",
+                {
+                    "keyspace": _ks_short(store, path, starts, held=True),
+                    "raw": _raw_short(store, kind, prefix, stop, starts, held=True),
+                },
+                [
+                    Ratio(
+                        f"{label} written by others: {name} items(start=k, limit=10), k random, "
+                        f"scope of {size:,}, in one transaction",
                         "keyspace",
                         "raw",
                         t120,

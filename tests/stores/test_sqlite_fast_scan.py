@@ -1,7 +1,8 @@
-"""An SQLite store's ``fast_scan`` (a scan of up to a page read by one statement
-at once, a longer one in pages) gives exactly the items of ``scan``: every
-range, direction and limit, across the page size; and it raises
-:class:`StoreClosed` on a closed store, as ``scan`` does."""
+"""The ``fast_scan`` of an SQLite store, of its snapshots and of its transactions
+(a scan of up to a page read by one statement at once, a longer one in pages)
+gives exactly the items of their ``scan``: every range, direction and limit,
+across the page size, a transaction's own writes included; and it raises
+:class:`StoreClosed` on a closed store or an ended view, as ``scan`` does."""
 
 from __future__ import annotations
 
@@ -66,3 +67,65 @@ def test_fast_scan_of_a_closed_store_raises_store_closed(tmp_path: Path, limit: 
     store.close()
     with pytest.raises(StoreClosed):
         list(fast(b"", None, False, limit))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    keys=st.lists(_keys, max_size=30, unique=True),
+    written=st.lists(_keys, max_size=10, unique=True),
+    start=st.binary(max_size=2),
+    stop=st.none() | st.binary(max_size=2),
+    reverse=st.booleans(),
+    limit=st.none() | st.integers(min_value=0, max_value=300),
+)
+def test_a_snapshot_and_a_transaction_scan_fast_as_they_scan(
+    keys: list[bytes],
+    written: list[bytes],
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    limit: int | None,
+) -> None:
+    """Their ``fast_scan`` gives the items of their own ``scan``: the snapshot's
+    state, the transaction's own writes included."""
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SQLiteStore(Path(tmp) / "db", sync=False)
+        try:
+            store.write([(k, b"v" + k) for k in keys])
+            with store.snapshot() as snap:
+                store.write([(k, b"later") for k in written])  # after the snapshot's state: not seen
+                assert snap.fast_scan is not None
+                got = list(snap.fast_scan(start, stop, reverse, limit))
+                assert got == list(snap.scan(start, stop, reverse=reverse, limit=limit))
+            with store.transaction() as tx:
+                tx.put_many([(k, b"mine") for k in written])
+                assert tx.fast_scan is not None
+                got = list(tx.fast_scan(start, stop, reverse, limit))
+                assert got == list(tx.scan(start, stop, reverse=reverse, limit=limit))
+                inside = sorted(k for k in {*keys, *written} if k >= start and (stop is None or k < stop))
+                if reverse:
+                    inside.reverse()
+                assert [k for k, _ in got] == inside[:limit]
+        finally:
+            store.close()
+
+
+@pytest.mark.parametrize("limit", [None, 10])
+def test_fast_scan_of_an_ended_snapshot_or_transaction_raises_store_closed(
+    tmp_path: Path, limit: int | None
+) -> None:
+    store = SQLiteStore(tmp_path / "db", sync=False)
+    try:
+        store.put(b"k", b"v")
+        with store.snapshot() as snap:
+            fast = snap.fast_scan
+        assert fast is not None
+        with pytest.raises(StoreClosed):
+            list(fast(b"", None, False, limit))
+        with store.transaction() as tx:
+            fast = tx.fast_scan
+        assert fast is not None
+        with pytest.raises(StoreClosed):
+            list(fast(b"", None, False, limit))
+    finally:
+        store.close()

@@ -541,15 +541,8 @@ class SQLiteStore(_Keys, _Statements, Store):
     def _fast_scan(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[tuple[bytes, bytes]]:
-        """``fast_scan``: a scan of up to 256 items (a page) is one statement, run
-        now, its rows read at once (no generator between them and the caller);
-        a longer one is :meth:`scan`'s pages. Errors raw."""
-        if limit is None or not 0 <= limit <= _PAGE:
-            return _paged_scan(self, self._reading, self._read_lock, start, stop, reverse, limit)
-        conn = self._reading()
-        args = (start, limit) if stop is None else (start, stop, limit)
-        with self._read_lock:
-            return iter(conn.execute(_SCANS[reverse, stop is not None][0], args).fetchall())
+        """``fast_scan``: :func:`_short_scan` on the reading connection."""
+        return _short_scan(self, self._reading, self._read_lock, start, stop, reverse, limit)
 
     def watched_reads(self, check: Callable[[ReadView], object]) -> SQLiteWatchedReads:
         """This store's reads, each preceded by ``check`` when the database changed
@@ -726,6 +719,29 @@ def _point_get(store: SQLiteStore, conn: sqlite3.Connection, key: bytes) -> byte
     return None if row is None else row[0]
 
 
+def _short_scan(
+    store: SQLiteStore,
+    connect: Connect,
+    lock: threading.Lock | None,
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    limit: int | None,
+) -> Iterator[tuple[bytes, bytes]]:
+    """A view's ``fast_scan``: a scan of up to 256 items (a page) is one
+    statement on ``connect()``, run now, its rows read at once (no generator
+    between them and the caller); a longer one is :func:`_paged_scan`'s pages.
+    SQLite's errors raw."""
+    if limit is None or not 0 <= limit <= _PAGE:
+        return _paged_scan(store, connect, lock, start, stop, reverse, limit)
+    conn = connect()
+    args = (start, limit) if stop is None else (start, stop, limit)
+    if lock is None:
+        return iter(conn.execute(_SCANS[reverse, stop is not None][0], args).fetchall())
+    with lock:
+        return iter(conn.execute(_SCANS[reverse, stop is not None][0], args).fetchall())
+
+
 def _paged_scan(
     store: SQLiteStore,
     connect: Connect,
@@ -821,6 +837,12 @@ class _SQLiteSnapshot(_Keys, Releasable, ReadView):
     ) -> Iterator[tuple[bytes, bytes]]:
         return _paged_scan(self._store, self._live, None, start, stop, reverse, limit)
 
+    def fast_scan(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """:func:`_short_scan` on this snapshot's connection."""
+        return _short_scan(self._store, self._live, None, start, stop, reverse, limit)
+
     def release(self) -> None:
         """End the snapshot (its read transaction; the store keeps the connection
         for its next snapshot or seeker). Idempotent."""
@@ -887,6 +909,12 @@ class _SQLiteTransaction(_Keys, _Statements, WriteView):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return _paged_scan(self._store, self._live, None, start, stop, reverse, limit)
+
+    def fast_scan(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[tuple[bytes, bytes]]:
+        """:func:`_short_scan` on this transaction's connection (its writes seen)."""
+        return _short_scan(self._store, self._live, None, start, stop, reverse, limit)
 
     def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
         conn = self._live()
