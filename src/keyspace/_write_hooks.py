@@ -524,7 +524,8 @@ class HookedStore(DelegatedReads, Store):
             if summary is not None:  # puts alone, all through the route: settled if a hook reads them
                 # the values before are read by no hook below "all": not put in a dict
                 settle = route.settle if self._old == 2 else partial(route.settle, False)
-                fresh = route.columns if summary[2] == route.puts else None  # each put a new key
+                # each put a new key, and none settled yet (the columns hold the puts not settled)
+                fresh = route.columns if summary[2] == route.puts and not tx.merged else None
                 changes = ChangeList(tx.merged, tx.old, tx.notes, summary, settle, fresh)
                 for hook in self.hooks:
                     hook.commit(view, changes, (), latest)

@@ -65,3 +65,25 @@ def test_the_log_holds_each_changed_key_once(
         assert [(key, value) for _, key, value in entries] == expected
         assert {seq for seq, _, _ in entries} == {start + 1}
         assert fresh == [kind in ("new keys", "with accounting")]
+
+
+def test_puts_read_back_mid_transaction_are_all_logged(tmp_path: Path) -> None:
+    """A scope's stats read inside the transaction (which puts the puts so far in
+    the transaction's dicts) leaves every put of it in the log, not only those
+    made after the read."""
+    with keyspace.open(f"lmdb://{tmp_path}/db", changes=True, accounting=True) as ks:
+        ks.scope("t")[b"there"] = b"before"
+        log = ks.store.hook("changes")
+        assert isinstance(log, ChangeLog)
+        start = log.last()
+        with ks.transaction() as tx:
+            scope = tx.scope("t")
+            for i in range(5):
+                scope[b"k%d" % i] = b"v"
+            assert scope.stats().keys == 6
+            for i in range(5, 10):
+                scope[b"k%d" % i] = b"v"
+        _, entries = log.read_since(start)
+        encode = ks.store.scheme.encode
+        assert [key for _, key, _ in entries] == [encode(("t",), b"k%d" % i) for i in range(10)]
+        assert ks.scope("t").stats().keys == 11
