@@ -64,6 +64,7 @@ __all__ = [
     "expire",
     "expiry_of",
     "put_expiring",
+    "put_until",
 ]
 
 NAME: Final = "ttl"
@@ -136,6 +137,19 @@ class Expiry(WriteHook):
 
     def attached(self, store: HookedStore) -> None:
         self.hooked = store
+
+    def deadline(self, view: ReadView, stored: bytes) -> int | None:
+        """The deadline of the stored key ``stored`` in ``view`` (microseconds of
+        :data:`clock`), or ``None`` where it has none. Cost: one point read."""
+        limit = self.max_key
+        if limit is not None and len(self.rec) + len(stored) > limit:
+            return None  # such a key can hold no deadline
+        raw = view.get(self.rec + stored)
+        return None if raw is None else _deadline(raw)
+
+    def holds_deadlines(self, view: ReadView) -> bool:
+        """Whether ``view`` holds any deadline, passed or not (one seek)."""
+        return any(True for _ in view.scan_keys(self.idx, self.idx_end, limit=1))
 
     def reads(self, view: ReadView, tx: HookedTransaction | None) -> ReadView:
         return ExpiringReads(view, self, tx)
@@ -490,11 +504,22 @@ def put_expiring(scope: Any, key: Any, value: Any, ttl: Any) -> None:
     :class:`InvalidArgument` for a bad ``ttl`` or a keyspace without the feature,
     before anything is written."""
     seconds = check_ttl(ttl)
+    put_until(scope, key, value, lambda: math.floor((clock() + seconds) * 1_000_000), f"ttl={ttl!r}")
+
+
+def put_until(
+    scope: Any, key: Any, value: Any, deadline: Callable[[], int], asked: str = "a deadline"
+) -> None:
+    """``scope[key] = value`` with the deadline ``deadline()`` (microseconds of
+    :data:`clock`, taken at the write) in one commit: :func:`put_expiring`'s
+    write, and a copy's of a key that expires (``keyspace migrate``).
+    :class:`InvalidArgument` for a keyspace without the feature (``asked`` names
+    what was asked in the message), before anything is written."""
     view = scope._writer()
     hook = expiry_of(view.store if isinstance(view, HookedTransaction) else view)
     if hook is None:
         raise InvalidArgument(
-            f"put(..., ttl={ttl!r}) needs expiring keys, which {scope._state.store.url} does not keep: "
+            f"put(..., {asked}) needs expiring keys, which {scope._state.store.url} does not keep: "
             "open it with ttl=True (keyspace.open(url, ttl=True): recorded in the store, every later "
             "opener keeps it)"
         )
@@ -504,8 +529,7 @@ def put_expiring(scope: Any, key: Any, value: Any, ttl: Any) -> None:
 
     def write(tx: HookedTransaction, on: Any) -> None:
         on[key] = value
-        deadline = math.floor((clock() + seconds) * 1_000_000)
-        tx.note(NAME, stored, deadline)
+        tx.note(NAME, stored, deadline())
 
     if isinstance(view, HookedTransaction):
         write(view, scope)

@@ -19,7 +19,7 @@ import click
 
 from .. import _metadata
 from .. import open as open_keyspace
-from .._write_hooks import hook_store, read_features
+from .._write_hooks import feature_options, hook_store, read_features
 from ..errors import DecodeError, KeyspaceError, StoreError
 from ..keyspace import Keyspace, open_existing_or_new
 from ..keyspace import _scheme_of as scheme_of
@@ -194,6 +194,7 @@ def opened(
     writing: bool = False,
     separator: str | None = None,
     names: tuple[str, str] = ("--depth", "--separator"),
+    features: dict[str, Any] | None = None,
 ) -> Iterator[Opened]:
     """:func:`_opened`, with the errors of the store named after the command the
     user ran: a store's message begins with the call that failed (``get:``, a
@@ -201,7 +202,14 @@ def opened(
     command's name replaces (``inspect:``)."""
     try:
         with _opened(
-            url, scheme_name, create=create, depth=depth, writing=writing, separator=separator, names=names
+            url,
+            scheme_name,
+            create=create,
+            depth=depth,
+            writing=writing,
+            separator=separator,
+            names=names,
+            features=features,
         ) as op:
             yield op
     except StoreError as exc:
@@ -235,6 +243,7 @@ def _opened(
     writing: bool = False,
     separator: str | None = None,
     names: tuple[str, str] = ("--depth", "--separator"),
+    features: dict[str, Any] | None = None,
 ) -> Iterator[Opened]:
     """Open ``url`` with ``scheme_name``, or with the recorded scheme when it is
     ``None`` (an empty store: the default; a store with keys but no record: the
@@ -247,7 +256,9 @@ def _opened(
     :class:`click.UsageError` (:func:`~._options.check_depth_applies`);
     ``names`` are the options that gave them, for the messages. A
     read-only open of an SQLite store leaves no ``-wal``/``-shm`` files it
-    created (:func:`~._sqlite_trace.no_trace`).
+    created (:func:`~._sqlite_trace.no_trace`). ``features``: the keyspace
+    features to turn on besides the recorded ones (``{"ttl": True}``), as
+    :func:`keyspace.open` takes them.
     Raises :class:`KeyspaceError` (one line) when nothing fits; nothing is
     written before the command writes."""
     readonly = not writing and not create
@@ -272,7 +283,9 @@ def _opened(
                 raise KeyspaceError(f"scheme {scheme_name} takes no {names[1]} (it is for: delimited)")
             scheme = make_scheme(scheme_name, writing=writing, separator=separator, depth=depth)
             check_depth_applies(scheme, depth, names[0])  # before a store is opened or made
-            ks = open_keyspace(url, scheme=scheme, create=create, readonly=readonly, leaf_depth=depth)
+            ks = open_keyspace(
+                url, scheme=scheme, create=create, readonly=readonly, leaf_depth=depth, **(features or {})
+            )
             how = f"{scheme_name} (given)"
         else:
             store = open_existing_or_new(url, create=create, readonly=readonly)
@@ -280,7 +293,8 @@ def _opened(
                 scheme, how = _choose(store, depth, writing)
                 chosen, recorded = scheme_of(store, scheme, url)
                 # the features the store records (changes, accounting) run on the command's writes too
-                store = hook_store(store, chosen, {}, read_features(store, chosen, url))
+                asked = feature_options(dict(features or {}))
+                store = hook_store(store, chosen, asked, read_features(store, chosen, url))
             except BaseException:
                 store.close()
                 raise

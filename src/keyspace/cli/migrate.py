@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 from urllib.parse import parse_qsl
 
 import click
 
+from .._expiry import Expiry, expiry_of, put_until
 from .._metadata import DIRECTORY_RECORD
 from ..errors import DecodeError, InvalidName, KeyspaceError, KeyTooLarge, show_bytes
 from ..keyspace import Keyspace, attach
@@ -159,13 +161,20 @@ def _stored_form(dst: Keyspace, tx: Any, path: Any) -> Scope:
 
 
 def _write_batch(
-    dst: Keyspace, batch: list[Entry], convert: Any, tally: Tally, on_conflict: str = "overwrite"
+    dst: Keyspace,
+    batch: list[Entry],
+    convert: Any,
+    tally: Tally,
+    on_conflict: str = "overwrite",
+    deadlines: Deadlines | None = None,
 ) -> None:
     """Put ``batch`` in one transaction of ``dst``, skipping keys that already hold
-    the same value. A key that holds another value is overwritten, kept
+    the same value (and deadline). A key that holds another value is overwritten, kept
     (``on_conflict``: ``"overwrite"``, ``"keep"``), or (``"fail"``) ends the
-    copy with :class:`KeyspaceError` naming it, this batch not committed. Cost:
-    one point read and at most one write per key."""
+    copy with :class:`KeyspaceError` naming it, this batch not committed.
+    ``deadlines``: where the source's keys expire, each key's deadline goes with
+    it. Cost: one point read and at most one write per key (and two point
+    reads of deadlines)."""
     counts = Tally()  # this batch's, added to ``tally`` once it commits
     with dst.transaction() as tx:
         scopes: dict[Any, Scope] = {}  # by path_identity: (1,) and (True,) are two scopes
@@ -176,7 +185,10 @@ def _write_batch(
             if scope is None:
                 scope = scopes[same] = _stored_form(dst, tx, path)
             current = scope.get(entry.key)
-            if current == entry.value:
+            deadline = None if deadlines is None else deadlines.of(entry.stored)
+            if current == entry.value and (
+                deadline is None or deadlines is None or deadlines.kept(tx, scope, entry.key) == deadline
+            ):
                 counts.unchanged += 1
                 continue
             if current is not None:
@@ -191,7 +203,10 @@ def _write_batch(
                 if on_conflict == "keep":
                     counts.kept += 1
                     continue
-            scope[entry.key] = entry.value
+            if deadline is None:
+                scope[entry.key] = entry.value
+            else:
+                put_until(scope, entry.key, entry.value, partial(int, deadline), "a copied deadline")
             if current is None:
                 counts.new += 1
             else:
@@ -202,6 +217,41 @@ def _write_batch(
     tally.kept += counts.kept
     tally.conflicts.extend(counts.conflicts)
     tally.batches += 1
+
+
+@dataclass
+class Deadlines:
+    """The deadlines of a copy whose source holds keys that expire: ``of(stored)``
+    the source key's (one point read of ``view``, the source's), ``kept`` the
+    destination's of a key, read in its transaction."""
+
+    source: Expiry
+    view: ReadView
+    destination: Expiry
+
+    def of(self, stored: bytes) -> int | None:
+        return self.source.deadline(self.view, stored)
+
+    def kept(self, tx: Any, scope: Scope, key: Any) -> int | None:
+        return self.destination.deadline(tx.view, scope._stored(key))
+
+
+def copy_deadlines(src: Keyspace, dst: Keyspace, view: ReadView) -> Deadlines | None:
+    """The :class:`Deadlines` of a copy from ``src`` (read in ``view``) to ``dst``,
+    or ``None`` where no source key expires. :class:`KeyspaceError` where some
+    do and ``dst`` keeps no deadlines (its keys would never expire), before
+    anything is written."""
+    source = expiry_of(src.store)
+    if source is None or not source.holds_deadlines(view):
+        return None
+    destination = expiry_of(dst.store)
+    if destination is None:
+        raise KeyspaceError(
+            f"{src.url} holds keys that expire (ttl) and {dst.url} keeps no deadlines: copied there they "
+            "would never expire; nothing was written. Open the destination with ttl=True "
+            "(keyspace migrate does so itself)"
+        )
+    return Deadlines(source, view, destination)
 
 
 _TREE = (b"\xfe", b"\xff")
@@ -421,6 +471,7 @@ def copy_all(
             "nothing was written. --on-conflict keep leaves them, --on-conflict overwrite writes the "
             "source's (--dry-run shows what a copy would do)"
         )
+    deadlines = copy_deadlines(src, dst, source)
     tally = Tally() if tally is None else tally
     tree = source.get(DIRECTORY_RECORD) is not None
     pending: list[Entry] = []
@@ -436,11 +487,17 @@ def copy_all(
                 continue
             pending.append(item)
             if len(pending) >= size:
-                _write_batch(dst, pending, convert, tally, on_conflict)
+                _write_batch(dst, pending, convert, tally, on_conflict, deadlines)
                 pending = []
         if pending:
-            _write_batch(dst, pending, convert, tally, on_conflict)
+            _write_batch(dst, pending, convert, tally, on_conflict, deadlines)
     return tally
+
+
+def _expires(src: Keyspace, view: ReadView) -> bool:
+    """Whether a key of ``src`` (read in ``view``) has a deadline."""
+    hook = expiry_of(src.store)
+    return hook is not None and hook.holds_deadlines(view)
 
 
 def _same_store(src: str, dst: str) -> bool:
@@ -692,6 +749,8 @@ def migrate(
                 depth=to_depth,
                 separator=to_separator,
                 names=("--to-depth", "--to-separator"),
+                # keys that expire keep their deadlines: the destination keeps them too
+                features={"ttl": True} if _expires(source.keyspace, view) else None,
             ) as target,
         ):
             err().print(f"from {source.keyspace.url}: {source.how}", markup=False)
