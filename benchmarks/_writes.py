@@ -1,17 +1,20 @@
 """The timed bodies of the write workloads that compare a keyspace feature on
 and off (accounting, the change log): keys put into one scope, in one
-transaction or each its own commit."""
+transaction or each its own commit; and the same single puts with the
+feature's records written by hand with py-lmdb (the floor of the design)."""
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable
 
 from keyspace.keyspace import Keyspace
 
 from ._data import VALUE
+from ._engines import Fresh
 from ._harness import Factory, Trial
 
-__all__ = ["inserts", "put_all"]
+__all__ = ["hand_written_single_puts", "inserts", "put_all"]
 
 
 def put_all(ks: Keyspace, path: tuple[str, ...], keys: list[bytes], transaction: bool) -> Callable[[], None]:
@@ -51,3 +54,60 @@ def inserts(ks: Keyspace, path: tuple[str, ...], keys: list[bytes], transaction:
                 del scope[k]
 
     return lambda: Trial(run, len(keys), remove)
+
+
+_COUNTS = struct.Struct("<6q")
+
+
+def hand_written_single_puts(keys: list[bytes], extra: str | None) -> Factory:
+    """The floor of a single put with a feature's records, written by hand with
+    py-lmdb (``sync=False``, on a fresh environment each trial): each key its own
+    write transaction holding the put and, with ``extra``, what the feature adds
+    to every commit: ``"counters"``, three 48-byte counter records read and
+    written (a scope, its parent, the root: accounting's records of a path of two
+    names); ``"log"``, a counter read and written and one log record of the key
+    and value (the change log's). ``None``: the plain put. The stored keys are
+    the tuple scheme's of the scope ``tenant1/users``."""
+    import lmdb
+
+    stored = [b"\x02tenant1\x00\x02users\x00\x01" + k + b"\x00" for k in keys]
+    records = [b"\xffkeyspace-counts\x00" + bytes([i]) * 24 for i in range(3)]
+    counter = b"\xffkeyspace-changes\x00\x01"
+    log = b"\xffkeyspace-changes\x00\x02"
+    pack, unpack = _COUNTS.pack, _COUNTS.unpack
+
+    def make() -> Trial:
+        d = Fresh()
+        env = lmdb.open(f"{d.path}/db", map_size=1 << 30, sync=False, max_dbs=0)
+        with env.begin(write=True) as txn:
+            for record in records:
+                txn.put(record, pack(0, 0, 0, 0, -1, -1))
+
+        def run() -> None:
+            begin = env.begin
+            for key in stored:
+                with begin(write=True) as txn:
+                    if extra is None:
+                        txn.put(key, VALUE)
+                    elif extra == "counters":
+                        old = txn.replace(key, VALUE)
+                        size = len(key) + len(VALUE)
+                        added = 1 if old is None else 0
+                        grown = size if old is None else len(VALUE) - len(old)
+                        for record in records:
+                            a, b, c, e, f, g = unpack(txn.get(record, b""))
+                            txn.put(record, pack(a + added, b + grown, c + added, e + grown, f, g))
+                    else:
+                        txn.put(key, VALUE)
+                        seq = int.from_bytes(txn.get(counter) or bytes(8), "big") + 1
+                        number = seq.to_bytes(8, "big")
+                        txn.put(log + number + bytes(4), struct.pack("<QII", 0, 1, 1) + key + VALUE)
+                        txn.put(counter, number)
+
+        def close() -> None:
+            env.close()
+            d.remove()
+
+        return Trial(run, len(stored), close)
+
+    return make

@@ -5,6 +5,12 @@ saves reads.
   without (target ≤ 1.15×): the counters cost one record per touched scope and
   ancestor per commit, plus one point read per changed key (its old size);
 - 1,000 single puts, each its own commit, with against without (≤ 1.3×);
+- the floor of that single put: the same three counter records read and
+  written by hand with py-lmdb in each commit, against a plain put by hand
+  (no target: what any program keeping such counts pays), and accounting
+  against it;
+- both again with LMDB's default durability (an fsync per commit; the rows
+  above have none, so that the counters' own work is what they compare);
 - ``len()`` of a scope of 10^6 keys with accounting (≤ 20 µs; the cursor count
   without it is reported beside);
 - the scope tree ``keyspace inspect`` shows, of that store (1.1 × 10^6 keys: the
@@ -37,24 +43,25 @@ from . import _data
 from ._engines import Fresh, load_raw, scope_written_by_others
 from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
 from ._process import RAW_SCAN, command, user_env, wall_ms
-from ._writes import inserts, put_all
+from ._writes import hand_written_single_puts, inserts, put_all
 
 _V = _data.VALUE
 _PATH = ("tenant1", "users")
 
 
-def _open(accounting: bool) -> tuple[Keyspace, Fresh]:
+def _open(accounting: bool, sync: bool = False) -> tuple[Keyspace, Fresh]:
     d = Fresh()
-    ks = keyspace.open(f"lmdb://{d.path}/db", sync=False, accounting=accounting)
+    ks = keyspace.open(f"lmdb://{d.path}/db", sync=sync, accounting=accounting)
     ks.scope(*_PATH)[b"\x00first"] = _V  # scheme (and accounting) recorded before the timing
     return ks, d
 
 
-def _writes(accounting: bool, keys: list[bytes], transaction: bool) -> Factory:
-    """``keys`` put on a fresh store (:func:`put_all`), accounting on or off."""
+def _writes(accounting: bool, keys: list[bytes], transaction: bool, sync: bool = False) -> Factory:
+    """``keys`` put on a fresh store (:func:`put_all`), accounting on or off;
+    ``sync``: LMDB's default durability (an fsync per commit)."""
 
     def make() -> Trial:
-        ks, d = _open(accounting)
+        ks, d = _open(accounting, sync)
 
         def close() -> None:
             ks.close()
@@ -109,6 +116,41 @@ def accounting(ctx: Context) -> Iterator[Comparison]:
         "single puts, each its own commit",
         {"accounting": _writes(True, keys, False), "plain": _writes(False, keys, False)},
         [Ratio("single put: accounting vs not", "accounting", "plain", Target(1.3))],
+        rounds=ctx.fine,
+    )
+    yield Comparison(
+        "account",
+        "single puts with three counter records written by hand",
+        {
+            "accounting": _writes(True, keys, False),
+            "by hand": hand_written_single_puts(keys, "counters"),
+            "plain by hand": hand_written_single_puts(keys, None),
+        },
+        [
+            Ratio(
+                "single put: three counter records by hand (py-lmdb) vs a plain put by hand",
+                "by hand",
+                "plain by hand",
+            ),
+            Ratio("single put: accounting vs the counter records by hand (py-lmdb)", "accounting", "by hand"),
+        ],
+        rounds=ctx.fine,
+    )
+    yield Comparison(
+        "account",
+        "transaction of 1,000 puts into one scope, fsync",
+        {"accounting": _writes(True, keys, True, True), "plain": _writes(False, keys, True, True)},
+        [Ratio("tx of 1,000 puts: accounting vs not (fsync)", "accounting", "plain", Target(1.15))],
+        rounds=ctx.fine,
+    )
+    yield Comparison(
+        "account",
+        "single puts, each its own commit, fsync",
+        {
+            "accounting": _writes(True, keys[:200], False, True),
+            "plain": _writes(False, keys[:200], False, True),
+        },
+        [Ratio("single put: accounting vs not (fsync)", "accounting", "plain", Target(1.3))],
         rounds=ctx.fine,
     )
     n = ctx.n(1_000_000, 2_000)

@@ -3,7 +3,9 @@ a watcher in another process sees one.
 
 - ``transaction``: one transaction of 1,000 puts, changes on against off
   (target ≤ 1.3×);
-- ``put``: single puts, each its own commit, on against off (target ≤ 1.5×);
+- ``put``: single puts, each its own commit, on against off (target ≤ 1.5×),
+  and the floor of it: a log record and the counter written by hand with
+  py-lmdb in each commit, against a plain put by hand (no target);
 - the transaction and the single puts on a store another program wrote (keys
   loaded with py-lmdb alone, opened with ``scheme="tuple"``), into a scope
   already holding 50,000 keys (targets ≤ 1.3× and ≤ 1.5×);
@@ -31,7 +33,7 @@ from keyspace.keyspace import Keyspace
 from . import _data
 from ._engines import Fresh, scope_written_by_others
 from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
-from ._writes import inserts, put_all
+from ._writes import hand_written_single_puts, inserts, put_all
 
 _V = _data.VALUE
 
@@ -84,6 +86,26 @@ def changes(ctx: Context) -> Iterator[Comparison]:
         "single puts",
         {"on": _writes(on, singles, False), "off": _writes(off, singles, False)},
         [Ratio("changes=True: a put with its own commit vs off", "on", "off", Target(1.5))],
+        rounds=ctx.fine,
+    )
+    yield Comparison(
+        "changes",
+        "single puts with a log record written by hand",
+        {
+            "on": _writes(on, singles, False),
+            "by hand": hand_written_single_puts(singles, "log"),
+            "plain by hand": hand_written_single_puts(singles, None),
+        },
+        [
+            Ratio(
+                "a put with its own commit: a log record by hand (py-lmdb) vs a plain put by hand",
+                "by hand",
+                "plain by hand",
+            ),
+            Ratio(
+                "changes=True: a put with its own commit vs the log record by hand (py-lmdb)", "on", "by hand"
+            ),
+        ],
         rounds=ctx.fine,
     )
     on, off = _open(ctx, True, sync=True), _open(ctx, False, sync=True)
