@@ -83,17 +83,15 @@ class PythonPutRoute:
         elif key > self.high:  # type: ignore[operator]
             self.high = key
 
-    def settle(self, old: bool = True) -> None:
+    def settle(self) -> None:
         """The puts made since the last settle into the dicts, in the order made:
-        ``merged[key] = value`` and, with ``old``, ``old.setdefault(key, before)``
-        (the first put of a key in the transaction replaced its value before it;
-        a caller that reads no value before leaves ``old`` out: one dict store
-        per put less)."""
-        log, before, merged = self._log, self.old, self.merged
+        ``old.setdefault(key, before)`` (the first put of a key in the
+        transaction replaced its value before it) and ``merged[key] = value``."""
+        log, old, merged = self._log, self.old, self.merged
         for i in range(0, len(log), 3):
             key = log[i]
-            if old and key not in before:
-                before[key] = log[i + 2]
+            if key not in old:
+                old[key] = log[i + 2]
             merged[key] = log[i + 1]
         log.clear()
 

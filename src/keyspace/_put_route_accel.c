@@ -4,9 +4,8 @@
  *   route = PutRoute(replace, old, merged)
  *   route(key, value)      before = replace(key, value); (key, value, before)
  *                          kept for settle(); the summary updated
- *   route.settle(old=True) the puts kept into the dicts: old.setdefault(key,
- *                          before) (with old), merged[key] = value, in the
- *                          order made
+ *   route.settle()         the puts kept into the dicts: old.setdefault(key,
+ *                          before), merged[key] = value, in the order made
  *   route.exact            whether every change went through the route
  *                          (writable: a caller clears it)
  *   route.low, route.high  the lowest and highest key put (None before a put)
@@ -221,19 +220,13 @@ route_summary(PyObject *op, PyObject *Py_UNUSED(ignored))
 }
 
 static PyObject *
-route_settle(PyObject *op, PyObject *args, PyObject *kwds)
+route_settle(PyObject *op, PyObject *Py_UNUSED(ignored))
 {
     PutRoute *self = (PutRoute *)op;
-    int keep_old = 1;
-    static char *names[] = {"old", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p:settle", names, &keep_old)) {
-        return NULL;
-    }
     PyObject **log = self->log, *old = self->old, *merged = self->merged;
     Py_ssize_t used = self->used;
     for (Py_ssize_t i = 0; i + 2 < used; i += 3) {
-        if ((keep_old && PyDict_SetDefault(old, log[i], log[i + 2]) == NULL) ||
-            PyDict_SetItem(merged, log[i], log[i + 1]) < 0) {
+        if (PyDict_SetDefault(old, log[i], log[i + 2]) == NULL || PyDict_SetItem(merged, log[i], log[i + 1]) < 0) {
             return NULL; /* the log kept: a later settle starts again (the dict stores are idempotent) */
         }
     }
@@ -306,8 +299,7 @@ route_set_exact(PyObject *op, PyObject *value, void *Py_UNUSED(closure))
 }
 
 static PyMethodDef route_methods[] = {
-    {"settle", (PyCFunction)(void (*)(void))route_settle, METH_VARARGS | METH_KEYWORDS,
-     "settle(old=True): the puts made since the last settle into merged (and old)."},
+    {"settle", route_settle, METH_NOARGS, "The puts made since the last settle into old and merged."},
     {"columns", route_columns, METH_NOARGS, "([key, ...], [value, ...]) of the puts not settled, in order."},
     {"summary", route_summary, METH_NOARGS,
      "(low, high, keys, bytes) of the puts so far, or None (no put, or exact cleared)."},

@@ -522,8 +522,7 @@ class HookedStore(DelegatedReads, Store):
         if route is not None:
             summary = route.summary()
             if summary is not None:  # puts alone, all through the route: settled if a hook reads them
-                # the values before are read by no hook below "all": not put in a dict
-                settle = route.settle if self._old == 2 else partial(route.settle, False)
+                settle = route.settle
                 # each put a new key, and none settled yet (the columns hold the puts not settled)
                 fresh = route.columns if summary[2] == route.puts and not tx.merged else None
                 changes = ChangeList(tx.merged, tx.old, tx.notes, summary, settle, fresh)
@@ -627,8 +626,9 @@ class ChangeList(Sequence[Change]):
 class HookedTransaction(DelegatedReads, WriteView):
     """A transaction of a :class:`HookedStore` over the engine's transaction.
 
-    Where the engine's transaction offers ``fast_replace`` (LMDB) and no
-    feature hides keys, every put goes to the engine at once through a
+    Where a hook reads the value before every changed key, the engine's
+    transaction offers ``fast_replace`` (LMDB) and no feature hides keys, every
+    put goes to the engine at once through a
     :class:`~keyspace._put_route.PutRoute` (the view's ``fast_put``, in C), which
     keeps each key's value before the transaction (its replace's answer: no
     read more than the put's own) and, while every change goes through it, the
@@ -725,7 +725,7 @@ class HookedTransaction(DelegatedReads, WriteView):
         store_filter = self.store._filter
         if store_filter is not None:
             self._filtered = store_filter(self.view, self)
-        else:
+        elif self.store._old == 2:  # a hook reads every value before: the put reads it (no read more)
             replace = self.view.fast_replace
             if replace is not None:
                 self.route = self.fast_put = PutRoute(replace, self.old, self.merged)

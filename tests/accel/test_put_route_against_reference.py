@@ -1,6 +1,6 @@
 """The C put route of a hooked transaction (``keyspace._put_route_accel.PutRoute``)
 against its pure-Python reference (``PythonPutRoute``): for any sequence of puts,
-settles (with and without the values before) and cleared summaries both call
+settles and cleared summaries both call
 the engine's replace alike and leave the same dicts (values before, values
 after, in the order first written), the same summary, count and columns; an
 engine error passes through with nothing recorded; the C type holds no
@@ -47,7 +47,6 @@ _ops = st.lists(
     st.one_of(
         st.tuples(st.just("put"), _keys, st.binary(max_size=6)),
         st.tuples(st.just("settle")),
-        st.tuples(st.just("settle values")),
         st.tuples(st.just("inexact")),
     ),
     max_size=40,
@@ -69,8 +68,6 @@ def _run(route_type: Any, before: dict[bytes, bytes], ops: list[tuple[Any, ...]]
                 refused += 1
         elif op[0] == "settle":
             route.settle()
-        elif op[0] == "settle values":
-            route.settle(old=False)
         else:
             route.exact = False
         seen.append((route.summary(), route.low, route.high, route.exact, route.puts, route.columns()))
@@ -104,10 +101,9 @@ def test_the_routes_agree_with_each_other_and_with_a_model(
         if op[0] == "put" and op[1] != b"bad":
             unsettled.append((op[1], op[2], engine.get(op[1])))
             engine[op[1]] = op[2]
-        elif op[0] in ("settle", "settle values"):
+        elif op[0] == "settle":
             for key, value, was in unsettled:
-                if op[0] == "settle":
-                    expected_old.setdefault(key, was)
+                expected_old.setdefault(key, was)
                 expected_merged[key] = value
             unsettled.clear()
     assert result["old"] == list(expected_old.items())

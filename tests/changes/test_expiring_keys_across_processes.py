@@ -15,13 +15,16 @@ import pytest
 import keyspace
 
 _PUTTER = r"""
-import sys, keyspace
+import sys, time, keyspace
 ks = keyspace.open(sys.argv[1])  # no option: the store records ttl=True
 scope = ks.scope("sessions")
+first = time.time()  # each deadline is at least this plus the ttl
 for i in range(5):
     scope.put(b"s%d" % i, b"token", ttl=float(sys.argv[2]))
+last = time.time()  # and at most this plus the ttl
 scope[b"permanent"] = b"kept"
 ks.close()
+print(first, last)
 """
 
 _SWEEPER = r"""
@@ -46,14 +49,13 @@ def test_another_process_s_deadlines_hold_here(engine: str, tmp_path: Path) -> N
     with keyspace.open(url, ttl=True) as ks:
         ks.scope("sessions")[b"first"] = b""  # the feature recorded
     ttl = 1.5
-    started = time.time()
-    _python(_PUTTER, url, str(ttl))
+    first, last = map(float, _python(_PUTTER, url, str(ttl)).split())
     with keyspace.open(url) as ks:
         scope = ks.scope("sessions")
-        if time.time() < started + ttl - 0.2:  # well before the deadline (a slow start can eat into it)
+        if time.time() < first + ttl - 0.3:  # well before the first deadline (a loaded machine may be late)
             assert sorted(scope.keys()) == [b"first", b"permanent", b"s0", b"s1", b"s2", b"s3", b"s4"]
-        for _ in range(100):  # bounded: at most 10 s past the deadline
-            if time.time() > started + ttl + 0.5:
+        for _ in range(100):  # bounded: at most 10 s
+            if time.time() > last + ttl + 0.05:
                 break
             time.sleep(0.1)
         # past every deadline, nothing swept yet: the rule alone hides them
