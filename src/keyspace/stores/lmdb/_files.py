@@ -13,6 +13,7 @@ import errno
 import mmap
 import os
 import struct
+import time
 
 from ...errors import StoreError
 from .._paths import check_directory
@@ -22,6 +23,13 @@ __all__ = ["check_environment", "check_map_size", "nearly_full", "os_cause"]
 _META_MAGIC = 0xBEEFC0DE
 _META = struct.Struct("<II")  # mm_magic, mm_version at offset 16 of a meta page
 _META_TAIL = struct.Struct("<QQ")  # mm_last_pg, mm_txnid at offset 136 (64-bit builds)
+_BEING_MADE_WAIT = 0.01
+_BEING_MADE_TRIES = 100
+"""A ``data.mdb`` whose header is a new environment's (no transaction committed)
+and which is shorter than that header says may be one another process is
+writing its first pages into: it is read again every :data:`_BEING_MADE_WAIT`
+seconds, at most :data:`_BEING_MADE_TRIES` times (one second), before it is
+called truncated."""
 
 
 def check_environment(path: str, url: str, readonly: bool) -> None:
@@ -29,8 +37,10 @@ def check_environment(path: str, url: str, readonly: bool) -> None:
     missing parent directory, a file where the environment directory belongs, a
     ``data.mdb`` that is not LMDB or is shorter than its header says (mapping a
     truncated file kills the process with SIGBUS on the first read past its end),
-    and, for ``readonly``, a directory without ``data.mdb``. Cost: one stat and,
-    when ``data.mdb`` exists, one read of its first two pages."""
+    and, for ``readonly``, a directory without ``data.mdb``; a new environment
+    shorter than its header says is read again for up to a second first, as
+    another process may be writing its first pages. Cost: one stat and, when
+    ``data.mdb`` exists, one read of its first two pages."""
     if not check_directory(path, url, "LMDB", ("data.mdb",), create=not readonly):
         return
     data = os.path.join(path, "data.mdb")
@@ -38,6 +48,16 @@ def check_environment(path: str, url: str, readonly: bool) -> None:
         if readonly:
             raise StoreError(f"{url} is not an LMDB store: {path} holds no data.mdb")
         return
+    for attempt in range(_BEING_MADE_TRIES):
+        if not _check_data_file(data, url, readonly, final=attempt == _BEING_MADE_TRIES - 1):
+            return
+        time.sleep(_BEING_MADE_WAIT)
+
+
+def _check_data_file(data: str, url: str, readonly: bool, final: bool) -> bool:
+    """Check the header and size of ``data`` (see :func:`check_environment`): True
+    where it is a new environment shorter than its header says and not ``final``
+    (read it again), :class:`StoreError` for a fault, else False."""
     try:
         with open(data, "rb") as file:
             head = file.read(2 * 65536)
@@ -45,7 +65,7 @@ def check_environment(path: str, url: str, readonly: bool) -> None:
     except OSError as exc:
         raise StoreError(f"cannot open {url}: {exc.strerror or exc}: {data}") from exc
     if size == 0 and not readonly:
-        return  # a new environment that was never written: LMDB initialises it
+        return False  # a new environment that was never written: LMDB initialises it
     psize = struct.unpack_from("<I", head, 40)[0] if len(head) >= 44 else 0
     if psize < 512 or psize > 65536 or psize & (psize - 1):
         psize = 0  # not a page size: no LMDB header
@@ -57,13 +77,16 @@ def check_environment(path: str, url: str, readonly: bool) -> None:
                 metas.append(_META_TAIL.unpack_from(head, offset + 136))
     if not metas:
         raise StoreError(f"{url} is not an LMDB store: {data} has no LMDB header")
-    last_page, _txnid = max(metas, key=lambda meta: meta[1])
+    last_page, txnid = max(metas, key=lambda meta: meta[1])
     needed = (last_page + 1) * psize
     if size < needed:
+        if txnid == 0 and not final:
+            return True  # its first pages being written by the process making it
         raise StoreError(
             f"{url} is truncated or corrupt: {data} has {size} bytes but its header says "
             f"{needed} ({last_page + 1} pages of {psize}); restore it from a copy"
         )
+    return False
 
 
 def check_lock_file(path: str, url: str) -> None:
