@@ -2,7 +2,8 @@
 
 Where the engine's transaction offers ``fast_replace`` (a put that returns the
 value it replaced, in one engine call: LMDB's ``replace``), a transaction with
-a feature on (:mod:`keyspace._write_hooks`) writes each put at once through a
+a feature on that reads every value before (accounting; see
+:mod:`keyspace._write_hooks`) writes each put at once through a
 :class:`PutRoute` instead of keeping it for the commit: the route keeps what
 the hooks may need -- the value each key had before the transaction (its first
 replace's answer) and the value after -- in a list, moved into the dicts

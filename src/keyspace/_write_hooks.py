@@ -668,8 +668,9 @@ class HookedTransaction(DelegatedReads, WriteView):
         self.commit_number: int | None = None
         """The number of the commit, once made, where deferred keys asked for it."""
         self.route: Any = None
-        """The :class:`~keyspace._put_route.PutRoute` puts take, where the engine
-        offers one (set at the start); ``None``: puts wait in :attr:`pending`."""
+        """The :class:`~keyspace._put_route.PutRoute` puts take, where a hook reads
+        every value before and the engine offers ``fast_replace`` (set at the
+        start); ``None``: puts wait in :attr:`pending`."""
 
     @property
     def wrote(self) -> bool:
