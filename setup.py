@@ -3,6 +3,7 @@
 ``keyspace._scope_accel`` (key transforms and point operations of scopes, and
 ``Scheme.encode``),
 ``keyspace._put_route_accel`` (the put route of a transaction with a feature on),
+``keyspace._counter_records_accel`` (accounting's counter records updated in place),
 ``keyspace.stores._pairs_accel`` (the put log of overlay transactions) and
 ``keyspace.stores._gate_accel`` (the count of calls in flight into an engine).
 
@@ -18,6 +19,9 @@ setup(
         Extension("keyspace._tuples_accel", sources=["src/keyspace/_tuples_accel.c"], optional=True),
         Extension("keyspace._scope_accel", sources=["src/keyspace/_scope_accel.c"], optional=True),
         Extension("keyspace._put_route_accel", sources=["src/keyspace/_put_route_accel.c"], optional=True),
+        Extension(
+            "keyspace._counter_records_accel", sources=["src/keyspace/_counter_records_accel.c"], optional=True
+        ),
         Extension(
             "keyspace.stores._pairs_accel", sources=["src/keyspace/stores/_pairs_accel.c"], optional=True
         ),

@@ -29,12 +29,14 @@ others refuse accounting with :class:`AccountingUnavailable`.
 from __future__ import annotations
 
 import json
-import struct
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from typing import Any, Final, NamedTuple, cast
 
 from ._bytes import prefix_end
+from ._counter_records import NONE as _NONE
+from ._counter_records import RECORD as _RECORD
+from ._counter_records import bump
 from ._metadata import reserved_ranges
 from ._write_hooks import (
     UNKNOWN,
@@ -111,10 +113,6 @@ def check_countable(scheme: Scheme, url: str = "") -> None:
             f"accounting needs a scheme that tells which scope a stored key belongs to; the keyspace{where} "
             f"has scheme {scheme!r}, which cannot (schemes that can: tuple, asciihex, sublevel, delimited)"
         )
-
-
-_RECORD = struct.Struct("<6q")
-_NONE = -1
 
 
 def _parse(key: bytes, raw: bytes | None) -> Record:
@@ -518,44 +516,27 @@ class Accounting(WriteHook):
         view: WriteView, reader: ReadView, rows: Iterable[tuple[Path, bytes, int, int, int, int]], check: bool
     ) -> None:
         """Add each row's ``(own_keys, own_bytes, subtree_keys, subtree_bytes)``
-        deltas to the record at its key (see :meth:`apply`). Reads and puts
-        through the views' fast paths where they have them (no Python frame
-        per call; their raw errors translated here)."""
-        get, put, delete = reader.fast_get or reader.get, view.fast_put or view.put, view.delete
-        unpack_record, pack_record = _RECORD.unpack, _RECORD.pack
-        for path, key, a, b, c, d in rows:
-            try:
-                raw = get(key)
-            except KeyspaceError:
-                raise
-            except Exception as exc:
-                raise reader.translate(exc, key) from exc
-            if raw is None:
-                own_keys = own_bytes = sub_keys = sub_bytes = 0
-                max_keys = max_bytes = _NONE
-            elif len(raw) == _RECORD.size:
-                own_keys, own_bytes, sub_keys, sub_bytes, max_keys, max_bytes = unpack_record(raw)
-            else:
-                _parse(key, raw)  # raises UnreadableRecord
-                raise AssertionError("unreachable")
-            own_keys += a
-            own_bytes += b
-            sub_keys += c
-            sub_bytes += d
-            if check:
-                if max_keys != _NONE and c > 0 and sub_keys > max_keys:
-                    raise _exceeded(path, "keys", max_keys, sub_keys)
-                if max_bytes != _NONE and d > 0 and sub_bytes > max_bytes:
-                    raise _exceeded(path, "bytes", max_bytes, sub_bytes)
-            if own_keys or own_bytes or sub_keys or sub_bytes or max_keys != _NONE or max_bytes != _NONE:
-                try:
-                    put(key, pack_record(own_keys, own_bytes, sub_keys, sub_bytes, max_keys, max_bytes))
-                except KeyspaceError:
-                    raise
-                except Exception as exc:
-                    raise view.translate(exc, key) from exc
-            else:
-                delete(key)
+        deltas to the record at its key (see :meth:`apply`), by
+        :func:`~keyspace._counter_records.bump` (in C where built): reads and
+        puts through the views' fast paths where they have them (their raw
+        errors translated here), :class:`QuotaExceeded` or
+        :class:`UnreadableRecord` from its answer."""
+        rows = rows if isinstance(rows, list) else list(rows)
+        get, put = reader.fast_get or reader.get, view.fast_put or view.put
+        try:
+            answer = bump(get, put, view.delete, rows, check)
+        except KeyspaceError:
+            raise
+        except Exception as exc:
+            raise view.translate(exc) from exc
+        if answer is None:
+            return
+        index = answer[1]
+        path, key = rows[index][0], rows[index][1]
+        if answer[0] == "unreadable":
+            _parse(key, reader.get(key))  # raises UnreadableRecord
+            raise AssertionError("unreachable")
+        raise _exceeded(path, answer[0], answer[2], answer[3])
 
     @staticmethod
     def _store_record(view: WriteView, key: bytes, record: Record) -> None:
