@@ -20,7 +20,9 @@ setup(
         Extension("keyspace._scope_accel", sources=["src/keyspace/_scope_accel.c"], optional=True),
         Extension("keyspace._put_route_accel", sources=["src/keyspace/_put_route_accel.c"], optional=True),
         Extension(
-            "keyspace._counter_records_accel", sources=["src/keyspace/_counter_records_accel.c"], optional=True
+            "keyspace._counter_records_accel",
+            sources=["src/keyspace/_counter_records_accel.c"],
+            optional=True,
         ),
         Extension(
             "keyspace.stores._pairs_accel", sources=["src/keyspace/stores/_pairs_accel.c"], optional=True
