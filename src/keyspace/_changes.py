@@ -207,7 +207,7 @@ class ChangeLog(WriteHook):
         else:
             # the seam leaves out deletes of keys that were not there (old values of deletes read)
             merged = changes.merged if isinstance(changes, ChangeList) else {c.key: c.new for c in changes}
-            if getattr(changes, "summary", None) is None and None in merged.values():  # a delete: C scan
+            if getattr(changes, "deletes", True) and None in merged.values():  # a delete: C scan
                 deletes = [k for k, v in merged.items() if v is None]
                 puts: dict[bytes, bytes | None] = {k: v for k, v in merged.items() if v is not None}
             else:

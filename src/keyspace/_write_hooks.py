@@ -67,7 +67,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from types import TracebackType
-from typing import Any, ClassVar, Final, Literal
+from typing import Any, ClassVar, Final, Literal, cast
 
 from ._metadata import reserved_ranges
 from ._put_route import PutRoute
@@ -525,7 +525,7 @@ class HookedStore(DelegatedReads, Store):
                 settle = route.settle
                 # each put a new key, and none settled yet (the columns hold the puts not settled)
                 fresh = route.columns if summary[2] == route.puts and not tx.merged else None
-                changes = ChangeList(tx.merged, tx.old, tx.notes, summary, settle, fresh)
+                changes = ChangeList(tx.merged, tx.old, tx.notes, summary, settle, fresh, deletes=False)
                 for hook in self.hooks:
                     hook.commit(view, changes, (), latest)
                 return True
@@ -543,7 +543,8 @@ class HookedStore(DelegatedReads, Store):
                 for hook in self.hooks:
                     hook.recording(view, latest)
             return False
-        changes = ChangeList(merged, old, getattr(tx, "notes", None))  # a _Batch has none
+        notes = getattr(tx, "notes", None)  # a _Batch has none
+        changes = ChangeList(merged, old, notes, deletes=bool(tx.deleted))
         for hook in self.hooks:
             hook.commit(view, changes, ranges, latest)
         return True
@@ -571,6 +572,7 @@ class ChangeList(Sequence[Change]):
         summary: tuple[bytes, bytes, int, int] | None = None,
         settle: Callable[[], None] | None = None,
         fresh: Callable[[], tuple[list[bytes], list[bytes]]] | None = None,
+        deletes: bool = True,
     ) -> None:
         self._merged = merged
         self._old = old
@@ -578,6 +580,9 @@ class ChangeList(Sequence[Change]):
         self._fresh = fresh
         self.notes: dict[bytes, dict[str, Any]] = notes or {}
         """What writers told the hooks of a key's last write (:meth:`HookedTransaction.note`)."""
+        self.deletes = deletes
+        """Whether the commit may hold a delete (``False``: every change is a put,
+        so no value of :attr:`merged` is ``None``)."""
         self.summary = summary
         """``(low, high, keys, bytes)`` where every change of the commit was a put
         through the transaction's put route: its lowest and highest key and the
@@ -792,6 +797,9 @@ class HookedTransaction(DelegatedReads, WriteView):
             old.update(got)
         else:
             self.view.put_many(list(pending.items()))
+        if committing and not self.merged:  # the dict itself: no copy (no put comes after the commit's flush)
+            self.merged, self.pending = cast(dict[bytes, bytes | None], pending), {}
+            return
         self.merged.update(pending)
         pending.clear()
 

@@ -18,17 +18,21 @@ from keyspace._changes import ChangeLog
 from keyspace._write_hooks import ChangeList
 
 
-def _spy(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+def _spy(monkeypatch: pytest.MonkeyPatch) -> tuple[list[bool], list[bool]]:
+    """Per commit the hooks saw: whether it came with the route's lists, and
+    whether it said it may hold a delete."""
     fresh: list[bool] = []
+    deletes: list[bool] = []
     real = ChangeList.fresh
 
     def spied(self: ChangeList) -> Any:
         got = real(self)
         fresh.append(got is not None)
+        deletes.append(self.deletes)
         return got
 
     monkeypatch.setattr(ChangeList, "fresh", spied)
-    return fresh
+    return fresh, deletes
 
 
 @pytest.mark.parametrize(
@@ -43,7 +47,7 @@ def test_the_log_holds_each_changed_key_once(
         log = ks.store.hook("changes")
         assert isinstance(log, ChangeLog)
         start = log.last()
-        fresh = _spy(monkeypatch)
+        fresh, deletes = _spy(monkeypatch)
         with ks.transaction() as tx:
             scope = tx.scope("t")
             for i in range(10):
@@ -67,6 +71,8 @@ def test_the_log_holds_each_changed_key_once(
         assert [(key, value) for _, key, value in entries] == expected
         assert {seq for seq, _, _ in entries} == {start + 1}
         assert fresh == [kind == "with accounting"]
+        # a commit of puts alone says so: the log reads no value to find a delete
+        assert deletes == [kind == "with a delete"]
 
 
 def test_puts_read_back_mid_transaction_are_all_logged(tmp_path: Path) -> None:
