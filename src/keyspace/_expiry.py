@@ -338,12 +338,8 @@ class ExpiringReads(ReadView):
         Cost: one point read (none for a key written in the transaction)."""
         if self._written(key):
             return self._noted_dead(key, now)
-        hook = self._hook
-        limit = hook.max_key
-        if limit is not None and len(hook.rec) + len(key) > limit:
-            return False  # such a key can hold no deadline
-        raw = self._view.get(hook.rec + key)
-        return raw is not None and _deadline(raw) <= now
+        deadline = self._hook.deadline(self._view, key)
+        return deadline is not None and deadline <= now
 
     def any_passed(self, now: int) -> bool:
         """Whether any deadline of the view is at or before ``now`` (one seek of the
