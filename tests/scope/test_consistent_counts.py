@@ -89,9 +89,11 @@ def test_async_len_counts_whole_batches_while_they_commit(engine: str, name: str
     ks.scope(*path)[b"seed"] = b"0"
     torn: list[int] = []
     done = threading.Event()
+    reading = threading.Event()  # the reader has counted once: the writes begin
 
     def writer() -> None:
         try:
+            reading.wait(30)
             for r in range(6):
                 batch = {(b" " if i % 2 else b"r") + b"%d-%05d" % (r, i): b"v" for i in range(N)}
                 ks.scope(*path).update(batch)
@@ -112,6 +114,7 @@ def test_async_len_counts_whole_batches_while_they_commit(engine: str, name: str
                         break
                     n = await scope.len()
                     counted += 1
+                    reading.set()
                     if (n - 1) % N:
                         torn.append(n)
             finally:
