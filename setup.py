@@ -1,7 +1,9 @@
 """The part of the build that pyproject.toml does not state: the optional C modules,
 ``keyspace._tuples_accel`` (tuple encoding and decoding of the common cases) and
-``keyspace._scope_accel`` (key transforms and point operations of scopes, and
-``Scheme.encode``),
+``keyspace.schemes._layouts_accel`` (key transforms and child steps of scheme
+layouts, and ``Scheme.encode``), ``keyspace._bincode_accel`` (bincode's String
+values), ``keyspace._scope_accel`` (the C base type of scopes: their fields and
+point operations),
 ``keyspace._put_route_accel`` (the put route of a transaction with a feature on),
 ``keyspace._counter_records_accel`` (accounting's counter records updated in place),
 ``keyspace.stores._pairs_accel`` (the put log of overlay transactions) and
@@ -18,6 +20,12 @@ setup(
     ext_modules=[
         Extension("keyspace._tuples_accel", sources=["src/keyspace/_tuples_accel.c"], optional=True),
         Extension("keyspace._scope_accel", sources=["src/keyspace/_scope_accel.c"], optional=True),
+        Extension("keyspace._bincode_accel", sources=["src/keyspace/_bincode_accel.c"], optional=True),
+        Extension(
+            "keyspace.schemes._layouts_accel",
+            sources=["src/keyspace/schemes/_layouts_accel.c"],
+            optional=True,
+        ),
         Extension("keyspace._put_route_accel", sources=["src/keyspace/_put_route_accel.c"], optional=True),
         Extension(
             "keyspace._counter_records_accel",

@@ -22,6 +22,7 @@ from itertools import chain
 from typing import Any
 
 import keyspace
+from keyspace._scope_fields import PointOps
 from keyspace.codecs import BYTES
 from keyspace.keyspace import Keyspace
 from keyspace.schemes import AsciiHex, LengthPrefixed, Scheme, ScopeHash, Sublevel, TupleScheme
@@ -845,9 +846,10 @@ class _PythonScope(Scope):
     """A scope with the pure-Python point operations (what runs without the C module)."""
 
     __slots__ = ()
-    __getitem__: Any = getattr(Scope.__dict__["__getitem__"], "__wrapped__", Scope.__dict__["__getitem__"])
-    get: Any = getattr(Scope.__dict__["get"], "__wrapped__", Scope.__dict__["get"])
-    __setitem__: Any = getattr(Scope.__dict__["__setitem__"], "__wrapped__", Scope.__dict__["__setitem__"])
+    __getitem__ = PointOps.__getitem__
+    get = PointOps.get
+    __setitem__ = PointOps.__setitem__
+    __delitem__ = PointOps.__delitem__
 
 
 def _python_scope(ks: Keyspace, view: Any, catalog: Any) -> Scope:

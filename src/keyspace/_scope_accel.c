@@ -1,755 +1,130 @@
-/* Optional C transforms and point operations for scope layouts, and the C encode of schemes.
+/* The C twin of a scope's fields and point operations, and the path memo of
+ * transactions (keyspace._scope_fields and keyspace.keyspace hold the pure-Python
+ * references).
  *
- * Transform(kind, prefix, forbidden, text, fallback, chunk_fallback) is the C
- * form of a layout's stored() and decode_chunk() (keyspace.schemes._layouts,
- * whose pure-Python functions are the reference). kind:
+ * ScopeFields is the C type whose declared members are the fields of a scope
+ * (keyspace._scope_fields.FIELDS: the module checks at import that they are its
+ * members, in order) and whose base is keyspace._scope_fields.PointOps, the point
+ * operations in Python. keyspace._scope_core.ScopeCore subclasses it, and Scope
+ * subclasses ScopeCore, adding no field. It overrides four point operations
+ * with C methods that read the fields themselves:
  *
- *   0 raw     prefix + key                (a key starting with the byte
- *                                          `forbidden` >= 0 goes to fallback)
- *   1 tuple   prefix + 01 key(00 -> 00 ff) 00 for bytes keys,
- *             prefix + 02 utf8(00 -> 00 ff) 00 for str keys
- *   2 hex     prefix + lower-case hex digits of key
- *   3 u64len  prefix + u64le(len key) + key
+ *   s[key], s.get(key, default)   stored = s._stored(key) (a layout's Transform
+ *                                 takes vectorcall); unless s._guard (None, or a
+ *                                 callable run as guard(s._view) before each read)
+ *                                 says the scope holds no own keys, raw =
+ *                                 s._get(stored); the value is raw, or
+ *                                 s._vdec(raw) where a decoder is set. A missing
+ *                                 key: KeyError from s._missing(key), or default.
+ *                                 A guard answering SETTLED is dropped from
+ *                                 s._guard: later reads skip it.
+ *   s[key] = value                s._put(s._stored(key), value) where value (after
+ *                                 s._venc, if set) is exact bytes.
+ *   del s[key]                    always PointOps.__delitem__.
  *
- * text: 0 the scheme's own keys (bytes; str too in the tuple kind), 1 str keys
- * UTF-8 encoded first (the str codec over a byte scheme), 2 str keys only (the
- * str codec in the tuple scheme), 3 keys of a codec: Transform(..., encode) calls
- * encode(key) first and takes its bytes as text 0 takes a bytes key (a key
- * codec composed with the layout, with no Python frame between them); its
- * decode_chunk is chunk_fallback (the codec decodes the keys). With
- * Transform(..., encode, int_size, int_signed) (int_size 1, 2, 4 or 8) the codec
- * declares that it encodes an int within the range of that many bytes (signed
- * or not) as its little-endian two's complement: such a key (an exact int) is
- * packed in C, and every other key goes to encode.
+ * An error that s._get or s._put raises of the types s._get_raw or s._put_raw (the
+ * engine's raw errors) is raised as s._raise_raw(exc, stored) raises it, the view's
+ * translation. Every case the C route does not take (an unset field, an unbound
+ * put, a value the codec refuses or that is not bytes, keyword arguments) runs the
+ * PointOps method itself, with the same arguments: results and errors are the
+ * reference's. s._copy() makes a new instance of type(s) holding s's fields,
+ * without __init__ (a class that holds more than the fields is refused). Cost of a
+ * point operation: the key transform, the engine's call and no Python frame.
  *
- * t(key) returns the stored key for the keys above; for every other key it
- * returns fallback(key), which raises the scheme's or codec's error.
- *
- * t.with_reserved(reserved, refuse) is a copy of t that checks every stored key
- * it returns against reserved, a tuple of (lo, hi) bytes ranges: a key in one
- * of them calls refuse(key, stored, lo, hi), which raises (the keyspace's
- * records live there). Cost: a memcmp or two per range.
- *
- * t.decode_chunk(items), for a list of (stored key, value) pairs read from the
- * layout's own ranges, returns [(key, value), ...], dropping pairs whose key is a
- * child's (hex: a 00 after the prefix). When any pair is not one it handles
- * (another element type, invalid digits, a length field that does not match,
- * invalid UTF-8 for text 1) it returns chunk_fallback(items) instead, so results
- * and errors are the reference's.
- *
- * point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot,
- * codec_slot, guard_slot, view_slot, settled) makes a callable that a class installs as
- * __getitem__ (kind "getitem"), get ("get") or __setitem__ ("setitem"). Called
- * as a method of an instance s of cls, it reads the __slots__ of s by offset:
- *
- *   stored = s.<stored_slot>  key -> stored key (a Transform is called in C)
- *   call   = s.<call_slot>    the engine's get(stored) or put(stored, value)
- *   raw    = s.<raw_slot>     the exception types call raises untranslated
- *   codec  = s.<codec_slot>   None, or the value decoder (get) / encoder (set)
- *   guard  = s.<guard_slot>   None, or a callable run as guard(s.<view_slot>)
- *                             before each read: false when the scope holds no
- *                             own keys (every key then counts as missing and
- *                             the engine is not called); it may raise; when
- *                             it returns `settled` (the object given), the
- *                             scope may be read from now on: the slot is set
- *                             to None, so later calls skip it
- *
- * and calls call with stored(key). getitem raises KeyError(key) for a missing
- * key, get returns its default, setitem returns None (a value that is not bytes
- * after the codec goes to fallback). When call raises one of raw,
- * raise_raw(s, exc, stored) raises the translated error in its place. Anything
- * else (keyword arguments, an unset slot, call being None, an instance that is
- * not a cls) is handed to fallback, the pure-Python method with the same
- * behaviour. Installed in a class dict the callable is a method descriptor: s[k]
- * calls it with no bound method and no Python frame in between.
- *
- * Cost: one pass over the key (memchr for the tuple kind), one allocation, and
- * the engine's call; a chunk costs one allocation per key and pair.
- *
- * copy_slots(obj) returns a new instance of type(obj) whose __slots__ hold what
- * those of obj hold (the objects themselves), without calling __new__ or
- * __init__: how a scope made once is bound to another view. obj's type and
- * its bases up to object must be heap types with no __dict__ whose instances
- * hold nothing but their slots (their sizes say so: no C state a copy would
- * miss); anything else raises TypeError. Cost: one allocation and one
- * reference per slot.
- *
- * memo_encode(cls, fallback) makes the callable that keyspace.schemes._base
- * installs as Scheme.encode (cls is Scheme, fallback the pure-Python encode,
- * the reference). Called as s.encode(path, key) for an instance s of cls it
- * does what the reference does: it looks path up in s._memo (a dict of path ->
- * (kept path, stored)), and when it finds an entry and path is the kept path
- * itself or a tuple of exactly str and bytes components it returns
- * stored(key) (a Transform is called in C); it calls s._encode_new(path, key)
- * where the reference does: no s._memo (AttributeError), no entry, a lookup
- * that raises any Exception but MemoryError (an unhashable path, whatever a
- * component's __hash__ or __eq__ raises), or a path of other component types. Anything else (keyword arguments, another
- * number of arguments, an instance that is not a cls, a memo that is not a
- * dict or an entry that is not a pair, neither of which _compiled makes) is
- * handed to fallback, which then reads the memo itself. A subclass that
- * defines encode overrides it as it would the Python method. Cost: one
- * attribute lookup, one dict lookup and the call of stored, with no Python
- * frame in between.
- *
- * path_memo(name, fallback) makes a method c(self, *path, **kw) that returns
- * self.<name>[path] (a dict) when called without keywords and path is a key of
- * it whose components are all exact str or bytes; every other call, a lookup
- * that raises any Exception but MemoryError included, is fallback(self, *path,
- * **kw), the reference, which makes the object and may keep it. How a
- * transaction hands out the scope of a path already bound to it with no Python
- * frame, from its own dict of them. Cost: an attribute lookup, a tuple of the
- * arguments and one dict lookup.
- *
- * hex_child_step(at, depth, fallback) is the C form of AsciiHex.child_step(path)
- * (depth: len(path), at: the length of its prefix; fallback: the Python step,
- * the reference): a key of lower-case digits and 00 separators whose parts are
- * all even and whose part number depth starts at at and ends at a separator
- * gives (child, the key up to that separator + 01); every other call goes to
- * fallback. Cost: one pass over the key.
- *
- * sep_child_step(at, sep, allowed, fallback) is the C form of
- * Sublevel.child_step(path) (at: the length of its prefix, sep: the separator
- * byte, allowed: the bytes a name may hold, fallback: the Python step): a key
- * with the separator at at, a next separator that no separator follows and an
- * allowed name between gives (name, the key up to that separator + sep + 1);
- * every other call goes to fallback. Cost: one memchr and a pass over the name.
+ * path_memo(name, fallback): see below.
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <string.h>
 #include "structmember.h"
 
-enum { K_RAW, K_TUPLE, K_HEX, K_U64LEN };
-enum { T_SCHEME, T_UTF8, T_STR, T_CODEC };
-
-/* -- Transform ------------------------------------------------------------------ */
+/* -- ScopeFields ---------------------------------------------------------------------- */
 
 typedef struct {
     PyObject_HEAD
-    vectorcallfunc vectorcall;
-    int kind;
-    int text;
-    int forbidden;
+    PyObject *_bound;
+    PyObject *_chunk;
+    PyObject *_compiled;
+    PyObject *_cut;
+    PyObject *_data;
+    PyObject *_escape;
+    PyObject *_get;
+    PyObject *_get_raw;
+    PyObject *_guard;
+    PyObject *_key_of;
+    PyObject *_key_spec;
+    PyObject *_layout;
+    PyObject *_put;
+    PyObject *_put_raw;
+    PyObject *_ranges;
+    PyObject *_read_route;
+    PyObject *_reserved;
+    PyObject *_space;
+    PyObject *_state;
+    PyObject *_stored;
+    PyObject *_value_spec;
+    PyObject *_vdec;
+    PyObject *_venc;
+    PyObject *_view;
+    PyObject *_write_route;
+    PyObject *path;
     PyObject *prefix;
-    PyObject *fallback;
-    PyObject *chunk_fallback;
-    PyObject *reserved; /* NULL, or a tuple of (lo, hi) bytes pairs */
-    PyObject *refuse;   /* with reserved: refuse(key, stored, lo, hi) raises */
-    PyObject *encode;   /* text T_CODEC: the key codec's encode, else NULL */
-    int int_size;       /* T_CODEC: 1, 2, 4 or 8 when int keys are packed here, else 0 */
-    int int_signed;
-} Transform;
+    PyObject *scheme;
+} ScopeFields;
 
-static PyTypeObject TransformType;
+#define N_FIELDS 28
+#define FIELD_AT(obj, i) (((PyObject **)((char *)(obj) + offsetof(ScopeFields, _bound)))[i])
 
-/* The stored key of the key bytes k[0:n] (code: tuple type code), or NULL. */
-static PyObject *
-build(Transform *t, const char *k, Py_ssize_t n, char code)
-{
-    const char *p = PyBytes_AS_STRING(t->prefix);
-    Py_ssize_t plen = PyBytes_GET_SIZE(t->prefix);
-    PyObject *out;
-    char *o;
-    switch (t->kind) {
-    case K_RAW:
-        out = PyBytes_FromStringAndSize(NULL, plen + n);
-        if (out == NULL) {
-            return NULL;
-        }
-        o = PyBytes_AS_STRING(out);
-        memcpy(o, p, (size_t)plen);
-        memcpy(o + plen, k, (size_t)n);
-        return out;
-    case K_TUPLE: {
-        Py_ssize_t zeros = 0;
-        const char *z = k, *end = k + n;
-        while (z < end && (z = memchr(z, 0, (size_t)(end - z))) != NULL) {
-            zeros++;
-            z++;
-        }
-        out = PyBytes_FromStringAndSize(NULL, plen + n + zeros + 2);
-        if (out == NULL) {
-            return NULL;
-        }
-        o = PyBytes_AS_STRING(out);
-        memcpy(o, p, (size_t)plen);
-        o += plen;
-        *o++ = code;
-        if (zeros == 0) {
-            memcpy(o, k, (size_t)n);
-            o += n;
-        }
-        else {
-            for (Py_ssize_t i = 0; i < n; i++) {
-                *o++ = k[i];
-                if (k[i] == 0) {
-                    *o++ = (char)0xff;
-                }
-            }
-        }
-        *o = 0;
-        return out;
-    }
-    case K_HEX: {
-        static const char digits[] = "0123456789abcdef";
-        out = PyBytes_FromStringAndSize(NULL, plen + 2 * n);
-        if (out == NULL) {
-            return NULL;
-        }
-        o = PyBytes_AS_STRING(out);
-        memcpy(o, p, (size_t)plen);
-        o += plen;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            unsigned char c = (unsigned char)k[i];
-            *o++ = digits[c >> 4];
-            *o++ = digits[c & 15];
-        }
-        return out;
-    }
-    default: { /* K_U64LEN */
-        out = PyBytes_FromStringAndSize(NULL, plen + 8 + n);
-        if (out == NULL) {
-            return NULL;
-        }
-        o = PyBytes_AS_STRING(out);
-        memcpy(o, p, (size_t)plen);
-        o += plen;
-        uint64_t len = (uint64_t)n;
-        for (int i = 0; i < 8; i++) {
-            *o++ = (char)((len >> (8 * i)) & 0xff);
-        }
-        memcpy(o, k, (size_t)n);
-        return out;
-    }
-    }
-}
+#define MEMBER(name, doc) {#name, T_OBJECT_EX, offsetof(ScopeFields, name), 0, doc}
 
-/* stored key of key, or NULL with an exception (the fallback's, or MemoryError). */
-static PyObject *
-build_key(Transform *t, PyObject *key)
-{
-    if (t->text == T_CODEC) {
-        if (t->int_size > 0 && PyLong_CheckExact(key)) {
-            unsigned long long bits = 0;
-            int fits = 0;
-            if (t->int_signed) {
-                int overflow = 0;
-                long long v = PyLong_AsLongLongAndOverflow(key, &overflow);
-                if (v == -1 && PyErr_Occurred()) {
-                    return NULL;
-                }
-                long long half = t->int_size == 8 ? 0 : (1LL << (8 * t->int_size - 1));
-                fits = !overflow && (t->int_size == 8 || (v >= -half && v < half));
-                bits = (unsigned long long)v;
-            }
-            else {
-                unsigned long long v = PyLong_AsUnsignedLongLong(key);
-                if (v == (unsigned long long)-1 && PyErr_Occurred()) {
-                    if (!PyErr_ExceptionMatches(PyExc_OverflowError)) {
-                        return NULL;
-                    }
-                    PyErr_Clear(); /* negative or too large: encode names the fault */
-                }
-                else {
-                    fits = t->int_size == 8 || v < (1ULL << (8 * t->int_size));
-                    bits = v;
-                }
-            }
-            if (fits) {
-                char buf[8];
-                for (int i = 0; i < t->int_size; i++) {
-                    buf[i] = (char)((bits >> (8 * i)) & 0xff);
-                }
-                if (!(t->forbidden >= 0 && (unsigned char)buf[0] == t->forbidden)) {
-                    return build(t, buf, t->int_size, 0x01);
-                }
-            }
-        }
-        PyObject *raw = PyObject_CallOneArg(t->encode, key);
-        if (raw == NULL) {
-            return NULL; /* the codec's error, as the reference raises it */
-        }
-        if (PyBytes_CheckExact(raw)) {
-            const char *k = PyBytes_AS_STRING(raw);
-            Py_ssize_t n = PyBytes_GET_SIZE(raw);
-            if (!(t->forbidden >= 0 && n > 0 && (unsigned char)k[0] == t->forbidden)) {
-                PyObject *out = build(t, k, n, 0x01);
-                Py_DECREF(raw);
-                return out;
-            }
-        }
-        Py_DECREF(raw);
-        return PyObject_CallOneArg(t->fallback, key);
-    }
-    if (PyBytes_CheckExact(key) && t->text == T_SCHEME) {
-        const char *k = PyBytes_AS_STRING(key);
-        Py_ssize_t n = PyBytes_GET_SIZE(key);
-        if (!(t->forbidden >= 0 && n > 0 && (unsigned char)k[0] == t->forbidden)) {
-            return build(t, k, n, 0x01);
-        }
-    }
-    else if (PyUnicode_CheckExact(key) && (t->text != T_SCHEME || t->kind == K_TUPLE)
-             && (t->kind == K_TUPLE || t->text == T_UTF8)) {
-        char code = t->text == T_UTF8 ? 0x01 : 0x02;
-        if (PyUnicode_IS_ASCII(key)) {
-            const char *k = (const char *)PyUnicode_DATA(key);
-            Py_ssize_t n = PyUnicode_GET_LENGTH(key);
-            if (!(t->forbidden >= 0 && n > 0 && (unsigned char)k[0] == t->forbidden)) {
-                return build(t, k, n, code);
-            }
-        }
-        else {
-            /* a temporary: PyUnicode_AsUTF8AndSize would keep a copy in the key */
-            PyObject *utf8 = PyUnicode_AsUTF8String(key);
-            if (utf8 == NULL) {
-                if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
-                    return NULL;
-                }
-                PyErr_Clear(); /* lone surrogates: the fallback names the fault */
-            }
-            else {
-                const char *k = PyBytes_AS_STRING(utf8);
-                Py_ssize_t n = PyBytes_GET_SIZE(utf8);
-                PyObject *out = NULL;
-                int ok = !(t->forbidden >= 0 && n > 0 && (unsigned char)k[0] == t->forbidden);
-                if (ok) {
-                    out = build(t, k, n, code);
-                }
-                Py_DECREF(utf8);
-                if (ok) {
-                    return out;
-                }
-            }
-        }
-    }
-    return PyObject_CallOneArg(t->fallback, key);
-}
-
-/* Whether stored lies in [lo, hi) (both bytes). */
-static int
-in_range(PyObject *stored, PyObject *lo, PyObject *hi)
-{
-    const char *s = PyBytes_AS_STRING(stored);
-    Py_ssize_t n = PyBytes_GET_SIZE(stored);
-    Py_ssize_t ln = PyBytes_GET_SIZE(lo), hn = PyBytes_GET_SIZE(hi);
-    int c = memcmp(s, PyBytes_AS_STRING(lo), (size_t)(n < ln ? n : ln));
-    if (c < 0 || (c == 0 && n < ln)) {
-        return 0; /* below lo */
-    }
-    c = memcmp(s, PyBytes_AS_STRING(hi), (size_t)(n < hn ? n : hn));
-    return c < 0 || (c == 0 && n < hn);
-}
-
-/* build_key, then refuse a stored key in one of the reserved ranges. */
-static PyObject *
-transform_key(Transform *t, PyObject *key)
-{
-    PyObject *out = build_key(t, key);
-    if (out == NULL || t->reserved == NULL || !PyBytes_Check(out)) {
-        return out;
-    }
-    Py_ssize_t n = PyTuple_GET_SIZE(t->reserved);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *pair = PyTuple_GET_ITEM(t->reserved, i);
-        PyObject *lo = PyTuple_GET_ITEM(pair, 0), *hi = PyTuple_GET_ITEM(pair, 1);
-        if (in_range(out, lo, hi)) {
-            PyObject *args[4] = {key, out, lo, hi};
-            PyObject *res = PyObject_Vectorcall(t->refuse, args, 4, NULL);
-            Py_DECREF(out);
-            if (res != NULL) {
-                Py_DECREF(res);
-                PyErr_SetString(PyExc_SystemError, "refuse returned instead of raising");
-            }
-            return NULL;
-        }
-    }
-    return out;
-}
-
-static PyObject *
-transform_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
-{
-    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1) {
-        PyErr_SetString(PyExc_TypeError, "a layout transform takes exactly one key");
-        return NULL;
-    }
-    return transform_key((Transform *)callable, args[0]);
-}
-
-/* The key of one stored key (a new reference), Py_None (borrowed) when the key is
- * not an own key (hex: a child's), NULL with no exception set when this code does
- * not handle it, NULL with an exception on memory errors. */
-static PyObject *
-decode_key(Transform *t, PyObject *stored, int *skip)
-{
-    *skip = 0;
-    if (!PyBytes_CheckExact(stored)) {
-        return NULL;
-    }
-    Py_ssize_t plen = PyBytes_GET_SIZE(t->prefix);
-    Py_ssize_t n = PyBytes_GET_SIZE(stored);
-    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(stored);
-    if (n < plen) {
-        return NULL;
-    }
-    const unsigned char *r = s + plen;
-    Py_ssize_t rn = n - plen;
-    PyObject *key;
-    int as_text = t->text == T_UTF8;
-    switch (t->kind) {
-    case K_RAW:
-        key = as_text ? PyUnicode_DecodeUTF8((const char *)r, rn, NULL)
-                      : PyBytes_FromStringAndSize((const char *)r, rn);
-        break;
-    case K_TUPLE: {
-        if (rn < 2 || (r[0] != 0x01 && r[0] != 0x02) || r[rn - 1] != 0x00) {
-            return NULL;
-        }
-        int is_str = r[0] == 0x02;
-        const unsigned char *body = r + 1, *end = r + rn - 1;
-        const unsigned char *z = memchr(body, 0, (size_t)(end - body));
-        if (z == NULL) {
-            key = (is_str || as_text) ? PyUnicode_DecodeUTF8((const char *)body, end - body, NULL)
-                                      : PyBytes_FromStringAndSize((const char *)body, end - body);
-            break;
-        }
-        Py_ssize_t escapes = 0;
-        do {
-            if (z + 1 >= end || z[1] != 0xFF) {
-                return NULL; /* an unescaped 00: more than one element */
-            }
-            escapes++;
-            z = memchr(z + 2, 0, (size_t)(end - z - 2));
-        } while (z != NULL);
-        PyObject *raw = PyBytes_FromStringAndSize(NULL, (end - body) - escapes);
-        if (raw == NULL) {
-            return NULL;
-        }
-        unsigned char *o = (unsigned char *)PyBytes_AS_STRING(raw);
-        for (const unsigned char *p = body; p < end; p++) {
-            *o++ = *p;
-            if (*p == 0) {
-                p++;
-            }
-        }
-        if (!(is_str || as_text)) {
-            return raw;
-        }
-        key = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw), NULL);
-        Py_DECREF(raw);
-        break;
-    }
-    case K_HEX: {
-        if (memchr(r, 0, (size_t)rn) != NULL) {
-            *skip = 1;
-            return Py_None;
-        }
-        if (rn % 2) {
-            return NULL;
-        }
-        PyObject *raw = PyBytes_FromStringAndSize(NULL, rn / 2);
-        if (raw == NULL) {
-            return NULL;
-        }
-        unsigned char *o = (unsigned char *)PyBytes_AS_STRING(raw);
-        for (Py_ssize_t i = 0; i < rn; i += 2) {
-            int hi = r[i] >= '0' && r[i] <= '9' ? r[i] - '0' : r[i] >= 'a' && r[i] <= 'f' ? r[i] - 'a' + 10 : -1;
-            int lo = r[i + 1] >= '0' && r[i + 1] <= '9'   ? r[i + 1] - '0'
-                     : r[i + 1] >= 'a' && r[i + 1] <= 'f' ? r[i + 1] - 'a' + 10
-                                                          : -1;
-            if (hi < 0 || lo < 0) {
-                Py_DECREF(raw);
-                return NULL;
-            }
-            *o++ = (unsigned char)(hi << 4 | lo);
-        }
-        if (!as_text) {
-            return raw;
-        }
-        key = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(raw), PyBytes_GET_SIZE(raw), NULL);
-        Py_DECREF(raw);
-        break;
-    }
-    default: { /* K_U64LEN */
-        if (rn < 8) {
-            return NULL;
-        }
-        uint64_t len = 0;
-        for (int i = 7; i >= 0; i--) {
-            len = len << 8 | r[i];
-        }
-        if (len != (uint64_t)(rn - 8)) {
-            return NULL;
-        }
-        key = as_text ? PyUnicode_DecodeUTF8((const char *)r + 8, rn - 8, NULL)
-                      : PyBytes_FromStringAndSize((const char *)r + 8, rn - 8);
-        break;
-    }
-    }
-    if (key == NULL && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
-        PyErr_Clear(); /* the reference raises the codec's error */
-    }
-    return key;
-}
-
-static PyObject *
-transform_decode_chunk(PyObject *self, PyObject *items)
-{
-    Transform *t = (Transform *)self;
-    if (!PyList_CheckExact(items) || t->text == T_CODEC) {
-        return PyObject_CallOneArg(t->chunk_fallback, items);
-    }
-    Py_ssize_t n = PyList_GET_SIZE(items);
-    PyObject *result = PyList_New(n);
-    if (result == NULL) {
-        return NULL;
-    }
-    Py_ssize_t j = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (PyList_GET_SIZE(items) != n) { /* changed under us: the reference decides */
-            goto fallback;
-        }
-        PyObject *item = PyList_GET_ITEM(items, i);
-        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2) {
-            goto fallback;
-        }
-        Py_INCREF(item); /* the allocations below may run arbitrary code (gc) */
-        int skip;
-        PyObject *key = decode_key(t, PyTuple_GET_ITEM(item, 0), &skip);
-        if (skip) {
-            Py_DECREF(item);
-            continue;
-        }
-        if (key == NULL) {
-            Py_DECREF(item);
-            if (PyErr_Occurred()) {
-                goto error;
-            }
-            goto fallback;
-        }
-        PyObject *pair = PyTuple_New(2);
-        if (pair == NULL) {
-            Py_DECREF(key);
-            Py_DECREF(item);
-            goto error;
-        }
-        PyTuple_SET_ITEM(pair, 0, key); /* steals */
-        PyTuple_SET_ITEM(pair, 1, Py_NewRef(PyTuple_GET_ITEM(item, 1)));
-        Py_DECREF(item);
-        PyList_SET_ITEM(result, j++, pair); /* steals */
-    }
-    if (j < n && PyList_SetSlice(result, j, n, NULL) < 0) {
-        goto error;
-    }
-    return result;
-
-fallback:
-    Py_DECREF(result); /* the unset slots are NULL: list_dealloc skips them */
-    return PyObject_CallOneArg(t->chunk_fallback, items);
-
-error:
-    Py_DECREF(result);
-    return NULL;
-}
-
-static PyObject *
-transform_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
-{
-    int kind, forbidden, text, int_size = 0, int_signed = 0;
-    PyObject *prefix, *fallback, *chunk_fallback, *encode = NULL;
-    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
-        PyErr_SetString(PyExc_TypeError, "Transform() takes positional arguments only");
-        return NULL;
-    }
-    if (!PyArg_ParseTuple(args, "iO!iiOO|Oip:Transform", &kind, &PyBytes_Type, &prefix, &forbidden, &text, &fallback,
-                          &chunk_fallback, &encode, &int_size, &int_signed)) {
-        return NULL;
-    }
-    if (int_size != 0 && int_size != 1 && int_size != 2 && int_size != 4 && int_size != 8) {
-        PyErr_Format(PyExc_ValueError, "Transform: int_size %d is not 0, 1, 2, 4 or 8", int_size);
-        return NULL;
-    }
-    if (kind < K_RAW || kind > K_U64LEN || text < T_SCHEME || text > T_CODEC || forbidden < -1 || forbidden > 255) {
-        PyErr_Format(PyExc_ValueError, "Transform: kind %d, text %d or forbidden byte %d out of range", kind, text,
-                     forbidden);
-        return NULL;
-    }
-    if (text == T_STR && kind != K_TUPLE) {
-        PyErr_SetString(PyExc_ValueError, "Transform: str keys only (text 2) are for the tuple kind");
-        return NULL;
-    }
-    if (!PyCallable_Check(fallback) || !PyCallable_Check(chunk_fallback)) {
-        PyErr_SetString(PyExc_TypeError, "Transform: fallback and chunk_fallback must be callable");
-        return NULL;
-    }
-    if ((text == T_CODEC) != (encode != NULL) || (encode != NULL && !PyCallable_Check(encode))) {
-        PyErr_SetString(PyExc_TypeError, "Transform: a callable encode is given with text 3, and only then");
-        return NULL;
-    }
-    Transform *t = PyObject_GC_New(Transform, type);
-    if (t == NULL) {
-        return NULL;
-    }
-    t->vectorcall = transform_vectorcall;
-    t->kind = kind;
-    t->text = text;
-    t->forbidden = forbidden;
-    t->prefix = Py_NewRef(prefix);
-    t->fallback = Py_NewRef(fallback);
-    t->chunk_fallback = Py_NewRef(chunk_fallback);
-    t->reserved = NULL;
-    t->refuse = NULL;
-    t->encode = Py_XNewRef(encode);
-    t->int_size = int_size;
-    t->int_signed = int_signed;
-    PyObject_GC_Track(t);
-    return (PyObject *)t;
-}
-
-static PyObject *
-transform_with_reserved(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    Transform *t = (Transform *)self;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "with_reserved(reserved, refuse) takes 2 arguments");
-        return NULL;
-    }
-    PyObject *reserved = args[0], *refuse = args[1];
-    if (!PyTuple_CheckExact(reserved) || !PyCallable_Check(refuse)) {
-        PyErr_SetString(PyExc_TypeError, "with_reserved: a tuple of (lo, hi) bytes pairs and a callable");
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(reserved); i++) {
-        PyObject *pair = PyTuple_GET_ITEM(reserved, i);
-        if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2 || !PyBytes_CheckExact(PyTuple_GET_ITEM(pair, 0))
-            || !PyBytes_CheckExact(PyTuple_GET_ITEM(pair, 1))) {
-            PyErr_SetString(PyExc_TypeError, "with_reserved: each reserved range is a (lo, hi) pair of bytes");
-            return NULL;
-        }
-    }
-    Transform *c = PyObject_GC_New(Transform, Py_TYPE(self));
-    if (c == NULL) {
-        return NULL;
-    }
-    c->vectorcall = transform_vectorcall;
-    c->kind = t->kind;
-    c->text = t->text;
-    c->forbidden = t->forbidden;
-    c->prefix = Py_NewRef(t->prefix);
-    c->fallback = Py_NewRef(t->fallback);
-    c->chunk_fallback = Py_NewRef(t->chunk_fallback);
-    c->reserved = PyTuple_GET_SIZE(reserved) ? Py_NewRef(reserved) : NULL;
-    c->refuse = PyTuple_GET_SIZE(reserved) ? Py_NewRef(refuse) : NULL;
-    c->encode = Py_XNewRef(t->encode);
-    c->int_size = t->int_size;
-    c->int_signed = t->int_signed;
-    PyObject_GC_Track(c);
-    return (PyObject *)c;
-}
-
-static int
-transform_traverse(PyObject *self, visitproc visit, void *arg)
-{
-    Transform *t = (Transform *)self;
-    Py_VISIT(t->fallback);
-    Py_VISIT(t->chunk_fallback);
-    Py_VISIT(t->reserved);
-    Py_VISIT(t->refuse);
-    Py_VISIT(t->encode);
-    return 0;
-}
-
-static int
-transform_clear(PyObject *self)
-{
-    Transform *t = (Transform *)self;
-    Py_CLEAR(t->fallback);
-    Py_CLEAR(t->chunk_fallback);
-    Py_CLEAR(t->reserved);
-    Py_CLEAR(t->refuse);
-    Py_CLEAR(t->encode);
-    return 0;
-}
-
-static void
-transform_dealloc(PyObject *self)
-{
-    PyObject_GC_UnTrack(self);
-    transform_clear(self);
-    Py_CLEAR(((Transform *)self)->prefix);
-    Py_TYPE(self)->tp_free(self);
-}
-
-static PyMethodDef transform_methods[] = {
-    {"with_reserved", (PyCFunction)(void (*)(void))transform_with_reserved, METH_FASTCALL,
-     "with_reserved(reserved, refuse, /)\n--\n\n"
-     "This transform, refusing every stored key in one of the reserved (lo, hi)\n"
-     "ranges: refuse(key, stored, lo, hi) is called instead, and must raise."},
-    {"decode_chunk", transform_decode_chunk, METH_O,
-     "decode_chunk(items, /)\n--\n\n"
-     "[(key, value), ...] of the own keys among a list of (stored key, value)\n"
-     "pairs of the layout's own ranges (see the module)."},
-    {NULL, NULL, 0, NULL},
-};
-
-static PyMemberDef transform_members[] = {
-    {"prefix", T_OBJECT, offsetof(Transform, prefix), READONLY, "the layout's prefix"},
-    {"fallback", T_OBJECT, offsetof(Transform, fallback), READONLY, "the reference stored()"},
+static PyMemberDef scope_fields_members[] = {
+    MEMBER(_bound, "the layout's key transform, before any refusal of reserved keys"),
+    MEMBER(_chunk, "the decoder of a chunk of stored items"),
+    MEMBER(_compiled, "the compiled layout of the path (the whole store's keys)"),
+    MEMBER(_cut, "how many bytes of the prefix the view's narrowing took"),
+    MEMBER(_data, "the part of the view that holds the scope's keys"),
+    MEMBER(_escape, "the layout's key transform as one replace, or None"),
+    MEMBER(_get, "the engine's get of _data"),
+    MEMBER(_get_raw, "the exceptions _get raises untranslated"),
+    MEMBER(_guard, "None, or the catalog's check before a read of own keys"),
+    MEMBER(_key_of, "stored key -> key"),
+    MEMBER(_key_spec, "the key codec"),
+    MEMBER(_layout, "the layout of the keys as _data holds them"),
+    MEMBER(_put, "None, or the engine's put of _data, once bound"),
+    MEMBER(_put_raw, "the exceptions _put raises untranslated"),
+    MEMBER(_ranges, "the scope's own ranges"),
+    MEMBER(_read_route, "the one-frame route of reads"),
+    MEMBER(_reserved, "the reserved ranges the scope's keys meet"),
+    MEMBER(_space, "the keyspace's space"),
+    MEMBER(_state, "the catalog of the view"),
+    MEMBER(_stored, "key -> stored key"),
+    MEMBER(_value_spec, "the value codec"),
+    MEMBER(_vdec, "None, or the value decoder"),
+    MEMBER(_venc, "None, or the value encoder"),
+    MEMBER(_view, "the view: the store, a snapshot or a transaction"),
+    MEMBER(_write_route, "the one-frame route of writes"),
+    MEMBER(path, "the scope's path"),
+    MEMBER(prefix, "the stored bytes every own key starts with"),
+    MEMBER(scheme, "the keyspace's scheme"),
     {NULL, 0, 0, 0, NULL},
 };
 
-static PyTypeObject TransformType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "keyspace._scope_accel.Transform",
-    .tp_basicsize = sizeof(Transform),
-    .tp_dealloc = transform_dealloc,
-    .tp_vectorcall_offset = offsetof(Transform, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "Transform(kind, prefix, forbidden, text, fallback, chunk_fallback): a layout's stored()\n"
-              "and decode_chunk() in C (see keyspace._scope_accel).",
-    .tp_traverse = transform_traverse,
-    .tp_clear = transform_clear,
-    .tp_methods = transform_methods,
-    .tp_members = transform_members,
-    .tp_new = transform_new,
-};
+/* What the C methods hand on: the Python point operations (PointOps of
+   keyspace._scope_fields, the base of ScopeFields), SETTLED, interned names. */
+static PyObject *py_getitem, *py_get, *py_setitem, *py_delitem;
+static PyObject *settled_marker;
+static PyObject *str_raise_raw, *str_missing;
+static PyTypeObject *scope_fields_type;
 
-/* -- point operations ------------------------------------------------------------- */
-
-enum { KIND_GETITEM, KIND_GET, KIND_SETITEM };
-
-typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
-    int kind;
-    PyTypeObject *cls;
-    PyObject *fallback;
-    PyObject *raise_raw;
-    Py_ssize_t off_stored;
-    Py_ssize_t off_call;
-    Py_ssize_t off_raw;
-    Py_ssize_t off_codec;
-    Py_ssize_t off_guard;
-    Py_ssize_t off_view;
-    PyObject *settled;
-} PointOp;
-
-static inline PyObject *
-slot_value(PyObject *obj, Py_ssize_t offset)
-{
-    return *(PyObject **)((char *)obj + offset);
-}
-
-/* The engine call failed with an exception that is set. Hand raw engine
- * errors to raise_raw; leave any other exception as it is. Returns NULL. */
+/* The engine call failed with an exception that is set. Hand an error of the
+ * types raw (the field _get_raw or _put_raw) to self._raise_raw(exc, stored),
+ * which raises the view's translation; leave any other exception as it is.
+ * Returns NULL. */
 static PyObject *
-engine_error(PointOp *op, PyObject *self, PyObject *stored)
+engine_error(PyObject *self, PyObject *raw, PyObject *stored)
 {
-    PyObject *raw = slot_value(self, op->off_raw);
     if (raw == NULL || !PyTuple_Check(raw) || PyTuple_GET_SIZE(raw) == 0 || !PyErr_ExceptionMatches(raw)) {
         return NULL;
     }
@@ -760,76 +135,67 @@ engine_error(PointOp *op, PyObject *self, PyObject *stored)
         PyException_SetTraceback(value, tb);
     }
     PyObject *args[3] = {self, value != NULL ? value : Py_None, stored};
-    PyObject *res = PyObject_Vectorcall(op->raise_raw, args, 3, NULL);
+    PyObject *res = PyObject_VectorcallMethod(str_raise_raw, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(tb);
     if (res != NULL) {
         Py_DECREF(res);
-        PyErr_SetString(PyExc_SystemError, "raise_raw returned instead of raising");
+        PyErr_SetString(PyExc_SystemError, "_raise_raw returned instead of raising");
     }
     return NULL;
 }
 
-static PyObject *
-point_op_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+/* The capsule keyspace.schemes._layouts_accel.transform_api: the C call of a
+   layout's Transform (NULL where that module is not built). */
+typedef struct {
+    PyTypeObject *type;
+    PyObject *(*stored_key)(PyObject *transform, PyObject *key);
+} TransformApi;
+
+static TransformApi *transform_api;
+
+/* The stored key of key: stored_fn(key), a Transform called in C. */
+static inline PyObject *
+stored_key(PyObject *stored_fn, PyObject *key)
 {
-    PointOp *op = (PointOp *)callable;
-    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    int ok_nargs = op->kind == KIND_GET ? (nargs == 2 || nargs == 3) : nargs == (op->kind == KIND_SETITEM ? 3 : 2);
-    if (kwnames != NULL || !ok_nargs || !PyObject_TypeCheck(args[0], op->cls)) {
-        return PyObject_Vectorcall(op->fallback, args, nargsf, kwnames);
+    if (transform_api != NULL && Py_IS_TYPE(stored_fn, transform_api->type)) {
+        return transform_api->stored_key(stored_fn, key);
     }
-    PyObject *self = args[0], *key = args[1];
-    PyObject *stored_fn = slot_value(self, op->off_stored);
-    PyObject *call = slot_value(self, op->off_call);
-    PyObject *codec = slot_value(self, op->off_codec);
+    return PyObject_Vectorcall(stored_fn, &key, 1, NULL);
+}
+
+enum { READ_GETITEM, READ_GET };
+
+/* s[key] (kind READ_GETITEM) or s.get(key, dflt) (READ_GET) on the C route, or
+ * NULL with `*fallback` set to 1 where the Python method must run instead (no
+ * exception set then). */
+static PyObject *
+read_point(ScopeFields *s, PyObject *key, PyObject *dflt, int kind, int *fallback)
+{
+    PyObject *self = (PyObject *)s;
+    PyObject *stored_fn = s->_stored, *call = s->_get, *codec = s->_vdec;
     if (stored_fn == NULL || call == NULL || call == Py_None || codec == NULL) {
-        return PyObject_Vectorcall(op->fallback, args, nargsf, kwnames);
+        *fallback = 1;
+        return NULL;
     }
-    /* the slots may be rebound while Python code runs (another thread preparing the
-       scope's writer, a key codec's encode): hold our own references for the length
-       of the call */
+    /* the fields may be rebound while Python code runs (another thread preparing
+       the scope's writer, a key codec's encode): hold our own references for the
+       length of the call */
     Py_INCREF(stored_fn);
     Py_INCREF(call);
     Py_INCREF(codec);
-    PyObject *stored = Py_IS_TYPE(stored_fn, &TransformType) ? transform_key((Transform *)stored_fn, key)
-                                                              : PyObject_CallOneArg(stored_fn, key);
-    PyObject *value = NULL, *res = NULL;
+    PyObject *res = NULL, *raw = NULL;
+    PyObject *stored = stored_key(stored_fn, key);
     if (stored == NULL) {
         goto done;
     }
-    if (op->kind == KIND_SETITEM) {
-        value = codec == Py_None ? Py_NewRef(args[2]) : PyObject_CallOneArg(codec, args[2]);
-        if (value == NULL) {
-            if (PyErr_ExceptionMatches(PyExc_Exception)) {
-                /* the Python method raises the codec's refusal as the value's */
-                PyErr_Clear();
-                res = PyObject_Vectorcall(op->fallback, args, nargsf, kwnames);
-            }
-            goto done;
-        }
-        if (!PyBytes_CheckExact(value)) { /* the Python method raises or converts */
-            res = PyObject_Vectorcall(op->fallback, args, nargsf, kwnames);
-            goto done;
-        }
-        PyObject *call_args[2] = {stored, value};
-        PyObject *ok = PyObject_Vectorcall(call, call_args, 2, NULL);
-        if (ok == NULL) {
-            engine_error(op, self, stored);
-            goto done;
-        }
-        Py_DECREF(ok);
-        res = Py_NewRef(Py_None);
-        goto done;
-    }
-    PyObject *raw;
-    PyObject *guard = slot_value(self, op->off_guard);
+    PyObject *guard = s->_guard;
     int hidden = 0;
     if (guard != NULL && guard != Py_None) {
-        PyObject *view = slot_value(self, op->off_view);
+        PyObject *view = s->_view;
         if (view == NULL) {
-            PyErr_SetString(PyExc_AttributeError, "the scope's view slot is not set");
+            PyErr_SetString(PyExc_AttributeError, "the scope's field _view is not set");
             goto done;
         }
         Py_INCREF(guard);
@@ -837,13 +203,12 @@ point_op_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, Py
         PyObject *g = PyObject_CallOneArg(guard, view);
         Py_DECREF(view);
         int readable;
-        if (g == op->settled) {
-            /* settled for good: drop the guard from the slot, unless the call
+        if (g == settled_marker) {
+            /* settled for good: drop the guard from the field, unless the call
                rebound it meanwhile */
-            PyObject **slot = (PyObject **)((char *)self + op->off_guard);
-            if (*slot == guard) {
-                *slot = Py_NewRef(Py_None);
-                Py_DECREF(guard); /* the slot's reference */
+            if (s->_guard == guard) {
+                s->_guard = Py_NewRef(Py_None);
+                Py_DECREF(guard); /* the field's reference */
             }
             readable = 1;
         }
@@ -863,50 +228,86 @@ point_op_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, Py
     else {
         raw = PyObject_Vectorcall(call, &stored, 1, NULL);
         if (raw == NULL) {
-            engine_error(op, self, stored);
+            PyObject *types = Py_XNewRef(s->_get_raw);
+            engine_error(self, types, stored);
+            Py_XDECREF(types);
             goto done;
         }
     }
     if (raw == Py_None) {
-        Py_DECREF(raw);
-        if (op->kind == KIND_GET) {
-            res = Py_NewRef(nargs == 3 ? args[2] : Py_None);
+        if (kind == READ_GET) {
+            res = Py_NewRef(dflt);
         }
         else {
-            /* the Python method's KeyError (Scope._missing: it names a key of the
-               other type that exists), raised as an instance: PyErr_SetObject would
-               take a tuple key as the arguments (KeyError(*key)) and None as none */
-            PyObject *name = PyUnicode_InternFromString("_missing");
-            PyObject *exc = name == NULL ? NULL : PyObject_CallMethodOneArg(self, name, key);
-            Py_XDECREF(name);
+            /* the Python method's KeyError (ScopeCore._missing: it names a key of
+               the other type that exists), raised as an instance: PyErr_SetObject
+               would take a tuple key as the arguments (KeyError(*key)) and None as
+               none */
+            PyObject *args[2] = {self, key};
+            PyObject *exc = PyObject_VectorcallMethod(str_missing, args, 2 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
             if (exc != NULL) {
                 PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
                 Py_DECREF(exc);
             }
         }
-        goto done;
     }
-    if (codec == Py_None) {
-        res = raw;
+    else if (codec == Py_None) {
+        res = Py_NewRef(raw);
     }
     else {
         res = PyObject_CallOneArg(codec, raw);
-        Py_DECREF(raw);
     }
 
 done:
+    Py_XDECREF(raw);
     Py_XDECREF(stored);
-    Py_XDECREF(value);
     Py_DECREF(stored_fn);
     Py_DECREF(call);
     Py_DECREF(codec);
     return res;
 }
 
-/* The binding of the C methods (point operations, Scheme.encode) to an
-   instance, as a Python function's: the descriptor itself from the class. */
 static PyObject *
-method_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+scope_fields_subscript(PyObject *self, PyObject *key)
+{
+    int fallback = 0;
+    PyObject *res = read_point((ScopeFields *)self, key, Py_None, READ_GETITEM, &fallback);
+    if (fallback) {
+        PyObject *args[2] = {self, key};
+        return PyObject_Vectorcall(py_getitem, args, 2, NULL);
+    }
+    return res;
+}
+
+/* ScopeGet: the C method get(key, default=None) of ScopeFields, a method
+ * descriptor with vectorcall (s.get(k) calls it with no bound method). A call
+ * with keywords or with another number of arguments goes to PointOps.get. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+} ScopeGet;
+
+static PyObject *
+scope_get_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs < 1 || !PyObject_TypeCheck(args[0], scope_fields_type)) {
+        PyErr_Format(PyExc_TypeError, "get() of %.100s needs an instance of it as its first argument",
+                     scope_fields_type->tp_name);
+        return NULL;
+    }
+    if (kwnames == NULL && (nargs == 2 || nargs == 3)) {
+        int fallback = 0;
+        PyObject *res = read_point((ScopeFields *)args[0], args[1], nargs == 3 ? args[2] : Py_None, READ_GET, &fallback);
+        if (!fallback) {
+            return res;
+        }
+    }
+    return PyObject_Vectorcall(py_get, args, nargsf, kwnames);
+}
+
+static PyObject *
+scope_get_descr_get(PyObject *self, PyObject *obj, PyObject *type)
 {
     if (obj == NULL || obj == Py_None) {
         return Py_NewRef(self);
@@ -914,277 +315,244 @@ method_descr_get(PyObject *self, PyObject *obj, PyObject *type)
     return PyMethod_New(self, obj);
 }
 
-static int
-point_op_traverse(PyObject *self, visitproc visit, void *arg)
+static PyObject *
+scope_get_doc(PyObject *self, void *closure)
 {
-    PointOp *op = (PointOp *)self;
-    Py_VISIT(op->cls);
-    Py_VISIT(op->fallback);
-    Py_VISIT(op->raise_raw);
-    Py_VISIT(op->settled);
-    return 0;
-}
-
-static int
-point_op_clear(PyObject *self)
-{
-    PointOp *op = (PointOp *)self;
-    Py_CLEAR(op->cls);
-    Py_CLEAR(op->fallback);
-    Py_CLEAR(op->raise_raw);
-    Py_CLEAR(op->settled);
-    return 0;
-}
-
-static void
-point_op_dealloc(PyObject *self)
-{
-    PyObject_GC_UnTrack(self);
-    point_op_clear(self);
-    Py_TYPE(self)->tp_free(self);
+    return PyObject_GetAttrString(py_get, "__doc__");
 }
 
 static PyObject *
-point_op_get_doc(PyObject *self, void *closure)
+scope_get_name(PyObject *self, void *closure)
 {
-    return PyObject_GetAttrString(((PointOp *)self)->fallback, "__doc__");
+    return PyUnicode_FromString("get");
 }
 
-static PyObject *
-point_op_get_name(PyObject *self, void *closure)
-{
-    return PyObject_GetAttrString(((PointOp *)self)->fallback, "__name__");
-}
-
-static PyGetSetDef point_op_getset[] = {
-    {"__doc__", point_op_get_doc, NULL, NULL, NULL},
-    {"__name__", point_op_get_name, NULL, NULL, NULL},
+static PyGetSetDef scope_get_getset[] = {
+    {"__doc__", scope_get_doc, NULL, NULL, NULL},
+    {"__name__", scope_get_name, NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyMemberDef point_op_members[] = {
-    {"__wrapped__", T_OBJECT, offsetof(PointOp, fallback), READONLY, "the pure-Python method"},
-    {NULL, 0, 0, 0, NULL},
-};
-
-static PyTypeObject PointOpType = {
+static PyTypeObject ScopeGetType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "keyspace._scope_accel.PointOp",
-    .tp_basicsize = sizeof(PointOp),
-    .tp_dealloc = point_op_dealloc,
-    .tp_vectorcall_offset = offsetof(PointOp, vectorcall),
+    .tp_name = "keyspace._scope_accel.ScopeGet",
+    .tp_basicsize = sizeof(ScopeGet),
+    .tp_vectorcall_offset = offsetof(ScopeGet, vectorcall),
     .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "A C point operation of a scope (see keyspace._scope_accel.point_op).",
-    .tp_traverse = point_op_traverse,
-    .tp_clear = point_op_clear,
-    .tp_getset = point_op_getset,
-    .tp_members = point_op_members,
-    .tp_descr_get = method_descr_get,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "get(key, default=None) of a scope, in C (see keyspace._scope_accel).",
+    .tp_getset = scope_get_getset,
+    .tp_descr_get = scope_get_descr_get,
 };
 
-/* The offset of an object slot (__slots__ entry) of cls, or -1 with TypeError. */
-static Py_ssize_t
-slot_offset(PyTypeObject *cls, PyObject *descr, const char *what)
+/* s[key] = value on the C route (0), or 1 where the Python method must run
+ * instead, or -1 with an exception set. */
+static int
+write_point(ScopeFields *s, PyObject *key, PyObject *value)
 {
-    if (!Py_IS_TYPE(descr, &PyMemberDescr_Type)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a __slots__ member descriptor, not %.100s", what,
-                     Py_TYPE(descr)->tp_name);
-        return -1;
+    PyObject *self = (PyObject *)s;
+    PyObject *stored_fn = s->_stored, *call = s->_put, *codec = s->_venc;
+    if (stored_fn == NULL || call == NULL || call == Py_None || codec == NULL) {
+        return 1;
     }
-    PyMemberDescrObject *member = (PyMemberDescrObject *)descr;
-    if (member->d_member->type != T_OBJECT_EX || !PyType_IsSubtype(cls, PyDescr_TYPE(member))) {
-        PyErr_Format(PyExc_TypeError, "%s must be an object slot of %.100s", what, cls->tp_name);
-        return -1;
+    Py_INCREF(stored_fn);
+    Py_INCREF(call);
+    Py_INCREF(codec);
+    int rc = -1;
+    PyObject *raw = NULL;
+    PyObject *stored = stored_key(stored_fn, key);
+    if (stored == NULL) {
+        goto done;
     }
-    return member->d_member->offset;
+    raw = codec == Py_None ? Py_NewRef(value) : PyObject_CallOneArg(codec, value);
+    if (raw == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_Exception)) {
+            /* the Python method raises the codec's refusal as the value's */
+            PyErr_Clear();
+            rc = 1;
+        }
+        goto done;
+    }
+    if (!PyBytes_CheckExact(raw)) { /* the Python method raises or converts */
+        rc = 1;
+        goto done;
+    }
+    PyObject *call_args[2] = {stored, raw};
+    PyObject *ok = PyObject_Vectorcall(call, call_args, 2, NULL);
+    if (ok == NULL) {
+        PyObject *types = Py_XNewRef(s->_put_raw);
+        engine_error(self, types, stored);
+        Py_XDECREF(types);
+        goto done;
+    }
+    Py_DECREF(ok);
+    rc = 0;
+
+done:
+    Py_XDECREF(raw);
+    Py_XDECREF(stored);
+    Py_DECREF(stored_fn);
+    Py_DECREF(call);
+    Py_DECREF(codec);
+    return rc;
 }
 
-static PyObject *
-point_op(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* s[key] = value, and del s[key] (value NULL: always the Python method). */
+static int
+scope_fields_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
 {
-    if (nargs != 11) {
-        PyErr_Format(PyExc_TypeError, "point_op() takes 11 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    const char *name = PyUnicode_Check(args[0]) ? PyUnicode_AsUTF8(args[0]) : NULL;
-    int kind;
-    if (name != NULL && strcmp(name, "getitem") == 0) {
-        kind = KIND_GETITEM;
-    }
-    else if (name != NULL && strcmp(name, "get") == 0) {
-        kind = KIND_GET;
-    }
-    else if (name != NULL && strcmp(name, "setitem") == 0) {
-        kind = KIND_SETITEM;
+    PyObject *res;
+    if (value == NULL) {
+        PyObject *args[2] = {self, key};
+        res = PyObject_Vectorcall(py_delitem, args, 2, NULL);
     }
     else {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "kind must be 'getitem', 'get' or 'setitem', not %R", args[0]);
-        return NULL;
-    }
-    if (!PyType_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "cls must be a type");
-        return NULL;
-    }
-    PyTypeObject *cls = (PyTypeObject *)args[1];
-    if (!PyCallable_Check(args[2]) || !PyCallable_Check(args[3])) {
-        PyErr_SetString(PyExc_TypeError, "fallback and raise_raw must be callable");
-        return NULL;
-    }
-    static const char *names[] = {"stored_slot", "call_slot", "raw_slot", "codec_slot", "guard_slot", "view_slot"};
-    Py_ssize_t offsets[6];
-    for (int i = 0; i < 6; i++) {
-        offsets[i] = slot_offset(cls, args[4 + i], names[i]);
-        if (offsets[i] < 0) {
-            return NULL;
+        int rc = write_point((ScopeFields *)self, key, value);
+        if (rc <= 0) {
+            return rc;
         }
+        PyObject *args[3] = {self, key, value};
+        res = PyObject_Vectorcall(py_setitem, args, 3, NULL);
     }
-    PointOp *op = PyObject_GC_New(PointOp, &PointOpType);
-    if (op == NULL) {
-        return NULL;
+    if (res == NULL) {
+        return -1;
     }
-    op->vectorcall = point_op_vectorcall;
-    op->kind = kind;
-    op->cls = (PyTypeObject *)Py_NewRef(cls);
-    op->fallback = Py_NewRef(args[2]);
-    op->raise_raw = Py_NewRef(args[3]);
-    op->off_stored = offsets[0];
-    op->off_call = offsets[1];
-    op->off_raw = offsets[2];
-    op->off_codec = offsets[3];
-    op->off_guard = offsets[4];
-    op->off_view = offsets[5];
-    op->settled = Py_NewRef(args[10]);
-    PyObject_GC_Track(op);
-    return (PyObject *)op;
+    Py_DECREF(res);
+    return 0;
 }
 
-/* -- length-prefixed text values ---------------------------------------------------- */
-
-/* LenText(mode, fallback): a codec function of the values `u64le(len utf8) utf8`
- * (bincode's String). mode 0 decodes: exact bytes whose length field matches and
- * whose body is UTF-8 give the str; mode 1 encodes: an exact ASCII str gives its
- * bytes after their length. Everything else is fallback(value), the reference,
- * which returns the same or raises its named error. */
-
-typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
-    int mode;
-    PyObject *fallback;
-} LenText;
-
-static PyTypeObject LenTextType;
-
+/* s._copy(): a new instance of type(s) holding s's fields (see the module). */
 static PyObject *
-len_text_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+scope_fields_copy(PyObject *self, PyObject *Py_UNUSED(ignored))
 {
-    LenText *f = (LenText *)callable;
-    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1) {
-        return PyObject_Vectorcall(f->fallback, args, nargsf, kwnames);
-    }
-    PyObject *v = args[0];
-    if (f->mode == 0 && PyBytes_CheckExact(v) && PyBytes_GET_SIZE(v) >= 8) {
-        const unsigned char *r = (const unsigned char *)PyBytes_AS_STRING(v);
-        Py_ssize_t n = PyBytes_GET_SIZE(v);
-        uint64_t len = 0;
-        for (int i = 7; i >= 0; i--) {
-            len = len << 8 | r[i];
-        }
-        if (len == (uint64_t)(n - 8)) {
-            PyObject *out = PyUnicode_DecodeUTF8((const char *)r + 8, n - 8, NULL);
-            if (out != NULL || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
-                return out;
-            }
-            PyErr_Clear(); /* the reference names the fault */
-        }
-    }
-    else if (f->mode == 1 && PyUnicode_CheckExact(v) && PyUnicode_IS_ASCII(v)) {
-        Py_ssize_t n = PyUnicode_GET_LENGTH(v);
-        PyObject *out = PyBytes_FromStringAndSize(NULL, n + 8);
-        if (out == NULL) {
-            return NULL;
-        }
-        char *o = PyBytes_AS_STRING(out);
-        uint64_t len = (uint64_t)n;
-        for (int i = 0; i < 8; i++) {
-            o[i] = (char)((len >> (8 * i)) & 0xff);
-        }
-        memcpy(o + 8, PyUnicode_DATA(v), (size_t)n);
-        return out;
-    }
-    return PyObject_CallOneArg(f->fallback, v);
-}
-
-static PyObject *
-len_text_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
-{
-    int mode;
-    PyObject *fallback;
-    if ((kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) || !PyArg_ParseTuple(args, "iO:LenText", &mode, &fallback)) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_TypeError, "LenText() takes positional arguments only");
-        }
+    PyTypeObject *tp = Py_TYPE(self);
+    if (tp->tp_basicsize != scope_fields_type->tp_basicsize || tp->tp_dictoffset != 0 || tp->tp_itemsize != 0) {
+        PyErr_Format(PyExc_TypeError, "_copy() copies the fields of a scope; %.200s holds more", tp->tp_name);
         return NULL;
     }
-    if ((mode != 0 && mode != 1) || !PyCallable_Check(fallback)) {
-        PyErr_SetString(PyExc_ValueError, "LenText(mode, fallback): mode 0 or 1 and a callable fallback");
+    PyObject *made = tp->tp_alloc(tp, 0);
+    if (made == NULL) {
         return NULL;
     }
-    LenText *f = PyObject_GC_New(LenText, type);
-    if (f == NULL) {
-        return NULL;
+    for (int i = 0; i < N_FIELDS; i++) {
+        FIELD_AT(made, i) = Py_XNewRef(FIELD_AT(self, i));
     }
-    f->vectorcall = len_text_vectorcall;
-    f->mode = mode;
-    f->fallback = Py_NewRef(fallback);
-    PyObject_GC_Track(f);
-    return (PyObject *)f;
+    return made;
 }
 
 static int
-len_text_traverse(PyObject *self, visitproc visit, void *arg)
+scope_fields_traverse(PyObject *self, visitproc visit, void *arg)
 {
-    Py_VISIT(((LenText *)self)->fallback);
+    Py_VISIT(Py_TYPE(self));
+    for (int i = 0; i < N_FIELDS; i++) {
+        Py_VISIT(FIELD_AT(self, i));
+    }
     return 0;
 }
 
 static int
-len_text_clear(PyObject *self)
+scope_fields_clear(PyObject *self)
 {
-    Py_CLEAR(((LenText *)self)->fallback);
+    for (int i = 0; i < N_FIELDS; i++) {
+        Py_CLEAR(FIELD_AT(self, i));
+    }
     return 0;
 }
 
 static void
-len_text_dealloc(PyObject *self)
+scope_fields_dealloc(PyObject *self)
 {
+    PyTypeObject *tp = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
-    len_text_clear(self);
-    Py_TYPE(self)->tp_free(self);
+    scope_fields_clear(self);
+    tp->tp_free(self);
+    Py_DECREF(tp);
 }
 
-static PyMemberDef len_text_members[] = {
-    {"fallback", T_OBJECT, offsetof(LenText, fallback), READONLY, "the reference function"},
-    {NULL, 0, 0, 0, NULL},
+static PyMethodDef scope_fields_methods[] = {
+    {"_copy", scope_fields_copy, METH_NOARGS,
+     "A new instance of this object's class holding this one's fields, made without __init__."},
+    {NULL, NULL, 0, NULL},
 };
 
-static PyTypeObject LenTextType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "keyspace._scope_accel.LenText",
-    .tp_basicsize = sizeof(LenText),
-    .tp_dealloc = len_text_dealloc,
-    .tp_vectorcall_offset = offsetof(LenText, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "LenText(mode, fallback): decode (0) or encode (1) u64le(len utf8) utf8 values in C\n"
-              "(see keyspace._scope_accel).",
-    .tp_traverse = len_text_traverse,
-    .tp_clear = len_text_clear,
-    .tp_members = len_text_members,
-    .tp_new = len_text_new,
+static PyType_Slot scope_fields_slots[] = {
+    {Py_tp_doc, "The fields of a scope as declared members, and its point operations in C\n"
+                "(see keyspace._scope_accel)."},
+    {Py_tp_members, scope_fields_members},
+    {Py_tp_methods, scope_fields_methods},
+    {Py_tp_traverse, scope_fields_traverse},
+    {Py_tp_clear, scope_fields_clear},
+    {Py_tp_dealloc, scope_fields_dealloc},
+    {Py_tp_new, PyType_GenericNew},
+    {Py_mp_subscript, scope_fields_subscript},
+    {Py_mp_ass_subscript, scope_fields_ass_subscript},
+    {0, NULL},
 };
+
+static PyType_Spec scope_fields_spec = {
+    .name = "keyspace._scope_accel.ScopeFields",
+    .basicsize = sizeof(ScopeFields),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .slots = scope_fields_slots,
+};
+
+/* Make ScopeFields on PointOps of keyspace._scope_fields, after checking that its
+ * members are that module's FIELDS, in order; take the Python methods it hands on. */
+static PyObject *
+make_scope_fields(void)
+{
+    PyObject *ref = PyImport_ImportModule("keyspace._scope_fields");
+    if (ref == NULL) {
+        return NULL;
+    }
+    PyObject *fields = PyObject_GetAttrString(ref, "FIELDS");
+    PyObject *base = PyObject_GetAttrString(ref, "PointOps");
+    settled_marker = PyObject_GetAttrString(ref, "SETTLED");
+    Py_DECREF(ref);
+    PyObject *type = NULL;
+    if (fields == NULL || base == NULL || settled_marker == NULL) {
+        goto done;
+    }
+    if (!PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != N_FIELDS) {
+        PyErr_SetString(PyExc_ImportError, "keyspace._scope_fields.FIELDS is not the C type's members");
+        goto done;
+    }
+    for (int i = 0; i < N_FIELDS; i++) {
+        PyObject *name = PyTuple_GET_ITEM(fields, i);
+        const char *text = PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : NULL;
+        if (text == NULL || strcmp(text, scope_fields_members[i].name) != 0
+            || scope_fields_members[i].offset
+                   != (Py_ssize_t)(offsetof(ScopeFields, _bound) + (size_t)i * sizeof(PyObject *))) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_ImportError, "keyspace._scope_fields.FIELDS[%d] is not the C type's member %s", i,
+                         scope_fields_members[i].name);
+            goto done;
+        }
+    }
+    if ((py_getitem = PyObject_GetAttrString(base, "__getitem__")) == NULL
+        || (py_get = PyObject_GetAttrString(base, "get")) == NULL
+        || (py_setitem = PyObject_GetAttrString(base, "__setitem__")) == NULL
+        || (py_delitem = PyObject_GetAttrString(base, "__delitem__")) == NULL
+        || (str_raise_raw = PyUnicode_InternFromString("_raise_raw")) == NULL
+        || (str_missing = PyUnicode_InternFromString("_missing")) == NULL) {
+        goto done;
+    }
+    type = PyType_FromSpecWithBases(&scope_fields_spec, base);
+    scope_fields_type = (PyTypeObject *)type;
+    ScopeGet *get = type == NULL ? NULL : PyObject_New(ScopeGet, &ScopeGetType);
+    if (get != NULL) {
+        get->vectorcall = scope_get_vectorcall;
+    }
+    if (type != NULL && (get == NULL || PyObject_SetAttrString(type, "get", (PyObject *)get) < 0)) {
+        Py_CLEAR(type);
+    }
+    Py_XDECREF(get);
+
+done:
+    Py_XDECREF(fields);
+    Py_XDECREF(base);
+    return type;
+}
 
 /* Whether path is a tuple of exact str and bytes objects (runs no Python code). */
 static int
@@ -1203,185 +571,15 @@ is_exact_path(PyObject *path)
     return 1;
 }
 
-/* exact_path(path): whether path is a tuple of exact str and bytes objects (the
-   reference: keyspace.schemes._base._exact_path). */
+/* The binding of a path memo to an
+   instance, as a Python function's: the descriptor itself from the class. */
 static PyObject *
-exact_path(PyObject *Py_UNUSED(module), PyObject *path)
+method_descr_get(PyObject *self, PyObject *obj, PyObject *type)
 {
-    return PyBool_FromLong(is_exact_path(path));
-}
-
-/* -- Scheme.encode -------------------------------------------------------------------- */
-
-typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
-    PyTypeObject *cls;
-    PyObject *fallback; /* the pure-Python encode, the reference */
-} MemoEncode;
-
-static PyObject *str_memo;       /* "_memo", interned */
-static PyObject *str_encode_new; /* "_encode_new", interned */
-
-/* self._encode_new(path, key), as the reference calls it (an override is honoured). */
-static PyObject *
-encode_new(PyObject *self, PyObject *path, PyObject *key)
-{
-    PyObject *args[3] = {self, path, key};
-    return PyObject_VectorcallMethod(str_encode_new, args, 3, NULL);
-}
-
-static PyObject *
-memo_encode_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
-{
-    MemoEncode *e = (MemoEncode *)callable;
-    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 3 || !PyObject_TypeCheck(args[0], e->cls)) {
-        return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
+    if (obj == NULL || obj == Py_None) {
+        return Py_NewRef(self);
     }
-    PyObject *self = args[0], *path = args[1], *key = args[2];
-    PyObject *memo = PyObject_GetAttr(self, str_memo);
-    if (memo == NULL) {
-        if (PyErr_ExceptionMatches(PyExc_MemoryError) || !PyErr_ExceptionMatches(PyExc_Exception)) {
-            return NULL;
-        }
-        PyErr_Clear(); /* no memo yet (AttributeError), as the reference's lookup catches it */
-        return encode_new(self, path, key);
-    }
-    if (!PyDict_CheckExact(memo)) {
-        /* not the memo _compiled makes: the reference does all of it */
-        Py_DECREF(memo);
-        return PyObject_Vectorcall(e->fallback, args, nargsf, NULL);
-    }
-    PyObject *entry = PyDict_GetItemWithError(memo, path); /* borrowed */
-    if (entry == NULL) {
-        Py_DECREF(memo);
-        if (PyErr_Occurred()) {
-            /* the errors the reference's lookup catches: every Exception but
-               MemoryError (an unhashable path, whatever a component's __hash__ or
-               __eq__ raises); _encode_new then refuses the path by name */
-            if (PyErr_ExceptionMatches(PyExc_MemoryError) || !PyErr_ExceptionMatches(PyExc_Exception)) {
-                return NULL;
-            }
-            PyErr_Clear();
-        }
-        return encode_new(self, path, key); /* a path not kept */
-    }
-    if (!PyTuple_CheckExact(entry) || PyTuple_GET_SIZE(entry) != 2) {
-        /* not an entry _compiled makes: the reference unpacks it (and looks again) */
-        Py_DECREF(memo);
-        return PyObject_Vectorcall(e->fallback, args, nargsf, NULL);
-    }
-    /* the kept path itself, or one of exactly str and bytes components (an equal
-       path of other types goes to _encode_new); no Python code runs from the lookup
-       to here, so the borrowed entry is alive */
-    int hit = PyTuple_GET_ITEM(entry, 0) == path || is_exact_path(path);
-    /* stored may run Python code that changes or drops the memo (or its entry):
-       hold our own reference for the length of the call */
-    PyObject *stored = Py_NewRef(PyTuple_GET_ITEM(entry, 1));
-    Py_DECREF(memo);
-    PyObject *res;
-    if (!hit) {
-        res = encode_new(self, path, key);
-    }
-    else if (Py_IS_TYPE(stored, &TransformType)) {
-        res = transform_key((Transform *)stored, key);
-    }
-    else {
-        res = PyObject_CallOneArg(stored, key);
-    }
-    Py_DECREF(stored);
-    return res;
-}
-
-static int
-memo_encode_traverse(PyObject *self, visitproc visit, void *arg)
-{
-    MemoEncode *e = (MemoEncode *)self;
-    Py_VISIT(e->cls);
-    Py_VISIT(e->fallback);
-    return 0;
-}
-
-static int
-memo_encode_clear(PyObject *self)
-{
-    MemoEncode *e = (MemoEncode *)self;
-    Py_CLEAR(e->cls);
-    Py_CLEAR(e->fallback);
-    return 0;
-}
-
-static void
-memo_encode_dealloc(PyObject *self)
-{
-    PyObject_GC_UnTrack(self);
-    memo_encode_clear(self);
-    Py_TYPE(self)->tp_free(self);
-}
-
-static PyObject *
-memo_encode_get_attr(PyObject *self, void *name)
-{
-    PyObject *fallback = ((MemoEncode *)self)->fallback;
-    if (fallback == NULL) {
-        PyErr_SetString(PyExc_AttributeError, (const char *)name);
-        return NULL;
-    }
-    return PyObject_GetAttrString(fallback, (const char *)name);
-}
-
-static PyGetSetDef memo_encode_getset[] = {
-    {"__doc__", memo_encode_get_attr, NULL, NULL, "__doc__"},
-    {"__name__", memo_encode_get_attr, NULL, NULL, "__name__"},
-    {"__qualname__", memo_encode_get_attr, NULL, NULL, "__qualname__"},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-static PyMemberDef memo_encode_members[] = {
-    {"__wrapped__", T_OBJECT, offsetof(MemoEncode, fallback), READONLY, "the pure-Python method"},
-    {NULL, 0, 0, 0, NULL},
-};
-
-static PyTypeObject MemoEncodeType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "keyspace._scope_accel.MemoEncode",
-    .tp_basicsize = sizeof(MemoEncode),
-    .tp_dealloc = memo_encode_dealloc,
-    .tp_vectorcall_offset = offsetof(MemoEncode, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "The C encode of schemes (see keyspace._scope_accel.memo_encode).",
-    .tp_traverse = memo_encode_traverse,
-    .tp_clear = memo_encode_clear,
-    .tp_getset = memo_encode_getset,
-    .tp_members = memo_encode_members,
-    .tp_descr_get = method_descr_get,
-};
-
-static PyObject *
-memo_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "memo_encode() takes 2 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    if (!PyType_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "cls must be a type");
-        return NULL;
-    }
-    if (!PyCallable_Check(args[1])) {
-        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
-        return NULL;
-    }
-    MemoEncode *e = PyObject_GC_New(MemoEncode, &MemoEncodeType);
-    if (e == NULL) {
-        return NULL;
-    }
-    e->vectorcall = memo_encode_vectorcall;
-    e->cls = (PyTypeObject *)Py_NewRef(args[0]);
-    e->fallback = Py_NewRef(args[1]);
-    PyObject_GC_Track(e);
-    return (PyObject *)e;
+    return PyMethod_New(self, obj);
 }
 
 /* path_memo(name, fallback): a method c(self, *path, **kw) that returns
@@ -1546,400 +744,18 @@ path_memo(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return (PyObject *)m;
 }
 
-/* hex_child_step(at, depth, fallback): the C form of AsciiHex.child_step(path)
- * for a path of `depth` components whose prefix is `at` bytes long (the
- * reference is fallback, the Python step). For a bytes key of lower-case hex
- * digits and 00 separators only, every part of an even length, whose part
- * number `depth` starts at `at` and ends at a separator, it returns (child,
- * end): the child's name (the part's bytes) and the end of the child's subtree
- * (the key up to that separator, then 01). Every other key (an own key, a key
- * of another shape, a byte that is no lower-case digit, an odd part, another
- * type) goes to fallback(key), which says what it is. Cost: one pass over the
- * key and two allocations. */
-typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
-    Py_ssize_t at;
-    Py_ssize_t depth;
-    PyObject *fallback;
-} HexChild;
-
-static inline int
-hex_digit(unsigned char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    return -1;
-}
-
-static PyObject *
-hex_child_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
-{
-    HexChild *h = (HexChild *)callable;
-    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1 || !PyBytes_CheckExact(args[0])) {
-        return PyObject_Vectorcall(h->fallback, args, nargsf, kwnames);
-    }
-    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    Py_ssize_t n = PyBytes_GET_SIZE(args[0]);
-    Py_ssize_t part = 0, start = 0, child_start = -1, child_end = -1;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        unsigned char c = s[i];
-        if (c == 0) {
-            if ((i - start) & 1) {
-                goto slow;
-            }
-            if (part == h->depth) {
-                child_start = start;
-                child_end = i;
-            }
-            part++;
-            start = i + 1;
-        }
-        else if (hex_digit(c) < 0) {
-            goto slow;
-        }
-    }
-    if (((n - start) & 1) || child_end < 0 || child_start != h->at) {
-        goto slow;
-    }
-    PyObject *child = PyBytes_FromStringAndSize(NULL, (child_end - child_start) / 2);
-    if (child == NULL) {
-        return NULL;
-    }
-    unsigned char *out = (unsigned char *)PyBytes_AS_STRING(child);
-    for (Py_ssize_t i = child_start; i < child_end; i += 2) {
-        *out++ = (unsigned char)((hex_digit(s[i]) << 4) | hex_digit(s[i + 1]));
-    }
-    PyObject *end = PyBytes_FromStringAndSize(NULL, child_end + 1);
-    if (end == NULL) {
-        Py_DECREF(child);
-        return NULL;
-    }
-    memcpy(PyBytes_AS_STRING(end), s, (size_t)child_end);
-    PyBytes_AS_STRING(end)[child_end] = 1;
-    PyObject *res = PyTuple_New(2);
-    if (res == NULL) {
-        Py_DECREF(child);
-        Py_DECREF(end);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(res, 0, child);
-    PyTuple_SET_ITEM(res, 1, end);
-    return res;
-slow:
-    return PyObject_Vectorcall(h->fallback, args, nargsf, kwnames);
-}
-
-static int
-hex_child_traverse(PyObject *self, visitproc visit, void *arg)
-{
-    Py_VISIT(((HexChild *)self)->fallback);
-    return 0;
-}
-
-static int
-hex_child_clear(PyObject *self)
-{
-    Py_CLEAR(((HexChild *)self)->fallback);
-    return 0;
-}
-
-static void
-hex_child_dealloc(PyObject *self)
-{
-    PyObject_GC_UnTrack(self);
-    hex_child_clear(self);
-    Py_TYPE(self)->tp_free(self);
-}
-
-static PyMemberDef hex_child_members[] = {
-    {"__wrapped__", T_OBJECT, offsetof(HexChild, fallback), READONLY, "the reference"},
-    {NULL, 0, 0, 0, NULL},
-};
-
-static PyTypeObject HexChildType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "keyspace._scope_accel.HexChild",
-    .tp_basicsize = sizeof(HexChild),
-    .tp_dealloc = hex_child_dealloc,
-    .tp_vectorcall_offset = offsetof(HexChild, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "The C child step of the asciihex scheme (see keyspace._scope_accel.hex_child_step).",
-    .tp_traverse = hex_child_traverse,
-    .tp_clear = hex_child_clear,
-    .tp_members = hex_child_members,
-};
-
-static PyObject *
-hex_child_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "hex_child_step() takes 3 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    Py_ssize_t at = PyLong_AsSsize_t(args[0]);
-    if (at == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    Py_ssize_t depth = PyLong_AsSsize_t(args[1]);
-    if (depth == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    if (at < 0 || depth < 0) {
-        PyErr_SetString(PyExc_ValueError, "at and depth must be at least 0");
-        return NULL;
-    }
-    if (!PyCallable_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
-        return NULL;
-    }
-    HexChild *h = PyObject_GC_New(HexChild, &HexChildType);
-    if (h == NULL) {
-        return NULL;
-    }
-    h->vectorcall = hex_child_vectorcall;
-    h->at = at;
-    h->depth = depth;
-    h->fallback = Py_NewRef(args[2]);
-    PyObject_GC_Track(h);
-    return (PyObject *)h;
-}
-
-/* sep_child_step(at, sep, allowed, fallback): the C form of Sublevel.child_step(path)
- * for a path whose prefix is `at` bytes long, the separator byte `sep` (below
- * 255) and the bytes a name may hold `allowed` (the reference is fallback, the
- * Python step). For a bytes key whose byte at `at` is the separator, with a
- * next separator after it that another does not follow, and whose name between
- * them holds allowed bytes only, it returns (name, the key up to that next
- * separator, then sep + 1); every other key (an own key, a key of a deeper
- * scope whose name the next separator opens, another type) goes to
- * fallback(key). Cost: one memchr and one pass over the name. */
-typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
-    Py_ssize_t at;
-    unsigned char sep;
-    unsigned char allowed[256];
-    PyObject *fallback;
-} SepChild;
-
-static PyObject *
-sep_child_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
-{
-    SepChild *c = (SepChild *)callable;
-    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 1 || !PyBytes_CheckExact(args[0])) {
-        return PyObject_Vectorcall(c->fallback, args, nargsf, kwnames);
-    }
-    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    Py_ssize_t n = PyBytes_GET_SIZE(args[0]), at = c->at;
-    if (at >= n || s[at] != c->sep) {
-        goto slow;
-    }
-    const unsigned char *found = memchr(s + at + 1, c->sep, (size_t)(n - at - 1));
-    if (found == NULL) {
-        goto slow;
-    }
-    Py_ssize_t end = found - s;
-    if (end + 1 < n && s[end + 1] == c->sep) {
-        goto slow;
-    }
-    for (Py_ssize_t i = at + 1; i < end; i++) {
-        if (!c->allowed[s[i]]) {
-            goto slow;
-        }
-    }
-    PyObject *name = PyBytes_FromStringAndSize((const char *)s + at + 1, end - at - 1);
-    if (name == NULL) {
-        return NULL;
-    }
-    PyObject *stop = PyBytes_FromStringAndSize(NULL, end + 1);
-    if (stop == NULL) {
-        Py_DECREF(name);
-        return NULL;
-    }
-    memcpy(PyBytes_AS_STRING(stop), s, (size_t)end);
-    PyBytes_AS_STRING(stop)[end] = (char)(c->sep + 1);
-    PyObject *res = PyTuple_New(2);
-    if (res == NULL) {
-        Py_DECREF(name);
-        Py_DECREF(stop);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(res, 0, name);
-    PyTuple_SET_ITEM(res, 1, stop);
-    return res;
-slow:
-    return PyObject_Vectorcall(c->fallback, args, nargsf, kwnames);
-}
-
-static int
-sep_child_traverse(PyObject *self, visitproc visit, void *arg)
-{
-    Py_VISIT(((SepChild *)self)->fallback);
-    return 0;
-}
-
-static int
-sep_child_clear(PyObject *self)
-{
-    Py_CLEAR(((SepChild *)self)->fallback);
-    return 0;
-}
-
-static void
-sep_child_dealloc(PyObject *self)
-{
-    PyObject_GC_UnTrack(self);
-    sep_child_clear(self);
-    Py_TYPE(self)->tp_free(self);
-}
-
-static PyMemberDef sep_child_members[] = {
-    {"__wrapped__", T_OBJECT, offsetof(SepChild, fallback), READONLY, "the reference"},
-    {NULL, 0, 0, 0, NULL},
-};
-
-static PyTypeObject SepChildType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "keyspace._scope_accel.SepChild",
-    .tp_basicsize = sizeof(SepChild),
-    .tp_dealloc = sep_child_dealloc,
-    .tp_vectorcall_offset = offsetof(SepChild, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "The C child step of the sublevel scheme (see keyspace._scope_accel.sep_child_step).",
-    .tp_traverse = sep_child_traverse,
-    .tp_clear = sep_child_clear,
-    .tp_members = sep_child_members,
-};
-
-static PyObject *
-sep_child_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "sep_child_step() takes 4 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    Py_ssize_t at = PyLong_AsSsize_t(args[0]);
-    if (at == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    long sep = PyLong_AsLong(args[1]);
-    if (sep == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    if (at < 0 || sep < 0 || sep > 254) {
-        PyErr_SetString(PyExc_ValueError, "at must be at least 0 and sep a byte below 255");
-        return NULL;
-    }
-    if (!PyBytes_Check(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "allowed must be bytes");
-        return NULL;
-    }
-    if (!PyCallable_Check(args[3])) {
-        PyErr_SetString(PyExc_TypeError, "fallback must be callable");
-        return NULL;
-    }
-    SepChild *c = PyObject_GC_New(SepChild, &SepChildType);
-    if (c == NULL) {
-        return NULL;
-    }
-    c->vectorcall = sep_child_vectorcall;
-    c->at = at;
-    c->sep = (unsigned char)sep;
-    memset(c->allowed, 0, sizeof(c->allowed));
-    const unsigned char *allowed = (const unsigned char *)PyBytes_AS_STRING(args[2]);
-    for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(args[2]); i++) {
-        c->allowed[allowed[i]] = 1;
-    }
-    c->fallback = Py_NewRef(args[3]);
-    PyObject_GC_Track(c);
-    return (PyObject *)c;
-}
-
-/* Whether the instances of t hold nothing but what its base's hold, its own
- * __slots__ and its own __weakref__ slot: no C state a copy of the slots would
- * miss. */
-static int
-slots_only(PyTypeObject *t)
-{
-    Py_ssize_t own = 0;
-    for (PyMemberDef *m = t->tp_members; m != NULL && m->name != NULL; m++) {
-        if (m->type == T_OBJECT_EX && !(m->flags & READONLY)) {
-            own += (Py_ssize_t)sizeof(PyObject *);
-        }
-    }
-    Py_ssize_t added = t->tp_basicsize - t->tp_base->tp_basicsize;
-    if (t->tp_weaklistoffset != 0 && t->tp_base->tp_weaklistoffset == 0) {
-        added -= (Py_ssize_t)sizeof(PyObject *);
-    }
-    return t->tp_itemsize == 0 && added == own;
-}
-
-static PyObject *
-copy_slots(PyObject *module, PyObject *obj)
-{
-    PyTypeObject *tp = Py_TYPE(obj);
-    for (PyTypeObject *t = tp; t == tp || t != &PyBaseObject_Type; t = t->tp_base) {
-        if (t == NULL || !(t->tp_flags & Py_TPFLAGS_HEAPTYPE) || t->tp_dictoffset != 0 || t->tp_base == NULL
-            || !slots_only(t)) {
-            PyErr_Format(PyExc_TypeError,
-                         "copy_slots() takes an instance of a class with __slots__, no __dict__ and no C state, not %.200s",
-                         tp->tp_name);
-            return NULL;
-        }
-    }
-    PyObject *copy = tp->tp_alloc(tp, 0);
-    if (copy == NULL) {
-        return NULL;
-    }
-    for (PyTypeObject *t = tp; t != &PyBaseObject_Type; t = t->tp_base) {
-        for (PyMemberDef *m = t->tp_members; m != NULL && m->name != NULL; m++) {
-            if (m->type != T_OBJECT_EX || (m->flags & READONLY)) {
-                continue;
-            }
-            PyObject **from = (PyObject **)((char *)obj + m->offset);
-            PyObject **to = (PyObject **)((char *)copy + m->offset);
-            Py_XSETREF(*to, Py_XNewRef(*from));
-        }
-    }
-    return copy;
-}
 
 static PyMethodDef scope_accel_methods[] = {
-    {"copy_slots", copy_slots, METH_O,
-     "copy_slots(obj): a new instance of type(obj) with the slot values of obj (see the module)."},
-    {"exact_path", exact_path, METH_O,
-     "exact_path(path): whether path is a tuple of exact str and bytes objects."},
-    {"memo_encode", (PyCFunction)(void (*)(void))memo_encode, METH_FASTCALL,
-     "memo_encode(cls, fallback)\n\n"
-     "A C encode(path, key) for the scheme class cls, whose reference is fallback (see the module)."},
-    {"hex_child_step", (PyCFunction)(void (*)(void))hex_child_step, METH_FASTCALL,
-     "hex_child_step(at, depth, fallback)\n\n"
-     "The C child step of the asciihex scheme, whose reference is fallback (see the module)."},
-    {"sep_child_step", (PyCFunction)(void (*)(void))sep_child_step, METH_FASTCALL,
-     "sep_child_step(at, sep, allowed, fallback)\n\n"
-     "The C child step of the sublevel scheme, whose reference is fallback (see the module)."},
     {"path_memo", (PyCFunction)(void (*)(void))path_memo, METH_FASTCALL,
      "path_memo(name, fallback)\n\n"
      "A method c(self, *path, **kw): self.<name>[path] for an exact path kept there, else fallback(self, *path, **kw)."},
-    {"point_op", (PyCFunction)(void (*)(void))point_op, METH_FASTCALL,
-     "point_op(kind, cls, fallback, raise_raw, stored_slot, call_slot, raw_slot, codec_slot, guard_slot,\n"
-     "         view_slot, settled)\n\n"
-     "A C method for cls: kind 'getitem', 'get' or 'setitem' (see the module)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef scope_accel_module = {
     PyModuleDef_HEAD_INIT,
     "keyspace._scope_accel",
-    "Optional C transforms of scope layouts, C point operations (get, [], []=) of scopes and the C\n"
-    "encode of schemes.",
+    "The C twin of a scope's fields and point operations, and the path memo of transactions.",
     0,
     scope_accel_methods,
     NULL,
@@ -1951,26 +767,23 @@ static struct PyModuleDef scope_accel_module = {
 PyMODINIT_FUNC
 PyInit__scope_accel(void)
 {
-    if (PyType_Ready(&TransformType) < 0 || PyType_Ready(&PointOpType) < 0 || PyType_Ready(&LenTextType) < 0
-        || PyType_Ready(&MemoEncodeType) < 0
-        || PyType_Ready(&PathMemoType) < 0 || PyType_Ready(&HexChildType) < 0
-        || PyType_Ready(&SepChildType) < 0) {
+    if (PyType_Ready(&PathMemoType) < 0 || PyType_Ready(&ScopeGetType) < 0) {
         return NULL;
     }
-    if (str_memo == NULL && (str_memo = PyUnicode_InternFromString("_memo")) == NULL) {
-        return NULL;
-    }
-    if (str_encode_new == NULL && (str_encode_new = PyUnicode_InternFromString("_encode_new")) == NULL) {
-        return NULL;
+    transform_api = PyCapsule_Import("keyspace.schemes._layouts_accel.transform_api", 0);
+    if (transform_api == NULL) { /* not built: Transform is then no layout's stored */
+        PyErr_Clear();
     }
     PyObject *m = PyModule_Create(&scope_accel_module);
     if (m == NULL) {
         return NULL;
     }
-    if (PyModule_AddObjectRef(m, "Transform", (PyObject *)&TransformType) < 0
-        || PyModule_AddObjectRef(m, "LenText", (PyObject *)&LenTextType) < 0) {
+    PyObject *fields = make_scope_fields();
+    if (fields == NULL || PyModule_AddObject(m, "ScopeFields", fields) < 0) {
+        Py_XDECREF(fields);
         Py_DECREF(m);
         return NULL;
     }
+    Py_INCREF(fields); /* the reference scope_fields_type holds */
     return m;
 }

@@ -1,14 +1,15 @@
-"""The core of a scope: the fields its point operations read, and what sets them.
+"""The core of a scope: what sets the fields its point operations read.
 
-:class:`ScopeCore` holds a scope's path, layout, key and value routes and codecs
-(set once, when the scope is made) and what binds it to a view of the store (the
+:class:`ScopeCore` sets a scope's path, layout, key and value routes and codecs
+(once, when the scope is made) and what binds it to a view of the store (the
 engine callables, the read guard, the one-frame routes of the point operations:
-set again for each view, :meth:`ScopeCore._bind`). The C point operations read
-these ``__slots__`` by offset (``keyspace._scope_accel.point_op``): the slots are
-declared here, once, and :class:`~keyspace.scope.Scope`, the mapping, adds none.
-It also gives the mapping its guarded point read, its write routing (the first
-write through the catalog, the bound put) and the inputs of its scan plan
-(:mod:`keyspace._scan_plan`).
+again for each view, :meth:`ScopeCore._bind`). The fields themselves and the
+point operations are :class:`~keyspace._scope_fields.ScopeFields`: the C type
+``keyspace._scope_accel.ScopeFields`` (declared members, C methods) where it is
+built, else its pure-Python twin; :class:`~keyspace.scope.Scope`, the mapping,
+adds no field. The core also gives the point operations their hooks (the
+guarded point read, the write routing: the first write through the catalog, the
+bound put) and the scan plan its inputs (:mod:`keyspace._scan_plan`).
 """
 
 from __future__ import annotations
@@ -35,15 +36,15 @@ from .schemes._base import Path, Scheme
 from .schemes._layouts import Layout
 from .stores._base import ReadView, WriteView
 
-_copy_slots: Callable[[Any], Any] | None
-try:  # the optional C copy of a scope's slots (setup.py builds it when it can)
-    from ._scope_accel import copy_slots as _copy_slots
-except ImportError:  # pragma: no cover - the pure-Python reference below then runs
-    _copy_slots = None
-
 if TYPE_CHECKING:
+    from ._scope_fields import ScopeFields
     from ._space import Space
     from .catalog import Catalog
+else:
+    try:  # the C twin of the fields (setup.py builds it when it can)
+        from ._scope_accel import ScopeFields
+    except ImportError:  # pragma: no cover - the pure-Python twin then holds them
+        from ._scope_fields import ScopeFields
 
 __all__ = ["NO_ROUTE", "Route", "ScopeCore"]
 
@@ -61,53 +62,15 @@ NO_ROUTE: Route = (None, b"", b"", b"", b"", _NoKey)
 _second = itemgetter(1)
 
 
-def _copy_slots_py(scope: ScopeCore[Any]) -> Any:
-    """The pure-Python reference of the C ``copy_slots``: a new instance of the
-    scope's class whose slots hold what the scope's hold."""
-    made = object.__new__(type(scope))
-    for name in ScopeCore.__slots__:
-        setattr(made, name, getattr(scope, name))
-    return made
-
-
 _Owner = TypeVar("_Owner")
 
 
-class ScopeCore(Generic[_Owner]):
-    """The fields of a scope and their binding to a view (module docstring), for
-    a space owned by an ``_Owner`` (a keyspace). Not made alone:
+class ScopeCore(ScopeFields, Generic[_Owner]):
+    """What sets the fields of a scope and binds them to a view (module
+    docstring), for a space owned by an ``_Owner`` (a keyspace). Not made alone:
     :class:`~keyspace.scope.Scope` is the class of every scope."""
 
-    __slots__ = (
-        "_bound",
-        "_chunk",
-        "_compiled",
-        "_cut",
-        "_data",
-        "_escape",
-        "_get",
-        "_get_raw",
-        "_guard",
-        "_key_of",
-        "_key_spec",
-        "_layout",
-        "_put",
-        "_put_raw",
-        "_ranges",
-        "_read_route",
-        "_reserved",
-        "_space",
-        "_state",
-        "_stored",
-        "_value_spec",
-        "_vdec",
-        "_venc",
-        "_view",
-        "_write_route",
-        "path",
-        "prefix",
-        "scheme",
-    )
+    __slots__ = ()  # the fields are ScopeFields'
 
     def __init__(
         self,
@@ -208,12 +171,12 @@ class ScopeCore(Generic[_Owner]):
         that view: what reads the view is bound anew (:meth:`_bind`); the layout,
         key routes and codecs are this scope's, where ``view`` holds the keys as
         this scope's view does (neither narrows to a part: every store but a
-        union's). Cost: a copy of the slots and the binding, against a whole
+        union's). Cost: a copy of the fields and the binding, against a whole
         construction of the scope otherwise."""
         narrowed = self._narrowed(view)
         if narrowed is not None or self._cut:
             return type(self)(self._space, view, state, self.path, self._key_spec, self._value_spec)
-        made: Self = _copy_slots(self) if _copy_slots is not None else _copy_slots_py(self)
+        made = self._copy()
         made._bind(view, state, view)
         return made
 
@@ -361,7 +324,8 @@ class ScopeCore(Generic[_Owner]):
 
     def _raise_raw(self, exc: BaseException, stored: bytes) -> None:
         """Raise what the view makes of ``exc``, an error of a fast engine call for
-        the stored key ``stored`` (called by the C point operations)."""
+        the stored key ``stored`` (called by the C point operations of
+        ``keyspace._scope_accel.ScopeFields``)."""
         raise self._data.translate(exc, stored) from exc
 
     def _plan(

@@ -330,7 +330,7 @@ def _accelerate(codec: _String) -> None:
     """Serve ``encode``/``decode`` of ``codec`` by the optional C functions (the
     methods above stay their reference: every value they do not handle goes there)."""
     try:
-        from ._scope_accel import LenText
+        from ._bincode_accel import LenText
     except ImportError:  # pragma: no cover - the methods above then run
         return
     setattr(codec, "encode", LenText(1, codec.encode))  # noqa: B010 - shadows the method

@@ -35,8 +35,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from . import _bulk_writes as _bulk
 from . import _scope_structure as _structure
 from ._accounting import ScopeStats, accounting_of
-from ._bulk_writes import encode_value as _encode_value
-from ._bulk_writes import not_bytes as _not_bytes
 from ._expiry import expired_own as _expired_own
 from ._retry import run_atomically
 from ._scan_plan import check_range_arguments as check_range_arguments
@@ -45,18 +43,11 @@ from ._scan_plan import pairs as _pairs
 from ._scan_plan import short as _short
 from ._scope_core import ScopeCore
 from ._update_pairs import update_pairs
-from .catalog import SETTLED
 from .codecs import Codec
 from .errors import AccountingUnavailable, show_bytes
 from .schemes._base import Key, Path, Scheme
 from .schemes._layouts import Layout
 from .stores._base import ReadView
-
-_point_op: Callable[..., Callable[..., Any]] | None
-try:  # the optional C point operations (setup.py builds them when it can)
-    from ._scope_accel import point_op as _point_op
-except ImportError:  # pragma: no cover - the pure-Python methods below then run
-    _point_op = None
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
@@ -210,83 +201,11 @@ class Scope(ScopeCore[KeyspaceLike], MutableMapping[Any, Any]):
 
     # -- point operations --------------------------------------------------------
 
-    # The three point operations below take one Python frame for a bytes key where
-    # the scope has an escape (see __init__): its route, the engine call, the escape
-    # and bytes in one tuple; reads take it once no read guard is left to run, when
-    # _read reduces to the engine call, writes once the put is bound.
-
-    def __getitem__(self, key: Key) -> Any:
-        get, head, old, new, tail, exact = self._read_route
-        if type(key) is exact:
-            try:
-                raw = get(head + key.replace(old, new) + tail)
-            except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
-                raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
-            if raw is None:
-                raise self._missing(key)
-            return raw
-        raw = self._read(self._stored(key))
-        if raw is None:
-            raise self._missing(key)
-        return raw if self._vdec is None else self._vdec(raw)
-
-    def get(self, key: Key, default: Any = None) -> Any:
-        """Return the value of ``key``, or ``default``. Cost: one point read."""
-        get, head, old, new, tail, exact = self._read_route
-        if type(key) is exact:
-            try:
-                raw = get(head + key.replace(old, new) + tail)
-            except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
-                raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
-            return default if raw is None else raw
-        raw = self._read(self._stored(key))
-        if raw is None:
-            return default
-        return raw if self._vdec is None else self._vdec(raw)
+    # []/get/[]=/del are ScopeFields' (keyspace._scope_fields: C methods where
+    # the C twin is built, the Python reference otherwise)
 
     def __contains__(self, key: object) -> bool:
         return self._read(self._stored(key)) is not None
-
-    def __setitem__(self, key: Key, value: Any) -> None:
-        put, head, old, new, tail, exact = self._write_route
-        if type(key) is exact is type(value):  # bytes both (no value codec); one load less
-            try:
-                put(head + key.replace(old, new) + tail, value)
-            except self._put_raw as exc:  # only with the view's fast_put
-                raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
-        else:
-            self._set(key, value)
-
-    def _set(self, key: Key, value: Any) -> None:
-        """``self[key] = value`` on the general route: the layout's key transform,
-        the value codec, and the scope's first write (its records) when no put is
-        bound yet."""
-        stored = self._stored(key)
-        venc = self._venc
-        if venc is not None:
-            raw = _encode_value(venc, value)
-        else:
-            raw = value if type(value) is bytes else _not_bytes(value)
-        put = self._put
-        if put is None:
-            put = getattr(self._data, "checked_put", None)  # see _bind
-        if put is None:
-            if self._first_write(((stored, raw),), puts=True):
-                return
-            put = self._bind_put()
-        try:
-            put(stored, raw)
-        except self._put_raw as exc:  # only with the view's fast_put
-            raise self._data.translate(exc, stored) from exc
-
-    def __delitem__(self, key: Key) -> None:
-        stored = self._stored(key)
-        view = self._writer()
-        if self._read(stored) is None:
-            raise self._missing(key)
-        self._state.destructive(
-            view, lambda v: self._part(v).delete(stored), single=True, path=self._unsettled
-        )
 
     def discard(self, key: Key) -> None:
         """Remove ``key`` if present; no error when it is missing. Cost: one delete."""
@@ -713,36 +632,3 @@ class ScopeValues(ValuesView[Any]):
 
     def __iter__(self) -> Iterator[Any]:
         return self._mapping._iter_values()
-
-
-def _install_point_ops(cls: type[Scope]) -> None:
-    """Replace ``[]``, ``get`` and ``[]=`` of ``cls`` by their C versions, which read
-    the slots ``_stored``, ``_get``/``_put``, ``_get_raw``/``_put_raw``, ``_vdec``/
-    ``_venc``, ``_guard`` and ``_view`` (a guard answering :data:`SETTLED` is
-    dropped from ``_guard``, as :meth:`Scope._hidden` does), and fall back to the
-    Python methods (their ``__wrapped__``) for everything they do not handle."""
-    if _point_op is None:
-        return
-    slot = {**ScopeCore.__dict__, **cls.__dict__}  # the member descriptors of the slots, the methods
-    for name, kind, call, raw, codec in (
-        ("__getitem__", "getitem", "_get", "_get_raw", "_vdec"),
-        ("get", "get", "_get", "_get_raw", "_vdec"),
-        ("__setitem__", "setitem", "_put", "_put_raw", "_venc"),
-    ):
-        op = _point_op(
-            kind,
-            cls,
-            slot[name],
-            cls._raise_raw,
-            slot["_stored"],
-            slot[call],
-            slot[raw],
-            slot[codec],
-            slot["_guard"],
-            slot["_view"],
-            SETTLED,
-        )
-        setattr(cls, name, op)
-
-
-_install_point_ops(Scope)

@@ -1,4 +1,4 @@
-"""bincode ``String`` served in C (``keyspace._scope_accel.LenText``): every value
+"""bincode ``String`` served in C (``keyspace._bincode_accel.LenText``): every value
 encodes, decodes and fails as the pure-Python reference methods do."""
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from keyspace import bincode
 from keyspace.errors import KeyspaceError
 
 try:
-    from keyspace._scope_accel import LenText
+    from keyspace._bincode_accel import LenText
 except ImportError:  # pragma: no cover - built without a C compiler
     LenText = None
 
-pytestmark = pytest.mark.skipif(LenText is None, reason="keyspace._scope_accel was not built")
+pytestmark = pytest.mark.skipif(LenText is None, reason="keyspace._bincode_accel was not built")
 _reference = bincode._String()  # a String codec of the methods only
 _LEN = struct.Struct("<Q").pack
 

@@ -21,7 +21,7 @@ from keyspace import bincode, tuples
 from keyspace.schemes import AsciiHex, ScopeHash, TupleScheme
 
 try:
-    from keyspace import _scope_accel, _tuples_accel
+    from keyspace import _bincode_accel, _scope_accel, _tuples_accel
     from keyspace.stores import _gate_accel, _pairs_accel
 except ImportError:  # pragma: no cover - built without a C compiler
     _tuples_accel = None
@@ -119,7 +119,7 @@ def test_tuples_accel_holds_nothing(name: str) -> None:
     check(call, *inputs)
 
 
-# -- keyspace._scope_accel: transforms, chunks, LenText ---------------------------
+# -- keyspace.schemes._layouts_accel: transforms, chunks; keyspace._bincode_accel ---
 
 
 def _refuse(key: Any, stored: bytes, lo: bytes, hi: bytes) -> None:
@@ -164,7 +164,7 @@ def test_scope_accel_transforms_hold_nothing(name: str) -> None:
 
 
 def test_len_text_holds_nothing() -> None:
-    assert type(bincode.STRING.encode) is _scope_accel.LenText
+    assert type(bincode.STRING.encode) is _bincode_accel.LenText
     enc, dec = bincode.STRING.encode, bincode.STRING.decode
     text, wide, raw = "text", "wïde", enc("text")
     short, wrong, bad = b"\x01", (5).to_bytes(8, "little") + b"ab", (1).to_bytes(8, "little") + b"\xff"
@@ -174,7 +174,7 @@ def test_len_text_holds_nothing() -> None:
         check(attempt(lambda value=value: dec(value)), value)
 
 
-# -- keyspace._scope_accel: point operations --------------------------------------
+# -- keyspace._scope_accel: the point operations of ScopeFields ----------------------
 
 
 def test_point_operations_hold_nothing() -> None:
@@ -194,11 +194,14 @@ def test_point_operations_hold_nothing() -> None:
     check(lambda: typed[json_key], json_key)
     check(lambda: typed.__setitem__(json_key, json_value), json_key, json_value)
     check(attempt(lambda: typed[object()]))
+    check(lambda: (scope.__setitem__(key, value), scope.__delitem__(key)), key, value)
+    check(attempt(lambda: scope.__delitem__(missing)), missing)
+    check(lambda: scope._copy())
     ks.close()
     check(attempt(lambda: scope[key]), key)  # the closed store's error
 
 
-# -- keyspace._scope_accel: Scheme.encode ------------------------------------------
+# -- keyspace.schemes._layouts_accel: Scheme.encode ---------------------------------
 
 
 class _GeneralTuple(TupleScheme):

@@ -1,4 +1,4 @@
-"""The C chunk decoder of the tuple layout (``keyspace._scope_accel.Transform``, kind
+"""The C chunk decoder of the tuple layout (``keyspace.schemes._layouts_accel.Transform``, kind
 1): a chunk whose keys are all one bytes or str element after the prefix decodes as
 the general tuple decoder decodes it; any other chunk goes whole to the reference
 (here a sentinel), so results never depend on the C module."""
@@ -16,11 +16,11 @@ from keyspace import tuples
 from keyspace.errors import DecodeError
 
 try:
-    from keyspace._scope_accel import Transform
+    from keyspace.schemes._layouts_accel import Transform
 except ImportError:  # pragma: no cover - built without a C compiler
     Transform = None
 
-needs_accel = pytest.mark.skipif(Transform is None, reason="keyspace._scope_accel was not built")
+needs_accel = pytest.mark.skipif(Transform is None, reason="keyspace.schemes._layouts_accel was not built")
 HANDED_OVER: Any = object()
 
 

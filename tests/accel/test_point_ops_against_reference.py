@@ -1,5 +1,6 @@
-"""The C point operations of scopes (``keyspace._scope_accel.point_op``) against
-their pure-Python methods (``__wrapped__``) over pure-Python layouts: for keys of
+"""The C point operations of scopes (the methods of ``keyspace._scope_accel.ScopeFields``)
+against their pure-Python reference (``keyspace._scope_fields.PointOps``) over
+pure-Python layouts: for keys of
 every type a scope may be given (those its key codec takes and those it refuses),
 ``[]``, ``get`` and ``[]=`` store the same bytes, return the same values and raise
 the same errors, with the same arguments; and a missing key's ``KeyError``
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 
 import keyspace
+from keyspace._scope_fields import PointOps
 from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
 from keyspace.schemes._layouts import LayoutCache
 from keyspace.scope import Scope
@@ -29,9 +31,9 @@ except ImportError:  # pragma: no cover - built without a C compiler
 
 pytestmark = pytest.mark.skipif(accel is None, reason="keyspace._scope_accel was not built")
 
-PY_GETITEM = Scope.__dict__["__getitem__"].__wrapped__
-PY_GET = Scope.__dict__["get"].__wrapped__
-PY_SETITEM = Scope.__dict__["__setitem__"].__wrapped__
+PY_GETITEM = PointOps.__getitem__
+PY_GET = PointOps.get
+PY_SETITEM = PointOps.__setitem__
 
 
 class _Bytes(bytes):

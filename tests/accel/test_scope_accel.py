@@ -1,9 +1,8 @@
-"""The C point operations of scopes (``keyspace._scope_accel``): ``[]``, ``get`` and
-``[]=`` store and return exactly what their pure-Python methods (``__wrapped__``) do,
-for every scheme and for typed scopes, hand every other case to those methods, and
-translate engine errors. The C form of ``Scheme.encode`` returns the bytes and
-raises the errors of its Python method for every scheme and path, calls
-``_encode_new`` where that method does, and survives a memo changed under it."""
+"""The C point operations of scopes (the methods of ``keyspace._scope_accel.ScopeFields``,
+the C base type of every scope): ``[]``, ``get`` and ``[]=`` store and return exactly
+what their pure-Python reference (``keyspace._scope_fields.PointOps``) does, for every
+scheme and for typed scopes, hand every other case to it, and translate engine
+errors."""
 
 from __future__ import annotations
 
@@ -19,9 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import keyspace
+from keyspace._scope_fields import FIELDS, PointOps
 from keyspace.catalog import SETTLED
 from keyspace.codecs import BYTES
-from keyspace.errors import InvalidKey, InvalidName, KeyTooLarge, LayoutError, StoreClosed
+from keyspace.errors import InvalidKey, InvalidName, KeyTooLarge, StoreClosed
 from keyspace.schemes import AsciiHex, LengthPrefixed, Naive, Scheme, ScopeHash, Sublevel, TupleScheme
 from keyspace.schemes._layouts import LayoutCache
 from keyspace.scope import Scope
@@ -33,11 +33,11 @@ except ImportError:  # built without a C compiler: the Python methods are the on
 
 needs_accel = pytest.mark.skipif(accel is None, reason="keyspace._scope_accel was not built")
 
-GETITEM = Scope.__dict__["__getitem__"]
-GET = Scope.__dict__["get"]
-SETITEM = Scope.__dict__["__setitem__"]
-# the pure-Python methods (the C methods' fallbacks; the methods themselves without C)
-PY_GETITEM, PY_GET, PY_SETITEM = (getattr(op, "__wrapped__", op) for op in (GETITEM, GET, SETITEM))
+GETITEM = Scope.__getitem__
+GET = Scope.get
+SETITEM = Scope.__setitem__
+# the pure-Python methods (what the C methods hand on; the methods themselves without C)
+PY_GETITEM, PY_GET, PY_SETITEM = PointOps.__getitem__, PointOps.get, PointOps.__setitem__
 SCHEMES: list[Scheme] = [TupleScheme(), LengthPrefixed(), AsciiHex(), Sublevel(), ScopeHash(), Naive(True)]
 
 
@@ -58,12 +58,39 @@ def raw_items(ks: keyspace.Keyspace) -> list[tuple[bytes, bytes]]:
 
 
 @needs_accel
-def test_the_c_methods_are_installed() -> None:
-    for op, name in ((GETITEM, "__getitem__"), (GET, "get"), (SETITEM, "__setitem__")):
-        assert type(op).__name__ == "PointOp"
-        assert op.__name__ == name
-        assert op.__doc__ == op.__wrapped__.__doc__
-        assert callable(op.__wrapped__) and type(op.__wrapped__).__name__ == "function"
+def test_every_scope_is_an_instance_of_the_c_fields_type_whose_methods_it_inherits() -> None:
+    assert accel is not None
+    fields = accel.ScopeFields
+    assert Scope.__mro__.index(fields) < Scope.__mro__.index(PointOps)
+    assert fields.__bases__ == (PointOps,)
+    members = [name for name, v in vars(fields).items() if type(v).__name__ == "member_descriptor"]
+    assert members == list(FIELDS)
+    for name in ("__getitem__", "get", "__setitem__", "__delitem__", "_copy"):
+        assert name in vars(fields)
+        assert all(name not in vars(cls) for cls in Scope.__mro__[: Scope.__mro__.index(fields)])
+    assert type(vars(fields)["get"]).__name__ == "ScopeGet"  # a method descriptor with vectorcall
+    assert type(vars(fields)["__getitem__"]).__name__ == "wrapper_descriptor"
+    assert Scope.__basicsize__ == fields.__basicsize__  # the classes above add no field
+
+
+def test_the_c_type_refuses_fields_other_than_the_declared_ones() -> None:
+    """The C type checks at import that its members are FIELDS, in order: a field
+    renamed on one side only fails the import, never reads another field."""
+    program = """
+import keyspace._scope_fields as f
+f.FIELDS = (*f.FIELDS[:-1], "renamed")
+try:
+    import keyspace._scope_accel
+except ImportError as exc:
+    print("refused:", exc)
+"""
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    if accel is not None:
+        assert (
+            out.stdout.strip()
+            == "refused: keyspace._scope_fields.FIELDS[27] is not the C type's member scheme"
+        )
 
 
 keys = st.binary(max_size=40) | st.sampled_from([b"", b"\x00", b"\x00\x00", b"a\x00", b"\xff\x00\xff"])
@@ -84,7 +111,7 @@ def test_c_and_python_store_and_read_the_same_bytes(
     c_scope, py_scope = ks.scope(*c_path), ks.scope(*py_path)
     for k, v in pairs.items():
         c_scope[k] = v  # the C method (after the first write has prepared the writer)
-        SETITEM.__wrapped__(py_scope, k, v)
+        PY_SETITEM(py_scope, k, v)
     stored = raw_items(ks)
     c_raw = sorted(
         (s, v) for s, v in stored if c_scope.layout.is_own(s) and _within(s, c_scope.layout.ranges)
@@ -94,7 +121,7 @@ def test_c_and_python_store_and_read_the_same_bytes(
     for k in pairs:
         assert scheme.encode(py_path, k) in dict(stored)
     for k, v in pairs.items():
-        assert c_scope[k] == GETITEM.__wrapped__(c_scope, k) == v
+        assert c_scope[k] == PY_GETITEM(c_scope, k) == v
         assert c_scope.get(k) == c_scope.get(k, b"default") == v
     if missing not in pairs:
         with pytest.raises(KeyError) as caught:
@@ -102,7 +129,7 @@ def test_c_and_python_store_and_read_the_same_bytes(
         assert caught.value.args == (missing,)
         assert c_scope.get(missing) is None
         assert c_scope.get(missing, 7) == 7
-        assert GET.__wrapped__(c_scope, missing, 7) == 7
+        assert PY_GET(c_scope, missing, 7) == 7
 
 
 @pytest.mark.parametrize("scheme", SCHEMES, ids=lambda s: s.name)
@@ -221,12 +248,12 @@ def test_typed_scopes_alike_in_c_and_python(
     c_raw = list(ks.store.scan(lo, hi))
     ks.store.delete_range(lo, hi)
     for k, v in pairs.items():
-        SETITEM.__wrapped__(py_scope, k, v)
+        PY_SETITEM(py_scope, k, v)
     assert list(ks.store.scan(lo, hi)) == c_raw
     for k, v in pairs.items():
-        assert c_scope[k] == GETITEM.__wrapped__(py_scope, k) == v
+        assert c_scope[k] == PY_GETITEM(py_scope, k) == v
     if missing not in pairs:
-        assert c_scope.get(missing, 5) == GET.__wrapped__(py_scope, missing, 5) == 5
+        assert c_scope.get(missing, 5) == PY_GET(py_scope, missing, 5) == 5
     with pytest.raises(InvalidKey):
         c_scope[b"bytes key"] = 1
     assert dict(c_scope) == pairs
@@ -243,9 +270,9 @@ def test_a_branch_scope_holds_no_own_keys_in_c() -> None:
     with pytest.raises(KeyError):
         parent[stored_tail]
     assert parent.get(stored_tail) is None
-    assert GET.__wrapped__(parent, stored_tail) is None
+    assert PY_GET(parent, stored_tail) is None
     with pytest.raises(KeyError):
-        GETITEM.__wrapped__(parent, stored_tail)
+        PY_GETITEM(parent, stored_tail)
 
 
 @needs_accel
@@ -303,12 +330,14 @@ def test_bound_and_unbound_calls(ks: keyspace.Keyspace) -> None:
 
 
 @needs_accel
-def test_an_instance_of_another_class_gets_the_python_method() -> None:
+def test_the_c_methods_refuse_an_instance_of_another_class() -> None:
     class Other:
         pass
 
-    with pytest.raises(AttributeError):
-        GETITEM(Other(), b"k")  # the Python method, which finds no slots on Other
+    with pytest.raises(TypeError):
+        GET(Other(), b"k")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        GETITEM(Other(), b"k")  # type: ignore[arg-type]
 
 
 @needs_accel
@@ -325,7 +354,7 @@ def test_engine_errors_are_translated(tmp_path: Path) -> None:
         with pytest.raises(KeyError):  # a key no store can hold is missing, as in Python
             inside[b"k" * 600]
         with pytest.raises(KeyError):
-            GETITEM.__wrapped__(inside, b"k" * 600)
+            PY_GETITEM(inside, b"k" * 600)
         inside[b"k" * 600] = b"v"  # raises, and so aborts the transaction
     assert isinstance(caught.value.__cause__, lmdb.Error)
     assert dict(scope) == {b"first": b"v"}  # the store is unchanged
@@ -338,33 +367,16 @@ def test_engine_errors_are_translated(tmp_path: Path) -> None:
         scope[b"second"] = b"v"
 
 
-@needs_accel
-def test_point_op_checks_its_arguments() -> None:
-    assert accel is not None
-    cls = Scope
-    slots = [cls._stored, cls._get, cls._get_raw, cls._vdec, cls._guard, cls._view]  # type: ignore[attr-defined]
-    args: list[Any] = [cls, GETITEM.__wrapped__, cls._raise_raw, *slots, SETTLED]
-    with pytest.raises(ValueError, match="kind must be"):
-        accel.point_op("delitem", *args)
-    with pytest.raises(TypeError, match="cls must be a type"):
-        accel.point_op("get", "not a type", *args[1:])
-    with pytest.raises(TypeError, match="must be callable"):
-        accel.point_op("get", cls, None, *args[2:])
-    with pytest.raises(TypeError, match="member descriptor"):
-        accel.point_op("get", cls, args[1], args[2], "prefix", *slots[1:], SETTLED)
-    with pytest.raises(TypeError, match="object slot of"):
-        accel.point_op("get", int, *args[1:])
-    with pytest.raises(TypeError, match="11 arguments"):
-        accel.point_op("get", cls)
-
-
 def test_without_the_c_module_the_python_methods_run(tmp_path: Path) -> None:
     program = """
 import sys
-sys.modules["keyspace._scope_accel"] = None  # as if it had not been built
+for name in ("keyspace._scope_accel", "keyspace.schemes._layouts_accel", "keyspace._bincode_accel"):
+    sys.modules[name] = None  # as if it had not been built
 import keyspace
+from keyspace._scope_fields import FIELDS, PointOps
 from keyspace.scope import Scope
-assert type(Scope.__dict__["__getitem__"]).__name__ == "function"
+assert Scope.__getitem__ is keyspace._scope_fields.PointOps.__getitem__
+assert "ScopeFields" in [c.__name__ for c in Scope.__mro__]
 assert not keyspace.schemes.TupleScheme().layout(("t",)).accelerated
 assert type(keyspace.schemes.Scheme.__dict__["encode"]).__name__ == "function"
 scheme = keyspace.schemes.TupleScheme()
@@ -387,355 +399,3 @@ with keyspace.open(sys.argv[1]) as ks:
     with keyspace.open(str(tmp_path / "db")) as ks:
         assert out.stdout.strip() == repr(sorted(ks.store.scan(b"", None)))
         assert dict(ks.scope("t")) == {b"a\x00b": b"1", b"c": b"2"}
-
-
-# -- Scheme.encode ------------------------------------------------------------------
-
-ENCODE = Scheme.__dict__["encode"]
-PY_ENCODE = getattr(ENCODE, "__wrapped__", ENCODE)  # the reference (the method itself without C)
-
-
-class _Text(str):
-    """A str subclass: equal to its str, a different path component."""
-
-
-class _Raw(bytes):
-    """A bytes subclass: equal to its bytes, refused by the byte schemes."""
-
-
-class _BadHash:
-    """A component whose hash raises ``exc``: the lookup's TypeError, KeyError and
-    AttributeError send the path to ``_encode_new``, any other error propagates."""
-
-    def __init__(self, exc: type[Exception]) -> None:
-        self.exc = exc
-
-    def __hash__(self) -> int:
-        raise self.exc(f"no hash ({self.exc.__name__})")
-
-    def __repr__(self) -> str:
-        return f"_BadHash({self.exc.__name__})"
-
-
-class _GeneralTuple(TupleScheme):
-    """The tuple scheme on the general layout: its ``stored`` is a Python function."""
-
-    def layout(self, path: Any, *, accelerate: bool = True) -> Any:
-        from keyspace.schemes._layouts import Layout
-
-        return Layout(self, path, accelerate=accelerate)
-
-
-def _encode_schemes() -> dict[str, Any]:
-    from keyspace.schemes import Delimited
-    from keyspace.schemes.scoped_heed import ScopedHeed
-
-    return {
-        "tuple": TupleScheme,
-        "tuple-raw-prefix": lambda: TupleScheme(raw_prefix=b"rp"),
-        "length-prefixed": LengthPrefixed,
-        "asciihex": AsciiHex,
-        "sublevel": Sublevel,
-        "scopehash": ScopeHash,
-        "naive-allowed": lambda: Naive(allow_collisions=True),
-        "naive-refusing": Naive,
-        "delimited": lambda: Delimited("/", 2),
-        "nul-delimited": lambda: Delimited("\x00"),
-        "scoped-heed-bytes": lambda: ScopedHeed("raw_bytes"),
-        "scoped-heed-types": lambda: ScopedHeed("types"),
-        "general-layout": _GeneralTuple,
-    }
-
-
-ENCODE_SCHEMES = _encode_schemes()
-_COMPONENTS: list[Any] = [
-    "a",
-    "b",
-    "é",
-    "",
-    "\ud800",
-    b"a",
-    b"\x00",
-    b"",
-    b"!",
-    _Text("a"),
-    _Raw(b"a"),
-    memoryview(b"a"),
-    bytearray(b"a"),
-    1,
-    True,
-    1.0,
-    None,
-    ["a"],  # unhashable
-    _BadHash(TypeError),
-    _BadHash(KeyError),
-    _BadHash(AttributeError),
-    _BadHash(ValueError),
-]
-_MEMOISED = ["a", "b", b"a", b"b"]
-# paths as (shape, component indices), built in the test (Hypothesis hashes what
-# it draws, and some components refuse to be hashed)
-_PATH_SPECS = st.one_of(
-    st.tuples(st.just("tuple"), st.lists(st.integers(0, len(_COMPONENTS) - 1), max_size=3)),
-    st.tuples(st.just("memoised"), st.lists(st.integers(0, len(_MEMOISED) - 1), max_size=3)),
-    st.tuples(st.just("list"), st.lists(st.integers(0, len(_COMPONENTS) - 1), max_size=2)),  # unhashable
-    st.tuples(st.just("other"), st.lists(st.integers(0, 2), min_size=1, max_size=1)),
-)
-
-
-def _path(spec: tuple[str, list[int]]) -> Any:
-    shape, indices = spec
-    if shape == "memoised":
-        return tuple(_MEMOISED[i] for i in indices)
-    if shape == "other":
-        return ["ab", None, b"a"][indices[0]]
-    components = [_COMPONENTS[i] for i in indices]
-    return tuple(components) if shape == "tuple" else components
-
-
-_KEYS: list[Any] = [b"", b"k", b"\x00", b"!x", "text", 1, None, bytearray(b"k"), _Raw(b"k"), ("a", 1), [1]]
-
-
-def _encoded_by(encode: Any, scheme: Any, path: Any, key: Any) -> tuple[Any, ...]:
-    """What an encode returns, or the type and text of its error."""
-    try:
-        return ("ok", encode(scheme, path, key))
-    except Exception as exc:
-        return ("error", type(exc), str(exc))
-
-
-def _memo_of(scheme: Any) -> list[tuple[Any, ...]]:
-    """The memo's paths, in order, with their component types."""
-    return [(path, tuple(map(type, path))) for path in getattr(scheme, "_memo", {})]
-
-
-@needs_accel
-def test_the_c_encode_is_installed() -> None:
-    from keyspace.schemes.scoped_heed import ScopedHeed
-
-    assert type(ENCODE).__name__ == "MemoEncode"
-    assert type(PY_ENCODE).__name__ == "function"
-    assert ENCODE.__name__ == "encode" and ENCODE.__qualname__ == "Scheme.encode"
-    assert ENCODE.__doc__ == PY_ENCODE.__doc__
-    for cls in (TupleScheme, LengthPrefixed, AsciiHex, Sublevel, ScopeHash, Naive, ScopedHeed):
-        assert cls.encode is ENCODE
-
-    class OwnEncode(Sublevel):
-        def encode(self, path: Any, key: Any) -> bytes:
-            return b"own"
-
-    # a class that defines encode keeps it
-    assert OwnEncode().encode((b"a",), b"k") == b"own"
-    assert OwnEncode().encode.__func__ is OwnEncode.__dict__["encode"]
-
-
-@needs_accel
-@pytest.mark.parametrize("name", list(ENCODE_SCHEMES))
-@settings(max_examples=150, deadline=None)
-@given(calls=st.lists(st.tuples(_PATH_SPECS, st.integers(0, len(_KEYS) - 1)), min_size=1, max_size=8))
-def test_c_and_python_encode_alike(name: str, calls: list[tuple[tuple[str, list[int]], int]]) -> None:
-    """Two fresh schemes, one encoding with the C form and one with the Python
-    method, given the same calls (each path also as an equal new tuple, which
-    the memo answers only for exactly str and bytes components): the same bytes,
-    the same errors, the same memo."""
-    c_scheme, py_scheme = ENCODE_SCHEMES[name](), ENCODE_SCHEMES[name]()
-    for spec, k in calls:
-        path, key = _path(spec), _KEYS[k]
-        for p in (path, path, tuple(list(path)) if isinstance(path, tuple) else path):
-            assert _encoded_by(ENCODE, c_scheme, p, key) == _encoded_by(PY_ENCODE, py_scheme, p, key)
-        assert _memo_of(c_scheme) == _memo_of(py_scheme)
-
-
-@needs_accel
-def test_each_scheme_encodes_through_the_c_form() -> None:
-    """``scheme.encode`` (bound or looked up on the class) is the C form for every
-    scheme that does not define encode, and gives the scheme's bytes."""
-    for name, make in ENCODE_SCHEMES.items():
-        scheme = make()
-        if name.startswith("scoped-heed"):
-            continue
-        depth = getattr(scheme, "_depth", None) or (1 if scheme.max_depth == 1 else 2)
-        path = ("a", b"b")[:depth]
-        if name == "naive-refusing":
-            with pytest.raises(LayoutError, match="refuses"):
-                scheme.encode(path, b"k")
-            assert not hasattr(scheme, "_memo")  # refused before anything was compiled
-            continue
-        expected = scheme.prefix(path) + scheme.encode_key(b"k")
-        assert scheme.encode(path, b"k") == expected  # a new path
-        assert scheme.encode(path, b"k") == expected  # from the memo
-        assert type(scheme).encode(scheme, tuple(path), b"k") == expected  # an equal path
-        assert scheme._memo[path][0] is path
-
-
-@needs_accel
-def test_an_override_of_encode_new_is_called_where_python_calls_it() -> None:
-    class Counting(Sublevel):
-        def __init__(self) -> None:
-            super().__init__()
-            self.new: list[Any] = []
-
-        def _encode_new(self, path: Any, key: Any) -> bytes:
-            self.new.append(path)
-            return super()._encode_new(path, key)
-
-    c_scheme, py_scheme = Counting(), Counting()
-    paths: list[Any] = [("a",), ("a",), ("a", "b"), ("a",), (_Text("a"),), (memoryview(b"a"),), ["a"], ("a",)]
-    for path in paths:
-        assert _encoded_by(ENCODE, c_scheme, path, b"k") == _encoded_by(PY_ENCODE, py_scheme, path, b"k")
-    assert c_scheme.new == py_scheme.new
-    assert len(c_scheme.new) == 5  # the two new paths, the three that are not memoised
-
-
-@needs_accel
-def test_a_subclass_that_defines_encode_is_honoured() -> None:
-    class Marked(TupleScheme):
-        def encode(self, path: Any, key: Any) -> bytes:
-            return b"marked:" + super().encode(path, key)  # the C form, bound by super()
-
-    scheme = Marked()
-    plain = TupleScheme().encode(("a",), b"k")
-    assert scheme.encode(("a",), b"k") == b"marked:" + plain
-    assert scheme.encode(("a",), b"k") == b"marked:" + plain  # memoised by the C form
-    assert ENCODE(scheme, ("a",), b"k") == plain
-
-
-@needs_accel
-def test_calls_the_c_form_does_not_handle_take_the_python_method() -> None:
-    scheme = TupleScheme()
-    scheme.encode(("a",), b"k")
-    assert scheme.encode(path=("a",), key=b"k") == scheme.encode(("a",), b"k")
-    assert ENCODE(scheme, ("a",), key=b"k") == scheme.encode(("a",), b"k")
-    for args in [(scheme,), (scheme, ("a",)), (scheme, ("a",), b"k", 1), (object(), ("a",), b"k"), ()]:
-        expected = _raised(PY_ENCODE, *args)
-        assert expected is not None
-        assert _raised(ENCODE, *args) == expected
-
-
-def _raised(call: Any, *args: Any) -> tuple[type[Exception], str] | None:
-    try:
-        call(*args)
-    except Exception as exc:
-        return type(exc), str(exc)
-    return None
-
-
-@needs_accel
-@pytest.mark.parametrize(
-    "memo",
-    [
-        None,  # not a mapping: the lookup's TypeError sends the path to _encode_new
-        {("a",): None},  # an entry that does not unpack (TypeError, caught)
-        {("a",): (("a",),)},  # an entry of one item (ValueError, raised)
-        {("a",): (("a",), lambda key: b"x" + key, 3)},  # of three items (ValueError)
-        {("a",): [("a",), lambda key: b"from a list " + key]},  # a list unpacks
-    ],
-    ids=["none", "not-iterable", "one-item", "three-items", "list"],
-)
-def test_an_odd_memo_is_handled_as_by_python(memo: Any) -> None:
-    c_scheme, py_scheme = TupleScheme(), TupleScheme()
-    c_scheme._memo, py_scheme._memo = memo, memo
-    for path in [("a",), ("b",)]:
-        assert _encoded_by(ENCODE, c_scheme, path, b"k") == _encoded_by(PY_ENCODE, py_scheme, path, b"k")
-
-
-@needs_accel
-def test_a_memo_read_through_a_property_or_a_mapping_type() -> None:
-    class Mapped(TupleScheme):
-        reads = 0
-
-        @property
-        def _memo(self) -> Any:  # type: ignore[override]
-            type(self).reads += 1
-            return _Missing()
-
-    class _Missing(dict):  # type: ignore[type-arg]
-        def __missing__(self, path: Any) -> Any:
-            return (path, lambda key: b"missing " + key)
-
-    assert ENCODE(Mapped(), ("a",), b"k") == PY_ENCODE(Mapped(), ("a",), b"k") == b"missing k"
-
-
-@needs_accel
-def test_a_stored_that_drops_the_memo_while_it_runs() -> None:
-    """The compiled function may run Python code that drops the memo (and with it
-    the function's last reference): the C form holds its own for the call."""
-    import gc
-    import weakref
-
-    scheme = TupleScheme()
-    path = ("t",)
-
-    def stored(key: bytes) -> bytes:
-        del scheme._memo  # the memo, its entry and so this function's last reference
-        gc.collect()
-        return b"x" + key
-
-    scheme._memo = {path: (path, stored)}
-    gone = weakref.ref(stored)
-    del stored
-    assert ENCODE(scheme, path, b"k") == b"xk"
-    gc.collect()
-    assert gone() is None  # and nothing kept it
-    assert ENCODE(scheme, path, b"k") == TupleScheme().encode(path, b"k")  # compiled anew
-
-
-def _sly(scheme: Scheme, change: str) -> object:
-    """A component with the hash of ``"a"`` whose ``==`` changes ``scheme``'s memo."""
-
-    class Sly:
-        def __hash__(self) -> int:
-            return hash("a")
-
-        def __eq__(self, other: object) -> bool:
-            if change == "clear":
-                scheme._memo.clear()
-            else:
-                scheme._memo = {}
-            return True
-
-    return Sly()
-
-
-@needs_accel
-@pytest.mark.parametrize("change", ["clear", "replace"])
-def test_a_component_whose_comparison_changes_the_memo(change: str) -> None:
-    """A component equal to a memoised one (same hash) whose ``==`` empties the
-    memo or replaces it: no crash, and the Python method's answer."""
-    outcomes = []
-    for encode in (ENCODE, PY_ENCODE):
-        scheme = TupleScheme()
-        scheme.encode(("a",), b"k")
-        outcomes.append(_encoded_by(encode, scheme, (_sly(scheme, change),), b"k")[:2])
-        outcomes.append(_encoded_by(encode, scheme, ("a",), b"k"))
-    assert outcomes[:2] == outcomes[2:]
-
-
-@needs_accel
-def test_a_c_transform_that_drops_the_memo_while_it_runs() -> None:
-    """The same with a C transform whose key codec drops the memo (and the
-    transform's last reference) before the transform builds the key from its
-    prefix."""
-    import gc
-    import weakref
-
-    assert accel is not None
-    scheme = TupleScheme()
-    path = ("t",)
-
-    def encode(key: bytes) -> bytes:
-        del scheme._memo
-        gc.collect()
-        [bytes(48) for _ in range(1000)]  # reuse freed memory
-        return key
-
-    def refuse(key: Any) -> bytes:
-        raise AssertionError(key)
-
-    transform = accel.Transform(0, b"prefix:", -1, 3, refuse, refuse, encode)
-    scheme._memo = {path: (path, transform)}
-    gone = weakref.ref(transform) if hasattr(transform, "__weakref__") else None
-    del transform
-    assert ENCODE(scheme, path, b"k") == b"prefix:k"
-    gc.collect()
-    assert gone is None or gone() is None

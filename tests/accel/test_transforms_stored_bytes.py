@@ -1,4 +1,4 @@
-"""The C layout transforms (``keyspace._scope_accel.Transform``) of every layout
+"""The C layout transforms (``keyspace.schemes._layouts_accel.Transform``) of every layout
 kind (raw, tuple, hex, u64len) and key codec against the pure-Python reference
 layouts (``accelerate=False``): on stored keys that are valid, truncated,
 mutated or random bytes, ``decode_chunk`` returns the same keys and values or
@@ -33,11 +33,11 @@ from keyspace.schemes import (
 from keyspace.schemes._layouts import Layout
 
 try:
-    from keyspace import _scope_accel as accel
+    from keyspace.schemes import _layouts_accel as accel
 except ImportError:  # pragma: no cover - built without a C compiler
     accel = None
 
-pytestmark = pytest.mark.skipif(accel is None, reason="keyspace._scope_accel was not built")
+pytestmark = pytest.mark.skipif(accel is None, reason="keyspace.schemes._layouts_accel was not built")
 
 SCHEMES: list[Scheme] = [
     TupleScheme(),

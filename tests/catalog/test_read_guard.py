@@ -21,6 +21,7 @@ import pytest
 from _xxh32 import colliding_name
 
 import keyspace
+from keyspace._scope_fields import PointOps
 from keyspace.codecs import BYTES
 from keyspace.errors import HashCollision
 from keyspace.keyspace import Keyspace
@@ -34,9 +35,10 @@ class PythonScope(Scope):
     """A scope whose point operations are the pure-Python methods."""
 
     __slots__ = ()
-    __getitem__: Any = getattr(Scope.__dict__["__getitem__"], "__wrapped__", Scope.__dict__["__getitem__"])
-    get: Any = getattr(Scope.__dict__["get"], "__wrapped__", Scope.__dict__["get"])
-    __setitem__: Any = getattr(Scope.__dict__["__setitem__"], "__wrapped__", Scope.__dict__["__setitem__"])
+    __getitem__ = PointOps.__getitem__
+    get = PointOps.get
+    __setitem__ = PointOps.__setitem__
+    __delitem__ = PointOps.__delitem__
 
 
 Make = Callable[[Keyspace, tuple[Any, ...]], Scope]

@@ -39,6 +39,7 @@ LAYER_OF: dict[str, str] = {
     # key and value codecs, bincode among them
     "keyspace.codecs": "codecs",
     "keyspace.bincode": "codecs",
+    "keyspace._bincode_accel": "codecs",
     # path + key <-> stored bytes: pure functions, no I/O
     "keyspace.schemes": "schemes",
     # one small contract over ordered byte stores, one adapter per engine: bytes only
@@ -70,17 +71,8 @@ ALLOWED: dict[str, frozenset[str]] = {
 KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 """Circles allowed for now, each with the reason it is still there (none today)."""
 
-_SCOPE_ACCEL = (
-    "the C module serving schemes, codecs and scope sits at the package root; it moves "
-    "beside the layer it serves when the speed is contained in one seam"
-)
-
-KNOWN_UPWARD: dict[tuple[str, str], str] = {
-    ("keyspace.schemes._base", "keyspace._scope_accel"): _SCOPE_ACCEL,
-    ("keyspace.schemes._layouts", "keyspace._scope_accel"): _SCOPE_ACCEL,
-    ("keyspace.schemes._paths", "keyspace._scope_accel"): _SCOPE_ACCEL,
-    ("keyspace.bincode", "keyspace._scope_accel"): _SCOPE_ACCEL,
-}
+KNOWN_UPWARD: dict[tuple[str, str], str] = {}
+"""Imports against the layers allowed for now, each with its reason (none today)."""
 
 
 # -- reading the imports ---------------------------------------------------------------

@@ -18,7 +18,7 @@ from keyspace.schemes import AsciiHex
 from keyspace.schemes._base import Scheme
 
 try:
-    from keyspace._scope_accel import hex_child_step
+    from keyspace.schemes._layouts_accel import hex_child_step
 except ImportError:  # pragma: no cover - built without a C compiler
     hex_child_step = None  # type: ignore[assignment]
 

@@ -25,7 +25,7 @@ from keyspace.schemes import LengthPrefixed, Naive, Sublevel, TupleScheme
 from keyspace.schemes._layouts import KINDS, Layout, LayoutCache
 
 try:
-    from keyspace import _scope_accel as accel
+    from keyspace.schemes import _layouts_accel as accel
 
     accel.Transform  # noqa: B018
 except (ImportError, AttributeError):  # pragma: no cover - the C module was not built

@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 import keyspace
 from keyspace import bincode, codecs, tuples
+from keyspace._scope_fields import PointOps
 from keyspace.errors import InvalidArgument, InvalidKey, InvalidName, KeyspaceError, show_bytes
 from keyspace.schemes import (
     AsciiHex,
@@ -516,10 +517,8 @@ def test_codecs(codec: Any, shown: Shown, raw: bytes) -> None:
 
 # -- scopes ---------------------------------------------------------------------------
 
-PY_SET = Scope.__dict__["__setitem__"]
-PY_SET = getattr(PY_SET, "__wrapped__", PY_SET)
-PY_GET = Scope.__dict__["get"]
-PY_GET = getattr(PY_GET, "__wrapped__", PY_GET)
+PY_SET = PointOps.__setitem__
+PY_GET = PointOps.get
 SCOPE_SCHEMES: list[Scheme] = [
     TupleScheme(),
     LengthPrefixed(),

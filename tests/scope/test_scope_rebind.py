@@ -9,7 +9,6 @@ reserved ranges is constructed whole."""
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,8 @@ import pytest
 
 import keyspace
 from keyspace import scoped_heed
-from keyspace._scope_core import ScopeCore, _copy_slots, _copy_slots_py
+from keyspace._scope_fields import FIELDS
+from keyspace._scope_fields import ScopeFields as PyScopeFields
 from keyspace.codecs import BYTES
 from keyspace.schemes import Naive, Scheme
 from keyspace.scope import Scope
@@ -71,7 +71,7 @@ BOUND = (
 
 
 def test_the_slots_are_the_compiled_and_the_bound_ones() -> None:
-    assert sorted(COMPILED + BOUND) == sorted(ScopeCore.__slots__)
+    assert sorted(COMPILED + BOUND) == sorted(FIELDS)
 
 
 def _same_binding(made: Scope, built: Scope) -> None:
@@ -101,14 +101,14 @@ def test_a_bound_scope_is_the_scope_a_construction_on_the_view_makes(
         path = SCHEMES[scheme][1]
         ks.scope(*path)[b"k"] = b"1"
         template = ks.scope(*path)
-        before = {name: getattr(template, name) for name in ScopeCore.__slots__}
+        before = {name: getattr(template, name) for name in FIELDS}
         for block in (ks.transaction, ks.snapshot):
             with block() as tx:
                 made = tx.scope(*path)
                 built = Scope(ks._space, tx.view, tx.catalog, path, BYTES, BYTES)
                 _same_binding(made, built)
                 assert made[b"k"] == built[b"k"] == b"1"
-        after = {name: getattr(template, name) for name in ScopeCore.__slots__}
+        after = {name: getattr(template, name) for name in FIELDS}
         assert after.keys() == before.keys()
         for name, value in before.items():
             assert after[name] is value, name  # the keyspace's scope is untouched
@@ -184,55 +184,47 @@ def test_scoped_heed_scopes_narrow_to_their_database_and_are_built_whole(tmp_pat
         assert dict(ks.scope("users").items()) == {b"j": b"2", b"k": b"1"}
 
 
-class _Slotted:
-    __slots__ = ("a", "b", "c")
-    a: Any
-    b: Any
-    c: Any
+try:
+    from keyspace._scope_accel import ScopeFields as CScopeFields
+except ImportError:  # pragma: no cover - built without a C compiler
+    CScopeFields = None  # type: ignore[assignment,misc]
+
+FIELD_TYPES = [CScopeFields, PyScopeFields]
 
 
-class _Sub(_Slotted):
-    __slots__ = ("d",)
-    d: Any
-
-
-class _WithDict:
-    pass
-
-
-class _Weak:
-    __slots__ = ("__weakref__", "a")
-    a: Any
-
-
-class _CState(struct.Struct):  # a heap type whose instances hold C state
-    __slots__ = ()
-
-
-@pytest.mark.parametrize("copy", [_copy_slots, _copy_slots_py], ids=["C", "Python"])
-def test_copy_slots_copies_every_slot_of_a_scope(tmp_path: Path, copy: Any) -> None:
-    if copy is None:
+@pytest.mark.parametrize("fields", FIELD_TYPES, ids=["C", "Python"])
+def test_copy_copies_every_field_of_a_scope(tmp_path: Path, fields: Any) -> None:
+    if fields is None:
         pytest.fail("the C module is not built")
     with keyspace.open(tmp_path / "s") as ks:
         scope = ks.scope("a")
-        made = copy(scope)
+        made = fields._copy(scope)
         assert type(made) is Scope and made is not scope
-        for name in ScopeCore.__slots__:
+        for name in FIELDS:
             assert getattr(made, name) is getattr(scope, name), name
 
 
-def test_c_copy_slots_copies_base_slots_leaves_unset_ones_unset_and_refuses_other_objects() -> None:
-    assert _copy_slots is not None
-    obj = _Sub()
-    obj.a, obj.d = [1], "x"
-    made = _copy_slots(obj)
-    assert type(made) is _Sub and made.a is obj.a and made.d == "x"
-    for unset in ("b", "c"):
+@pytest.mark.parametrize("fields", FIELD_TYPES, ids=["C", "Python"])
+def test_copy_leaves_unset_fields_unset_and_refuses_a_class_holding_more(fields: Any) -> None:
+    if fields is None:
+        pytest.fail("the C module is not built")
+
+    class Bare(fields):  # type: ignore[misc]
+        __slots__ = ()
+
+    class More(fields):  # type: ignore[misc]
+        __slots__ = ("extra",)
+
+    class WithDict(fields):  # type: ignore[misc]
+        pass
+
+    obj = Bare()
+    obj.path, obj.prefix = ("a",), b"p"
+    made = obj._copy()
+    assert type(made) is Bare and made.path is obj.path and made.prefix is obj.prefix
+    for unset in ("scheme", "_view", "_get"):
         with pytest.raises(AttributeError):
             getattr(made, unset)
-    weak = _Weak()
-    weak.a = 1
-    assert _copy_slots(weak).a == 1  # a __weakref__ slot is no C state
-    for refused in (1, b"x", _WithDict(), {"a": 1}, object(), _CState("i")):
-        with pytest.raises(TypeError, match="__slots__"):
-            _copy_slots(refused)
+    for refused in (More(), WithDict()):
+        with pytest.raises(TypeError, match="holds more"):
+            refused._copy()

@@ -11,6 +11,7 @@ import pytest
 
 import keyspace
 from keyspace import _space, scope
+from keyspace._scope_fields import FIELDS
 from keyspace._space import Space
 from keyspace.errors import LayoutError
 
@@ -37,7 +38,7 @@ def test_the_scope_and_space_modules_import_nothing_of_the_keyspace_module() -> 
 def test_a_scope_holds_the_space_of_its_keyspace_and_no_keyspace() -> None:
     with keyspace.open("memory:") as ks:
         users = ks.scope("t", "users")
-        slots = [name for cls in type(users).__mro__ for name in getattr(cls, "__slots__", ())]
+        slots = {*FIELDS, *(name for cls in type(users).__mro__ for name in getattr(cls, "__slots__", ()))}
         held = [getattr(users, name) for name in slots if hasattr(users, name)]
         assert not any(isinstance(value, keyspace.Keyspace) for value in held)
         spaces = [value for value in held if isinstance(value, Space)]

@@ -81,7 +81,7 @@ _TITLES = {
 
 _memo_encode: Callable[[type, Callable[..., bytes]], Callable[..., bytes]] | None
 try:  # the C form of Scheme.encode (see _install_encode)
-    from .._scope_accel import memo_encode as _memo_encode
+    from ._layouts_accel import memo_encode as _memo_encode
 except ImportError:  # pragma: no cover - the optional C module is not built
     _memo_encode = None
 
@@ -482,7 +482,7 @@ class Scheme(ABC):
 
 
 def _install_encode(cls: type) -> None:
-    """Replace ``cls.encode`` by its C form (:func:`keyspace._scope_accel.memo_encode`)
+    """Replace ``cls.encode`` by its C form (:func:`keyspace.schemes._layouts_accel.memo_encode`)
     where the optional C module is built: the same memo lookup, the same check of
     the path and the same call of the compiled ``stored``, without the Python
     frame; it calls :meth:`Scheme._encode_new` exactly where the Python method

@@ -21,7 +21,7 @@ own keys are those without ``00``), ``u64len`` (``u64le(len key) key``) and
 ``general`` (the scheme's ``encode_key``/``decode_key``/``is_own_remainder``).
 
 The functions here are the pure-Python reference. When the optional C module
-``keyspace._scope_accel`` is built, ``stored`` and ``decode_chunk`` of every kind
+``keyspace.schemes._layouts_accel`` is built, ``stored`` and ``decode_chunk`` of every kind
 but ``general`` are its callables, which return the same bytes and keys and raise
 the same errors (they call the reference for every case they do not handle).
 
@@ -72,7 +72,7 @@ _hexlify, _unhexlify = binascii.hexlify, binascii.unhexlify
 
 _accel: Any
 try:  # the optional C transforms (setup.py builds them when it can)
-    from .. import _scope_accel as _accel
+    from . import _layouts_accel as _accel
 
     _accel.Transform  # noqa: B018 - a build of this version of the module
 except (ImportError, AttributeError):  # pragma: no cover - the reference functions below then run
@@ -81,13 +81,13 @@ except (ImportError, AttributeError):  # pragma: no cover - the reference functi
 hex_child_step: Callable[[int, int, Callable[[bytes], Any]], Callable[[bytes], Any]] | None = getattr(
     _accel, "hex_child_step", None
 )
-"""The C child step of the hex layout (``keyspace._scope_accel.hex_child_step``;
+"""The C child step of the hex layout (``keyspace.schemes._layouts_accel.hex_child_step``;
 ``None`` without the C module): what :meth:`AsciiHex.child_step` returns around its
 Python step."""
 sep_child_step: Callable[[int, int, bytes, Callable[[bytes], Any]], Callable[[bytes], Any]] | None = getattr(
     _accel, "sep_child_step", None
 )
-"""The C child step of separated names (``keyspace._scope_accel.sep_child_step``;
+"""The C child step of separated names (``keyspace.schemes._layouts_accel.sep_child_step``;
 ``None`` without the C module): what :meth:`Sublevel.child_step` returns around
 its Python step."""
 

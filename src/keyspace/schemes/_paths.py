@@ -50,7 +50,7 @@ def _exact_path(path: Path) -> bool:
     ``memoryview(b"a")`` (which the tuple scheme refuses), a bytes subclass
     (which the byte schemes refuse), a str subclass, ``1.0`` and ``True`` are
     each equal to a path they are not. The reference of the C ``exact_path``
-    (:mod:`keyspace._scope_accel`), which costs about as much as a call of
+    (:mod:`keyspace.schemes._layouts_accel`), which costs about as much as a call of
     ``len``; this one two identity tests per component."""
     if type(path) is not tuple:
         return False
@@ -62,7 +62,7 @@ def _exact_path(path: Path) -> bool:
 
 exact_path: Callable[[Path], bool]
 try:
-    from .._scope_accel import exact_path
+    from ._layouts_accel import exact_path
 except ImportError:  # pragma: no cover - the optional C module is not built
     exact_path = _exact_path
 

@@ -157,7 +157,7 @@ class AsciiHex(Scheme):
         their own. A key that path does not take (a byte that is no lower-case
         digit, an odd part) goes to the default step, which says what it is.
         Built with the C module, the step is its C form
-        (:func:`keyspace._scope_accel.hex_child_step`), this one its reference.
+        (:func:`keyspace.schemes._layouts_accel.hex_child_step`), this one its reference.
         Cost: one pass over the key."""
         depth = len(path)
         at = len(self.prefix(path))

@@ -144,7 +144,7 @@ class Sublevel(Scheme):
         of deeper scopes, whose every group it checks. Cost: one ``find`` and one
         ``translate`` per child, where the decode matched a regular expression
         over the whole key. Built with the C module, the step is its C form
-        (:func:`keyspace._scope_accel.sep_child_step`), this one its reference."""
+        (:func:`keyspace.schemes._layouts_accel.sep_child_step`), this one its reference."""
         general = super().child_step(path)
         sep, allowed = self._sep, self._name_bytes
         after = bytes((sep[0] + 1,))  # the group ends with the separator: its prefix_end
