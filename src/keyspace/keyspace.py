@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from . import (
     _changes,  # noqa: F401  # registers the changes=True feature
@@ -36,10 +36,26 @@ from .stores import local_path, open_store
 from .stores._base import ReadView, Store, WriteView
 
 _path_memo: Callable[[str, Callable[..., Scope]], Callable[..., Scope]] | None
-try:  # the C form of Transaction.scope (see its docstring)
+try:  # the C form of Transaction.scope (see _memo_in_c)
     from ._scope_accel import path_memo as _path_memo
 except ImportError:  # pragma: no cover - the C module is optional
     _path_memo = None
+
+_F = TypeVar("_F", bound=Callable[..., Scope])
+
+
+def _memo_in_c(name: str) -> Callable[[_F], _F]:
+    """The decorator of a method ``m(self, *path, **kw)`` that keeps what it makes in
+    the dict ``self.<name>``: where the optional C module is built, the method is
+    served by :func:`keyspace._scope_accel.path_memo` (a hit costs a tuple and a
+    dict lookup, no Python frame; the method is its reference), else it is the
+    method itself."""
+
+    def decorate(method: _F) -> _F:
+        return method if _path_memo is None else cast(_F, _path_memo(name, method))
+
+    return decorate
+
 
 if TYPE_CHECKING:
     from ._feeds import Feed
@@ -320,10 +336,11 @@ class Transaction:
         :meth:`Keyspace.directory`)."""
         return self.directories.directory(path, key=key, value=value)
 
+    @_memo_in_c("_bound")
     def scope(self, *path: Any, key: str | Codec | None = None, value: str | Codec | None = None) -> Scope:
         """The scope at ``path`` inside this transaction (same API as outside). Cost:
         with the default codecs, the keyspace's scope of ``path`` bound to this
-        transaction's view (a copy of its slots, see :meth:`Keyspace.scope`),
+        transaction's view (a copy of its fields, see :meth:`Keyspace.scope`),
         made once per path and kept for this transaction (up to 4096; exact str
         and bytes paths only, as :meth:`Keyspace._default_scope`): a scope per
         request in one snapshot costs a tuple and a dict lookup, with no Python
@@ -347,10 +364,6 @@ class Transaction:
             return made
         keyspace = self.keyspace
         return Scope(keyspace._space, self.view, self.catalog, path, *keyspace._codecs(key, value))
-
-
-if _path_memo is not None:
-    Transaction.scope = _path_memo("_bound", Transaction.scope)  # type: ignore[method-assign]
 
 
 class _NotEntered:

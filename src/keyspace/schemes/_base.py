@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from .._bytes import buffer_bytes, prefix_end
 from ..errors import bytes_argument
@@ -79,11 +79,20 @@ _TITLES = {
 }
 
 
-_memo_encode: Callable[[type, Callable[..., bytes]], Callable[..., bytes]] | None
-try:  # the C form of Scheme.encode (see _install_encode)
+_memo_encode: Callable[[Callable[..., bytes]], Callable[..., bytes]] | None
+try:  # the C form of Scheme.encode (see _in_c)
     from ._layouts_accel import memo_encode as _memo_encode
 except ImportError:  # pragma: no cover - the optional C module is not built
     _memo_encode = None
+
+_F = TypeVar("_F", bound=Callable[..., bytes])
+
+
+def _in_c(encode: _F) -> _F:
+    """``encode`` served by its C form (:func:`keyspace.schemes._layouts_accel.memo_encode`,
+    whose reference it is: its ``__wrapped__``) where the optional C module is
+    built, else ``encode`` itself: the decorator of :meth:`Scheme.encode`."""
+    return encode if _memo_encode is None else cast(_F, _memo_encode(encode))
 
 
 def decode_arguments(scheme: Scheme, stored: Any, depth: Any) -> tuple[bytes, int | None]:
@@ -256,6 +265,7 @@ class Scheme(ABC):
 
     # -- the public interface of DESIGN.md ---------------------------------------
 
+    @_in_c
     def encode(self, path: Path, key: Key) -> bytes:
         """Return the stored key of ``key`` in scope ``path``.
 
@@ -272,8 +282,8 @@ class Scheme(ABC):
         whose ``__hash__`` or ``__eq__`` raises), which the scheme then refuses
         by name.
 
-        Where the optional C module is built this method is its C form (installed
-        by :func:`_install_encode`; this one is its ``__wrapped__``), which does the
+        Where the optional C module is built this method is its C form (made by
+        the decorator :func:`_in_c`; this one is its ``__wrapped__``), which does the
         same with no Python frame: 15-20 ns less per call, about a quarter of the
         cost on a memoised path. A subclass that defines ``encode`` overrides
         either."""
@@ -479,20 +489,3 @@ class Scheme(ABC):
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
         return f"{type(self).__name__}({args})"
-
-
-def _install_encode(cls: type) -> None:
-    """Replace ``cls.encode`` by its C form (:func:`keyspace.schemes._layouts_accel.memo_encode`)
-    where the optional C module is built: the same memo lookup, the same check of
-    the path and the same call of the compiled ``stored``, without the Python
-    frame; it calls :meth:`Scheme._encode_new` exactly where the Python method
-    does (no memo yet, a path not kept, an unhashable path, a path of other
-    component types), and hands every other call (keyword arguments, an odd
-    memo) to the Python method, its ``__wrapped__``. Without the C module the
-    Python method stays."""
-    if _memo_encode is None:
-        return
-    setattr(cls, "encode", _memo_encode(cls, cls.__dict__["encode"]))  # noqa: B010 - a method replaced
-
-
-_install_encode(Scheme)

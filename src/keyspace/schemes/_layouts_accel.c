@@ -41,18 +41,18 @@
  * Cost of t(key): one pass over the key (memchr for the tuple kind) and one
  * allocation; a chunk costs one allocation per key and pair.
  *
- * memo_encode(cls, fallback) makes the callable that keyspace.schemes._base
- * installs as Scheme.encode (cls is Scheme, fallback the pure-Python encode,
- * the reference). Called as s.encode(path, key) for an instance s of cls it
+ * memo_encode(fallback) makes the method Scheme.encode of keyspace.schemes._base
+ * (its class body defines encode as memo_encode(the pure-Python encode, the
+ * reference), where the module is built). Called as s.encode(path, key) it
  * does what the reference does: it looks path up in s._memo (a dict of path ->
  * (kept path, stored)), and when it finds an entry and path is the kept path
  * itself or a tuple of exactly str and bytes components it returns
  * stored(key) (a Transform is called in C); it calls s._encode_new(path, key)
  * where the reference does: no s._memo (AttributeError), no entry, a lookup
  * that raises any Exception but MemoryError (an unhashable path, whatever a
- * component's __hash__ or __eq__ raises), or a path of other component types. Anything else (keyword arguments, another
- * number of arguments, an instance that is not a cls, a memo that is not a
- * dict or an entry that is not a pair, neither of which _compiled makes) is
+ * component's __hash__ or __eq__ raises), or a path of other component types.
+ * Anything else (keyword arguments, another number of arguments, a memo that is
+ * not a dict or an entry that is not a pair, neither of which _compiled makes) is
  * handed to fallback, which then reads the memo itself. A subclass that
  * defines encode overrides it as it would the Python method. Cost: one
  * attribute lookup, one dict lookup and the call of stored, with no Python
@@ -719,7 +719,6 @@ exact_path(PyObject *Py_UNUSED(module), PyObject *path)
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyTypeObject *cls;
     PyObject *fallback; /* the pure-Python encode, the reference */
 } MemoEncode;
 
@@ -738,7 +737,7 @@ static PyObject *
 memo_encode_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     MemoEncode *e = (MemoEncode *)callable;
-    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 3 || !PyObject_TypeCheck(args[0], e->cls)) {
+    if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 3) {
         return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
     }
     PyObject *self = args[0], *path = args[1], *key = args[2];
@@ -800,7 +799,6 @@ static int
 memo_encode_traverse(PyObject *self, visitproc visit, void *arg)
 {
     MemoEncode *e = (MemoEncode *)self;
-    Py_VISIT(e->cls);
     Py_VISIT(e->fallback);
     return 0;
 }
@@ -809,7 +807,6 @@ static int
 memo_encode_clear(PyObject *self)
 {
     MemoEncode *e = (MemoEncode *)self;
-    Py_CLEAR(e->cls);
     Py_CLEAR(e->fallback);
     return 0;
 }
@@ -864,15 +861,11 @@ static PyTypeObject MemoEncodeType = {
 static PyObject *
 memo_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "memo_encode() takes 2 arguments (%zd given)", nargs);
+    if (nargs != 1) {
+        PyErr_Format(PyExc_TypeError, "memo_encode() takes 1 argument (%zd given)", nargs);
         return NULL;
     }
-    if (!PyType_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "cls must be a type");
-        return NULL;
-    }
-    if (!PyCallable_Check(args[1])) {
+    if (!PyCallable_Check(args[0])) {
         PyErr_SetString(PyExc_TypeError, "fallback must be callable");
         return NULL;
     }
@@ -881,8 +874,7 @@ memo_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     e->vectorcall = memo_encode_vectorcall;
-    e->cls = (PyTypeObject *)Py_NewRef(args[0]);
-    e->fallback = Py_NewRef(args[1]);
+    e->fallback = Py_NewRef(args[0]);
     PyObject_GC_Track(e);
     return (PyObject *)e;
 }
@@ -1221,8 +1213,8 @@ static PyMethodDef layouts_accel_methods[] = {
     {"exact_path", exact_path, METH_O,
      "exact_path(path): whether path is a tuple of exact str and bytes objects."},
     {"memo_encode", (PyCFunction)(void (*)(void))memo_encode, METH_FASTCALL,
-     "memo_encode(cls, fallback)\n\n"
-     "A C encode(path, key) for the scheme class cls, whose reference is fallback (see the module)."},
+     "memo_encode(fallback)\n\n"
+     "The C form of Scheme.encode(path, key), whose reference is fallback (see the module)."},
     {"hex_child_step", (PyCFunction)(void (*)(void))hex_child_step, METH_FASTCALL,
      "hex_child_step(at, depth, fallback)\n\n"
      "The C child step of the asciihex scheme, whose reference is fallback (see the module)."},
