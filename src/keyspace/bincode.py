@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import struct
 import threading
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 from ._bytes import buffer_bytes
 from .errors import DecodeError, InvalidKey, KeyspaceError, bytes_argument, show_bytes, show_error
@@ -279,65 +279,24 @@ class _Bytes(BincodeCodec):
 BYTES = _Bytes()
 
 
-class _String(BincodeCodec):
-    """``String``/``&str``: ``u64le(len) utf8``."""
+def _encode_string(obj: Any) -> bytes:
+    """``STRING.encode`` in Python: one frame for an exact ASCII str, else the
+    codec's ``write`` (which names what it refuses)."""
+    if type(obj) is str and obj.isascii():
+        return _LEN.pack(len(obj)) + obj.encode()
+    return BincodeCodec.encode(STRING, obj)
 
-    name = "string"
-    least_size = 8
 
-    def write(self, obj: Any, out: list[bytes]) -> None:
-        if not issubclass(type(obj), str):
-            raise InvalidKey(f"{show_bytes(obj)} has type {type(obj).__name__}; bincode String takes str")
+def _decode_string(raw: bytes) -> Any:
+    """``STRING.decode`` in Python: one frame for the common value (exactly its
+    length field and valid UTF-8), else the codec's ``read`` (which names the
+    fault)."""
+    if type(raw) is bytes and len(raw) >= 8 and _LEN.unpack_from(raw)[0] == len(raw) - 8:
         try:
-            data = str.encode(obj, "utf-8")  # a subclass's own encode does not run
-        except UnicodeEncodeError as exc:
-            raise InvalidKey(
-                f"{show_bytes(obj)} is not valid UTF-8 text: {exc.reason} at index {exc.start}"
-            ) from None
-        out.append(_LEN.pack(len(data)))
-        out.append(data)
-
-    def encode(self, obj: Any) -> bytes:
-        if type(obj) is str and obj.isascii():
-            return _LEN.pack(len(obj)) + obj.encode()
-        return super().encode(obj)
-
-    def decode(self, raw: bytes) -> Any:
-        # one frame for the common value: exactly its length field and valid UTF-8
-        if type(raw) is bytes and len(raw) >= 8 and _LEN.unpack_from(raw)[0] == len(raw) - 8:
-            try:
-                return raw[8:].decode()
-            except UnicodeDecodeError:
-                pass  # read() names the fault
-        return super().decode(raw)
-
-    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
-        length, start = _read_len(raw, offset, "String")
-        _need(raw, start, length, "String body")
-        try:
-            return raw[start : start + length].decode("utf-8"), start + length
-        except UnicodeDecodeError as exc:
-            raise DecodeError(
-                f"bincode String at offset {offset} is not UTF-8: {exc.reason} at offset {start + exc.start}",
-                start + exc.start,
-            ) from None
-
-
-STRING = _String()
-
-
-def _accelerate(codec: _String) -> None:
-    """Serve ``encode``/``decode`` of ``codec`` by the optional C functions (the
-    methods above stay their reference: every value they do not handle goes there)."""
-    try:
-        from ._bincode_accel import LenText
-    except ImportError:  # pragma: no cover - the methods above then run
-        return
-    setattr(codec, "encode", LenText(1, codec.encode))  # noqa: B010 - shadows the method
-    setattr(codec, "decode", LenText(0, codec.decode))  # noqa: B010
-
-
-_accelerate(STRING)
+            return raw[8:].decode()
+        except UnicodeDecodeError:
+            pass  # read() names the fault
+    return BincodeCodec.decode(STRING, raw)
 
 
 class Option(BincodeCodec):
@@ -515,3 +474,56 @@ class Struct(BincodeCodec):
         for field_name, codec in self.fields:
             obj[field_name], offset = codec.read(raw, offset)
         return obj, offset
+
+
+_Function = TypeVar("_Function", bound=Callable[[Any], Any])
+
+
+def _in_c(mode: int, reference: _Function) -> _Function:
+    """``reference`` served by ``keyspace._bincode_accel.LenText(mode, reference)``
+    (``mode`` 1 encodes, 0 decodes) where the optional C module is built, else
+    ``reference`` itself."""
+    try:
+        from ._bincode_accel import LenText
+    except ImportError:  # pragma: no cover - the Python function then runs
+        return reference
+    return cast(_Function, LenText(mode, reference))
+
+
+class _String(BincodeCodec):
+    """``String``/``&str``: ``u64le(len) utf8``."""
+
+    name = "string"
+    least_size = 8
+
+    def write(self, obj: Any, out: list[bytes]) -> None:
+        if not issubclass(type(obj), str):
+            raise InvalidKey(f"{show_bytes(obj)} has type {type(obj).__name__}; bincode String takes str")
+        try:
+            data = str.encode(obj, "utf-8")  # a subclass's own encode does not run
+        except UnicodeEncodeError as exc:
+            raise InvalidKey(
+                f"{show_bytes(obj)} is not valid UTF-8 text: {exc.reason} at index {exc.start}"
+            ) from None
+        out.append(_LEN.pack(len(data)))
+        out.append(data)
+
+    # the codec functions take no self (there is one String codec, STRING): each
+    # is the C function of keyspace._bincode_accel where it is built, with the
+    # Python function below as its reference
+    encode = staticmethod(_in_c(1, _encode_string))
+    decode = staticmethod(_in_c(0, _decode_string))
+
+    def read(self, raw: bytes, offset: int) -> tuple[Any, int]:
+        length, start = _read_len(raw, offset, "String")
+        _need(raw, start, length, "String body")
+        try:
+            return raw[start : start + length].decode("utf-8"), start + length
+        except UnicodeDecodeError as exc:
+            raise DecodeError(
+                f"bincode String at offset {offset} is not UTF-8: {exc.reason} at offset {start + exc.start}",
+                start + exc.start,
+            ) from None
+
+
+STRING = _String()

@@ -1,5 +1,6 @@
 """bincode ``String`` served in C (``keyspace._bincode_accel.LenText``): every value
-encodes, decodes and fails as the pure-Python reference methods do."""
+encodes, decodes and fails as the pure-Python reference functions do, and the C
+functions are the codec class's own, not set on its instance."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ except ImportError:  # pragma: no cover - built without a C compiler
     LenText = None
 
 pytestmark = pytest.mark.skipif(LenText is None, reason="keyspace._bincode_accel was not built")
-_reference = bincode._String()  # a String codec of the methods only
 _LEN = struct.Struct("<Q").pack
 
 
@@ -55,11 +55,19 @@ raw_values = st.one_of(
 @given(value=values)
 def test_c_encode_is_the_reference(value: Any) -> None:
     assert type(bincode.STRING.encode).__name__ == "LenText"
-    assert _outcome(bincode.STRING.encode, value) == _outcome(_reference.encode, value)
+    assert _outcome(bincode.STRING.encode, value) == _outcome(bincode._encode_string, value)
 
 
 @settings(max_examples=300, deadline=None)
 @given(raw=raw_values)
 def test_c_decode_is_the_reference(raw: Any) -> None:
     assert type(bincode.STRING.decode).__name__ == "LenText"
-    assert _outcome(bincode.STRING.decode, raw) == _outcome(_reference.decode, raw)
+    assert _outcome(bincode.STRING.decode, raw) == _outcome(bincode._decode_string, raw)
+
+
+def test_the_c_functions_are_the_class_s_own() -> None:
+    assert not {"encode", "decode"} & set(vars(bincode.STRING))
+    assert type(vars(bincode._String)["encode"]) is staticmethod
+    assert bincode._String().encode is bincode.STRING.encode
+    assert bincode.STRING.encode.fallback is bincode._encode_string  # type: ignore[attr-defined]
+    assert bincode.STRING.decode.fallback is bincode._decode_string  # type: ignore[attr-defined]
