@@ -279,6 +279,17 @@ scope_fields_subscript(PyObject *self, PyObject *key)
     return res;
 }
 
+/* The binding of a C method (get, a path memo) to an
+   instance, as a Python function's: the descriptor itself from the class. */
+static PyObject *
+method_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    if (obj == NULL || obj == Py_None) {
+        return Py_NewRef(self);
+    }
+    return PyMethod_New(self, obj);
+}
+
 /* ScopeGet: the C method get(key, default=None) of ScopeFields, a method
  * descriptor with vectorcall (s.get(k) calls it with no bound method). A call
  * with keywords or with another number of arguments goes to PointOps.get. */
@@ -304,15 +315,6 @@ scope_get_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, P
         }
     }
     return PyObject_Vectorcall(py_get, args, nargsf, kwnames);
-}
-
-static PyObject *
-scope_get_descr_get(PyObject *self, PyObject *obj, PyObject *type)
-{
-    if (obj == NULL || obj == Py_None) {
-        return Py_NewRef(self);
-    }
-    return PyMethod_New(self, obj);
 }
 
 static PyObject *
@@ -342,7 +344,7 @@ static PyTypeObject ScopeGetType = {
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
     .tp_doc = "get(key, default=None) of a scope, in C (see keyspace._scope_accel).",
     .tp_getset = scope_get_getset,
-    .tp_descr_get = scope_get_descr_get,
+    .tp_descr_get = method_descr_get,
 };
 
 /* s[key] = value on the C route (0), or 1 where the Python method must run
@@ -571,16 +573,6 @@ is_exact_path(PyObject *path)
     return 1;
 }
 
-/* The binding of a path memo to an
-   instance, as a Python function's: the descriptor itself from the class. */
-static PyObject *
-method_descr_get(PyObject *self, PyObject *obj, PyObject *type)
-{
-    if (obj == NULL || obj == Py_None) {
-        return Py_NewRef(self);
-    }
-    return PyMethod_New(self, obj);
-}
 
 /* path_memo(name, fallback): a method c(self, *path, **kw) that returns
  * self.<name>[path] (a dict) when called without keywords, path is a key of it
