@@ -15,21 +15,21 @@ the plan the route.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
-from itertools import chain, islice, repeat
+from itertools import chain
 from typing import Any
 
 from .codecs import Codec, native_type
-from .errors import InvalidArgument, KeyspaceError, show_bytes
+from .errors import InvalidArgument, show_bytes
 from .schemes._base import Key, Scheme
 from .schemes._layouts import Layout
-from .stores._base import ReadView, pages_of
+from .stores._base import ReadView
 
-__all__ = ["check_range_arguments", "chunks", "engine_cuts", "pairs", "short", "stored_ranges"]
+__all__ = ["check_range_arguments", "chunks", "pairs", "short", "stored_ranges"]
 
 Range = tuple[bytes, bytes | None]
 Chunk = list[tuple[Any, bytes]]
 RAW: tuple[type[Exception], ...] = (Exception,)
-"""What a fast path of a store view raises for the view's ``translate``."""
+"""What a point fast path of a store view raises for the view's ``translate``."""
 
 
 def check_range_arguments(include_start: Any, include_stop: Any, reverse: Any, limit: Any) -> None:
@@ -158,17 +158,10 @@ def chunks(
 ) -> Generator[Chunk, None, None]:
     """The own items asked for as a series of non-empty lists: ``(key, raw
     value)`` decoded by the layout's ``decode_chunk`` (``decode=False``: the
-    stored pairs of own keys). Takes the view's ``fast_pages`` as they come
-    where it has them (lists the store read anyway), else reads its
-    ``fast_scan`` (no Python code per item in the store layer; its errors raw)
-    in chunks of 16 items, then up to 1024 (so it reads up to one chunk
-    ahead). Where a bytes key is the stored key after the prefix (a raw
-    layout with exact own ranges) and the view has ``fast_scan_under``, an
-    ascending scan has the engine cut the prefix: its items need no decoding.
-    Several ranges are read by one cursor where the view has
-    ``fast_scan_ranges`` (rather than its pages: a seek a range, not a cursor).
-    ``keys``: only the keys are read (``scan_keys``),
-    and every value is ``b""``."""
+    stored pairs of own keys), from the pages of the view's one read route,
+    ``read_pages`` of the stored ranges (which a limit reaches where every item
+    read is one asked for: the layout's own ranges are exact). ``keys``: only
+    the keys are read, and every value is ``b""``."""
     if type(reverse) is not bool:
         check_flags(include_start, include_stop, reverse)
     ranges = stored_ranges(
@@ -191,60 +184,22 @@ def chunks(
         return
     if reverse:
         ranges.reverse()
-    fast = view.fast_scan
-    pages = view.fast_pages
-    raw = () if fast is None and pages is None else RAW
-    # a limit goes to the store only where every item read is one asked for
     exact = layout.exact
-    is_own = None if layout.exact else layout.is_own
+    is_own = None if exact else layout.is_own
     convert = decoder if decode else None
-    under = view.fast_scan_under
-    if under is not None and not (
-        exact and not reverse and not keys and decode and engine_cuts(layout, decoder)
-    ):
-        under = None
-    if under is not None:
-        raw, convert = RAW, None
     left = limit
-    # several ranges read by one engine cursor where the view offers it: one
-    # pass of the loop below reads them all
-    several = len(ranges) > 1 and not keys and under is None
-    ranged = view.fast_scan_ranges if several else None
-    try:
-        for lo, hi in ranges if ranged is None else ranges[:1]:
-            lim = left if exact else None
-            pieces: Iterator[Chunk]
-            if ranged is not None:
-                pieces = pages_of(ranged(ranges, reverse, lim))
-            elif keys:
-                pieces = pages_of(zip(view.scan_keys(lo, hi, reverse=reverse, limit=lim), repeat(b"")))
-            elif under is not None:
-                pieces = pages_of(under(layout.prefix, [(lo, hi)], lim))
-            elif pages is not None:
-                pieces = pages(lo, hi, reverse, lim)
-            else:
-                items = (
-                    view.scan(lo, hi, reverse=reverse, limit=lim)
-                    if fast is None
-                    else fast(lo, hi, reverse, lim)
-                )
-                pieces = pages_of(items)
-            for chunk in pieces:
-                if convert is not None:
-                    chunk = convert(chunk)
-                elif is_own is not None:
-                    chunk = [item for item in chunk if is_own(item[0])]
-                if left is not None:
-                    if len(chunk) >= left:
-                        yield chunk[:left]
-                        return
-                    left -= len(chunk)
-                if chunk:
-                    yield chunk
-    except KeyspaceError:  # the decoder's, or a translated one: as they are
-        raise
-    except raw as exc:  # the fast scan's engine errors
-        raise view.translate(exc) from exc
+    for chunk in view.read_pages(ranges, reverse, limit if exact else None, keys):
+        if convert is not None:
+            chunk = convert(chunk)
+        elif is_own is not None:
+            chunk = [item for item in chunk if is_own(item[0])]
+        if left is not None:
+            if len(chunk) >= left:
+                yield chunk[:left]
+                return
+            left -= len(chunk)
+        if chunk:
+            yield chunk
 
 
 def short(
@@ -323,63 +278,33 @@ def short(
         return []
     if reverse:
         ranges.reverse()
-    fast = view.fast_scan
-    decode = decoder
-    try:
-        if layout.exact:
-            if len(ranges) == 1 and fast is not None:  # the common case: one store scan
-                lo, hi = ranges[0]
-                return decode(list(fast(lo, hi, reverse, limit)))  # a store honours its limit
-            out: Chunk = []
-            for lo, hi in ranges:
-                left = limit - len(out)
-                if fast is None:
-                    items = view.scan(lo, hi, reverse=reverse, limit=left)
-                else:
-                    items = fast(lo, hi, reverse, left)
-                out += decode(list(islice(items, left)))
-                if len(out) >= limit:
-                    break
-            return out
-        # the own keys are filtered out of the range: read the stored items in
-        # limited scans, the first of as many as are still wanted, each next
-        # (after the last key read) four times larger, so that a short scan
-        # reads no more than it needs where no child's key lies between
-        out = []
-        for lo, hi in ranges:
-            want = limit - len(out)
-            while len(out) < limit:
-                want = max(want, limit - len(out))
-                got = list(
-                    view.scan(lo, hi, reverse=reverse, limit=want)
-                    if fast is None
-                    else fast(lo, hi, reverse, want)
-                )
-                if got:
-                    out += decode(got)
-                if len(got) < want:
-                    break
-                if reverse:
-                    hi = got[-1][0]
-                else:
-                    lo = got[-1][0] + b"\x00"
-                want = min(want * 4, 1024)
-            if len(out) >= limit:
+    read = view.read_pages
+    out: Chunk = []
+    if layout.exact:  # every item read is one asked for: the store honours the limit
+        for page in read(ranges, reverse, limit):
+            out += decoder(page)
+        return out
+    # the own keys are filtered out of the range: read the stored items in
+    # limited reads, the first of as many as are still wanted, each next
+    # (after the last key read) four times larger, so that a short scan
+    # reads no more than it needs where no child's key lies between
+    for lo, hi in ranges:
+        want = limit - len(out)
+        while len(out) < limit:
+            want = max(want, limit - len(out))
+            got = list(chain.from_iterable(read([(lo, hi)], reverse, want)))
+            if got:
+                out += decoder(got)
+            if len(got) < want:
                 break
-        return out[:limit]
-    except KeyspaceError:
-        raise
-    except Exception as exc:
-        if fast is None:
-            raise
-        raise view.translate(exc) from exc
-
-
-def engine_cuts(layout: Layout, decoder: Callable[[list[tuple[bytes, bytes]]], Chunk]) -> bool:
-    """Whether the items the view's ``fast_scan_under`` reads are this scope's
-    items as they are: a raw layout with exact own ranges, keys decoded by
-    the layout (the engine cuts the prefix; nothing is left to do per item)."""
-    return layout.exact and layout.kind == "raw" and decoder is layout.decode_chunk
+            if reverse:
+                hi = got[-1][0]
+            else:
+                lo = got[-1][0] + b"\x00"
+            want = min(want * 4, 1024)
+        if len(out) >= limit:
+            break
+    return out[:limit]
 
 
 def pairs(
@@ -395,16 +320,7 @@ def pairs(
     touch: Callable[[], None],
     *args: Any,
 ) -> Iterator[tuple[Any, bytes]]:
-    """The items of :func:`chunks` one by one. Without arguments (the views'
-    iteration), where the engine reads every own item as it is
-    (``fast_scan_under``), its one iterator over the own ranges, made when this
-    is called: no chunk lies between the engine and the caller."""
-    under = view.fast_scan_under
-    if not args and under is not None and engine_cuts(layout, decoder):
-        ranges = stored_ranges(
-            layout, own, bound, scheme, codec, guard, hidden, view, None, None, True, False, None
-        )
-        return under(layout.prefix, ranges, None)
+    """The items of :func:`chunks` one by one."""
     return chain.from_iterable(
         chunks(layout, own, bound, scheme, codec, guard, hidden, view, decoder, touch, *args)
     )

@@ -390,10 +390,6 @@ class HookedStore(DelegatedReads, Store):
             self.asynchronous = None
         else:
             self.fast_get = store.fast_get
-            self.fast_scan = store.fast_scan
-            self.fast_scan_ranges = store.fast_scan_ranges
-            self.fast_scan_under = store.fast_scan_under
-            self.fast_pages = store.fast_pages
         for hook in hooks:
             hook.attached(self)
 
@@ -409,7 +405,7 @@ class HookedStore(DelegatedReads, Store):
         """The hook of the feature ``name``, or ``None``."""
         return next((h for h in self.hooks if h.name == name), None)
 
-    # -- reads: the engine's (DelegatedReads: scan, scan_keys, count, seeker) ---------------
+    # -- reads: the engine's (DelegatedReads: scan, scan_keys, read_pages, count, seeker) ----
 
     def _reads(self) -> ReadView:
         return self._read_view

@@ -26,6 +26,7 @@ import keyspace.aio
 from keyspace import _expiry
 from keyspace.collections import Map
 from keyspace.errors import InvalidArgument, KeyTooLarge
+from keyspace.stores import ReadView
 
 
 class Clock:
@@ -321,14 +322,14 @@ def test_the_asyncio_face_puts_with_a_ttl(tmp_path: Path, clock: Clock) -> None:
 
 def test_a_keyspace_without_the_feature_keeps_the_engines_read_paths(tmp_path: Path) -> None:
     plain = keyspace.open(f"lmdb:///{tmp_path}/plain")
-    assert _expiry.expiry_of(plain.store) is None and plain.store.fast_pages is not None
+    assert _expiry.expiry_of(plain.store) is None and type(plain.store).read_pages is not ReadView.read_pages
     logged = keyspace.open(f"lmdb:///{tmp_path}/logged", changes=True)  # hooked, no read rule
     assert (
         logged.store._read_view is logged.store.inner and logged.store.fast_get is logged.store.inner.fast_get
     )
     assert logged.store.watched_reads is not None  # the engine's own read faces stay offered
     expiring = keyspace.open(f"lmdb:///{tmp_path}/expiring", ttl=True)
-    assert expiring.store.fast_pages is None and expiring.store.fast_scan is None
+    assert expiring.store._read_view is not expiring.store.inner  # reads, read_pages too, apply the rule
     assert expiring.store.watched_reads is None
     for ks in (plain, logged, expiring):
         ks.close()

@@ -38,9 +38,7 @@ def _model(
 def _fast(
     view: ReadView, start: bytes, stop: bytes | None, reverse: bool, limit: int
 ) -> list[tuple[bytes, bytes]]:
-    fast = view.fast_scan
-    assert fast is not None
-    return list(fast(start, stop, reverse, limit))
+    return [item for page in view.read_pages([(start, stop)], reverse, limit) for item in page]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

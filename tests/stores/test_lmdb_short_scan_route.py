@@ -1,5 +1,5 @@
 """A scan of an LMDB store limited to a few items (``SHORT_SCAN_MOST``), through
-the store's ``fast_scan`` or its watched reads, is one page read in one read
+the store's ``read_pages`` (and ``scan``) or its watched reads, is one page read in one read
 transaction, with no paged route; where a record of a named database lies among
 those items it reads on past it, and it answers exactly what the paged route
 answers, records left out."""
@@ -54,14 +54,14 @@ def test_a_short_scan_is_one_page_without_the_paged_route(
     with _environment(tmp_path) as store:
         calls = _paged(monkeypatch)
         watched = store.watched_reads(_checked)
-        assert list(store.fast_scan(b"k00", None, False, 5)) == [
-            (b"k%02d" % i, _DATA[b"k%02d" % i]) for i in range(5)
-        ]
+        first = [(b"k%02d" % i, _DATA[b"k%02d" % i]) for i in range(5)]
+        assert list(store.scan(b"k00", None, limit=5)) == first
+        assert list(store.read_pages([(b"k00", None)], False, 5)) == [first]
         pages = list(watched.pages(b"k00", b"k05", True, 10))
         assert pages == [[(b"k%02d" % i, _DATA[b"k%02d" % i]) for i in range(4, -1, -1)]]
         assert calls == []
         # the record of "k20" among the items: the paged route reads on past it
-        got = list(store.fast_scan(b"k18", None, False, 4))
+        got = [item for page in store.read_pages([(b"k18", None)], False, 4) for item in page]
         assert [k for k, _ in got] == [b"k18", b"k19", b"k21", b"k22"]
         got = [item for page in watched.pages(b"k18", None, False, 4) for item in page]
         assert [k for k, _ in got] == [b"k18", b"k19", b"k21", b"k22"]
@@ -95,6 +95,7 @@ def test_a_short_scan_answers_as_the_paged_route(
         if k.decode() not in _NAMES and k >= start and (stop is None or k < stop)
     )
     assert expected == (model[::-1] if reverse else model)[:limit]
-    assert list(store.fast_scan(start, stop, reverse, limit)) == expected
+    assert list(store.scan(start, stop, reverse=reverse, limit=limit)) == expected
+    assert [item for page in store.read_pages([(start, stop)], reverse, limit) for item in page] == expected
     watched = store.watched_reads(_checked)
     assert [item for page in watched.pages(start, stop, reverse, limit) for item in page] == expected

@@ -41,7 +41,7 @@ def test_full_map_grows_instead_of_failing(tmp_path: Path) -> None:
 
 def test_small_map_transaction_keeps_a_replay_log(tmp_path: Path) -> None:
     with LMDBStore(tmp_path / "small", map_size=64 << 10, sync=False) as store, store.transaction() as tx:
-        assert tx.fast_put is None and tx.fast_get is None and tx.fast_scan is None
+        assert tx.fast_put is None and tx.fast_get is None
 
 
 def test_transaction_begins_by_growing_a_half_full_map(tmp_path: Path) -> None:
@@ -73,7 +73,7 @@ def test_fast_paths_translate_like_the_methods(tmp_path: Path) -> None:
     store = LMDBStore(tmp_path / "db", sync=False)
     big = b"k" * 1000
     with store.transaction() as tx:
-        assert tx.fast_put is not None and tx.fast_get is not None and tx.fast_scan is not None
+        assert tx.fast_put is not None and tx.fast_get is not None
         with pytest.raises(Exception) as raw:
             tx.fast_put(big, b"v")
         too_large = tx.translate(raw.value, big)
@@ -81,12 +81,14 @@ def test_fast_paths_translate_like_the_methods(tmp_path: Path) -> None:
         with pytest.raises(KeyTooLarge, match="1000"):
             tx.put_many([(b"a", b"1"), (big, b"v")])
         tx.put(b"a", b"1")
-        items = tx.fast_scan(b"", None, False, None)
-        assert list(items) == [(b"a", b"1")]
+        assert list(tx.read_pages([(b"", None)])) == [[(b"a", b"1")]]
     fast_get = tx.fast_get
     with pytest.raises(Exception) as ended:
         fast_get(b"a")
     assert isinstance(tx.translate(ended.value, b"a"), StoreClosed)
+    for limit in (5, None):  # the ended transaction's pages: its own error, translated
+        with pytest.raises(StoreClosed):
+            list(tx.read_pages([(b"", None)], False, limit))
     store.close()
     with pytest.raises(StoreClosed):
-        store.fast_scan(b"", None, False, None)  # type: ignore[misc]
+        store.read_pages([(b"", None)], False, 5)

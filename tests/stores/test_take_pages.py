@@ -1,6 +1,6 @@
 """Pages of an engine iterator cut at a bound (``take_until``, C and its Python
 reference) and the LMDB reads built on them (``cursor_page``, ``cursor_pages``,
-the views' ``fast_pages``): the same items as a sorted model, for keys and
+the views' ``read_pages``): the same items as a sorted model, for keys and
 pairs, ascending and descending, any bound and size, with no item read past
 the bound; errors of the items' own code pass through."""
 
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from keyspace.stores import _base
+from keyspace.stores import ReadView, _base
 from keyspace.stores._base import PAGE_FIRST, PAGE_MOST, pages_of
 from keyspace.stores._take import take_until, take_until_py
 from keyspace.stores.lmdb import _cursor as _lmdb_cursor
@@ -175,11 +175,11 @@ def test_views_read_their_scans_in_pages(tmp_path: Path) -> None:
     assert len(want) == 1600
     with ks.snapshot() as snap:
         view = snap.view
-        assert view.fast_pages is not None
+        assert type(view).read_pages is not ReadView.read_pages  # the cursors' pages
         assert list(snap.scope("t").keys()) == want
         assert list(snap.scope("t").keys(reverse=True)) == want[::-1]
     with ks.transaction() as tx:
-        assert tx.view.fast_pages is not None
+        assert type(tx.view).read_pages is not ReadView.read_pages
         tx.scope("t")[b"\xff"] = b"new"
         assert list(tx.scope("t").keys()) == [*want, b"\xff"]
         assert list(tx.scope("t").items(start=want[5], limit=3)) == [(k, b"v") for k in want[5:8]]
@@ -202,10 +202,10 @@ with keyspace.open(sys.argv[1]) as ks:
     out = [list(scope.keys()), list(scope.items(reverse=True, limit=5))]
     out.append(list(scope.items(start=b"\\x03", limit=40)))
     with ks.snapshot() as snap:
-        assert snap.view.fast_pages is not None  # pages of itertools chains
+        assert len(list(snap.view.read_pages([(b"", None)]))) > 1  # pages of itertools chains
         out.append(list(snap.scope("t").keys()))
     with ks.transaction() as tx:
-        assert tx.view.fast_pages is not None
+        assert len(list(tx.view.read_pages([(b"", None)]))) > 1
         out.append(list(tx.scope("t").items(start=b"\\x05", stop=b"\\x07")))
     print(repr(out))
 """

@@ -241,17 +241,8 @@ def tally(
     rest of that range: checked by one ``decode_chunk`` call per chunk, counted and
     sized with no Python code per key. Keys of smaller scopes are read one by one,
     at the cost of one :meth:`Scheme.own_ranges` per scope of two keys or more
-    and chunk. Reads the view's ``fast_scan`` where it has one."""
-    fast = view.fast_scan
-    if fast is None:
-        yield from _tally(view.scan(b"", None), reader, layout)
-        return
-    try:  # the view's fast scan: its engine errors come out raw
-        yield from _tally(fast(b"", None, False, None), reader, layout)
-    except KeyspaceError:
-        raise
-    except Exception as exc:
-        raise view.translate(exc) from exc
+    and chunk. Reads the view's pages (``read_pages``) of the whole store."""
+    yield from _tally(chain.from_iterable(view.read_pages([(b"", None)])), reader, layout)
 
 
 def _tally(

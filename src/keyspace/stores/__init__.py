@@ -24,7 +24,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from ..errors import KeyspaceError, StoreError
-from ._base import Capabilities, Op, ReadView, Seeker, Store, WriteView, checked_pages, pages_of
+from ._base import (
+    Capabilities,
+    Op,
+    ReadView,
+    Seeker,
+    Store,
+    WriteView,
+    checked_pages,
+    pages_in_turn,
+    pages_of,
+    read_translated,
+)
 from ._checked import CheckFailed
 from ._options import checked_option, known_options, parse_value, resolve_options, split_query
 from ._overlay import OverlayTransaction, TransactionGate
@@ -60,8 +71,10 @@ __all__ = [
     "checked_pages",
     "local_path",
     "open_store",
+    "pages_in_turn",
     "pages_of",
     "parse_url",
+    "read_translated",
 ]
 
 # class name -> module that defines it (imported on first access)

@@ -23,8 +23,7 @@ them):
   snapshot or transaction after its block) raises
   :class:`~keyspace.errors.StoreClosed`.
 - That includes the iterators a snapshot or transaction gave out during its block
-  (``scan``, ``scan_keys``, ``fast_scan``, ``fast_pages``, ``fast_scan_under``, a
-  seeker): once the block has ended, each raises
+  (``scan``, ``scan_keys``, the pages of ``read_pages``, a seeker): once the block has ended, each raises
   :class:`~keyspace.errors.StoreClosed` (saying the snapshot or transaction has
   ended) at its next read of the engine, never reading the store as it is after
   the block. Items it had already read into a page may still be handed out (a scan
@@ -33,14 +32,19 @@ them):
 - Writing to a store while one of its scans runs is allowed; whether the scan sees
   those writes is not specified (scans of a snapshot or transaction are consistent).
 
-Fast paths (optional, for the layers above): a view may set ``fast_get``,
-``fast_put`` and ``fast_scan`` to the engine's own callables (C-implemented bound
-methods or ``itertools`` chains), which behave like ``get``, ``put`` and ``scan``
-except that engine errors come out raw; a caller that uses them catches
-:class:`Exception` and raises ``view.translate(exc, key)`` (the adapter's one
-translation point) instead, so every error reads exactly as through ``get``/``put``/
-``scan``. They exist to save the Python frame (about 15–50 ns) that a translating
-method costs per call; ``None`` means "use the method".
+One read route: ``read_pages(ranges, reverse, limit, keys_only)`` gives the
+items of several ranges as pages (lists), its errors translated; the default
+reads ``scan``, and an engine overrides it with its fastest route. The layers
+above read every scan through it.
+
+Point fast paths (optional, for the layers above): a view may set ``fast_get``
+and ``fast_put`` to the engine's own callables (C-implemented bound methods),
+which behave like ``get`` and ``put`` except that engine errors come out raw; a
+caller that uses them catches :class:`Exception` and raises
+``view.translate(exc, key)`` (the adapter's one translation point) instead, so
+every error reads exactly as through ``get``/``put``. They exist to save the
+Python frame (about 15–50 ns) that a translating method costs per call;
+``None`` means "use the method".
 
 Checked reads (optional): a store may offer ``checked_reads(check, check_key,
 expected)``, its point reads, scan pages and counts each made in one engine
@@ -103,9 +107,11 @@ __all__ = [
     "checked_pages",
     "count_lacking",
     "limited",
+    "pages_in_turn",
     "pages_of",
+    "read_translated",
     "settled",
-    "tail_bounds",
+    "translated_pages",
 ]
 
 _T = TypeVar("_T")
@@ -253,20 +259,6 @@ def limited(items: Iterator[_T], limit: int | None) -> Iterator[_T]:
     return islice(items, max(limit, 0))
 
 
-FastScan = Callable[[bytes, bytes | None, bool, int | None], Iterator[tuple[bytes, bytes]]]
-"""``fast_scan(start, stop, reverse, limit)``: :meth:`ReadView.scan` with raw errors."""
-
-FastScanRanges = Callable[[list[tuple[bytes, bytes | None]], bool, int | None], Iterator[tuple[bytes, bytes]]]
-"""``fast_scan_ranges(ranges, reverse, limit)``: see :attr:`ReadView.fast_scan_ranges`."""
-
-FastScanUnder = Callable[[bytes, list[tuple[bytes, bytes | None]], int | None], Iterator[tuple[bytes, bytes]]]
-"""``fast_scan_under(prefix, ranges, limit)``: see :attr:`ReadView.fast_scan_under`."""
-
-FastPages = Callable[[bytes, bytes | None, bool, int | None], Iterator[list[tuple[bytes, bytes]]]]
-"""``fast_pages(start, stop, reverse, limit)``: the items of :meth:`ReadView.scan`
-as the lists the store reads them in (non-empty)."""
-
-
 class ReadView(ABC):
     """Reads: the store itself, a snapshot, or a transaction. Every ``scan`` and
     ``scan_keys`` refuses a negative ``limit`` (:func:`limit_checked`)."""
@@ -277,37 +269,6 @@ class ReadView(ABC):
 
     fast_get: Callable[[bytes], bytes | None] | None = None
     """:meth:`get` with the engine's errors raw (see the module docstring), or ``None``."""
-
-    fast_scan: FastScan | None = None
-    """:meth:`scan` with the engine's errors raw, or ``None``. Per item it runs no
-    Python code in the store layer; the read transaction it may hold ends when the
-    iterator is exhausted or dropped."""
-
-    fast_scan_ranges: FastScanRanges | None = None
-    """Where one engine cursor can read several ranges in turn (LMDB snapshots and
-    transactions): ``fast_scan`` of each ``(start, stop)`` of ``ranges`` in the
-    order given (descending ranges, each read descending, with ``reverse``), at
-    most ``limit`` items in all, as one iterator; errors raw. It costs one seek
-    per range, where ``fast_scan`` per range costs a cursor and an iterator
-    each. ``None``: not offered."""
-
-    fast_scan_under: FastScanUnder | None = None
-    """Where the engine can cut a common prefix off the keys it reads (plyvel's
-    ``prefixed_db``): for each ``(start, stop)`` of ``ranges`` in turn, ``fast_scan``
-    in ascending order of the keys in ``[start, stop)`` that start with ``prefix``,
-    each with ``prefix`` cut off (see :func:`tail_bounds`), at most ``limit`` items
-    in all; one iterator over all ranges, its errors translated (a
-    :class:`~keyspace.errors.KeyspaceError`), so a caller may hand it on as it is.
-    Ascending only
-    (plyvel 1.5's prefixed iterators lose a reverse scan whose last key is the
-    prefix itself). ``None``: not offered."""
-
-    fast_pages: FastPages | None = None
-    """Where a scan reads its items into lists anyway (LMDB store scans, one page
-    per short read transaction; the scans of memory and LevelDB snapshots, which
-    check once per page that their block has not ended): those lists, so a caller
-    that works in chunks takes them as they are instead of copying the items into
-    lists of its own; errors as ``fast_scan``'s. ``None``: no pages."""
 
     def narrow(self, prefix: bytes) -> tuple[ReadView, int] | None:
         """``(inner, cut)`` when every key of this view that starts with ``prefix``
@@ -355,6 +316,27 @@ class ReadView(ABC):
         leave values unread (LMDB, LevelDB, SQLite, etcd) do; this default reads the
         items of :meth:`scan`. Cost: one seek, then O(1) per key."""
         return map(_first, self.scan(start, stop, reverse=reverse, limit=limit))
+
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """The items of each ``[start, stop)`` of ``ranges`` in turn, in the order
+        given (each read descending with ``reverse``), at most ``limit`` in all,
+        as non-empty lists; with ``keys_only`` every value is ``b""`` (values
+        are not read). Errors are this view's own (translated), and the pages of
+        a snapshot or transaction end with it as its scans do. The one read
+        route of the layers above: scans, short scans and counts of scopes.
+
+        This default reads :meth:`scan` (or :meth:`scan_keys`) of each range,
+        each given what is left of ``limit``, in the pages of :func:`pages_of`;
+        an engine overrides it where it reads faster (one cursor for several
+        ranges, the lists it reads anyway, one statement for a short read).
+        Cost: one scan per range and one list per page."""
+        return _pages_of_scans(self, ranges, reverse, limit, keys_only)
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
         """How many keys ``[start, stop)`` holds (0 when ``stop <= start``). This
@@ -421,6 +403,15 @@ class DelegatedReads(ReadView):
     ) -> Iterator[bytes]:
         return self._reads().scan_keys(start, stop, reverse=reverse, limit=limit)
 
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        return self._reads().read_pages(ranges, reverse, limit, keys_only)
+
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
         return self._reads().count(start, stop)
 
@@ -462,6 +453,24 @@ class PagedReads(ReadView):
         limit: int | None = None,
     ) -> Iterator[bytes]:
         return chain.from_iterable(self._pages(start, stop, reverse, limit, keys=True))
+
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """The pages of :meth:`_pages` themselves, one range after the other (a
+        read of one range of at most :data:`PAGE_MOST` items read now, the
+        others as they are read), their errors translated; keys only: the
+        default."""
+        if keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only)
+        if len(ranges) != 1:
+            return translated_pages(pages_in_turn(self._pages, ranges, reverse, limit), self.translate)
+        start, stop = ranges[0]
+        return read_translated(self._pages(start, stop, reverse, limit), limit, self.translate)
 
 
 class Releasable(Closing):
@@ -719,24 +728,6 @@ def as_ops(deletes: list[bytes], puts: dict[bytes, bytes]) -> list[Op]:
     return ops
 
 
-def tail_bounds(prefix: bytes, start: bytes, stop: bytes | None) -> tuple[bytes, bytes | None] | None:
-    """The bounds, with ``prefix`` cut off, of the keys in ``[start, stop)`` that
-    start with ``prefix`` (``None`` as the upper bound: up to the last of them);
-    ``None`` when there are none."""
-    n = len(prefix)
-    if start.startswith(prefix):
-        lo = start[n:]
-    elif start < prefix:
-        lo = b""
-    else:
-        return None  # start is past every key under the prefix
-    if stop is None or (stop > prefix and not stop.startswith(prefix)):
-        return lo, None  # stop is past every key under the prefix
-    if not stop.startswith(prefix):
-        return None  # stop is at or before the prefix
-    return lo, stop[n:]
-
-
 PAGE_FIRST = 16
 """Items in the first page of :func:`pages_of` (then four times more each page)."""
 PAGE_MOST = 1024
@@ -795,3 +786,75 @@ def checked_pages(items: Iterator[_T], check: Callable[[], object]) -> Iterator[
     after the end and a page already read may still be handed out. Cost: one call
     of ``check`` and one list per page, no Python code per item."""
     return pages_of(items, check=check)
+
+
+def _pages_of_scans(
+    view: ReadView,
+    ranges: Sequence[tuple[bytes, bytes | None]],
+    reverse: bool,
+    limit: int | None,
+    keys_only: bool,
+) -> Iterator[list[tuple[bytes, bytes]]]:
+    """:meth:`ReadView.read_pages` read through the view's ``scan`` or
+    ``scan_keys``, one range after the other."""
+
+    def pages(start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> Iterator[list[Any]]:
+        if keys_only:
+            return pages_of(zip(view.scan_keys(start, stop, reverse=reverse, limit=limit), repeat(b"")))
+        return pages_of(view.scan(start, stop, reverse=reverse, limit=limit))
+
+    return pages_in_turn(pages, ranges, reverse, limit)
+
+
+def pages_in_turn(
+    pages: Callable[[bytes, bytes | None, bool, int | None], Iterable[list[_T]]],
+    ranges: Sequence[tuple[bytes, bytes | None]],
+    reverse: bool,
+    limit: int | None,
+) -> Iterator[list[_T]]:
+    """The pages ``pages(start, stop, reverse, left)`` gives for each range of
+    ``ranges`` in turn, each asked for what is left of ``limit``: how a view
+    whose engine reads one range at a time gives ``read_pages`` of several.
+    Cost: one call of ``pages`` per range read."""
+    left = limit
+    for start, stop in ranges:
+        if left is not None and left <= 0:
+            return
+        for page in pages(start, stop, reverse, left):
+            if left is not None:
+                left -= len(page)
+            yield page
+
+
+def read_translated(
+    pages: Iterable[list[_T]], limit: int | None, translate: Callable[[BaseException], KeyspaceError]
+) -> Iterable[list[_T]]:
+    """``pages`` (an engine's pages, its errors raw) with their errors translated
+    by ``translate``: for a read of at most :data:`PAGE_MOST` items (``limit``),
+    the list of its pages read now (no generator between the engine and the
+    caller of a short read); else :func:`translated_pages`, read as they are
+    asked for."""
+    if limit is not None and limit <= PAGE_MOST:
+        try:
+            return list(pages)
+        except KeyspaceError:
+            raise
+        except Exception as exc:
+            raise translate(exc) from exc
+    return translated_pages(pages, translate)
+
+
+def translated_pages(
+    pages: Iterable[list[_T]], translate: Callable[[BaseException], KeyspaceError]
+) -> Iterator[list[_T]]:
+    """``pages`` (an engine's pages, read lazily) with every error that is not
+    already a :class:`~keyspace.errors.KeyspaceError` raised as
+    ``translate(exc)``, the engine's error chained: how a view whose pages come
+    from the engine's raw iterators gives them out translated. Cost: one
+    generator step per page, nothing per item."""
+    try:
+        yield from pages
+    except KeyspaceError:
+        raise
+    except Exception as exc:
+        raise translate(exc) from exc

@@ -105,7 +105,6 @@ class CheckedReads(PagedReads, WriteView):
             if fast is not None and hasattr(fast, "otherwise"):
                 fast.otherwise = self._snapshot_get  # its get then never raises CheckFailed
                 self.fast_get = fast.get
-        self.fast_pages = self._pages
         put_if = getattr(data, "put_if", None) if refused is not None and data is store else None
         self.checked_put: Callable[[bytes, bytes], object] | None = (
             None if put_if is None else partial(put_if, check_key, expected)
@@ -154,7 +153,7 @@ class CheckedReads(PagedReads, WriteView):
         """The items (``keys``: the keys) of ``[start, stop)`` as lists: the
         engine's checked pages, each read where the check holds; from the first
         page where it does not on (or without them), the rest read in one
-        snapshot where ``recheck`` decides. This view's ``fast_pages``."""
+        snapshot where ``recheck`` decides (this view's ``read_pages``)."""
         fast = self._fast
         left = limit
         if fast is not None:

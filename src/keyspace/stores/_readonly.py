@@ -24,14 +24,13 @@ __all__ = ["ReadOnlyStore"]
 
 class ReadOnlyStore(DelegatedReads, Store):
     """``inner`` with every write refused. Reads cost one Python call more than the
-    inner store's, except through ``fast_get``/``fast_scan``, which are the inner's."""
+    inner store's, except through ``fast_get``, which is the inner's."""
 
     def __init__(self, inner: Store) -> None:
         self.inner = inner
         self.url = inner.url
         self.capabilities: Capabilities = inner.capabilities
         self.fast_get = inner.fast_get
-        self.fast_scan = inner.fast_scan
         self.readonly = True
 
     def _reads(self) -> ReadView:
@@ -113,10 +112,6 @@ class _ReadOnlyTransaction(DelegatedReads, WriteView):
     def __enter__(self) -> _ReadOnlyTransaction:
         self._view = self._context.__enter__()
         self.fast_get = self._view.fast_get
-        self.fast_scan = self._view.fast_scan
-        self.fast_scan_ranges = self._view.fast_scan_ranges
-        self.fast_pages = self._view.fast_pages
-        self.fast_scan_under = self._view.fast_scan_under
         return self
 
     def __exit__(

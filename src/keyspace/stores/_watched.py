@@ -17,7 +17,6 @@ inside the transaction of every write.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain
 from typing import Any
 
 from ..errors import KeyspaceError
@@ -47,14 +46,6 @@ class WatchedReads(PagedReads, WriteView):
         self._reads = reads
         self.fast_put = store.fast_put
         self.fast_get = reads.get  # raises keyspace errors, and engine errors raw
-        self.fast_pages = self._pages
-        self.fast_scan = self._fast_scan
-
-    def _fast_scan(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        """``fast_scan``: the items of the engine's pages, no argument checks."""
-        return chain.from_iterable(self._reads.pages(start, stop, reverse, limit))
 
     def hold(self) -> None:
         """Run the check in the store's current state unless it ran there already:

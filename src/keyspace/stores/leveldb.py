@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections import deque
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import suppress
 from functools import partial
 from itertools import chain, takewhile
@@ -39,7 +39,10 @@ from ._base import (
     Store,
     checked_pages,
     limited,
-    tail_bounds,
+    pages_in_turn,
+    pages_of,
+    read_translated,
+    translated_pages,
 )
 from ._gate import Gate, close_when_idle
 from ._overlay import OverlayTransaction, Range, TransactionGate
@@ -59,8 +62,8 @@ class LevelDBStore(BatchedWrites, Store):
     writes; LevelDB itself still rewrites its own log and manifest files when it opens.
     Costs: a point operation is one LevelDB call; ``delete_range`` is O(keys in range).
     ``fast_get``/``fast_put`` are plyvel's own bound ``get``/``put`` and
-    ``fast_scan`` a plyvel iterator, each behind the store's gate (no Python frame
-    per call or item where the C gate is built).
+    ``read_pages`` reads a plyvel iterator in pages, each behind the store's gate
+    (no Python frame per call or item where the C gate is built).
     """
 
     capabilities = Capabilities(
@@ -107,8 +110,6 @@ class LevelDBStore(BatchedWrites, Store):
         # plyvel's default: sync=False
         self.fast_put = self._put = calls.guard(partial(db.put, sync=True) if sync else db.put)
         self._delete = calls.guard(partial(db.delete, sync=sync))
-        self.fast_scan = self._scan_raw
-        self.fast_scan_under = self._scan_under
 
     # -- error translation: the one place ------------------------------------
 
@@ -185,27 +186,20 @@ class LevelDBStore(BatchedWrites, Store):
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
-    def _scan_raw(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        return self._iterate(self._live(), start, stop, reverse, limit)
-
-    def _scan_under(
-        self, prefix: bytes, ranges: list[tuple[bytes, bytes | None]], limit: int | None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        """The store's ``fast_scan_under``: one plyvel ``prefixed_db`` iterator per
-        range (plyvel cuts the prefix in C), all made now (each reads the store as
-        it is now), chained by the gate, which counts their steps and translates
-        their errors: one iterator in C between the caller and plyvel's."""
-        bounds = [b for lo, hi in ranges if (b := tail_bounds(prefix, lo, hi)) is not None]
-        calls = self._calls
-        try:
-            view = calls.run(self._live().prefixed_db, prefix)
-            made = [calls.run(view.iterator, start=lo, stop=hi) for lo, hi in bounds]
-        except (plyvel.Error, RuntimeError) as exc:
-            raise self.translate(exc) from exc
-        items = calls.guard_chain(made, self.translate)
-        return limited(items, limit)
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """One range: a plyvel iterator read in pages (one read now for a short
+        read); several ranges or keys only: the default."""
+        if len(ranges) != 1 or keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only)
+        start, stop = ranges[0]
+        items = self._iterate(self._live(), start, stop, reverse, limit)
+        return read_translated(pages_of(items), limit, self.translate)
 
     # -- the Store contract --------------------------------------------------
 
@@ -327,19 +321,16 @@ class _LevelDBSnapshot(Releasable, ReadView):
     (:func:`~keyspace.stores._base.checked_pages`: 16 items, then four times more
     up to 1024) and check before each page that the snapshot is still open, so a
     scan begun in the block raises :class:`~keyspace.errors.StoreClosed` at its
-    next page once the block has ended; ``fast_pages`` gives those pages and
-    ``fast_scan`` their items (errors raw). Cost: one check and one list per page,
-    no Python code per item."""
+    next page once the block has ended; ``read_pages`` gives those pages. Cost:
+    one check and one list per page, no Python code per item."""
 
-    __slots__ = ("_get", "_kind", "_snap", "_store", "fast_get", "fast_pages", "fast_scan")
+    __slots__ = ("_get", "_kind", "_snap", "_store", "fast_get")
 
     def __init__(self, store: LevelDBStore, snap: Any, kind: str = "snapshot") -> None:
         self._store = store
         self._snap = snap
         self._kind = kind
         self.fast_get = self._get = store._calls.guard(snap.get)
-        self.fast_pages = self._pages
-        self.fast_scan = self._scan_raw
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """The store's translation; once the snapshot has ended (a ``fast_get`` on
@@ -371,10 +362,21 @@ class _LevelDBSnapshot(Releasable, ReadView):
         items = self._store._iterate(self._live(), start, stop, reverse, limit, keys)
         return checked_pages(items, self._live)
 
-    def _scan_raw(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        return chain.from_iterable(self._pages(start, stop, reverse, limit))
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """The checked pages of :meth:`_pages`, one range after the other; keys
+        only: the default."""
+        if keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only)
+        if len(ranges) != 1:
+            return translated_pages(pages_in_turn(self._pages, ranges, reverse, limit), self._store.translate)
+        start, stop = ranges[0]
+        return read_translated(self._pages(start, stop, reverse, limit), limit, self._store.translate)
 
     def scan(
         self,

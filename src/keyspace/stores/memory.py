@@ -26,7 +26,8 @@ a key they get is its value in the map.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from functools import partial
 from itertools import chain
 from operator import itemgetter
 
@@ -43,6 +44,7 @@ from ._base import (
     Seeker,
     Store,
     limited,
+    pages_in_turn,
 )
 from ._events import LocalFeed, StoreWatch
 from ._overlay import OverlayTransaction, Range, TransactionGate
@@ -175,19 +177,18 @@ class _Snapshot(Releasable, ReadView):
     open: once it has ended (the map is no longer pinned for it, and the store
     may write it in place), a scan begun before raises
     :class:`~keyspace.errors.StoreClosed` at its next page instead of reading the
-    map as it is then; so do its reads once the store is closed. ``fast_pages``
+    map as it is then; so do its reads once the store is closed. ``read_pages``
     gives those pages. Cost: two bisections,
     then one check and one slice per page; per item, one dict lookup (none for
     keys alone) and no Python code."""
 
-    __slots__ = ("_data", "_kind", "_open", "_store", "fast_pages")
+    __slots__ = ("_data", "_kind", "_open", "_store")
 
     def __init__(self, store: MemoryStore, kind: str = "snapshot") -> None:
         self._store = store
         self._data = store._pin()
         self._kind = kind
         self._open = True
-        self.fast_pages = self._pages
 
     def _live(self) -> SortedDict[bytes, bytes]:
         if not self._open or self._store._data is None:  # ended, or the store closed
@@ -199,10 +200,22 @@ class _Snapshot(Releasable, ReadView):
             raise StoreClosed(f"this {self._kind} of {self._store.url} has ended")
         return self._data.get(key)
 
-    def _pages(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[list[tuple[bytes, bytes]]]:
-        return _pages(self._live(), start, stop, reverse, limit, self._live)
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """The checked pages of the map, one range after the other (their only
+        errors are this view's own); keys only: the default."""
+        if keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only)
+        data = self._live()
+        if len(ranges) != 1:
+            return pages_in_turn(partial(_pages, data, check=self._live), ranges, reverse, limit)
+        start, stop = ranges[0]
+        return _pages(data, start, stop, reverse, limit, self._live)
 
     def scan(
         self,

@@ -24,7 +24,7 @@ import json
 import os
 import weakref
 from collections import deque
-from collections.abc import Callable, Collection, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from itertools import takewhile
 from typing import Any
 
@@ -40,7 +40,19 @@ from rocksdict import (
 )
 
 from ..errors import KeyspaceError, StoreClosed, StoreError, show_bytes
-from ._base import BatchedWrites, Capabilities, ReadView, Releasable, Seeker, Store, limited, pages_of
+from ._base import (
+    BatchedWrites,
+    Capabilities,
+    ReadView,
+    Releasable,
+    Seeker,
+    Store,
+    limited,
+    pages_in_turn,
+    pages_of,
+    read_translated,
+    translated_pages,
+)
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory, engine_words
 
@@ -222,7 +234,6 @@ class RocksDBStore(BatchedWrites, Store):
             write.sync = True
             self._db.set_write_options(write)
         self._opened = True
-        self.fast_pages = self._pages
 
     # -- error translation: the one place ------------------------------------
 
@@ -296,14 +307,35 @@ class RocksDBStore(BatchedWrites, Store):
         except Exception as exc:
             raise self.translate(exc) from exc
 
-    def _pages(
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """The items of :meth:`scan` as the pages of one rocksdict iterator per
+        range that :func:`~keyspace.stores._base.pages_of` reads (no Python code
+        per item), tracked as a scan is, so ``close()`` drops its iterator and
+        its next page raises :class:`~keyspace.errors.StoreClosed`; keys only:
+        the default."""
+        if keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only)
+        self._live()
+        if len(ranges) != 1:
+            return translated_pages(pages_in_turn(self._range_pages, ranges, reverse, limit), self.translate)
+        start, stop = ranges[0]
+        try:
+            pages = self._range_pages(start, stop, reverse, limit)
+        except Exception as exc:
+            raise self.translate(exc) from exc
+        return read_translated(pages, limit, self.translate)
+
+    def _range_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[list[tuple[bytes, bytes]]]:
-        """The store's ``fast_pages``: the items of :meth:`scan` as the pages of one
-        rocksdict iterator that :func:`~keyspace.stores._base.pages_of` reads (no
-        Python code per item), errors raw; tracked as a scan is, so ``close()``
-        drops its iterator and its next page raises
-        :class:`~keyspace.errors.StoreClosed`."""
+        """The pages of one rocksdict iterator of ``[start, stop)``, tracked;
+        errors raw."""
         items, bound = self._walk(start, stop, reverse, False)
         return self._track(pages_of(items, bound, reverse, limit))
 

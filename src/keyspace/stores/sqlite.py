@@ -28,7 +28,7 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from operator import itemgetter
 from types import TracebackType
@@ -430,7 +430,6 @@ class SQLiteStore(_Keys, _Statements, Store):
             raise
         self._conn = conn
         self._opened = True
-        self.fast_scan = self._fast_scan
 
     def _probe(self) -> None:
         """Check, for a read-only open, that the file holds a keyspace store without
@@ -538,11 +537,17 @@ class SQLiteStore(_Keys, _Statements, Store):
     ) -> Iterator[tuple[bytes, bytes]]:
         return _paged_scan(self, self._reading, self._read_lock, start, stop, reverse, limit)
 
-    def _fast_scan(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        """``fast_scan``: :func:`_short_scan` on the reading connection."""
-        return _short_scan(self, self._reading, self._read_lock, start, stop, reverse, limit)
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """One range: :func:`_range_pages` on the reading connection; else the default."""
+        if len(ranges) != 1 or keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only)
+        return _range_pages(self, self._reading, self._read_lock, ranges[0], reverse, limit)
 
     def watched_reads(self, check: Callable[[ReadView], object]) -> SQLiteWatchedReads:
         """This store's reads, each preceded by ``check`` when the database changed
@@ -719,27 +724,32 @@ def _point_get(store: SQLiteStore, conn: sqlite3.Connection, key: bytes) -> byte
     return None if row is None else row[0]
 
 
-def _short_scan(
+def _range_pages(
     store: SQLiteStore,
     connect: Connect,
     lock: threading.Lock | None,
-    start: bytes,
-    stop: bytes | None,
+    bounds: tuple[bytes, bytes | None],
     reverse: bool,
     limit: int | None,
-) -> Iterator[tuple[bytes, bytes]]:
-    """A view's ``fast_scan``: a scan of up to 256 items (a page) is one
-    statement on ``connect()``, run now, its rows read at once (no generator
-    between them and the caller); a longer one is :func:`_paged_scan`'s pages.
-    SQLite's errors raw."""
+) -> Iterable[list[Any]]:
+    """A view's ``read_pages`` of one range: a read of up to 256 items (a page)
+    is one statement on ``connect()``, run now, its rows read at once (no
+    generator between them and the caller); a longer one gives the pages of
+    :func:`_row_pages`. Errors translated by ``store``."""
+    start, stop = bounds
     if limit is None or not 0 <= limit <= _PAGE:
-        return _paged_scan(store, connect, lock, start, stop, reverse, limit)
+        return _row_pages(store, connect, lock, start, stop, reverse, limit)
     conn = connect()
     args = (start, limit) if stop is None else (start, stop, limit)
-    if lock is None:
-        return iter(conn.execute(_SCANS[reverse, stop is not None][0], args).fetchall())
-    with lock:
-        return iter(conn.execute(_SCANS[reverse, stop is not None][0], args).fetchall())
+    try:
+        if lock is None:
+            rows = conn.execute(_SCANS[reverse, stop is not None][0], args).fetchall()
+        else:
+            with lock:
+                rows = conn.execute(_SCANS[reverse, stop is not None][0], args).fetchall()
+    except sqlite3.Error as exc:
+        raise store.translate(exc) from exc
+    return [rows] if rows else ()
 
 
 def _paged_scan(
@@ -837,11 +847,17 @@ class _SQLiteSnapshot(_Keys, Releasable, ReadView):
     ) -> Iterator[tuple[bytes, bytes]]:
         return _paged_scan(self._store, self._live, None, start, stop, reverse, limit)
 
-    def fast_scan(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        """:func:`_short_scan` on this snapshot's connection."""
-        return _short_scan(self._store, self._live, None, start, stop, reverse, limit)
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """One range: :func:`_range_pages` on this snapshot's connection; else the default."""
+        if len(ranges) != 1 or keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only)
+        return _range_pages(self._store, self._live, None, ranges[0], reverse, limit)
 
     def release(self) -> None:
         """End the snapshot (its read transaction; the store keeps the connection
@@ -910,11 +926,18 @@ class _SQLiteTransaction(_Keys, _Statements, WriteView):
     ) -> Iterator[tuple[bytes, bytes]]:
         return _paged_scan(self._store, self._live, None, start, stop, reverse, limit)
 
-    def fast_scan(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        """:func:`_short_scan` on this transaction's connection (its writes seen)."""
-        return _short_scan(self._store, self._live, None, start, stop, reverse, limit)
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """One range: :func:`_range_pages` on this transaction's connection (its
+        writes seen); else the default."""
+        if len(ranges) != 1 or keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only)
+        return _range_pages(self._store, self._live, None, ranges[0], reverse, limit)
 
     def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
         conn = self._live()

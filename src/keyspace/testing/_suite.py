@@ -5,10 +5,9 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
-from functools import partial
-from itertools import chain, islice
+from itertools import chain
 from typing import Any, Protocol
 
 import pytest
@@ -87,22 +86,9 @@ class _Abandon(Exception):
     """Raised to end a transaction's block by an error (it is discarded)."""
 
 
-def _fast(view: ReadView, items: Iterator[Any]) -> Iterator[Any]:
-    """A fast path's items, its raw errors translated as the layers above do."""
-    try:
-        yield from items
-    except KeyspaceError:
-        raise
-    except Exception as exc:
-        raise view.translate(exc) from exc
-
-
-def _scans_in_turn(
-    view: ReadView, ranges: list[tuple[bytes, bytes | None]], reverse: bool, limit: int | None
-) -> Iterator[tuple[bytes, bytes]]:
-    """``fast_scan_ranges`` of a view that does not offer it: its scan of each range."""
-    items = chain.from_iterable(view.scan(lo, hi, reverse=reverse) for lo, hi in ranges)
-    return items if limit is None else islice(items, limit)
+def _paged(pages: Iterable[list[Any]]) -> Iterator[Any]:
+    """The items of ``read_pages``' pages."""
+    return chain.from_iterable(pages)
 
 
 def _keys_of(items: Items) -> list[bytes]:
@@ -120,56 +106,27 @@ def _ended_scans(lo: bytes, hi: bytes) -> list[EndedScan]:
     def backwards(items: Items) -> Items:
         return items[::-1]
 
-    def cut(items: Items) -> Items:
-        return [(k[len(lo) :], v) for k, v in items]
+    def _no_values(items: Items) -> Items:
+        return [(k, b"") for k, _ in items]
 
     return [
         ("scan", lambda v: v.scan(lo, hi), same),
         ("reverse scan", lambda v: v.scan(lo, hi, reverse=True), backwards),
         ("scan_keys", lambda v: v.scan_keys(lo, hi), _keys_of),
         ("reverse scan_keys", lambda v: v.scan_keys(lo, hi, reverse=True), lambda i: _keys_of(i[::-1])),
+        ("read_pages", lambda v: _paged(v.read_pages([(lo, hi)])), same),
+        ("reverse read_pages", lambda v: _paged(v.read_pages([(lo, hi)], True)), backwards),
         (
-            "fast_scan",
-            lambda v: None if v.fast_scan is None else _fast(v, v.fast_scan(lo, hi, False, None)),
+            "read_pages of two ranges",
+            lambda v: _paged(v.read_pages([(lo, lo + b"0200"), (lo + b"0200", hi)])),
             same,
         ),
         (
-            "reverse fast_scan",
-            lambda v: None if v.fast_scan is None else _fast(v, v.fast_scan(lo, hi, True, None)),
+            "reverse read_pages of two ranges",
+            lambda v: _paged(v.read_pages([(lo + b"0200", hi), (lo, lo + b"0200")], True)),
             backwards,
         ),
-        (
-            "fast_scan_ranges",
-            lambda v: (
-                None
-                if v.fast_scan_ranges is None
-                else _fast(v, v.fast_scan_ranges([(lo, lo + b"0200"), (lo + b"0200", hi)], False, None))
-            ),
-            same,
-        ),
-        (
-            "reverse fast_scan_ranges",
-            lambda v: (
-                None
-                if v.fast_scan_ranges is None
-                else _fast(v, v.fast_scan_ranges([(lo + b"0200", hi), (lo, lo + b"0200")], True, None))
-            ),
-            backwards,
-        ),
-        (
-            "fast_pages",
-            lambda v: (
-                None
-                if v.fast_pages is None
-                else _fast(v, chain.from_iterable(v.fast_pages(lo, hi, False, None)))
-            ),
-            same,
-        ),
-        (
-            "fast_scan_under",
-            lambda v: None if v.fast_scan_under is None else v.fast_scan_under(lo, [(lo, hi)], None),
-            cut,
-        ),
+        ("read_pages of keys", lambda v: _paged(v.read_pages([(lo, hi)], keys_only=True)), _no_values),
     ]
 
 
@@ -562,10 +519,10 @@ class StoreSuite:
 
     def test_ranges_read_in_turn(self, store: Store) -> None:
         """Several ranges read in turn by a snapshot or transaction, as a scope reads
-        its own ranges (``fast_scan_ranges`` where the view offers it, else its
-        ``scan`` of each): the items of each range in the order given (empty
-        ranges and ranges with no keys included), forward and reverse, at most
-        ``limit`` in all."""
+        its own ranges (``read_pages``): the items of each range in the order
+        given (empty ranges and ranges with no keys included), forward and
+        reverse, at most ``limit`` in all, as non-empty lists; one range alone,
+        and its keys alone, as a short scan reads them."""
         keys = [(b"r%04d" % i, b"%d" % i) for i in range(100)]
         _write_in_batches(store, keys)
         ranges: list[tuple[bytes, bytes | None]] = [
@@ -581,16 +538,21 @@ class StoreSuite:
         ]
         for kind, begin in self.ended_views(store):
             with begin() as view:
-                ranged = view.fast_scan_ranges or partial(_scans_in_turn, view)
-                assert list(_fast(view, ranged(ranges, False, None))) == expect, kind
-                assert list(_fast(view, ranged(ranges[::-1], True, None))) == backwards, kind
-                for limit in (0, 1, 10, 11, 25, 1000):
-                    assert list(_fast(view, ranged(ranges, False, limit))) == expect[:limit], (kind, limit)
-                    assert list(_fast(view, ranged(ranges[::-1], True, limit))) == backwards[:limit], (
-                        kind,
-                        limit,
-                    )
-                assert list(_fast(view, ranged([], False, None))) == []
+                read = view.read_pages
+                assert list(_paged(read(ranges))) == expect, kind
+                assert list(_paged(read(ranges[::-1], True))) == backwards, kind
+                for limit in (0, 1, 10, 11, 25, 1000, 2000):
+                    assert list(_paged(read(ranges, False, limit))) == expect[:limit], (kind, limit)
+                    assert list(_paged(read(ranges[::-1], True, limit))) == backwards[:limit], (kind, limit)
+                    for lo, hi in ranges:  # one range, as a short scan reads it
+                        one = [(k, v) for k, v in expect if lo <= k < hi]  # type: ignore[operator]
+                        assert list(_paged(read([(lo, hi)], False, limit))) == one[:limit], (kind, lo, limit)
+                        assert list(_paged(read([(lo, hi)], False, limit, True))) == [
+                            (k, b"") for k, _ in one[:limit]
+                        ], (kind, lo, limit)
+                    pages = list(read(ranges, False, limit))
+                    assert all(type(page) is list and page for page in pages), (kind, limit)
+                assert list(_paged(read([], False, None))) == []
         store.delete_range(b"r", b"s")
 
     def test_transaction_scans_of_its_own_writes_end_with_it(self, store: Store) -> None:

@@ -65,7 +65,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from itertools import chain, islice
 from operator import itemgetter
@@ -74,7 +74,7 @@ from typing import Any
 import lmdb
 
 from ...errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
-from .._base import Capabilities, Op, ReadView, Seeker, Store, byte_after
+from .._base import Capabilities, Op, ReadView, Seeker, Store, byte_after, pages_in_turn
 from .._checked import CheckFailed
 from .._key_sizes import bad_key
 from . import _env as _lmdb_env
@@ -204,8 +204,6 @@ class LMDBStore(MapGrowth, Store):
             raise
         self._opened = True  # from now on, a missing environment means closed
         self._max = int(self._env.max_key_size())
-        self.fast_scan = self._scan_raw
-        self.fast_pages = self._pages_raw
         self.capabilities = Capabilities(
             max_key_size=self._max,
             empty_keys=False,
@@ -370,38 +368,51 @@ class LMDBStore(MapGrowth, Store):
                 start = last + b"\x00"
             size = min(size * 4, 4096 if keys else 1024)
 
-    def _scan_raw(
+    def _short_page(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        """The store's ``fast_scan``: pages read in short read transactions, so a
-        scan never holds one open between pages (growing the map never ends it).
-        A scan of at most :data:`SHORT_SCAN_MOST` items is one page read in one
-        frame (one read transaction, the cursor's page cut in C), unless the map
-        is being grown, LMDB raises, or a record of a named database is among its
-        items (then the paged route, which reads on past it)."""
+    ) -> list[tuple[bytes, bytes]] | None:
+        """A scan of at most :data:`SHORT_SCAN_MOST` items as one page read in
+        one frame (one read transaction, the cursor's page cut in C); ``None``
+        for a longer one, or where the map is being grown, LMDB raises, or a
+        record of a named database is among its items (then the paged route,
+        which reads on past it, says what went wrong)."""
         self._live()
         if limit is not None and 0 < limit <= SHORT_SCAN_MOST and not self._shared.resizing:
             try:
                 txn = self._env.begin()
             except lmdb.Error:
-                pass  # the paged route says what went wrong
-            else:
-                try:
-                    page = cursor_page(txn, start, stop, reverse, limit, self._db)
-                    records = self._records
-                    if records is None or len(drop_items(records, page)) == len(page):
-                        return iter(page)
-                except lmdb.Error:
-                    pass
-                finally:
-                    txn.abort()
-        return chain.from_iterable(self._pages(start, stop, reverse, limit))
+                return None
+            try:
+                page: list[tuple[bytes, bytes]] = cursor_page(txn, start, stop, reverse, limit, self._db)
+                records = self._records
+                if records is None or len(drop_items(records, page)) == len(page):
+                    return page
+            except lmdb.Error:
+                pass
+            finally:
+                txn.abort()
+        return None
 
-    def _pages_raw(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[list[tuple[bytes, bytes]]]:
-        """The store's ``fast_pages``: the pages of :meth:`_scan_raw` themselves."""
-        self._live()
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """Pages read in short read transactions (a short read of one range: one
+        page in one frame), so a scan never holds one open between pages
+        (growing the map never ends it), one range after the other; keys only:
+        the default, through :meth:`scan_keys`."""
+        if keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only)
+        if len(ranges) != 1:
+            self._live()
+            return pages_in_turn(self._pages, ranges, reverse, limit)
+        start, stop = ranges[0]
+        page = self._short_page(start, stop, reverse, limit)
+        if page is not None:
+            return [page] if page else ()
         return self._pages(start, stop, reverse, limit)
 
     # -- the Store contract --------------------------------------------------
@@ -472,7 +483,10 @@ class LMDBStore(MapGrowth, Store):
         reverse: bool = False,
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
-        return self._scan_raw(start, stop, reverse, limit)
+        page = self._short_page(start, stop, reverse, limit)
+        if page is not None:
+            return iter(page)
+        return chain.from_iterable(self._pages(start, stop, reverse, limit))
 
     def scan_keys(
         self,

@@ -16,13 +16,14 @@ out LMDB's records of named databases and the range delete keeps them (see
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from itertools import chain, islice, takewhile
 from operator import gt, itemgetter, le
 from typing import TYPE_CHECKING, Any
 
-from .._base import PAGE_MOST, limited, pages_of
+from ...errors import KeyspaceError
+from .._base import PAGE_MOST, ReadView, limited, pages_of, read_translated
 from .._take import take_until
 from ._records import RECORD_SIZE, drop_items, filtered, filtered_pages, name_candidates
 
@@ -36,6 +37,7 @@ __all__ = [
     "cursor_keys",
     "cursor_page",
     "cursor_pages",
+    "cursor_read_pages",
     "cursor_scan",
     "cursor_scan_ranges",
 ]
@@ -48,7 +50,7 @@ SHORT_SCAN = 16
 
 SHORT_SCAN_MOST = 64
 """A store scan limited to this many items (the first page of its paged route)
-is one page read in one read transaction and one frame (``LMDBStore._scan_raw``,
+is one page read in one read transaction and one frame (``LMDBStore._short_page``,
 its watched reads' ``pages``)."""
 
 
@@ -148,7 +150,7 @@ def cursor_pages(
     records: Records | None = None,
 ) -> Iterator[list[tuple[bytes, bytes]]]:
     """The items of :func:`cursor_scan` as the non-empty lists of one cursor that
-    :func:`~keyspace.stores._base.pages_of` reads (the views' ``fast_pages``):
+    :func:`~keyspace.stores._base.pages_of` reads (the views' ``read_pages``):
     with the C module, no Python code per item and no item read past the range.
     With ``records``: each page without the records (one C pass a page)."""
     items, bound = _positioned(txn.cursor(db), reverse, (start, stop), True)
@@ -177,6 +179,69 @@ def cursor_scan_ranges(
     if records is not None:
         return filtered(records, items, limit)
     return limited(items, limit)
+
+
+def _short_page(
+    txn: Any,
+    db: Any,
+    records: Records | None,
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    limit: int,
+) -> list[tuple[bytes, bytes]]:
+    """The items of :func:`cursor_scan` of at most ``limit`` items (up to
+    :data:`PAGE_MOST`) as one list: a forward read is one :func:`take_until`
+    here, unless a record of a named database may be among its items (then
+    :func:`cursor_scan` reads again, leaving them out)."""
+    if not reverse and take_until is not None:
+        cursor = txn.cursor(db)
+        page: list[tuple[bytes, bytes]] = (
+            take_until(cursor.iternext(), stop, limit, False) if cursor.set_range(start) else []
+        )
+        if records is None or not name_candidates(page, RECORD_SIZE):
+            return page
+    return list(cursor_scan(txn, db, records, start, stop, reverse, limit))
+
+
+def cursor_read_pages(
+    txn: Any,
+    db: Any,
+    records: Records | None,
+    ranges: Sequence[tuple[bytes, bytes | None]],
+    reverse: bool,
+    limit: int | None,
+    view: ReadView,
+) -> Iterable[list[tuple[bytes, bytes]]]:
+    """``read_pages`` of a view that reads the transaction ``txn`` (a snapshot or
+    a write transaction): a read of at most :data:`PAGE_MOST` items is one page
+    read now (one chain, no Python code per item); a longer one gives the pages
+    of one cursor (:func:`cursor_pages`), or for several ranges of one cursor
+    that seeks each in turn, as they are read. Errors are translated by
+    ``translate``."""
+    try:
+        if limit is not None and limit <= PAGE_MOST:  # one page, read now, range by range
+            if len(ranges) == 1:
+                start, stop = ranges[0]
+                page = _short_page(txn, db, records, start, stop, reverse, limit)
+            else:
+                page = []
+                for start, stop in ranges:
+                    page += _short_page(txn, db, records, start, stop, reverse, limit - len(page))
+                    if len(page) >= limit:
+                        break
+            return [page] if page else ()
+        if len(ranges) == 1:
+            start, stop = ranges[0]
+            pages: Iterator[list[tuple[bytes, bytes]]]
+            pages = cursor_pages(txn, start, stop, reverse, limit, db, records)
+        else:
+            pages = pages_of(cursor_scan_ranges(txn, list(ranges), reverse, limit, db, records))
+    except KeyspaceError:
+        raise
+    except Exception as exc:
+        raise view.translate(exc) from exc
+    return read_translated(pages, limit, view.translate)
 
 
 def _positioned(

@@ -7,14 +7,14 @@ growing the map in this process waits for it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import lmdb
 
 from ...errors import KeyspaceError
 from .._base import ReadView, Releasable
-from ._cursor import cursor_pages, cursor_scan, cursor_scan_ranges
+from ._cursor import cursor_read_pages
 from ._keys import TxnReads
 from ._records import getter
 
@@ -47,23 +47,18 @@ class LMDBSnapshot(TxnReads, Releasable, ReadView):
             get = getter(store._records, get)
         self.fast_get = self._get = get
 
-    def fast_scan(  # a method: nothing to make per snapshot
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        """:meth:`ReadView.scan` of the snapshot, its errors raw (see ``fast_scan``)."""
-        return cursor_scan(self._txn, self._db, self._store._records, start, stop, reverse, limit)
-
-    def fast_scan_ranges(  # a method: nothing to make per snapshot
-        self, ranges: list[tuple[bytes, bytes | None]], reverse: bool, limit: int | None
-    ) -> Iterator[tuple[bytes, bytes]]:
-        """``fast_scan`` of each range in turn, one cursor (see ``fast_scan_ranges``)."""
-        return cursor_scan_ranges(self._txn, ranges, reverse, limit, self._db, self._store._records)
-
-    def fast_pages(  # a method: nothing to make per snapshot
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
-    ) -> Iterator[list[tuple[bytes, bytes]]]:
-        """``fast_pages`` of the snapshot: the pages of one cursor (see ``cursor_pages``)."""
-        return cursor_pages(self._txn, start, stop, reverse, limit, self._db, self._store._records)
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """The pages of the snapshot's cursors (see ``cursor_read_pages``); keys
+        only: the default, through :meth:`scan_keys`."""
+        if keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only)
+        return cursor_read_pages(self._txn, self._db, self._store._records, ranges, reverse, limit, self)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)

@@ -14,8 +14,7 @@ commit or abort with it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable
-from functools import partial
+from collections.abc import Callable, Iterable, Sequence
 from threading import get_ident
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -23,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import lmdb
 
 from ...errors import KeyspaceError, StoreClosed, StoreError, TransactionConflict
-from .._base import FastPages, FastScan, FastScanRanges, WriteView
-from ._cursor import cursor_delete_range, cursor_pages, cursor_scan, cursor_scan_ranges
+from .._base import WriteView
+from ._cursor import cursor_delete_range, cursor_read_pages
 from ._growth import RETRIES
 from ._keys import TxnReads
 from ._records import delete_data, getter
@@ -45,9 +44,8 @@ class LMDBTransaction(TxnReads, WriteView):
     with the default map size) it writes straight to LMDB: ``get`` and ``put`` are
     one Python call around py-lmdb's bound ``txn.get``/``txn.put``, and
     ``fast_get``/``fast_put``/``fast_replace`` are py-lmdb's own callables (no
-    Python frame per call), ``fast_scan``/``fast_scan_ranges`` its cursors' chains
-    and ``fast_pages`` their pages (these three made at their first use: a
-    short transaction pays for none of them); filling the map then raises
+    Python frame per call) and ``read_pages`` reads its cursors' pages
+    (``cursor_read_pages``); filling the map then raises
     :class:`~keyspace.errors.StoreError`. With less free space it logs its writes
     instead (one list append per write, no fast paths), so that a full map can be
     grown and the transaction replayed on a fresh LMDB transaction.
@@ -73,11 +71,8 @@ class LMDBTransaction(TxnReads, WriteView):
         "_joined",
         "_log",
         "_logged",
-        "_pages",
         "_put",
-        "_ranges",
         "_read",
-        "_scan",
         "_store",
         "_txn",
         "fast_get",
@@ -95,39 +90,25 @@ class LMDBTransaction(TxnReads, WriteView):
         self._joined: JoinedTransaction | None = None  # set when it joins another's transaction
         self._failed = False  # a joined block raised: abort at the end
         self.fast_get = self.fast_put = None
-        self._scan: FastScan | None = None  # the fast paths below, once made
-        self._ranges: FastScanRanges | None = None
-        self._pages: FastPages | None = None
-
-    # The fast paths a short transaction rarely asks for are made at their first
-    # use (a partial costs about as much as the commit's own Python code), where
-    # the transaction writes without a replay log (``fast_put`` set); ``None`` else.
 
     @property
     def fast_replace(self) -> Callable[[bytes, bytes], bytes | None] | None:  # type: ignore[override]
         # a cursor's replace: the transaction's own makes a cursor at every call
         return None if self.fast_put is None else self._txn.cursor().replace
 
-    @property
-    def fast_scan(self) -> FastScan | None:  # type: ignore[override]
-        made = self._scan
-        if made is None and self.fast_put is not None:
-            made = self._scan = partial(cursor_scan, self._txn, None, self._store._records)  # errors raw
-        return made
-
-    @property
-    def fast_scan_ranges(self) -> FastScanRanges | None:  # type: ignore[override]
-        made = self._ranges
-        if made is None and self.fast_put is not None:
-            made = self._ranges = partial(cursor_scan_ranges, self._txn, records=self._store._records)
-        return made
-
-    @property
-    def fast_pages(self) -> FastPages | None:  # type: ignore[override]
-        made = self._pages
-        if made is None and self.fast_put is not None:
-            made = self._pages = partial(cursor_pages, self._txn, records=self._store._records)
-        return made
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """Without a replay log (``fast_put`` set): the pages of the transaction's
+        cursors (``cursor_read_pages``); else, and for keys only, the default
+        through :meth:`scan` (which notes the read for a replay)."""
+        if self.fast_put is None or keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only)
+        return cursor_read_pages(self._txn, None, self._store._records, ranges, reverse, limit, self)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
@@ -402,28 +383,39 @@ class JoinedTransaction(TxnReads, WriteView):
 
     __slots__ = (
         "_db",
+        "_fast_reads",
         "_outer",
         "_store",
         "fast_get",
-        "fast_pages",
         "fast_put",
-        "fast_scan",
-        "fast_scan_ranges",
     )
 
     def __init__(self, store: LMDBStoreParts, outer: LMDBTransaction) -> None:
         self._store = store
         self._outer = outer
         self._db = store._db
-        self.fast_get = self.fast_put = self.fast_scan = self.fast_scan_ranges = self.fast_pages = None
+        self.fast_get = self.fast_put = None
+        self._fast_reads = False
         if outer.fast_put is not None:  # no replay log: its LMDB transaction stays for good
             txn, records = outer._txn, store._records
             cursor = txn.cursor(db=self._db)  # get/put of the database with no db= keyword
             self.fast_get = cursor.get if records is None else getter(records, cursor.get)
             self.fast_put = cursor.put
-            self.fast_scan = partial(cursor_scan, txn, self._db, records)  # its errors raw
-            self.fast_scan_ranges = partial(cursor_scan_ranges, txn, db=self._db, records=records)
-            self.fast_pages = partial(cursor_pages, txn, db=self._db, records=records)
+            self._fast_reads = True
+
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """Where the outer transaction has no replay log: the pages of cursors of
+        the database in its LMDB transaction; else the default."""
+        if not self._fast_reads or keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only)
+        txn = self._outer._txn
+        return cursor_read_pages(txn, self._db, self._store._records, ranges, reverse, limit, self)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)

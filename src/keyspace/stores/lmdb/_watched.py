@@ -105,7 +105,7 @@ class LMDBWatchedReads:
         """The pages of the store's scan (``keys``: of its keys-only scan), each
         read in a transaction the check has seen; a scan of at most
         ``SHORT_SCAN_MOST`` items, one page read in one frame (as the store's
-        ``fast_scan`` reads it)."""
+        ``read_pages`` reads it)."""
         store = self._store
         store._live()
         txn = self._fresh() if not keys and limit is not None and 0 < limit <= SHORT_SCAN_MOST else None
