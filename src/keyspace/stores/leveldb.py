@@ -193,13 +193,21 @@ class LevelDBStore(BatchedWrites, Store):
         limit: int | None = None,
         keys_only: bool = False,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
-        """One range: a plyvel iterator read in pages (one read now for a short
-        read); several ranges or keys only: the default."""
-        if len(ranges) != 1 or keys_only:
+        """A plyvel iterator per range, read in pages (one read now for a short
+        read of one range), one range after the other; keys only: the default."""
+        if keys_only:
             return super().read_pages(ranges, reverse, limit, keys_only)
+        if len(ranges) != 1:
+            return translated_pages(pages_in_turn(self._range_pages, ranges, reverse, limit), self.translate)
         start, stop = ranges[0]
-        items = self._iterate(self._live(), start, stop, reverse, limit)
-        return read_translated(pages_of(items), limit, self.translate)
+        return read_translated(self._range_pages(start, stop, reverse, limit), limit, self.translate)
+
+    def _range_pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[list[tuple[bytes, bytes]]]:
+        """The pages of one plyvel iterator of ``[start, stop)`` (made now, behind
+        the gate); errors while reading raw."""
+        return pages_of(self._iterate(self._live(), start, stop, reverse, limit))
 
     # -- the Store contract --------------------------------------------------
 
