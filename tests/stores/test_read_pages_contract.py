@@ -7,15 +7,16 @@ twin is left in the contract."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import chain
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keyspace.errors import KeyspaceError, StoreError
-from keyspace.stores import ReadView, pages_in_turn, read_translated
+from keyspace.stores import ReadView, pages_by_range, pages_in_turn
 from keyspace.stores._base import PAGE_MOST
 
 
@@ -82,30 +83,44 @@ def test_the_default_reads_no_range_past_the_limit() -> None:
     assert view.scans == 1  # the second range was never asked for
 
 
-def _raising(pages: list[list[int]], exc: Exception) -> Iterator[list[int]]:
+def _raising(pages: list[list[Any]], exc: Exception) -> Iterator[list[Any]]:
     yield from pages
     raise exc
 
 
-def _translate(exc: BaseException) -> KeyspaceError:
-    return StoreError(f"translated: {exc}")
+class _Translating(_Sorted):
+    def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+        return StoreError(f"translated: {exc}")
+
+
+def _engine(
+    *answers: Iterator[list[Any]],
+) -> Callable[[bytes, bytes | None, bool, int | None], Iterator[list[Any]]]:
+    """An engine's raw pages of one range: each call gives the next of ``answers``."""
+    given = iter(answers)
+    return lambda start, stop, reverse, limit: next(given)
+
+
+_A = (b"a", b"1")
 
 
 @pytest.mark.parametrize("limit", [1, PAGE_MOST])
-def test_a_short_read_is_read_at_once_and_translated(limit: int) -> None:
-    got = read_translated(iter([[1, 2], [3]]), limit, _translate)
-    assert got == [[1, 2], [3]]  # a list: nothing left to read
+def test_a_short_read_of_one_range_is_read_at_once_and_translated(limit: int) -> None:
+    view = _Translating({})
+    got = pages_by_range(view, _engine(iter([[_A, _A], [_A]])), [(b"", None)], False, limit, False)
+    assert got == [[_A, _A], [_A]]  # a list: nothing left to read
     with pytest.raises(StoreError, match="translated: engine") as caught:
-        read_translated(_raising([[1]], OSError("engine")), limit, _translate)
+        pages_by_range(view, _engine(_raising([[_A]], OSError("engine"))), [(b"", None)], False, limit, False)
     assert isinstance(caught.value.__cause__, OSError)
 
 
-@pytest.mark.parametrize("limit", [None, PAGE_MOST + 1])
-def test_a_long_read_is_translated_as_its_pages_are_read(limit: int | None) -> None:
-    got = read_translated(_raising([[1], [2]], OSError("engine")), limit, _translate)
+@pytest.mark.parametrize(("limit", "ranges"), [(None, 1), (PAGE_MOST + 1, 1), (5, 2)])
+def test_a_long_read_is_translated_as_its_pages_are_read(limit: int | None, ranges: int) -> None:
+    engine = _engine(_raising([[_A], [_A]], OSError("engine")), iter([[_A]]))
+    got = pages_by_range(_Translating({}), engine, [(b"", None)] * ranges, False, limit, False)
     assert not isinstance(got, list)
     reader = iter(got)
-    assert next(reader) == [1] and next(reader) == [2]  # pages read before the error come out
+    assert next(reader) == [_A] and next(reader) == [_A]  # pages read before the error come out
     with pytest.raises(StoreError, match="translated: engine") as caught:
         next(reader)
     assert isinstance(caught.value.__cause__, OSError)
@@ -113,12 +128,19 @@ def test_a_long_read_is_translated_as_its_pages_are_read(limit: int | None) -> N
 
 def test_a_keyspace_error_passes_as_it_is() -> None:
     own = StoreError("the view has ended")
+    view = _Translating({})
     with pytest.raises(StoreError) as caught:
-        read_translated(_raising([], own), 5, _translate)
+        pages_by_range(view, _engine(_raising([], own)), [(b"", None)], False, 5, False)
     assert caught.value is own
     with pytest.raises(StoreError) as caught:
-        list(read_translated(_raising([], own), None, _translate))
+        list(pages_by_range(view, _engine(_raising([], own)), [(b"", None)], False, None, False))
     assert caught.value is own
+
+
+def test_keys_alone_take_the_views_scan_of_keys() -> None:
+    view = _Translating({b"a": b"1", b"b": b"2"})
+    got = pages_by_range(view, _engine(), [(b"", None)], False, None, True)
+    assert list(chain.from_iterable(got)) == [(b"a", b""), (b"b", b"")]
 
 
 def test_pages_in_turn_asks_each_range_for_what_is_left() -> None:

@@ -32,9 +32,9 @@ from ._base import (
     Store,
     WriteView,
     checked_pages,
+    pages_by_range,
     pages_in_turn,
     pages_of,
-    read_translated,
 )
 from ._checked import CheckFailed
 from ._options import checked_option, known_options, parse_value, resolve_options, split_query
@@ -71,10 +71,10 @@ __all__ = [
     "checked_pages",
     "local_path",
     "open_store",
+    "pages_by_range",
     "pages_in_turn",
     "pages_of",
     "parse_url",
-    "read_translated",
 ]
 
 # class name -> module that defines it (imported on first access)

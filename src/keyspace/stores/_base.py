@@ -23,8 +23,8 @@ them):
   snapshot or transaction after its block) raises
   :class:`~keyspace.errors.StoreClosed`.
 - That includes the iterators a snapshot or transaction gave out during its block
-  (``scan``, ``scan_keys``, the pages of ``read_pages``, a seeker): once the block has ended, each raises
-  :class:`~keyspace.errors.StoreClosed` (saying the snapshot or transaction has
+  (``scan``, ``scan_keys``, the pages of ``read_pages``, a seeker): once the
+  block has ended, each raises :class:`~keyspace.errors.StoreClosed` (saying the snapshot or transaction has
   ended) at its next read of the engine, never reading the store as it is after
   the block. Items it had already read into a page may still be handed out (a scan
   that reads pages checks once per page, see :func:`checked_pages`); a seeker reads
@@ -107,9 +107,9 @@ __all__ = [
     "checked_pages",
     "count_lacking",
     "limited",
+    "pages_by_range",
     "pages_in_turn",
     "pages_of",
-    "read_translated",
     "settled",
     "translated_pages",
 ]
@@ -461,16 +461,8 @@ class PagedReads(ReadView):
         limit: int | None = None,
         keys_only: bool = False,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
-        """The pages of :meth:`_pages` themselves, one range after the other (a
-        read of one range of at most :data:`PAGE_MOST` items read now, the
-        others as they are read), their errors translated; keys only: the
-        default."""
-        if keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only)
-        if len(ranges) != 1:
-            return translated_pages(pages_in_turn(self._pages, ranges, reverse, limit), self.translate)
-        start, stop = ranges[0]
-        return read_translated(self._pages(start, stop, reverse, limit), limit, self.translate)
+        """The pages of :meth:`_pages` themselves (:func:`pages_by_range`)."""
+        return pages_by_range(self, self._pages, ranges, reverse, limit, keys_only)
 
 
 class Releasable(Closing):
@@ -826,22 +818,36 @@ def pages_in_turn(
             yield page
 
 
-def read_translated(
-    pages: Iterable[list[_T]], limit: int | None, translate: Callable[[BaseException], KeyspaceError]
-) -> Iterable[list[_T]]:
-    """``pages`` (an engine's pages, its errors raw) with their errors translated
-    by ``translate``: for a read of at most :data:`PAGE_MOST` items (``limit``),
-    the list of its pages read now (no generator between the engine and the
-    caller of a short read); else :func:`translated_pages`, read as they are
-    asked for."""
-    if limit is not None and limit <= PAGE_MOST:
-        try:
-            return list(pages)
-        except KeyspaceError:
-            raise
-        except Exception as exc:
-            raise translate(exc) from exc
-    return translated_pages(pages, translate)
+def pages_by_range(
+    view: ReadView,
+    pages: Callable[[bytes, bytes | None, bool, int | None], Iterable[list[Any]]],
+    ranges: Sequence[tuple[bytes, bytes | None]],
+    reverse: bool,
+    limit: int | None,
+    keys_only: bool,
+) -> Iterable[list[tuple[bytes, bytes]]]:
+    """:meth:`ReadView.read_pages` of ``view``, whose engine reads one range at a
+    time: ``pages(start, stop, reverse, limit)`` gives the engine's pages of one
+    range (its errors raw, or the view's own), read one range after the other
+    (:func:`pages_in_turn`) and translated by ``view.translate``. A read of one
+    range of at most :data:`PAGE_MOST` items is read now and given as a list of
+    its pages (no generator between the engine and the caller of a short read);
+    the others are translated as they are read. Keys only: the default, through
+    ``view.scan_keys``."""
+    if keys_only:
+        return _pages_of_scans(view, ranges, reverse, limit, True)
+    try:
+        if len(ranges) != 1:
+            return translated_pages(pages_in_turn(pages, ranges, reverse, limit), view.translate)
+        start, stop = ranges[0]
+        made = pages(start, stop, reverse, limit)
+        if limit is not None and limit <= PAGE_MOST:
+            return list(made)
+    except KeyspaceError:
+        raise
+    except Exception as exc:
+        raise view.translate(exc) from exc
+    return translated_pages(made, view.translate)
 
 
 def translated_pages(

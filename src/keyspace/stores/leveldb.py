@@ -39,10 +39,8 @@ from ._base import (
     Store,
     checked_pages,
     limited,
-    pages_in_turn,
+    pages_by_range,
     pages_of,
-    read_translated,
-    translated_pages,
 )
 from ._gate import Gate, close_when_idle
 from ._overlay import OverlayTransaction, Range, TransactionGate
@@ -193,14 +191,8 @@ class LevelDBStore(BatchedWrites, Store):
         limit: int | None = None,
         keys_only: bool = False,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
-        """A plyvel iterator per range, read in pages (one read now for a short
-        read of one range), one range after the other; keys only: the default."""
-        if keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only)
-        if len(ranges) != 1:
-            return translated_pages(pages_in_turn(self._range_pages, ranges, reverse, limit), self.translate)
-        start, stop = ranges[0]
-        return read_translated(self._range_pages(start, stop, reverse, limit), limit, self.translate)
+        """A plyvel iterator per range, read in pages (:func:`pages_by_range`)."""
+        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only)
 
     def _range_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
@@ -377,14 +369,8 @@ class _LevelDBSnapshot(Releasable, ReadView):
         limit: int | None = None,
         keys_only: bool = False,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
-        """The checked pages of :meth:`_pages`, one range after the other; keys
-        only: the default."""
-        if keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only)
-        if len(ranges) != 1:
-            return translated_pages(pages_in_turn(self._pages, ranges, reverse, limit), self._store.translate)
-        start, stop = ranges[0]
-        return read_translated(self._pages(start, stop, reverse, limit), limit, self._store.translate)
+        """The checked pages of :meth:`_pages` (:func:`pages_by_range`)."""
+        return pages_by_range(self, self._pages, ranges, reverse, limit, keys_only)
 
     def scan(
         self,

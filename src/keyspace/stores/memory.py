@@ -27,7 +27,6 @@ a key they get is its value in the map.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from functools import partial
 from itertools import chain
 from operator import itemgetter
 
@@ -44,7 +43,7 @@ from ._base import (
     Seeker,
     Store,
     limited,
-    pages_in_turn,
+    pages_by_range,
 )
 from ._events import LocalFeed, StoreWatch
 from ._overlay import OverlayTransaction, Range, TransactionGate
@@ -207,15 +206,14 @@ class _Snapshot(Releasable, ReadView):
         limit: int | None = None,
         keys_only: bool = False,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
-        """The checked pages of the map, one range after the other (their only
-        errors are this view's own); keys only: the default."""
-        if keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only)
-        data = self._live()
-        if len(ranges) != 1:
-            return pages_in_turn(partial(_pages, data, check=self._live), ranges, reverse, limit)
-        start, stop = ranges[0]
-        return _pages(data, start, stop, reverse, limit, self._live)
+        """The checked pages of the map (:func:`pages_by_range`; their only errors
+        are this view's own)."""
+        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only)
+
+    def _range_pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[list[tuple[bytes, bytes]]]:
+        return _pages(self._live(), start, stop, reverse, limit, self._live)
 
     def scan(
         self,

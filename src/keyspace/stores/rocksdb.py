@@ -48,10 +48,8 @@ from ._base import (
     Seeker,
     Store,
     limited,
-    pages_in_turn,
+    pages_by_range,
     pages_of,
-    read_translated,
-    translated_pages,
 )
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory, engine_words
@@ -319,17 +317,8 @@ class RocksDBStore(BatchedWrites, Store):
         per item), tracked as a scan is, so ``close()`` drops its iterator and
         its next page raises :class:`~keyspace.errors.StoreClosed`; keys only:
         the default."""
-        if keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only)
         self._live()
-        if len(ranges) != 1:
-            return translated_pages(pages_in_turn(self._range_pages, ranges, reverse, limit), self.translate)
-        start, stop = ranges[0]
-        try:
-            pages = self._range_pages(start, stop, reverse, limit)
-        except Exception as exc:
-            raise self.translate(exc) from exc
-        return read_translated(pages, limit, self.translate)
+        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only)
 
     def _range_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None

@@ -32,11 +32,21 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from operator import itemgetter
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, cast
 from urllib.parse import quote
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
-from ._base import Capabilities, Op, ReadView, Releasable, Seeker, Store, WriteView, byte_after
+from ._base import (
+    Capabilities,
+    Op,
+    ReadView,
+    Releasable,
+    Seeker,
+    Store,
+    WriteView,
+    byte_after,
+    pages_by_range,
+)
 from ._paths import kind_of
 from ._sqlite_statements import GET as _GET
 from ._sqlite_statements import KEY_SCANS as _KEY_SCANS
@@ -75,8 +85,9 @@ it raises :class:`~keyspace.errors.StoreClosed` once the view has ended."""
 
 
 class _Keys:
-    """``scan_keys`` (paged ``SELECT k``), ``count`` (one ``SELECT count(*)``) and
-    ``seeker`` (one ``SELECT k … LIMIT 1`` per seek) of a view that reads one
+    """``read_pages`` (one statement per page), ``scan_keys`` (paged ``SELECT k``),
+    ``count`` (one ``SELECT count(*)``) and ``seeker`` (one ``SELECT k … LIMIT 1``
+    per seek) of a view that reads one
     connection: the view gives :meth:`_keys_conn` (its store, the function that
     gives its connection while the view lasts, and the lock to hold per
     statement, if any)."""
@@ -96,6 +107,24 @@ class _Keys:
     ) -> Iterator[bytes]:
         store, connect, lock = self._keys_conn()
         return map(_first, _paged_scan(store, connect, lock, start, stop, reverse, limit, _KEY_SCANS))
+
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """The statements' pages of each range (:func:`_statement_pages`, through
+        :func:`~keyspace.stores._base.pages_by_range`): a read of up to a page
+        is one statement run now."""
+        return pages_by_range(cast(ReadView, self), self._range_pages, ranges, reverse, limit, keys_only)
+
+    def _range_pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterable[list[Any]]:
+        store, connect, lock = self._keys_conn()
+        return _statement_pages(store, connect, lock, start, stop, reverse, limit)
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
         if stop is not None and stop <= start:
@@ -537,18 +566,6 @@ class SQLiteStore(_Keys, _Statements, Store):
     ) -> Iterator[tuple[bytes, bytes]]:
         return _paged_scan(self, self._reading, self._read_lock, start, stop, reverse, limit)
 
-    def read_pages(
-        self,
-        ranges: Sequence[tuple[bytes, bytes | None]],
-        reverse: bool = False,
-        limit: int | None = None,
-        keys_only: bool = False,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
-        """One range: :func:`_range_pages` on the reading connection; else the default."""
-        if len(ranges) != 1 or keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only)
-        return _range_pages(self, self._reading, self._read_lock, ranges[0], reverse, limit)
-
     def watched_reads(self, check: Callable[[ReadView], object]) -> SQLiteWatchedReads:
         """This store's reads, each preceded by ``check`` when the database changed
         since the last one (see :class:`~keyspace.stores._watched.WatchedReads`):
@@ -724,19 +741,19 @@ def _point_get(store: SQLiteStore, conn: sqlite3.Connection, key: bytes) -> byte
     return None if row is None else row[0]
 
 
-def _range_pages(
+def _statement_pages(
     store: SQLiteStore,
     connect: Connect,
     lock: threading.Lock | None,
-    bounds: tuple[bytes, bytes | None],
+    start: bytes,
+    stop: bytes | None,
     reverse: bool,
     limit: int | None,
 ) -> Iterable[list[Any]]:
-    """A view's ``read_pages`` of one range: a read of up to 256 items (a page)
+    """The pages of one range of a view's reads: a read of up to 256 items (a page)
     is one statement on ``connect()``, run now, its rows read at once (no
     generator between them and the caller); a longer one gives the pages of
     :func:`_row_pages`. Errors translated by ``store``."""
-    start, stop = bounds
     if limit is None or not 0 <= limit <= _PAGE:
         return _row_pages(store, connect, lock, start, stop, reverse, limit)
     conn = connect()
@@ -847,18 +864,6 @@ class _SQLiteSnapshot(_Keys, Releasable, ReadView):
     ) -> Iterator[tuple[bytes, bytes]]:
         return _paged_scan(self._store, self._live, None, start, stop, reverse, limit)
 
-    def read_pages(
-        self,
-        ranges: Sequence[tuple[bytes, bytes | None]],
-        reverse: bool = False,
-        limit: int | None = None,
-        keys_only: bool = False,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
-        """One range: :func:`_range_pages` on this snapshot's connection; else the default."""
-        if len(ranges) != 1 or keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only)
-        return _range_pages(self._store, self._live, None, ranges[0], reverse, limit)
-
     def release(self) -> None:
         """End the snapshot (its read transaction; the store keeps the connection
         for its next snapshot or seeker). Idempotent."""
@@ -925,19 +930,6 @@ class _SQLiteTransaction(_Keys, _Statements, WriteView):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return _paged_scan(self._store, self._live, None, start, stop, reverse, limit)
-
-    def read_pages(
-        self,
-        ranges: Sequence[tuple[bytes, bytes | None]],
-        reverse: bool = False,
-        limit: int | None = None,
-        keys_only: bool = False,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
-        """One range: :func:`_range_pages` on this transaction's connection (its
-        writes seen); else the default."""
-        if len(ranges) != 1 or keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only)
-        return _range_pages(self._store, self._live, None, ranges[0], reverse, limit)
 
     def _execute(self, sql: str, args: tuple[bytes, ...]) -> None:
         conn = self._live()

@@ -74,7 +74,7 @@ from typing import Any
 import lmdb
 
 from ...errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, show_bytes
-from .._base import Capabilities, Op, ReadView, Seeker, Store, byte_after, pages_in_turn
+from .._base import Capabilities, Op, ReadView, Seeker, Store, byte_after, pages_by_range
 from .._checked import CheckFailed
 from .._key_sizes import bad_key
 from . import _env as _lmdb_env
@@ -404,12 +404,12 @@ class LMDBStore(MapGrowth, Store):
         page in one frame), so a scan never holds one open between pages
         (growing the map never ends it), one range after the other; keys only:
         the default, through :meth:`scan_keys`."""
-        if keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only)
-        if len(ranges) != 1:
-            self._live()
-            return pages_in_turn(self._pages, ranges, reverse, limit)
-        start, stop = ranges[0]
+        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only)
+
+    def _range_pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """The pages of one range: a short read's one page, else :meth:`_pages`."""
         page = self._short_page(start, stop, reverse, limit)
         if page is not None:
             return [page] if page else ()

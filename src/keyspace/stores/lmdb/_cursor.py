@@ -23,7 +23,7 @@ from operator import gt, itemgetter, le
 from typing import TYPE_CHECKING, Any
 
 from ...errors import KeyspaceError
-from .._base import PAGE_MOST, ReadView, limited, pages_of, read_translated
+from .._base import PAGE_MOST, ReadView, limited, pages_of, translated_pages
 from .._take import take_until
 from ._records import RECORD_SIZE, drop_items, filtered, filtered_pages, name_candidates
 
@@ -66,27 +66,15 @@ def cursor_scan(
     """Items of ``[start, stop)`` read by one cursor (on database ``db``; ``None``:
     the transaction's), as an ``itertools`` chain over ``iternext``/``iterprev``,
     so no Python code runs per item. A scan limited to ``PAGE_MOST`` (1024) items
-    or fewer, with the C module: one :func:`cursor_page`, read at once (without
+    or fewer, with the C module: one :func:`_short_page`, read at once (without
     it, a short forward scan: one list, see :data:`SHORT_SCAN`). The cursor keeps
     ``txn`` alive as long as the chain lives. With ``records``: read ahead in
     chunks of 256 items, each without the records (one C pass a chunk); a short
     scan reads its page as without them and drops the records it holds (one C
-    pass), reading on only when records took places of its limit. Every argument
-    is positional, so that a view's fast scan is a ``partial`` of the first three
-    with no keywords (about 150 ns a call less)."""
+    pass), reading on only when records took places of its limit."""
+    if limit is not None and take_until is not None and limit <= PAGE_MOST:
+        return iter(_short_page(txn, db, records, start, stop, reverse, limit))
     cursor = txn.cursor(db)
-    if limit is not None and take_until is not None and limit <= PAGE_MOST:  # no frame more: short scans
-        if not reverse:
-            page = take_until(cursor.iternext(), stop, limit, False) if cursor.set_range(start) else []
-        else:
-            items, bound = _positioned(cursor, True, (start, stop), True)
-            page = [] if items is None else take_until(items, bound, limit, True)
-        if records is None or not name_candidates(page, RECORD_SIZE):  # no item that may be a record
-            return iter(page)
-        kept = drop_items(records, page)
-        if kept is page or len(page) < limit:  # no record among them, or the range ends within them
-            return iter(kept)
-        cursor = txn.cursor(db)  # records took places of the limit: read on past them
     if records is not None:
         return filtered(records, _range_items(cursor, reverse, (start, stop)), limit)
     if not reverse and limit is not None and limit <= SHORT_SCAN:
@@ -190,18 +178,27 @@ def _short_page(
     reverse: bool,
     limit: int,
 ) -> list[tuple[bytes, bytes]]:
-    """The items of :func:`cursor_scan` of at most ``limit`` items (up to
-    :data:`PAGE_MOST`) as one list: a forward read is one :func:`take_until`
-    here, unless a record of a named database may be among its items (then
-    :func:`cursor_scan` reads again, leaving them out)."""
-    if not reverse and take_until is not None:
-        cursor = txn.cursor(db)
+    """The items of a scan of at most ``limit`` items (up to :data:`PAGE_MOST`,
+    with the C module) as one list read by one cursor and cut in C
+    (:func:`take_until`), LMDB's records of named databases left out (one C
+    pass), read on past them where they took places of the limit. Without the C
+    module: :func:`cursor_scan`'s list."""
+    if take_until is None:
+        return list(cursor_scan(txn, db, records, start, stop, reverse, limit))
+    cursor = txn.cursor(db)
+    if not reverse:
         page: list[tuple[bytes, bytes]] = (
             take_until(cursor.iternext(), stop, limit, False) if cursor.set_range(start) else []
         )
-        if records is None or not name_candidates(page, RECORD_SIZE):
-            return page
-    return list(cursor_scan(txn, db, records, start, stop, reverse, limit))
+    else:
+        items, bound = _positioned(cursor, True, (start, stop), True)
+        page = [] if items is None else take_until(items, bound, limit, True)
+    if records is None or not name_candidates(page, RECORD_SIZE):  # no item that may be a record
+        return page
+    kept: list[tuple[bytes, bytes]] = drop_items(records, page)
+    if kept is page or len(page) < limit:  # no record among them, or the range ends within them
+        return kept
+    return list(filtered(records, _range_items(txn.cursor(db), reverse, (start, stop)), limit))
 
 
 def cursor_read_pages(
@@ -218,7 +215,7 @@ def cursor_read_pages(
     read now (one chain, no Python code per item); a longer one gives the pages
     of one cursor (:func:`cursor_pages`), or for several ranges of one cursor
     that seeks each in turn, as they are read. Errors are translated by
-    ``translate``."""
+    ``view``, the view that reads ``txn``."""
     try:
         if limit is not None and limit <= PAGE_MOST:  # one page, read now, range by range
             if len(ranges) == 1:
@@ -241,7 +238,7 @@ def cursor_read_pages(
         raise
     except Exception as exc:
         raise view.translate(exc) from exc
-    return read_translated(pages, limit, view.translate)
+    return translated_pages(pages, view.translate)
 
 
 def _positioned(

@@ -383,7 +383,6 @@ class JoinedTransaction(TxnReads, WriteView):
 
     __slots__ = (
         "_db",
-        "_fast_reads",
         "_outer",
         "_store",
         "fast_get",
@@ -395,13 +394,11 @@ class JoinedTransaction(TxnReads, WriteView):
         self._outer = outer
         self._db = store._db
         self.fast_get = self.fast_put = None
-        self._fast_reads = False
         if outer.fast_put is not None:  # no replay log: its LMDB transaction stays for good
             txn, records = outer._txn, store._records
             cursor = txn.cursor(db=self._db)  # get/put of the database with no db= keyword
             self.fast_get = cursor.get if records is None else getter(records, cursor.get)
             self.fast_put = cursor.put
-            self._fast_reads = True
 
     def read_pages(
         self,
@@ -412,7 +409,7 @@ class JoinedTransaction(TxnReads, WriteView):
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """Where the outer transaction has no replay log: the pages of cursors of
         the database in its LMDB transaction; else the default."""
-        if not self._fast_reads or keys_only:
+        if self.fast_put is None or keys_only:
             return super().read_pages(ranges, reverse, limit, keys_only)
         txn = self._outer._txn
         return cursor_read_pages(txn, self._db, self._store._records, ranges, reverse, limit, self)
