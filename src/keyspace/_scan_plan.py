@@ -161,7 +161,10 @@ def chunks(
     stored pairs of own keys), from the pages of the view's one read route,
     ``read_pages`` of the stored ranges (which a limit reaches where every item
     read is one asked for: the layout's own ranges are exact). ``keys``: only
-    the keys are read, and every value is ``b""``."""
+    the keys are read, and every value is ``b""``. Where the layout is
+    ``plain`` and the keys are its own (bytes), the view gives the keys without
+    the prefix (``cut``), which is their decoding: an engine that leaves the
+    prefix out itself (LevelDB) then makes no key twice."""
     if type(reverse) is not bool:
         check_flags(include_start, include_stop, reverse)
     ranges = stored_ranges(
@@ -187,8 +190,11 @@ def chunks(
     exact = layout.exact
     is_own = None if exact else layout.is_own
     convert = decoder if decode else None
+    cut = 0
+    if convert is decoder and layout.plain and decoder is layout.decode_chunk:
+        cut, convert = len(layout.prefix), None
     left = limit
-    for chunk in view.read_pages(ranges, reverse, limit if exact else None, keys):
+    for chunk in view.read_pages(ranges, reverse, limit if exact else None, keys, cut):
         if convert is not None:
             chunk = convert(chunk)
         elif is_own is not None:

@@ -366,3 +366,10 @@ def test_take_until_holds_nothing() -> None:
         raise ValueError("the engine failed")
 
     check(attempt(lambda: _pairs_accel.take_until(failing(), bound, 10, False)), bound)
+
+
+def test_cut_keys_holds_nothing() -> None:
+    pairs = [(b"p/a", b"1"), (b"p/b", b"2")]
+    check(lambda: _pairs_accel.cut_keys(pairs, 2), *pairs)
+    check(attempt(lambda: _pairs_accel.cut_keys(pairs, 4)), *pairs)
+    check(attempt(lambda: _pairs_accel.cut_keys([(b"p/a", b"1", b"x")], 1)))

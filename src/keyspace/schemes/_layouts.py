@@ -192,7 +192,10 @@ class Layout:
     ``lacks`` after the prefix, so a count of own keys is a store's
     ``count_without``; -1 where no byte tells them), ``stored``, ``key_of``,
     ``decode_chunk``, ``accelerated`` (the C functions serve ``stored`` and
-    ``decode_chunk``). Immutable, apart from the memo of
+    ``decode_chunk``), ``plain`` (every stored key of the ranges is an own key,
+    and its bytes key is the stored key without the prefix: a scan may read the
+    keys without it, ``ReadView.read_pages(..., cut=len(prefix))``, and decode
+    nothing). Immutable, apart from the memo of
     :meth:`route`.
     """
 
@@ -208,6 +211,7 @@ class Layout:
         "kind",
         "lacks",
         "path",
+        "plain",
         "prefix",
         "ranges",
         "scheme",
@@ -228,6 +232,7 @@ class Layout:
     decode_chunk: Chunk
     accelerated: bool
     escape: tuple[bytes, bytes, bytes, bytes] | None
+    plain: bool
     strip: int
     _routes: dict[int, tuple[Any, tuple[Stored, Callable[[bytes], Any], Chunk]]]
     _rebased: dict[int, Layout]
@@ -277,6 +282,7 @@ class Layout:
         sets(self, "_routes", {})
         sets(self, "_rebased", {})
         sets(self, "escape", _escape(kind, prefix, forbidden))
+        sets(self, "plain", kind == RAW and self.exact)
         stored, key_of, chunk = _reference(self)
         sets(self, "key_of", key_of)
         fast = accelerate and _accel is not None and kind != GENERAL

@@ -32,10 +32,11 @@ them):
 - Writing to a store while one of its scans runs is allowed; whether the scan sees
   those writes is not specified (scans of a snapshot or transaction are consistent).
 
-One read route: ``read_pages(ranges, reverse, limit, keys_only)`` gives the
-items of several ranges as pages (lists), its errors translated; the default
-reads ``scan``, and an engine overrides it with its fastest route. The layers
-above read every scan through it.
+One read route: ``read_pages(ranges, reverse, limit, keys_only, cut)`` gives the
+items of several ranges as pages (lists), its errors translated, the keys
+without the first ``cut`` bytes all of them share (a scope's prefix); the default
+reads ``scan``, and an engine overrides it with its fastest route (LevelDB leaves
+the prefix out in the engine). The layers above read every scan through it.
 
 Point fast paths (optional, for the layers above): a view may set ``fast_get``
 and ``fast_put`` to the engine's own callables (C-implemented bound methods),
@@ -88,6 +89,7 @@ from ..errors import (
     WatchUnsupported,
     show_bytes,
 )
+from ._cut import cut_keys
 from ._events import StoreWatch
 from ._take import take_until
 
@@ -106,6 +108,8 @@ __all__ = [
     "check_scan_limit",
     "checked_pages",
     "count_lacking",
+    "cut_pages",
+    "cut_ranges",
     "limited",
     "pages_by_range",
     "pages_in_turn",
@@ -115,6 +119,7 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+_V = TypeVar("_V")
 
 Op = tuple[bytes, bytes | None]
 """One operation of an atomic batch: ``(key, value)`` puts, ``(key, None)`` deletes."""
@@ -323,20 +328,26 @@ class ReadView(ABC):
         reverse: bool = False,
         limit: int | None = None,
         keys_only: bool = False,
+        cut: int = 0,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """The items of each ``[start, stop)`` of ``ranges`` in turn, in the order
         given (each read descending with ``reverse``), at most ``limit`` in all,
         as non-empty lists; with ``keys_only`` every value is ``b""`` (values
-        are not read). Errors are this view's own (translated), and the pages of
-        a snapshot or transaction end with it as its scans do. The one read
-        route of the layers above: scans, short scans and counts of scopes.
+        are not read). ``cut``: every range lies under one prefix of ``cut``
+        bytes (the caller's promise: each start begins with it, each stop begins
+        with it or is at or past its end, or is ``None``), and every key is
+        given without it. Errors are this view's own (translated), and the
+        pages of a snapshot or transaction end with it as its scans do. The one
+        read route of the layers above: scans, short scans and counts of
+        scopes.
 
         This default reads :meth:`scan` (or :meth:`scan_keys`) of each range,
-        each given what is left of ``limit``, in the pages of :func:`pages_of`;
-        an engine overrides it where it reads faster (one cursor for several
-        ranges, the lists it reads anyway, one statement for a short read).
-        Cost: one scan per range and one list per page."""
-        return _pages_of_scans(self, ranges, reverse, limit, keys_only)
+        each given what is left of ``limit``, in the pages of :func:`pages_of`,
+        cut by :func:`cut_pages`; an engine overrides it where it reads faster
+        (one cursor for several ranges, the lists it reads anyway, one
+        statement for a short read, keys the engine gives without the prefix).
+        Cost: one scan per range and one list per page (two with ``cut``)."""
+        return cut_pages(_pages_of_scans(self, ranges, reverse, limit, keys_only), cut)
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
         """How many keys ``[start, stop)`` holds (0 when ``stop <= start``). This
@@ -409,8 +420,9 @@ class DelegatedReads(ReadView):
         reverse: bool = False,
         limit: int | None = None,
         keys_only: bool = False,
+        cut: int = 0,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
-        return self._reads().read_pages(ranges, reverse, limit, keys_only)
+        return self._reads().read_pages(ranges, reverse, limit, keys_only, cut)
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
         return self._reads().count(start, stop)
@@ -460,9 +472,10 @@ class PagedReads(ReadView):
         reverse: bool = False,
         limit: int | None = None,
         keys_only: bool = False,
+        cut: int = 0,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """The pages of :meth:`_pages` themselves (:func:`pages_by_range`)."""
-        return pages_by_range(self, self._pages, ranges, reverse, limit, keys_only)
+        return pages_by_range(self, self._pages, ranges, reverse, limit, keys_only, cut)
 
 
 class Releasable(Closing):
@@ -825,29 +838,70 @@ def pages_by_range(
     reverse: bool,
     limit: int | None,
     keys_only: bool,
+    cut: int = 0,
 ) -> Iterable[list[tuple[bytes, bytes]]]:
     """:meth:`ReadView.read_pages` of ``view``, whose engine reads one range at a
     time: ``pages(start, stop, reverse, limit)`` gives the engine's pages of one
     range (its errors raw, or the view's own), read one range after the other
-    (:func:`pages_in_turn`) and translated by ``view.translate``. A read of one
-    range of at most :data:`PAGE_MOST` items is read now and given as a list of
-    its pages (no generator between the engine and the caller of a short read);
-    the others are translated as they are read. Keys only: the default, through
-    ``view.scan_keys``."""
+    (:func:`pages_in_turn`) and translated by ``view.translate``, their keys
+    cut by :func:`cut_pages`. A read of one range of at most :data:`PAGE_MOST`
+    items is read now and given as a list of its pages (no generator between
+    the engine and the caller of a short read); the others are translated as
+    they are read. Keys only: the default, through ``view.scan_keys``."""
     if keys_only:
-        return _pages_of_scans(view, ranges, reverse, limit, True)
+        return cut_pages(_pages_of_scans(view, ranges, reverse, limit, True), cut)
     try:
         if len(ranges) != 1:
-            return translated_pages(pages_in_turn(pages, ranges, reverse, limit), view.translate)
+            turns = translated_pages(pages_in_turn(pages, ranges, reverse, limit), view.translate)
+            return cut_pages(turns, cut)
         start, stop = ranges[0]
         made = pages(start, stop, reverse, limit)
         if limit is not None and limit <= PAGE_MOST:
-            return list(made)
+            return cut_pages(list(made), cut)
     except KeyspaceError:
         raise
     except Exception as exc:
         raise view.translate(exc) from exc
-    return translated_pages(made, view.translate)
+    return cut_pages(translated_pages(made, view.translate), cut)
+
+
+def cut_pages(pages: Iterable[list[tuple[bytes, _V]]], cut: int) -> Iterable[list[tuple[bytes, _V]]]:
+    """``pages`` with the first ``cut`` bytes of every key dropped (``cut=0``:
+    ``pages`` themselves): how a view whose engine gives whole keys serves
+    ``read_pages(..., cut=n)``. A list of pages stays a list (read now); other
+    pages are cut as they are read. Cost: per page one C call, per item a new
+    key and pair.
+
+    >>> list(cut_pages([[(b"p/a", b"1")], [(b"p/b", b"2")]], 2))
+    [[(b'a', b'1')], [(b'b', b'2')]]
+    """
+    if not cut:
+        return pages
+    if type(pages) is list:
+        return [cut_keys(page, cut) for page in pages]
+    return map(cut_keys, pages, repeat(cut))
+
+
+def cut_ranges(
+    ranges: Sequence[tuple[bytes, bytes | None]], cut: int
+) -> tuple[bytes, list[tuple[bytes, bytes | None]]]:
+    """``(prefix, ranges')``: the ``cut``-byte prefix every range of ``ranges``
+    lies under and each range as a view holding the keys under it without it
+    holds them (a stop at or past the prefix's end is ``None``): how an engine
+    that leaves a prefix out of its keys (LevelDB's ``prefixed_db``) reads
+    ``read_pages(..., cut=n)``. Raises :class:`ValueError` for ranges that do
+    not lie under one prefix of ``cut`` bytes. Cost: one comparison per range.
+
+    >>> cut_ranges([(b"p/a", b"p/c"), (b"p/x", b"p0")], 2)
+    (b'p/', [(b'a', b'c'), (b'x', None)])
+    """
+    prefix = ranges[0][0][:cut] if ranges else b""
+    out: list[tuple[bytes, bytes | None]] = []
+    for start, stop in ranges:
+        if len(prefix) != cut or not start.startswith(prefix):
+            raise ValueError(f"the range starting at {start!r} does not lie under one {cut}-byte prefix")
+        out.append((start[cut:], stop[cut:] if stop is not None and stop.startswith(prefix) else None))
+    return prefix, out
 
 
 def translated_pages(

@@ -509,7 +509,62 @@ static PyTypeObject RecordGetterType = {
     .tp_dealloc = getter_dealloc,
 };
 
+static PyObject *
+cut_keys(PyObject *module, PyObject *const *args, Py_ssize_t n)
+{
+    if (n != 2 || !PyList_CheckExact(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "cut_keys(page: list, cut: int)");
+        return NULL;
+    }
+    Py_ssize_t cut = PyLong_AsSsize_t(args[1]);
+    if (cut == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (cut < 0) {
+        PyErr_Format(PyExc_ValueError, "cut_keys: cut=%zd is negative", cut);
+        return NULL;
+    }
+    PyObject *page = args[0];
+    Py_ssize_t size = PyList_GET_SIZE(page);
+    PyObject *out = PyList_New(size);
+    if (out == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < size; i++) {
+        PyObject *item = PyList_GET_ITEM(page, i);
+        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2
+            || !PyBytes_CheckExact(PyTuple_GET_ITEM(item, 0))
+            || PyBytes_GET_SIZE(PyTuple_GET_ITEM(item, 0)) < cut) {
+            Py_DECREF(out);
+            PyErr_Format(PyExc_ValueError,
+                         "cut_keys: item %zd of the page is not a (key, value) pair whose key "
+                         "holds the %zd bytes to cut", i, cut);
+            return NULL;
+        }
+        PyObject *key = PyTuple_GET_ITEM(item, 0), *value = PyTuple_GET_ITEM(item, 1);
+        PyObject *rest = PyBytes_FromStringAndSize(PyBytes_AS_STRING(key) + cut, PyBytes_GET_SIZE(key) - cut);
+        if (rest == NULL) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyObject *pair = PyTuple_New(2);
+        if (pair == NULL) {
+            Py_DECREF(rest);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_INCREF(value);
+        PyTuple_SET_ITEM(pair, 0, rest);
+        PyTuple_SET_ITEM(pair, 1, value);
+        PyList_SET_ITEM(out, i, pair);
+    }
+    return out;
+}
+
 static PyMethodDef module_methods[] = {
+    {"cut_keys", (PyCFunction)(void (*)(void))cut_keys, METH_FASTCALL,
+     "cut_keys(page, cut, /) -> list: the (key, value) pairs of page with the first cut bytes "
+     "of each key dropped."},
     {"take_until", (PyCFunction)(void (*)(void))take_until, METH_FASTCALL,
      "take_until(items, bound, size, descending, /) -> list: at most size items, ending "
      "before the first whose key lies past bound."},

@@ -205,10 +205,11 @@ class _Snapshot(Releasable, ReadView):
         reverse: bool = False,
         limit: int | None = None,
         keys_only: bool = False,
+        cut: int = 0,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """The checked pages of the map (:func:`pages_by_range`; their only errors
         are this view's own)."""
-        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only)
+        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only, cut)
 
     def _range_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None

@@ -311,6 +311,7 @@ class RocksDBStore(BatchedWrites, Store):
         reverse: bool = False,
         limit: int | None = None,
         keys_only: bool = False,
+        cut: int = 0,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """The items of :meth:`scan` as the pages of one rocksdict iterator per
         range that :func:`~keyspace.stores._base.pages_of` reads (no Python code
@@ -318,7 +319,7 @@ class RocksDBStore(BatchedWrites, Store):
         its next page raises :class:`~keyspace.errors.StoreClosed`; keys only:
         the default."""
         self._live()
-        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only)
+        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only, cut)
 
     def _range_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None

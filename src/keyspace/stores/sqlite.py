@@ -114,11 +114,12 @@ class _Keys:
         reverse: bool = False,
         limit: int | None = None,
         keys_only: bool = False,
+        cut: int = 0,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """The statements' pages of each range (:func:`_statement_pages`, through
         :func:`~keyspace.stores._base.pages_by_range`): a read of up to a page
         is one statement run now."""
-        return pages_by_range(cast(ReadView, self), self._range_pages, ranges, reverse, limit, keys_only)
+        return pages_by_range(cast(ReadView, self), self._range_pages, ranges, reverse, limit, keys_only, cut)
 
     def _range_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None

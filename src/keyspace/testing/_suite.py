@@ -127,6 +127,11 @@ def _ended_scans(lo: bytes, hi: bytes) -> list[EndedScan]:
             backwards,
         ),
         ("read_pages of keys", lambda v: _paged(v.read_pages([(lo, hi)], keys_only=True)), _no_values),
+        (
+            "read_pages without the prefix",
+            lambda v: _paged(v.read_pages([(lo, hi)], cut=len(lo))),
+            lambda items: [(k[len(lo) :], v) for k, v in items],
+        ),
     ]
 
 
@@ -554,6 +559,59 @@ class StoreSuite:
                     assert all(type(page) is list and page for page in pages), (kind, limit)
                 assert list(_paged(read([], False, None))) == []
         store.delete_range(b"r", b"s")
+
+    def test_ranges_read_without_their_prefix(self, store: Store) -> None:
+        """``read_pages(..., cut=n)`` of ranges under one ``n``-byte prefix (a
+        scope's own ranges, stops inside the prefix and at its end) gives the
+        items ``read_pages`` gives with their keys' first ``n`` bytes left out:
+        on the store, a snapshot and a transaction, forward and reverse, at
+        most ``limit`` in all, keys only, as non-empty lists; the keys just
+        outside the prefix (before it, after it, the prefix itself shorter)
+        are never read."""
+        under = [(b"q/%03d" % i, b"%d" % i) for i in range(60)]
+        around = [(b"q", b"x"), (b"q.", b"x"), (b"q0", b"x"), (b"q/", b"root"), (b"p/999", b"x")]
+        _write_in_batches(store, under + around)
+        ranges: list[tuple[bytes, bytes | None]] = [(b"q/", b"q/020"), (b"q/030", b"q0")]
+        whole = sorted([*under, (b"q/", b"root")])
+        expect = [(k[2:], v) for k, v in whole if b"q/" <= k < b"q/020" or k >= b"q/030"]
+        backwards = [(k[2:], v) for k, v in reversed(whole) if k >= b"q/030"] + [
+            (k[2:], v) for k, v in reversed(whole) if k < b"q/020"
+        ]
+        views: list[tuple[str, Callable[[], AbstractContextManager[ReadView]]]] = [
+            ("store", lambda: contextlib.nullcontext(store))
+        ]
+        for kind, begin in views + self.ended_views(store):
+            with begin() as view:
+                read = view.read_pages
+                assert list(_paged(read(ranges, cut=2))) == expect, kind
+                assert list(_paged(read(ranges[::-1], True, cut=2))) == backwards, kind
+                assert list(_paged(read(ranges, keys_only=True, cut=2))) == [(k, b"") for k, _ in expect], (
+                    kind
+                )
+                for limit in (0, 1, 5, 21, 1000, 2000):
+                    assert list(_paged(read(ranges, False, limit, cut=2))) == expect[:limit], (kind, limit)
+                    assert list(_paged(read(ranges[::-1], True, limit, cut=2))) == backwards[:limit], (
+                        kind,
+                        limit,
+                    )
+                    one = [(k, v) for k, v in expect if k >= b"030"]
+                    assert list(_paged(read(ranges[1:], False, limit, cut=2))) == one[:limit], (kind, limit)
+                    pages = list(read(ranges, False, limit, cut=2))
+                    assert all(type(page) is list and page for page in pages), (kind, limit)
+                assert list(_paged(read([], False, None, cut=2))) == []
+        # the prefix itself a key, and the store's first (the key without it is b"")
+        first = [(b"\x00/", b"first"), (b"\x00/a", b"a")]
+        _write_in_batches(store, first)
+        first_cut = [(b"", b"first"), (b"a", b"a")]
+        for kind, begin in views + self.ended_views(store):
+            with begin() as view:
+                for reverse in (False, True):
+                    # the prefix's end; a stop under it, with the prefix alone before it
+                    for stop, want in ((b"\x000", first_cut), (b"\x00/a", first_cut[:1])):
+                        got = list(_paged(view.read_pages([(b"\x00/", stop)], reverse, cut=2)))
+                        assert got == want[:: -1 if reverse else 1], (kind, reverse, stop)
+        store.delete_range(b"\x00/", b"\x000")
+        store.delete_range(b"p", b"r")
 
     def test_transaction_scans_of_its_own_writes_end_with_it(self, store: Store) -> None:
         """A transaction's scans over its own pending writes (a range only it

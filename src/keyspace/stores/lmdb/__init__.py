@@ -399,12 +399,13 @@ class LMDBStore(MapGrowth, Store):
         reverse: bool = False,
         limit: int | None = None,
         keys_only: bool = False,
+        cut: int = 0,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """Pages read in short read transactions (a short read of one range: one
         page in one frame), so a scan never holds one open between pages
         (growing the map never ends it), one range after the other; keys only:
         the default, through :meth:`scan_keys`."""
-        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only)
+        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only, cut)
 
     def _range_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None

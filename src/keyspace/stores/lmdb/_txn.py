@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import lmdb
 
 from ...errors import KeyspaceError, StoreClosed, StoreError, TransactionConflict
-from .._base import WriteView
+from .._base import WriteView, cut_pages
 from ._cursor import cursor_delete_range, cursor_read_pages
 from ._growth import RETRIES
 from ._keys import TxnReads
@@ -102,13 +102,16 @@ class LMDBTransaction(TxnReads, WriteView):
         reverse: bool = False,
         limit: int | None = None,
         keys_only: bool = False,
+        cut: int = 0,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """Without a replay log (``fast_put`` set): the pages of the transaction's
         cursors (``cursor_read_pages``); else, and for keys only, the default
         through :meth:`scan` (which notes the read for a replay)."""
         if self.fast_put is None or keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only)
-        return cursor_read_pages(self._txn, None, self._store._records, ranges, reverse, limit, self)
+            return super().read_pages(ranges, reverse, limit, keys_only, cut)
+        return cut_pages(
+            cursor_read_pages(self._txn, None, self._store._records, ranges, reverse, limit, self), cut
+        )
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
@@ -406,13 +409,16 @@ class JoinedTransaction(TxnReads, WriteView):
         reverse: bool = False,
         limit: int | None = None,
         keys_only: bool = False,
+        cut: int = 0,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """Where the outer transaction has no replay log: the pages of cursors of
         the database in its LMDB transaction; else the default."""
         if self.fast_put is None or keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only)
+            return super().read_pages(ranges, reverse, limit, keys_only, cut)
         txn = self._outer._txn
-        return cursor_read_pages(txn, self._db, self._store._records, ranges, reverse, limit, self)
+        return cut_pages(
+            cursor_read_pages(txn, self._db, self._store._records, ranges, reverse, limit, self), cut
+        )
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
