@@ -28,8 +28,6 @@ __all__ = ["check_range_arguments", "chunks", "pairs", "short", "stored_ranges"]
 
 Range = tuple[bytes, bytes | None]
 Chunk = list[tuple[Any, bytes]]
-RAW: tuple[type[Exception], ...] = (Exception,)
-"""What a point fast path of a store view raises for the view's ``translate``."""
 
 
 def check_range_arguments(include_start: Any, include_stop: Any, reverse: Any, limit: Any) -> None:

@@ -28,7 +28,9 @@
  * put, a value the codec refuses or that is not bytes, keyword arguments) runs the
  * PointOps method itself, with the same arguments: results and errors are the
  * reference's. s._copy() makes a new instance of type(s) holding s's fields,
- * without __init__ (a class that holds more than the fields is refused). Cost of a
+ * without __init__ (a class that holds more than the fields is refused);
+ * s._rebound(view), such a copy bound to view (its view, point read and read
+ * route). Cost of a
  * point operation: the key transform, the engine's call and no Python frame.
  *
  * path_memo(name, fallback): see below.
@@ -114,8 +116,8 @@ static PyMemberDef scope_fields_members[] = {
 /* What the C methods hand on: the Python point operations (PointOps of
    keyspace._scope_fields, the base of ScopeFields), SETTLED, interned names. */
 static PyObject *py_getitem, *py_get, *py_setitem, *py_delitem;
-static PyObject *settled_marker;
-static PyObject *str_raise_raw, *str_missing;
+static PyObject *settled_marker, *no_route, *raw_types, *empty_tuple;
+static PyObject *str_raise_raw, *str_missing, *str_fast_get, *str_get;
 static PyTypeObject *scope_fields_type;
 
 /* The engine call failed with an exception that is set. Hand an error of the
@@ -442,6 +444,59 @@ scope_fields_copy(PyObject *self, PyObject *Py_UNUSED(ignored))
     return made;
 }
 
+/* s._rebound(view): s._copy() bound to view (the pure twin's _rebound is the
+ * reference): _view and _data are view; _get is view.fast_get, or view.get where
+ * that is None, with _get_raw RAW or (); _read_route is (get, *s._escape, bytes),
+ * or NO_ROUTE where s._escape is None. */
+static PyObject *
+scope_fields_rebound(PyObject *self, PyObject *view)
+{
+    PyObject *fast = PyObject_GetAttr(view, str_fast_get);
+    if (fast == NULL) {
+        return NULL;
+    }
+    PyObject *get, *raw;
+    if (fast == Py_None) {
+        Py_DECREF(fast);
+        get = PyObject_GetAttr(view, str_get);
+        if (get == NULL) {
+            return NULL;
+        }
+        raw = Py_NewRef(empty_tuple);
+    }
+    else {
+        get = fast;
+        raw = Py_NewRef(raw_types);
+    }
+    PyObject *escape = ((ScopeFields *)self)->_escape;
+    PyObject *route;
+    if (escape == NULL || escape == Py_None) {
+        route = Py_NewRef(no_route);
+    }
+    else if (PyTuple_CheckExact(escape) && PyTuple_GET_SIZE(escape) == 4) {
+        route = PyTuple_Pack(6, get, PyTuple_GET_ITEM(escape, 0), PyTuple_GET_ITEM(escape, 1),
+                             PyTuple_GET_ITEM(escape, 2), PyTuple_GET_ITEM(escape, 3), (PyObject *)&PyBytes_Type);
+    }
+    else {
+        PyErr_SetString(PyExc_TypeError, "_rebound(): the scope's _escape is not None or a 4-tuple");
+        route = NULL;
+    }
+    PyObject *made = route == NULL ? NULL : scope_fields_copy(self, NULL);
+    if (made == NULL) {
+        Py_DECREF(get);
+        Py_DECREF(raw);
+        Py_XDECREF(route);
+        return NULL;
+    }
+    ScopeFields *m = (ScopeFields *)made;
+    Py_XSETREF(m->_view, Py_NewRef(view));
+    Py_XSETREF(m->_data, Py_NewRef(view));
+    Py_XSETREF(m->_get, get);
+    Py_XSETREF(m->_get_raw, raw);
+    Py_XSETREF(m->_read_route, route);
+    return made;
+}
+
 static int
 scope_fields_traverse(PyObject *self, visitproc visit, void *arg)
 {
@@ -474,6 +529,8 @@ scope_fields_dealloc(PyObject *self)
 static PyMethodDef scope_fields_methods[] = {
     {"_copy", scope_fields_copy, METH_NOARGS,
      "A new instance of this object's class holding this one's fields, made without __init__."},
+    {"_rebound", scope_fields_rebound, METH_O,
+     "_rebound(view): a _copy() whose view, data view, point read and read route are view's."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -510,9 +567,13 @@ make_scope_fields(void)
     PyObject *fields = PyObject_GetAttrString(ref, "FIELDS");
     PyObject *base = PyObject_GetAttrString(ref, "PointOps");
     settled_marker = PyObject_GetAttrString(ref, "SETTLED");
+    no_route = PyObject_GetAttrString(ref, "NO_ROUTE");
+    raw_types = PyObject_GetAttrString(ref, "RAW");
+    empty_tuple = PyTuple_New(0);
     Py_DECREF(ref);
     PyObject *type = NULL;
-    if (fields == NULL || base == NULL || settled_marker == NULL) {
+    if (fields == NULL || base == NULL || settled_marker == NULL || no_route == NULL || raw_types == NULL
+        || empty_tuple == NULL) {
         goto done;
     }
     if (!PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != N_FIELDS) {
@@ -536,7 +597,9 @@ make_scope_fields(void)
         || (py_setitem = PyObject_GetAttrString(base, "__setitem__")) == NULL
         || (py_delitem = PyObject_GetAttrString(base, "__delitem__")) == NULL
         || (str_raise_raw = PyUnicode_InternFromString("_raise_raw")) == NULL
-        || (str_missing = PyUnicode_InternFromString("_missing")) == NULL) {
+        || (str_missing = PyUnicode_InternFromString("_missing")) == NULL
+        || (str_fast_get = PyUnicode_InternFromString("fast_get")) == NULL
+        || (str_get = PyUnicode_InternFromString("get")) == NULL) {
         goto done;
     }
     type = PyType_FromSpecWithBases(&scope_fields_spec, base);

@@ -23,12 +23,12 @@ from ._bulk_writes import not_bytes as _not_bytes
 from ._bulk_writes import write_all as _write_all
 from ._other_type import KeyOfOtherType
 from ._other_type import other_type as _other_type
-from ._scan_plan import RAW as _RAW
 from ._scan_plan import Chunk as _Chunk
 from ._scan_plan import Range as _Range
 from ._scan_plan import chunks as _chunks
 from ._scan_plan import scheme_keys as _scheme_keys
 from ._scan_plan import stored_ranges as _stored_ranges
+from ._scope_fields import NO_ROUTE, RAW, Route
 from .catalog import SETTLED
 from .codecs import Codec, native_type
 from .errors import KeyspaceError, show_bytes
@@ -49,16 +49,6 @@ else:
 __all__ = ["NO_ROUTE", "Route", "ScopeCore"]
 
 
-class _NoKey(bytes):
-    """A type no key or value has (never instantiated): the exact type a route
-    without an engine call takes, so every key goes the general route."""
-
-
-Route = tuple[Any, bytes, bytes, bytes, bytes, type[bytes]]
-"""A one-frame route of a point operation: the engine call, the escape (head,
-old, new, tail) and the exact type of the keys it takes."""
-NO_ROUTE: Route = (None, b"", b"", b"", b"", _NoKey)
-"""The route of a scope with none: its exact type is no key's."""
 _second = itemgetter(1)
 
 
@@ -146,7 +136,7 @@ class ScopeCore(ScopeFields, Generic[_Owner]):
         self._get = data.get if fast is None else fast
         # what a point operation catches to translate: nothing through the view's
         # translating methods; anything but a keyspace error through its fast paths
-        self._get_raw = () if fast is None else _RAW
+        self._get_raw = () if fast is None else RAW
         self._put: Callable[[bytes, bytes], object] | None = None
         self._put_raw: tuple[type[Exception], ...] = ()
         # the catalog's check before each read of own keys (ScopeHash names,
@@ -162,7 +152,7 @@ class ScopeCore(ScopeFields, Generic[_Owner]):
         # stays unbound: every other write still takes the catalog's first write
         checked = getattr(data, "checked_put", None)
         if checked is not None:
-            self._put_raw = _RAW
+            self._put_raw = RAW
             self._write_route = self._route(checked)
 
     def _on(self, view: ReadView, state: Catalog) -> Self:
@@ -179,6 +169,25 @@ class ScopeCore(ScopeFields, Generic[_Owner]):
         made = self._copy()
         made._bind(view, state, view)
         return made
+
+    def _template_for(self, view: ReadView, state: Catalog) -> bool:
+        """Whether this scope, made by :meth:`_on` on ``view`` with ``state``,
+        can be :meth:`_rebound` to another view of ``view``'s type with the same
+        state: what :meth:`_bind` set from ``view`` is the view itself and its
+        point read (no part narrowed to, no other data view, no read guard, no
+        checked put, no write bound yet), so that the binding of another such
+        view differs in those fields alone. Not the store itself (its data view
+        may be the catalog's)."""
+        return (
+            view is not state.store
+            and self._cut == 0
+            and self._view is view
+            and self._data is view
+            and self._state is state
+            and self._guard is None
+            and self._put is None
+            and self._write_route is NO_ROUTE
+        )
 
     def _hidden(self) -> bool:
         """The catalog's check before a read of own keys (:meth:`Catalog.guard`):
@@ -204,14 +213,6 @@ class ScopeCore(ScopeFields, Generic[_Owner]):
         asks the catalog to check it again inside the delete's batch), else
         ``None``."""
         return None if self._guard is None else self.path
-
-    def _route(self, call: Any) -> Route:
-        """The one-frame route of a point operation: ``call`` (the engine's get or
-        put), the escape and the exact type of the keys (and values) it takes,
-        ``bytes``; :data:`NO_ROUTE` where the scope has no escape. One unpack and
-        one type test choose the route: no test for a missing route comes first."""
-        escape = self._escape
-        return NO_ROUTE if escape is None else (call, *escape, bytes)
 
     def _touch(self) -> None:
         """One point read of the view, its answer unused, so that a read asking
@@ -317,7 +318,7 @@ class ScopeCore(ScopeFields, Generic[_Owner]):
         """Bind the view's put (its ``fast_put`` where it has one) and return it."""
         view = self._part(self._writer())
         fast = view.fast_put
-        self._put_raw = () if fast is None else _RAW
+        self._put_raw = () if fast is None else RAW
         put = self._put = view.put if fast is None else fast
         self._write_route = self._route(put)
         return put

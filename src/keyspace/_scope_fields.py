@@ -31,7 +31,24 @@ if TYPE_CHECKING:
     from .schemes._base import Key, Path
     from .stores._base import ReadView, WriteView
 
-__all__ = ["FIELDS", "SETTLED", "PointOps", "ScopeFields"]
+__all__ = ["FIELDS", "NO_ROUTE", "RAW", "SETTLED", "PointOps", "Route", "ScopeFields"]
+
+RAW: tuple[type[Exception], ...] = (Exception,)
+"""What a point fast path of a store view (``fast_get``, ``fast_put``) raises for
+the view's ``translate``: the exceptions a scope's ``_get_raw``/``_put_raw`` hold
+where it calls one."""
+
+
+class _NoKey(bytes):
+    """A type no key or value has (never instantiated): the exact type a route
+    without an engine call takes, so every key goes the general route."""
+
+
+Route = tuple[Any, bytes, bytes, bytes, bytes, type[bytes]]
+"""A one-frame route of a point operation: the engine call, the escape (head,
+old, new, tail) and the exact type of the keys it takes."""
+NO_ROUTE: Route = (None, b"", b"", b"", b"", _NoKey)
+"""The route of a scope with none: its exact type is no key's."""
 
 FIELDS = (
     "_bound",
@@ -76,6 +93,8 @@ class PointOps:
 
     if TYPE_CHECKING:
         _data: ReadView
+        _escape: tuple[bytes, bytes, bytes, bytes] | None
+        _get: Callable[[bytes], bytes | None]
         _get_raw: tuple[type[BaseException], ...]
         _put: Callable[[bytes, bytes], object] | None
         _put_raw: tuple[type[BaseException], ...]
@@ -84,6 +103,7 @@ class PointOps:
         _stored: Callable[[Any], bytes]
         _vdec: Callable[[bytes], Any] | None
         _venc: Callable[[Any], Any] | None
+        _view: ReadView
         _write_route: tuple[Any, bytes, bytes, bytes, bytes, type[bytes]]
 
         def _read(self, stored: bytes) -> bytes | None: ...
@@ -94,6 +114,14 @@ class PointOps:
         def _bind_put(self) -> Callable[[bytes, bytes], object]: ...
         @property
         def _unsettled(self) -> Path | None: ...
+
+    def _route(self, call: Any) -> Route:
+        """The one-frame route of a point operation: ``call`` (the engine's get or
+        put), the escape and the exact type of the keys (and values) it takes,
+        ``bytes``; :data:`NO_ROUTE` where the scope has no escape. One unpack and
+        one type test choose the route: no test for a missing route comes first."""
+        escape = self._escape
+        return NO_ROUTE if escape is None else (call, *escape, bytes)
 
     def __getitem__(self, key: Key) -> Any:
         get, head, old, new, tail, exact = self._read_route
@@ -184,4 +212,20 @@ class ScopeFields(PointOps):
         for name in FIELDS:
             with suppress(AttributeError):  # unset here: unset in the copy too
                 setattr(made, name, getattr(self, name))
+        return made
+
+    def _rebound(self, view: ReadView) -> Self:
+        """A :meth:`_copy` of this scope on ``view``: its view and data view are
+        ``view``, its point read ``view.fast_get`` (its errors raw) or, where
+        that is ``None``, ``view.get``, and its read route the one of that read;
+        every other field is this scope's. How a scope bound once to a view is
+        bound to another view of the same type of the store with the same
+        catalog state, whose binding differs in those fields alone (see
+        ``Keyspace._scope_on``). Cost: one copy and five stores."""
+        made = self._copy()
+        fast = view.fast_get
+        made._view = made._data = view
+        made._get = get = view.get if fast is None else fast
+        made._get_raw = () if fast is None else RAW
+        made._read_route = made._route(get)
         return made

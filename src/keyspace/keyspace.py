@@ -22,6 +22,7 @@ from ._accounting import ScopeStats, accounting_of, write_feature_record
 from ._blocks import Block, not_entered
 from ._closing import Closing
 from ._retry import run_atomically
+from ._scope_core import NO_ROUTE
 from ._space import Space, SpaceSnapshot
 from ._write_hooks import feature_options, hook_store, read_features
 from .catalog import Catalog, check_leaf_depth
@@ -99,6 +100,9 @@ class Keyspace(Closing):
         self.catalog = catalog
         self._space = Space(store, self.catalog, LayoutCache(scheme), self)
         self._default_scopes: dict[tuple[Any, ...], Scope] = {}  # made with the default codecs
+        # per path, the view type and catalog state of a scope that a view of that
+        # type with that state rebinds by copying (see _scope_on), and the scope
+        self._rebinds: dict[tuple[Any, ...], tuple[type, Catalog, Scope]] = {}
         self.batch_limit = self.catalog.batch_limit
         self._close_store = True
         self._directories: Directories | None = None
@@ -188,6 +192,32 @@ class Keyspace(Closing):
         made = Scope(self._space, self.store, self.catalog, path, *self._codecs(None, None))
         if len(self._default_scopes) < 4096 and exact_path(path):
             self._default_scopes[path] = made
+        return made
+
+    def _scope_on(self, path: tuple[Any, ...], view: ReadView, state: Catalog) -> Scope:
+        """The scope at ``path`` with the default codecs on ``view`` (a snapshot or
+        transaction) with the catalog state ``state``: the default scope's
+        :meth:`~keyspace._scope_core.ScopeCore._on`, or, where the last one made
+        for ``path`` was on a view of the same type with the same state and
+        bound nothing but the view's point read (a snapshot per request of a
+        keyspace whose reads learn nothing), a copy of that one rebound to
+        ``view`` (kept view-less, up to 4096 paths; only with the keyspace's own
+        catalog state, which a transaction never has). Cost: a snapshot's first
+        scope of a path, a copy of the fields and five stores."""
+        kept = self._rebinds.get(path)
+        if kept is not None and kept[0] is type(view) and kept[1] is state:
+            return kept[2]._rebound(view)
+        made = self._default_scope(path)._on(view, state)
+        if (
+            state is self.catalog  # a snapshot's reads that learn nothing, not a transaction's child
+            and made._template_for(view, state)
+            and len(self._rebinds) < 4096
+            and exact_path(path)
+        ):
+            template = made._copy()
+            template._view = template._data = template._get = None  # type: ignore[assignment]
+            template._read_route = NO_ROUTE
+            self._rebinds[path] = (type(view), state, template)
         return made
 
     def _codecs(self, key: str | Codec | None, value: str | Codec | None) -> tuple[Codec, Codec]:
@@ -358,7 +388,7 @@ class Transaction:
                     found = None
                 if found is not None and exact_path(path):  # not an equal path of other types
                     return found
-            made = self.keyspace._default_scope(path)._on(self.view, self.catalog)
+            made = self.keyspace._scope_on(path, self.view, self.catalog)
             if len(bound) < 4096 and exact_path(path):
                 bound[path] = made
             return made

@@ -197,6 +197,10 @@ def test_point_operations_hold_nothing() -> None:
     check(lambda: (scope.__setitem__(key, value), scope.__delitem__(key)), key, value)
     check(attempt(lambda: scope.__delitem__(missing)), missing)
     check(lambda: scope._copy())
+    with ks.snapshot() as snap:
+        view = snap.view
+        check(lambda: scope._rebound(view), view)
+    check(attempt(lambda: scope._rebound(object())))  # no fast_get: refused, nothing held
     ks.close()
     check(attempt(lambda: scope[key]), key)  # the closed store's error
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import keyspace
 from keyspace._scope_fields import FIELDS, PointOps
+from keyspace._scope_fields import ScopeFields as PyScopeFields
 from keyspace.catalog import SETTLED
 from keyspace.codecs import BYTES
 from keyspace.errors import InvalidKey, InvalidName, KeyTooLarge, StoreClosed
@@ -65,7 +66,7 @@ def test_every_scope_is_an_instance_of_the_c_fields_type_whose_methods_it_inheri
     assert fields.__bases__ == (PointOps,)
     members = [name for name, v in vars(fields).items() if type(v).__name__ == "member_descriptor"]
     assert members == list(FIELDS)
-    for name in ("__getitem__", "get", "__setitem__", "__delitem__", "_copy"):
+    for name in ("__getitem__", "get", "__setitem__", "__delitem__", "_copy", "_rebound"):
         assert name in vars(fields)
         assert all(name not in vars(cls) for cls in Scope.__mro__[: Scope.__mro__.index(fields)])
     assert type(vars(fields)["get"]).__name__ == "ScopeGet"  # a method descriptor with vectorcall
@@ -374,6 +375,7 @@ for name in ("keyspace._scope_accel", "keyspace.schemes._layouts_accel", "keyspa
     sys.modules[name] = None  # as if it had not been built
 import keyspace
 from keyspace._scope_fields import FIELDS, PointOps
+from keyspace._scope_fields import ScopeFields as PyScopeFields
 from keyspace.scope import Scope
 assert Scope.__getitem__ is keyspace._scope_fields.PointOps.__getitem__
 assert "ScopeFields" in [c.__name__ for c in Scope.__mro__]
@@ -390,6 +392,9 @@ with keyspace.open(sys.argv[1]) as ks:
         tx.scope("t")[b"c"] = b"2"
         assert tx.scope("t") is tx.scope("t")
     assert scope[b"a\\x00b"] == b"1" and scope.get(b"c") == b"2" and scope.get(b"x", 3) == 3
+    for _ in range(2):  # the second snapshot's scope: the first one's rebound, in Python
+        with ks.snapshot() as snap:
+            assert snap.scope("t")[b"c"] == b"2" and snap.scope("t")._view is snap.view
     print(sorted(ks.store.scan(b"", None)))
 """
     out = subprocess.run(
@@ -399,3 +404,38 @@ with keyspace.open(sys.argv[1]) as ks:
     with keyspace.open(str(tmp_path / "db")) as ks:
         assert out.stdout.strip() == repr(sorted(ks.store.scan(b"", None)))
         assert dict(ks.scope("t")) == {b"a\x00b": b"1", b"c": b"2"}
+
+
+class _Reads:
+    """A view with a point read, and a fast one where given."""
+
+    def __init__(self, fast: Any = None) -> None:
+        self.fast_get = fast
+
+    def get(self, key: bytes) -> bytes | None:
+        return None
+
+
+@needs_accel
+@pytest.mark.parametrize("scheme", SCHEMES, ids=lambda s: s.name)
+@pytest.mark.parametrize("fast", [False, True])
+def test_rebound_in_c_sets_what_the_python_twin_sets(scheme: Scheme, fast: bool) -> None:
+    """``_rebound(view)`` of the C type gives the copy the pure twin's gives: the
+    view, data view, point read (``fast_get``, else ``get``), the exceptions it
+    raises raw and the read route; every other field the scope's own."""
+    with keyspace.open("memory:", scheme=scheme) as ks, ks.snapshot() as snap:
+        scope = snap.scope("t")
+        view = _Reads(dict().get if fast else None)
+        made = scope._rebound(view)
+        reference = PyScopeFields._rebound(scope, view)
+        assert type(made) is type(reference) is type(scope)
+        for name in FIELDS:
+            mine, theirs = getattr(made, name), getattr(reference, name)
+            if name in ("_get", "_read_route") and not fast:  # bound methods: equal, not identical
+                assert mine == theirs, name
+            else:
+                assert mine is theirs or mine == theirs, name
+        assert made._view is made._data is view
+        assert made._get_raw == (() if not fast else (Exception,))
+        with pytest.raises(AttributeError):
+            scope._rebound(object())

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace.errors import NotEntered
+from keyspace.errors import NotEntered, StoreClosed
 from keyspace.keyspace import Snapshot
 from keyspace.schemes import TupleScheme
 
@@ -73,3 +73,33 @@ def test_per_request_scopes_of_a_snapshot_read_its_state(
                 assert snap.scope(t, "users", "child").get(k) is None
         for wt, wk in writes[: len(asks)]:  # the writes made in the block are there after it
             assert ks.scope(wt, "users").get(wk) == b"new"
+
+
+@pytest.mark.parametrize("engine", ["lmdb", "sqlite", "memory"])
+def test_scopes_of_snapshots_in_turn_each_read_their_own(tmp_path: Path, engine: str) -> None:
+    """A snapshot's scope of a path that an earlier snapshot asked for too (its
+    binding copied from that one's, the view replaced) reads its own snapshot:
+    point reads, scans and counts, while the earlier one, still open, reads its
+    own; each ends with its block; what is kept to copy holds no view."""
+    url = "memory://" if engine == "memory" else f"{engine}://{tmp_path}/db"
+    path = ("t0", "users")
+    with keyspace.open(url, scheme="tuple") as ks:
+        ks.scope(*path)[b"k"] = b"0"
+        for round_ in range(3):
+            with ks.snapshot() as first:
+                one = first.scope(*path)
+                assert one.get(b"k") == str(round_).encode()
+                ks.scope(*path)[b"k"] = str(round_ + 1).encode()
+                with ks.snapshot() as second:
+                    two = second.scope(*path)
+                    assert two is not one and two is second.scope(*path)
+                    assert two.get(b"k") == two[b"k"] == str(round_ + 1).encode()
+                    assert list(two.items()) == [(b"k", str(round_ + 1).encode())] and len(two) == 1
+                    assert one.get(b"k") == str(round_).encode() and list(one.values()) == [one[b"k"]]
+                with pytest.raises(StoreClosed):
+                    two.get(b"k")
+                assert one.get(b"k") == str(round_).encode()
+            with pytest.raises(StoreClosed):
+                one.get(b"k")
+        kept = ks._rebinds[path]
+        assert kept[2]._view is None and kept[2]._data is None and kept[2]._get is None

@@ -81,4 +81,12 @@ class LMDBSnapshot(TxnReads, Releasable, ReadView):
             self._txn.abort()
             self._store._view_closed(self._opener)
 
-    close = release  # one call less at the end of every ``with`` block
+    close = release
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc is None and self._open:  # release() inline: a snapshot per request ends each time
+            self._open = False
+            self._txn.abort()
+            self._store._view_closed(self._opener)
+            return
+        super().__exit__(exc_type, exc, tb)
