@@ -134,6 +134,42 @@ def test_lmdb_pages_hold_the_range(
 
 
 @pytest.mark.parametrize("c_take", [False, True] if take_until is not None else [False])
+@settings(max_examples=120, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    content=st.lists(st.binary(min_size=1, max_size=2), unique=True, max_size=1500),
+    bounds=st.lists(st.tuples(keys, st.one_of(st.none(), keys)), max_size=6),
+    reverse=st.booleans(),
+    limit=st.one_of(st.none(), st.integers(0, 1600)),
+)
+def test_lmdb_ranges_read_in_turn_as_pages(
+    env: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    c_take: bool,
+    content: list[bytes],
+    bounds: list[tuple[bytes, bytes | None]],
+    reverse: bool,
+    limit: int | None,
+) -> None:
+    """``cursor_ranges_pages``: the items of each range in the order given (a range
+    read descending with ``reverse``), at most ``limit``, as non-empty pages whose
+    sizes grow as ``pages_of``'s do (small ranges share a page), with the C take
+    and its Python reference."""
+    if not c_take:
+        monkeypatch.setattr(_lmdb_cursor, "take_until", None)
+    with env.begin(write=True) as txn:
+        txn.drop(env.open_db(), delete=False)
+        txn.cursor().putmulti([(k, k[::-1]) for k in content])
+    want = [(k, k[::-1]) for lo, hi in bounds for k in _range(content, lo, hi, reverse)]
+    want = want[: None if limit is None else limit]
+    with env.begin() as txn:
+        got = list(_lmdb_cursor.cursor_ranges_pages(txn, bounds, reverse, limit))
+    assert all(got), "a page is never empty"
+    assert list(chain.from_iterable(got)) == want
+    assert all(len(p) == min(PAGE_FIRST * 4**i, PAGE_MOST) for i, p in enumerate(got[:-1]))
+    assert all(len(p) <= PAGE_MOST for p in got)
+
+
+@pytest.mark.parametrize("c_take", [False, True] if take_until is not None else [False])
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # the same patch for every example
 @given(
     content=st.lists(keys, unique=True, max_size=300),
