@@ -189,6 +189,16 @@ class ScopeCore(ScopeFields, Generic[_Owner]):
             and self._write_route is NO_ROUTE
         )
 
+    def _unbound(self) -> Self:
+        """A copy of this scope bound to no view: its view, data view and point
+        read ``None``, its read route :data:`NO_ROUTE` (what
+        ``Keyspace._scope_on`` keeps to :meth:`_rebound`: it holds no view that
+        has ended)."""
+        made = self._copy()
+        made._view = made._data = made._get = None  # type: ignore[assignment]
+        made._read_route = NO_ROUTE
+        return made
+
     def _hidden(self) -> bool:
         """The catalog's check before a read of own keys (:meth:`Catalog.guard`):
         raises for a scope that may not be read (a ScopeHash name whose hash

@@ -22,7 +22,6 @@ from ._accounting import ScopeStats, accounting_of, write_feature_record
 from ._blocks import Block, not_entered
 from ._closing import Closing
 from ._retry import run_atomically
-from ._scope_core import NO_ROUTE
 from ._space import Space, SpaceSnapshot
 from ._write_hooks import feature_options, hook_store, read_features
 from .catalog import Catalog, check_leaf_depth
@@ -214,10 +213,7 @@ class Keyspace(Closing):
             and len(self._rebinds) < 4096
             and exact_path(path)
         ):
-            template = made._copy()
-            template._view = template._data = template._get = None  # type: ignore[assignment]
-            template._read_route = NO_ROUTE
-            self._rebinds[path] = (type(view), state, template)
+            self._rebinds[path] = (type(view), state, made._unbound())
         return made
 
     def _codecs(self, key: str | Codec | None, value: str | Codec | None) -> tuple[Codec, Codec]:
