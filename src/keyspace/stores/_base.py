@@ -347,7 +347,8 @@ class ReadView(ABC):
         (one cursor for several ranges, the lists it reads anyway, one
         statement for a short read, keys the engine gives without the prefix).
         Cost: one scan per range and one list per page (two with ``cut``)."""
-        return cut_pages(_pages_of_scans(self, ranges, reverse, limit, keys_only), cut)
+        read = _pages_of_scans(self, ranges, reverse, limit, keys_only)
+        return cut_pages(read, cut) if cut else read
 
     def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
         """How many keys ``[start, stop)`` holds (0 when ``stop <= start``). This
@@ -848,21 +849,23 @@ def pages_by_range(
     items is read now and given as a list of its pages (no generator between
     the engine and the caller of a short read); the others are translated as
     they are read. Keys only: the default, through ``view.scan_keys``."""
+    read: Iterable[list[tuple[bytes, bytes]]]
     if keys_only:
-        return cut_pages(_pages_of_scans(view, ranges, reverse, limit, True), cut)
-    try:
-        if len(ranges) != 1:
-            turns = translated_pages(pages_in_turn(pages, ranges, reverse, limit), view.translate)
-            return cut_pages(turns, cut)
-        start, stop = ranges[0]
-        made = pages(start, stop, reverse, limit)
-        if limit is not None and limit <= PAGE_MOST:
-            return cut_pages(list(made), cut)
-    except KeyspaceError:
-        raise
-    except Exception as exc:
-        raise view.translate(exc) from exc
-    return cut_pages(translated_pages(made, view.translate), cut)
+        read = _pages_of_scans(view, ranges, reverse, limit, True)
+    else:
+        try:
+            if len(ranges) != 1:
+                read = translated_pages(pages_in_turn(pages, ranges, reverse, limit), view.translate)
+            else:
+                start, stop = ranges[0]
+                made = pages(start, stop, reverse, limit)
+                short = limit is not None and limit <= PAGE_MOST
+                read = list(made) if short else translated_pages(made, view.translate)
+        except KeyspaceError:
+            raise
+        except Exception as exc:
+            raise view.translate(exc) from exc
+    return cut_pages(read, cut) if cut else read
 
 
 def cut_pages(pages: Iterable[list[tuple[bytes, _V]]], cut: int) -> Iterable[list[tuple[bytes, _V]]]:

@@ -79,7 +79,7 @@ from .._checked import CheckFailed
 from .._key_sizes import bad_key
 from . import _env as _lmdb_env
 from ._checked import LMDBCheckedReads
-from ._cursor import SHORT_SCAN_MOST, cursor_delete_range, cursor_page
+from ._cursor import SHORT_SCAN_MOST, cursor_delete_range, cursor_page, cursor_short_page
 from ._files import check_environment, check_lock_file, check_map_size, nearly_full, os_cause
 from ._growth import FAST_HEADROOM as FAST_HEADROOM
 from ._growth import GROWTH_WAIT as GROWTH_WAIT
@@ -372,10 +372,10 @@ class LMDBStore(MapGrowth, Store):
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> list[tuple[bytes, bytes]] | None:
         """A scan of at most :data:`SHORT_SCAN_MOST` items as one page read in
-        one frame (one read transaction, the cursor's page cut in C); ``None``
-        for a longer one, or where the map is being grown, LMDB raises, or a
-        record of a named database is among its items (then the paged route,
-        which reads on past it, says what went wrong)."""
+        one frame (one read transaction, :func:`cursor_short_page`: the cursor's
+        page cut in C, LMDB's records of named databases left out); ``None`` for
+        a longer one, or where the map is being grown or LMDB raises (then the
+        paged route says what went wrong)."""
         self._live()
         if limit is not None and 0 < limit <= SHORT_SCAN_MOST and not self._shared.resizing:
             try:
@@ -383,10 +383,7 @@ class LMDBStore(MapGrowth, Store):
             except lmdb.Error:
                 return None
             try:
-                page: list[tuple[bytes, bytes]] = cursor_page(txn, start, stop, reverse, limit, self._db)
-                records = self._records
-                if records is None or len(drop_items(records, page)) == len(page):
-                    return page
+                return cursor_short_page(txn, self._db, self._records, start, stop, reverse, limit)
             except lmdb.Error:
                 pass
             finally:

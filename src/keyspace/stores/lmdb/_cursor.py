@@ -40,6 +40,7 @@ __all__ = [
     "cursor_ranges_pages",
     "cursor_read_pages",
     "cursor_scan",
+    "cursor_short_page",
 ]
 
 SHORT_SCAN = 16
@@ -66,14 +67,14 @@ def cursor_scan(
     """Items of ``[start, stop)`` read by one cursor (on database ``db``; ``None``:
     the transaction's), as an ``itertools`` chain over ``iternext``/``iterprev``,
     so no Python code runs per item. A scan limited to ``PAGE_MOST`` (1024) items
-    or fewer, with the C module: one :func:`_short_page`, read at once (without
+    or fewer, with the C module: one :func:`cursor_short_page`, read at once (without
     it, a short forward scan: one list, see :data:`SHORT_SCAN`). The cursor keeps
     ``txn`` alive as long as the chain lives. With ``records``: read ahead in
     chunks of 256 items, each without the records (one C pass a chunk); a short
     scan reads its page as without them and drops the records it holds (one C
     pass), reading on only when records took places of its limit."""
     if limit is not None and take_until is not None and limit <= PAGE_MOST:
-        return iter(_short_page(txn, db, records, start, stop, reverse, limit))
+        return iter(cursor_short_page(txn, db, records, start, stop, reverse, limit))
     cursor = txn.cursor(db)
     if records is not None:
         return filtered(records, _range_items(cursor, reverse, (start, stop)), limit)
@@ -196,7 +197,7 @@ def cursor_ranges_pages(
         yield out
 
 
-def _short_page(
+def cursor_short_page(
     txn: Any,
     db: Any,
     records: Records | None,
@@ -247,11 +248,11 @@ def cursor_read_pages(
         if limit is not None and limit <= PAGE_MOST:  # one page, read now, range by range
             if len(ranges) == 1:
                 start, stop = ranges[0]
-                page = _short_page(txn, db, records, start, stop, reverse, limit)
+                page = cursor_short_page(txn, db, records, start, stop, reverse, limit)
             else:
                 page = []
                 for start, stop in ranges:
-                    page += _short_page(txn, db, records, start, stop, reverse, limit - len(page))
+                    page += cursor_short_page(txn, db, records, start, stop, reverse, limit - len(page))
                     if len(page) >= limit:
                         break
             return [page] if page else ()

@@ -12,7 +12,7 @@ records of named databases (see :mod:`keyspace.stores.lmdb._records`).
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import lmdb
 
 from ...errors import KeyspaceError, StoreClosed, StoreError
-from .._base import Seeker, byte_after, count_lacking
-from ._cursor import cursor_keys, cursor_pages, cursor_scan
+from .._base import ReadView, Seeker, byte_after, count_lacking, cut_pages
+from ._cursor import cursor_keys, cursor_pages, cursor_read_pages, cursor_scan
 from ._records import RECORD_SIZE, Records, drop_items, name_candidates
 
 if TYPE_CHECKING:
@@ -167,8 +167,8 @@ class CursorSeeker(Seeker):
 
 
 class TxnReads:
-    """``scan``, ``scan_keys``, ``count`` and ``seeker`` of a view that reads one
-    LMDB transaction: the view gives :meth:`_keys_txn` (its transaction and
+    """``scan``, ``scan_keys``, ``read_pages``, ``count`` and ``seeker`` of a view
+    that reads one LMDB transaction: the view gives :meth:`_keys_txn` (its transaction and
     database) and ``translate``."""
 
     __slots__ = ()
@@ -188,6 +188,25 @@ class TxnReads:
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         raise NotImplementedError
+
+    def read_pages(
+        self,
+        ranges: Sequence[tuple[bytes, bytes | None]],
+        reverse: bool = False,
+        limit: int | None = None,
+        keys_only: bool = False,
+        cut: int = 0,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """The pages of cursors of the view's transaction (:func:`cursor_read_pages`),
+        where it reads one LMDB transaction for good; where it may go on in a new
+        one (:meth:`_replays`), and for keys only, the contract's default, through
+        :meth:`scan` and :meth:`scan_keys` (which note the read for a replay)."""
+        view: ReadView = self  # type: ignore[assignment]  # a ReadView in every class it serves
+        if keys_only or self._replays():
+            return ReadView.read_pages(view, ranges, reverse, limit, keys_only, cut)
+        txn, db = self._keys_txn()
+        pages = cursor_read_pages(txn, db, self._store._records, ranges, reverse, limit, view)
+        return cut_pages(pages, cut) if cut else pages
 
     def scan(
         self,

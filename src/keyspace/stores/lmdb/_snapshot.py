@@ -7,14 +7,13 @@ growing the map in this process waits for it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import lmdb
 
 from ...errors import KeyspaceError
-from .._base import ReadView, Releasable, cut_pages
-from ._cursor import cursor_read_pages
+from .._base import ReadView, Releasable
 from ._keys import TxnReads
 from ._records import getter
 
@@ -46,22 +45,6 @@ class LMDBSnapshot(TxnReads, Releasable, ReadView):
         if store._records is not None:
             get = getter(store._records, get)
         self.fast_get = self._get = get
-
-    def read_pages(
-        self,
-        ranges: Sequence[tuple[bytes, bytes | None]],
-        reverse: bool = False,
-        limit: int | None = None,
-        keys_only: bool = False,
-        cut: int = 0,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
-        """The pages of the snapshot's cursors (see ``cursor_read_pages``); keys
-        only: the default, through :meth:`scan_keys`."""
-        if keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only, cut)
-        return cut_pages(
-            cursor_read_pages(self._txn, self._db, self._store._records, ranges, reverse, limit, self), cut
-        )
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)

@@ -14,7 +14,7 @@ commit or abort with it.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from threading import get_ident
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 import lmdb
 
 from ...errors import KeyspaceError, StoreClosed, StoreError, TransactionConflict
-from .._base import WriteView, cut_pages
-from ._cursor import cursor_delete_range, cursor_read_pages
+from .._base import WriteView
+from ._cursor import cursor_delete_range
 from ._growth import RETRIES
 from ._keys import TxnReads
 from ._records import delete_data, getter
@@ -95,23 +95,6 @@ class LMDBTransaction(TxnReads, WriteView):
     def fast_replace(self) -> Callable[[bytes, bytes], bytes | None] | None:  # type: ignore[override]
         # a cursor's replace: the transaction's own makes a cursor at every call
         return None if self.fast_put is None else self._txn.cursor().replace
-
-    def read_pages(
-        self,
-        ranges: Sequence[tuple[bytes, bytes | None]],
-        reverse: bool = False,
-        limit: int | None = None,
-        keys_only: bool = False,
-        cut: int = 0,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
-        """Without a replay log (``fast_put`` set): the pages of the transaction's
-        cursors (``cursor_read_pages``); else, and for keys only, the default
-        through :meth:`scan` (which notes the read for a replay)."""
-        if self.fast_put is None or keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only, cut)
-        return cut_pages(
-            cursor_read_pages(self._txn, None, self._store._records, ranges, reverse, limit, self), cut
-        )
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
@@ -402,23 +385,6 @@ class JoinedTransaction(TxnReads, WriteView):
             cursor = txn.cursor(db=self._db)  # get/put of the database with no db= keyword
             self.fast_get = cursor.get if records is None else getter(records, cursor.get)
             self.fast_put = cursor.put
-
-    def read_pages(
-        self,
-        ranges: Sequence[tuple[bytes, bytes | None]],
-        reverse: bool = False,
-        limit: int | None = None,
-        keys_only: bool = False,
-        cut: int = 0,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
-        """Where the outer transaction has no replay log: the pages of cursors of
-        the database in its LMDB transaction; else the default."""
-        if self.fast_put is None or keys_only:
-            return super().read_pages(ranges, reverse, limit, keys_only, cut)
-        txn = self._outer._txn
-        return cut_pages(
-            cursor_read_pages(txn, self._db, self._store._records, ranges, reverse, limit, self), cut
-        )
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)

@@ -10,8 +10,8 @@ import lmdb
 
 from ...errors import StoreClosed
 from .._base import ReadView, byte_after
-from ._cursor import SHORT_SCAN_MOST, cursor_page
-from ._records import RECORD_SIZE, drop_items
+from ._cursor import SHORT_SCAN_MOST, cursor_short_page
+from ._records import RECORD_SIZE
 from ._snapshot import LMDBSnapshot
 
 if TYPE_CHECKING:
@@ -111,10 +111,8 @@ class LMDBWatchedReads:
         txn = self._fresh() if not keys and limit is not None and 0 < limit <= SHORT_SCAN_MOST else None
         if txn is not None and limit is not None:  # a short scan: one page in one read transaction
             try:
-                page = cursor_page(txn, start, stop, reverse, limit)
-                records = store._records
-                if records is None or len(drop_items(records, page)) == len(page):
-                    return iter((page,) if page else ())
+                page = cursor_short_page(txn, None, store._records, start, stop, reverse, limit)
+                return iter((page,) if page else ())
             except (lmdb.Error, StoreClosed):
                 pass  # the map grew under the reads: the paged route reads again
             finally:
