@@ -149,10 +149,12 @@ engine_error(PyObject *self, PyObject *raw, PyObject *stored)
 }
 
 /* The capsule keyspace.schemes._layouts_accel.transform_api: the C call of a
-   layout's Transform (NULL where that module is not built). */
+   layout's Transform and the schemes' is_exact_path (NULL where that module is
+   not built). */
 typedef struct {
     PyTypeObject *type;
     PyObject *(*stored_key)(PyObject *transform, PyObject *key);
+    int (*is_exact_path)(PyObject *path);
 } TransformApi;
 
 static TransformApi *transform_api;
@@ -619,22 +621,6 @@ done:
     return type;
 }
 
-/* Whether path is a tuple of exact str and bytes objects (runs no Python code). */
-static int
-is_exact_path(PyObject *path)
-{
-    if (!PyTuple_CheckExact(path)) {
-        return 0;
-    }
-    Py_ssize_t n = PyTuple_GET_SIZE(path);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *component = PyTuple_GET_ITEM(path, i);
-        if (!PyUnicode_CheckExact(component) && !PyBytes_CheckExact(component)) {
-            return 0;
-        }
-    }
-    return 1;
-}
 
 
 /* path_memo(name, fallback): a method c(self, *path, **kw) that returns
@@ -647,8 +633,10 @@ is_exact_path(PyObject *path)
  * lookup catches it, except MemoryError and what is not an Exception; an
  * attribute that is not exactly a dict goes to fallback. Installed in a class
  * dict it is a method descriptor: s.m(...) calls it with no bound method, and a
- * bound method of it (m = s.m) calls it with no Python frame. Cost: an
- * attribute lookup, a tuple of the arguments and one dict lookup. */
+ * bound method of it (m = s.m) calls it with no Python frame. Where the schemes'
+ * C module is not built (no is_exact_path from its capsule), every call is
+ * fallback's. Cost: an attribute lookup, a tuple of the arguments and one dict
+ * lookup. */
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
@@ -661,7 +649,7 @@ path_memo_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, P
 {
     PathMemo *m = (PathMemo *)callable;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    if (kwnames != NULL || n < 1) {
+    if (kwnames != NULL || n < 1 || transform_api == NULL) { /* without the schemes' C: the reference */
         return PyObject_Vectorcall(m->fallback, args, nargsf, kwnames);
     }
     PyObject *memo = PyObject_GetAttr(args[0], m->name);
@@ -687,7 +675,7 @@ path_memo_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, P
     PyObject *found = PyDict_GetItemWithError(memo, path); /* borrowed */
     if (found != NULL) {
         /* no Python code runs between the lookup and here: found is alive */
-        if (is_exact_path(path)) {
+        if (transform_api->is_exact_path(path)) {
             Py_INCREF(found);
             Py_DECREF(path);
             Py_DECREF(memo);

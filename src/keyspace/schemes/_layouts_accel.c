@@ -1197,10 +1197,12 @@ sep_child_step(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 }
 
 
-/* What the capsule transform_api holds (keyspace._scope_accel declares the same). */
+/* What the capsule transform_api holds (keyspace._scope_accel declares the same):
+   the C call of a layout's Transform, and is_exact_path for its path memo. */
 typedef struct {
     PyTypeObject *type;
     PyObject *(*stored_key)(PyObject *transform, PyObject *key);
+    int (*is_exact_path)(PyObject *path);
 } TransformApi;
 
 static PyObject *
@@ -1259,7 +1261,7 @@ PyInit__layouts_accel(void)
     }
     /* the stored key of a Transform, for C callers (keyspace._scope_accel): the
        call without a vectorcall in between */
-    static TransformApi api = {&TransformType, transform_stored_key};
+    static TransformApi api = {&TransformType, transform_stored_key, is_exact_path};
     PyObject *capsule = PyCapsule_New(&api, "keyspace.schemes._layouts_accel.transform_api", NULL);
     if (capsule == NULL || PyModule_AddObject(m, "transform_api", capsule) < 0) {
         Py_XDECREF(capsule);
