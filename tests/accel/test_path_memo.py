@@ -7,6 +7,8 @@ the instance's dict of them, and raises what the reference raises;
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -150,3 +152,25 @@ def test_a_transactions_scope_is_the_method_over_its_reference(tmp_path: Path) -
         with block as again:  # the block entered again: scopes of its new view
             assert again.scope("t", "users")[b"k"] == b"new"
             assert again.scope("t", "users")[b"k"] == b"new"
+
+
+def test_without_the_schemes_c_module_every_call_is_the_references(tmp_path: Path) -> None:
+    """The memo takes ``is_exact_path`` from the schemes' C module; built without
+    that module, it hands every call to its reference, which keeps and finds
+    the scopes itself."""
+    program = """
+import sys
+sys.modules["keyspace.schemes._layouts_accel"] = None  # as if it had not been built
+import keyspace
+from keyspace.keyspace import Transaction
+assert type(Transaction.__dict__["scope"]).__name__ == "PathMemo"
+with keyspace.open(sys.argv[1]) as ks, ks.snapshot() as snap:
+    first = snap.scope("t", "users")
+    assert snap.scope("t", "users") is first and snap._bound[("t", "users")] is first
+print("ok")
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", program, f"lmdb://{tmp_path}/db"], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
