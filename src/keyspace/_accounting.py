@@ -518,17 +518,10 @@ class Accounting(WriteHook):
         """Add each row's ``(own_keys, own_bytes, subtree_keys, subtree_bytes)``
         deltas to the record at its key (see :meth:`apply`), by
         :func:`~keyspace._counter_records.bump` (in C where built): reads and
-        puts through the views' fast paths where they have them (their raw
-        errors translated here), :class:`QuotaExceeded` or
-        :class:`UnreadableRecord` from its answer."""
+        puts through the views' own ``get`` and ``put``, :class:`QuotaExceeded`
+        or :class:`UnreadableRecord` from its answer."""
         rows = rows if isinstance(rows, list) else list(rows)
-        get, put = reader.fast_get or reader.get, view.fast_put or view.put
-        try:
-            answer = bump(get, put, view.delete, rows, check)
-        except KeyspaceError:
-            raise
-        except Exception as exc:
-            raise view.translate(exc) from exc
+        answer = bump(reader.get, view.put, view.delete, rows, check)
         if answer is None:
             return
         index = answer[1]

@@ -233,24 +233,14 @@ class ChangeLog(WriteHook):
     ) -> None:
         """:meth:`commit` of a single write (the seam drops a delete of a key that
         was not there): its one-entry part, made by two struct packs, and the
-        counter, through the views' fast paths where they have them."""
+        counter."""
         counter = self.counter_key
-        get, put = latest.fast_get or latest.get, view.fast_put or view.put
-        try:
-            seq = _u64(get(counter)) + 1
-        except KeyspaceError:
-            raise
-        except Exception as exc:
-            raise latest.translate(exc, counter) from exc
+        seq = _u64(latest.get(counter)) + 1
         now = time.time_ns()
         number = seq.to_bytes(8, "big")
-        try:
-            put(self.log_start + number + _PART0, one_entry_part(now, key, new))
-            put(counter, number)
-        except KeyspaceError:
-            raise
-        except Exception as exc:
-            raise view.translate(exc) from exc
+        put = view.put
+        put(self.log_start + number + _PART0, one_entry_part(now, key, new))
+        put(counter, number)
         if seq % TRIM_EVERY == 0:
             self._trim(view, latest, seq, now)
 

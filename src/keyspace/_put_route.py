@@ -40,7 +40,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["PutRoute", "PythonPutRoute"]
+__all__ = ["PutRoute", "PythonPutRoute", "SplitPut", "python_split_put"]
 
 
 class PythonPutRoute:
@@ -109,6 +109,30 @@ class PythonPutRoute:
         return (self.low, self.high, self._keys, self._bytes)
 
 
+def python_split_put(
+    low: bytes, below: Callable[[bytes, bytes], object], rest: Callable[[bytes, bytes], object]
+) -> Callable[[bytes, bytes], object]:
+    """A put that hands ``(key, value)`` to ``below`` where ``key < low`` and to
+    ``rest`` otherwise: a hooked transaction's put, whose keys under the
+    reserved ranges take a C route and the others (records) the Python method
+    that notes them. The reference of ``SplitPut``.
+
+    >>> seen = []
+    >>> fast = lambda k, v: seen.append(("fast", k))
+    >>> put = python_split_put(b"\\xff", fast, lambda k, v: seen.append(("slow", k)))
+    >>> put(b"a", b""); put(b"\\xff\\x01", b"")
+    >>> seen
+    [('fast', b'a'), ('slow', b'\\xff\\x01')]
+    """
+
+    def put(key: bytes, value: bytes) -> object:
+        return (below if key < low else rest)(key, value)
+
+    return put
+
+
 PutRoute: Any = PythonPutRoute
-with contextlib.suppress(ImportError):  # no C compiler at install: the Python class, same results
+SplitPut: Any = python_split_put
+with contextlib.suppress(ImportError):  # no C compiler at install: the Python code, same results
     from ._put_route_accel import PutRoute
+    from ._put_route_accel import SplitPut as SplitPut

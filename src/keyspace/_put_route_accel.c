@@ -13,10 +13,15 @@
  *   route.puts             the puts made
  *   route.columns()        ([key, ...], [value, ...]) of the puts not settled,
  *                          in the order made
+ *
+ *   put = SplitPut(low, below, rest)
+ *   put(key, value)        below(key, value) for a bytes key < low, else
+ *                          rest(key, value)
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stddef.h>
+#include <string.h>
 #include "structmember.h"
 
 typedef struct {
@@ -338,6 +343,95 @@ static PyTypeObject PutRouteType = {
     .tp_getset = route_getset,
 };
 
+/* -- SplitPut: a put that hands keys at or past a bound to another put --------- */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *low;
+    PyObject *below;
+    PyObject *rest;
+    vectorcallfunc vectorcall;
+} SplitPut;
+
+static PyObject *
+split_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    SplitPut *self = (SplitPut *)op;
+    PyObject *to = self->rest;
+    if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == 2 && PyBytes_CheckExact(args[0])) {
+        Py_ssize_t n = PyBytes_GET_SIZE(args[0]), m = PyBytes_GET_SIZE(self->low);
+        int c = memcmp(PyBytes_AS_STRING(args[0]), PyBytes_AS_STRING(self->low), (size_t)(n < m ? n : m));
+        if (c < 0 || (c == 0 && n < m)) {
+            to = self->below;
+        }
+    }
+    return PyObject_Vectorcall(to, args, nargsf, kwnames);
+}
+
+static PyObject *
+split_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *low, *below, *rest;
+    if (!_PyArg_NoKeywords("SplitPut", kwargs) || !PyArg_UnpackTuple(args, "SplitPut", 3, 3, &low, &below, &rest)) {
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(low) || !PyCallable_Check(below) || !PyCallable_Check(rest)) {
+        PyErr_SetString(PyExc_TypeError, "SplitPut(low, below, rest) takes bytes and two callables");
+        return NULL;
+    }
+    SplitPut *self = PyObject_GC_New(SplitPut, type);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->low = Py_NewRef(low);
+    self->below = Py_NewRef(below);
+    self->rest = Py_NewRef(rest);
+    self->vectorcall = split_vectorcall;
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
+}
+
+static int
+split_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    SplitPut *self = (SplitPut *)op;
+    Py_VISIT(self->below);
+    Py_VISIT(self->rest);
+    return 0;
+}
+
+static int
+split_clear(PyObject *op)
+{
+    SplitPut *self = (SplitPut *)op;
+    Py_CLEAR(self->low);
+    Py_CLEAR(self->below);
+    Py_CLEAR(self->rest);
+    return 0;
+}
+
+static void
+split_dealloc(PyObject *op)
+{
+    PyObject_GC_UnTrack(op);
+    split_clear(op);
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyTypeObject SplitPutType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace._put_route_accel.SplitPut",
+    .tp_doc = "SplitPut(low, below, rest): below(key, value) for keys < low, else rest(key, value).",
+    .tp_basicsize = sizeof(SplitPut),
+    .tp_vectorcall_offset = offsetof(SplitPut, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = split_new,
+    .tp_traverse = split_traverse,
+    .tp_clear = split_clear,
+    .tp_dealloc = split_dealloc,
+};
+
 static struct PyModuleDef put_route_accel_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "keyspace._put_route_accel",
@@ -348,7 +442,7 @@ static struct PyModuleDef put_route_accel_module = {
 PyMODINIT_FUNC
 PyInit__put_route_accel(void)
 {
-    if (PyType_Ready(&PutRouteType) < 0) {
+    if (PyType_Ready(&PutRouteType) < 0 || PyType_Ready(&SplitPutType) < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&put_route_accel_module);
@@ -358,6 +452,12 @@ PyInit__put_route_accel(void)
     Py_INCREF(&PutRouteType);
     if (PyModule_AddObject(module, "PutRoute", (PyObject *)&PutRouteType) < 0) {
         Py_DECREF(&PutRouteType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_INCREF(&SplitPutType);
+    if (PyModule_AddObject(module, "SplitPut", (PyObject *)&SplitPutType) < 0) {
+        Py_DECREF(&SplitPutType);
         Py_DECREF(module);
         return NULL;
     }

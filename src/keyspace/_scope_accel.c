@@ -22,9 +22,8 @@
  *                                 s._venc, if set) is exact bytes.
  *   del s[key]                    always PointOps.__delitem__.
  *
- * An error that s._get or s._put raises of the types s._get_raw or s._put_raw (the
- * engine's raw errors) is raised as s._raise_raw(exc, stored) raises it, the view's
- * translation. Every case the C route does not take (an unset field, an unbound
+ * s._get and s._put are the view's own get and put (their errors the view's, as
+ * the contract says). Every case the C route does not take (an unset field, an unbound
  * put, a value the codec refuses or that is not bytes, keyword arguments) runs the
  * PointOps method itself, with the same arguments: results and errors are the
  * reference's. s._copy() makes a new instance of type(s) holding s's fields,
@@ -53,13 +52,11 @@ typedef struct {
     PyObject *_data;
     PyObject *_escape;
     PyObject *_get;
-    PyObject *_get_raw;
     PyObject *_guard;
     PyObject *_key_of;
     PyObject *_key_spec;
     PyObject *_layout;
     PyObject *_put;
-    PyObject *_put_raw;
     PyObject *_ranges;
     PyObject *_read_route;
     PyObject *_reserved;
@@ -76,7 +73,7 @@ typedef struct {
     PyObject *scheme;
 } ScopeFields;
 
-#define N_FIELDS 28
+#define N_FIELDS 26
 #define FIELD_AT(obj, i) (((PyObject **)((char *)(obj) + offsetof(ScopeFields, _bound)))[i])
 
 #define MEMBER(name, doc) {#name, T_OBJECT_EX, offsetof(ScopeFields, name), 0, doc}
@@ -88,14 +85,12 @@ static PyMemberDef scope_fields_members[] = {
     MEMBER(_cut, "how many bytes of the prefix the view's narrowing took"),
     MEMBER(_data, "the part of the view that holds the scope's keys"),
     MEMBER(_escape, "the layout's key transform as one replace, or None"),
-    MEMBER(_get, "the engine's get of _data"),
-    MEMBER(_get_raw, "the exceptions _get raises untranslated"),
+    MEMBER(_get, "the get of _data"),
     MEMBER(_guard, "None, or the catalog's check before a read of own keys"),
     MEMBER(_key_of, "stored key -> key"),
     MEMBER(_key_spec, "the key codec"),
     MEMBER(_layout, "the layout of the keys as _data holds them"),
-    MEMBER(_put, "None, or the engine's put of _data, once bound"),
-    MEMBER(_put_raw, "the exceptions _put raises untranslated"),
+    MEMBER(_put, "None, or the put of _data, once bound"),
     MEMBER(_ranges, "the scope's own ranges"),
     MEMBER(_read_route, "the one-frame route of reads"),
     MEMBER(_reserved, "the reserved ranges the scope's keys meet"),
@@ -116,37 +111,9 @@ static PyMemberDef scope_fields_members[] = {
 /* What the C methods hand on: the Python point operations (PointOps of
    keyspace._scope_fields, the base of ScopeFields), SETTLED, interned names. */
 static PyObject *py_getitem, *py_get, *py_setitem, *py_delitem;
-static PyObject *settled_marker, *no_route, *raw_types, *empty_tuple;
-static PyObject *str_raise_raw, *str_missing, *str_fast_get, *str_get;
+static PyObject *settled_marker, *no_route;
+static PyObject *str_missing, *str_get;
 static PyTypeObject *scope_fields_type;
-
-/* The engine call failed with an exception that is set. Hand an error of the
- * types raw (the field _get_raw or _put_raw) to self._raise_raw(exc, stored),
- * which raises the view's translation; leave any other exception as it is.
- * Returns NULL. */
-static PyObject *
-engine_error(PyObject *self, PyObject *raw, PyObject *stored)
-{
-    if (raw == NULL || !PyTuple_Check(raw) || PyTuple_GET_SIZE(raw) == 0 || !PyErr_ExceptionMatches(raw)) {
-        return NULL;
-    }
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyErr_NormalizeException(&type, &value, &tb);
-    if (tb != NULL && value != NULL) {
-        PyException_SetTraceback(value, tb);
-    }
-    PyObject *args[3] = {self, value != NULL ? value : Py_None, stored};
-    PyObject *res = PyObject_VectorcallMethod(str_raise_raw, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-    Py_XDECREF(type);
-    Py_XDECREF(value);
-    Py_XDECREF(tb);
-    if (res != NULL) {
-        Py_DECREF(res);
-        PyErr_SetString(PyExc_SystemError, "_raise_raw returned instead of raising");
-    }
-    return NULL;
-}
 
 /* The capsule keyspace.schemes._layouts_accel.transform_api: the C call of a
    layout's Transform and the schemes' is_exact_path (NULL where that module is
@@ -232,9 +199,6 @@ read_point(ScopeFields *s, PyObject *key, PyObject *dflt, int kind, int *fallbac
     else {
         raw = PyObject_Vectorcall(call, &stored, 1, NULL);
         if (raw == NULL) {
-            PyObject *types = Py_XNewRef(s->_get_raw);
-            engine_error(self, types, stored);
-            Py_XDECREF(types);
             goto done;
         }
     }
@@ -386,9 +350,6 @@ write_point(ScopeFields *s, PyObject *key, PyObject *value)
     PyObject *call_args[2] = {stored, raw};
     PyObject *ok = PyObject_Vectorcall(call, call_args, 2, NULL);
     if (ok == NULL) {
-        PyObject *types = Py_XNewRef(s->_put_raw);
-        engine_error(self, types, stored);
-        Py_XDECREF(types);
         goto done;
     }
     Py_DECREF(ok);
@@ -447,28 +408,14 @@ scope_fields_copy(PyObject *self, PyObject *Py_UNUSED(ignored))
 }
 
 /* s._rebound(view): s._copy() bound to view (the pure twin's _rebound is the
- * reference): _view and _data are view; _get is view.fast_get, or view.get where
- * that is None, with _get_raw RAW or (); _read_route is (get, *s._escape, bytes),
- * or NO_ROUTE where s._escape is None. */
+ * reference): _view and _data are view; _get is view.get; _read_route is
+ * (get, *s._escape, bytes), or NO_ROUTE where s._escape is None. */
 static PyObject *
 scope_fields_rebound(PyObject *self, PyObject *view)
 {
-    PyObject *fast = PyObject_GetAttr(view, str_fast_get);
-    if (fast == NULL) {
+    PyObject *get = PyObject_GetAttr(view, str_get);
+    if (get == NULL) {
         return NULL;
-    }
-    PyObject *get, *raw;
-    if (fast == Py_None) {
-        Py_DECREF(fast);
-        get = PyObject_GetAttr(view, str_get);
-        if (get == NULL) {
-            return NULL;
-        }
-        raw = Py_NewRef(empty_tuple);
-    }
-    else {
-        get = fast;
-        raw = Py_NewRef(raw_types);
     }
     PyObject *escape = ((ScopeFields *)self)->_escape;
     PyObject *route;
@@ -486,7 +433,6 @@ scope_fields_rebound(PyObject *self, PyObject *view)
     PyObject *made = route == NULL ? NULL : scope_fields_copy(self, NULL);
     if (made == NULL) {
         Py_DECREF(get);
-        Py_DECREF(raw);
         Py_XDECREF(route);
         return NULL;
     }
@@ -494,7 +440,6 @@ scope_fields_rebound(PyObject *self, PyObject *view)
     Py_XSETREF(m->_view, Py_NewRef(view));
     Py_XSETREF(m->_data, Py_NewRef(view));
     Py_XSETREF(m->_get, get);
-    Py_XSETREF(m->_get_raw, raw);
     Py_XSETREF(m->_read_route, route);
     return made;
 }
@@ -570,12 +515,9 @@ make_scope_fields(void)
     PyObject *base = PyObject_GetAttrString(ref, "PointOps");
     settled_marker = PyObject_GetAttrString(ref, "SETTLED");
     no_route = PyObject_GetAttrString(ref, "NO_ROUTE");
-    raw_types = PyObject_GetAttrString(ref, "RAW");
-    empty_tuple = PyTuple_New(0);
     Py_DECREF(ref);
     PyObject *type = NULL;
-    if (fields == NULL || base == NULL || settled_marker == NULL || no_route == NULL || raw_types == NULL
-        || empty_tuple == NULL) {
+    if (fields == NULL || base == NULL || settled_marker == NULL || no_route == NULL) {
         goto done;
     }
     if (!PyTuple_Check(fields) || PyTuple_GET_SIZE(fields) != N_FIELDS) {
@@ -598,9 +540,7 @@ make_scope_fields(void)
         || (py_get = PyObject_GetAttrString(base, "get")) == NULL
         || (py_setitem = PyObject_GetAttrString(base, "__setitem__")) == NULL
         || (py_delitem = PyObject_GetAttrString(base, "__delitem__")) == NULL
-        || (str_raise_raw = PyUnicode_InternFromString("_raise_raw")) == NULL
         || (str_missing = PyUnicode_InternFromString("_missing")) == NULL
-        || (str_fast_get = PyUnicode_InternFromString("fast_get")) == NULL
         || (str_get = PyUnicode_InternFromString("get")) == NULL) {
         goto done;
     }

@@ -28,7 +28,7 @@ from ._scan_plan import Range as _Range
 from ._scan_plan import chunks as _chunks
 from ._scan_plan import scheme_keys as _scheme_keys
 from ._scan_plan import stored_ranges as _stored_ranges
-from ._scope_fields import NO_ROUTE, RAW, Route
+from ._scope_fields import NO_ROUTE, Route
 from .catalog import SETTLED
 from .codecs import Codec, native_type
 from .errors import KeyspaceError, show_bytes
@@ -132,13 +132,8 @@ class ScopeCore(ScopeFields, Generic[_Owner]):
         self._view = view
         self._state = state
         self._data = data = state.data_view(self.path, view, data, self.prefix[: self._cut])
-        fast = data.fast_get
-        self._get = data.get if fast is None else fast
-        # what a point operation catches to translate: nothing through the view's
-        # translating methods; anything but a keyspace error through its fast paths
-        self._get_raw = () if fast is None else RAW
+        self._get = data.get
         self._put: Callable[[bytes, bytes], object] | None = None
-        self._put_raw: tuple[type[Exception], ...] = ()
         # the catalog's check before each read of own keys (ScopeHash names,
         # LengthPrefixed, Naive); None where reads need none
         self._guard = state.guard(self.path)
@@ -147,13 +142,14 @@ class ScopeCore(ScopeFields, Generic[_Owner]):
         # NO_ROUTE, whose exact type no key has
         self._read_route = self._route(self._get) if self._guard is None else NO_ROUTE
         self._write_route = NO_ROUTE
-        # a view whose puts check the catalog's fact inside their own write (a
-        # directory's node: CheckedReads.checked_put) routes []= there, while _put
-        # stays unbound: every other write still takes the catalog's first write
-        checked = getattr(data, "checked_put", None)
+        # a put that checks the catalog's fact inside its own write (a directory's
+        # node) takes []=, while _put stays unbound: every other write still takes
+        # the catalog's first write. The route holds it also where no key takes the
+        # route (no escape): _set reads it there
+        checked = state.checked_put(data)
         if checked is not None:
-            self._put_raw = RAW
-            self._write_route = self._route(checked)
+            route = self._route(checked)
+            self._write_route = (checked, *route[1:]) if route is NO_ROUTE else route
 
     def _on(self, view: ReadView, state: Catalog) -> Self:
         """This scope (path, codecs) on ``view``, another view of the same store (a
@@ -228,20 +224,12 @@ class ScopeCore(ScopeFields, Generic[_Owner]):
         """One point read of the view, its answer unused, so that a read asking
         for no key of the store (a limit of 0, an empty range) raises on a closed
         store or an ended snapshot as every read does. Cost: one point read."""
-        probe = self._layout.prefix or b"\x00"
-        try:
-            self._get(probe)
-        except self._get_raw as exc:
-            raise self._data.translate(exc, probe) from exc
+        self._get(self._layout.prefix or b"\x00")
 
     def _read(self, stored: bytes) -> bytes | None:
         if self._guard is not None and self._hidden():
             return None
-        try:
-            raw = self._get(stored)
-        except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
-            raise self._data.translate(exc, stored) from exc
-        return raw
+        return self._get(stored)
 
     def _missing(self, key: Any) -> KeyError:
         """The :class:`KeyError` of a miss on ``key``. A ``bytes`` key whose UTF-8
@@ -325,19 +313,10 @@ class ScopeCore(ScopeFields, Generic[_Owner]):
         return True
 
     def _bind_put(self) -> Callable[[bytes, bytes], object]:
-        """Bind the view's put (its ``fast_put`` where it has one) and return it."""
-        view = self._part(self._writer())
-        fast = view.fast_put
-        self._put_raw = () if fast is None else RAW
-        put = self._put = view.put if fast is None else fast
+        """Bind the view's put and return it."""
+        put = self._put = self._part(self._writer()).put
         self._write_route = self._route(put)
         return put
-
-    def _raise_raw(self, exc: BaseException, stored: bytes) -> None:
-        """Raise what the view makes of ``exc``, an error of a fast engine call for
-        the stored key ``stored`` (called by the C point operations of
-        ``keyspace._scope_accel.ScopeFields``)."""
-        raise self._data.translate(exc, stored) from exc
 
     def _plan(
         self,

@@ -31,12 +31,7 @@ if TYPE_CHECKING:
     from .schemes._base import Key, Path
     from .stores._base import ReadView, WriteView
 
-__all__ = ["FIELDS", "NO_ROUTE", "RAW", "SETTLED", "PointOps", "Route", "ScopeFields"]
-
-RAW: tuple[type[Exception], ...] = (Exception,)
-"""What a point fast path of a store view (``fast_get``, ``fast_put``) raises for
-the view's ``translate``: the exceptions a scope's ``_get_raw``/``_put_raw`` hold
-where it calls one."""
+__all__ = ["FIELDS", "NO_ROUTE", "SETTLED", "PointOps", "Route", "ScopeFields"]
 
 
 class _NoKey(bytes):
@@ -58,13 +53,11 @@ FIELDS = (
     "_data",
     "_escape",
     "_get",
-    "_get_raw",
     "_guard",
     "_key_of",
     "_key_spec",
     "_layout",
     "_put",
-    "_put_raw",
     "_ranges",
     "_read_route",
     "_reserved",
@@ -95,9 +88,7 @@ class PointOps:
         _data: ReadView
         _escape: tuple[bytes, bytes, bytes, bytes] | None
         _get: Callable[[bytes], bytes | None]
-        _get_raw: tuple[type[BaseException], ...]
         _put: Callable[[bytes, bytes], object] | None
-        _put_raw: tuple[type[BaseException], ...]
         _read_route: tuple[Any, bytes, bytes, bytes, bytes, type[bytes]]
         _state: Catalog
         _stored: Callable[[Any], bytes]
@@ -126,10 +117,7 @@ class PointOps:
     def __getitem__(self, key: Key) -> Any:
         get, head, old, new, tail, exact = self._read_route
         if type(key) is exact:
-            try:
-                raw = get(head + key.replace(old, new) + tail)
-            except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
-                raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
+            raw = get(head + key.replace(old, new) + tail)
             if raw is None:
                 raise self._missing(key)
             return raw
@@ -142,10 +130,7 @@ class PointOps:
         """Return the value of ``key``, or ``default``. Cost: one point read."""
         get, head, old, new, tail, exact = self._read_route
         if type(key) is exact:
-            try:
-                raw = get(head + key.replace(old, new) + tail)
-            except self._get_raw as exc:  # only with the view's fast_get: its errors are raw
-                raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
+            raw = get(head + key.replace(old, new) + tail)
             return default if raw is None else raw
         raw = self._read(self._stored(key))
         if raw is None:
@@ -155,10 +140,7 @@ class PointOps:
     def __setitem__(self, key: Key, value: Any) -> None:
         put, head, old, new, tail, exact = self._write_route
         if type(key) is exact is type(value):  # bytes both (no value codec); one load less
-            try:
-                put(head + key.replace(old, new) + tail, value)
-            except self._put_raw as exc:  # only with the view's fast_put
-                raise self._data.translate(exc, head + key.replace(old, new) + tail) from exc
+            put(head + key.replace(old, new) + tail, value)
         else:
             self._set(key, value)
 
@@ -174,15 +156,12 @@ class PointOps:
             raw = value if type(value) is bytes else _not_bytes(value)
         put = self._put
         if put is None:
-            put = getattr(self._data, "checked_put", None)  # see ScopeCore._bind
+            put = self._write_route[0]  # a put that checks the catalog's fact, or None (ScopeCore._bind)
         if put is None:
             if self._first_write(((stored, raw),), puts=True):
                 return
             put = self._bind_put()
-        try:
-            put(stored, raw)
-        except self._put_raw as exc:  # only with the view's fast_put
-            raise self._data.translate(exc, stored) from exc
+        put(stored, raw)
 
     def __delitem__(self, key: Key) -> None:
         stored = self._stored(key)
@@ -216,16 +195,13 @@ class ScopeFields(PointOps):
 
     def _rebound(self, view: ReadView) -> Self:
         """A :meth:`_copy` of this scope on ``view``: its view and data view are
-        ``view``, its point read ``view.fast_get`` (its errors raw) or, where
-        that is ``None``, ``view.get``, and its read route the one of that read;
+        ``view``, its point read ``view.get``, and its read route the one of that read;
         every other field is this scope's. How a scope bound once to a view is
         bound to another view of the same type of the store with the same
         catalog state, whose binding differs in those fields alone (see
-        ``Keyspace._scope_on``). Cost: one copy and five stores."""
+        ``Keyspace._scope_on``). Cost: one copy and four stores."""
         made = self._copy()
-        fast = view.fast_get
         made._view = made._data = view
-        made._get = get = view.get if fast is None else fast
-        made._get_raw = () if fast is None else RAW
+        made._get = get = view.get
         made._read_route = made._route(get)
         return made

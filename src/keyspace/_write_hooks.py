@@ -70,7 +70,7 @@ from types import TracebackType
 from typing import Any, ClassVar, Final, Literal, cast
 
 from ._metadata import reserved_ranges
-from ._put_route import PutRoute
+from ._put_route import PutRoute, SplitPut
 from ._retry import run_again, run_atomically
 from .errors import InvalidArgument, KeyspaceError, TransactionConflict, UnreadableRecord, show_bytes
 from .schemes._base import Scheme
@@ -389,7 +389,7 @@ class HookedStore(DelegatedReads, Store):
             self.checked_reads = None
             self.asynchronous = None
         else:
-            self.fast_get = store.fast_get
+            self.get = store.get  # type: ignore[method-assign]  # the engine's read itself
         for hook in hooks:
             hook.attached(self)
 
@@ -630,20 +630,22 @@ class HookedTransaction(DelegatedReads, WriteView):
     Where a hook reads the value before every changed key, the engine's
     transaction offers ``fast_replace`` (LMDB) and no feature hides keys, every
     put goes to the engine at once through a
-    :class:`~keyspace._put_route.PutRoute` (the view's ``fast_put``, in C), which
+    :class:`~keyspace._put_route.PutRoute` (in C), which
     keeps each key's value before the transaction (its replace's answer: no
     read more than the put's own) and, while every change goes through it, the
     summary the hooks may read (:attr:`ChangeList.summary`). Elsewhere puts wait
-    in :attr:`pending` (its ``__setitem__`` is the view's ``fast_put``: a dict
-    store, in C) and reach the engine transaction in one ``put_many`` at the
+    in :attr:`pending` (a dict store, in C) and reach the engine transaction in one ``put_many`` at the
     commit, or before a read that needs them (a scan, a count, a seek, a range
     delete: one flush); a point read looks in :attr:`pending` first. Deletes go
     to the engine at once. Where a hook asks for old values, each key's value
     before the transaction is read as it first reaches the engine: at the flush
     by the puts themselves
     (:meth:`~keyspace.stores._base.WriteView.replace_many`: on LMDB no read more
-    than the put's own), at a delete by a point read. The transaction's
-    reads have no fast paths (each is one Python call more than the engine's)."""
+    than the put's own), at a delete by a point read. Where no feature hides
+    keys, ``put`` is a C call (:class:`~keyspace._put_route.SplitPut`) that
+    takes a key below the reserved ranges that route, and a record the Python
+    method that notes it. The transaction's reads are each one Python call more
+    than the engine's."""
 
     def __init__(self, store: HookedStore) -> None:
         self.store = store
@@ -658,13 +660,11 @@ class HookedTransaction(DelegatedReads, WriteView):
         self.notes: dict[bytes, dict[str, Any]] = {}
         """Per key, what a writer told the hooks of its last write (:meth:`note`)."""
         self._filtered: ReadView | None = None
-        if store._filter is None:
-            self.fast_put = self.pending.__setitem__
-        # else each put goes through put(), which drops the key's notes
+        if store._filter is None:  # else each put is put(), which drops the key's notes
+            self._split(self.pending.__setitem__)
         self.reserved_keys: set[bytes] = set()
         """Keys written in the reserved ranges (records, the hooks' own keys): never
-        reported. Only the Python write methods can meet them: ``fast_put`` is a
-        scope's point route, whose keys the catalog refuses there."""
+        reported. Only the Python method :meth:`_put` meets them."""
         self.deferred: list[tuple[Callable[[int, int], bytes], bytes]] = []
         self.commit_number: int | None = None
         """The number of the commit, once made, where deferred keys asked for it."""
@@ -730,8 +730,14 @@ class HookedTransaction(DelegatedReads, WriteView):
         elif self.store._old == 2:  # a hook reads every value before: the put reads it (no read more)
             replace = self.view.fast_replace
             if replace is not None:
-                self.route = self.fast_put = PutRoute(replace, self.old, self.merged)
+                self.route = PutRoute(replace, self.old, self.merged)
+                self._split(self.route)
         return self
+
+    def _split(self, below: Callable[[bytes, bytes], object]) -> None:
+        """Make ``put`` ``below`` for keys below the reserved ranges and
+        :meth:`_put` for the others (one C call where built)."""
+        self.put = SplitPut(self.store._reserved_low, below, self._put)  # type: ignore[method-assign]
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -826,14 +832,12 @@ class HookedTransaction(DelegatedReads, WriteView):
             self.reserved_keys.add(key)
 
     def put(self, key: bytes, value: bytes) -> None:
+        self._put(key, value)
+
+    def _put(self, key: bytes, value: bytes) -> None:
         route = self.route
         if route is not None and key < self.store._reserved_low:
-            try:
-                route(key, value)
-            except KeyspaceError:
-                raise
-            except Exception as exc:
-                raise self.view.translate(exc, key) from exc
+            route(key, value)
             return
         self.pending[key] = value
         self._reserved(key)
@@ -973,25 +977,15 @@ class _Single:
                 view.delete(key)
                 if old is None:  # read, and not there: nothing changed
                     return
+            elif rank == 2:  # the old value read and the put in one engine call where it has one
+                replace = view.fast_replace
+                if replace is None:
+                    old = view.get(key)
+                    view.put(key, value)
+                else:
+                    old = replace(key, value)
             else:
-                try:
-                    if rank == 2:  # the old value read and the put in one engine call where it has one
-                        replace = view.fast_replace
-                        if replace is None:
-                            old = view.get(key)
-                            view.put(key, value)
-                        else:
-                            old = replace(key, value)
-                    else:
-                        put = view.fast_put
-                        if put is None:
-                            view.put(key, value)
-                        else:
-                            put(key, value)
-                except KeyspaceError:
-                    raise
-                except Exception as exc:
-                    raise view.translate(exc, key) from exc
+                view.put(key, value)
             for hook in hooks:
                 hook.commit_one(view, key, old, value, view)
         for hook in hooks:

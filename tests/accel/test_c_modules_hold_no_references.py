@@ -21,8 +21,8 @@ from keyspace import bincode, tuples
 from keyspace.schemes import AsciiHex, ScopeHash, TupleScheme
 
 try:
-    from keyspace import _bincode_accel, _scope_accel, _tuples_accel
-    from keyspace.stores import _gate_accel, _pairs_accel
+    from keyspace import _bincode_accel, _put_route_accel, _scope_accel, _tuples_accel
+    from keyspace.stores import _gate_accel, _pairs_accel, _translated_accel
 except ImportError:  # pragma: no cover - built without a C compiler
     _tuples_accel = None
 
@@ -200,7 +200,7 @@ def test_point_operations_hold_nothing() -> None:
     with ks.snapshot() as snap:
         view = snap.view
         check(lambda: scope._rebound(view), view)
-    check(attempt(lambda: scope._rebound(object())))  # no fast_get: refused, nothing held
+    check(attempt(lambda: scope._rebound(object())))  # no get: refused, nothing held
     ks.close()
     check(attempt(lambda: scope[key]), key)  # the closed store's error
 
@@ -318,6 +318,38 @@ def test_gate_holds_nothing() -> None:
     gate.close()
     check(attempt(lambda: guarded(arg)), arg, guarded)
     check(attempt(lambda: next(gate.guard_iter(items, translate))), items, translate)
+
+
+# -- keyspace.stores._translated_accel and keyspace._put_route_accel.SplitPut ------
+
+
+def test_translated_calls_and_split_puts_hold_nothing() -> None:
+    from keyspace.errors import StoreClosed, StoreError
+
+    key, value, failing = b"k", b"v", KeyError("engine")
+
+    def answer(k: bytes, v: bytes = b"") -> bytes:
+        return k
+
+    def fail(k: bytes) -> None:
+        raise failing
+
+    def closed(k: bytes) -> None:
+        raise StoreClosed("ended")
+
+    def translate(exc: BaseException, k: Any) -> StoreError:
+        return StoreError(f"{exc} at {k!r}")
+
+    call = _translated_accel.Translated(answer, translate)
+    check(lambda: call(key, v=value), key, value, call, answer)
+    check(attempt(lambda: _translated_accel.Translated(fail, translate)(key)), key, translate)
+    check(attempt(lambda: _translated_accel.Translated(closed, translate)(key)), key, translate)
+    check(attempt(lambda: _translated_accel.Translated(fail, lambda e, k: e)(key)), key)
+    check(attempt(lambda: _translated_accel.Translated(fail, lambda e, k: 1)(key)), key)
+    below, rest = {}.__setitem__, {}.__setitem__
+    split = _put_route_accel.SplitPut(b"\xff", below, rest)
+    check(lambda: (split(key, value), split(b"\xff\x01", value)), key, value, split)
+    check(attempt(lambda: split("not bytes", value)), value, split)
 
 
 # -- keyspace.stores._pairs_accel ---------------------------------------------------

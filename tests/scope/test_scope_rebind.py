@@ -59,10 +59,8 @@ COMPILED = (
 BOUND = (
     "_data",
     "_get",
-    "_get_raw",
     "_guard",
     "_put",
-    "_put_raw",
     "_read_route",
     "_state",
     "_view",
@@ -81,7 +79,7 @@ def _same_binding(made: Scope, built: Scope) -> None:
         assert getattr(made, name) == getattr(built, name), name
     assert made._view is built._view and made._state is built._state
     assert type(made._data) is type(built._data)
-    assert made._get == built._get and made._get_raw == built._get_raw
+    assert made._get == built._get
     assert (made._guard is None) == (built._guard is None)
     assert made._read_route == built._read_route
     assert made._put is None and made._write_route == built._write_route

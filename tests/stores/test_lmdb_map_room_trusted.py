@@ -57,7 +57,7 @@ def test_a_roomy_map_is_measured_once_for_many_transactions(tmp_path: Path) -> N
     try:
         for i in range(200):
             with store.transaction() as tx:
-                assert tx.fast_put is not None
+                assert tx.fast_replace is not None
                 tx.put(b"k%d" % i, b"v")
         assert counting.infos <= 1  # was two info() calls (and a stat()) per transaction
         assert store.get(b"k199") == b"v"
@@ -100,7 +100,7 @@ def test_a_small_map_is_measured_by_every_transaction(tmp_path: Path) -> None:
     try:
         for i in range(20):
             with store.transaction() as tx:
-                assert tx.fast_put is None  # a replay log: the map may have to grow
+                assert tx.fast_replace is None  # a replay log: the map may have to grow
                 tx.put(b"k%d" % i, b"v" * 100)
         assert counting.infos == 20
     finally:
@@ -114,10 +114,10 @@ def test_a_headroom_set_at_run_time_is_measured_against(
     counting = _counted(store)
     try:
         with store.transaction() as tx:
-            assert tx.fast_put is not None
+            assert tx.fast_replace is not None
         monkeypatch.setattr(_lmdb_growth, "FAST_HEADROOM", 1 << 62)  # more than the map holds
         with store.transaction() as tx:
-            assert tx.fast_put is None  # the trusted answer was for another headroom
+            assert tx.fast_replace is None  # the trusted answer was for another headroom
     finally:
         _close(store, counting)
 
@@ -153,7 +153,7 @@ def test_a_trusted_answer_is_the_answer_lmdb_would_give(steps: list[tuple[int, f
                 exact = used <= size // 2 and size - used >= _lmdb_growth.FAST_HEADROOM
                 asked = counting.infos
                 with store.transaction() as tx:
-                    fast = tx.fast_put is not None
+                    fast = tx.fast_replace is not None
                     for _ in range(count):
                         tx.put(b"k%06d" % n, b"v" * 1000)
                         n += 1

@@ -12,6 +12,8 @@ reads check them once per commit (:meth:`ReadGuards.data_view`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..schemes._base import Path
 from ..stores._base import ReadView
 from ..stores._watched import WatchedReads, watched
@@ -104,6 +106,14 @@ class ReadGuards(AtomicWrites):
             if reads is not None:
                 return reads
         return data
+
+    def checked_put(self, data: ReadView) -> Callable[[bytes, bytes], object] | None:
+        """A put of one key through ``data`` (a view :meth:`data_view` gave) that
+        checks this catalog's fact inside its own atomic write, so that a
+        scope's ``[]=`` need not take the general first-write route; ``None``
+        (this default) where the catalog offers none. Its errors are the
+        view's. Asked once per scope bound."""
+        return None
 
     def _watched_reads(self) -> WatchedReads | None:
         """The committed store's :class:`WatchedReads` where the records are

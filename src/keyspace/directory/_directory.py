@@ -143,6 +143,11 @@ class _DirectoryCatalog(Catalog):
 
         return CheckedReads(store, data, tag, self.check_key, self.expected, recheck, self.stale)
 
+    def checked_put(self, data: ReadView) -> Callable[[bytes, bytes], object] | None:
+        """The put of the committed store's view (:meth:`data_view`) that checks
+        the node in its own write transaction, where the engine offers one."""
+        return data.checked_put if isinstance(data, CheckedReads) else None
+
     def stale(self) -> StaleDirectory:
         """The error of a write whose check of the node failed in its own write
         transaction (nothing written): :meth:`alive` raises it where the node is

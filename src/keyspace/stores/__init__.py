@@ -43,6 +43,7 @@ from ._options import checked_option, known_options, parse_value, resolve_option
 from ._overlay import OverlayTransaction, TransactionGate
 from ._paths import check_directory
 from ._readonly import ReadOnlyStore
+from ._translated import translated
 from .memory import MemoryStore
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ __all__ = [
     "pages_in_turn",
     "pages_of",
     "parse_url",
+    "translated",
 ]
 
 # class name -> module that defines it (imported on first access)

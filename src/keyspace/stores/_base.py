@@ -38,14 +38,12 @@ without the first ``cut`` bytes all of them share (a scope's prefix); the defaul
 reads ``scan``, and an engine overrides it with its fastest route (LevelDB leaves
 the prefix out in the engine). The layers above read every scan through it.
 
-Point fast paths (optional, for the layers above): a view may set ``fast_get``
-and ``fast_put`` to the engine's own callables (C-implemented bound methods),
-which behave like ``get`` and ``put`` except that engine errors come out raw; a
-caller that uses them catches :class:`Exception` and raises
-``view.translate(exc, key)`` (the adapter's one translation point) instead, so
-every error reads exactly as through ``get``/``put``. They exist to save the
-Python frame (about 15–50 ns) that a translating method costs per call;
-``None`` means "use the method".
+Point operations at the engine's speed: a view may make its ``get``, ``put``
+(and ``fast_replace``) the engine's own C call wrapped by
+:func:`~keyspace.stores.translated` (a C callable that raises the view's
+translation of an engine error: one vectorcall more than the engine call, no
+Python frame), set on the instance. The layers above call the contract's
+methods and never meet an engine error.
 
 Checked reads (optional): a store may offer ``checked_reads(check, check_key,
 expected)``, its point reads, scan pages and counts each made in one engine
@@ -272,9 +270,6 @@ class ReadView(ABC):
         super().__init_subclass__(**kwargs)
         limit_checked(cls)
 
-    fast_get: Callable[[bytes], bytes | None] | None = None
-    """:meth:`get` with the engine's errors raw (see the module docstring), or ``None``."""
-
     def narrow(self, prefix: bytes) -> tuple[ReadView, int] | None:
         """``(inner, cut)`` when every key of this view that starts with ``prefix``
         is the key of ``inner`` without its first ``cut`` bytes (``cut <= len(prefix)``),
@@ -286,9 +281,12 @@ class ReadView(ABC):
         return None
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
-        """The keyspace error for an engine error raised by a fast path (``key``: the
-        key it was given, if any). Adapters with fast paths make this their one
-        error-translation point."""
+        """The keyspace error for an engine error (``key``: the key of the call, if
+        any): the adapter's one translation point, which its own translating
+        calls (:func:`~keyspace.stores.translated`) and the stores' helpers that
+        read its engine (:func:`pages_by_range`, checked and watched reads)
+        use. The layers above never call it: every method of the contract
+        raises keyspace errors."""
         return StoreError(f"engine error: {exc}")
 
     @abstractmethod
@@ -562,37 +560,22 @@ def count_lacking(keys: Iterable[bytes], byte: int, at: int) -> int:
 class WriteView(ReadView):
     """Reads and writes: the store itself or a transaction."""
 
-    fast_put: Callable[[bytes, bytes], object] | None = None
-    """:meth:`put` with the engine's errors raw, or ``None``."""
-
     fast_replace: Callable[[bytes, bytes], bytes | None] | None = None
     """:meth:`put` that returns the key's value before it (``None``: absent), the
     read and the write one engine call (LMDB's ``replace``: one B-tree descent
-    for a new key), its errors raw as ``fast_put``'s; ``None``: not offered
+    for a new key), its errors the view's as :meth:`put`'s; ``None``: not offered
     (:meth:`get`, then :meth:`put`)."""
 
     def replace_many(self, keys: list[bytes], values: list[bytes]) -> list[bytes | None]:
         """:meth:`put_many` of ``zip(keys, values)`` (distinct keys; two lists, so
         that a caller holding a dict makes no pair objects) that returns each
         key's value before it (``None``: absent), in order. This default reads
-        them all (``fast_get`` looped in C where the view has it), then puts
+        them all (:meth:`get` looped in C), then puts
         them; engines with a read-and-write call override it (LMDB: one
         ``replace`` per pair, looped in C)."""
-        fast = self.fast_get
-        if fast is None:
-            old = list(map(self.get, keys))
-        else:
-            try:
-                old = list(map(fast, keys))
-            except Exception as exc:
-                raise self.translate(exc) from exc
+        old = list(map(self.get, keys))
         self.put_many(list(zip(keys, values, strict=True)))
         return old
-
-    checked_put: Callable[[bytes, bytes], object] | None = None
-    """A put that also checks, inside its own atomic write, a fact a catalog
-    keeps (a directory's node: see :class:`~keyspace.stores._checked.CheckedReads`),
-    its errors raw for :meth:`translate` as ``fast_put``'s; ``None`` mostly."""
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         """Put every ``(key, value)`` in order (a later pair on the same key wins);

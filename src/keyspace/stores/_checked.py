@@ -26,8 +26,8 @@ catalog whose fact is the check itself (a directory's node) may ask for
 ``checked_put`` too (``refused``): where the engine offers ``put_if`` (LMDB), a
 point put that reads the check key in its own write transaction and writes
 only where it holds, so that a scope's ``[]=`` need not take the catalog's
-general write route; where the check fails, nothing is written and
-:meth:`CheckedReads.translate` gives ``refused()``.
+general write route; where the check fails, nothing is written and it raises
+``refused()``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from typing import Any
 
 from ..errors import KeyspaceError
 from ._base import Op, PagedReads, ReadView, Store, WriteView
+from ._translated import translated
 
 __all__ = ["CheckFailed", "CheckedReads"]
 
@@ -72,7 +73,7 @@ class CheckedReads(PagedReads, WriteView):
 
     Cost: where ``data`` offers ``checked_reads``, its reads plus one comparison
     of the state's id per read or page (and a read of ``check_key`` once per
-    state of the store), the point read being ``fast_get`` (one Python frame);
+    state of the store), the point read being the engine's (one Python frame);
     else one snapshot of ``store`` and one point read more per read, scan or
     count. :attr:`checked_put`: the engine's put and one point read."""
 
@@ -93,7 +94,7 @@ class CheckedReads(PagedReads, WriteView):
         self._expected = expected
         self._recheck = recheck
         self._refused = refused
-        self.fast_put = data.fast_put
+        self.put = data.put  # type: ignore[method-assign]  # writes: the part's own, its call itself
         self._fast: Any = None  # the engine's checked reads, where it has them
         offered = getattr(data, "checked_reads", None)
         # the part of the store that holds the check key; the store itself where it
@@ -104,11 +105,13 @@ class CheckedReads(PagedReads, WriteView):
             fast = self._fast = offered(check, check_key[cut:], expected)
             if fast is not None and hasattr(fast, "otherwise"):
                 fast.otherwise = self._snapshot_get  # its get then never raises CheckFailed
-                self.fast_get = fast.get
+                self.get = fast.get  # type: ignore[method-assign]  # the engine's checked read itself
         put_if = getattr(data, "put_if", None) if refused is not None and data is store else None
         self.checked_put: Callable[[bytes, bytes], object] | None = (
-            None if put_if is None else partial(put_if, check_key, expected)
+            None if put_if is None else translated(partial(put_if, check_key, expected), self.translate)
         )
+        """A put of one key that checks ``check_key`` in its own write (see the
+        module docstring), or ``None``."""
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """The part's translation; for the :class:`CheckFailed` of

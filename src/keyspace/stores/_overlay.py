@@ -30,6 +30,7 @@ from sortedcontainers import SortedList, SortedSet
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Op, ReadView, WriteView, as_ops, checked_pages, limited
+from ._translated import PutSlot, translated
 
 PairLog: Any
 try:  # the optional C put log (setup.py builds it when it can)
@@ -141,7 +142,7 @@ class RangeSet:
 
 
 class _Pending(dict[bytes, bytes]):
-    """A transaction's pending puts; weakly referenceable, so that a ``fast_put``
+    """A transaction's pending puts; weakly referenceable, so that a ``put``
     made of a proxy's ``__setitem__`` fails once the transaction has dropped it."""
 
     __slots__ = ("__weakref__",)
@@ -150,21 +151,21 @@ class _Pending(dict[bytes, bytes]):
 _proxy_setitem: Any = vars(weakref.ProxyType)["__setitem__"]
 
 
-class OverlayTransaction(WriteView):
+class OverlayTransaction(PutSlot, WriteView):
     """A read-write transaction over a snapshot: reads see the snapshot plus this
     transaction's own writes; commit hands all writes to ``apply`` at once.
 
     Use as a context manager: a clean exit commits, an exception discards.
 
     Pending puts live in a plain dict. Where the optional C module is built, a
-    put is first appended to a log of two lists (``fast_put`` is the log: one C
-    call, no hashing), which joins the dict, in order, when the transaction next
-    reads or deletes (O(pairs logged since)); a transaction that only puts commits
-    the log as it is, so its keys are never hashed. Without the C module a put is
-    one dict store, and ``fast_put`` that store as a C call (``__setitem__`` of a
-    weak proxy to the dict). Either way a put after the transaction ended raises
-    :class:`ReferenceError`, which :meth:`translate` makes
-    :class:`~keyspace.errors.StoreClosed`. Point deletes are kept in a sorted set
+    put is first appended to a log of two lists (``put`` is the log, translated:
+    two C calls, no hashing), which joins the dict, in order, when the
+    transaction next reads or deletes (O(pairs logged since)); a transaction that
+    only puts commits the log as it is, so its keys are never hashed. Without the
+    C module a put is one dict store, and ``put`` that store as a C call
+    (``__setitem__`` of a weak proxy to the dict, translated). Either way a put
+    after the transaction ended meets :class:`ReferenceError`, which
+    :meth:`translate` makes :class:`~keyspace.errors.StoreClosed`. Point deletes are kept in a sorted set
     beside the puts, range deletes in a :class:`RangeSet`. A read costs one
     dictionary lookup more than the snapshot's. The pending keys are sorted only
     when a scan needs them: the first scan sorts them once (O(p log p)), later
@@ -177,7 +178,7 @@ class OverlayTransaction(WriteView):
     (:func:`~keyspace.stores._base.checked_pages`).
 
     ``check`` validates a key before it is accepted (size limits), so a bad key fails
-    at ``put`` time, not at commit; with a ``check`` there is no ``fast_put``.
+    at ``put`` time, not at commit; with a ``check``, ``put`` is a Python method.
     ``done`` is called once the transaction has ended, after its commit was
     applied (or failed) or it was discarded.
     """
@@ -194,7 +195,6 @@ class OverlayTransaction(WriteView):
         "_open",
         "_puts",
         "_release",
-        "fast_put",
     )
 
     def __init__(
@@ -216,13 +216,12 @@ class OverlayTransaction(WriteView):
         self._index: SortedList[bytes] | None = None
         self._open = True
         self._log = PairLog() if PairLog is not None and check is None else None
-        self.fast_put: Callable[[bytes, bytes], object] | None
         if check is not None:
-            self.fast_put = None
+            self.put = self._checked_put
         elif self._log is not None:
-            self.fast_put = self._log
+            self.put = translated(self._log, self.translate)
         else:
-            self.fast_put = _proxy_setitem.__get__(weakref.proxy(puts))
+            self.put = translated(_proxy_setitem.__get__(weakref.proxy(puts)), self.translate)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """A fast put after the end (the pending dict is gone) is
@@ -274,7 +273,7 @@ class OverlayTransaction(WriteView):
 
     def _sorted(self) -> SortedList[bytes]:
         """The pending put keys in order. Keys only join the dict at its end
-        (through ``fast_put`` too) and leave it only through :meth:`delete` and
+        (through ``put`` too) and leave it only through :meth:`delete` and
         :meth:`delete_range`, which keep the index in step: the keys missing from
         the index are the last ``len(puts) - len(index)`` of the dict."""
         puts = self._puts
@@ -334,7 +333,7 @@ class OverlayTransaction(WriteView):
 
     # -- writes --------------------------------------------------------------
 
-    def put(self, key: bytes, value: bytes) -> None:
+    def _checked_put(self, key: bytes, value: bytes) -> None:
         if not self._open:
             raise StoreClosed("this transaction has ended")
         if self._check is not None:
@@ -432,7 +431,7 @@ class OverlayTransaction(WriteView):
 
     def _finish(self) -> None:
         self._open = False
-        # the one strong reference to the pending dict: fast_put fails from now on
+        # the one strong reference to the pending dict: put fails from now on
         self._puts = _Pending()
         if self._log is not None:
             self._log.close()

@@ -24,13 +24,13 @@ __all__ = ["ReadOnlyStore"]
 
 class ReadOnlyStore(DelegatedReads, Store):
     """``inner`` with every write refused. Reads cost one Python call more than the
-    inner store's, except through ``fast_get``, which is the inner's."""
+    inner store's, except ``get``, which is the inner's."""
 
     def __init__(self, inner: Store) -> None:
         self.inner = inner
         self.url = inner.url
         self.capabilities: Capabilities = inner.capabilities
-        self.fast_get = inner.fast_get
+        self.get = inner.get  # type: ignore[method-assign]  # the inner's call itself
         self.readonly = True
 
     def _reads(self) -> ReadView:
@@ -111,7 +111,7 @@ class _ReadOnlyTransaction(DelegatedReads, WriteView):
 
     def __enter__(self) -> _ReadOnlyTransaction:
         self._view = self._context.__enter__()
-        self.fast_get = self._view.fast_get
+        self.get = self._view.get  # type: ignore[method-assign]  # the snapshot's call itself
         return self
 
     def __exit__(

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import KeyspaceError
 from ._base import Op, PagedReads, ReadView, Store, WriteView
+from ._translated import translated
 
 __all__ = ["WatchedReads", "watched"]
 
@@ -44,8 +45,9 @@ class WatchedReads(PagedReads, WriteView):
     def __init__(self, store: Store, reads: Any) -> None:
         self._store = store
         self._reads = reads
-        self.fast_put = store.fast_put
-        self.fast_get = reads.get  # raises keyspace errors, and engine errors raw
+        self.put = store.put  # type: ignore[method-assign]  # writes: the store's own call
+        # the engine's watched read itself: it raises keyspace errors, and engine errors raw
+        self.get = translated(reads.get, self.translate)  # type: ignore[method-assign]
 
     def hold(self) -> None:
         """Run the check in the store's current state unless it ran there already:

@@ -46,6 +46,7 @@ from ._base import (
 from ._gate import Gate, close_when_idle
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory, engine_words
+from ._translated import GetSlot, translated
 
 __all__ = ["LevelDBStore"]
 
@@ -60,7 +61,7 @@ class LevelDBStore(BatchedWrites, Store):
     before LevelDB touches it, and :func:`~keyspace.stores.open_store` refuses the
     writes; LevelDB itself still rewrites its own log and manifest files when it opens.
     Costs: a point operation is one LevelDB call; ``delete_range`` is O(keys in range).
-    ``fast_get``/``fast_put`` are plyvel's own bound ``get``/``put`` and
+    ``get``/``put`` are plyvel's own bound ``get``/``put`` (translated) and
     ``read_pages`` reads a plyvel iterator in pages, each behind the store's gate
     (no Python frame per call or item where the C gate is built).
     """
@@ -105,9 +106,12 @@ class LevelDBStore(BatchedWrites, Store):
             raise self.translate(exc) from exc
         self._opened = True
         db = self._db
-        self.fast_get = self._get = calls.guard(db.get)
+        self._get = calls.guard(db.get)
         # plyvel's default: sync=False
-        self.fast_put = self._put = calls.guard(partial(db.put, sync=True) if sync else db.put)
+        self._put = calls.guard(partial(db.put, sync=True) if sync else db.put)
+        # the contract's get and put: plyvel's calls themselves, behind the gate
+        self.get = translated(self._get, self.translate)  # type: ignore[method-assign]
+        self.put = translated(self._put, self.translate)  # type: ignore[method-assign]
         self._delete = calls.guard(partial(db.delete, sync=sync))
 
     # -- error translation: the one place ------------------------------------
@@ -334,7 +338,7 @@ class LevelDBStore(BatchedWrites, Store):
         return f"LevelDBStore({self._path!r})"
 
 
-class _LevelDBSnapshot(Releasable, ReadView):
+class _LevelDBSnapshot(GetSlot, Releasable, ReadView):
     """A LevelDB snapshot: the store as it was when it was taken (``kind``: what it
     is to its user, "snapshot" or "transaction", for the error once it has ended).
 
@@ -345,16 +349,16 @@ class _LevelDBSnapshot(Releasable, ReadView):
     next page once the block has ended; ``read_pages`` gives those pages. Cost:
     one check and one list per page, no Python code per item."""
 
-    __slots__ = ("_get", "_kind", "_snap", "_store", "fast_get")
+    __slots__ = ("_kind", "_snap", "_store")
 
     def __init__(self, store: LevelDBStore, snap: Any, kind: str = "snapshot") -> None:
         self._store = store
         self._snap = snap
         self._kind = kind
-        self.fast_get = self._get = store._calls.guard(snap.get)
+        self.get = translated(store._calls.guard(snap.get), self.translate)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
-        """The store's translation; once the snapshot has ended (a ``fast_get`` on
+        """The store's translation; once the snapshot has ended (a ``get`` on
         its closed plyvel snapshot), :class:`~keyspace.errors.StoreClosed` saying so."""
         if self._snap is None and self._store._db is not None:
             return StoreClosed(f"this {self._kind} of {self._store.url} has ended")
@@ -367,13 +371,6 @@ class _LevelDBSnapshot(Releasable, ReadView):
         if snap is None:
             raise StoreClosed(f"this {self._kind} of {self._store.url} has ended")
         return snap
-
-    def get(self, key: bytes) -> bytes | None:
-        self._live()
-        try:
-            return self._get(key)  # type: ignore[no-any-return]
-        except (plyvel.Error, RuntimeError) as exc:
-            raise self._store.translate(exc) from exc
 
     def _pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False

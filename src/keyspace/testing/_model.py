@@ -85,7 +85,7 @@ class StoreModelMachine(RuleBasedStateMachine):
     @rule(
         steps=st.lists(
             st.tuples(
-                st.sampled_from(["put", "fast_put", "put_many", "delete", "range", "check"]),
+                st.sampled_from(["put", "fast_replace", "put_many", "delete", "range", "check"]),
                 _keys,
                 _values,
                 _bounds,
@@ -119,8 +119,12 @@ class StoreModelMachine(RuleBasedStateMachine):
         if kind == "put":
             tx.put(key, value)
             pending[key] = value
-        elif kind == "fast_put":  # the view's C put where it has one
-            (tx.put if tx.fast_put is None else tx.fast_put)(key, value)
+        elif kind == "fast_replace":  # the view's one-call replace where it has one
+            replace = tx.fast_replace
+            if replace is None:
+                tx.put(key, value)
+            else:
+                replace(key, value)
             pending[key] = value
         elif kind == "put_many":  # a batch that puts the key twice: the later pair wins
             other = self._key(value)

@@ -42,7 +42,7 @@ class LMDBCheckedReads:
         self._expected = expected
         self._state: int | None = None  # the id of the last state the check held in
         # set by the caller: where the check fails, get answers otherwise(key) (the
-        # caller's snapshot route) instead of raising, so it can be a fast_get
+        # caller's snapshot route) instead of raising, so it can be the view's get
         self.otherwise: Callable[[bytes], bytes | None] | None = None
 
     def _holds(self, txn: Any) -> bool:

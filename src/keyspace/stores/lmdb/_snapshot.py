@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import lmdb
-
 from ...errors import KeyspaceError
 from .._base import ReadView, Releasable
+from .._translated import GetSlot, translated
 from ._keys import TxnReads
 from ._records import getter
 
@@ -23,14 +22,15 @@ if TYPE_CHECKING:
 __all__ = ["LMDBSnapshot"]
 
 
-class LMDBSnapshot(TxnReads, Releasable, ReadView):
+class LMDBSnapshot(GetSlot, TxnReads, Releasable, ReadView):
     """A read transaction: the store as it was when the snapshot began. With
     ``owned=False`` it reads the store's database through another store's snapshot
     of the same environment (:meth:`LMDBStore.join`) and ends with that one. Of
     the unnamed database, its reads leave out LMDB's records of named databases
-    (``fast_get`` is then a Python function around the engine's get)."""
+    (its get is then a Python function around the engine's get). Its ``get`` is
+    the engine's, :func:`~keyspace.stores.translated` (one C call more)."""
 
-    __slots__ = ("_db", "_get", "_open", "_opener", "_store", "_txn", "fast_get")
+    __slots__ = ("_db", "_open", "_opener", "_store", "_txn")
     _fixed_state = True  # a read transaction: one state for good
 
     def __init__(self, store: LMDBStoreParts, txn: Any, owned: bool = True, opener: int = 0) -> None:
@@ -44,19 +44,13 @@ class LMDBSnapshot(TxnReads, Releasable, ReadView):
         get: Callable[[bytes], bytes | None] = txn.get if owned else txn.cursor(db=store._db).get
         if store._records is not None:
             get = getter(store._records, get)
-        self.fast_get = self._get = get
+        self.get = translated(get, store.translate)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
 
     def _keys_txn(self) -> tuple[Any, Any]:
         return self._txn, self._db
-
-    def get(self, key: bytes) -> bytes | None:
-        try:
-            return self._get(key)
-        except lmdb.Error as exc:
-            raise self._store.translate(exc, key) from exc
 
     def release(self) -> None:
         if self._open:

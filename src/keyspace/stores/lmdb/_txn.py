@@ -23,6 +23,7 @@ import lmdb
 
 from ...errors import KeyspaceError, StoreClosed, StoreError, TransactionConflict
 from .._base import WriteView
+from .._translated import PointSlots, translated
 from ._cursor import cursor_delete_range
 from ._growth import RETRIES
 from ._keys import TxnReads
@@ -37,18 +38,18 @@ _PUT, _DELETE, _RANGE = 0, 1, 2
 _Logged = tuple[int, bytes, bytes | None, Any]  # op, key, value or stop, database (None: own)
 
 
-class LMDBTransaction(TxnReads, WriteView):
+class LMDBTransaction(PointSlots, TxnReads, WriteView):
     """One LMDB write transaction; commits on a clean exit, aborts on an exception.
 
     When it begins with at least :data:`FAST_HEADROOM` of free map space (always,
-    with the default map size) it writes straight to LMDB: ``get`` and ``put`` are
-    one Python call around py-lmdb's bound ``txn.get``/``txn.put``, and
-    ``fast_get``/``fast_put``/``fast_replace`` are py-lmdb's own callables (no
-    Python frame per call) and ``read_pages`` reads its cursors' pages
-    (``cursor_read_pages``); filling the map then raises
-    :class:`~keyspace.errors.StoreError`. With less free space it logs its writes
-    instead (one list append per write, no fast paths), so that a full map can be
-    grown and the transaction replayed on a fresh LMDB transaction.
+    with the default map size) it writes straight to LMDB: ``get``, ``put`` and
+    ``fast_replace`` are py-lmdb's own callables, their errors translated
+    (:func:`~keyspace.stores.translated`: no Python frame per call), and
+    ``read_pages`` reads its cursors' pages (``cursor_read_pages``); filling the
+    map then raises :class:`~keyspace.errors.StoreError`. With less free space it
+    logs its writes instead (one list append per write; ``get`` and ``put`` are
+    Python methods), so that a full map can be grown and the transaction
+    replayed on a fresh LMDB transaction.
 
     Growing the map needs this LMDB transaction ended, which releases LMDB's
     writer lock, so another process may commit before the new one begins. The
@@ -75,8 +76,6 @@ class LMDBTransaction(TxnReads, WriteView):
         "_read",
         "_store",
         "_txn",
-        "fast_get",
-        "fast_put",
     )
 
     def __init__(self, store: LMDBStoreParts) -> None:
@@ -89,12 +88,15 @@ class LMDBTransaction(TxnReads, WriteView):
         self._conflict: TransactionConflict | None = None
         self._joined: JoinedTransaction | None = None  # set when it joins another's transaction
         self._failed = False  # a joined block raised: abort at the end
-        self.fast_get = self.fast_put = None
+        self.get = self._logged_get
+        self.put = self._logged_put
 
     @property
     def fast_replace(self) -> Callable[[bytes, bytes], bytes | None] | None:  # type: ignore[override]
         # a cursor's replace: the transaction's own makes a cursor at every call
-        return None if self.fast_put is None else self._txn.cursor().replace
+        if self._txn is None or self._log is not None:
+            return None
+        return translated(self._txn.cursor().replace, self._store.translate)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
@@ -217,7 +219,7 @@ class LMDBTransaction(TxnReads, WriteView):
         self._log.append((op, key, value, db))  # type: ignore[union-attr]
         self._logged += len(key) + (0 if op == _RANGE or value is None else len(value))
 
-    def get(self, key: bytes) -> bytes | None:
+    def _logged_get(self, key: bytes) -> bytes | None:
         self._read = True
         try:
             return self._get(key)
@@ -226,7 +228,7 @@ class LMDBTransaction(TxnReads, WriteView):
                 raise self._conflicted() from None
             raise self._store.translate(exc, key) from exc
 
-    def put(self, key: bytes, value: bytes) -> None:
+    def _logged_put(self, key: bytes, value: bytes) -> None:
         try:
             self._put(key, value)
         except lmdb.Error as exc:
@@ -315,7 +317,9 @@ class LMDBTransaction(TxnReads, WriteView):
             raise
         shared.writer, shared.joint = me, self
         if roomy:
-            self.fast_get, self.fast_put = self._get, self._put
+            translate = store.translate
+            self.get = translated(self._get, translate)
+            self.put = translated(self._put, translate)
         else:
             self._log = []
             self._begun = int(self._txn.id())  # what a replay checks nothing has changed since
@@ -360,7 +364,7 @@ class LMDBTransaction(TxnReads, WriteView):
             store._shared.wlock.release()
 
 
-class JoinedTransaction(TxnReads, WriteView):
+class JoinedTransaction(PointSlots, TxnReads, WriteView):
     """A store's database inside the write transaction of another database of the
     same environment (``outer``): reads see the joint transaction, writes go into it
     (logged, grown and replayed by it) and commit or abort with it. Fast paths (a
@@ -371,20 +375,20 @@ class JoinedTransaction(TxnReads, WriteView):
         "_db",
         "_outer",
         "_store",
-        "fast_get",
-        "fast_put",
     )
 
     def __init__(self, store: LMDBStoreParts, outer: LMDBTransaction) -> None:
         self._store = store
         self._outer = outer
         self._db = store._db
-        self.fast_get = self.fast_put = None
-        if outer.fast_put is not None:  # no replay log: its LMDB transaction stays for good
+        self.get = self._logged_get
+        self.put = self._logged_put
+        if outer._log is None:  # no replay log: its LMDB transaction stays for good
             txn, records = outer._txn, store._records
             cursor = txn.cursor(db=self._db)  # get/put of the database with no db= keyword
-            self.fast_get = cursor.get if records is None else getter(records, cursor.get)
-            self.fast_put = cursor.put
+            translate = store.translate
+            self.get = translated(cursor.get if records is None else getter(records, cursor.get), translate)
+            self.put = translated(cursor.put, translate)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         return self._store.translate(exc, key)
@@ -395,7 +399,7 @@ class JoinedTransaction(TxnReads, WriteView):
     def _replays(self) -> bool:
         return self._outer._log is not None
 
-    def get(self, key: bytes) -> bytes | None:
+    def _logged_get(self, key: bytes) -> bytes | None:
         outer = self._outer
         outer._read = True
         try:
@@ -409,7 +413,7 @@ class JoinedTransaction(TxnReads, WriteView):
                 raise outer._conflicted() from None
             raise self._store.translate(exc, key) from exc
 
-    def put(self, key: bytes, value: bytes) -> None:
+    def _logged_put(self, key: bytes, value: bytes) -> None:
         self._store._check(key)
         self._outer._apply(_PUT, key, value, self._db)
 
