@@ -453,15 +453,16 @@ class ExpiringReads(ReadView):
         )
         return keys if limit is None else islice(keys, limit)
 
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+    def count(
+        self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
+    ) -> int:
         now = now_micros()
-        return self._view.count(start, stop) - len(self.expired_keys(start, stop, now))
-
-    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
-        now = now_micros()
-        total = self._view.count_without(start, stop, byte, at)
-        sought = bytes((byte,))
-        return total - sum(1 for k in self.expired_keys(start, stop, now) if k.find(sought, at) == -1)
+        total = self._view.count(start, stop, without)
+        expired = self.expired_keys(start, stop, now)
+        if without is None:
+            return total - len(expired)
+        sought, at = bytes((without[0],)), without[1]
+        return total - sum(1 for k in expired if k.find(sought, at) == -1)
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
         inner = self._view.seeker(stop)

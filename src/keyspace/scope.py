@@ -418,7 +418,7 @@ class Scope(ScopeCore[KeyspaceLike], MutableMapping[Any, Any]):
         (LMDB: keys read without values, no Python code per key; SQLite, etcd:
         one query; memory: two bisections); where one byte tells own keys from
         the others in the ranges (the layout's ``lacks``: AsciiHex), one
-        ``count_without`` per range, which filters as it counts (SQLite: one
+        ``count(..., without)`` per range, which filters as it counts (SQLite: one
         query; LMDB: one C pass per chunk of keys); else a keys-only scan whose
         chunks the layout's ``decode_chunk`` (C where built) cuts to the own
         keys. Outside a transaction or snapshot, a count of several reads
@@ -441,7 +441,7 @@ class Scope(ScopeCore[KeyspaceLike], MutableMapping[Any, Any]):
         if lacks < 0:
             return sum(view.count(lo, hi) for lo, hi in ranges)
         at = len(layout.prefix)
-        return sum(view.count_without(lo, hi, lacks, at) for lo, hi in ranges)
+        return sum(view.count(lo, hi, (lacks, at)) for lo, hi in ranges)
 
     def stats(self) -> ScopeStats:
         """``(keys, bytes, subtree_keys, subtree_bytes)``: the scope's own keys and

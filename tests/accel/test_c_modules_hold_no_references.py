@@ -326,13 +326,13 @@ def test_gate_holds_nothing() -> None:
 def test_translated_calls_and_split_puts_hold_nothing() -> None:
     from keyspace.errors import StoreClosed, StoreError
 
-    key, value, failing = b"k", b"v", KeyError("engine")
+    key, value = b"k", b"v"
 
     def answer(k: bytes, v: bytes = b"") -> bytes:
         return k
 
     def fail(k: bytes) -> None:
-        raise failing
+        raise KeyError("engine")  # a new error each time: one raised again keeps its traceback
 
     def closed(k: bytes) -> None:
         raise StoreClosed("ended")
@@ -346,10 +346,18 @@ def test_translated_calls_and_split_puts_hold_nothing() -> None:
     check(attempt(lambda: _translated_accel.Translated(closed, translate)(key)), key, translate)
     check(attempt(lambda: _translated_accel.Translated(fail, lambda e, k: e)(key)), key)
     check(attempt(lambda: _translated_accel.Translated(fail, lambda e, k: 1)(key)), key)
-    below, rest = {}.__setitem__, {}.__setitem__
+    seen: set[int] = set()
+
+    def below(k: bytes, v: bytes) -> None:
+        seen.add(1)
+
+    def rest(k: bytes, v: bytes) -> None:
+        seen.add(2)
+
     split = _put_route_accel.SplitPut(b"\xff", below, rest)
     check(lambda: (split(key, value), split(b"\xff\x01", value)), key, value, split)
     check(attempt(lambda: split("not bytes", value)), value, split)
+    assert seen == {1, 2}
 
 
 # -- keyspace.stores._pairs_accel ---------------------------------------------------

@@ -190,7 +190,7 @@ class Layout:
     -1), ``lacks`` (where ``exact`` is False, a byte that tells own keys from the
     others: a stored key of the ranges is an own key exactly when it holds no
     ``lacks`` after the prefix, so a count of own keys is a store's
-    ``count_without``; -1 where no byte tells them), ``stored``, ``key_of``,
+    ``count(..., without)``; -1 where no byte tells them), ``stored``, ``key_of``,
     ``decode_chunk``, ``accelerated`` (the C functions serve ``stored`` and
     ``decode_chunk``), ``plain`` (every stored key of the ranges is an own key,
     and its bytes key is the stored key without the prefix: a scan may read the

@@ -348,28 +348,29 @@ class ReadView(ABC):
         read = _pages_of_scans(self, ranges, reverse, limit, keys_only)
         return cut_pages(read, cut) if cut else read
 
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        """How many keys ``[start, stop)`` holds (0 when ``stop <= start``). This
-        default counts :meth:`scan_keys` in chunks (no Python code per key); engines
-        that count natively (SQLite, etcd, memory) do. Cost: O(keys counted) here."""
+    def count(
+        self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
+    ) -> int:
+        """How many keys ``[start, stop)`` holds (0 when ``stop <= start``). With
+        ``without=(byte, at)``, only the keys that hold no byte ``byte`` (0-255)
+        from their index ``at`` on: a count of the keys of a range that one byte
+        tells from the rest (a scope's own keys among its children's); a bad
+        ``without`` raises :class:`~keyspace.errors.InvalidArgument`. This
+        default counts (or tests) the keys of :meth:`scan_keys` in chunks, one C
+        call a chunk (or a key), no Python code per key; engines that count
+        natively (SQLite, etcd, memory) or filter while counting (SQLite: one
+        query; LMDB: keys read without values) do. Cost: O(keys of the range)
+        here."""
+        if without is not None:
+            byte, at = byte_after(*without)
+            if stop is not None and stop <= start:
+                return 0
+            return count_lacking(self.scan_keys(start, stop), byte, at)
         keys = self.scan_keys(start, stop)
         total = 0
         while chunk := list(islice(keys, _COUNT_CHUNK)):
             total += len(chunk)
         return total
-
-    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
-        """How many keys of ``[start, stop)`` hold no byte ``byte`` (0-255) from
-        their index ``at`` on (0 when ``stop <= start``): a count of the keys of
-        a range that one byte tells from the rest (a scope's own keys among its
-        children's). This default tests the keys of :meth:`scan_keys` in chunks,
-        one C call a key (no Python code per key); engines that filter while
-        counting (SQLite: one query; LMDB: keys read without values) do. Cost:
-        O(keys of the range)."""
-        byte_after(byte, at)
-        if stop is not None and stop <= start:
-            return 0
-        return count_lacking(self.scan_keys(start, stop), byte, at)
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
         """A :class:`Seeker` over the keys below ``stop`` (``None``: to the end);
@@ -423,11 +424,10 @@ class DelegatedReads(ReadView):
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         return self._reads().read_pages(ranges, reverse, limit, keys_only, cut)
 
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        return self._reads().count(start, stop)
-
-    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
-        return self._reads().count_without(start, stop, byte, at)
+    def count(
+        self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
+    ) -> int:
+        return self._reads().count(start, stop, without)
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
         return self._reads().seeker(stop)
@@ -533,12 +533,12 @@ _COUNT_CHUNK = 4096
 
 
 def byte_after(byte: int, at: int) -> tuple[int, int]:
-    """``(byte, at)`` of a ``count_without`` call, checked: :class:`InvalidArgument`
+    """``without=(byte, at)`` of a ``count`` call, checked: :class:`InvalidArgument`
     for a ``byte`` that is not an int of 0-255 or an ``at`` that is not an int
     of 0 or more."""
     if type(byte) is not int or not 0 <= byte <= 255 or type(at) is not int or at < 0:
         raise InvalidArgument(
-            f"count_without(byte={byte!r}, at={at!r}): byte must be an int of 0-255 and at an int >= 0"
+            f"count(without=({byte!r}, {at!r})): its byte must be an int of 0-255 and its index an int >= 0"
         )
     return byte, at
 

@@ -50,7 +50,7 @@ _PAGE = 1024
 class CheckFailed(Exception):
     """Raised by the reads an engine offers through ``checked_reads(check,
     check_key, expected)`` (an object with ``get(key)``, ``pages(start, stop,
-    reverse, limit, keys)`` and ``count(start, stop)``, each read in one
+    reverse, limit, keys)`` and ``count(start, stop, without)``, each read in one
     transaction that also reads ``check_key`` of ``check``) where the check does
     not hold, or where the engine cannot answer so: the caller then reads one
     snapshot and decides there."""
@@ -183,15 +183,17 @@ class CheckedReads(PagedReads, WriteView):
             while page := list(islice(items, _PAGE)):
                 yield page
 
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+    def count(
+        self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
+    ) -> int:
         fast = self._fast
         if fast is not None:
             try:
-                return fast.count(start, stop)  # type: ignore[no-any-return]
+                return fast.count(start, stop, without)  # type: ignore[no-any-return]
             except CheckFailed:
                 pass
         with self._checked() as data:
-            return 0 if data is None else data.count(start, stop)
+            return 0 if data is None else data.count(start, stop, without)
 
     # -- writes: the part's own ------------------------------------------------
 

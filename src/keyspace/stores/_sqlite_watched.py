@@ -240,16 +240,9 @@ class SQLiteWatchedReads:
         if not found:
             self._run(self._version())
 
-    def count(self, start: bytes, stop: bytes | None) -> int:
+    def count(self, start: bytes, stop: bytes | None, without: tuple[int, int] | None = None) -> int:
         """The store's count, the check run after it where the database moved
         (the mark read after the count: a state at least as new)."""
-        counted = self._store.count(start, stop)
-        self._run(self._version())
-        return counted
-
-    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
-        """The store's ``count_without``, the check run after it where the
-        database moved (as :meth:`count`)."""
-        counted = self._store.count_without(start, stop, byte, at)
+        counted = self._store.count(start, stop, without)
         self._run(self._version())
         return counted

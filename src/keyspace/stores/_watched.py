@@ -21,7 +21,6 @@ from typing import Any
 
 from ..errors import KeyspaceError
 from ._base import Op, PagedReads, ReadView, Store, WriteView
-from ._translated import translated
 
 __all__ = ["WatchedReads", "watched"]
 
@@ -36,8 +35,9 @@ def watched(store: Store, check: Callable[[ReadView], object]) -> WatchedReads |
 
 class WatchedReads(PagedReads, WriteView):
     """The reads of ``store`` through ``reads``, the engine's watched reads (an
-    object with ``get(key)``, ``pages(start, stop, reverse, limit, keys)`` and
-    ``count(start, stop)``); writes go to ``store``.
+    object with ``get(key)``, which raises keyspace errors only, ``pages(start,
+    stop, reverse, limit, keys)`` and ``count(start, stop, without)``, as
+    :meth:`ReadView.count`); writes go to ``store``.
 
     Cost: the engine's reads plus one comparison of the state's id per read or
     page, and the check once per commit of the store that a read comes after."""
@@ -46,8 +46,8 @@ class WatchedReads(PagedReads, WriteView):
         self._store = store
         self._reads = reads
         self.put = store.put  # type: ignore[method-assign]  # writes: the store's own call
-        # the engine's watched read itself: it raises keyspace errors, and engine errors raw
-        self.get = translated(reads.get, self.translate)  # type: ignore[method-assign]
+        # the engine's watched read itself (it translates its engine's errors)
+        self.get = reads.get  # type: ignore[method-assign]
 
     def hold(self) -> None:
         """Run the check in the store's current state unless it ran there already:
@@ -72,17 +72,11 @@ class WatchedReads(PagedReads, WriteView):
     ) -> Iterator[list[Any]]:
         return self._reads.pages(start, stop, reverse, limit, keys)  # type: ignore[no-any-return]
 
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        return self._reads.count(start, stop)  # type: ignore[no-any-return]
-
-    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
-        """The engine's ``count_without`` behind the check, where its watched reads
-        offer one; else the keys of its pages tested here (see
-        :meth:`ReadView.count_without`)."""
-        counted = getattr(self._reads, "count_without", None)
-        if counted is None:
-            return super().count_without(start, stop, byte, at)
-        return counted(start, stop, byte, at)  # type: ignore[no-any-return]
+    def count(
+        self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
+    ) -> int:
+        """The engine's count behind the check (its ``without`` filter too)."""
+        return self._reads.count(start, stop, without)  # type: ignore[no-any-return]
 
     # -- writes: the store's own -------------------------------------------------
 

@@ -236,8 +236,12 @@ class _Snapshot(Releasable, ReadView):
     ) -> Iterator[bytes]:
         return chain.from_iterable(_key_pages(self._live(), start, stop, reverse, limit, self._live))
 
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        """Two bisections."""
+    def count(
+        self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
+    ) -> int:
+        """Two bisections (``without``: the keys tested, as the default does)."""
+        if without is not None:
+            return super().count(start, stop, without)
         return _count(self._live(), start, stop)
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
@@ -333,8 +337,13 @@ class MemoryStore(BatchedWrites, Store):
     ) -> Iterator[bytes]:
         return map(_first, self._pinned_scan(self._pin(), start, stop, reverse, limit))
 
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        """Two bisections: O(log n), under the write lock (never half a batch)."""
+    def count(
+        self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
+    ) -> int:
+        """Two bisections: O(log n), under the write lock (never half a batch);
+        ``without``: the keys tested, as the default does."""
+        if without is not None:
+            return super().count(start, stop, without)
         with self._lock:
             return _count(self._live(), start, stop)
 

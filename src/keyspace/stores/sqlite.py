@@ -129,25 +129,21 @@ class _Keys:
         store, connect, lock = self._keys_conn()
         return _statement_pages(store, connect, lock, start, stop, reverse, limit)
 
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+    def count(
+        self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
+    ) -> int:
+        """One ``SELECT count(*)``, counted by SQLite itself; with ``without=(byte,
+        at)``, of the keys whose bytes from index ``at`` on hold no ``byte``
+        (``instr`` of the key's ``substr``)."""
+        sql = _COUNTS[stop is not None]
+        if without is not None:
+            byte, at = byte_after(*without)
+            # substr of an empty blob is NULL, not an empty blob: ifnull counts that key
+            sql += f" AND ifnull(instr(substr(k, {at + 1}), x'{byte:02x}'), 0) = 0"
         if stop is not None and stop <= start:
             return 0
         store, connect, lock = self._keys_conn()
         args = (start,) if stop is None else (start, stop)
-        row = _one(store, connect(), lock, _COUNTS[stop is not None], args)
-        return int(row[0]) if row is not None else 0
-
-    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
-        """One ``SELECT count(*)`` of the keys of the range whose bytes from index
-        ``at`` on hold no ``byte`` (``instr`` of the key's ``substr``), counted
-        by SQLite itself."""
-        byte_after(byte, at)
-        if stop is not None and stop <= start:
-            return 0
-        store, connect, lock = self._keys_conn()
-        args = (start,) if stop is None else (start, stop)
-        # substr of an empty blob is NULL, not an empty blob: ifnull counts that key
-        sql = _COUNTS[stop is not None] + f" AND ifnull(instr(substr(k, {at + 1}), x'{byte:02x}'), 0) = 0"
         row = _one(store, connect(), lock, sql, args)
         return int(row[0]) if row is not None else 0
 

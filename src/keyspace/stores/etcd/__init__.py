@@ -187,11 +187,14 @@ class _Reader(ReadView):
         pages = Pages(bounds, reverse, limit, self._revision or 0, keys_only=True)
         return (bytes(kv.key)[cut:] for kv in self._pages(pages))
 
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+    def count(
+        self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
+    ) -> int:
         """One ``count_only`` range: one round trip, whatever the count (a tracked
-        reader counts its :meth:`scan`, which records what the commit compares)."""
-        if self._track:
-            return super().count(start, stop)
+        reader counts its :meth:`scan`, which records what the commit compares;
+        ``without``: the keys read and tested, as the default does)."""
+        if self._track or without is not None:
+            return super().count(start, stop, without)
         self._check("count")
         bounds = etcd_bounds(self._prefix, start, stop)
         if bounds is None:

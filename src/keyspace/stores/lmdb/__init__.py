@@ -498,18 +498,15 @@ class LMDBStore(MapGrowth, Store):
         self._live()
         return chain.from_iterable(self._pages(start, stop, reverse, limit, keys=True))
 
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
+    def count(
+        self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
+    ) -> int:
         """Keys of ``[start, stop)`` read without values by one cursor of ONE short
         read transaction, so that the count is of one state of the store (a batch
         that another thread or process commits meanwhile is counted whole or not at
-        all); no Python code per key. Read again after the map grew meanwhile."""
-        return self._count(start, stop)
-
-    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
-        """The keys of ``[start, stop)`` holding no ``byte`` from their index ``at``
-        on, read as :meth:`count` reads (one short read transaction, no value
-        copied), each chunk of keys tested by one C pass."""
-        return self._count(start, stop, None, byte_after(byte, at))
+        all); no Python code per key; with ``without``, each chunk of keys tested
+        by one C pass. Read again after the map grew meanwhile."""
+        return self._count(start, stop, None, None if without is None else byte_after(*without))
 
     def _count(
         self,
@@ -518,7 +515,7 @@ class LMDBStore(MapGrowth, Store):
         hold: Callable[[Any], None] | None = None,
         without: tuple[int, int] | None = None,
     ) -> int:
-        """:meth:`count` (``without``: :meth:`count_without`'s ``(byte, at)``),
+        """:meth:`count` (``without``: its ``(byte, at)``),
         ``hold(txn)`` first where given (see :meth:`_page`)."""
         if stop is not None and stop <= start:
             return 0

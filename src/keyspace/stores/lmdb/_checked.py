@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import lmdb
 
+from .._base import byte_after
 from .._checked import CheckFailed
 from ._records import RECORD_SIZE
 
@@ -101,6 +102,6 @@ class LMDBCheckedReads:
         store._live()
         return store._pages(start, stop, reverse, limit, keys, self._hold)
 
-    def count(self, start: bytes, stop: bytes | None) -> int:
+    def count(self, start: bytes, stop: bytes | None, without: tuple[int, int] | None = None) -> int:
         """The store's :meth:`~LMDBStore.count`, in a transaction where the check holds."""
-        return self._store._count(start, stop, self._hold)
+        return self._store._count(start, stop, self._hold, None if without is None else byte_after(*without))

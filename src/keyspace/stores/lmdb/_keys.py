@@ -66,7 +66,7 @@ def count_keys(
     :meth:`Records.clear_in`), so counting it again in a read transaction of the
     same state reads its keys alone. ``without=(byte, at)``: only the keys
     holding no ``byte`` from their index ``at`` on are counted (see
-    ``ReadView.count_without``), each chunk's tested by
+    ``ReadView.count``), each chunk's tested by
     :func:`~keyspace.stores._base.count_lacking`."""
     keys = cursor_keys(txn, start, None, False, None, db)
     counted: Callable[[list[bytes]], int] = len if without is None else partial(_lacking, without)
@@ -299,11 +299,10 @@ class TxnReads:
         except lmdb.Error as exc:
             raise self.translate(exc) from exc
 
-    def count(self, start: bytes = b"", stop: bytes | None = None) -> int:
-        return self._counted(start, stop, None)
-
-    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
-        return self._counted(start, stop, byte_after(byte, at))
+    def count(
+        self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
+    ) -> int:
+        return self._counted(start, stop, None if without is None else byte_after(*without))
 
     def _counted(self, start: bytes, stop: bytes | None, without: tuple[int, int] | None) -> int:
         """:func:`count_keys` of ``[start, stop)`` (``without``: its filter) in this

@@ -119,10 +119,6 @@ class LMDBWatchedReads:
                 txn.abort()
         return store._pages(start, stop, reverse, limit, keys, self._hold)
 
-    def count(self, start: bytes, stop: bytes | None) -> int:
+    def count(self, start: bytes, stop: bytes | None, without: tuple[int, int] | None = None) -> int:
         """The store's :meth:`~LMDBStore.count`, in a transaction the check has seen."""
-        return self._store._count(start, stop, self._hold)
-
-    def count_without(self, start: bytes, stop: bytes | None, byte: int, at: int) -> int:
-        """The store's :meth:`~LMDBStore.count_without`, in a transaction the check has seen."""
-        return self._store._count(start, stop, self._hold, byte_after(byte, at))
+        return self._store._count(start, stop, self._hold, None if without is None else byte_after(*without))
