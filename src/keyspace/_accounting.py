@@ -59,7 +59,7 @@ from .errors import (
     show_bytes,
 )
 from .schemes._base import Path, Property, Scheme
-from .stores._base import ReadView, Store, WriteView
+from .stores._base import ReadView, Store, WriteView, keys_in
 from .tuples import pack, unpack
 
 __all__ = [
@@ -779,7 +779,7 @@ def _factory(store: Store, scheme: Scheme, params: dict[str, Any]) -> WriteHook 
     hook = Accounting(store, scheme)
     hook.unconfirmed = recorded is None
     if hook.unconfirmed and any(
-        next(iter(store.scan_keys(lo, hi, limit=1)), None) is not None
+        next(iter(keys_in(store, lo, hi, limit=1)), None) is not None
         for lo, hi in counted_ranges(scheme, store)
     ):
         raise AccountingUnavailable(

@@ -20,7 +20,7 @@ from .codecs import BYTES
 from .errors import InvalidKey
 from .schemes._base import Key, Path
 from .schemes._layouts import Layout
-from .stores._base import ReadView, WriteView
+from .stores._base import ReadView, WriteView, keys_in
 
 __all__ = ["BulkScope", "clear", "drop", "encode_value", "not_bytes", "update", "write_all"]
 
@@ -233,7 +233,7 @@ def own_keys(
         left = None if limit is None else limit - len(found)
         if left is not None and left <= 0:
             break
-        keys: Iterable[bytes] = view.scan_keys(lo, hi, reverse=reverse, limit=left if layout.exact else None)
+        keys: Iterable[bytes] = keys_in(view, lo, hi, reverse=reverse, limit=left if layout.exact else None)
         if not layout.exact:
             keys = filter(layout.is_own, keys)
         found.extend(keys if left is None else islice(keys, left))

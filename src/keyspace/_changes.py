@@ -54,7 +54,7 @@ from typing import Any, ClassVar, Final, cast
 from ._write_hooks import UNKNOWN, Change, ChangeList, Previous, WriteHook, native_changes, register_feature
 from .errors import DecodeError, InvalidArgument, KeyspaceError, StoreClosed, WatchCompacted
 from .schemes._base import Scheme
-from .stores._base import ReadView, Store, WriteView
+from .stores._base import ReadView, Store, WriteView, keys_in
 from .stores._events import StoreEvent, StoreWatch, check_start_revision
 from .tuples import pack, unpack
 
@@ -265,7 +265,7 @@ class ChangeLog(WriteHook):
         off = len(self.log_start)
         # keys only: a part's value (a large commit's runs to megabytes) is read
         # just for its time, and only where an age limit may trim a part kept otherwise
-        for key in list(latest.scan_keys(self.log_start, self.log_stop, limit=TRIM_BATCH)):
+        for key in list(keys_in(latest, self.log_start, self.log_stop, limit=TRIM_BATCH)):
             found = int.from_bytes(key[off : off + 8], "big")
             if found >= keep_from:
                 if old_before is None:

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from contextlib import suppress
 from itertools import islice
 from typing import Any, Final
@@ -50,7 +50,7 @@ from ._update_pairs import update_pairs
 from ._write_hooks import HookedStore, HookedTransaction, WriteHook, register_feature
 from .errors import InvalidArgument, KeyspaceError, KeyTooLarge, show_bytes
 from .schemes._base import Scheme
-from .stores._base import ReadView, Seeker, Store, WriteView
+from .stores._base import ReadView, Seeker, Store, WriteView, keys_in
 from .tuples import pack
 
 __all__ = [
@@ -149,7 +149,7 @@ class Expiry(WriteHook):
 
     def holds_deadlines(self, view: ReadView) -> bool:
         """Whether ``view`` holds any deadline, passed or not (one seek)."""
-        return any(True for _ in view.scan_keys(self.idx, self.idx_end, limit=1))
+        return any(True for _ in keys_in(view, self.idx, self.idx_end, limit=1))
 
     def reads(self, view: ReadView, tx: HookedTransaction | None) -> ReadView:
         return ExpiringReads(view, self, tx)
@@ -192,7 +192,7 @@ class Expiry(WriteHook):
         if len(merged) <= 32:
             olds = {}
             limit = self.max_key
-            if news or next(iter(reader.scan_keys(lo, hi, limit=1)), None) is not None:
+            if news or next(iter(keys_in(reader, lo, hi, limit=1)), None) is not None:
                 for key in merged:
                     if limit is None or len(rec) + len(key) <= limit:
                         got = reader.get(rec + key)
@@ -250,7 +250,7 @@ class Expiry(WriteHook):
         next writer: the commit it follows has committed."""
         if self._sweeping or self.hooked is None:
             return
-        first = next(iter(self.store.scan_keys(self.idx, self.idx_end, limit=1)), None)
+        first = next(iter(keys_in(self.store, self.idx, self.idx_end, limit=1)), None)
         if first is None or _deadline(first[len(self.idx) : len(self.idx) + 8]) > now_micros():
             return
         with suppress(KeyspaceError):
@@ -267,7 +267,7 @@ class Expiry(WriteHook):
 
         def step(tx: HookedTransaction) -> int:
             stop = idx + (now_micros() + 1).to_bytes(8, "big")
-            found = list(tx.view.scan_keys(idx, stop, limit=limit))
+            found = list(keys_in(tx.view, idx, stop, limit=limit))
             for entry in found:
                 key = entry[cut:]
                 tx.delete(key)
@@ -345,7 +345,7 @@ class ExpiringReads(ReadView):
         """Whether any deadline of the view is at or before ``now`` (one seek of the
         index; in a transaction, its notes too): when none is, nothing is hidden."""
         hook = self._hook
-        first = next(iter(self._view.scan_keys(hook.idx, hook.idx_end, limit=1)), None)
+        first = next(iter(keys_in(self._view, hook.idx, hook.idx_end, limit=1)), None)
         if first is not None and _deadline(first[len(hook.idx) : len(hook.idx) + 8]) <= now:
             return True
         tx = self._tx
@@ -437,21 +437,19 @@ class ExpiringReads(ReadView):
         )
         return items if limit is None else islice(items, limit)
 
-    def scan_keys(
+    def read_pages(
         self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
+        ranges: Sequence[tuple[bytes, bytes | None]],
         reverse: bool = False,
         limit: int | None = None,
-    ) -> Iterator[bytes]:
-        now = now_micros()
-        if not self.any_passed(now):
-            return self._view.scan_keys(start, stop, reverse=reverse, limit=limit)
-        keys = self._merged(
-            iter(self._view.scan_keys(start, stop, reverse=reverse)), start, stop, reverse, now, True
-        )
-        return keys if limit is None else islice(keys, limit)
+        keys_only: bool = False,
+        cut: int = 0,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """The view's own pages while no deadline has passed; else the default,
+        through :meth:`scan`, which leaves out the keys that expired."""
+        if not self.any_passed(now_micros()):
+            return self._view.read_pages(ranges, reverse, limit, keys_only, cut)
+        return super().read_pages(ranges, reverse, limit, keys_only, cut)
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None

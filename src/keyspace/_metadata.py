@@ -29,7 +29,7 @@ from typing import Any
 from ._bytes import prefix_end
 from .errors import KeyspaceError, SchemeMismatch, UnreadableRecord, show_bytes
 from .schemes import SCHEMES, AsciiHex, Scheme, ScopeHash, TupleScheme, scheme_from_name
-from .stores._base import ReadView, WriteView
+from .stores._base import ReadView, WriteView, keys_in
 from .tuples import pack
 
 __all__ = [
@@ -321,7 +321,7 @@ def directories_overlap(view: ReadView, scheme: Scheme) -> bool:
     if first_meeting(scheme.footprint(), DIRECTORY_FOOTPRINT) is not None:
         return True
     return any(
-        next(iter(view.scan_keys(start, stop, limit=1)), None) is not None
+        next(iter(keys_in(view, start, stop, limit=1)), None) is not None
         for start, stop in directory_node_ranges(scheme)
     )
 

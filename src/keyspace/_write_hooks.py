@@ -74,7 +74,7 @@ from ._put_route import PutRoute, SplitPut
 from ._retry import run_again, run_atomically
 from .errors import InvalidArgument, KeyspaceError, TransactionConflict, UnreadableRecord, show_bytes
 from .schemes._base import Scheme
-from .stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView
+from .stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView, keys_in
 from .stores._events import StoreWatch
 from .tuples import pack
 
@@ -405,7 +405,7 @@ class HookedStore(DelegatedReads, Store):
         """The hook of the feature ``name``, or ``None``."""
         return next((h for h in self.hooks if h.name == name), None)
 
-    # -- reads: the engine's (DelegatedReads: scan, scan_keys, read_pages, count, seeker) ----
+    # -- reads: the engine's (DelegatedReads: scan, read_pages, count, seeker) ----
 
     def _reads(self) -> ReadView:
         return self._read_view
@@ -908,7 +908,7 @@ class HookedTransaction(DelegatedReads, WriteView):
                     if key >= low:
                         reserved(key)
             else:
-                for key in self.view.scan_keys(start, stop):
+                for key in keys_in(self.view, start, stop):
                     merged[key] = None
                     deleted.append(key)
                     if key >= low:
@@ -1032,7 +1032,7 @@ class _Collect(DelegatedReads, WriteView):
         self.ops[key] = None
 
     def delete_range(self, start: bytes, stop: bytes | None) -> None:
-        for key in self.inner.scan_keys(start, stop):
+        for key in keys_in(self.inner, start, stop):
             self.ops[key] = None
 
 

@@ -409,7 +409,7 @@ class Scope(ScopeCore[KeyspaceLike], MutableMapping[Any, Any]):
         return values if self._vdec is None else map(self._vdec, values)
 
     def __iter__(self) -> Iterator[Any]:
-        """The own keys in order, read without their values (``scan_keys``)."""
+        """The own keys in order, read without their values (keys-only ``read_pages``)."""
         return map(_first, chain.from_iterable(_chunks(*self._plan(), keys=True)))
 
     def __len__(self) -> int:

@@ -115,14 +115,20 @@ def test_trimming_the_change_log_reads_no_part_without_an_age_limit(
         part = log.part_key(log.last())
         read: list[bytes] = []
         for cls in (_lmdb_txn.LMDBTransaction, LMDBStore):  # the transaction's reads, the store's
-            real_scan, real_get, real_keys = cls.scan, cls.get, cls.scan_keys
+            real_scan, real_pages = cls.scan, cls.read_pages
 
-            def scan_keys(
-                self: Any, start: bytes, stop: bytes | None, *args: Any, _k: Any = real_keys, **kw: Any
+            def read_pages(
+                self: Any,
+                ranges: Any,
+                reverse: bool = False,
+                limit: Any = None,
+                keys_only: bool = False,
+                cut: int = 0,
+                _p: Any = real_pages,
             ) -> Any:
-                if start <= part < (stop or b"\xff" * 64):
-                    read.append(start)  # the values of the unnamed database are read for its records
-                return _k(self, start, stop, *args, **kw)
+                if not keys_only and any(lo <= part < (hi or b"\xff" * 64) for lo, hi in ranges):
+                    read.append(ranges[0][0])  # values read (keys only: the keys alone)
+                return _p(self, ranges, reverse, limit, keys_only, cut)
 
             def scan(
                 self: Any, start: bytes, stop: bytes | None, *args: Any, _s: Any = real_scan, **kw: Any
@@ -131,14 +137,31 @@ def test_trimming_the_change_log_reads_no_part_without_an_age_limit(
                     read.append(start)
                 return _s(self, start, stop, *args, **kw)
 
-            def get(self: Any, key: bytes, _g: Any = real_get) -> bytes | None:
+            monkeypatch.setattr(cls, "scan", scan)
+            monkeypatch.setattr(cls, "read_pages", read_pages)
+        real_get = LMDBStore.get
+
+        def store_get(self: Any, key: bytes) -> bytes | None:
+            if key == part:
+                read.append(key)
+            return real_get(self, key)  # type: ignore[no-any-return]
+
+        monkeypatch.setattr(LMDBStore, "get", store_get)
+        real_enter = _lmdb_txn.LMDBTransaction.__enter__
+
+        def enter(self: Any) -> Any:  # the transaction's get is the engine's call, set as it begins
+            view = real_enter(self)
+            inner = view.get
+
+            def get(key: bytes) -> bytes | None:
                 if key == part:
                     read.append(key)
-                return _g(self, key)  # type: ignore[no-any-return]
+                return inner(key)  # type: ignore[no-any-return]
 
-            monkeypatch.setattr(cls, "scan", scan)
-            monkeypatch.setattr(cls, "scan_keys", scan_keys)
-            monkeypatch.setattr(cls, "get", get)
+            view.get = get
+            return view
+
+        monkeypatch.setattr(_lmdb_txn.LMDBTransaction, "__enter__", enter)
         for i in range(2 * _changes.TRIM_EVERY):
             ks.scope("t")[b"s%d" % i] = b"v"
         assert read == []

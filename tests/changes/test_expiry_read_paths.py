@@ -26,7 +26,7 @@ import keyspace.aio
 from keyspace import _expiry
 from keyspace.collections import Map
 from keyspace.errors import InvalidArgument, KeyTooLarge
-from keyspace.stores import ReadView
+from keyspace.stores import ReadView, keys_in
 
 
 class Clock:
@@ -46,7 +46,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
 
 def _records(ks: Any) -> list[bytes]:
     """The deadline records of the store, both kinds."""
-    return list(ks.store.inner.scan_keys(_expiry.BASE, _expiry.BASE[:-1] + b"\x01"))
+    return list(keys_in(ks.store.inner, _expiry.BASE, _expiry.BASE[:-1] + b"\x01"))
 
 
 @pytest.mark.parametrize("engine", ["lmdb", "sqlite"])
@@ -78,7 +78,7 @@ def test_directories_and_collections_hide_expired_keys(tmp_path: Path, clock: Cl
     d[b"y"] = b"2"
     balances = Map(ks.scope("app"), "m", key="bytes", value="bytes")
     balances.save(b"q", b"1")
-    stored = next(k for k in ks.store.inner.scan_keys() if b"app" in k)
+    stored = next(k for k in keys_in(ks.store.inner) if b"app" in k)
     with ks.store.transaction() as tx:  # any stored key can take a deadline
         tx.put(stored, b"2")
         tx.note(_expiry.NAME, stored, _expiry.now_micros() + 1_000_000)

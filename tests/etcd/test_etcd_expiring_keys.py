@@ -16,6 +16,7 @@ from _etcd import own_url
 import keyspace
 import keyspace.aio
 from keyspace import _expiry
+from keyspace.stores import keys_in
 
 
 @pytest.fixture
@@ -69,7 +70,7 @@ def test_reads_hide_expired_keys_and_a_sweep_deletes_them(
             ("delete", b"m"),
         ]
         assert ks.expire() == 0
-        assert list(ks.store.inner.scan_keys(_expiry.BASE, _expiry.BASE[:-1] + b"\x01")) == []
+        assert list(keys_in(ks.store.inner, _expiry.BASE, _expiry.BASE[:-1] + b"\x01")) == []
         counts = ks.store.hook("accounting")
         assert counts is not None
         with ks.store.inner.snapshot() as view:
@@ -97,7 +98,7 @@ def test_a_key_put_with_a_ttl_goes_with_its_etcd_lease(etcd_url: str) -> None:
             stored = s._stored(b"k")
             lease = _lease_of(inner, stored)
             assert lease > 0
-            records = list(inner.scan_keys(_expiry.BASE, _expiry.BASE[:-1] + b"\x01"))
+            records = list(keys_in(inner, _expiry.BASE, _expiry.BASE[:-1] + b"\x01"))
             assert len(records) == 4 and all(_lease_of(inner, r) > 0 for r in records)
             assert _lease_of(inner, s._stored(b"p")) == 0
             deadline = time.monotonic() + 30
@@ -106,7 +107,7 @@ def test_a_key_put_with_a_ttl_goes_with_its_etcd_lease(etcd_url: str) -> None:
             while any(inner.get(k) is not None for k in both) and time.monotonic() < deadline:
                 time.sleep(0.2)  # etcd revokes each lease at its end
             assert inner.get(stored) is None and inner.get(other) is None  # no sweep ran
-            assert list(inner.scan_keys(_expiry.BASE, _expiry.BASE[:-1] + b"\x01")) == []
+            assert list(keys_in(inner, _expiry.BASE, _expiry.BASE[:-1] + b"\x01")) == []
             kinds = [(e.kind, e.key) for e in (watch.get(5) for _ in range(6)) if e is not None]
         assert ("delete", b"k") in kinds and ("delete", b"n") in kinds  # etcd's own delete events
         assert dict(s.items()) == {b"p": b"kept"}

@@ -20,7 +20,7 @@ import keyspace
 import keyspace.aio
 from keyspace.errors import TransactionTooLarge
 from keyspace.schemes import ScopeHash
-from keyspace.stores import open_store
+from keyspace.stores import keys_in, open_store
 from keyspace.stores.etcd import MAX_KEY_SIZE
 from keyspace.stores.etcd._rpc import MAX_REQUEST_BYTES
 
@@ -39,7 +39,7 @@ def url() -> Iterator[str]:
 def _keys(url: str) -> list[bytes]:
     store = open_store(url)
     try:
-        return list(store.scan_keys(b"", None))
+        return list(keys_in(store, b"", None))
     finally:
         store.close()
 

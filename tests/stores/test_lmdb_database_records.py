@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import keyspace
 from keyspace.errors import StoreError
-from keyspace.stores import LMDBStore
+from keyspace.stores import LMDBStore, keys_in
 from keyspace.stores.lmdb._records import RECORD_SIZE, name_candidates_py
 
 NAMES = ("a", "m", "orders", "zz")
@@ -70,7 +70,7 @@ def test_every_read_of_the_unnamed_database_leaves_the_records_out(tmp_path: Pat
             (b"m\x00", DATA[b"m\x00"]),
             (b"b", DATA[b"b"]),
         ]
-        assert list(store.scan_keys()) == sorted(DATA)
+        assert list(keys_in(store)) == sorted(DATA)
         assert store.count() == len(DATA) and store.count(b"a", b"p") == 4
         for name in NAMES:
             assert store.get(name.encode()) is None
@@ -86,7 +86,7 @@ def test_every_read_of_the_unnamed_database_leaves_the_records_out(tmp_path: Pat
             assert dict(chain.from_iterable(snap.read_pages([(b"", None)], False, 3))) == dict(
                 list(sorted(DATA.items()))[:3]
             )
-            assert list(snap.scan_keys(limit=3)) == sorted(DATA)[:3]
+            assert list(keys_in(snap, limit=3)) == sorted(DATA)[:3]
         with store.transaction() as tx:
             assert tx.get(b"orders") is None and dict(tx.scan()) == DATA and tx.count() == len(DATA)
             if tx.fast_replace is not None:  # no replay log: the engine's calls and cursor pages
@@ -190,7 +190,7 @@ def test_the_unnamed_database_reads_exactly_its_data(
         store.write(list(data.items()))
         assert dict(store.scan()) == data
         assert list(store.scan(reverse=True)) == sorted(data.items(), reverse=True)
-        assert store.count() == len(data) and list(store.scan_keys()) == sorted(data)
+        assert store.count() == len(data) and list(keys_in(store)) == sorted(data)
         for key in records | set(data):
             assert store.get(key) == data.get(key)
         with store.snapshot() as snap:

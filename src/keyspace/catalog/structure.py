@@ -15,7 +15,7 @@ from .._bytes import prefix_end
 from .._metadata import LAYOUT_START, LAYOUT_STOP
 from ..errors import DecodeError, LayoutError, show_bytes
 from ..schemes._base import Key, Path
-from ..stores._base import ReadView
+from ..stores._base import ReadView, keys_in
 from .guards import ReadGuards
 from .leaves import _LEAF, _layout_key, _split_lp
 from .records import _less_reserved, _reserved_end
@@ -34,7 +34,7 @@ class StructureReads(ReadGuards):
         if (self._hashed and path) or (self._layered and self._status(view, path) == _LEAF):
             # no children by the layout alone; the store is still read, so that a
             # closed one raises StoreClosed here as on every other read
-            next(iter(view.scan_keys(lo, hi, limit=1)), None)
+            next(iter(keys_in(view, lo, hi, limit=1)), None)
             return []
         if self._hashed:
             return self._hash_children(view)

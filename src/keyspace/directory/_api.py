@@ -33,7 +33,7 @@ from ..errors import (
     show_bytes,
 )
 from ..schemes._base import Scheme
-from ..stores._base import ReadView, Store, WriteView
+from ..stores._base import ReadView, Store, WriteView, keys_in
 from ._directory import Directory, DirectoryPartition, make_handle
 from ._layer import Found, TreeOps, check_path
 from ._nodes import Tree
@@ -357,7 +357,7 @@ class Directories:
         for check_key, prefix, path in self.removed:
             if view.get(check_key) is not None:
                 continue  # the prefix belongs to a directory again
-            if next(iter(view.scan_keys(prefix, prefix_end(prefix), limit=1)), None) is not None:
+            if next(iter(keys_in(view, prefix, prefix_end(prefix), limit=1)), None) is not None:
                 raise StaleDirectory(
                     f"a key was written under {show_bytes(prefix)}, the prefix of the directory "
                     f"{show_bytes(path)} this transaction removed, through a handle of it"

@@ -29,7 +29,7 @@ from ..errors import (
     StaleDirectory,
     show_bytes,
 )
-from ..stores._base import ReadView, WriteView
+from ..stores._base import ReadView, WriteView, keys_in
 from ..tuples import unpack
 from ._allocator import allocate
 from ._nodes import PARTITION, VERSION, Tree
@@ -226,7 +226,7 @@ class TreeOps:
             return self._partition(node).list(view, node.subpath())
         assert node.node is not None
         lo, hi = self.tree.children_range(node.node)
-        return [self.tree.child_name(node.node, k) for k in view.scan_keys(lo, hi)]
+        return [self.tree.child_name(node.node, k) for k in keys_in(view, lo, hi)]
 
     def walk(self, view: ReadView, path: DirPath = (), depth: int | None = None) -> builtins.list[Found]:
         """Every directory below ``path`` (itself excluded), at most ``depth``
@@ -277,7 +277,7 @@ class TreeOps:
         self.check_version(view, write=True)
         if prefix is None:
             prefix = allocate(view, self.tree, self.rng)
-            if next(iter(view.scan_keys(prefix, prefix_end(prefix), limit=1)), None) is not None:
+            if next(iter(keys_in(view, prefix, prefix_end(prefix), limit=1)), None) is not None:
                 raise PrefixInUse(
                     f"the store holds keys under {show_bytes(prefix)}, the prefix the allocator drew for "
                     f"{self._show(path)}"
@@ -375,7 +375,7 @@ class TreeOps:
         if not prefix or prefix.startswith(tree.node):
             return False
         lo, hi = tree.node + b"\x00", tree.node_of(prefix) + b"\x00"
-        last = next(iter(view.scan_keys(lo, hi, reverse=True, limit=1)), None)
+        last = next(iter(keys_in(view, lo, hi, reverse=True, limit=1)), None)
         if last is not None:
             before = unpack(last, len(tree.node))[0]
             if type(before) is bytes and prefix.startswith(before):
@@ -383,7 +383,7 @@ class TreeOps:
         end = prefix_end(prefix)
         lo = tree.node_of(prefix)
         hi2 = tree.node + b"\xff" if end is None else tree.node_of(end)
-        return next(iter(view.scan_keys(lo, hi2, limit=1)), None) is None
+        return next(iter(keys_in(view, lo, hi2, limit=1)), None) is None
 
     def _check_layer(self, node: _Node, path: DirPath, layer: bytes | None) -> None:
         """:class:`LayerMismatch` where ``layer`` is given and not ``node``'s own."""

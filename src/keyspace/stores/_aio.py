@@ -49,8 +49,8 @@ DEFAULT_CHUNK = 256
 
 
 class AsyncView(ABC):
-    """Reads: a store, a snapshot or a transaction. Every ``scan`` and
-    ``scan_keys`` refuses a negative ``limit`` when called
+    """Reads: a store, a snapshot or a transaction. Every ``scan`` refuses a
+    negative ``limit`` when called
     (:func:`~keyspace.stores._base.limit_checked`)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

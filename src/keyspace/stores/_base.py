@@ -23,7 +23,7 @@ them):
   snapshot or transaction after its block) raises
   :class:`~keyspace.errors.StoreClosed`.
 - That includes the iterators a snapshot or transaction gave out during its block
-  (``scan``, ``scan_keys``, the pages of ``read_pages``, a seeker): once the
+  (``scan``, the pages of ``read_pages``, a seeker): once the
   block has ended, each raises :class:`~keyspace.errors.StoreClosed` (saying the snapshot or transaction has
   ended) at its next read of the engine, never reading the store as it is after
   the block. Items it had already read into a page may still be handed out (a scan
@@ -55,9 +55,10 @@ reads one snapshot where a store offers none).
 Structure reads (every view has them; the defaults here are built on ``scan``, and
 engines override them where they can do better):
 
-- ``scan_keys(start, stop, reverse=, limit=)``: the keys of ``scan``, without
-  reading or copying values;
-- ``count(start, stop)``: how many keys ``[start, stop)`` holds;
+- keys alone: ``read_pages(ranges, reverse, limit, keys_only=True)``, which
+  engines give without reading or copying values; :func:`keys_in` reads the
+  keys of one range through it;
+- ``count(start, stop, without)``: how many keys ``[start, stop)`` holds;
 - ``seeker(stop)``: a :class:`Seeker`, whose ``seek(start)`` gives the first key in
   ``[start, stop)``. A skip scan (the children of a scope: one seek per child) runs
   on one seeker: one cursor and one read transaction where the engine has them,
@@ -108,6 +109,7 @@ __all__ = [
     "count_lacking",
     "cut_pages",
     "cut_ranges",
+    "keys_in",
     "limited",
     "pages_by_range",
     "pages_in_turn",
@@ -190,14 +192,14 @@ def check_scan_limit(limit: Any) -> None:
 
 
 def limit_checked(cls: type) -> None:
-    """Make the ``scan`` and ``scan_keys`` of ``cls`` (its own or a base's, a mixin
+    """Make the ``scan`` of ``cls`` (its own or a base's, a mixin
     outside the contract's classes included) check their ``limit``
     (:func:`check_scan_limit`) when called, before the engine is asked: every
     adapter, view and wrapper of the store contract refuses a negative limit the
     same way (``__init_subclass__`` of :class:`ReadView` and of the asyncio
     views calls this). Cost: one Python frame and a comparison per call (a
     method whose parameters are not the contract's: its arguments packed too)."""
-    for name in ("scan", "scan_keys"):
+    for name in ("scan",):
         method = getattr(cls, name, None)
         if (
             method is None
@@ -263,8 +265,8 @@ def limited(items: Iterator[_T], limit: int | None) -> Iterator[_T]:
 
 
 class ReadView(ABC):
-    """Reads: the store itself, a snapshot, or a transaction. Every ``scan`` and
-    ``scan_keys`` refuses a negative ``limit`` (:func:`limit_checked`)."""
+    """Reads: the store itself, a snapshot, or a transaction. Every ``scan``
+    refuses a negative ``limit`` (:func:`limit_checked`)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -307,19 +309,6 @@ class ReadView(ABC):
 
         Cost: one seek, then O(1) per item."""
 
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        """The keys :meth:`scan` would yield, in the same order. Engines that can
-        leave values unread (LMDB, LevelDB, SQLite, etcd) do; this default reads the
-        items of :meth:`scan`. Cost: one seek, then O(1) per key."""
-        return map(_first, self.scan(start, stop, reverse=reverse, limit=limit))
-
     def read_pages(
         self,
         ranges: Sequence[tuple[bytes, bytes | None]],
@@ -339,12 +328,14 @@ class ReadView(ABC):
         read route of the layers above: scans, short scans and counts of
         scopes.
 
-        This default reads :meth:`scan` (or :meth:`scan_keys`) of each range,
-        each given what is left of ``limit``, in the pages of :func:`pages_of`,
-        cut by :func:`cut_pages`; an engine overrides it where it reads faster
+        This default reads :meth:`scan` of each range, each given what is left
+        of ``limit``, in the pages of :func:`pages_of` (keys only: the values
+        read, and dropped), cut by :func:`cut_pages`; an engine overrides it where it reads faster
         (one cursor for several ranges, the lists it reads anyway, one
-        statement for a short read, keys the engine gives without the prefix).
-        Cost: one scan per range and one list per page (two with ``cut``)."""
+        statement for a short read, keys the engine gives without the prefix,
+        keys read without their values). Every keys-only read of the layers
+        above is this one (:func:`keys_in`). Cost: one scan per range and one
+        list per page (two with ``cut``)."""
         read = _pages_of_scans(self, ranges, reverse, limit, keys_only)
         return cut_pages(read, cut) if cut else read
 
@@ -356,7 +347,7 @@ class ReadView(ABC):
         from their index ``at`` on: a count of the keys of a range that one byte
         tells from the rest (a scope's own keys among its children's); a bad
         ``without`` raises :class:`~keyspace.errors.InvalidArgument`. This
-        default counts (or tests) the keys of :meth:`scan_keys` in chunks, one C
+        default counts (or tests) the keys of :func:`keys_in` in chunks, one C
         call a chunk (or a key), no Python code per key; engines that count
         natively (SQLite, etcd, memory) or filter while counting (SQLite: one
         query; LMDB: keys read without values) do. Cost: O(keys of the range)
@@ -365,17 +356,13 @@ class ReadView(ABC):
             byte, at = byte_after(*without)
             if stop is not None and stop <= start:
                 return 0
-            return count_lacking(self.scan_keys(start, stop), byte, at)
-        keys = self.scan_keys(start, stop)
-        total = 0
-        while chunk := list(islice(keys, _COUNT_CHUNK)):
-            total += len(chunk)
-        return total
+            return count_lacking(keys_in(self, start, stop), byte, at)
+        return sum(map(len, self.read_pages([(start, stop)], False, None, True)))
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
         """A :class:`Seeker` over the keys below ``stop`` (``None``: to the end);
         release it (or use it as a context manager) when done. This default seeks
-        with one :meth:`scan_keys` of one key per seek; engines seek one cursor of
+        with one keys-only :meth:`read_pages` of one key per seek; engines seek one cursor of
         one read transaction instead (the seeker then reads one state of the
         store)."""
         return ScanSeeker(self, stop)
@@ -383,7 +370,7 @@ class ReadView(ABC):
 
 class DelegatedReads(ReadView):
     """A view whose reads are another view's: :meth:`get`, :meth:`scan`,
-    :meth:`scan_keys`, :meth:`count` and :meth:`seeker` call the same method of
+    :meth:`read_pages`, :meth:`count` and :meth:`seeker` call the same method of
     :meth:`_reads` with the same arguments (a read-only wrapper, a client's reader,
     the views of an asyncio plan). Cost: one call more per read."""
 
@@ -403,16 +390,6 @@ class DelegatedReads(ReadView):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._reads().scan(start, stop, reverse=reverse, limit=limit)
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        return self._reads().scan_keys(start, stop, reverse=reverse, limit=limit)
 
     def read_pages(
         self,
@@ -434,7 +411,7 @@ class DelegatedReads(ReadView):
 
 
 class PagedReads(ReadView):
-    """A view whose :meth:`scan` and :meth:`scan_keys` are the items (or keys) of
+    """A view whose :meth:`scan` and :meth:`read_pages` are the items (or keys) of
     its :meth:`_pages`, one list per page (a view whose engine reads in pages:
     the checked and watched reads). Cost: the pages' reads, chained."""
 
@@ -455,16 +432,6 @@ class PagedReads(ReadView):
     ) -> Iterator[tuple[bytes, bytes]]:
         return chain.from_iterable(self._pages(start, stop, reverse, limit))
 
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        return chain.from_iterable(self._pages(start, stop, reverse, limit, keys=True))
-
     def read_pages(
         self,
         ranges: Sequence[tuple[bytes, bytes | None]],
@@ -474,7 +441,9 @@ class PagedReads(ReadView):
         cut: int = 0,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """The pages of :meth:`_pages` themselves (:func:`pages_by_range`)."""
-        return pages_by_range(self, self._pages, ranges, reverse, limit, keys_only, cut)
+        return pages_by_range(
+            self, self._pages, ranges, reverse, limit, keys_only, cut, partial(self._pages, keys=True)
+        )
 
 
 class Releasable(Closing):
@@ -506,8 +475,8 @@ class Seeker(Releasable):
 
 
 class ScanSeeker(Seeker):
-    """The default :class:`Seeker`: each seek is a one-key :meth:`ReadView.scan_keys`
-    of the view (so on a store, each seek reads the store as it is then)."""
+    """The default :class:`Seeker`: each seek is a one-key :func:`keys_in` of the
+    view (so on a store, each seek reads the store as it is then)."""
 
     __slots__ = ("_open", "_stop", "_view")
 
@@ -522,7 +491,7 @@ class ScanSeeker(Seeker):
         stop = self._stop
         if stop is not None and stop <= start:
             return None
-        return next(self._view.scan_keys(start, stop, limit=1), None)
+        return next(keys_in(self._view, start, stop, limit=1), None)
 
     def release(self) -> None:
         self._open = False
@@ -777,6 +746,42 @@ def checked_pages(items: Iterator[_T], check: Callable[[], object]) -> Iterator[
     return pages_of(items, check=check)
 
 
+def _with_empty_values(keys: list[bytes]) -> list[tuple[bytes, bytes]]:
+    """A keys-only page: ``(key, b"")`` for each of ``keys`` (one C loop)."""
+    return list(zip(keys, repeat(b"")))
+
+
+def keys_in(
+    view: ReadView,
+    start: bytes = b"",
+    stop: bytes | None = None,
+    *,
+    reverse: bool = False,
+    limit: int | None = None,
+) -> Iterator[bytes]:
+    """The keys of ``view`` in ``[start, stop)`` in byte order (descending with
+    ``reverse``), at most ``limit``: the keys of its keys-only
+    :meth:`~ReadView.read_pages` of the range (values unread where the engine
+    can), the one keys-only read of the layers above. A negative ``limit`` is
+    refused (:func:`check_scan_limit`).
+
+    >>> from keyspace.stores import MemoryStore
+    >>> store = MemoryStore()
+    >>> store.write([(b"a", b"1"), (b"b", b"2"), (b"c", b"3")])
+    >>> list(keys_in(store, b"b")), list(keys_in(store, reverse=True, limit=2))
+    ([b'b', b'c'], [b'c', b'b'])
+
+    Cost: the read's pages, one C call a page and no Python code per key."""
+    if limit is not None:
+        check_scan_limit(limit)
+    pages = view.read_pages([(start, stop)], reverse, limit, True)
+    return chain.from_iterable(map(_keys_of_page, pages))
+
+
+def _keys_of_page(page: list[tuple[bytes, bytes]]) -> Iterator[bytes]:
+    return map(_first, page)
+
+
 def _pages_of_scans(
     view: ReadView,
     ranges: Sequence[tuple[bytes, bytes | None]],
@@ -784,13 +789,14 @@ def _pages_of_scans(
     limit: int | None,
     keys_only: bool,
 ) -> Iterator[list[tuple[bytes, bytes]]]:
-    """:meth:`ReadView.read_pages` read through the view's ``scan`` or
-    ``scan_keys``, one range after the other."""
+    """:meth:`ReadView.read_pages` read through the view's ``scan``, one range
+    after the other (``keys_only``: each value read, and dropped)."""
 
     def pages(start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> Iterator[list[Any]]:
+        items = view.scan(start, stop, reverse=reverse, limit=limit)
         if keys_only:
-            return pages_of(zip(view.scan_keys(start, stop, reverse=reverse, limit=limit), repeat(b"")))
-        return pages_of(view.scan(start, stop, reverse=reverse, limit=limit))
+            return pages_of(zip(map(_first, items), repeat(b"")))
+        return pages_of(items)
 
     return pages_in_turn(pages, ranges, reverse, limit)
 
@@ -823,6 +829,7 @@ def pages_by_range(
     limit: int | None,
     keys_only: bool,
     cut: int = 0,
+    key_pages: Callable[[bytes, bytes | None, bool, int | None], Iterable[list[bytes]]] | None = None,
 ) -> Iterable[list[tuple[bytes, bytes]]]:
     """:meth:`ReadView.read_pages` of ``view``, whose engine reads one range at a
     time: ``pages(start, stop, reverse, limit)`` gives the engine's pages of one
@@ -831,23 +838,32 @@ def pages_by_range(
     cut by :func:`cut_pages`. A read of one range of at most :data:`PAGE_MOST`
     items is read now and given as a list of its pages (no generator between
     the engine and the caller of a short read); the others are translated as
-    they are read. Keys only: the default, through ``view.scan_keys``."""
+    they are read. Keys only: ``key_pages(start, stop, reverse, limit)``, the
+    engine's pages of the keys alone (values unread), each made a page of
+    ``(key, b"")`` in C; without it, the default (the values read, and dropped)."""
     read: Iterable[list[tuple[bytes, bytes]]]
     if keys_only:
-        read = _pages_of_scans(view, ranges, reverse, limit, True)
-    else:
-        try:
-            if len(ranges) != 1:
-                read = translated_pages(pages_in_turn(pages, ranges, reverse, limit), view.translate)
-            else:
-                start, stop = ranges[0]
-                made = pages(start, stop, reverse, limit)
-                short = limit is not None and limit <= PAGE_MOST
-                read = list(made) if short else translated_pages(made, view.translate)
-        except KeyspaceError:
-            raise
-        except Exception as exc:
-            raise view.translate(exc) from exc
+        if key_pages is None:
+            read = _pages_of_scans(view, ranges, reverse, limit, True)
+            return cut_pages(read, cut) if cut else read
+        keys = key_pages
+
+        def paired(start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> Iterable[list[Any]]:
+            return map(_with_empty_values, keys(start, stop, reverse, limit))
+
+        pages = paired
+    try:
+        if len(ranges) != 1:
+            read = translated_pages(pages_in_turn(pages, ranges, reverse, limit), view.translate)
+        else:
+            start, stop = ranges[0]
+            made = pages(start, stop, reverse, limit)
+            short = limit is not None and limit <= PAGE_MOST
+            read = list(made) if short else translated_pages(made, view.translate)
+    except KeyspaceError:
+        raise
+    except Exception as exc:
+        raise view.translate(exc) from exc
     return cut_pages(read, cut) if cut else read
 
 

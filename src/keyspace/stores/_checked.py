@@ -39,7 +39,7 @@ from itertools import islice
 from typing import Any
 
 from ..errors import KeyspaceError
-from ._base import Op, PagedReads, ReadView, Store, WriteView
+from ._base import Op, PagedReads, ReadView, Store, WriteView, keys_in
 from ._translated import translated
 
 __all__ = ["CheckFailed", "CheckedReads"]
@@ -178,8 +178,11 @@ class CheckedReads(PagedReads, WriteView):
         with self._checked() as data:
             if data is None:
                 return
-            read = data.scan_keys if keys else data.scan
-            items = read(start, stop, reverse=reverse, limit=left)
+            items: Iterator[Any]
+            if keys:
+                items = keys_in(data, start, stop, reverse=reverse, limit=left)
+            else:
+                items = data.scan(start, stop, reverse=reverse, limit=left)
             while page := list(islice(items, _PAGE)):
                 yield page
 

@@ -3,7 +3,7 @@ and the paged scans of the ``kv`` table."""
 
 from __future__ import annotations
 
-__all__ = ["GET", "KEY_SCANS", "SCANS"]
+__all__ = ["GET", "KEY_PAIR_SCANS", "KEY_SCANS", "SCANS"]
 
 GET = "SELECT v FROM kv WHERE k = ?"
 
@@ -30,4 +30,10 @@ SCANS = {
 
 KEY_SCANS = {
     bounds: (first.replace("k, v", "k"), then.replace("k, v", "k")) for bounds, (first, then) in SCANS.items()
+}
+
+# rows of a keys-only read as its pages hold them: (key, b"")
+KEY_PAIR_SCANS = {
+    bounds: (first.replace("k, v", "k, x''"), then.replace("k, v", "k, x''"))
+    for bounds, (first, then) in SCANS.items()
 }

@@ -210,7 +210,9 @@ class LevelDBStore(BatchedWrites, Store):
             except (plyvel.Error, RuntimeError) as exc:
                 raise self.translate(exc) from exc
             return pages_by_range(self, partial(self._source_pages, part), under, reverse, limit, False)
-        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only, cut)
+        return pages_by_range(
+            self, self._range_pages, ranges, reverse, limit, keys_only, cut, self._range_key_pages
+        )
 
     def _range_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
@@ -225,6 +227,12 @@ class LevelDBStore(BatchedWrites, Store):
         """The pages of one plyvel iterator of ``source`` (the DB or a
         ``prefixed_db`` of it) over ``[start, stop)``."""
         return pages_of(self._iterate(source, start, stop, reverse, limit))
+
+    def _range_key_pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[list[bytes]]:
+        """The keys of one plyvel iterator with ``include_value=False``, in pages."""
+        return pages_of(self._iterate(self._live(), start, stop, reverse, limit, True))
 
     # -- the Store contract --------------------------------------------------
 
@@ -243,17 +251,6 @@ class LevelDBStore(BatchedWrites, Store):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._scan(self._live(), start, stop, reverse, limit)
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        """Keys only: a plyvel iterator with ``include_value=False``."""
-        return self._scan(self._live(), start, stop, reverse, limit, keys=True)
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
         """One plyvel iterator (an implicit snapshot) moved by ``seek``."""
@@ -389,7 +386,9 @@ class _LevelDBSnapshot(GetSlot, Releasable, ReadView):
         cut: int = 0,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """The checked pages of :meth:`_pages` (:func:`pages_by_range`)."""
-        return pages_by_range(self, self._pages, ranges, reverse, limit, keys_only, cut)
+        return pages_by_range(
+            self, self._pages, ranges, reverse, limit, keys_only, cut, partial(self._pages, keys=True)
+        )
 
     def scan(
         self,
@@ -400,17 +399,6 @@ class _LevelDBSnapshot(GetSlot, Releasable, ReadView):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         pages = self._pages(start, stop, reverse, limit)
-        return chain.from_iterable(_translated(pages, self._store.translate))
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        pages = self._pages(start, stop, reverse, limit, keys=True)
         return chain.from_iterable(_translated(pages, self._store.translate))
 
     def seeker(self, stop: bytes | None = None) -> Seeker:

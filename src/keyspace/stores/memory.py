@@ -209,12 +209,19 @@ class _Snapshot(Releasable, ReadView):
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """The checked pages of the map (:func:`pages_by_range`; their only errors
         are this view's own)."""
-        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only, cut)
+        return pages_by_range(
+            self, self._range_pages, ranges, reverse, limit, keys_only, cut, self._range_key_pages
+        )
 
     def _range_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[list[tuple[bytes, bytes]]]:
         return _pages(self._live(), start, stop, reverse, limit, self._live)
+
+    def _range_key_pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[list[bytes]]:
+        return _key_pages(self._live(), start, stop, reverse, limit, self._live)
 
     def scan(
         self,
@@ -225,16 +232,6 @@ class _Snapshot(Releasable, ReadView):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return chain.from_iterable(_pages(self._live(), start, stop, reverse, limit, self._live))
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        return chain.from_iterable(_key_pages(self._live(), start, stop, reverse, limit, self._live))
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
@@ -326,16 +323,6 @@ class MemoryStore(BatchedWrites, Store):
         limit: int | None = None,
     ) -> Iterator[tuple[bytes, bytes]]:
         return self._pinned_scan(self._pin(), start, stop, reverse, limit)
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        return map(_first, self._pinned_scan(self._pin(), start, stop, reverse, limit))
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None

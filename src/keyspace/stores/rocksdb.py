@@ -317,9 +317,11 @@ class RocksDBStore(BatchedWrites, Store):
         range that :func:`~keyspace.stores._base.pages_of` reads (no Python code
         per item), tracked as a scan is, so ``close()`` drops its iterator and
         its next page raises :class:`~keyspace.errors.StoreClosed`; keys only:
-        the default."""
+        rocksdict's ``keys`` (values unread), in the same pages."""
         self._live()
-        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only, cut)
+        return pages_by_range(
+            self, self._range_pages, ranges, reverse, limit, keys_only, cut, self._range_key_pages
+        )
 
     def _range_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
@@ -328,6 +330,12 @@ class RocksDBStore(BatchedWrites, Store):
         errors raw."""
         items, bound = self._walk(start, stop, reverse, False)
         return self._track(pages_of(items, bound, reverse, limit))
+
+    def _range_key_pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[list[bytes]]:
+        """The keys of ``[start, stop)`` (values unread) in pages, tracked."""
+        return self._track(pages_of(self._scan(start, stop, reverse, limit, keys=True)))
 
     # -- the Store contract --------------------------------------------------
 
@@ -347,18 +355,6 @@ class RocksDBStore(BatchedWrites, Store):
     ) -> Iterator[tuple[bytes, bytes]]:
         self._live()
         return self._track(self._scan(start, stop, reverse, limit))
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        """Keys only (rocksdict's ``keys``: values unread)."""
-        self._live()
-        return self._track(self._scan(start, stop, reverse, limit, keys=True))
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
         """One RocksDB iterator (an implicit snapshot) moved by ``seek``; closing the

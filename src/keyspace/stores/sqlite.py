@@ -49,6 +49,7 @@ from ._base import (
 )
 from ._paths import kind_of
 from ._sqlite_statements import GET as _GET
+from ._sqlite_statements import KEY_PAIR_SCANS as _KEY_PAIR_SCANS
 from ._sqlite_statements import KEY_SCANS as _KEY_SCANS
 from ._sqlite_statements import SCANS as _SCANS
 from ._sqlite_wal_index import WalIndexHeader, wal_index_header
@@ -85,7 +86,7 @@ it raises :class:`~keyspace.errors.StoreClosed` once the view has ended."""
 
 
 class _Keys:
-    """``read_pages`` (one statement per page), ``scan_keys`` (paged ``SELECT k``),
+    """``read_pages`` (one statement per page; keys only, paged ``SELECT k, x''``),
     ``count`` (one ``SELECT count(*)``) and ``seeker`` (one ``SELECT k … LIMIT 1``
     per seek) of a view that reads one
     connection: the view gives :meth:`_keys_conn` (its store, the function that
@@ -97,17 +98,6 @@ class _Keys:
     def _keys_conn(self) -> tuple[SQLiteStore, Connect, threading.Lock | None]:
         raise NotImplementedError
 
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        store, connect, lock = self._keys_conn()
-        return map(_first, _paged_scan(store, connect, lock, start, stop, reverse, limit, _KEY_SCANS))
-
     def read_pages(
         self,
         ranges: Sequence[tuple[bytes, bytes | None]],
@@ -118,16 +108,24 @@ class _Keys:
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """The statements' pages of each range (:func:`_statement_pages`, through
         :func:`~keyspace.stores._base.pages_by_range`): a read of up to a page
-        is one statement run now."""
+        is one statement run now; keys only, statements that read each key and
+        an empty blob, so that their rows are the pages' pairs."""
         # the mixin is a ReadView in every class it serves (no runtime cast on the read path)
         view: ReadView = self  # type: ignore[assignment]
-        return pages_by_range(view, self._range_pages, ranges, reverse, limit, keys_only, cut)
+        pages = self._range_key_pairs if keys_only else self._range_pages
+        return pages_by_range(view, pages, ranges, reverse, limit, False, cut)
 
     def _range_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterable[list[Any]]:
         store, connect, lock = self._keys_conn()
         return _statement_pages(store, connect, lock, start, stop, reverse, limit)
+
+    def _range_key_pairs(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterable[list[Any]]:
+        store, connect, lock = self._keys_conn()
+        return _statement_pages(store, connect, lock, start, stop, reverse, limit, _KEY_PAIR_SCANS)
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
@@ -748,21 +746,23 @@ def _statement_pages(
     stop: bytes | None,
     reverse: bool,
     limit: int | None,
+    scans: dict[tuple[bool, bool], tuple[str, str]] = _SCANS,
 ) -> Iterable[list[Any]]:
     """The pages of one range of a view's reads: a read of up to 256 items (a page)
     is one statement on ``connect()``, run now, its rows read at once (no
     generator between them and the caller); a longer one gives the pages of
-    :func:`_row_pages`. Errors translated by ``store``."""
+    :func:`_row_pages`. ``scans``: the statements (see :func:`_row_pages`).
+    Errors translated by ``store``."""
     if limit is None or not 0 <= limit <= _PAGE:
-        return _row_pages(store, connect, lock, start, stop, reverse, limit)
+        return _row_pages(store, connect, lock, start, stop, reverse, limit, scans)
     conn = connect()
     args = (start, limit) if stop is None else (start, stop, limit)
     try:
         if lock is None:
-            rows = conn.execute(_SCANS[reverse, stop is not None][0], args).fetchall()
+            rows = conn.execute(scans[reverse, stop is not None][0], args).fetchall()
         else:
             with lock:
-                rows = conn.execute(_SCANS[reverse, stop is not None][0], args).fetchall()
+                rows = conn.execute(scans[reverse, stop is not None][0], args).fetchall()
     except sqlite3.Error as exc:
         raise store.translate(exc) from exc
     return [rows] if rows else ()

@@ -16,7 +16,7 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from .._bytes import prefix_end
 from ..errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, StoreError, WatchUnsupported
-from ..stores._base import Op, ReadView, Seeker, Store
+from ..stores._base import Op, ReadView, Seeker, Store, keys_in
 from ..stores._events import StoreEvent
 from ._model import StoreModelMachine
 
@@ -112,8 +112,8 @@ def _ended_scans(lo: bytes, hi: bytes) -> list[EndedScan]:
     return [
         ("scan", lambda v: v.scan(lo, hi), same),
         ("reverse scan", lambda v: v.scan(lo, hi, reverse=True), backwards),
-        ("scan_keys", lambda v: v.scan_keys(lo, hi), _keys_of),
-        ("reverse scan_keys", lambda v: v.scan_keys(lo, hi, reverse=True), lambda i: _keys_of(i[::-1])),
+        ("keys_in", lambda v: keys_in(v, lo, hi), _keys_of),
+        ("reverse keys_in", lambda v: keys_in(v, lo, hi, reverse=True), lambda i: _keys_of(i[::-1])),
         ("read_pages", lambda v: _paged(v.read_pages([(lo, hi)])), same),
         ("reverse read_pages", lambda v: _paged(v.read_pages([(lo, hi)], True)), backwards),
         (
@@ -152,7 +152,7 @@ def _ended_reads(view: ReadView, seeker: Seeker) -> list[Callable[[], object]]:
         lambda: seeker.seek(b"b"),
         lambda: view.get(b"a"),
         lambda: list(view.scan()),
-        lambda: list(view.scan_keys()),
+        lambda: list(keys_in(view)),
         lambda: view.count(),
         lambda: view.count(b"", None, (0, 1)),
         lambda: view.seeker(b"z").seek(b"a"),
@@ -276,14 +276,14 @@ class StoreSuite:
     def check_structure_reads(
         view: ReadView, data: dict[bytes, bytes], start: bytes, stop: bytes | None
     ) -> None:
-        """``scan_keys``, ``count`` and a seeker of ``view`` agree with ``data`` (what
+        """The keys-only reads (:func:`keys_in`), ``count`` and a seeker of ``view`` agree with ``data`` (what
         ``view`` holds) on ``[start, stop)``."""
         inside = [k for k in sorted(data) if k >= start and (stop is None or k < stop)]
         for limit in (None, 0, 1, 3, 100):
             want = inside if limit is None else inside[:limit]
-            assert list(view.scan_keys(start, stop, limit=limit)) == want
+            assert list(keys_in(view, start, stop, limit=limit)) == want
             back = inside[::-1] if limit is None else inside[::-1][:limit]
-            assert list(view.scan_keys(start, stop, reverse=True, limit=limit)) == back
+            assert list(keys_in(view, start, stop, reverse=True, limit=limit)) == back
         assert view.count(start, stop) == len(inside)
         for byte, at in ((0, 0), (0, 1), (ord("b"), 1), (0xFF, 2)):  # the keys holding no byte from at on
             lacking = [k for k in inside if bytes((byte,)) not in k[at:]]
@@ -321,7 +321,7 @@ class StoreSuite:
         assert store.count(b"n", b"o") == 1500
         assert store.count(b"n00100", b"n01097") == 997
         assert store.count(b"n01499", None) == 2
-        assert list(store.scan_keys(b"n")) == [*keys, b"o"]
+        assert list(keys_in(store, b"n")) == [*keys, b"o"]
         with store.seeker(b"n01000") as seeker:
             assert seeker.seek(b"n00999\x00") is None
             assert seeker.seek(b"n0") == b"n00000"
@@ -495,7 +495,7 @@ class StoreSuite:
 
     def test_scans_end_with_their_block(self, store: Store) -> None:
         """Every scan a snapshot or transaction gave out in its block (``scan``,
-        ``scan_keys``, forward and reverse, and the fast paths it offers) raises
+        keys-only reads, forward and reverse, and the fast paths it offers) raises
         :class:`StoreClosed` saying it has ended at its next read of the engine
         once the block is over; what it still hands out is what it had read in
         the block, never the writes made since."""
@@ -701,7 +701,7 @@ class StoreSuite:
             lambda: store.write([(b"a", b"2")]),
             lambda: store.transaction().__enter__(),
             lambda: store.snapshot().__enter__(),
-            lambda: list(store.scan_keys()),
+            lambda: list(keys_in(store)),
             lambda: store.count(),
             lambda: store.count(b"", None, (0, 1)),
             lambda: store.seeker().seek(b"a"),

@@ -65,7 +65,17 @@ from typing import TYPE_CHECKING, Any
 
 from ..._bytes import prefix_end
 from ...errors import CommitOutcomeUnknown, EtcdUnavailable, StoreClosed, TransactionConflict
-from .._base import Capabilities, DelegatedReads, Op, ReadView, Seeker, Store
+from .._base import (
+    Capabilities,
+    DelegatedReads,
+    Op,
+    ReadView,
+    Seeker,
+    Store,
+    cut_pages,
+    pages_in_turn,
+    pages_of,
+)
 from .._events import StoreWatch, check_start_revision
 from .._overlay import OverlayTransaction, Range, ops_apply
 from ._access import EtcdAccess
@@ -167,25 +177,32 @@ class _Reader(ReadView):
         pages = Pages(bounds, reverse, limit, self._revision or 0)
         return ((bytes(kv.key)[cut:], bytes(kv.value)) for kv in self._pages(pages))
 
-    def scan_keys(
+    def read_pages(
         self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
+        ranges: Sequence[tuple[bytes, bytes | None]],
         reverse: bool = False,
         limit: int | None = None,
-    ) -> Iterator[bytes]:
-        """Pages of ``keys_only`` ranges at one revision (a tracked reader: the keys
-        of :meth:`scan`, which records what the commit compares)."""
-        if self._track:
-            return super().scan_keys(start, stop, reverse=reverse, limit=limit)
+        keys_only: bool = False,
+        cut: int = 0,
+    ) -> Iterable[list[tuple[bytes, bytes]]]:
+        """The default, through :meth:`scan`; keys only, pages of ``keys_only``
+        ranges at one revision (a tracked reader: the default, through
+        :meth:`scan`, which records what the commit compares)."""
+        if not keys_only or self._track:
+            return super().read_pages(ranges, reverse, limit, keys_only, cut)
+        read = pages_in_turn(self._key_pairs, ranges, reverse, limit)
+        return cut_pages(read, cut) if cut else read
+
+    def _key_pairs(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[list[tuple[bytes, bytes]]]:
         self._check("scan")
         bounds = etcd_bounds(self._prefix, start, stop)
         if bounds is None or (limit is not None and limit <= 0):
             return iter(())
         cut = len(self._prefix)
         pages = Pages(bounds, reverse, limit, self._revision or 0, keys_only=True)
-        return (bytes(kv.key)[cut:] for kv in self._pages(pages))
+        return pages_of((bytes(kv.key)[cut:], b"") for kv in self._pages(pages))
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None

@@ -401,8 +401,10 @@ class LMDBStore(MapGrowth, Store):
         """Pages read in short read transactions (a short read of one range: one
         page in one frame), so a scan never holds one open between pages
         (growing the map never ends it), one range after the other; keys only:
-        the default, through :meth:`scan_keys`."""
-        return pages_by_range(self, self._range_pages, ranges, reverse, limit, keys_only, cut)
+        no value copied, in the same pages."""
+        return pages_by_range(
+            self, self._range_pages, ranges, reverse, limit, keys_only, cut, self._range_key_pages
+        )
 
     def _range_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
@@ -412,6 +414,13 @@ class LMDBStore(MapGrowth, Store):
         if page is not None:
             return [page] if page else ()
         return self._pages(start, stop, reverse, limit)
+
+    def _range_key_pages(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterable[list[bytes]]:
+        """The keys of one range (no value copied) in the pages of :meth:`_pages`."""
+        self._live()
+        return self._pages(start, stop, reverse, limit, keys=True)
 
     # -- the Store contract --------------------------------------------------
 
@@ -485,18 +494,6 @@ class LMDBStore(MapGrowth, Store):
         if page is not None:
             return iter(page)
         return chain.from_iterable(self._pages(start, stop, reverse, limit))
-
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
-        """Keys only (no value copied), in pages of short read transactions as :meth:`scan`."""
-        self._live()
-        return chain.from_iterable(self._pages(start, stop, reverse, limit, keys=True))
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None

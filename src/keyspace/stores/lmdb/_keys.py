@@ -1,5 +1,5 @@
 """Reads of the views that read one LMDB transaction (snapshots, write and joined
-transactions): their ``scan``, and the keys-only reads ``scan_keys``, ``count``
+transactions): their ``scan``, and the keys-only reads (``read_pages`` of keys), ``count``
 and ``seeker``, with :func:`count_keys`, which the store's own count uses too.
 
 Keys come from ``cursor.iternext(values=False)``, so no value is copied; a count
@@ -14,13 +14,13 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
-from itertools import islice
+from itertools import islice, repeat
 from typing import TYPE_CHECKING, Any
 
 import lmdb
 
 from ...errors import KeyspaceError, StoreClosed, StoreError
-from .._base import ReadView, Seeker, byte_after, count_lacking, cut_pages
+from .._base import ReadView, Seeker, byte_after, count_lacking, cut_pages, pages_in_turn, pages_of
 from ._cursor import cursor_keys, cursor_pages, cursor_read_pages, cursor_scan
 from ._records import RECORD_SIZE, Records, drop_items, name_candidates
 
@@ -167,7 +167,7 @@ class CursorSeeker(Seeker):
 
 
 class TxnReads:
-    """``scan``, ``scan_keys``, ``read_pages``, ``count`` and ``seeker`` of a view
+    """``scan``, ``read_pages`` (keys only too), ``count`` and ``seeker`` of a view
     that reads one LMDB transaction: the view gives :meth:`_keys_txn` (its transaction and
     database) and ``translate``."""
 
@@ -199,10 +199,14 @@ class TxnReads:
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """The pages of cursors of the view's transaction (:func:`cursor_read_pages`),
         where it reads one LMDB transaction for good; where it may go on in a new
-        one (:meth:`_replays`), and for keys only, the contract's default, through
-        :meth:`scan` and :meth:`scan_keys` (which note the read for a replay)."""
+        one (:meth:`_replays`), the contract's default, through :meth:`scan`
+        (which notes the read for a replay); keys only, the keys of one cursor
+        per range (:meth:`_keys`: no value copied) in pages."""
         view: ReadView = self  # type: ignore[assignment]  # a ReadView in every class it serves
-        if keys_only or self._replays():
+        if keys_only:
+            read = pages_in_turn(self._key_pairs, ranges, reverse, limit)
+            return cut_pages(read, cut) if cut else read
+        if self._replays():
             return ReadView.read_pages(view, ranges, reverse, limit, keys_only, cut)
         txn, db = self._keys_txn()
         pages = cursor_read_pages(txn, db, self._store._records, ranges, reverse, limit, view)
@@ -274,14 +278,16 @@ class TxnReads:
                 txn = now  # the same writes, replayed on a new transaction: read on there
         raise StoreError(f"a scan met more than {_REPLAYS_MOST} replays of its transaction")
 
-    def scan_keys(
-        self,
-        start: bytes = b"",
-        stop: bytes | None = None,
-        *,
-        reverse: bool = False,
-        limit: int | None = None,
-    ) -> Iterator[bytes]:
+    def _key_pairs(
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[list[tuple[bytes, bytes]]]:
+        """The keys of ``[start, stop)`` as keys-only pages (``(key, b"")``)."""
+        return pages_of(zip(self._keys(start, stop, reverse, limit), repeat(b"")))
+
+    def _keys(self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> Iterator[bytes]:
+        """The keys of ``[start, stop)`` read by one cursor of the view's
+        transaction (no value copied), read on in a replayed transaction,
+        errors translated."""
         txn, db = self._keys_txn()
         records = self._store._records
         if self._replays():
