@@ -1,6 +1,6 @@
 """``count(start, stop, without=(byte, at))`` of every store view: the keys of the
 range holding no ``byte`` from their index ``at`` on, exactly as many as a
-recount of ``scan_keys`` gives, on the store, its snapshot and a transaction with
+recount of the keys (``keys_in``) gives, on the store, its snapshot and a transaction with
 writes of its own (LMDB, SQLite, memory; LMDB's unnamed database beside named
 ones, whose records are never counted), and a named error for a byte or index
 it cannot take, nothing read."""

@@ -1,5 +1,5 @@
 """The one read route of the store contract, ``read_pages``: its default (built on
-``scan`` and ``scan_keys``) gives the items of several ranges in turn, at most
+``scan``) gives the items of several ranges in turn, at most
 ``limit`` in all, as non-empty lists, and keys alone with empty values; the
 helpers an engine builds its own route with translate its raw errors once, for a
 short read at once and for a long one as its pages are read; and no fast scan
@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keyspace.errors import KeyspaceError, StoreError
-from keyspace.stores import ReadView, pages_by_range, pages_in_turn
+from keyspace.stores import ReadView, Store, WriteView, keys_in, pages_by_range, pages_in_turn
 from keyspace.stores._base import PAGE_MOST
 
 
@@ -137,10 +137,33 @@ def test_a_keyspace_error_passes_as_it_is() -> None:
     assert caught.value is own
 
 
-def test_keys_alone_take_the_views_scan_of_keys() -> None:
+def test_keys_alone_without_key_pages_drop_the_values_of_the_scan() -> None:
     view = _Translating({b"a": b"1", b"b": b"2"})
     got = pages_by_range(view, _engine(), [(b"", None)], False, None, True)
     assert list(chain.from_iterable(got)) == [(b"a", b""), (b"b", b"")]
+
+
+@pytest.mark.parametrize("limit", [None, 1, 3])
+def test_keys_alone_are_the_engines_key_pages_when_given(limit: int | None) -> None:
+    view = _Translating({b"a": b"1", b"b": b"2", b"c": b"3"})
+    asked: list[tuple[bytes, bytes | None, bool, int | None]] = []
+
+    def key_pages(
+        start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+    ) -> Iterator[list[bytes]]:
+        asked.append((start, stop, reverse, limit))
+        keys = [k for k in sorted(view.data) if k >= start and (stop is None or k < stop)]
+        keys = (keys[::-1] if reverse else keys)[:limit]
+        yield from (keys[i : i + 2] for i in range(0, len(keys), 2))
+
+    def items(start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> Iterator[list[Any]]:
+        raise AssertionError("keys alone read no item")
+
+    got = pages_by_range(view, items, [(b"b", None)], True, limit, True, 0, key_pages)
+    want = [b"c", b"b"][:limit]
+    assert list(chain.from_iterable(got)) == [(k, b"") for k in want]
+    assert list(keys_in(view, b"b", reverse=True, limit=limit)) == want  # the default: through scan
+    assert asked == [(b"b", None, True, limit)]
 
 
 def test_pages_in_turn_asks_each_range_for_what_is_left() -> None:
@@ -156,5 +179,8 @@ def test_pages_in_turn_asks_each_range_for_what_is_left() -> None:
 
 def test_the_contract_has_one_read_route_and_no_fast_scan_twins() -> None:
     assert callable(ReadView.read_pages)
-    for twin in ("fast_scan", "fast_pages", "fast_scan_ranges", "fast_scan_under"):
+    for twin in ("fast_scan", "fast_pages", "fast_scan_ranges", "fast_scan_under", "scan_keys"):
         assert not hasattr(ReadView, twin), twin
+    # nor point twins whose errors are the engine's, nor a second count
+    for name in ("fast_get", "fast_put", "checked_put", "count_without"):
+        assert not hasattr(WriteView, name) and not hasattr(Store, name), name
