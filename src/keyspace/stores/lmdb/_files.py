@@ -23,6 +23,13 @@ __all__ = ["check_environment", "check_map_size", "nearly_full", "os_cause"]
 _META_MAGIC = 0xBEEFC0DE
 _META = struct.Struct("<II")  # mm_magic, mm_version at offset 16 of a meta page
 _META_TAIL = struct.Struct("<QQ")  # mm_last_pg, mm_txnid at offset 136 (64-bit builds)
+_ROOT = struct.Struct("<Q")  # the free database's md_root at offset 80 of a meta page
+_PAGE_HEAD = struct.Struct("<QHHHH")  # mp_pgno, mp_pad, mp_flags, mp_lower, mp_upper
+_NODE = struct.Struct("<HHHH")  # mn_lo, mn_hi, mn_flags, mn_ksize
+_P_BRANCH, _P_LEAF, _F_BIGDATA = 0x01, 0x02, 0x01
+_NO_PAGE = 2**64 - 1
+_FREE_PAGES_READ = 4096
+"""Pages of the free database :func:`_all_free` reads at most."""
 _BEING_MADE_WAIT = 0.01
 _BEING_MADE_TRIES = 100
 """A ``data.mdb`` whose header is a new environment's (no transaction committed)
@@ -36,7 +43,8 @@ def check_environment(path: str, url: str, readonly: bool) -> None:
     """Refuse, before LMDB maps anything, a path that cannot be an LMDB store: a
     missing parent directory, a file where the environment directory belongs, a
     ``data.mdb`` that is not LMDB or is shorter than its header says (mapping a
-    truncated file kills the process with SIGBUS on the first read past its end),
+    truncated file kills the process with SIGBUS on the first read past its end;
+    the pages past the end must all be free ones, see :func:`_all_free`),
     and, for ``readonly``, a directory without ``data.mdb``; a new environment
     shorter than its header says is read again for up to a second first, as
     another process may be writing its first pages. Cost: one stat and, when
@@ -74,19 +82,76 @@ def _check_data_file(data: str, url: str, readonly: bool, final: bool) -> bool:
         if psize and offset + 152 <= len(head):
             magic, _version = _META.unpack_from(head, offset + 16)
             if magic == _META_MAGIC:
-                metas.append(_META_TAIL.unpack_from(head, offset + 136))
+                last_page, txnid = _META_TAIL.unpack_from(head, offset + 136)
+                metas.append((last_page, txnid, _ROOT.unpack_from(head, offset + 80)[0]))
     if not metas:
         raise StoreError(f"{url} is not an LMDB store: {data} has no LMDB header")
-    last_page, txnid = max(metas, key=lambda meta: meta[1])
+    last_page, txnid, free_root = max(metas, key=lambda meta: meta[1])
     needed = (last_page + 1) * psize
     if size < needed:
         if txnid == 0 and not final:
             return True  # its first pages being written by the process making it
+        if txnid and size % psize == 0 and _all_free(data, psize, size, free_root, size // psize, last_page):
+            return False  # pages the last commit freed before writing them: LMDB never writes those
         raise StoreError(
             f"{url} is truncated or corrupt: {data} has {size} bytes but its header says "
             f"{needed} ({last_page + 1} pages of {psize}); restore it from a copy"
         )
     return False
+
+
+def _all_free(data: str, psize: int, size: int, root: int, first: int, last: int) -> bool:
+    """Whether every page ``first..last`` (past the end of ``data``) is one the
+    free database rooted at ``root`` lists: LMDB counts in its last page
+    number the pages a commit allocated and freed again before writing them,
+    which it lists as free and never writes, so a file may end before them.
+    Reads the free database's pages from the file (at most
+    :data:`_FREE_PAGES_READ`); False where it cannot tell (a page of it past the
+    end, a page that is not one of its branch or leaf pages)."""
+    missing = set(range(first, last + 1))
+    if root == _NO_PAGE or not missing:
+        return not missing
+    try:
+        fd = os.open(data, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        pending, seen = [root], 0
+        while pending and missing:
+            pgno = pending.pop()
+            seen += 1
+            if seen > _FREE_PAGES_READ or (pgno + 1) * psize > size:
+                return False
+            page = os.pread(fd, psize, pgno * psize)
+            _pgno, _pad, flags, lower, _upper = _PAGE_HEAD.unpack_from(page)
+            if not flags & (_P_BRANCH | _P_LEAF) or lower < 16 or lower > psize:
+                return False
+            for i in range((lower - 16) // 2):
+                at = struct.unpack_from("<H", page, 16 + 2 * i)[0]
+                if at + 8 > psize:
+                    return False
+                lo, hi, node_flags, ksize = _NODE.unpack_from(page, at)
+                if flags & _P_BRANCH:
+                    pending.append(lo | hi << 16 | node_flags << 32)
+                    continue
+                start = at + 8 + ksize
+                if node_flags & _F_BIGDATA:  # the page list lies in overflow pages
+                    over = struct.unpack_from("<Q", page, start)[0]
+                    length = lo | hi << 16
+                    if (over * psize) + 16 + length > size:
+                        return False
+                    ids = os.pread(fd, length, over * psize + 16)
+                else:
+                    ids = page[start : start + (lo | hi << 16)]
+                count = struct.unpack_from("<Q", ids)[0] if len(ids) >= 8 else 0
+                if 8 * (count + 1) > len(ids):
+                    return False
+                missing.difference_update(struct.unpack_from(f"<{count}Q", ids, 8))
+        return not missing
+    except (OSError, struct.error):
+        return False
+    finally:
+        os.close(fd)
 
 
 def check_lock_file(path: str, url: str) -> None:
