@@ -6,9 +6,9 @@ values), ``keyspace._scope_accel`` (the C base type of scopes: their fields and
 point operations),
 ``keyspace._put_route_accel`` (the put route of a transaction with a feature on),
 ``keyspace._counter_records_accel`` (accounting's counter records updated in place),
-``keyspace.stores._pairs_accel`` (the put log of overlay transactions),
-``keyspace.stores._gate_accel`` (the count of calls in flight into an engine) and
-``keyspace.stores._translated_accel`` (an engine call with a view's errors).
+``keyspace.stores._pairs_accel`` (the put log of overlay transactions) and
+``keyspace.stores._gate_accel`` (the count of calls in flight into an engine, and
+an engine call with a view's errors).
 
 ``optional=True``: without a C compiler or the Python headers the install still
 succeeds (setuptools prints a warning) and keyspace uses its pure-Python code,
@@ -38,11 +38,6 @@ setup(
         ),
         Extension(
             "keyspace.stores._gate_accel", sources=["src/keyspace/stores/_gate_accel.c"], optional=True
-        ),
-        Extension(
-            "keyspace.stores._translated_accel",
-            sources=["src/keyspace/stores/_translated_accel.c"],
-            optional=True,
         ),
     ]
 )

@@ -22,7 +22,7 @@ from keyspace.schemes import AsciiHex, ScopeHash, TupleScheme
 
 try:
     from keyspace import _bincode_accel, _put_route_accel, _scope_accel, _tuples_accel
-    from keyspace.stores import _gate_accel, _pairs_accel, _translated_accel
+    from keyspace.stores import _gate_accel, _pairs_accel
 except ImportError:  # pragma: no cover - built without a C compiler
     _tuples_accel = None
 
@@ -320,7 +320,7 @@ def test_gate_holds_nothing() -> None:
     check(attempt(lambda: next(gate.guard_iter(items, translate))), items, translate)
 
 
-# -- keyspace.stores._translated_accel and keyspace._put_route_accel.SplitPut ------
+# -- keyspace.stores._gate_accel.Translated and keyspace._put_route_accel.SplitPut --
 
 
 def test_translated_calls_and_split_puts_hold_nothing() -> None:
@@ -340,12 +340,12 @@ def test_translated_calls_and_split_puts_hold_nothing() -> None:
     def translate(exc: BaseException, k: Any) -> StoreError:
         return StoreError(f"{exc} at {k!r}")
 
-    call = _translated_accel.Translated(answer, translate)
+    call = _gate_accel.Translated(answer, translate)
     check(lambda: call(key, v=value), key, value, call, answer)
-    check(attempt(lambda: _translated_accel.Translated(fail, translate)(key)), key, translate)
-    check(attempt(lambda: _translated_accel.Translated(closed, translate)(key)), key, translate)
-    check(attempt(lambda: _translated_accel.Translated(fail, lambda e, k: e)(key)), key)
-    check(attempt(lambda: _translated_accel.Translated(fail, lambda e, k: 1)(key)), key)
+    check(attempt(lambda: _gate_accel.Translated(fail, translate)(key)), key, translate)
+    check(attempt(lambda: _gate_accel.Translated(closed, translate)(key)), key, translate)
+    check(attempt(lambda: _gate_accel.Translated(fail, lambda e, k: e)(key)), key)
+    check(attempt(lambda: _gate_accel.Translated(fail, lambda e, k: 1)(key)), key)
     seen: set[int] = set()
 
     def below(k: bytes, v: bytes) -> None:

@@ -226,6 +226,15 @@ def test_translate_may_return_the_error_itself(gate: Any) -> None:
     original = KeyError("engine")
     with pytest.raises(KeyError) as caught:
         next(gate.guard_iter(_raising(original), lambda exc: exc))
-    assert caught.value is original
-    assert caught.value.__cause__ is original
+    assert caught.value is original  # raised as it was, not chained from itself
+    assert caught.value.__cause__ is None
     assert caught.value.__context__ is None
+
+
+def test_a_keyspace_error_of_a_step_is_not_translated(gate: Any) -> None:
+    from keyspace.errors import StoreClosed
+
+    original = StoreClosed("this snapshot has ended")
+    with pytest.raises(StoreClosed) as caught:
+        next(gate.guard_iter(_raising(original), lambda exc: _Translated(repr(exc))))
+    assert caught.value is original and caught.value.__cause__ is None

@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ..errors import KeyspaceError
+
 __all__ = ["Gate", "PyGate", "close_when_idle"]
 
 _END: Any = object()
@@ -57,7 +59,7 @@ class PyGate:
     ) -> Iterator[Any]:
         """The iterator of ``iterable``, each step counted; with ``translate``, an
         error of a step (the refusal of a closed gate included) is raised as
-        ``translate(error)``, chained from it. ``iter(iterable)`` is taken at
+        ``translate(error)``, chained from it (a keyspace error as it is). ``iter(iterable)`` is taken at
         once (its error is raised here, untranslated), as the C gate does."""
         return self._chain(iter((iter(iterable),)), translate)
 
@@ -91,9 +93,12 @@ class PyGate:
                 finally:
                     calls.pop()
             except Exception as exc:
-                if translate is None:
+                if translate is None or isinstance(exc, KeyspaceError):
                     raise
-                raise translate(exc) from exc
+                error = translate(exc)
+                if error is exc:
+                    raise
+                raise error from exc
             if item is _END:
                 it = None
             else:

@@ -22,6 +22,18 @@
  *   g.close()              every later call refuses; calls in flight go on
  *   g.inflight             the calls in flight now
  *   g.closed               whether close() was called
+ *
+ * and, for a store view's engine calls whether gated or not
+ * (keyspace.stores._translated.translated_py is its reference):
+ *
+ *   f = Translated(fn, translate)
+ *   f(*args, **kw)         fn(*args, **kw); an Exception it raises that is not a
+ *                          keyspace error is raised as translate(error, key)
+ *                          (key: the first positional argument, None without
+ *                          one), chained from it
+ *
+ * A translated error is never a keyspace error: those, and BaseExceptions other
+ * than Exception, go through as they are, here and in the gate's iterators.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -36,6 +48,7 @@ typedef struct {
 static PyTypeObject GateType;
 static PyTypeObject GuardedType;
 static PyTypeObject GuardedIterType;
+static PyObject *keyspace_error; /* keyspace.errors.KeyspaceError */
 
 static int
 gate_refuses(Gate *gate)
@@ -121,17 +134,18 @@ typedef struct {
     int running;        /* inside a step: a step from inside it is refused */
 } GuardedIter;
 
-/* Raise translate(error) from the error set now, as the reference's
- * `except Exception as exc: raise translate(exc) from exc` does: only an
- * Exception is translated (StopIteration and the end of the iteration are not
- * errors; KeyboardInterrupt, SystemExit and other BaseExceptions go through as
- * they are), the new error's __cause__ and __context__ are the error. Always
- * returns NULL. */
+/* Raise translate(error) (key not NULL: translate(error, key)) from the error
+ * set now, as the reference's `except Exception as exc: raise translate(exc)
+ * from exc` does: only an Exception that is not a keyspace error is translated
+ * (StopIteration and the end of the iteration are not errors; keyspace errors,
+ * KeyboardInterrupt, SystemExit and other BaseExceptions go through as they
+ * are), the new error's __cause__ and __context__ are the error; a translation
+ * that returns the error itself raises it as it was. Always returns NULL. */
 static PyObject *
-raise_translated(PyObject *translate)
+raise_translated(PyObject *translate, PyObject *key)
 {
     if (translate == NULL || !PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_StopIteration)
-        || !PyErr_ExceptionMatches(PyExc_Exception)) {
+        || !PyErr_ExceptionMatches(PyExc_Exception) || PyErr_ExceptionMatches(keyspace_error)) {
         return NULL;
     }
     PyObject *type, *value, *tb;
@@ -142,7 +156,8 @@ raise_translated(PyObject *translate)
     }
     Py_XDECREF(type);
     Py_XDECREF(tb);
-    PyObject *exc = PyObject_CallOneArg(translate, value);
+    PyObject *args[2] = {value, key};
+    PyObject *exc = PyObject_Vectorcall(translate, args, key == NULL ? 1 : 2, NULL);
     if (exc == NULL) {
         Py_DECREF(value);
         return NULL;
@@ -153,11 +168,14 @@ raise_translated(PyObject *translate)
         Py_DECREF(value);
         return NULL;
     }
+    if (exc == value) { /* the error itself: raised as it was */
+        Py_DECREF(exc);
+        PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(value)), value, PyException_GetTraceback(value));
+        return NULL;
+    }
     /* raised as it stands (PyErr_SetObject would make the exception handled by
        the caller its __context__) */
-    if (exc != value) {
-        PyException_SetContext(exc, Py_NewRef(value)); /* steals the new reference */
-    }
+    PyException_SetContext(exc, Py_NewRef(value)); /* steals the new reference */
     PyException_SetCause(exc, value);              /* steals value */
     PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, PyException_GetTraceback(exc));
     return NULL;
@@ -219,11 +237,11 @@ guarded_step(GuardedIter *self)
         if (self->it == NULL) {
             int more = self->rest == NULL ? 0 : guarded_advance(self);
             if (more <= 0) {
-                return more < 0 ? raise_translated(self->translate) : NULL;
+                return more < 0 ? raise_translated(self->translate, NULL) : NULL;
             }
         }
         if (gate_refuses(gate)) {
-            return raise_translated(self->translate);
+            return raise_translated(self->translate, NULL);
         }
         gate->inflight++;
         PyObject *out = self->next(self->it);
@@ -232,11 +250,11 @@ guarded_step(GuardedIter *self)
             return out;
         }
         if (self->rest == NULL) { /* one iterator (guard_iter), or a chain's last */
-            return self->translate != NULL ? raise_translated(self->translate) : NULL;
+            return self->translate != NULL ? raise_translated(self->translate, NULL) : NULL;
         }
         if (PyErr_Occurred()) {
             if (!PyErr_ExceptionMatches(PyExc_StopIteration)) {
-                return raise_translated(self->translate);
+                return raise_translated(self->translate, NULL);
             }
             PyErr_Clear();
         }
@@ -288,6 +306,97 @@ static PyTypeObject GuardedIterType = {
 };
 
 /* -- Gate ------------------------------------------------------------------------ */
+
+/* -- Translated: an engine call with a view's errors -------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *fn;
+    PyObject *translate;
+    vectorcallfunc vectorcall;
+} Translated;
+
+static PyObject *
+translated_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Translated *self = (Translated *)op;
+    PyObject *out = PyObject_Vectorcall(self->fn, args, nargsf, kwnames);
+    if (out != NULL) {
+        return out;
+    }
+    return raise_translated(self->translate, PyVectorcall_NARGS(nargsf) > 0 ? args[0] : Py_None);
+}
+
+static PyObject *
+translated_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *fn, *translate;
+    if (!_PyArg_NoKeywords("Translated", kwargs) || !PyArg_UnpackTuple(args, "Translated", 2, 2, &fn, &translate)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(fn) || !PyCallable_Check(translate)) {
+        PyErr_SetString(PyExc_TypeError, "Translated(fn, translate) takes two callables");
+        return NULL;
+    }
+    Translated *self = PyObject_GC_New(Translated, type);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->fn = Py_NewRef(fn);
+    self->translate = Py_NewRef(translate);
+    self->vectorcall = translated_vectorcall;
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
+}
+
+static int
+translated_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    Translated *self = (Translated *)op;
+    Py_VISIT(self->fn);
+    Py_VISIT(self->translate);
+    return 0;
+}
+
+static int
+translated_clear(PyObject *op)
+{
+    Translated *self = (Translated *)op;
+    Py_CLEAR(self->fn);
+    Py_CLEAR(self->translate);
+    return 0;
+}
+
+static void
+translated_dealloc(PyObject *op)
+{
+    PyObject_GC_UnTrack(op);
+    translated_clear(op);
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyObject *
+translated_repr(PyObject *op)
+{
+    return PyUnicode_FromFormat("Translated(%R)", ((Translated *)op)->fn);
+}
+
+static PyTypeObject TranslatedType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace.stores._gate_accel.Translated",
+    .tp_doc = "Translated(fn, translate): fn, its errors raised as translate(error, key) (see the module).",
+    .tp_basicsize = sizeof(Translated),
+    .tp_vectorcall_offset = offsetof(Translated, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = translated_new,
+    .tp_traverse = translated_traverse,
+    .tp_clear = translated_clear,
+    .tp_dealloc = translated_dealloc,
+    .tp_repr = translated_repr,
+};
+
+/* -- Gate ----------------------------------------------------------------------- */
 
 static PyObject *
 gate_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
@@ -443,14 +552,22 @@ static PyTypeObject GateType = {
 static struct PyModuleDef gate_accel_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "keyspace.stores._gate_accel",
-    .m_doc = "Optional C gate that counts the calls in flight into an engine handle.",
+    .m_doc = "Optional C gate that counts the calls in flight into an engine handle, and a store view's "
+              "translated engine calls.",
     .m_size = -1,
 };
 
 PyMODINIT_FUNC
 PyInit__gate_accel(void)
 {
-    if (PyType_Ready(&GateType) < 0 || PyType_Ready(&GuardedType) < 0 || PyType_Ready(&GuardedIterType) < 0) {
+    PyObject *errors = PyImport_ImportModule("keyspace.errors");
+    if (errors == NULL) {
+        return NULL;
+    }
+    keyspace_error = PyObject_GetAttrString(errors, "KeyspaceError");
+    Py_DECREF(errors);
+    if (keyspace_error == NULL || PyType_Ready(&GateType) < 0 || PyType_Ready(&GuardedType) < 0
+        || PyType_Ready(&GuardedIterType) < 0 || PyType_Ready(&TranslatedType) < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&gate_accel_module);
@@ -460,6 +577,12 @@ PyInit__gate_accel(void)
     Py_INCREF(&GateType);
     if (PyModule_AddObject(module, "Gate", (PyObject *)&GateType) < 0) {
         Py_DECREF(&GateType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_INCREF(&TranslatedType);
+    if (PyModule_AddObject(module, "Translated", (PyObject *)&TranslatedType) < 0) {
+        Py_DECREF(&TranslatedType);
         Py_DECREF(module);
         return NULL;
     }

@@ -1,6 +1,8 @@
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from ..errors import KeyspaceError
+
 class Gate:
     inflight: int
     closed: bool
@@ -17,3 +19,9 @@ class Gate:
     ) -> Iterator[Any]: ...
     def run(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any: ...
     def close(self) -> None: ...
+
+class Translated:
+    def __init__(
+        self, fn: Callable[..., Any], translate: Callable[[BaseException, Any], KeyspaceError], /
+    ) -> None: ...
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
