@@ -309,6 +309,9 @@ def test_gate_holds_nothing() -> None:
         return _Translated(str(exc))
 
     check(lambda: guarded(arg, y=1), fn, arg, guarded)
+    counted = gate.guard(int, lambda exc, key: _Translated(str(exc)))  # a call and its translation
+    check(lambda: counted("7"), counted)
+    check(attempt(lambda: counted("not a number")), counted)
     check(lambda: gate.run(fn, arg, y=2), fn, arg)
     check(lambda: list(gate.guard_iter(items, translate)), items, translate)
     check(lambda: list(gate.guard_chain([items, items])), items)
@@ -320,7 +323,7 @@ def test_gate_holds_nothing() -> None:
     check(attempt(lambda: next(gate.guard_iter(items, translate))), items, translate)
 
 
-# -- keyspace.stores._gate_accel.Translated and keyspace._put_route_accel.SplitPut --
+# -- keyspace.stores._gate_accel.translated and keyspace._put_route_accel.SplitPut --
 
 
 def test_translated_calls_and_split_puts_hold_nothing() -> None:
@@ -340,12 +343,12 @@ def test_translated_calls_and_split_puts_hold_nothing() -> None:
     def translate(exc: BaseException, k: Any) -> StoreError:
         return StoreError(f"{exc} at {k!r}")
 
-    call = _gate_accel.Translated(answer, translate)
+    call = _gate_accel.translated(answer, translate)
     check(lambda: call(key, v=value), key, value, call, answer)
-    check(attempt(lambda: _gate_accel.Translated(fail, translate)(key)), key, translate)
-    check(attempt(lambda: _gate_accel.Translated(closed, translate)(key)), key, translate)
-    check(attempt(lambda: _gate_accel.Translated(fail, lambda e, k: e)(key)), key)
-    check(attempt(lambda: _gate_accel.Translated(fail, lambda e, k: 1)(key)), key)
+    check(attempt(lambda: _gate_accel.translated(fail, translate)(key)), key, translate)
+    check(attempt(lambda: _gate_accel.translated(closed, translate)(key)), key, translate)
+    check(attempt(lambda: _gate_accel.translated(fail, lambda e, k: e)(key)), key)
+    check(attempt(lambda: _gate_accel.translated(fail, lambda e, k: 1)(key)), key)
     seen: set[int] = set()
 
     def below(k: bytes, v: bytes) -> None:

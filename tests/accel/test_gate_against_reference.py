@@ -238,3 +238,26 @@ def test_a_keyspace_error_of_a_step_is_not_translated(gate: Any) -> None:
     with pytest.raises(StoreClosed) as caught:
         next(gate.guard_iter(_raising(original), lambda exc: _Translated(repr(exc))))
     assert caught.value is original and caught.value.__cause__ is None
+
+
+def test_a_guarded_call_with_a_translation_translates_its_errors_and_the_refusal(gate: Any) -> None:
+    from keyspace.errors import StoreClosed, StoreError
+
+    def translate(exc: BaseException, key: Any) -> StoreError:
+        return (
+            StoreClosed(f"closed at {key!r}") if "closed" in str(exc) else StoreError(f"{exc!r} at {key!r}")
+        )
+
+    def engine(key: bytes) -> bytes:
+        if key == b"bad":
+            raise KeyError("engine")
+        return key
+
+    call = gate.guard(engine, translate)
+    assert call(b"k") == b"k" and gate.inflight == 0
+    with pytest.raises(StoreError, match=r"KeyError\('engine'\) at b'bad'") as raised:
+        call(b"bad")
+    assert isinstance(raised.value.__cause__, KeyError) and gate.inflight == 0
+    gate.close()
+    with pytest.raises(StoreClosed, match="closed at b'k'"):  # the gate's refusal, translated
+        call(b"k")

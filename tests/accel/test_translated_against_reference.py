@@ -1,4 +1,4 @@
-"""The C translated call (``keyspace.stores._gate_accel.Translated``) and
+"""The C translated call (``keyspace.stores._gate_accel.translated``) and
 the C split put of a hooked transaction (``keyspace._put_route_accel.SplitPut``)
 against their pure-Python references: the same results, the same errors (a
 translated error chained from the engine's, keyspace errors and other

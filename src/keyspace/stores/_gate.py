@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import KeyspaceError
+from ._translated import Translate, translated_py
 
 __all__ = ["Gate", "PyGate", "close_when_idle"]
 
@@ -46,13 +47,16 @@ class PyGate:
         """The calls in flight now."""
         return len(self._calls)
 
-    def guard(self, fn: Callable[..., Any]) -> Callable[..., Any]:
-        """``fn``, its calls counted; once closed, a call raises without calling it."""
+    def guard(self, fn: Callable[..., Any], translate: Translate | None = None) -> Callable[..., Any]:
+        """``fn``, its calls counted; once closed, a call raises without calling it.
+        With ``translate``, an error of a call (the refusal included) is raised
+        as ``translate(error, key)``, as :func:`~keyspace.stores._translated.translated_py`
+        raises it."""
 
         def guarded(*args: Any, **kwargs: Any) -> Any:
             return self.run(fn, *args, **kwargs)
 
-        return guarded
+        return guarded if translate is None else translated_py(guarded, translate)
 
     def guard_iter(
         self, iterable: Iterable[Any], translate: Callable[[BaseException], BaseException] | None = None

@@ -9,6 +9,10 @@
  *   g = Gate()
  *   f = g.guard(fn)        f(*args) calls fn(*args) counted; RuntimeError
  *                          ("... closed") once g is closed, fn not called
+ *   f = g.guard(fn, translate)
+ *                          the same; an error of the call (the refusal
+ *                          included) is raised as translate(error, key), as
+ *                          translated's
  *   it = g.guard_iter(i)   next(it) is next(i), counted the same way
  *   it = g.guard_iter(i, translate)
  *                          the same; an error of a step (the refusal included)
@@ -26,11 +30,11 @@
  * and, for a store view's engine calls whether gated or not
  * (keyspace.stores._translated.translated_py is its reference):
  *
- *   f = Translated(fn, translate)
- *   f(*args, **kw)         fn(*args, **kw); an Exception it raises that is not a
- *                          keyspace error is raised as translate(error, key)
- *                          (key: the first positional argument, None without
- *                          one), chained from it
+ *   f = translated(fn, translate)
+ *   f(*args, **kw)         fn(*args, **kw), not counted; an Exception it raises
+ *                          that is not a keyspace error is raised as
+ *                          translate(error, key) (key: the first positional
+ *                          argument, None without one), chained from it
  *
  * A translated error is never a keyspace error: those, and BaseExceptions other
  * than Exception, go through as they are, here and in the gate's iterators.
@@ -60,12 +64,15 @@ gate_refuses(Gate *gate)
     return 0;
 }
 
-/* -- Guarded: a callable counted by its gate ------------------------------------ */
+static PyObject *raise_translated(PyObject *translate, PyObject *key);
+
+/* -- Guarded: an engine call, counted by its gate, its errors translated ------- */
 
 typedef struct {
     PyObject_HEAD
-    Gate *gate;
+    Gate *gate;          /* NULL: not counted */
     PyObject *fn;
+    PyObject *translate; /* NULL: errors as they are */
     vectorcallfunc vectorcall;
 } Guarded;
 
@@ -74,12 +81,23 @@ guarded_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject 
 {
     Guarded *self = (Guarded *)op;
     Gate *gate = self->gate;
-    if (gate_refuses(gate)) {
-        return NULL;
+    PyObject *out;
+    if (gate == NULL) {
+        out = PyObject_Vectorcall(self->fn, args, nargsf, kwnames);
     }
-    gate->inflight++;
-    PyObject *out = PyObject_Vectorcall(self->fn, args, nargsf, kwnames);
-    gate->inflight--;
+    else {
+        if (gate_refuses(gate)) {
+            out = NULL;
+        }
+        else {
+            gate->inflight++;
+            out = PyObject_Vectorcall(self->fn, args, nargsf, kwnames);
+            gate->inflight--;
+        }
+    }
+    if (out == NULL && self->translate != NULL) {
+        return raise_translated(self->translate, PyVectorcall_NARGS(nargsf) > 0 ? args[0] : Py_None);
+    }
     return out;
 }
 
@@ -89,6 +107,7 @@ guarded_traverse(PyObject *op, visitproc visit, void *arg)
     Guarded *self = (Guarded *)op;
     Py_VISIT(self->gate);
     Py_VISIT(self->fn);
+    Py_VISIT(self->translate);
     return 0;
 }
 
@@ -98,6 +117,7 @@ guarded_clear(PyObject *op)
     Guarded *self = (Guarded *)op;
     Py_CLEAR(self->gate);
     Py_CLEAR(self->fn);
+    Py_CLEAR(self->translate);
     return 0;
 }
 
@@ -112,7 +132,7 @@ guarded_dealloc(PyObject *op)
 static PyTypeObject GuardedType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "keyspace.stores._gate_accel.Guarded",
-    .tp_doc = "A callable whose calls its Gate counts (see the module).",
+    .tp_doc = "An engine call counted by its Gate (if any), its errors translated (if asked; see the module).",
     .tp_basicsize = sizeof(Guarded),
     .tp_vectorcall_offset = offsetof(Guarded, vectorcall),
     .tp_call = PyVectorcall_Call,
@@ -307,95 +327,6 @@ static PyTypeObject GuardedIterType = {
 
 /* -- Gate ------------------------------------------------------------------------ */
 
-/* -- Translated: an engine call with a view's errors -------------------------- */
-
-typedef struct {
-    PyObject_HEAD
-    PyObject *fn;
-    PyObject *translate;
-    vectorcallfunc vectorcall;
-} Translated;
-
-static PyObject *
-translated_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
-{
-    Translated *self = (Translated *)op;
-    PyObject *out = PyObject_Vectorcall(self->fn, args, nargsf, kwnames);
-    if (out != NULL) {
-        return out;
-    }
-    return raise_translated(self->translate, PyVectorcall_NARGS(nargsf) > 0 ? args[0] : Py_None);
-}
-
-static PyObject *
-translated_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
-{
-    PyObject *fn, *translate;
-    if (!_PyArg_NoKeywords("Translated", kwargs) || !PyArg_UnpackTuple(args, "Translated", 2, 2, &fn, &translate)) {
-        return NULL;
-    }
-    if (!PyCallable_Check(fn) || !PyCallable_Check(translate)) {
-        PyErr_SetString(PyExc_TypeError, "Translated(fn, translate) takes two callables");
-        return NULL;
-    }
-    Translated *self = PyObject_GC_New(Translated, type);
-    if (self == NULL) {
-        return NULL;
-    }
-    self->fn = Py_NewRef(fn);
-    self->translate = Py_NewRef(translate);
-    self->vectorcall = translated_vectorcall;
-    PyObject_GC_Track(self);
-    return (PyObject *)self;
-}
-
-static int
-translated_traverse(PyObject *op, visitproc visit, void *arg)
-{
-    Translated *self = (Translated *)op;
-    Py_VISIT(self->fn);
-    Py_VISIT(self->translate);
-    return 0;
-}
-
-static int
-translated_clear(PyObject *op)
-{
-    Translated *self = (Translated *)op;
-    Py_CLEAR(self->fn);
-    Py_CLEAR(self->translate);
-    return 0;
-}
-
-static void
-translated_dealloc(PyObject *op)
-{
-    PyObject_GC_UnTrack(op);
-    translated_clear(op);
-    Py_TYPE(op)->tp_free(op);
-}
-
-static PyObject *
-translated_repr(PyObject *op)
-{
-    return PyUnicode_FromFormat("Translated(%R)", ((Translated *)op)->fn);
-}
-
-static PyTypeObject TranslatedType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "keyspace.stores._gate_accel.Translated",
-    .tp_doc = "Translated(fn, translate): fn, its errors raised as translate(error, key) (see the module).",
-    .tp_basicsize = sizeof(Translated),
-    .tp_vectorcall_offset = offsetof(Translated, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_new = translated_new,
-    .tp_traverse = translated_traverse,
-    .tp_clear = translated_clear,
-    .tp_dealloc = translated_dealloc,
-    .tp_repr = translated_repr,
-};
-
 /* -- Gate ----------------------------------------------------------------------- */
 
 static PyObject *
@@ -413,25 +344,60 @@ gate_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     return (PyObject *)self;
 }
 
+/* A Guarded of fn, counted by gate (NULL: not counted), its errors translated by
+ * translate (NULL or None: not translated). */
 static PyObject *
-gate_guard(PyObject *op, PyObject *fn)
+guarded_new(Gate *gate, PyObject *fn, PyObject *translate)
 {
     if (!PyCallable_Check(fn)) {
-        PyErr_Format(PyExc_TypeError, "guard takes a callable, not %.100s", Py_TYPE(fn)->tp_name);
+        PyErr_Format(PyExc_TypeError, "an engine call must be callable, not %.100s", Py_TYPE(fn)->tp_name);
+        return NULL;
+    }
+    if (translate == Py_None) {
+        translate = NULL;
+    }
+    if (translate != NULL && !PyCallable_Check(translate)) {
+        PyErr_Format(PyExc_TypeError, "translate must be callable, not %.100s", Py_TYPE(translate)->tp_name);
         return NULL;
     }
     Guarded *out = PyObject_GC_New(Guarded, &GuardedType);
     if (out == NULL) {
         return NULL;
     }
-    Py_INCREF(op);
-    out->gate = (Gate *)op;
-    Py_INCREF(fn);
-    out->fn = fn;
+    out->gate = (Gate *)Py_XNewRef((PyObject *)gate);
+    out->fn = Py_NewRef(fn);
+    out->translate = Py_XNewRef(translate);
     out->vectorcall = guarded_vectorcall;
     PyObject_GC_Track(out);
     return (PyObject *)out;
 }
+
+static PyObject *
+gate_guard(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || nargs > 2) {
+        PyErr_SetString(PyExc_TypeError, "guard(fn, translate=None) takes one or two arguments");
+        return NULL;
+    }
+    return guarded_new((Gate *)op, args[0], nargs == 2 ? args[1] : NULL);
+}
+
+/* translated(fn, translate): fn with its errors translated, not counted. */
+static PyObject *
+module_translated(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || args[1] == Py_None) {
+        PyErr_SetString(PyExc_TypeError, "translated(fn, translate) takes an engine call and its translation");
+        return NULL;
+    }
+    return guarded_new(NULL, args[0], args[1]);
+}
+
+static PyMethodDef module_methods[] = {
+    {"translated", (PyCFunction)(void (*)(void))module_translated, METH_FASTCALL,
+     "translated(fn, translate): fn, its errors raised as translate(error, key) (see the module)."},
+    {NULL, NULL, 0, NULL},
+};
 
 /* The guarded iterator of guard_iter (chain 0: args[0] is the iterable) and
  * guard_chain (chain 1: args[0] is the iterable of iterables). */
@@ -519,7 +485,9 @@ gate_get_closed(PyObject *op, void *Py_UNUSED(closure))
 }
 
 static PyMethodDef gate_methods[] = {
-    {"guard", gate_guard, METH_O, "guard(fn): fn, its calls counted."},
+    {"guard", (PyCFunction)(void (*)(void))gate_guard, METH_FASTCALL,
+     "guard(fn, translate=None): fn, its calls counted; with translate, its errors raised as "
+     "translate(error, key)."},
     {"guard_iter", (PyCFunction)(void (*)(void))gate_guard_iter, METH_FASTCALL,
      "guard_iter(iterable, translate=None): its iterator, its steps counted; with translate, "
      "an error of a step is raised as translate(error), chained from it."},
@@ -555,6 +523,7 @@ static struct PyModuleDef gate_accel_module = {
     .m_doc = "Optional C gate that counts the calls in flight into an engine handle, and a store view's "
               "translated engine calls.",
     .m_size = -1,
+    .m_methods = module_methods,
 };
 
 PyMODINIT_FUNC
@@ -567,7 +536,7 @@ PyInit__gate_accel(void)
     keyspace_error = PyObject_GetAttrString(errors, "KeyspaceError");
     Py_DECREF(errors);
     if (keyspace_error == NULL || PyType_Ready(&GateType) < 0 || PyType_Ready(&GuardedType) < 0
-        || PyType_Ready(&GuardedIterType) < 0 || PyType_Ready(&TranslatedType) < 0) {
+        || PyType_Ready(&GuardedIterType) < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&gate_accel_module);
@@ -577,12 +546,6 @@ PyInit__gate_accel(void)
     Py_INCREF(&GateType);
     if (PyModule_AddObject(module, "Gate", (PyObject *)&GateType) < 0) {
         Py_DECREF(&GateType);
-        Py_DECREF(module);
-        return NULL;
-    }
-    Py_INCREF(&TranslatedType);
-    if (PyModule_AddObject(module, "Translated", (PyObject *)&TranslatedType) < 0) {
-        Py_DECREF(&TranslatedType);
         Py_DECREF(module);
         return NULL;
     }

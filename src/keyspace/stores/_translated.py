@@ -10,10 +10,11 @@ raises that is not a :class:`~keyspace.errors.KeyspaceError` is raised as
 layers above call the contract's method, which is the engine call with no
 Python frame, and never meet an engine error.
 
-``translated`` is the C type ``Translated`` of ``keyspace.stores._gate_accel``
-(the module of the stores' engine calls) where it is built (one vectorcall
-more than ``fn``); :func:`translated_py` is its pure-Python reference, with
-the same behaviour.
+``translated`` is the C function of ``keyspace.stores._gate_accel`` (the
+module of the stores' engine calls: an uncounted guarded call, see
+:class:`~keyspace.stores._gate.Gate`) where it is built (one vectorcall more
+than ``fn``); :func:`translated_py` is its pure-Python reference, with the
+same behaviour.
 
 >>> def get(key):
 ...     raise LookupError("gone")
@@ -82,6 +83,6 @@ def translated_py(fn: Callable[..., Any], translate: Translate) -> Callable[...,
 
 translated: Callable[[Callable[..., Any], Translate], Callable[..., Any]]
 try:  # the optional C type (setup.py builds it when it can)
-    from ._gate_accel import Translated as translated
+    from ._gate_accel import translated
 except ImportError:  # pragma: no cover - the reference then serves
     translated = translated_py

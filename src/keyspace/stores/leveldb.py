@@ -46,7 +46,7 @@ from ._base import (
 from ._gate import Gate, close_when_idle
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory, engine_words
-from ._translated import GetSlot, translated
+from ._translated import GetSlot
 
 __all__ = ["LevelDBStore"]
 
@@ -106,12 +106,12 @@ class LevelDBStore(BatchedWrites, Store):
             raise self.translate(exc) from exc
         self._opened = True
         db = self._db
+        put = partial(db.put, sync=True) if sync else db.put  # plyvel's default: sync=False
         self._get = calls.guard(db.get)
-        # plyvel's default: sync=False
-        self._put = calls.guard(partial(db.put, sync=True) if sync else db.put)
-        # the contract's get and put: plyvel's calls themselves, behind the gate
-        self.get = translated(self._get, self.translate)  # type: ignore[method-assign]
-        self.put = translated(self._put, self.translate)  # type: ignore[method-assign]
+        self._put = calls.guard(put)
+        # the contract's get and put: plyvel's calls themselves, behind the gate, translated
+        self.get = calls.guard(db.get, self.translate)  # type: ignore[method-assign]
+        self.put = calls.guard(put, self.translate)  # type: ignore[method-assign]
         self._delete = calls.guard(partial(db.delete, sync=sync))
 
     # -- error translation: the one place ------------------------------------
@@ -352,7 +352,7 @@ class _LevelDBSnapshot(GetSlot, Releasable, ReadView):
         self._store = store
         self._snap = snap
         self._kind = kind
-        self.get = translated(store._calls.guard(snap.get), self.translate)
+        self.get = store._calls.guard(snap.get, self.translate)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """The store's translation; once the snapshot has ended (a ``get`` on
