@@ -746,6 +746,9 @@ class HookedTransaction(DelegatedReads, WriteView):
         if manager is None:
             return None
         self._manager = None
+        # the split put holds this transaction's method: dropped, so that no reference
+        # cycle keeps the transaction (its dicts of old and new values) alive after it
+        self.__dict__.pop("put", None)
         if exc_type is not None:
             return manager.__exit__(exc_type, exc, tb)
         store = self.store

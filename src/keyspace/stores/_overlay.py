@@ -21,6 +21,7 @@ import threading
 import weakref
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator
+from functools import partial
 from itertools import chain, islice
 from operator import itemgetter
 from types import TracebackType
@@ -151,6 +152,19 @@ class _Pending(dict[bytes, bytes]):
 _proxy_setitem: Any = vars(weakref.ProxyType)["__setitem__"]
 
 
+def _put_refusal(base: ReadView, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
+    """The error of a transaction's put: after its end (the pending puts are
+    gone, a :class:`ReferenceError`) :class:`~keyspace.errors.StoreClosed`;
+    other errors as the snapshot's."""
+    if isinstance(exc, ReferenceError):
+        return StoreClosed("this transaction has ended")
+    return base.translate(exc, key)
+
+
+def _put_after_end(key: bytes, value: bytes) -> None:
+    raise StoreClosed("this transaction has ended")
+
+
 class OverlayTransaction(PutSlot, WriteView):
     """A read-write transaction over a snapshot: reads see the snapshot plus this
     transaction's own writes; commit hands all writes to ``apply`` at once.
@@ -216,12 +230,15 @@ class OverlayTransaction(PutSlot, WriteView):
         self._index: SortedList[bytes] | None = None
         self._open = True
         self._log = PairLog() if PairLog is not None and check is None else None
+        # the put's translation holds the base view, not this transaction: no
+        # reference cycle keeps an ended transaction alive
+        refusal = partial(_put_refusal, base)
         if check is not None:
             self.put = self._checked_put
         elif self._log is not None:
-            self.put = translated(self._log, self.translate)
+            self.put = translated(self._log, refusal)
         else:
-            self.put = translated(_proxy_setitem.__get__(weakref.proxy(puts)), self.translate)
+            self.put = translated(_proxy_setitem.__get__(weakref.proxy(puts)), refusal)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         """A fast put after the end (the pending dict is gone) is
@@ -431,6 +448,8 @@ class OverlayTransaction(PutSlot, WriteView):
 
     def _finish(self) -> None:
         self._open = False
+        if self._check is not None:  # the bound method held this transaction
+            self.put = _put_after_end
         # the one strong reference to the pending dict: put fails from now on
         self._puts = _Pending()
         if self._log is not None:

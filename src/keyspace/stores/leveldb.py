@@ -410,7 +410,14 @@ class _LevelDBSnapshot(GetSlot, Releasable, ReadView):
         """End the snapshot. Idempotent."""
         snap, self._snap = self._snap, None
         if snap is not None:
+            # a get that holds the store, not this snapshot (its translation did): a
+            # later get raises the ended snapshot's StoreClosed, and no cycle is left
+            self.get = partial(_ended, f"this {self._kind} of {self._store.url} has ended")
             _close_behind(self._store._calls, snap)
+
+
+def _ended(message: str, *args: Any) -> Any:
+    raise StoreClosed(message)
 
 
 def _check_creatable(path: str, url: str) -> None:

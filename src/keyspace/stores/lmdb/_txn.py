@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable
+from functools import partial
 from threading import get_ident
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -332,8 +333,13 @@ class LMDBTransaction(PointSlots, TxnReads, WriteView):
         tb: TracebackType | None,
     ) -> None:
         joined = self._joined
+        ended = partial(_ended, self._store)
+        # get and put after the block: the ended transaction's error; calls that hold
+        # the store, not a view (a view's own methods would keep it in a reference cycle)
+        self.get = self.put = ended
         if joined is not None:  # the joined transaction commits or aborts it all
             self._joined = None
+            joined.get = joined.put = ended
             if exc_type is not None:
                 joined._outer._failed = True
             return
@@ -362,6 +368,11 @@ class LMDBTransaction(PointSlots, TxnReads, WriteView):
                 self._recover(error, None, lambda: self._txn.commit(), 0)
         finally:
             store._shared.wlock.release()
+
+
+def _ended(store: LMDBStoreParts, *args: Any) -> Any:
+    """A get or put of a transaction after its block."""
+    raise StoreClosed(f"this transaction of {store.url} has ended")
 
 
 class JoinedTransaction(PointSlots, TxnReads, WriteView):
