@@ -19,6 +19,7 @@ import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import islice
+from typing import Any
 from urllib.parse import parse_qsl
 
 from ..errors import StoreError
@@ -189,6 +190,19 @@ _NAMED_MOST = 64
 """The named databases an environment may hold and still count as unwritten."""
 
 
+def _raw_environment(path: str, **options: Any) -> Any:
+    """``lmdb.open(path, **options)`` (without the lock file), after the check
+    every LMDB store's open makes first (``check_environment``): a truncated
+    ``data.mdb`` is refused with :class:`StoreError` before it is mapped, where
+    mapping it kills the process with SIGBUS at its first read past the end."""
+    import lmdb
+
+    from ..stores.lmdb._files import check_environment
+
+    check_environment(path, f"lmdb://{path}", readonly=True)
+    return lmdb.open(path, lock=False, **options)
+
+
 def _lmdb_unwritten(path: str) -> bool:
     """Whether the environment at ``path`` holds no entry, read without its lock
     file (which would drop this process's lock of it when closed): its main
@@ -197,9 +211,7 @@ def _lmdb_unwritten(path: str) -> bool:
     if not os.path.exists(os.path.join(path, "data.mdb")):
         return True
     try:
-        import lmdb
-
-        env = lmdb.open(path, readonly=True, lock=False, max_dbs=_NAMED_MOST)
+        env = _raw_environment(path, readonly=True, max_dbs=_NAMED_MOST)
     except Exception:
         return False
     try:
@@ -241,10 +253,8 @@ def _absent_databases(url: str, path: str) -> list[bytes]:
     if not names or not os.path.exists(os.path.join(path, "data.mdb")):
         return []
     try:
-        import lmdb
-
-        env = lmdb.open(path, readonly=True, lock=False, max_dbs=0)
-    except Exception:
+        env = _raw_environment(path, readonly=True, max_dbs=0)
+    except Exception:  # the command's own open says what is wrong with the store
         return []
     try:
         with env.begin() as txn:
@@ -261,9 +271,7 @@ def _drop_empty_databases(path: str, names: list[bytes]) -> None:
     :func:`_lmdb_alone`: its lock file is not used, as no other process has the
     environment open)."""
     with contextlib.suppress(Exception):
-        import lmdb
-
-        env = lmdb.open(path, lock=False, max_dbs=len(names) + 1)
+        env = _raw_environment(path, max_dbs=len(names) + 1)
         try:
             with env.begin(write=True) as txn:
                 for name in names:
