@@ -40,7 +40,7 @@ from typing import Any
 
 from ..errors import KeyspaceError
 from ._base import Op, PagedReads, ReadView, Store, WriteView, keys_in
-from ._translated import translated
+from ._translated import PutSlot, translated
 
 __all__ = ["CheckFailed", "CheckedReads"]
 
@@ -61,7 +61,7 @@ Recheck = Callable[[ReadView], bool]
 is readable there (``False``: reads find nothing); it may raise instead."""
 
 
-class CheckedReads(PagedReads, WriteView):
+class CheckedReads(PutSlot, PagedReads, WriteView):
     """The reads of ``data`` (the part of ``store`` that holds a scope's keys,
     without their first ``len(tag)`` bytes; ``tag=b""``: ``data`` is ``store``),
     each made where ``check_key`` (a key of ``store``) holds ``expected`` in the
@@ -94,7 +94,7 @@ class CheckedReads(PagedReads, WriteView):
         self._expected = expected
         self._recheck = recheck
         self._refused = refused
-        self.put = data.put  # type: ignore[method-assign]  # writes: the part's own, its call itself
+        self.put = data.put  # writes: the part's own, its call itself
         self._fast: Any = None  # the engine's checked reads, where it has them
         offered = getattr(data, "checked_reads", None)
         # the part of the store that holds the check key; the store itself where it
@@ -199,9 +199,6 @@ class CheckedReads(PagedReads, WriteView):
             return 0 if data is None else data.count(start, stop, without)
 
     # -- writes: the part's own ------------------------------------------------
-
-    def put(self, key: bytes, value: bytes) -> None:
-        self._data.put(key, value)
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         return self._data.put_many(items)

@@ -31,7 +31,7 @@ from sortedcontainers import SortedList, SortedSet
 
 from ..errors import KeyspaceError, StoreClosed, StoreError
 from ._base import Op, ReadView, WriteView, as_ops, checked_pages, limited
-from ._translated import PutSlot, translated
+from ._translated import PutSlot, ended_call, translated
 
 PairLog: Any
 try:  # the optional C put log (setup.py builds it when it can)
@@ -161,10 +161,6 @@ def _put_refusal(base: ReadView, exc: BaseException, key: bytes | None = None) -
     return base.translate(exc, key)
 
 
-def _put_after_end(key: bytes, value: bytes) -> None:
-    raise StoreClosed("this transaction has ended")
-
-
 class OverlayTransaction(PutSlot, WriteView):
     """A read-write transaction over a snapshot: reads see the snapshot plus this
     transaction's own writes; commit hands all writes to ``apply`` at once.
@@ -241,11 +237,11 @@ class OverlayTransaction(PutSlot, WriteView):
             self.put = translated(_proxy_setitem.__get__(weakref.proxy(puts)), refusal)
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
-        """A fast put after the end (the pending dict is gone) is
-        :class:`~keyspace.errors.StoreClosed`; other errors as the snapshot's."""
-        if not self._open or isinstance(exc, ReferenceError):
+        """After the end, :class:`~keyspace.errors.StoreClosed`; else as its put's
+        (:func:`_put_refusal`)."""
+        if not self._open:
             return StoreClosed("this transaction has ended")
-        return self._base.translate(exc, key)
+        return _put_refusal(self._base, exc, key)
 
     # -- reads ---------------------------------------------------------------
 
@@ -449,7 +445,7 @@ class OverlayTransaction(PutSlot, WriteView):
     def _finish(self) -> None:
         self._open = False
         if self._check is not None:  # the bound method held this transaction
-            self.put = _put_after_end
+            self.put = ended_call("this transaction has ended")
         # the one strong reference to the pending dict: put fails from now on
         self._puts = _Pending()
         if self._log is not None:

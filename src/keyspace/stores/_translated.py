@@ -6,7 +6,7 @@ raises that is not a :class:`~keyspace.errors.KeyspaceError` is raised as
 ``translate(error, key)`` (``key``: the call's first positional argument,
 ``None`` without one), chained from it; keyspace errors and other
 :class:`BaseException` go through as they are. A view sets its ``get``,
-``put`` or ``replace`` to one (py-lmdb's ``txn.get`` in an LMDB snapshot): the
+``put`` or ``fast_replace`` to one (py-lmdb's ``txn.get`` in an LMDB snapshot): the
 layers above call the contract's method, which is the engine call with no
 Python frame, and never meet an engine error.
 
@@ -29,11 +29,12 @@ keyspace.errors.StoreError: gone at b'k'
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
-from ..errors import KeyspaceError
+from ..errors import KeyspaceError, StoreClosed
 
-__all__ = ["GetSlot", "PointSlots", "PutSlot", "Translate", "translated", "translated_py"]
+__all__ = ["GetSlot", "PointSlots", "PutSlot", "Translate", "ended_call", "translated", "translated_py"]
 
 Translate = Callable[[BaseException, Any], KeyspaceError]
 """A view's translation of an engine error (the error, and the key of the call or
@@ -62,6 +63,24 @@ class PointSlots:
     __slots__ = ("get", "put")
     get: Callable[[bytes], bytes | None]
     put: Callable[[bytes, bytes], None]
+
+
+def ended_call(message: str) -> Callable[..., Any]:
+    """A view's ``get`` or ``put`` once the view has ended: every call raises
+    :class:`~keyspace.errors.StoreClosed` saying ``message``. It holds no view,
+    where the view's own methods or translation would hold it in a reference
+    cycle.
+
+    >>> ended_call("this snapshot has ended")(b"k")
+    Traceback (most recent call last):
+    ...
+    keyspace.errors.StoreClosed: this snapshot has ended
+    """
+    return partial(_raise_closed, message)
+
+
+def _raise_closed(message: str, *args: Any) -> Any:
+    raise StoreClosed(message)
 
 
 def translated_py(fn: Callable[..., Any], translate: Translate) -> Callable[..., Any]:

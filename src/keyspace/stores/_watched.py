@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import KeyspaceError
 from ._base import Op, PagedReads, ReadView, Store, WriteView
+from ._translated import PointSlots
 
 __all__ = ["WatchedReads", "watched"]
 
@@ -33,7 +34,7 @@ def watched(store: Store, check: Callable[[ReadView], object]) -> WatchedReads |
     return None if offered is None else WatchedReads(store, offered(check))
 
 
-class WatchedReads(PagedReads, WriteView):
+class WatchedReads(PointSlots, PagedReads, WriteView):
     """The reads of ``store`` through ``reads``, the engine's watched reads (an
     object with ``get(key)``, which raises keyspace errors only, ``pages(start,
     stop, reverse, limit, keys)`` and ``count(start, stop, without)``, as
@@ -45,9 +46,8 @@ class WatchedReads(PagedReads, WriteView):
     def __init__(self, store: Store, reads: Any) -> None:
         self._store = store
         self._reads = reads
-        self.put = store.put  # type: ignore[method-assign]  # writes: the store's own call
-        # the engine's watched read itself (it translates its engine's errors)
-        self.get = reads.get  # type: ignore[method-assign]
+        self.put = store.put  # writes: the store's own call
+        self.get = reads.get  # the engine's watched read itself (it translates its engine's errors)
 
     def hold(self) -> None:
         """Run the check in the store's current state unless it ran there already:
@@ -58,14 +58,6 @@ class WatchedReads(PagedReads, WriteView):
         if isinstance(exc, KeyspaceError):  # the check's refusal, as it is
             return exc
         return self._store.translate(exc, key)
-
-    def get(self, key: bytes) -> bytes | None:
-        try:
-            return self._reads.get(key)  # type: ignore[no-any-return]
-        except KeyspaceError:
-            raise
-        except Exception as exc:
-            raise self._store.translate(exc, key) from exc
 
     def _pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
@@ -79,9 +71,6 @@ class WatchedReads(PagedReads, WriteView):
         return self._reads.count(start, stop, without)  # type: ignore[no-any-return]
 
     # -- writes: the store's own -------------------------------------------------
-
-    def put(self, key: bytes, value: bytes) -> None:
-        self._store.put(key, value)
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         return self._store.put_many(items)

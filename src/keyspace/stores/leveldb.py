@@ -46,12 +46,12 @@ from ._base import (
 from ._gate import Gate, close_when_idle
 from ._overlay import OverlayTransaction, Range, TransactionGate
 from ._paths import check_directory, engine_words
-from ._translated import GetSlot
+from ._translated import GetSlot, PointSlots, ended_call
 
 __all__ = ["LevelDBStore"]
 
 
-class LevelDBStore(BatchedWrites, Store):
+class LevelDBStore(PointSlots, BatchedWrites, Store):
     """An ordered byte store in a LevelDB directory (plyvel).
 
     ``LevelDBStore(path, sync=False, create_if_missing=True, cache_size=8 MiB,
@@ -106,12 +106,11 @@ class LevelDBStore(BatchedWrites, Store):
             raise self.translate(exc) from exc
         self._opened = True
         db = self._db
-        put = partial(db.put, sync=True) if sync else db.put  # plyvel's default: sync=False
-        self._get = calls.guard(db.get)
-        self._put = calls.guard(put)
-        # the contract's get and put: plyvel's calls themselves, behind the gate, translated
-        self.get = calls.guard(db.get, self.translate)  # type: ignore[method-assign]
-        self.put = calls.guard(put, self.translate)  # type: ignore[method-assign]
+        # the contract's get and put: plyvel's calls themselves, behind the gate,
+        # translated (plyvel's put does not sync by default)
+        put = partial(db.put, sync=True) if sync else db.put
+        self.get = calls.guard(db.get, self.translate)
+        self.put = calls.guard(put, self.translate)
         self._delete = calls.guard(partial(db.delete, sync=sync))
 
     # -- error translation: the one place ------------------------------------
@@ -236,12 +235,6 @@ class LevelDBStore(BatchedWrites, Store):
 
     # -- the Store contract --------------------------------------------------
 
-    def get(self, key: bytes) -> bytes | None:
-        try:
-            return self._get(key)  # type: ignore[no-any-return]
-        except (plyvel.Error, RuntimeError) as exc:
-            raise self.translate(exc) from exc
-
     def scan(
         self,
         start: bytes = b"",
@@ -261,12 +254,6 @@ class LevelDBStore(BatchedWrites, Store):
         try:
             it = calls.run(source.iterator, stop=stop, include_value=False)
             return _IteratorSeeker(it, calls, self.translate, check)
-        except (plyvel.Error, RuntimeError) as exc:
-            raise self.translate(exc) from exc
-
-    def put(self, key: bytes, value: bytes) -> None:
-        try:
-            self._put(key, value)
         except (plyvel.Error, RuntimeError) as exc:
             raise self.translate(exc) from exc
 
@@ -412,12 +399,8 @@ class _LevelDBSnapshot(GetSlot, Releasable, ReadView):
         if snap is not None:
             # a get that holds the store, not this snapshot (its translation did): a
             # later get raises the ended snapshot's StoreClosed, and no cycle is left
-            self.get = partial(_ended, f"this {self._kind} of {self._store.url} has ended")
+            self.get = ended_call(f"this {self._kind} of {self._store.url} has ended")
             _close_behind(self._store._calls, snap)
-
-
-def _ended(message: str, *args: Any) -> Any:
-    raise StoreClosed(message)
 
 
 def _check_creatable(path: str, url: str) -> None:

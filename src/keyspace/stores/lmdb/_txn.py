@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterable
-from functools import partial
 from threading import get_ident
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -24,7 +23,7 @@ import lmdb
 
 from ...errors import KeyspaceError, StoreClosed, StoreError, TransactionConflict
 from .._base import WriteView
-from .._translated import PointSlots, translated
+from .._translated import PointSlots, ended_call, translated
 from ._cursor import cursor_delete_range
 from ._growth import RETRIES
 from ._keys import TxnReads
@@ -333,7 +332,7 @@ class LMDBTransaction(PointSlots, TxnReads, WriteView):
         tb: TracebackType | None,
     ) -> None:
         joined = self._joined
-        ended = partial(_ended, self._store)
+        ended = ended_call(f"this transaction of {self._store.url} has ended")
         # get and put after the block: the ended transaction's error; calls that hold
         # the store, not a view (a view's own methods would keep it in a reference cycle)
         self.get = self.put = ended
@@ -368,11 +367,6 @@ class LMDBTransaction(PointSlots, TxnReads, WriteView):
                 self._recover(error, None, lambda: self._txn.commit(), 0)
         finally:
             store._shared.wlock.release()
-
-
-def _ended(store: LMDBStoreParts, *args: Any) -> Any:
-    """A get or put of a transaction after its block."""
-    raise StoreClosed(f"this transaction of {store.url} has ended")
 
 
 class JoinedTransaction(PointSlots, TxnReads, WriteView):
