@@ -779,8 +779,7 @@ def _factory(store: Store, scheme: Scheme, params: dict[str, Any]) -> WriteHook 
     hook = Accounting(store, scheme)
     hook.unconfirmed = recorded is None
     if hook.unconfirmed and any(
-        next(iter(keys_in(store, lo, hi, limit=1)), None) is not None
-        for lo, hi in counted_ranges(scheme, store)
+        next(keys_in(store, lo, hi, limit=1), None) is not None for lo, hi in counted_ranges(scheme, store)
     ):
         raise AccountingUnavailable(
             f"{store.url} holds keys that no counter counts yet; accounting=True is for a new keyspace: "

@@ -50,7 +50,16 @@ from ._update_pairs import update_pairs
 from ._write_hooks import HookedStore, HookedTransaction, WriteHook, register_feature
 from .errors import InvalidArgument, KeyspaceError, KeyTooLarge, show_bytes
 from .schemes._base import Scheme
-from .stores._base import ReadView, Seeker, Store, WriteView, keys_in
+from .stores._base import (
+    ReadView,
+    Seeker,
+    Store,
+    WriteView,
+    cut_pages,
+    key_pages_of,
+    keys_in,
+    pages_in_turn,
+)
 from .tuples import pack
 
 __all__ = [
@@ -192,7 +201,7 @@ class Expiry(WriteHook):
         if len(merged) <= 32:
             olds = {}
             limit = self.max_key
-            if news or next(iter(keys_in(reader, lo, hi, limit=1)), None) is not None:
+            if news or next(keys_in(reader, lo, hi, limit=1), None) is not None:
                 for key in merged:
                     if limit is None or len(rec) + len(key) <= limit:
                         got = reader.get(rec + key)
@@ -250,7 +259,7 @@ class Expiry(WriteHook):
         next writer: the commit it follows has committed."""
         if self._sweeping or self.hooked is None:
             return
-        first = next(iter(keys_in(self.store, self.idx, self.idx_end, limit=1)), None)
+        first = next(keys_in(self.store, self.idx, self.idx_end, limit=1), None)
         if first is None or _deadline(first[len(self.idx) : len(self.idx) + 8]) > now_micros():
             return
         with suppress(KeyspaceError):
@@ -345,7 +354,7 @@ class ExpiringReads(ReadView):
         """Whether any deadline of the view is at or before ``now`` (one seek of the
         index; in a transaction, its notes too): when none is, nothing is hidden."""
         hook = self._hook
-        first = next(iter(keys_in(self._view, hook.idx, hook.idx_end, limit=1)), None)
+        first = next(keys_in(self._view, hook.idx, hook.idx_end, limit=1), None)
         if first is not None and _deadline(first[len(hook.idx) : len(hook.idx) + 8]) <= now:
             return True
         tx = self._tx
@@ -446,10 +455,22 @@ class ExpiringReads(ReadView):
         cut: int = 0,
     ) -> Iterable[list[tuple[bytes, bytes]]]:
         """The view's own pages while no deadline has passed; else the default,
-        through :meth:`scan`, which leaves out the keys that expired."""
-        if not self.any_passed(now_micros()):
+        through :meth:`scan`, which leaves out the keys that expired, and for
+        keys only the view's keys without them (no value read)."""
+        now = now_micros()
+        if not self.any_passed(now):
             return self._view.read_pages(ranges, reverse, limit, keys_only, cut)
-        return super().read_pages(ranges, reverse, limit, keys_only, cut)
+        if not keys_only:
+            return super().read_pages(ranges, reverse, limit, keys_only, cut)
+
+        def pages(start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> Iterator[Any]:
+            keys = self._merged(
+                keys_in(self._view, start, stop, reverse=reverse), start, stop, reverse, now, True
+            )
+            return key_pages_of(keys if limit is None else islice(keys, limit))
+
+        read = pages_in_turn(pages, ranges, reverse, limit)
+        return cut_pages(read, cut) if cut else read
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None

@@ -321,7 +321,7 @@ def directories_overlap(view: ReadView, scheme: Scheme) -> bool:
     if first_meeting(scheme.footprint(), DIRECTORY_FOOTPRINT) is not None:
         return True
     return any(
-        next(iter(keys_in(view, start, stop, limit=1)), None) is not None
+        next(keys_in(view, start, stop, limit=1), None) is not None
         for start, stop in directory_node_ranges(scheme)
     )
 

@@ -34,7 +34,7 @@ class StructureReads(ReadGuards):
         if (self._hashed and path) or (self._layered and self._status(view, path) == _LEAF):
             # no children by the layout alone; the store is still read, so that a
             # closed one raises StoreClosed here as on every other read
-            next(iter(keys_in(view, lo, hi, limit=1)), None)
+            next(keys_in(view, lo, hi, limit=1), None)
             return []
         if self._hashed:
             return self._hash_children(view)

@@ -49,7 +49,7 @@ def allocate(view: WriteView, tree: Tree, rng: random.Random) -> bytes:
     """A prefix of ``tree``'s content subspace no earlier allocation gave, with the
     counters and marks updated in ``view`` (a write view of one transaction)."""
     lo, hi = tree.counters + b"\x00", tree.counters + b"\xff"
-    last = next(iter(keys_in(view, lo, hi, reverse=True, limit=1)), None)
+    last = next(keys_in(view, lo, hi, reverse=True, limit=1), None)
     start = 0 if last is None else tree.counter_start(last)
     advanced = False
     while True:

@@ -357,7 +357,7 @@ class Directories:
         for check_key, prefix, path in self.removed:
             if view.get(check_key) is not None:
                 continue  # the prefix belongs to a directory again
-            if next(iter(keys_in(view, prefix, prefix_end(prefix), limit=1)), None) is not None:
+            if next(keys_in(view, prefix, prefix_end(prefix), limit=1), None) is not None:
                 raise StaleDirectory(
                     f"a key was written under {show_bytes(prefix)}, the prefix of the directory "
                     f"{show_bytes(path)} this transaction removed, through a handle of it"

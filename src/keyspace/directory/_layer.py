@@ -277,7 +277,7 @@ class TreeOps:
         self.check_version(view, write=True)
         if prefix is None:
             prefix = allocate(view, self.tree, self.rng)
-            if next(iter(keys_in(view, prefix, prefix_end(prefix), limit=1)), None) is not None:
+            if next(keys_in(view, prefix, prefix_end(prefix), limit=1), None) is not None:
                 raise PrefixInUse(
                     f"the store holds keys under {show_bytes(prefix)}, the prefix the allocator drew for "
                     f"{self._show(path)}"
@@ -375,7 +375,7 @@ class TreeOps:
         if not prefix or prefix.startswith(tree.node):
             return False
         lo, hi = tree.node + b"\x00", tree.node_of(prefix) + b"\x00"
-        last = next(iter(keys_in(view, lo, hi, reverse=True, limit=1)), None)
+        last = next(keys_in(view, lo, hi, reverse=True, limit=1), None)
         if last is not None:
             before = unpack(last, len(tree.node))[0]
             if type(before) is bytes and prefix.startswith(before):
@@ -383,7 +383,7 @@ class TreeOps:
         end = prefix_end(prefix)
         lo = tree.node_of(prefix)
         hi2 = tree.node + b"\xff" if end is None else tree.node_of(end)
-        return next(iter(keys_in(view, lo, hi2, limit=1)), None) is None
+        return next(keys_in(view, lo, hi2, limit=1), None) is None
 
     def _check_layer(self, node: _Node, path: DirPath, layer: bytes | None) -> None:
         """:class:`LayerMismatch` where ``layer`` is given and not ``node``'s own."""

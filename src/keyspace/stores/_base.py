@@ -109,6 +109,7 @@ __all__ = [
     "count_lacking",
     "cut_pages",
     "cut_ranges",
+    "key_pages_of",
     "keys_in",
     "limited",
     "pages_by_range",
@@ -751,6 +752,14 @@ def _with_empty_values(keys: list[bytes]) -> list[tuple[bytes, bytes]]:
     return list(zip(keys, repeat(b"")))
 
 
+def key_pages_of(keys: Iterable[bytes]) -> Iterator[list[tuple[bytes, bytes]]]:
+    """The keys-only pages (``(key, b"")`` each, in the pages of
+    :func:`pages_of`) of ``keys``, an engine's keys of one range: how a view
+    reads ``read_pages(..., keys_only=True)`` from an iterator of keys. Cost: no
+    Python code per key."""
+    return pages_of(zip(keys, repeat(b"")))
+
+
 def keys_in(
     view: ReadView,
     start: bytes = b"",
@@ -778,8 +787,8 @@ def keys_in(
     return chain.from_iterable(map(_keys_of_page, pages))
 
 
-def _keys_of_page(page: list[tuple[bytes, bytes]]) -> Iterator[bytes]:
-    return map(_first, page)
+_keys_of_page = partial(map, _first)
+"""The keys of one page, as an iterator (in C)."""
 
 
 def _pages_of_scans(
@@ -794,9 +803,7 @@ def _pages_of_scans(
 
     def pages(start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> Iterator[list[Any]]:
         items = view.scan(start, stop, reverse=reverse, limit=limit)
-        if keys_only:
-            return pages_of(zip(map(_first, items), repeat(b"")))
-        return pages_of(items)
+        return key_pages_of(map(_first, items)) if keys_only else pages_of(items)
 
     return pages_in_turn(pages, ranges, reverse, limit)
 

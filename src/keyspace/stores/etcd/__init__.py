@@ -73,8 +73,8 @@ from .._base import (
     Seeker,
     Store,
     cut_pages,
+    key_pages_of,
     pages_in_turn,
-    pages_of,
 )
 from .._events import StoreWatch, check_start_revision
 from .._overlay import OverlayTransaction, Range, ops_apply
@@ -202,7 +202,7 @@ class _Reader(ReadView):
             return iter(())
         cut = len(self._prefix)
         pages = Pages(bounds, reverse, limit, self._revision or 0, keys_only=True)
-        return pages_of((bytes(kv.key)[cut:], b"") for kv in self._pages(pages))
+        return key_pages_of(bytes(kv.key)[cut:] for kv in self._pages(pages))
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None

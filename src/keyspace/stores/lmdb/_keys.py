@@ -14,13 +14,13 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
-from itertools import islice, repeat
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import lmdb
 
 from ...errors import KeyspaceError, StoreClosed, StoreError
-from .._base import ReadView, Seeker, byte_after, count_lacking, cut_pages, pages_in_turn, pages_of
+from .._base import ReadView, Seeker, byte_after, count_lacking, cut_pages, key_pages_of, pages_in_turn
 from ._cursor import cursor_keys, cursor_pages, cursor_read_pages, cursor_scan
 from ._records import RECORD_SIZE, Records, drop_items, name_candidates
 
@@ -282,7 +282,7 @@ class TxnReads:
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
     ) -> Iterator[list[tuple[bytes, bytes]]]:
         """The keys of ``[start, stop)`` as keys-only pages (``(key, b"")``)."""
-        return pages_of(zip(self._keys(start, stop, reverse, limit), repeat(b"")))
+        return key_pages_of(self._keys(start, stop, reverse, limit))
 
     def _keys(self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> Iterator[bytes]:
         """The keys of ``[start, stop)`` read by one cursor of the view's
