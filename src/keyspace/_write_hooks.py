@@ -834,9 +834,6 @@ class HookedTransaction(DelegatedReads, WriteView):
         if key >= store._reserved_low and store._reserved_key(key):
             self.reserved_keys.add(key)
 
-    def put(self, key: bytes, value: bytes) -> None:
-        self._put(key, value)
-
     def _put(self, key: bytes, value: bytes) -> None:
         route = self.route
         if route is not None and key < self.store._reserved_low:
@@ -846,6 +843,8 @@ class HookedTransaction(DelegatedReads, WriteView):
         self._reserved(key)
         if self.notes:
             self.notes.pop(key, None)
+
+    put = _put  # the split put (set while the block runs) takes keys below the records
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
         pairs = items if isinstance(items, list) else list(items)
