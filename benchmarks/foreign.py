@@ -82,19 +82,31 @@ class _Foreign:
 # -- point reads ---------------------------------------------------------------------------
 
 
+def _columns(asks: list[tuple[tuple[str, ...], bytes]]) -> tuple[list[tuple[str, ...]], list[bytes]]:
+    """The requests as two lists, paths and keys, which every variant iterates
+    with ``zip``: the requests are built long before a round, in a heap other
+    rows have fragmented, and a variant iterating a list of their tuples pays
+    a cache miss per request where the tuples lie scattered (more than the
+    other variant's, built at another moment), which the figures showed as
+    keyspace's. Iterated in ``zip``, both read only shared objects."""
+    return [path for path, _ in asks], [k for _, k in asks]
+
+
 def _ks_per_request(store: _Foreign, asks: list[tuple[tuple[str, ...], bytes]], snapshot: bool) -> Factory:
+    paths, keys = _columns(asks)
+
     def make() -> Trial:
         ks = store.ks
 
         def own() -> None:
             scope = ks.scope
-            for path, k in asks:
+            for path, k in zip(paths, keys, strict=True):
                 scope(*path).get(k)
 
         def in_snapshot() -> None:
             with ks.snapshot() as snap:
                 scope = snap.scope
-                for path, k in asks:
+                for path, k in zip(paths, keys, strict=True):
                     scope(*path).get(k)
 
         return Trial(in_snapshot if snapshot else own, len(asks))
@@ -111,7 +123,8 @@ def _raw_per_request(
     """The hand-written reads: the stored key from a prefix per tenant (computed
     once) and the key transform; LMDB: a read transaction per get (or one for
     all), SQLite: one statement per get (or all in one BEGIN ... COMMIT)."""
-    pairs = [(stored[path], k) for path, k in asks]
+    paths, keys = _columns(asks)
+    encs = [stored[path] for path in paths]
 
     def make() -> Trial:
         raw = store.raw
@@ -119,31 +132,31 @@ def _raw_per_request(
 
             def own() -> None:
                 begin = raw.begin
-                for enc, k in pairs:
+                for enc, k in zip(encs, keys, strict=True):
                     with begin() as txn:
                         txn.get(enc(k))
 
             def in_snapshot() -> None:
                 with raw.begin() as txn:
                     get = txn.get
-                    for enc, k in pairs:
+                    for enc, k in zip(encs, keys, strict=True):
                         get(enc(k))
 
-            return Trial(in_snapshot if snapshot else own, len(pairs))
+            return Trial(in_snapshot if snapshot else own, len(keys))
 
         def sql_own() -> None:
             execute = raw.execute
-            for enc, k in pairs:
+            for enc, k in zip(encs, keys, strict=True):
                 execute(_GET, (enc(k),)).fetchone()
 
         def sql_snapshot() -> None:
             execute = raw.execute
             execute("BEGIN")
-            for enc, k in pairs:
+            for enc, k in zip(encs, keys, strict=True):
                 execute(_GET, (enc(k),)).fetchone()
             execute("COMMIT")
 
-        return Trial(sql_snapshot if snapshot else sql_own, len(pairs))
+        return Trial(sql_snapshot if snapshot else sql_own, len(keys))
 
     return make
 

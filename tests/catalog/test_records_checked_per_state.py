@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import keyspace
 from keyspace import _metadata
 from keyspace.errors import SchemeMismatch
-from keyspace.schemes import ScopeHash, TupleScheme
+from keyspace.schemes import LengthPrefixed, ScopeHash, TupleScheme
 from keyspace.schemes.scope_hash import registry_key
 
 _TENANTS = [f"t{i:02d}" for i in range(20)]
@@ -204,3 +204,34 @@ def test_a_hashed_name_checks_the_records_once_per_state(
                 assert held.get(key) == key
                 assert ks.scope("t.users").get(key) == key
         assert record_reads[0] == before
+
+
+def test_a_snapshot_of_a_store_without_layout_records_reads_none_per_scope(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A length-prefixed keyspace with a declared leaf depth, on a store another
+    program wrote (no layout record): a snapshot asks once whether the store
+    holds any layout record, not each scope whether one contradicts it."""
+    from keyspace.catalog.leaves import LeafRecords
+
+    scheme = LengthPrefixed()
+    env = lmdb.open(f"{tmp_path}/store", max_dbs=0)
+    with env.begin(write=True) as txn:
+        for tenant in _TENANTS:
+            for key in _KEYS[:3]:
+                txn.put(scheme.encode((tenant, "users"), key), tenant.encode() + key)
+    env.close()
+    checks = [0]
+    check = LeafRecords._check_declared
+
+    def counted(self: Any, *args: Any) -> None:
+        checks[0] += 1
+        check(self, *args)
+
+    monkeypatch.setattr(LeafRecords, "_check_declared", counted)
+    with keyspace.open(f"lmdb://{tmp_path}/store", scheme="length-prefixed", leaf_depth=2) as ks:
+        for _ in range(2):
+            with ks.snapshot() as snap:
+                got = {t: snap.scope(t, "users").get(_KEYS[1]) for t in _TENANTS}
+            assert got == {t: t.encode() + _KEYS[1] for t in _TENANTS}
+        assert checks[0] == 0

@@ -79,6 +79,11 @@ def test_a_declared_depth_that_contradicts_the_recorded_layout_is_refused(
                 pytest.fail(f"{name} on {path!r} with leaf_depth={depth}: {got!r}")
         with pytest.raises(LayoutError), ks.transaction() as tx:
             tx.scope(*path)[b"x"] = b"declared"
+        with ks.snapshot() as snap:  # a snapshot's layout read is its own
+            for name in ("items", "get", "len"):
+                with pytest.raises(LayoutError):
+                    got = _OPS[name](snap.scope(*path))
+                    pytest.fail(f"{name} on {path!r} in a snapshot with leaf_depth={depth}: {got!r}")
     assert _raw(url) == before
     with keyspace.open(url, scheme="length-prefixed") as ks:
         assert dict(ks.scope(*(c.encode() for c in leaf)).items()) == {b"k": b"recorded leaf"}

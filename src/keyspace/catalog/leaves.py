@@ -78,7 +78,7 @@ class LeafRecords(SchemeRecords):
         depth = self.leaf_depth
         if depth is not None:
             if len(same) == depth:
-                if self.scheme.records_layout and same not in self._loaded:
+                if self.scheme.records_layout and same not in self._loaded and not self._unrecorded(view):
                     self._check_declared(view, same, path)
                 return _LEAF
             if len(same) < depth:
@@ -118,6 +118,20 @@ class LeafRecords(SchemeRecords):
             "leaf_depth=N (the depth of the scopes that hold keys) to read or change scope "
             f"{show_bytes(path)}"
         )
+
+    def _unrecorded(self, view: ReadView) -> bool:
+        """Whether ``view``, a snapshot's, holds no layout record at all, so that no
+        declared leaf can contradict one (a store other programs wrote, say). Its
+        state cannot change, so this is read once per snapshot (one short scan)
+        instead of :meth:`_check_declared`'s reads per path; never for another
+        view, which a writer may give records later. Cost: one comparison
+        after the first."""
+        if not self._layout_sealed:
+            return False
+        seen = self._unrecorded_in
+        if seen is None or seen[0] is not view:
+            seen = self._unrecorded_in = (view, _first(view, LAYOUT_START, LAYOUT_STOP) is None)
+        return seen[1]
 
     def _check_declared(self, view: ReadView, same: Path, path: Path) -> None:
         """Refuse a scope that the declared ``leaf_depth`` makes a leaf where the

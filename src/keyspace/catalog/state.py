@@ -125,6 +125,8 @@ class CatalogState:
         # the view of a transaction or snapshot (one state) whose records were
         # checked already (:meth:`_record_guard`)
         self._records_seen_in: ReadView | None = None
+        # a snapshot's view and whether it holds no layout record (LeafRecords._unrecorded)
+        self._unrecorded_in: tuple[ReadView, bool] | None = None
         # the committed store's reads that check the records in their own state
         # (:meth:`data_view`), made when first needed
         self._watched: WatchedReads | bool | None = False
@@ -138,7 +140,7 @@ class CatalogState:
         facts["_parent"] = self
         facts["registered"], facts["layout"], facts["prepared"], facts["_loaded"] = {}, {}, set(), set()
         facts["_layout_sealed"] = False  # its own facts are new: the parent's are still asked
-        facts["_records_seen_in"] = None
+        facts["_records_seen_in"] = facts["_unrecorded_in"] = None
         child.__dict__ = facts
         return child
 
