@@ -126,7 +126,7 @@ class LeafRecords(SchemeRecords):
         instead of :meth:`_check_declared`'s reads per path; never for another
         view, which a writer may give records later. Cost: one comparison
         after the first."""
-        if not self._layout_sealed:
+        if not self._layout_sealed or view is self.store:
             return False
         seen = self._unrecorded_in
         if seen is None or seen[0] is not view:
