@@ -15,21 +15,27 @@ Where the number comes from:
   (the commit sequence, which its watch events carry as their revision);
 - etcd (its own revisions stand for the log: with or without ``changes=True``):
   the revision the commit's transaction reads at, plus one. Every commit that
-  appends reads and rewrites the keyspace's sequencing key
-  (:func:`sequencing_key`, under the reserved ``ff "keyspace"`` range, hidden
-  from every scan) in its one guarded ``Txn``, whose compare on that key's
-  ``mod_revision`` lets it commit only when no other append committed since the
-  revision it read at. So an append commit made after another read at a
-  revision at or past that one's commit: its number is larger. The number is at
-  most the commit's own etcd revision (that of its watch events) and past the
-  revision of every append commit before it. The value written (the number and
-  how many appends the transaction made) serves the transaction's next append
-  only: a commit's number never depends on what the key holds, so no writer of
-  it can make numbers go back, only make an append conflict. Two transactions
-  that append at once conflict (:class:`~keyspace.errors.TransactionConflict`
-  for the one that commits second): an append outside a transaction runs its
-  transaction again (:data:`APPEND_ATTEMPTS`, :data:`APPEND_BUDGET`); one
-  inside the caller's transaction gives the conflict to the caller.
+  appends to a scope reads and rewrites that scope's sequencing key
+  (:func:`sequencing_key`: under the reserved ``ff "keyspace"`` range, hidden
+  from every scan, one per scope) in its one guarded ``Txn``, whose compare on
+  that key's ``mod_revision`` lets it commit only when no other append to the
+  scope committed since the revision it read at. So an append commit made
+  after another to the same scope read at a revision at or past that one's
+  commit: its number is larger. The number is at most the commit's own etcd
+  revision (that of its watch events) and past the revision of every append
+  commit to the scope before it. The value written (the number and how many
+  appends the transaction made to the scope) serves the transaction's next
+  append only: a commit's number never depends on what the key holds, so no
+  writer of it can make numbers go back, only make an append conflict. Two
+  transactions that append to one scope at once conflict
+  (:class:`~keyspace.errors.TransactionConflict` for the one that commits
+  second); appends to different scopes do not race. An append outside a
+  transaction runs its transaction again (:data:`APPEND_ATTEMPTS`,
+  :data:`APPEND_BUDGET`); one inside the caller's transaction gives the
+  conflict to the caller. The sequencing keys of a scope's subtree lie in one
+  range (:func:`sequencing_range`), which :func:`keyspace.access.grant` gives a
+  user with the scope: a user restricted to some scopes appends in them, and
+  can make only their own appends conflict.
 
 In a tuple-scheme scope with bytes keys the key is the versionstamp itself (a
 typed tuple element: ``pack((path, Versionstamp))``); where the scope's keys are
@@ -45,16 +51,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from ._bytes import prefix_end
 from ._retry import run_atomically
 from ._write_hooks import HookedTransaction, WriteHook, native_changes
 from .errors import InvalidArgument, InvalidName
 from .tuples import Versionstamp, pack
 
-__all__ = ["APPEND_ATTEMPTS", "APPEND_BUDGET", "SEQUENCING_KEY", "append", "sequencing_key"]
+__all__ = [
+    "APPEND_ATTEMPTS",
+    "APPEND_BUDGET",
+    "SEQUENCING_KEY",
+    "append",
+    "sequencing_key",
+    "sequencing_key_at",
+    "sequencing_range",
+]
 
 _USER_VERSIONS = 0x10000
 SEQUENCING_KEY: Final = b"\xffkeyspace-append\x00"
-"""Where the sequencing key of a keyspace on etcd starts (:func:`sequencing_key`)."""
+"""Where the sequencing keys of the scopes on etcd start (:func:`sequencing_key`)."""
 APPEND_ATTEMPTS: Final = 1000
 APPEND_BUDGET: Final = 15.0
 """An etcd append's own transaction runs again while it loses its race, until
@@ -73,11 +88,37 @@ def _stamp(number: int, index: int) -> Versionstamp:
     return Versionstamp(number.to_bytes(8, "big") + b"\x00\x00", index)
 
 
+def _sequencing_base(scheme: Any) -> bytes:
+    """The start of the sequencing keys of the keyspace of ``scheme`` (one per raw
+    prefix, as the feature record)."""
+    return SEQUENCING_KEY + pack((scheme.raw_prefix,))
+
+
+def sequencing_key_at(scheme: Any, prefix: bytes) -> bytes:
+    """The sequencing key of the scope of ``prefix`` in the keyspace of ``scheme``:
+    the keyspace's base then the prefix, so that those of a subtree lie in
+    :func:`sequencing_range` of its own range."""
+    return _sequencing_base(scheme) + prefix
+
+
 def sequencing_key(scope: Any) -> bytes:
-    """The sequencing key of the keyspace ``scope`` belongs to, on etcd: every
-    commit that appends reads and rewrites it (one per raw prefix, as the
-    feature record; under the reserved ``ff "keyspace"`` range)."""
-    return SEQUENCING_KEY + pack((scope.scheme.raw_prefix,))
+    """The sequencing key of ``scope``, on etcd (:func:`sequencing_key_at` of its
+    prefix): every commit that appends to the scope reads and rewrites it.
+
+    >>> from keyspace.schemes import TupleScheme
+    >>> scheme = TupleScheme()
+    >>> class Scope: scheme, prefix = scheme, scheme.prefix(("log",))
+    >>> sequencing_key(Scope())
+    b'\\xffkeyspace-append\\x00\\x01\\x00\\x05\\x02log\\x00\\x00'
+    """
+    return sequencing_key_at(scope.scheme, scope.prefix)
+
+
+def sequencing_range(scheme: Any, start: bytes, stop: bytes | None) -> tuple[bytes, bytes | None]:
+    """The sequencing keys of the scopes whose prefixes lie in ``[start, stop)`` (a
+    scope's subtree range): the same range under the keyspace's base."""
+    base = _sequencing_base(scheme)
+    return base + start, base + stop if stop is not None else prefix_end(base)
 
 
 def _key_maker(scope: Any) -> Any:
@@ -172,8 +213,8 @@ def _append_own(scope: Any, form: Any, value: Any) -> Versionstamp:
 def _append_pinned(scope: Any, tx: Any, pinned: Callable[[], int], form: Any, value: Any) -> int:
     """Put ``value`` in transaction ``tx`` (reads pinned to the revision
     ``pinned()``) under the stamp of number ``pinned() + 1`` and this append's
-    place among the transaction's; the sequencing key read (so the commit
-    compares it) and rewritten. Returns the place."""
+    place among the transaction's appends to the scope; the scope's sequencing
+    key read (so the commit compares it) and rewritten. Returns the place."""
     number = pinned() + 1
     seq = sequencing_key(scope)
     held = tx.get(seq)

@@ -10,6 +10,9 @@ user (created when missing, with ``password``). The role's permissions are:
   the library's one range helper, so a tenant ``admin`` never reaches ``admin2``);
 - read-write on the scope's anchor key ``scheme.prefix(path)`` where that key lies
   outside the subtree range (the ScopeHash registry entry of the scope's hash);
+- the same on the sequencing keys of the subtree's scopes, which an append on
+  etcd reads and rewrites (:func:`~keyspace._append.sequencing_range`: one key
+  per scope, so a user's writes there can make only its own appends conflict);
 - read-only on what every keyspace reads to open: the places of the scheme record,
   the footprint registry of raw-prefixed keyspaces, the recorded layouts, the
   record that says whether directories are in use and the directory nodes that
@@ -39,6 +42,7 @@ import warnings
 from typing import Any
 
 from . import _metadata
+from ._append import sequencing_key_at, sequencing_range
 from ._bytes import prefix_end
 from ._write_hooks import feature_record_key
 from .errors import InvalidArgument, StoreError
@@ -73,8 +77,9 @@ def _access_store(ks: Keyspace) -> Any:
 
 def scope_permissions(ks: Keyspace, path: Path, *, read_only: bool = False) -> list[Any]:
     """The permissions :func:`grant` gives for ``path``: the subtree range (and an
-    anchor key outside it) with write unless ``read_only``, then the read-only keys
-    every keyspace needs to open. Cost: no I/O."""
+    anchor key outside it) and the sequencing keys of its appends, with write
+    unless ``read_only``, then the read-only keys every keyspace needs to open.
+    Cost: no I/O."""
     store = _access_store(ks)
     make = store.access().permission
     scheme = ks.scheme
@@ -85,8 +90,14 @@ def scope_permissions(ks: Keyspace, path: Path, *, read_only: bool = False) -> l
     if bounds is not None:
         out.append(make(bounds[0], bounds[1], write=not read_only))
     anchor = scheme.prefix(path)
-    if anchor < start or (stop is not None and anchor >= stop):
+    outside = anchor < start or (stop is not None and anchor >= stop)
+    if outside:
         out.append(make(store.etcd_key(anchor), b"", write=not read_only))
+    appends = store.etcd_range(*sequencing_range(scheme, start, stop))
+    if appends is not None:
+        out.append(make(appends[0], appends[1], write=not read_only))
+    if outside:
+        out.append(make(store.etcd_key(sequencing_key_at(scheme, anchor)), b"", write=not read_only))
     out.extend(make(store.etcd_key(key), b"", write=False) for key in _metadata._candidate_keys(scheme))
     # open looks whether directories are in use and which features are recorded
     out.append(make(store.etcd_key(_metadata.DIRECTORY_RECORD), b"", write=False))

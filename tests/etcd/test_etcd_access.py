@@ -34,6 +34,7 @@ from keyspace.schemes import scheme_from_name
 from keyspace.stores.etcd import EtcdStore
 from keyspace.stores.etcd._rpc import EtcdUnavailable, translate
 from keyspace.testing.etcd_cluster import LocalCluster, ServerTLS
+from keyspace.tuples import pack
 
 # grant's warning about the test server's own access gaps is asserted in
 # test_granted_scope_commands.py; here it would only repeat
@@ -236,8 +237,11 @@ def test_grant_is_exactly_the_subtree_range(root: keyspace.Keyspace) -> None:
     assert perms is not None
     start, stop = root.scheme.subtree_range(("admin",))
     assert any(p.key == start and p.range_end == stop and p.write for p in perms)
+    # and the sequencing keys of the subtree's appends: the same range under their base
+    appends = b"\xffkeyspace-append\x00" + pack((root.scheme.raw_prefix,))
+    assert any(p.key == appends + start and p.range_end == appends + stop and p.write for p in perms)
     writable = [p for p in perms if p.write]
-    assert len(writable) == 1, writable  # nothing else is writable
+    assert len(writable) == 2, writable  # nothing else is writable
     read_only_keys = {p.key for p in perms if not p.write}
     records = b"\xffkeyspace"  # where keyspaces keep their records (the footprint registry)
     layout = (b"\xff\xffkeyspace-layout\x00", b"\xff\xffkeyspace-layout\x01")  # recorded layouts

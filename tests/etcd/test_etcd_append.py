@@ -1,6 +1,7 @@
 """Scope.append on etcd: the commit's number is the revision its transaction
-read at plus one, guarded by the keyspace's sequencing key that every appending
-commit reads and rewrites in its one Txn. Keys come back strictly increasing in
+read at plus one, guarded by the scope's sequencing key that every commit
+appending to the scope reads and rewrites in its one Txn (appends to other
+scopes do not race). Keys come back strictly increasing in
 commit order from four processes at once, none twice, none lost; the entries of
 one transaction share a number, in call order; the asyncio face appends too; a
 watch of the scope sees the appended keys in order, each number at most its
@@ -22,11 +23,12 @@ from hypothesis import strategies as st
 import keyspace
 from keyspace.codecs import STR
 from keyspace.errors import InvalidArgument, InvalidKey, TransactionConflict, TransactionTooLarge
-from keyspace.schemes import Sublevel
+from keyspace.schemes import Sublevel, TupleScheme
 from keyspace.tuples import Versionstamp, pack
 
-SEQUENCING_KEY = b"\xffkeyspace-append\x00" + pack((b"",))
-"""The sequencing key of a keyspace of the default tuple scheme (raw prefix ``b""``)."""
+SEQUENCING_KEY = b"\xffkeyspace-append\x00" + pack((b"",)) + TupleScheme().prefix(("log",))
+"""The sequencing key of the scope ``log`` of a keyspace of the default tuple scheme
+(raw prefix ``b""``): the keyspace's base, then the scope's prefix."""
 
 
 @pytest.fixture
@@ -77,6 +79,24 @@ def test_a_transaction_that_appends_conflicts_with_an_append_committed_meanwhile
             tx.scope("log")[b"plain"] = b"x"
             b.scope("log").append(b"won")  # commits between A's read and A's commit
         assert list(a.scope("log").values()) == [b"0", b"won"]
+
+
+def test_appends_to_other_scopes_do_not_race(etcd_url: str) -> None:
+    """Each scope has its own sequencing key: an append to another scope committed
+    between a transaction's read and its commit leaves the transaction's append
+    to its own scope free to commit, in order."""
+    with keyspace.open(etcd_url) as a, keyspace.open(etcd_url) as b:
+        first = a.scope("log").append(b"0")
+        b.scope("other").append(b"0")
+        with a.transaction() as tx:
+            tx.scope("log").append(b"mine")
+            b.scope("other").append(b"theirs")  # commits between A's read and A's commit
+            b.scope("log", "below").append(b"a child's")  # a child scope is another scope
+        keys = list(a.scope("log").keys())
+        assert keys[0] == first and keys == sorted(keys)
+        assert list(a.scope("log").values()) == [b"0", b"mine"]
+        assert list(a.scope("other").values()) == [b"0", b"theirs"]
+        assert a.store.get(SEQUENCING_KEY) is not None
 
 
 def test_the_number_never_goes_back_whatever_the_sequencing_key_holds(etcd_url: str) -> None:

@@ -11,8 +11,11 @@ records features beside its scheme.
   to the root, which other tenants share, so the grant leaves them to root. The
   server refuses the write, nothing is written, and the counts and quotas stay
   as root set them.
-- It cannot append (``Scope.append``): every append rewrites the keyspace's one
-  sequencing key, which the grant leaves to root for the same reason.
+- It appends (``Scope.append``) in its scopes: an append rewrites its scope's own
+  sequencing key, which the grant gives with the scope (those of the subtree),
+  and its appends sort with root's in commit order. It cannot append in another
+  tenant's scope, nor with a read-only grant, nor write another tenant's
+  sequencing key (which would make that tenant's appends conflict).
 
 The cluster is one member of this module's own, with authentication on, stopped by
 PID at the end."""
@@ -30,6 +33,7 @@ from _etcd import ROOT_PASSWORD, auth_cluster
 import keyspace
 from keyspace import access
 from keyspace._accounting import accounting_of
+from keyspace._append import sequencing_key
 from keyspace.testing.etcd_cluster import LocalCluster
 
 pytestmark = [pytest.mark.etcd, pytest.mark.timeout(120)]
@@ -87,26 +91,45 @@ def test_a_granted_user_writes_neither_its_scope_nor_the_counters(cluster: Local
             assert counts.differences(view) == []
 
 
-def test_a_granted_user_cannot_append_where_every_scope_shares_the_sequencing_key(
-    cluster: LocalCluster,
-) -> None:
-    """Every commit that appends rewrites the keyspace's one sequencing key, which
-    all tenants share, so the grant leaves it to root, as the counter records:
-    a granted user's append is refused by the server, nothing written."""
+def test_a_granted_user_appends_in_its_scopes_and_nowhere_else(cluster: LocalCluster) -> None:
+    """Each scope has its own sequencing key, under one range per subtree, which
+    the grant gives with the scope: the user's appends and root's sort in commit
+    order; another tenant's scope, its sequencing key and a read-only grant
+    refuse an append with nothing written."""
     prefix = f"append-{uuid.uuid4().hex}"
-    user = f"u{uuid.uuid4().hex[:8]}"
+    user, reader = f"u{uuid.uuid4().hex[:8]}", f"r{uuid.uuid4().hex[:8]}"
     with keyspace.open(_url(cluster, "root", ROOT_PASSWORD, prefix)) as root:
-        first = root.scope("tenant", "log").append(b"root's")
+        made = [root.scope("tenant", "log").append(b"root's")]
+        other = root.scope("other", "log").append(b"other's")
         with _warned(root):
             access.grant(root, ("tenant",), user=user, password="pw")
-    with keyspace.open(_url(cluster, user, "pw", prefix)) as mine:
-        mine.scope("tenant", "log")[b"plain"] = b"written"  # the grant lets it write its scope
+            access.grant(root, ("tenant",), user=reader, password="pw", read_only=True)
+        other_key = sequencing_key(root.scope("other", "log"))
+    with (
+        keyspace.open(_url(cluster, user, "pw", prefix)) as mine,
+        keyspace.open(_url(cluster, "root", ROOT_PASSWORD, prefix)) as root,
+    ):
+        made.append(mine.scope("tenant", "log").append(b"tenant's"))
+        made.append(root.scope("tenant", "log").append(b"root's again"))
+        with mine.transaction() as tx:
+            inside = tx.scope("tenant", "log").append(b"in a transaction")
+            tx.scope("tenant", "log", "deeper").append(b"below")
+        assert inside.user_version == 0
         with pytest.raises(keyspace.AccessDenied):
-            mine.scope("tenant", "log").append(b"tenant's")
-        with pytest.raises(keyspace.AccessDenied), mine.transaction() as tx:
-            tx.scope("tenant", "log").append(b"tenant's")
+            mine.scope("other", "log").append(b"tenant's")
+        with pytest.raises(keyspace.AccessDenied):
+            mine.store.put(other_key, bytes(12))
+    with keyspace.open(_url(cluster, reader, "pw", prefix)) as theirs:
+        assert len(theirs.scope("tenant", "log")) == 4
+        with pytest.raises(keyspace.AccessDenied):
+            theirs.scope("tenant", "log").append(b"reader's")
     with keyspace.open(_url(cluster, "root", ROOT_PASSWORD, prefix)) as root:
-        assert dict(root.scope("tenant", "log").items()) == {first: b"root's", b"plain": b"written"}
+        log = root.scope("tenant", "log")
+        keys = list(log.keys())
+        assert keys[:3] == made and keys == sorted(keys) and len(keys) == 4
+        assert list(log.values()) == [b"root's", b"tenant's", b"root's again", b"in a transaction"]
+        assert list(root.scope("tenant", "log", "deeper").values()) == [b"below"]
+        assert dict(root.scope("other", "log").items()) == {other: b"other's"}
 
 
 def _warned(ks: keyspace.Keyspace) -> AbstractContextManager[Any]:
