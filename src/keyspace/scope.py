@@ -551,8 +551,8 @@ class Scope(ScopeCore[KeyspaceLike], MutableMapping[Any, Any]):
         version set) inside one. The scope's appended keys sort in commit order:
         an append-only log, on every engine of a keyspace opened with
         ``changes=True``, and on etcd with or without it (its revisions number
-        the commits; a commit that appends also rewrites a sequencing key, so
-        transactions that append at once conflict); else
+        the commits; a commit that appends also rewrites its scope's sequencing
+        key, so transactions that append to one scope at once conflict); else
         :class:`~keyspace.errors.InvalidArgument`. See :mod:`keyspace._append`.
         Cost: a put; outside a transaction, one commit."""
         from ._append import append
