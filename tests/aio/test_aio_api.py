@@ -10,8 +10,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import threading
 import time
 import uuid
@@ -340,16 +338,13 @@ def test_etcd_errors_through_aio() -> None:
                     async with ks.transaction() as tx:
                         t = tx.scope("big")
                         await t.put(b"copy", await t.get(b"first"))
-                        for pid in cluster.pids():
-                            paused.append(pid)
-                            os.kill(pid, signal.SIGSTOP)
+                        paused = cluster.pause()  # every thread of every member stopped
                 started = time.monotonic()
                 with pytest.raises(EtcdUnavailable):
                     await s.get(b"first")
                 assert time.monotonic() - started < 3
             finally:
-                for pid in paused:
-                    os.kill(pid, signal.SIGCONT)
+                cluster.resume(paused)
             cluster.wait_healthy()
         finally:
             await ks.close()

@@ -59,6 +59,24 @@ def _alive(pid: int) -> bool:
     return "\nState:\tZ" not in status
 
 
+def _stopped(pid: int) -> bool:
+    """Whether every thread of ``pid`` is stopped by a signal (Linux: ``T`` in the
+    ``State`` of each ``/proc/PID/task/*/status``); ``True`` where ``/proc`` does
+    not tell (the signal is then all there is to wait for)."""
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return True
+    for task in tasks:
+        try:
+            status = (task / "status").read_text()
+        except OSError:
+            continue  # the thread ended
+        if "\nState:\tT" not in status and "\nState:\tt" not in status:
+            return False
+    return True
+
+
 def _wait_gone(pid: int, timeout: float) -> bool:
     child = _children.pop(pid, None)
     if child is not None:
@@ -176,6 +194,36 @@ class LocalCluster:
         if not _wait_gone(pid, 10.0):
             raise TimeoutError(f"etcd member pid {pid} still running 10 s after signal {sig}")
         return pid
+
+    def pause(self, timeout: float = 10.0) -> list[int]:
+        """Stop every member (``SIGSTOP``) and wait (≤ ``timeout`` s) until each of
+        their threads is stopped: a thread inside a system call (a ``fsync``, say)
+        stops only when it returns, and no request sent after this returns is
+        answered before :meth:`resume`. Returns the PIDs to resume; on a timeout
+        the members are resumed and ``TimeoutError`` raised."""
+        pids = self.pids()
+        paused: list[int] = []
+        try:
+            for pid in pids:
+                os.kill(pid, signal.SIGSTOP)
+                paused.append(pid)
+            deadline = time.monotonic() + timeout
+            while not all(_stopped(pid) for pid in pids):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"etcd members {pids} not all stopped {timeout} s after SIGSTOP")
+                time.sleep(0.005)
+        except BaseException:
+            self.resume(paused)
+            raise
+        return paused
+
+    def resume(self, pids: list[int]) -> None:
+        """Continue the members :meth:`pause` stopped (``SIGCONT``)."""
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                continue
 
     def restart(self, index: int) -> int:
         """Start member ``index`` (0-based) again with its recorded command line and
