@@ -40,7 +40,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["PutRoute", "PythonPutRoute", "SplitPut", "python_split_put"]
+__all__ = ["PutRoute", "PythonPutRoute", "PythonSplitPut", "SplitPut"]
 
 
 class PythonPutRoute:
@@ -109,30 +109,43 @@ class PythonPutRoute:
         return (self.low, self.high, self._keys, self._bytes)
 
 
-def python_split_put(
-    low: bytes, below: Callable[[bytes, bytes], object], rest: Callable[[bytes, bytes], object]
-) -> Callable[[bytes, bytes], object]:
-    """A put that hands ``(key, value)`` to ``below`` where ``key < low`` and to
-    ``rest`` otherwise: a hooked transaction's put, whose keys under the
-    reserved ranges take a C route and the others (records) the Python method
-    that notes them. The reference of ``SplitPut``.
+class PythonSplitPut:
+    """A put that hands ``(key, value)`` to ``below`` where ``key`` is bytes below
+    ``low`` and to ``rest`` otherwise: a hooked transaction's put, whose keys
+    under the reserved ranges take a C route and the others (records) the
+    Python method that notes them; :meth:`end` makes every later call
+    ``ended(key, value)`` (the transaction's block is over). The reference of
+    ``SplitPut``.
 
     >>> seen = []
-    >>> fast = lambda k, v: seen.append(("fast", k))
-    >>> put = python_split_put(b"\\xff", fast, lambda k, v: seen.append(("slow", k)))
+    >>> fast, slow = (lambda k, v: seen.append(("fast", k))), (lambda k, v: seen.append(("slow", k)))
+    >>> put = PythonSplitPut(b"\\xff", fast, slow)
     >>> put(b"a", b""); put(b"\\xff\\x01", b"")
     >>> seen
     [('fast', b'a'), ('slow', b'\\xff\\x01')]
     """
 
-    def put(key: bytes, value: bytes) -> object:
-        return (below if key < low else rest)(key, value)
+    __slots__ = ("below", "low", "rest")
 
-    return put
+    def __init__(
+        self, low: bytes, below: Callable[[bytes, bytes], object], rest: Callable[[bytes, bytes], object]
+    ) -> None:
+        if type(low) is not bytes or not callable(below) or not callable(rest):
+            raise TypeError("SplitPut(low, below, rest) takes bytes and two callables")
+        self.low, self.below, self.rest = low, below, rest
+
+    def __call__(self, key: bytes, value: bytes) -> object:
+        return (self.below if type(key) is bytes and key < self.low else self.rest)(key, value)
+
+    def end(self, ended: Callable[[bytes, bytes], object]) -> None:
+        """Every later call is ``ended(key, value)``; ``below`` and ``rest`` are let go."""
+        if not callable(ended):
+            raise TypeError("SplitPut.end takes a callable")
+        self.below = self.rest = ended
 
 
 PutRoute: Any = PythonPutRoute
-SplitPut: Any = python_split_put
+SplitPut: Any = PythonSplitPut
 with contextlib.suppress(ImportError):  # no C compiler at install: the Python code, same results
     from ._put_route_accel import PutRoute
     from ._put_route_accel import SplitPut as SplitPut

@@ -17,6 +17,8 @@
  *   put = SplitPut(low, below, rest)
  *   put(key, value)        below(key, value) for a bytes key < low, else
  *                          rest(key, value)
+ *   put.end(ended)         every later call is ended(key, value), and the put
+ *                          holds below and rest no more
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -391,6 +393,24 @@ split_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     return (PyObject *)self;
 }
 
+static PyObject *
+split_end(PyObject *op, PyObject *ended)
+{
+    if (!PyCallable_Check(ended)) {
+        PyErr_SetString(PyExc_TypeError, "SplitPut.end takes a callable");
+        return NULL;
+    }
+    SplitPut *self = (SplitPut *)op;
+    Py_XSETREF(self->below, Py_NewRef(ended));
+    Py_XSETREF(self->rest, Py_NewRef(ended));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef split_methods[] = {
+    {"end", split_end, METH_O, "end(ended): every later call is ended(key, value)."},
+    {NULL, NULL, 0, NULL},
+};
+
 static int
 split_traverse(PyObject *op, visitproc visit, void *arg)
 {
@@ -427,6 +447,7 @@ static PyTypeObject SplitPutType = {
     .tp_call = PyVectorcall_Call,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_new = split_new,
+    .tp_methods = split_methods,
     .tp_traverse = split_traverse,
     .tp_clear = split_clear,
     .tp_dealloc = split_dealloc,

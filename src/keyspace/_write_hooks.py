@@ -72,10 +72,18 @@ from typing import Any, ClassVar, Final, Literal, cast
 from ._metadata import reserved_ranges
 from ._put_route import PutRoute, SplitPut
 from ._retry import run_again, run_atomically
-from .errors import InvalidArgument, KeyspaceError, TransactionConflict, UnreadableRecord, show_bytes
+from .errors import (
+    InvalidArgument,
+    KeyspaceError,
+    StoreClosed,
+    TransactionConflict,
+    UnreadableRecord,
+    show_bytes,
+)
 from .schemes._base import Scheme
 from .stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView, keys_in
 from .stores._events import StoreWatch
+from .stores._translated import ended_call
 from .tuples import pack
 
 __all__ = [
@@ -657,6 +665,7 @@ class HookedTransaction(DelegatedReads, WriteView):
         self.ranges: list[tuple[bytes, bytes | None]] = []
         self.deleted: list[bytes] = []
         self._wrote = False
+        self._ended = False
         self.notes: dict[bytes, dict[str, Any]] = {}
         """Per key, what a writer told the hooks of its last write (:meth:`note`)."""
         self._filtered: ReadView | None = None
@@ -697,6 +706,7 @@ class HookedTransaction(DelegatedReads, WriteView):
         commit's (a hook's :meth:`WriteHook.next_commit`), ``index`` this put's
         among the deferred puts of the commit (0, 1, ...), returned now. The
         hooks see it as a put of the commit."""
+        self._check_open()
         self.deferred.append((make_key, value))
         return len(self.deferred) - 1
 
@@ -746,9 +756,13 @@ class HookedTransaction(DelegatedReads, WriteView):
         if manager is None:
             return None
         self._manager = None
-        # the split put holds this transaction's method: dropped, so that no reference
-        # cycle keeps the transaction (its dicts of old and new values) alive after it
-        self.__dict__.pop("put", None)
+        self._ended = True
+        # the split put (which a scope bound in the block may still hold) refuses every
+        # later put, and holds this transaction no more: no reference cycle keeps it
+        # (its dicts of old and new values) alive after the block
+        split = self.__dict__.pop("put", None)
+        if split is not None:
+            split.end(ended_call(self._ended_message()))
         if exc_type is not None:
             return manager.__exit__(exc_type, exc, tb)
         store = self.store
@@ -834,7 +848,17 @@ class HookedTransaction(DelegatedReads, WriteView):
         if key >= store._reserved_low and store._reserved_key(key):
             self.reserved_keys.add(key)
 
+    def _ended_message(self) -> str:
+        return f"this transaction of {self.store.url} has ended"
+
+    def _check_open(self) -> None:
+        """Refuse a write that would only reach the pending puts (nothing an ended
+        engine transaction would refuse) once the block has ended."""
+        if self._ended:
+            raise StoreClosed(self._ended_message())
+
     def _put(self, key: bytes, value: bytes) -> None:
+        self._check_open()
         route = self.route
         if route is not None and key < self.store._reserved_low:
             route(key, value)
@@ -847,6 +871,7 @@ class HookedTransaction(DelegatedReads, WriteView):
     put = _put  # the split put (set while the block runs) takes keys below the records
 
     def put_many(self, items: Iterable[tuple[bytes, bytes]]) -> int:
+        self._check_open()
         pairs = items if isinstance(items, list) else list(items)
         self.pending.update(pairs)
         notes = self.notes

@@ -362,6 +362,17 @@ def test_translated_calls_and_split_puts_hold_nothing() -> None:
     check(attempt(lambda: split("not bytes", value)), value, split)
     assert seen == {1, 2}
 
+    def ended(k: bytes, v: bytes) -> None:
+        raise StoreClosed("ended")
+
+    def end_and_put() -> None:
+        made = _put_route_accel.SplitPut(b"\xff", below, rest)
+        made.end(ended)
+        with contextlib.suppress(StoreClosed):
+            made(key, value)
+
+    check(end_and_put, key, value, below, rest, ended)
+
 
 # -- keyspace.stores._pairs_accel ---------------------------------------------------
 

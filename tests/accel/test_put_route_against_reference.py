@@ -1,5 +1,7 @@
 """The C put route of a hooked transaction (``keyspace._put_route_accel.PutRoute``)
-against its pure-Python reference (``PythonPutRoute``): for any sequence of puts,
+and its C split put (``SplitPut``) against their pure-Python references
+(``PythonPutRoute``, ``PythonSplitPut``). The split put hands each key where the
+reference does, and once ended hands every put to its end. The route: for any sequence of puts,
 settles and cleared summaries both call
 the engine's replace alike and leave the same dicts (values before, values
 after, in the order first written), the same summary, count and columns; an
@@ -17,10 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keyspace import _put_route
-from keyspace._put_route import PythonPutRoute
+from keyspace._put_route import PythonPutRoute, PythonSplitPut
 
 ROUTES: list[Any] = (
     [PythonPutRoute] if _put_route.PutRoute is PythonPutRoute else [_put_route.PutRoute, PythonPutRoute]
+)
+SPLITS: list[Any] = (
+    [PythonSplitPut] if _put_route.SplitPut is PythonSplitPut else [_put_route.SplitPut, PythonSplitPut]
 )
 
 
@@ -159,3 +164,42 @@ def test_the_c_route_holds_nothing_after_its_calls() -> None:
         route.summary()
 
     assert holds_nothing(one, key, value)
+
+
+@pytest.mark.parametrize("split", SPLITS, ids=lambda f: "Python" if f is PythonSplitPut else "C")
+@given(
+    low=st.binary(max_size=3),
+    keys=st.lists(
+        st.one_of(st.binary(max_size=4), st.sampled_from([b"\xff", b"\xff\x00", b""])), max_size=20
+    ),
+)
+def test_a_split_put_hands_each_key_where_the_reference_does(
+    split: Any, low: bytes, keys: list[bytes]
+) -> None:
+    seen: list[tuple[str, bytes, bytes]] = []
+    put = split(low, lambda k, v: seen.append(("below", k, v)), lambda k, v: seen.append(("rest", k, v)))
+    for key in keys:
+        put(key, b"v" + key)
+    put("not bytes", b"v")  # type: ignore[arg-type]  # no key of the store: rest decides
+    assert seen == [("below" if key < low else "rest", key, b"v" + key) for key in keys] + [
+        ("rest", "not bytes", b"v")  # type: ignore[list-item]
+    ]
+
+
+@pytest.mark.parametrize("split", SPLITS, ids=lambda f: "Python" if f is PythonSplitPut else "C")
+def test_an_ended_split_put_hands_every_put_to_its_end(split: Any) -> None:
+    seen: list[str] = []
+    put = split(b"\xff", lambda k, v: seen.append("below"), lambda k, v: seen.append("rest"))
+
+    def ended(key: bytes, value: bytes) -> None:
+        raise KeyError(key)
+
+    put.end(ended)
+    for key in (b"a", b"\xff\x01"):
+        with pytest.raises(KeyError):
+            put(key, b"v")
+    assert seen == []
+    with pytest.raises(TypeError):
+        put.end(b"not callable")
+    with pytest.raises(TypeError):
+        split("not bytes", ended, ended)

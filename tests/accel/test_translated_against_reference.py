@@ -1,9 +1,7 @@
-"""The C translated call (``keyspace.stores._gate_accel.translated``) and
-the C split put of a hooked transaction (``keyspace._put_route_accel.SplitPut``)
-against their pure-Python references: the same results, the same errors (a
-translated error chained from the engine's, keyspace errors and other
-BaseExceptions as they are, the translation's own error as it is), keyword
-arguments passed through."""
+"""The C translated call (``keyspace.stores._gate_accel.translated``) against its
+pure-Python reference: the same results, the same errors (a translated error
+chained from the engine's, keyspace errors and other BaseExceptions as they
+are, the translation's own error as it is), keyword arguments passed through."""
 
 from __future__ import annotations
 
@@ -11,21 +9,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from keyspace import _put_route
 from keyspace.errors import KeyspaceError, StoreClosed, StoreError
 from keyspace.stores import _translated
 from keyspace.stores._translated import translated_py
 
 TRANSLATED = (
     [translated_py] if _translated.translated is translated_py else [_translated.translated, translated_py]
-)
-SPLITS = (
-    [_put_route.python_split_put]
-    if _put_route.SplitPut is _put_route.python_split_put
-    else [_put_route.SplitPut, _put_route.python_split_put]
 )
 
 
@@ -110,20 +100,3 @@ def test_the_c_type_refuses_what_is_not_callable_and_a_non_exception() -> None:
     engine.raise_ = ValueError("engine")
     with pytest.raises(TypeError, match="not an exception"):
         _translated.translated(engine, lambda exc, key: "text")(b"k")
-
-
-@pytest.mark.parametrize("split", SPLITS, ids=lambda f: getattr(f, "__name__", "C"))
-@given(
-    low=st.binary(max_size=3),
-    keys=st.lists(
-        st.one_of(st.binary(max_size=4), st.sampled_from([b"\xff", b"\xff\x00", b""])), max_size=20
-    ),
-)
-def test_a_split_put_hands_each_key_where_the_reference_does(
-    split: Callable[..., Any], low: bytes, keys: list[bytes]
-) -> None:
-    seen: list[tuple[str, bytes, bytes]] = []
-    put = split(low, lambda k, v: seen.append(("below", k, v)), lambda k, v: seen.append(("rest", k, v)))
-    for key in keys:
-        put(key, b"v" + key)
-    assert seen == [("below" if key < low else "rest", key, b"v" + key) for key in keys]

@@ -184,3 +184,29 @@ def test_a_feature_record_spoilt_before_it_is_written_is_named_and_nothing_writt
         with pytest.raises(keyspace.errors.UnreadableRecord, match="feature record"):
             ks.scope("a")[b"k"] = b"v"
         assert ks.scope("a").get(b"k") is None and ks.store.get(key) == record
+
+
+@pytest.mark.parametrize("feature", ["changes", "accounting", "tally"])
+def test_writes_through_a_transaction_after_its_block_are_refused(url: str, feature: str) -> None:
+    """A scope of a hooked transaction, held after the block: its put, update and
+    (with a change log) append raise StoreClosed and write nothing, as a
+    transaction without a feature does; the puts no longer wait unseen in the
+    ended transaction's pending dict."""
+    ks = keyspace.open(url, **{feature: True})
+    with ks.transaction() as tx:
+        held = tx.scope("a")
+        held[b"k1"] = b"in the block"
+        other = tx.scope("b")  # bound in the block, first written after it
+    writes = [
+        lambda: held.__setitem__(b"k2", b"late"),
+        lambda: other.__setitem__(b"k3", b"late"),
+        lambda: held.update({b"k4": b"late", b"k5": b"late"}),
+    ]
+    if feature == "changes":
+        writes.append(lambda: held.append(b"late"))
+    for write in writes:
+        with pytest.raises(keyspace.StoreClosed, match="ended"):
+            write()
+    assert dict(ks.scope("a").items()) == {b"k1": b"in the block"}
+    assert dict(ks.scope("b").items()) == {}
+    ks.close()
