@@ -55,6 +55,7 @@ from .stores._base import (
     Seeker,
     Store,
     WriteView,
+    count_lacking,
     cut_pages,
     key_pages_of,
     keys_in,
@@ -470,7 +471,7 @@ class ExpiringReads(ReadView):
             return key_pages_of(keys if limit is None else islice(keys, limit))
 
         read = pages_in_turn(pages, ranges, reverse, limit)
-        return cut_pages(read, cut) if cut else read
+        return cut_pages(read, cut)
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
@@ -478,10 +479,7 @@ class ExpiringReads(ReadView):
         now = now_micros()
         total = self._view.count(start, stop, without)
         expired = self.expired_keys(start, stop, now)
-        if without is None:
-            return total - len(expired)
-        sought, at = bytes((without[0],)), without[1]
-        return total - sum(1 for k in expired if k.find(sought, at) == -1)
+        return total - (len(expired) if without is None else count_lacking(expired, *without))
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
         inner = self._view.seeker(stop)

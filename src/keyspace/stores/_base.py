@@ -338,7 +338,7 @@ class ReadView(ABC):
         above is this one (:func:`keys_in`). Cost: one scan per range and one
         list per page (two with ``cut``)."""
         read = _pages_of_scans(self, ranges, reverse, limit, keys_only)
-        return cut_pages(read, cut) if cut else read
+        return cut_pages(read, cut)
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
@@ -752,6 +752,17 @@ def _with_empty_values(keys: list[bytes]) -> list[tuple[bytes, bytes]]:
     return list(zip(keys, repeat(b"")))
 
 
+def _paired_pages(
+    key_pages: Callable[[bytes, bytes | None, bool, int | None], Iterable[list[bytes]]],
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    limit: int | None,
+) -> Iterable[list[tuple[bytes, bytes]]]:
+    """The pages of ``key_pages`` of one range, each made a keys-only page."""
+    return map(_with_empty_values, key_pages(start, stop, reverse, limit))
+
+
 def key_pages_of(keys: Iterable[bytes]) -> Iterator[list[tuple[bytes, bytes]]]:
     """The keys-only pages (``(key, b"")`` each, in the pages of
     :func:`pages_of`) of ``keys``, an engine's keys of one range: how a view
@@ -851,14 +862,8 @@ def pages_by_range(
     read: Iterable[list[tuple[bytes, bytes]]]
     if keys_only:
         if key_pages is None:
-            read = _pages_of_scans(view, ranges, reverse, limit, True)
-            return cut_pages(read, cut) if cut else read
-        keys = key_pages
-
-        def paired(start: bytes, stop: bytes | None, reverse: bool, limit: int | None) -> Iterable[list[Any]]:
-            return map(_with_empty_values, keys(start, stop, reverse, limit))
-
-        pages = paired
+            return cut_pages(_pages_of_scans(view, ranges, reverse, limit, True), cut)
+        pages = partial(_paired_pages, key_pages)
     try:
         if len(ranges) != 1:
             read = translated_pages(pages_in_turn(pages, ranges, reverse, limit), view.translate)
@@ -871,7 +876,7 @@ def pages_by_range(
         raise
     except Exception as exc:
         raise view.translate(exc) from exc
-    return cut_pages(read, cut) if cut else read
+    return cut_pages(read, cut)
 
 
 def cut_pages(pages: Iterable[list[tuple[bytes, _V]]], cut: int) -> Iterable[list[tuple[bytes, _V]]]:

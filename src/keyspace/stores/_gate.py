@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ..errors import KeyspaceError
-from ._translated import Translate, translated_py
+from ._translated import Translate, raise_translation, translated_py
 
 __all__ = ["Gate", "PyGate", "close_when_idle"]
 
@@ -99,10 +99,7 @@ class PyGate:
             except Exception as exc:
                 if translate is None or isinstance(exc, KeyspaceError):
                     raise
-                error = translate(exc)
-                if error is exc:
-                    raise
-                raise error from exc
+                raise_translation(translate(exc), exc)
             if item is _END:
                 it = None
             else:

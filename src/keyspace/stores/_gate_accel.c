@@ -327,8 +327,6 @@ static PyTypeObject GuardedIterType = {
 
 /* -- Gate ------------------------------------------------------------------------ */
 
-/* -- Gate ----------------------------------------------------------------------- */
-
 static PyObject *
 gate_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {

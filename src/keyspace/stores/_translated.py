@@ -30,11 +30,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, NoReturn
 
 from ..errors import KeyspaceError, StoreClosed
 
-__all__ = ["GetSlot", "PointSlots", "PutSlot", "Translate", "ended_call", "translated", "translated_py"]
+__all__ = [
+    "GetSlot",
+    "PointSlots",
+    "PutSlot",
+    "Translate",
+    "ended_call",
+    "raise_translation",
+    "translated",
+    "translated_py",
+]
 
 Translate = Callable[[BaseException, Any], KeyspaceError]
 """A view's translation of an engine error (the error, and the key of the call or
@@ -83,6 +92,16 @@ def _raise_closed(message: str, *args: Any) -> Any:
     raise StoreClosed(message)
 
 
+def raise_translation(error: BaseException, exc: BaseException) -> NoReturn:
+    """Raise ``error``, the translation of ``exc`` (the engine error being
+    handled), chained from it; ``exc`` itself where the translation gave it
+    back. The rule of the C gate's translated calls and iterators, which this
+    module's and the gate's references follow."""
+    if error is exc:
+        raise exc
+    raise error from exc
+
+
 def translated_py(fn: Callable[..., Any], translate: Translate) -> Callable[..., Any]:
     """``fn``, its errors raised as ``translate(error, key)`` (module docstring)."""
 
@@ -92,10 +111,7 @@ def translated_py(fn: Callable[..., Any], translate: Translate) -> Callable[...,
         except KeyspaceError:
             raise
         except Exception as exc:
-            error = translate(exc, args[0] if args else None)
-            if error is exc:
-                raise
-            raise error from exc
+            raise_translation(translate(exc, args[0] if args else None), exc)
 
     return call
 
