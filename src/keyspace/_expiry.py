@@ -471,7 +471,7 @@ class ExpiringReads(ReadView):
             return key_pages_of(keys if limit is None else islice(keys, limit))
 
         read = pages_in_turn(pages, ranges, reverse, limit)
-        return cut_pages(read, cut)
+        return cut_pages(read, cut) if cut else read
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None

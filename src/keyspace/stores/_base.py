@@ -338,7 +338,7 @@ class ReadView(ABC):
         above is this one (:func:`keys_in`). Cost: one scan per range and one
         list per page (two with ``cut``)."""
         read = _pages_of_scans(self, ranges, reverse, limit, keys_only)
-        return cut_pages(read, cut)
+        return cut_pages(read, cut) if cut else read
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None
@@ -862,7 +862,8 @@ def pages_by_range(
     read: Iterable[list[tuple[bytes, bytes]]]
     if keys_only:
         if key_pages is None:
-            return cut_pages(_pages_of_scans(view, ranges, reverse, limit, True), cut)
+            read = _pages_of_scans(view, ranges, reverse, limit, True)
+            return cut_pages(read, cut) if cut else read
         pages = partial(_paired_pages, key_pages)
     try:
         if len(ranges) != 1:
@@ -876,7 +877,7 @@ def pages_by_range(
         raise
     except Exception as exc:
         raise view.translate(exc) from exc
-    return cut_pages(read, cut)
+    return cut_pages(read, cut) if cut else read
 
 
 def cut_pages(pages: Iterable[list[tuple[bytes, _V]]], cut: int) -> Iterable[list[tuple[bytes, _V]]]:

@@ -191,7 +191,7 @@ class _Reader(ReadView):
         if not keys_only or self._track:
             return super().read_pages(ranges, reverse, limit, keys_only, cut)
         read = pages_in_turn(self._key_pairs, ranges, reverse, limit)
-        return cut_pages(read, cut)
+        return cut_pages(read, cut) if cut else read
 
     def _key_pairs(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None

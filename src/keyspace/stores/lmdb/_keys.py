@@ -205,7 +205,7 @@ class TxnReads:
         view: ReadView = self  # type: ignore[assignment]  # a ReadView in every class it serves
         if keys_only:
             read = pages_in_turn(self._key_pairs, ranges, reverse, limit)
-            return cut_pages(read, cut)
+            return cut_pages(read, cut) if cut else read
         if self._replays():
             return ReadView.read_pages(view, ranges, reverse, limit, keys_only, cut)
         txn, db = self._keys_txn()
