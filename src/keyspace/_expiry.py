@@ -454,7 +454,7 @@ class ExpiringReads(ReadView):
         limit: int | None = None,
         keys_only: bool = False,
         cut: int = 0,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
+    ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
         """The view's own pages while no deadline has passed; else the default,
         through :meth:`scan`, which leaves out the keys that expired, and for
         keys only the view's keys without them (no value read)."""

@@ -14,7 +14,7 @@ the plan the route.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from itertools import chain
 from typing import Any
 
@@ -22,12 +22,15 @@ from .codecs import Codec, native_type
 from .errors import InvalidArgument, show_bytes
 from .schemes._base import Key, Scheme
 from .schemes._layouts import Layout
-from .stores._base import ReadView
+from .stores._base import ReadView, page_list
 
 __all__ = ["check_range_arguments", "chunks", "pairs", "short", "stored_ranges"]
 
 Range = tuple[bytes, bytes | None]
 Chunk = list[tuple[Any, bytes]]
+_Read = tuple[
+    Iterable[Iterable[tuple[bytes, bytes]]], Callable[[Chunk], Chunk] | None, Callable[[bytes], bool] | None
+]
 
 
 def check_range_arguments(include_start: Any, include_stop: Any, reverse: Any, limit: Any) -> None:
@@ -163,6 +166,64 @@ def chunks(
     ``plain`` and the keys are its own (bytes), the view gives the keys without
     the prefix (``cut``), which is their decoding: an engine that leaves the
     prefix out itself (LevelDB) then makes no key twice."""
+    read = _read(
+        layout, own, bound, scheme, codec, guard, hidden, view, decoder, touch,
+        start, stop, include_start, include_stop, reverse, limit, prefix, decode, keys,
+    )  # fmt: skip
+    if read is not None:
+        yield from _converted(*read, limit)
+
+
+def _converted(
+    pages: Iterable[Iterable[tuple[bytes, bytes]]],
+    convert: Callable[[Chunk], Chunk] | None,
+    is_own: Callable[[bytes], bool] | None,
+    left: int | None,
+) -> Generator[Chunk, None, None]:
+    """The chunks of :func:`chunks` from the pages :func:`_read` gives: each page a
+    list, decoded by ``convert`` or filtered by ``is_own``, at most ``left``
+    items in all, the empty ones left out."""
+    for page in pages:
+        chunk = page_list(page)
+        if convert is not None:
+            chunk = convert(chunk)
+        elif is_own is not None:
+            chunk = [item for item in chunk if is_own(item[0])]
+        if left is not None:
+            if len(chunk) >= left:
+                yield chunk[:left]
+                return
+            left -= len(chunk)
+        if chunk:
+            yield chunk
+
+
+def _read(
+    layout: Layout,
+    own: tuple[Range, ...],
+    bound: Callable[[Any], bytes],
+    scheme: Scheme,
+    codec: Codec,
+    guard: object,
+    hidden: Callable[[], bool],
+    view: ReadView,
+    decoder: Callable[[list[tuple[bytes, bytes]]], Chunk],
+    touch: Callable[[], None],
+    start: Key | None,
+    stop: Key | None,
+    include_start: bool,
+    include_stop: bool,
+    reverse: bool,
+    limit: int | None,
+    prefix: Key | None,
+    decode: bool,
+    keys: bool,
+) -> _Read | None:
+    """The read of :func:`chunks`: ``(pages, convert, is_own)``, the view's pages
+    of the stored ranges asked for and what each still needs (``convert``: the
+    decoder; ``is_own``: the filter of a layout whose ranges hold others'
+    keys; both ``None``: the pages are the items asked for), or ``None`` where
+    nothing is to be read (the view touched)."""
     if type(reverse) is not bool:
         check_flags(include_start, include_stop, reverse)
     ranges = stored_ranges(
@@ -182,7 +243,7 @@ def chunks(
     )
     if not ranges or (limit is not None and limit <= 0):
         touch()  # nothing to read, on a view that must still be open
-        return
+        return None
     if reverse:
         ranges.reverse()
     exact = layout.exact
@@ -191,19 +252,43 @@ def chunks(
     cut = 0
     if convert is decoder and layout.plain and decoder is layout.decode_chunk:
         cut, convert = len(layout.prefix), None
-    left = limit
-    for chunk in view.read_pages(ranges, reverse, limit if exact else None, keys, cut):
-        if convert is not None:
-            chunk = convert(chunk)
-        elif is_own is not None:
-            chunk = [item for item in chunk if is_own(item[0])]
-        if left is not None:
-            if len(chunk) >= left:
-                yield chunk[:left]
-                return
-            left -= len(chunk)
-        if chunk:
-            yield chunk
+    return view.read_pages(ranges, reverse, limit if exact else None, keys, cut), convert, is_own
+
+
+def _streamed(
+    layout: Layout,
+    own: tuple[Range, ...],
+    bound: Callable[[Any], bytes],
+    scheme: Scheme,
+    codec: Codec,
+    guard: object,
+    hidden: Callable[[], bool],
+    view: ReadView,
+    decoder: Callable[[list[tuple[bytes, bytes]]], Chunk],
+    touch: Callable[[], None],
+    start: Key | None = None,
+    stop: Key | None = None,
+    include_start: bool = True,
+    include_stop: bool = False,
+    reverse: bool = False,
+    limit: int | None = None,
+    prefix: Key | None = None,
+) -> Generator[Iterable[tuple[Any, bytes]], None, None]:
+    """The items of :func:`chunks` in pages that may be read as they are used:
+    where the view's pages are the items asked for (no limit, decoding or
+    filter left), the view's own pages, which a view may stream from its engine
+    (see :meth:`~keyspace.stores.ReadView.read_pages`); else the chunks."""
+    read = _read(
+        layout, own, bound, scheme, codec, guard, hidden, view, decoder, touch,
+        start, stop, include_start, include_stop, reverse, limit, prefix, True, False,
+    )  # fmt: skip
+    if read is None:
+        return
+    pages, convert, is_own = read
+    if convert is None and is_own is None and limit is None:
+        yield from pages
+    else:
+        yield from _converted(pages, convert, is_own, limit)
 
 
 def short(
@@ -286,7 +371,7 @@ def short(
     out: Chunk = []
     if layout.exact:  # every item read is one asked for: the store honours the limit
         for page in read(ranges, reverse, limit):
-            out += decoder(page)
+            out += decoder(page_list(page))
         return out
     # the own keys are filtered out of the range: read the stored items in
     # limited reads, the first of as many as are still wanted, each next
@@ -324,7 +409,8 @@ def pairs(
     touch: Callable[[], None],
     *args: Any,
 ) -> Iterator[tuple[Any, bytes]]:
-    """The items of :func:`chunks` one by one."""
+    """The items of :func:`chunks` one by one, read as the caller reads them where
+    the view streams them (:func:`_streamed`)."""
     return chain.from_iterable(
-        chunks(layout, own, bound, scheme, codec, guard, hidden, view, decoder, touch, *args)
+        _streamed(layout, own, bound, scheme, codec, guard, hidden, view, decoder, touch, *args)
     )

@@ -195,11 +195,14 @@ class LevelDBStore(PointSlots, BatchedWrites, Store):
         limit: int | None = None,
         keys_only: bool = False,
         cut: int = 0,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
+    ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
         """A plyvel iterator per range, read in pages (:func:`pages_by_range`);
         with ``cut`` (items read forward), iterators of plyvel's ``prefixed_db``
         of the ranges' prefix, which leaves the prefix out of the keys in C
-        (:func:`cut_ranges`). Not in reverse: plyvel 1.5 then skips the key that
+        (:func:`cut_ranges`), and with no ``limit`` too, one page streamed from
+        those iterators in turn, each step behind the gate
+        (``Gate.guard_chain``, errors translated): a scan of a whole scope reads
+        as plyvel's own iterators do. Not in reverse: plyvel 1.5 then skips the key that
         equals the prefix (a reverse iterator skips a last key equal to its
         start, and a ``prefixed_db``'s start is its prefix)."""
         if cut and not keys_only and not reverse and ranges:
@@ -208,6 +211,9 @@ class LevelDBStore(PointSlots, BatchedWrites, Store):
                 part = self._calls.run(self._live().prefixed_db, prefix)
             except (plyvel.Error, RuntimeError) as exc:
                 raise self.translate(exc) from exc
+            if limit is None:
+                made = map(partial(self._calls.run, _iterator_of, part), under)
+                return (self._calls.guard_chain(made, self.translate),)
             return pages_by_range(self, partial(self._source_pages, part), under, reverse, limit, False)
         return pages_by_range(
             self, self._range_pages, ranges, reverse, limit, keys_only, cut, self._range_key_pages
@@ -371,7 +377,7 @@ class _LevelDBSnapshot(GetSlot, Releasable, ReadView):
         limit: int | None = None,
         keys_only: bool = False,
         cut: int = 0,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
+    ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
         """The checked pages of :meth:`_pages` (:func:`pages_by_range`)."""
         return pages_by_range(
             self, self._pages, ranges, reverse, limit, keys_only, cut, partial(self._pages, keys=True)
@@ -401,6 +407,11 @@ class _LevelDBSnapshot(GetSlot, Releasable, ReadView):
             # later get raises the ended snapshot's StoreClosed, and no cycle is left
             self.get = ended_call(f"this {self._kind} of {self._store.url} has ended")
             _close_behind(self._store._calls, snap)
+
+
+def _iterator_of(source: Any, part: tuple[bytes, bytes | None]) -> Any:
+    """A plyvel iterator of ``source`` over one ``(start, stop)``."""
+    return source.iterator(start=part[0], stop=part[1])
 
 
 def _check_creatable(path: str, url: str) -> None:

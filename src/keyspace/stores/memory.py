@@ -206,7 +206,7 @@ class _Snapshot(Releasable, ReadView):
         limit: int | None = None,
         keys_only: bool = False,
         cut: int = 0,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
+    ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
         """The checked pages of the map (:func:`pages_by_range`; their only errors
         are this view's own)."""
         return pages_by_range(

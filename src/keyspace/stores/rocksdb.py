@@ -312,7 +312,7 @@ class RocksDBStore(BatchedWrites, Store):
         limit: int | None = None,
         keys_only: bool = False,
         cut: int = 0,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
+    ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
         """The items of :meth:`scan` as the pages of one rocksdict iterator per
         range that :func:`~keyspace.stores._base.pages_of` reads (no Python code
         per item), tracked as a scan is, so ``close()`` drops its iterator and

@@ -105,7 +105,7 @@ class _Keys:
         limit: int | None = None,
         keys_only: bool = False,
         cut: int = 0,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
+    ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
         """The statements' pages of each range (:func:`_statement_pages`, through
         :func:`~keyspace.stores._base.pages_by_range`): a read of up to a page
         is one statement run now; keys only, statements that read each key and

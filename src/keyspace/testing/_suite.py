@@ -86,7 +86,7 @@ class _Abandon(Exception):
     """Raised to end a transaction's block by an error (it is discarded)."""
 
 
-def _paged(pages: Iterable[list[Any]]) -> Iterator[Any]:
+def _paged(pages: Iterable[Iterable[Any]]) -> Iterator[Any]:
     """The items of ``read_pages``' pages."""
     return chain.from_iterable(pages)
 

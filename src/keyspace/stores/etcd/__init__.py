@@ -184,7 +184,7 @@ class _Reader(ReadView):
         limit: int | None = None,
         keys_only: bool = False,
         cut: int = 0,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
+    ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
         """The default, through :meth:`scan`; keys only, pages of ``keys_only``
         ranges at one revision (a tracked reader: the default, through
         :meth:`scan`, which records what the commit compares)."""

@@ -397,7 +397,7 @@ class LMDBStore(MapGrowth, Store):
         limit: int | None = None,
         keys_only: bool = False,
         cut: int = 0,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
+    ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
         """Pages read in short read transactions (a short read of one range: one
         page in one frame), so a scan never holds one open between pages
         (growing the map never ends it), one range after the other; keys only:

@@ -196,7 +196,7 @@ class TxnReads:
         limit: int | None = None,
         keys_only: bool = False,
         cut: int = 0,
-    ) -> Iterable[list[tuple[bytes, bytes]]]:
+    ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
         """The pages of cursors of the view's transaction (:func:`cursor_read_pages`),
         where it reads one LMDB transaction for good; where it may go on in a new
         one (:meth:`_replays`), the contract's default, through :meth:`scan`
