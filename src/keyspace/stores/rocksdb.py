@@ -92,12 +92,13 @@ class _LiveScan(Iterator[Any]):
     RocksDB iterator, and its next step then raises
     :class:`~keyspace.errors.StoreClosed` rather than ending as if complete."""
 
-    __slots__ = ("__weakref__", "_ended", "_items", "_url")
+    __slots__ = ("__weakref__", "_ended", "_items", "_kept", "_url")
 
-    def __init__(self, url: str, items: Generator[Any, None, None]) -> None:
+    def __init__(self, url: str, items: Generator[Any, None, None], kept: object = None) -> None:
         self._url = url
         self._items = items
         self._ended = False
+        self._kept = kept  # what the engine's iterator points into (its read options)
 
     def __iter__(self) -> _LiveScan:
         return self
@@ -269,33 +270,36 @@ class RocksDBStore(BatchedWrites, Store):
             raise StoreClosed(f"the store {self.url} is closed")
         return db
 
-    def _track(self, items: Generator[Any, None, None]) -> _LiveScan:
-        scan = _LiveScan(self.url, items)
+    def _track(self, items: Generator[Any, None, None], kept: object = None) -> _LiveScan:
+        scan = _LiveScan(self.url, items, kept)
         self._views.add(scan)
         return scan
 
     def _walk(
         self, start: bytes, stop: bytes | None, reverse: bool, keys: bool
-    ) -> tuple[Iterator[Any], bytes | None]:
-        """``(items, bound)``: a rocksdict iterator of the items (``keys``: keys,
-        values unread) of ``[start, stop)`` in the order asked for, bounded above by
-        RocksDB itself, and the lower bound of a reverse walk, which the caller
-        checks (``None``: none to check)."""
+    ) -> tuple[Iterator[Any], bytes | None, ReadOptions]:
+        """``(items, bound, options)``: a rocksdict iterator of the items (``keys``:
+        keys, values unread) of ``[start, stop)`` in the order asked for, bounded
+        above by RocksDB itself, the lower bound of a reverse walk, which the
+        caller checks (``None``: none to check), and the read options holding the
+        upper bound, which the caller keeps as long as the iterator: rocksdict's
+        iterator points into them, and once they are freed it reads past ``stop``
+        or ends before it."""
         read = ReadOptions()
         if stop is not None:
             read.set_iterate_upper_bound(stop)
         walk = self._live().keys if keys else self._live().items
         if reverse:
             # seek_for_prev(stop) under the upper bound lands on the last key < stop
-            return walk(backwards=True, from_key=stop, read_opt=read), start or None
-        return walk(from_key=start, read_opt=read), None
+            return walk(backwards=True, from_key=stop, read_opt=read), start or None, read
+        return walk(from_key=start, read_opt=read), None, read
 
     def _scan(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
     ) -> Generator[Any, None, None]:
         """Items (``keys``: keys, values unread) of ``[start, stop)``."""
         try:
-            items, bound = self._walk(start, stop, reverse, keys)
+            items, bound, _options = self._walk(start, stop, reverse, keys)  # kept while it runs
             if bound is not None:
                 items = takewhile((bound if keys else (bound,)).__le__, items)  # k >= start, checked here
             items = limited(items, limit)
@@ -328,8 +332,8 @@ class RocksDBStore(BatchedWrites, Store):
     ) -> Iterator[list[tuple[bytes, bytes]]]:
         """The pages of one rocksdict iterator of ``[start, stop)``, tracked;
         errors raw."""
-        items, bound = self._walk(start, stop, reverse, False)
-        return self._track(pages_of(items, bound, reverse, limit))
+        items, bound, options = self._walk(start, stop, reverse, False)
+        return self._track(pages_of(items, bound, reverse, limit), options)
 
     def _range_key_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
