@@ -247,3 +247,24 @@ def test_puts_logged_after_a_read_are_seen_and_kept(store: Store) -> None:
         assert list(tx.scan()) == [(b"a", b"2"), (b"b", b"3")]
         fast(b"c", b"4")
     assert list(store.scan()) == [(b"a", b"2"), (b"b", b"3"), (b"c", b"4")]
+
+
+def test_a_read_among_the_first_writes_leaves_the_later_puts_as_logged(store: Store) -> None:
+    """A bulk load whose transaction read once among its first writes (a scope's
+    first write checks the store's records) commits its puts as they were
+    logged, after the puts the read had joined: no dict of every put is made,
+    and a key put again in the log is written twice, the later winning."""
+    handed: list[list[bytes]] = []
+    apply = type(store)._apply
+
+    def spy(self: Any, ranges: Any, deletes: Any, keys: Any, values: Any) -> None:
+        handed.append(keys)
+        apply(self, ranges, deletes, keys, values)
+
+    with patch.object(type(store), "_apply", spy):
+        with store.transaction() as tx:
+            _fast_put(tx)(b"a", b"1")
+            assert tx.get(b"a") == b"1"
+            tx.put_many([(b"c", b"3"), (b"a", b"2"), (b"b", b"2")])
+    assert handed == [[b"a", b"a", b"b", b"c"]]
+    assert list(store.scan()) == [(b"a", b"2"), (b"b", b"2"), (b"c", b"3")]

@@ -413,13 +413,20 @@ class OverlayTransaction(PutSlot, WriteView):
     def commit(self) -> None:
         """Apply every pending write as one atomic batch and end the transaction.
         A key both deleted and put was put after its delete: it is only put. A
-        transaction that only put hands its log over as it is."""
+        transaction that only put hands its log over as it is, after the puts a
+        read had joined (all written before the log's: a key the log puts
+        again is written twice in the batch, the later winning), so a read
+        among its first writes (a scope's first write checks the store's
+        records) does not make a bulk load's puts a dict."""
         if not self._open:
             raise StoreClosed("this transaction has ended")
         keys: Collection[bytes]
         values: Collection[bytes]
-        if self._log is not None and not (self._puts or self._dropped or self._deleted):
+        if self._log is not None and not (self._dropped or self._deleted):
             keys, values = self._log.take()
+            if self._puts:
+                keys = [*self._puts.keys(), *keys]
+                values = [*self._puts.values(), *values]
             deletes: list[bytes] = []
         else:
             puts = self._pending()
