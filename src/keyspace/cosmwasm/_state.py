@@ -105,7 +105,11 @@ def _integer(text: str) -> int | Decimal:
 
 
 _INF = float("inf")
-_STRICT = json.JSONDecoder(parse_float=_number, parse_constant=_not_json).decode
+_STRICT_DECODER = json.JSONDecoder(parse_float=_number, parse_constant=_not_json)
+_STRICT = _STRICT_DECODER.decode
+_STRICT_SCAN = _STRICT_DECODER.scan_once
+"""The decoder's C scanner: one value at an index, with no Python frame around it
+(``decode`` adds two and two whitespace matches)."""
 _STRICT_BIG = json.JSONDecoder(parse_float=_number, parse_int=_integer, parse_constant=_not_json).decode
 
 
@@ -117,6 +121,12 @@ def _json(raw: bytes) -> Any:
     :class:`~decimal.Decimal` (see :func:`_number`, :func:`_integer`)."""
     try:
         text = raw.decode("utf-8")
+        try:  # the C scanner alone, where one value fills the text (serde_json writes no whitespace)
+            value, end = _STRICT_SCAN(text, 0)
+            if end == len(text):
+                return value
+        except (StopIteration, ValueError):
+            pass
         try:
             return _STRICT(text)
         except ValueError:  # an integer with more digits than int() converts, or not JSON
