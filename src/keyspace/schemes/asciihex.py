@@ -89,7 +89,7 @@ class AsciiHex(Scheme):
         """Return the bytes whose hex digits ``raw`` is; :class:`DecodeError` for
         anything else (upper case, odd length, ``00`` or other non-digits)."""
         _check_digits(raw, raw)
-        if b"\x00" in raw:
+        if 0 in raw:
             offset = raw.index(b"\x00")
             raise DecodeError(f"key part {show_bytes(raw)} has a 00 separator at offset {offset}", offset)
         return _unhex(raw, raw, 0)

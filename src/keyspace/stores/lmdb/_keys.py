@@ -148,6 +148,7 @@ class CursorSeeker(Seeker):
             records = self._records
             while (
                 records is not None
+                and 0 not in key  # a database's name holds no NUL (0: bytes' fast int test)
                 and len(cursor.value()) == RECORD_SIZE
                 and records.is_record(key, cursor.value())
             ):

@@ -84,7 +84,7 @@ def name_candidates_py(items: list[Any], size: int) -> list[int]:
 
 
 def _holds_nul(key: Any) -> bool:
-    return isinstance(key, bytes) and b"\x00" in key
+    return isinstance(key, bytes) and 0 in key
 
 
 name_candidates: Callable[[list[Any], int], list[int]]
@@ -144,7 +144,7 @@ class Records:
         """Whether ``key``, holding ``value`` in the unnamed database, is LMDB's
         record of a named database. Raises py-lmdb's errors (the caller
         translates them)."""
-        if len(value) != RECORD_SIZE or b"\x00" in key:
+        if len(value) != RECORD_SIZE or 0 in key:
             return False
         known = self._answers.get(key)
         if known is not None and known[1] == value:
@@ -180,7 +180,7 @@ def delete_data(records: Records | None, txn: Any, key: bytes, db: Any = None) -
     given: the unnamed database) is no data: deleting it is deleting nothing
     (``False``), where LMDB refuses it and spoils the transaction. Cost: a point
     read more before deleting a key that holds no NUL byte."""
-    if records is not None and b"\x00" not in key:
+    if records is not None and 0 not in key:
         value = txn.get(key, db=db)
         if value is not None and len(value) == RECORD_SIZE and records.is_record(key, value):
             return False
@@ -240,7 +240,7 @@ def getter_py(records: Records, get: Callable[[bytes], bytes | None]) -> Callabl
 
     def fast_get(key: bytes) -> bytes | None:
         value = get(key)
-        if value is not None and len(value) == RECORD_SIZE and b"\x00" not in key and is_record(key, value):
+        if value is not None and len(value) == RECORD_SIZE and 0 not in key and is_record(key, value):
             return None
         return value
 
