@@ -261,10 +261,9 @@ def test_a_read_among_the_first_writes_leaves_the_later_puts_as_logged(store: St
         handed.append(keys)
         apply(self, ranges, deletes, keys, values)
 
-    with patch.object(type(store), "_apply", spy):
-        with store.transaction() as tx:
-            _fast_put(tx)(b"a", b"1")
-            assert tx.get(b"a") == b"1"
-            tx.put_many([(b"c", b"3"), (b"a", b"2"), (b"b", b"2")])
+    with patch.object(type(store), "_apply", spy), store.transaction() as tx:
+        _fast_put(tx)(b"a", b"1")
+        assert tx.get(b"a") == b"1"
+        tx.put_many([(b"c", b"3"), (b"a", b"2"), (b"b", b"2")])
     assert handed == [[b"a", b"a", b"b", b"c"]]
     assert list(store.scan()) == [(b"a", b"2"), (b"b", b"2"), (b"c", b"3")]
