@@ -29,7 +29,10 @@ __all__ = ["check_range_arguments", "chunks", "pairs", "short", "stored_ranges"]
 Range = tuple[bytes, bytes | None]
 Chunk = list[tuple[Any, bytes]]
 _Read = tuple[
-    Iterable[Iterable[tuple[bytes, bytes]]], Callable[[Chunk], Chunk] | None, Callable[[bytes], bool] | None
+    Iterable[Iterable[tuple[bytes, bytes]]],
+    Callable[[Chunk], Chunk] | None,
+    Callable[[bytes], bool] | None,
+    int | None,
 ]
 
 
@@ -136,27 +139,7 @@ def stored_ranges(
     return [r for lo, hi in found for r in intersect(own, lo, hi)]
 
 
-def chunks(
-    layout: Layout,
-    own: tuple[Range, ...],
-    bound: Callable[[Any], bytes],
-    scheme: Scheme,
-    codec: Codec,
-    guard: object,
-    hidden: Callable[[], bool],
-    view: ReadView,
-    decoder: Callable[[list[tuple[bytes, bytes]]], Chunk],
-    touch: Callable[[], None],
-    start: Key | None = None,
-    stop: Key | None = None,
-    include_start: bool = True,
-    include_stop: bool = False,
-    reverse: bool = False,
-    limit: int | None = None,
-    prefix: Key | None = None,
-    decode: bool = True,
-    keys: bool = False,
-) -> Generator[Chunk, None, None]:
+def chunks(*args: Any, **kwargs: Any) -> Generator[Chunk, None, None]:
     """The own items asked for as a series of non-empty lists: ``(key, raw
     value)`` decoded by the layout's ``decode_chunk`` (``decode=False``: the
     stored pairs of own keys), from the pages of the view's one read route,
@@ -166,12 +149,9 @@ def chunks(
     ``plain`` and the keys are its own (bytes), the view gives the keys without
     the prefix (``cut``), which is their decoding: an engine that leaves the
     prefix out itself (LevelDB) then makes no key twice."""
-    read = _read(
-        layout, own, bound, scheme, codec, guard, hidden, view, decoder, touch,
-        start, stop, include_start, include_stop, reverse, limit, prefix, decode, keys,
-    )  # fmt: skip
+    read = _read(*args, **kwargs)  # the arguments are _read's
     if read is not None:
-        yield from _converted(*read, limit)
+        yield from _converted(*read)
 
 
 def _converted(
@@ -209,21 +189,22 @@ def _read(
     view: ReadView,
     decoder: Callable[[list[tuple[bytes, bytes]]], Chunk],
     touch: Callable[[], None],
-    start: Key | None,
-    stop: Key | None,
-    include_start: bool,
-    include_stop: bool,
-    reverse: bool,
-    limit: int | None,
-    prefix: Key | None,
-    decode: bool,
-    keys: bool,
+    start: Key | None = None,
+    stop: Key | None = None,
+    include_start: bool = True,
+    include_stop: bool = False,
+    reverse: bool = False,
+    limit: int | None = None,
+    prefix: Key | None = None,
+    decode: bool = True,
+    keys: bool = False,
 ) -> _Read | None:
-    """The read of :func:`chunks`: ``(pages, convert, is_own)``, the view's pages
-    of the stored ranges asked for and what each still needs (``convert``: the
-    decoder; ``is_own``: the filter of a layout whose ranges hold others'
-    keys; both ``None``: the pages are the items asked for), or ``None`` where
-    nothing is to be read (the view touched)."""
+    """The read of :func:`chunks` (its arguments): ``(pages, convert, is_own,
+    limit)``, the view's pages of the stored ranges asked for and what each
+    still needs (``convert``: the decoder; ``is_own``: the filter of a layout
+    whose ranges hold others' keys; both ``None``: the pages are the items asked
+    for; ``limit``: the most items to give), or ``None`` where nothing is to be
+    read (the view touched)."""
     if type(reverse) is not bool:
         check_flags(include_start, include_stop, reverse)
     ranges = stored_ranges(
@@ -252,39 +233,18 @@ def _read(
     cut = 0
     if convert is decoder and layout.plain and decoder is layout.decode_chunk:
         cut, convert = len(layout.prefix), None
-    return view.read_pages(ranges, reverse, limit if exact else None, keys, cut), convert, is_own
+    return view.read_pages(ranges, reverse, limit if exact else None, keys, cut), convert, is_own, limit
 
 
-def _streamed(
-    layout: Layout,
-    own: tuple[Range, ...],
-    bound: Callable[[Any], bytes],
-    scheme: Scheme,
-    codec: Codec,
-    guard: object,
-    hidden: Callable[[], bool],
-    view: ReadView,
-    decoder: Callable[[list[tuple[bytes, bytes]]], Chunk],
-    touch: Callable[[], None],
-    start: Key | None = None,
-    stop: Key | None = None,
-    include_start: bool = True,
-    include_stop: bool = False,
-    reverse: bool = False,
-    limit: int | None = None,
-    prefix: Key | None = None,
-) -> Generator[Iterable[tuple[Any, bytes]], None, None]:
+def _streamed(*args: Any) -> Generator[Iterable[tuple[Any, bytes]], None, None]:
     """The items of :func:`chunks` in pages that may be read as they are used:
     where the view's pages are the items asked for (no limit, decoding or
     filter left), the view's own pages, which a view may stream from its engine
     (see :meth:`~keyspace.stores.ReadView.read_pages`); else the chunks."""
-    read = _read(
-        layout, own, bound, scheme, codec, guard, hidden, view, decoder, touch,
-        start, stop, include_start, include_stop, reverse, limit, prefix, True, False,
-    )  # fmt: skip
+    read = _read(*args)  # the arguments of chunks, up to prefix
     if read is None:
         return
-    pages, convert, is_own = read
+    pages, convert, is_own, limit = read
     if convert is None and is_own is None and limit is None:
         yield from pages
     else:

@@ -107,7 +107,7 @@ def _integer(text: str) -> int | Decimal:
 _INF = float("inf")
 _STRICT_DECODER = json.JSONDecoder(parse_float=_number, parse_constant=_not_json)
 _STRICT = _STRICT_DECODER.decode
-_STRICT_SCAN = _STRICT_DECODER.scan_once
+_STRICT_SCAN: Callable[[str, int], tuple[Any, int]] = _STRICT_DECODER.scan_once  # type: ignore[attr-defined]
 """The decoder's C scanner: one value at an index, with no Python frame around it
 (``decode`` adds two and two whitespace matches)."""
 _STRICT_BIG = json.JSONDecoder(parse_float=_number, parse_int=_integer, parse_constant=_not_json).decode
