@@ -78,7 +78,21 @@ class LMDBWatchedReads:
 
     def get(self, key: bytes) -> bytes | None:
         store = self._store
-        txn = self._fresh()
+        env = store._env
+        txn: Any
+        if env is not None and not store.db_name and not store._shared.resizing:
+            # :meth:`_fresh`'s common case in this frame (a point read is one
+            # frame); anything else is :meth:`_fresh`'s
+            try:
+                txn = env.begin()
+            except lmdb.Error:
+                txn = self._fresh()
+            else:
+                if txn.id() != self._state:
+                    txn.abort()
+                    txn = self._fresh()
+        else:
+            txn = self._fresh()
         if txn is not None:
             try:
                 value: bytes | None = txn.get(key)
