@@ -65,6 +65,12 @@ class LMDBWatchedReads:
             txn = env.begin(db=store._db) if store.db_name else env.begin()
         except lmdb.Error:
             return None
+        return self._seen(txn)
+
+    def _seen(self, txn: Any) -> Any:
+        """``txn``, once the check has seen its state (run now where it has not), or
+        ``None`` with ``txn`` aborted where LMDB or the check's reads refuse it
+        (see :meth:`_fresh`)."""
         try:
             if txn.id() != self._state:
                 self._hold(txn)
@@ -79,20 +85,17 @@ class LMDBWatchedReads:
     def get(self, key: bytes) -> bytes | None:
         store = self._store
         env = store._env
-        txn: Any
-        if env is not None and not store.db_name and not store._shared.resizing:
-            # :meth:`_fresh`'s common case in this frame (a point read is one
-            # frame); anything else is :meth:`_fresh`'s
+        txn: Any = None
+        if env is None or store.db_name or store._shared.resizing:
+            txn = self._fresh()
+        else:  # :meth:`_fresh` of the unnamed database in this frame: a point read is one frame
             try:
                 txn = env.begin()
             except lmdb.Error:
-                txn = self._fresh()
+                pass  # the snapshot route below says what went wrong, or reads again
             else:
                 if txn.id() != self._state:
-                    txn.abort()
-                    txn = self._fresh()
-        else:
-            txn = self._fresh()
+                    txn = self._seen(txn)
         if txn is not None:
             try:
                 value: bytes | None = txn.get(key)
