@@ -377,7 +377,8 @@ class ReadView(ABC):
             if stop is not None and stop <= start:
                 return 0
             return count_lacking(keys_in(self, start, stop), byte, at)
-        return sum(map(len, map(page_list, self.read_pages([(start, stop)], False, None, True))))
+        keys = self.read_pages([(start, stop)], False, None, True)  # keys-only pages are lists
+        return sum(map(len, keys))  # type: ignore[arg-type]
 
     def seeker(self, stop: bytes | None = None) -> Seeker:
         """A :class:`Seeker` over the keys below ``stop`` (``None``: to the end);
