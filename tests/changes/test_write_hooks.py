@@ -188,10 +188,10 @@ def test_a_feature_record_spoilt_before_it_is_written_is_named_and_nothing_writt
 
 @pytest.mark.parametrize("feature", ["changes", "accounting", "tally"])
 def test_writes_through_a_transaction_after_its_block_are_refused(url: str, feature: str) -> None:
-    """A scope of a hooked transaction, held after the block: its put, update and
-    (with a change log) append raise StoreClosed and write nothing, as a
-    transaction without a feature does; the puts no longer wait unseen in the
-    ended transaction's pending dict."""
+    """A scope of a hooked transaction, held after the block: its put, update,
+    deletes and (with a change log) append raise StoreClosed and write nothing,
+    as a transaction without a feature does; the puts no longer wait unseen in
+    the ended transaction's pending dict."""
     ks = keyspace.open(url, **{feature: True})
     with ks.transaction() as tx:
         held = tx.scope("a")
@@ -201,6 +201,9 @@ def test_writes_through_a_transaction_after_its_block_are_refused(url: str, feat
         lambda: held.__setitem__(b"k2", b"late"),
         lambda: other.__setitem__(b"k3", b"late"),
         lambda: held.update({b"k4": b"late", b"k5": b"late"}),
+        lambda: held.__delitem__(b"k1"),
+        lambda: held.discard(b"k1"),
+        lambda: held.clear(),
     ]
     if feature == "changes":
         writes.append(lambda: held.append(b"late"))
