@@ -20,8 +20,17 @@ from typing import TYPE_CHECKING, Any
 import lmdb
 
 from ...errors import KeyspaceError, StoreClosed, StoreError
-from .._base import ReadView, Seeker, byte_after, count_lacking, cut_pages, key_pages_of, pages_in_turn
-from ._cursor import cursor_keys, cursor_pages, cursor_read_pages, cursor_scan
+from .._base import (
+    PAGE_MOST,
+    ReadView,
+    Seeker,
+    byte_after,
+    count_lacking,
+    cut_pages,
+    key_pages_of,
+    pages_in_turn,
+)
+from ._cursor import cursor_keys, cursor_pages, cursor_read_pages, cursor_scan, cursor_short_page
 from ._records import RECORD_SIZE, Records, drop_items, name_candidates
 
 if TYPE_CHECKING:
@@ -204,6 +213,18 @@ class TxnReads:
         (which notes the read for a replay); keys only, the keys of one cursor
         per range (:meth:`_keys`: no value copied) in pages."""
         view: ReadView = self  # type: ignore[assignment]  # a ReadView in every class it serves
+        short = limit is not None and limit <= PAGE_MOST and len(ranges) == 1
+        if short and not keys_only and not cut and not self._replays():
+            # a short read of one range (a short scan's): its one page, no frame between
+            txn, db = self._keys_txn()
+            start, stop = ranges[0]
+            try:
+                page = cursor_short_page(txn, db, self._store._records, start, stop, reverse, limit)  # type: ignore[arg-type]
+            except KeyspaceError:
+                raise
+            except Exception as exc:
+                raise self.translate(exc) from exc
+            return [page] if page else ()
         if keys_only:
             read = pages_in_turn(self._key_pairs, ranges, reverse, limit)
             return cut_pages(read, cut) if cut else read
