@@ -7,7 +7,8 @@ incremented inside that write, so that it only grows and every process of the
 store shares it (LMDB and SQLite write transactions exclude each other; the
 one-process engines run their commits through one store object one at a time).
 The entries of one commit share its number, one entry per changed key (its new
-value, or a delete of a key that existed). On etcd nothing of this is written:
+value, or a delete of a key that existed; a commit of puts alone may store a key
+it put twice twice, which reads as one entry, see :func:`decode_part`). On etcd nothing of this is written:
 the store's own revision and native watch do the job.
 
 Reserved keys (all under ``ff "keyspace"``, which no scope key of any scheme can
@@ -37,7 +38,9 @@ and those every feed has acknowledged. A feed whose next entry was trimmed gets
 Cost of a commit with changes on: one point read and one put of the counter,
 one put per :data:`PART_ENTRIES` changed keys (the entries joined by C calls
 alone), and a point read per deleted key (a delete of a missing key logs
-nothing).
+nothing). On LMDB a transaction's puts reach the engine as they are made (the
+seam's put route), and one of puts alone hands the log their keys and values
+in two lists, no dict.
 """
 
 from __future__ import annotations
@@ -120,8 +123,14 @@ def part_time(raw: bytes) -> int:
 
 
 def decode_part(raw: bytes) -> list[tuple[bytes, bytes | None]]:
-    """``(key, value)`` of a log part (``None``: a delete), in order; a part that is
-    not one raises :class:`~keyspace.errors.DecodeError`."""
+    """``(key, value)`` of a log part (``None``: a delete), in order, each key once:
+    a key a part holds more than once (a commit that put it again) gives its last
+    value in its first place. A part that is not one raises
+    :class:`~keyspace.errors.DecodeError`.
+
+    >>> decode_part(encode_part_py(7, [b"a", b"b", b"a"], [b"1", b"2", b"3"]))
+    [(b'a', b'3'), (b'b', b'2')]
+    """
     try:
         _, count, puts = _HEAD.unpack_from(raw)
         at = _HEAD.size
@@ -149,6 +158,10 @@ def decode_part(raw: bytes) -> list[tuple[bytes, bytes | None]]:
             f"a change log part of {len(raw)} bytes is not one this version writes", 0
         ) from None
     out.extend((key, None) for key in keys[puts:])
+    if len(out) > 1:
+        once = dict(out)
+        if len(once) != len(out):
+            return list(once.items())
     return out
 
 
@@ -216,9 +229,11 @@ class ChangeLog(WriteHook):
         ranges: Sequence[tuple[bytes, bytes | None]],
         latest: ReadView,
     ) -> None:
-        fresh = changes.fresh() if isinstance(changes, ChangeList) else None
-        if fresh is not None:  # puts of new keys, each once: the seam's lists, no dict
-            keys, values = fresh
+        columns = changes.columns() if isinstance(changes, ChangeList) else None
+        if columns is not None and len(columns[0]) <= PART_ENTRIES:
+            # puts alone, in the order made: the seam's lists, no dict (a key put twice is
+            # in the one part twice; decode_part keeps its last value, in its first place)
+            keys, values = columns
         else:
             # the seam leaves out deletes of keys that were not there (old values of deletes read)
             merged = changes.merged if isinstance(changes, ChangeList) else {c.key: c.new for c in changes}

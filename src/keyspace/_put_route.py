@@ -12,7 +12,14 @@ replace's answer) and the value after -- in a list, moved into the dicts
 the transaction goes through it, a *summary*: the lowest and highest key put
 and the net change of keys and bytes (stored key + value) the puts made. A
 hook that counts (accounting) reads the summary instead of the keys when they
-all lie in one scope, and then no dict is made.
+all lie in one scope, and then no dict is made; a hook that logs the puts (the
+change log) reads :meth:`~PythonPutRoute.columns` instead of the dicts.
+
+Where no hook reads a value before (the change log alone), the route is made
+with ``knows_old=False`` over the engine's plain ``put``: its answer is
+dropped, ``old`` is left alone and there is no summary; the route then only
+keeps the keys and values, so that the puts reach the engine at once instead
+of waiting for the commit.
 
 ``PutRoute`` is the C type of ``keyspace._put_route_accel`` where it is built,
 else the Python class below, which gives the same results. Cost per put: the
@@ -38,7 +45,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["PutRoute", "PythonPutRoute", "PythonSplitPut", "SplitPut"]
 
@@ -49,12 +56,31 @@ class PythonPutRoute:
     keys, bytes)`` of the puts so far while :attr:`exact` holds (a caller that
     makes a change any other way clears it), else ``None``."""
 
-    __slots__ = ("_bytes", "_keys", "_log", "exact", "high", "low", "merged", "old", "puts", "replace")
+    __slots__ = (
+        "_bytes",
+        "_keys",
+        "_log",
+        "exact",
+        "high",
+        "knows_old",
+        "low",
+        "merged",
+        "old",
+        "puts",
+        "replace",
+    )
 
     def __init__(
-        self, replace: Callable[[bytes, bytes], bytes | None], old: dict[bytes, Any], merged: dict[bytes, Any]
+        self,
+        replace: Callable[[bytes, bytes], object],
+        old: dict[bytes, Any],
+        merged: dict[bytes, Any],
+        knows_old: bool = True,
     ) -> None:
         self.replace = replace
+        self.knows_old = bool(knows_old)
+        """Whether ``replace`` answers the value before (else it is a plain put
+        whose answer is dropped)."""
         self.old = old
         self.merged = merged
         self._log: list[Any] = []
@@ -68,7 +94,8 @@ class PythonPutRoute:
         """The puts made."""
 
     def __call__(self, key: bytes, value: bytes) -> None:
-        before = self.replace(key, value)
+        answer = self.replace(key, value)
+        before = cast("bytes | None", answer) if self.knows_old else None
         self._log += (key, value, before)
         self.puts += 1
         if before is None:
@@ -87,11 +114,12 @@ class PythonPutRoute:
     def settle(self) -> None:
         """The puts made since the last settle into the dicts, in the order made:
         ``old.setdefault(key, before)`` (the first put of a key in the
-        transaction replaced its value before it) and ``merged[key] = value``."""
-        log, old, merged = self._log, self.old, self.merged
+        transaction replaced its value before it; only where :attr:`knows_old`)
+        and ``merged[key] = value``."""
+        log, old, merged, knows_old = self._log, self.old, self.merged, self.knows_old
         for i in range(0, len(log), 3):
             key = log[i]
-            if key not in old:
+            if knows_old and key not in old:
                 old[key] = log[i + 2]
             merged[key] = log[i + 1]
         log.clear()
@@ -102,9 +130,10 @@ class PythonPutRoute:
 
     def summary(self) -> tuple[bytes, bytes, int, int] | None:
         """``(low, high, keys, bytes)``: the lowest and highest key put and the net
-        change of keys and stored bytes, or ``None`` when no put was made or a
-        change went another way (:attr:`exact` cleared)."""
-        if not self.exact or self.low is None or self.high is None:
+        change of keys and stored bytes, or ``None`` when no put was made, a
+        change went another way (:attr:`exact` cleared) or the values before are
+        not known (:attr:`knows_old` false)."""
+        if not self.exact or not self.knows_old or self.low is None or self.high is None:
             return None
         return (self.low, self.high, self._keys, self._bytes)
 

@@ -1,15 +1,19 @@
 /* Optional C put route of a hooked transaction (keyspace._put_route is the
  * reference and documents the behaviour).
  *
- *   route = PutRoute(replace, old, merged)
+ *   route = PutRoute(replace, old, merged, knows_old=True)
  *   route(key, value)      before = replace(key, value); (key, value, before)
- *                          kept for settle(); the summary updated
+ *                          kept for settle(); the summary updated. With
+ *                          knows_old false, replace is a plain put: its
+ *                          answer is dropped and before is None
  *   route.settle()         the puts kept into the dicts: old.setdefault(key,
- *                          before), merged[key] = value, in the order made
+ *                          before) (only where knows_old), merged[key] =
+ *                          value, in the order made
  *   route.exact            whether every change went through the route
  *                          (writable: a caller clears it)
  *   route.low, route.high  the lowest and highest key put (None before a put)
- *   route.summary()        (low, high, keys, bytes) or None
+ *   route.summary()        (low, high, keys, bytes) or None (always None
+ *                          without knows_old)
  *   route.puts             the puts made
  *   route.columns()        ([key, ...], [value, ...]) of the puts not settled,
  *                          in the order made
@@ -40,6 +44,7 @@ typedef struct {
     long long bytes;
     Py_ssize_t puts;
     int exact;
+    char knows_old;
     vectorcallfunc vectorcall;
 } PutRoute;
 
@@ -77,6 +82,9 @@ route_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
     PyObject *before = PyObject_Vectorcall(self->replace, args, 2, NULL);
     if (before == NULL) {
         return NULL;
+    }
+    if (!self->knows_old) {
+        Py_SETREF(before, Py_NewRef(Py_None));
     }
     if (self->used + 3 > self->room) {
         Py_ssize_t room = self->room ? self->room * 2 : 96;
@@ -149,9 +157,10 @@ static PyObject *
 route_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     PyObject *replace, *old, *merged;
-    static char *names[] = {"replace", "old", "merged", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O!:PutRoute", names, &replace, &PyDict_Type, &old,
-                                     &PyDict_Type, &merged)) {
+    int knows_old = 1;
+    static char *names[] = {"replace", "old", "merged", "knows_old", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O!|p:PutRoute", names, &replace, &PyDict_Type, &old,
+                                     &PyDict_Type, &merged, &knows_old)) {
         return NULL;
     }
     PutRoute *self = (PutRoute *)type->tp_alloc(type, 0);
@@ -165,6 +174,7 @@ route_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     Py_INCREF(merged);
     self->merged = merged;
     self->exact = 1;
+    self->knows_old = (char)knows_old;
     self->vectorcall = route_vectorcall;
     return (PyObject *)self;
 }
@@ -220,7 +230,7 @@ static PyObject *
 route_summary(PyObject *op, PyObject *Py_UNUSED(ignored))
 {
     PutRoute *self = (PutRoute *)op;
-    if (!self->exact || self->low == NULL) {
+    if (!self->exact || !self->knows_old || self->low == NULL) {
         Py_RETURN_NONE;
     }
     return Py_BuildValue("(OOLL)", self->low, self->high, self->keys, self->bytes);
@@ -232,8 +242,10 @@ route_settle(PyObject *op, PyObject *Py_UNUSED(ignored))
     PutRoute *self = (PutRoute *)op;
     PyObject **log = self->log, *old = self->old, *merged = self->merged;
     Py_ssize_t used = self->used;
+    int knows_old = self->knows_old;
     for (Py_ssize_t i = 0; i + 2 < used; i += 3) {
-        if (PyDict_SetDefault(old, log[i], log[i + 2]) == NULL || PyDict_SetItem(merged, log[i], log[i + 1]) < 0) {
+        if ((knows_old && PyDict_SetDefault(old, log[i], log[i + 2]) == NULL) ||
+            PyDict_SetItem(merged, log[i], log[i + 1]) < 0) {
             return NULL; /* the log kept: a later settle starts again (the dict stores are idempotent) */
         }
     }
@@ -318,6 +330,8 @@ static PyMemberDef route_members[] = {
     {"old", T_OBJECT, offsetof(PutRoute, old), READONLY, "Key -> value before the transaction."},
     {"merged", T_OBJECT, offsetof(PutRoute, merged), READONLY, "Key -> value after, first written first."},
     {"puts", T_PYSSIZET, offsetof(PutRoute, puts), READONLY, "The puts made."},
+    {"knows_old", T_BOOL, offsetof(PutRoute, knows_old), READONLY,
+     "Whether replace answers the value before (else a plain put)."},
     {NULL, 0, 0, 0, NULL},
 };
 

@@ -2,7 +2,8 @@ from collections.abc import Callable
 from typing import Any
 
 class PutRoute:
-    replace: Callable[[bytes, bytes], bytes | None]
+    replace: Callable[[bytes, bytes], object]
+    knows_old: bool
     old: dict[bytes, Any]
     merged: dict[bytes, Any]
     exact: bool
@@ -10,7 +11,11 @@ class PutRoute:
     low: bytes | None
     high: bytes | None
     def __init__(
-        self, replace: Callable[[bytes, bytes], bytes | None], old: dict[bytes, Any], merged: dict[bytes, Any]
+        self,
+        replace: Callable[[bytes, bytes], object],
+        old: dict[bytes, Any],
+        merged: dict[bytes, Any],
+        knows_old: bool = True,
     ) -> None: ...
     def __call__(self, key: bytes, value: bytes) -> None: ...
     def settle(self) -> None: ...

@@ -524,12 +524,12 @@ class HookedStore(DelegatedReads, Store):
         latest: ReadView = view if self._serialized else self.inner
         route = getattr(tx, "route", None)  # a _Batch has none
         if route is not None:
-            summary = route.summary()
-            if summary is not None:  # puts alone, all through the route: settled if a hook reads them
-                settle = route.settle
-                # each put a new key, and none settled yet (the columns hold the puts not settled)
-                fresh = route.columns if summary[2] == route.puts and not tx.merged else None
-                changes = ChangeList(tx.merged, tx.old, tx.notes, summary, settle, fresh, deletes=False)
+            if route.exact and route.low is not None:  # puts alone, all through the route
+                # settled if a hook reads the dicts; none settled yet: the columns hold every put
+                columns = route.columns if not tx.merged else None
+                changes = ChangeList(
+                    tx.merged, tx.old, tx.notes, route.summary(), route.settle, columns, deletes=False
+                )
                 for hook in self.hooks:
                     hook.commit(view, changes, (), latest)
                 return True
@@ -563,10 +563,10 @@ class ChangeList(Sequence[Change]):
     :class:`Change`, made on first use; a hook that needs speed reads
     :attr:`merged` (stored key -> value after the commit, ``None``: deleted, in
     the order first written) and :attr:`old` (key -> value before the commit,
-    where read) instead, or :attr:`summary` and :meth:`fresh` where the seam
+    where read) instead, or :attr:`summary` and :meth:`columns` where the seam
     kept them. ``settle``: what fills the two dicts before their first read (the
     put route's :meth:`~keyspace._put_route.PythonPutRoute.settle`), where they
-    are not full yet; ``fresh``: what gives :meth:`fresh`'s lists."""
+    are not full yet; ``columns``: what gives :meth:`columns`'s lists."""
 
     def __init__(
         self,
@@ -575,13 +575,13 @@ class ChangeList(Sequence[Change]):
         notes: dict[bytes, dict[str, Any]] | None = None,
         summary: tuple[bytes, bytes, int, int] | None = None,
         settle: Callable[[], None] | None = None,
-        fresh: Callable[[], tuple[list[bytes], list[bytes]]] | None = None,
+        columns: Callable[[], tuple[list[bytes], list[bytes]]] | None = None,
         deletes: bool = True,
     ) -> None:
         self._merged = merged
         self._old = old
         self._settle = settle
-        self._fresh = fresh
+        self._columns = columns
         self.notes: dict[bytes, dict[str, Any]] = notes or {}
         """What writers told the hooks of a key's last write (:meth:`HookedTransaction.note`)."""
         self.deletes = deletes
@@ -589,16 +589,20 @@ class ChangeList(Sequence[Change]):
         so no value of :attr:`merged` is ``None``)."""
         self.summary = summary
         """``(low, high, keys, bytes)`` where every change of the commit was a put
-        through the transaction's put route: its lowest and highest key and the
-        net change of keys and stored bytes (key + value); else ``None``."""
+        through the transaction's put route and the route read the values before
+        (:attr:`~keyspace._put_route.PythonPutRoute.knows_old`): its lowest and
+        highest key and the net change of keys and stored bytes (key + value);
+        else ``None``."""
         self._made: list[Change] | None = None
 
-    def fresh(self) -> tuple[list[bytes], list[bytes]] | None:
-        """``(keys, values)`` where every change of the commit is a put of a key
-        absent before it, each key once, in the order made (no dict of them is
-        made); ``None`` for any other commit, or once :attr:`merged` was read."""
-        fresh = self._fresh
-        return None if fresh is None or self._settle is None else fresh()
+    def columns(self) -> tuple[list[bytes], list[bytes]] | None:
+        """``(keys, values)`` of the puts in the order made, where every change of
+        the commit is a put through the transaction's put route (no dict of them
+        is made): a key put more than once in the commit is there each time, its
+        last value the one committed. ``None`` for any other commit, or once
+        :attr:`merged` was read."""
+        columns = self._columns
+        return None if columns is None or self._settle is None else columns()
 
     @property
     def merged(self) -> dict[bytes, bytes | None]:
@@ -737,10 +741,17 @@ class HookedTransaction(DelegatedReads, WriteView):
         store_filter = self.store._filter
         if store_filter is not None:
             self._filtered = store_filter(self.view, self)
-        elif self.store._old == 2:  # a hook reads every value before: the put reads it (no read more)
+        else:
             replace = self.view.fast_replace
-            if replace is not None:
+            if replace is None:
+                pass
+            elif self.store._old == 2:  # a hook reads every value before: the put reads it (no read more)
                 self.route = PutRoute(replace, self.old, self.merged)
+                self._split(self.route)
+            elif self.store._serialized:
+                # the view writes at once, one engine call a put: the route keeps the puts for
+                # the hooks, and a value before that a delete asks for is the committed store's
+                self.route = PutRoute(self.view.put, self.old, self.merged, knows_old=False)
                 self._split(self.route)
         return self
 
@@ -893,6 +904,18 @@ class HookedTransaction(DelegatedReads, WriteView):
             else:
                 self.put(key, value)
 
+    def _before(self, key: bytes) -> bytes | None:
+        """The value ``key`` held before the transaction, where :attr:`old` does not
+        hold it yet: the engine transaction's, unless the put route wrote over it
+        without reading it (a key of :attr:`merged`, settled, whose route knows no
+        values before): then the committed store's, which on an engine whose
+        write transactions exclude each other (the only ones such a route is
+        made on) is the state this transaction began on. Cost: one point read."""
+        route = self.route
+        if route is not None and not route.knows_old and key in self.merged:
+            return self.store.inner.get(key)
+        return self.view.get(key)
+
     def delete(self, key: bytes) -> None:
         self._wrote = True
         route = self.route
@@ -905,7 +928,7 @@ class HookedTransaction(DelegatedReads, WriteView):
             self.notes.pop(key, None)
         old = self.old
         if self.store._old and key not in old:  # never flushed: the engine holds the old value
-            old[key] = self.view.get(key)
+            old[key] = self._before(key)
         self.view.delete(key)
         self.merged[key] = None
         self.deleted.append(key)
@@ -930,7 +953,7 @@ class HookedTransaction(DelegatedReads, WriteView):
             if store._old:
                 for key, value in self.view.scan(start, stop):
                     if key not in old:
-                        old[key] = value
+                        old[key] = self._before(key) if key in merged else value
                     merged[key] = None
                     deleted.append(key)
                     if key >= low:

@@ -30,7 +30,8 @@ def test_the_same_bytes_as_the_reference(entries: list[tuple[bytes, bytes | None
     values = [v for _, v in puts]
     raw = _changes.encode_part(now, keys, values)
     assert raw == encode_part_py(now, keys, values)
-    assert decode_part(raw) == [*puts, *((k, None) for k, v in entries if v is None)]
+    # a key held twice reads once: its last value in its first place
+    assert decode_part(raw) == list(dict([*puts, *((k, None) for k, v in entries if v is None)]).items())
     assert _changes.part_time(raw) == now
 
 

@@ -127,6 +127,48 @@ def test_the_routes_agree_with_each_other_and_with_a_model(
         assert summary is None
 
 
+@settings(max_examples=200, deadline=None)
+@given(before=st.dictionaries(_keys.filter(lambda k: k != b"bad"), st.binary(max_size=4)), ops=_ops)
+def test_a_route_that_knows_no_values_before_keeps_the_puts_alone(
+    before: dict[bytes, bytes], ops: list[tuple[Any, ...]]
+) -> None:
+    """With ``knows_old=False`` over a plain put (py-lmdb's answers ``True``): the
+    puts reach the engine in order, ``merged`` and the columns are as with a
+    replace, ``old`` is never touched and there is no summary."""
+    got = []
+    for route_type in ROUTES:
+        engine = Engine(before)
+        old: dict[bytes, Any] = {}
+        merged: dict[bytes, Any] = {}
+
+        def put(key: bytes, value: bytes, engine: Engine = engine) -> bool:
+            engine.replace(key, value)
+            return True
+
+        route = route_type(put, old, merged, knows_old=False)
+        seen = []
+        for op in ops:
+            if op[0] == "put":
+                with contextlib.suppress(ValueError):
+                    route(op[1], op[2])
+            elif op[0] == "settle":
+                route.settle()
+            else:
+                route.exact = False
+            seen.append((route.summary(), route.exact, route.puts, route.columns()))
+        route.settle()
+        assert route.knows_old is False
+        got.append((engine.calls, engine.data, old, list(merged.items()), seen))
+    assert all(g == got[0] for g in got)
+    calls, data, old, merged, seen = got[0]
+    puts = [(op[1], op[2]) for op in ops if op[0] == "put" and op[1] != b"bad"]
+    assert calls == puts
+    assert data == {**before, **dict(puts)}
+    assert old == {}
+    assert merged == list(dict(puts).items())
+    assert all(summary is None for summary, *_ in seen)
+
+
 @pytest.mark.parametrize("route_type", ROUTES, ids=lambda t: f"{t.__module__}.{t.__name__}")
 def test_an_engine_error_passes_through_and_nothing_is_recorded(route_type: Any) -> None:
     engine = Engine({})

@@ -1,10 +1,10 @@
-"""A transaction that only puts keys absent before it, through the put route
-(LMDB, where a hook reads every value before: with accounting on), is logged
-from the seam's lists of keys and values, with no dict of the keys made; a
-transaction that puts a key twice, or over a value there before, or deletes,
-or runs without the route (the change log alone), is logged from the merged
-changes: either way the log holds one entry per changed key, its last value,
-in the order first written."""
+"""A transaction of puts alone through the put route (LMDB: with the change log
+alone the route puts at once and reads no value before, with accounting it
+reads them) is logged from the seam's lists of keys and values, with no dict
+of the keys made, a key put twice stored twice; a transaction that deletes is
+logged from the merged changes. Either way the log reads as one entry per
+changed key, its last value, in the order first written; a key put and deleted
+in one transaction is logged as a delete only where it was there before."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> tuple[list[bool], list[bool]]:
     whether it said it may hold a delete."""
     fresh: list[bool] = []
     deletes: list[bool] = []
-    real = ChangeList.fresh
+    real = ChangeList.columns
 
     def spied(self: ChangeList) -> Any:
         got = real(self)
@@ -31,7 +31,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> tuple[list[bool], list[bool]]:
         deletes.append(self.deletes)
         return got
 
-    monkeypatch.setattr(ChangeList, "fresh", spied)
+    monkeypatch.setattr(ChangeList, "columns", spied)
     return fresh, deletes
 
 
@@ -70,7 +70,7 @@ def test_the_log_holds_each_changed_key_once(
         _, entries = log.read_since(start)
         assert [(key, value) for _, key, value in entries] == expected
         assert {seq for seq, _, _ in entries} == {start + 1}
-        assert fresh == [kind == "with accounting"]
+        assert fresh == [kind != "with a delete"]
         # a commit of puts alone says so: the log reads no value to find a delete
         assert deletes == [kind == "with a delete"]
 
@@ -95,3 +95,55 @@ def test_puts_read_back_mid_transaction_are_all_logged(tmp_path: Path) -> None:
         encode = ks.store.scheme.encode
         assert [key for _, key, _ in entries] == [encode(("t",), b"k%d" % i) for i in range(10)]
         assert ks.scope("t").stats().keys == 11
+
+
+@pytest.mark.parametrize("accounting", [False, True], ids=["changes alone", "with accounting"])
+@pytest.mark.parametrize("how", ["del", "clear"])
+def test_a_key_put_and_deleted_in_one_transaction_is_a_delete_only_where_it_was_there(
+    tmp_path: Path, accounting: bool, how: str
+) -> None:
+    """The put route writes over a key without reading it (the change log alone):
+    a delete of it later in the transaction still finds whether it was there
+    before the transaction, so a key new to it is not logged at all."""
+    with keyspace.open(f"lmdb://{tmp_path}/db", changes=True, accounting=accounting) as ks:
+        ks.scope("t")[b"there"] = b"before"
+        log = ks.store.hook("changes")
+        assert isinstance(log, ChangeLog)
+        start = log.last()
+        with ks.transaction() as tx:
+            scope = tx.scope("t")
+            scope[b"there"] = b"over"
+            scope[b"new"] = b"fresh"
+            if how == "del":
+                del scope[b"there"]
+                del scope[b"new"]
+            else:
+                scope.clear()
+        _, entries = log.read_since(start)
+        assert [(key, value) for _, key, value in entries] == [
+            (ks.store.scheme.encode(("t",), b"there"), None)
+        ]
+        assert list(ks.scope("t").items()) == []
+
+
+def test_a_key_put_twice_is_stored_twice_and_read_once(tmp_path: Path) -> None:
+    """The route's lists hold a key put twice twice: the part stores both puts,
+    and every reader of the log sees the key once, with its last value."""
+    with keyspace.open(f"lmdb://{tmp_path}/db", changes=True) as ks:
+        ks.scope("t")[b"there"] = b"before"
+        log = ks.store.hook("changes")
+        assert isinstance(log, ChangeLog)
+        start = log.last()
+        with ks.transaction() as tx:
+            scope = tx.scope("t")
+            scope[b"a"] = b"1"
+            scope[b"b"] = b"2"
+            scope[b"a"] = b"3"
+        [(_, raw)] = list(ks.store.inner.scan(log.part_key(start + 1), log.part_key(start + 2)))
+        assert raw.count(ks.store.scheme.encode(("t",), b"a")) == 2
+        _, entries = log.read_since(start)
+        encode = ks.store.scheme.encode
+        assert [(key, value) for _, key, value in entries] == [
+            (encode(("t",), b"a"), b"3"),
+            (encode(("t",), b"b"), b"2"),
+        ]
