@@ -265,11 +265,16 @@ class ChangeLog(WriteHook):
         was not there): its one-entry part, made by two struct packs, and the
         counter."""
         counter = self.counter_key
-        seq = _u64(latest.get(counter)) + 1
+        last = latest.get(counter)
+        seq = (0 if last is None else int.from_bytes(last, "big")) + 1
         now = time.time_ns()
         number = seq.to_bytes(8, "big")
+        if new is None:  # one_entry_part, inline (this runs once per single write)
+            part = _HEAD.pack(now, 1, 0) + _SIZE.pack(len(key)) + key
+        else:
+            part = _HEAD.pack(now, 1, 1) + _SIZES.pack(len(key), len(new)) + key + new
         put = view.put
-        put(self.log_start + number + _PART0, one_entry_part(now, key, new))
+        put(self.log_start + number + _PART0, part)
         put(counter, number)
         if seq % TRIM_EVERY == 0:
             self._trim(view, latest, seq, now)

@@ -370,6 +370,8 @@ class HookedStore(DelegatedReads, Store):
         self._reserved_low = min((lo for lo, _ in self._reserved), default=b"\xff" * 64)
         self._record_key = feature_record_key(scheme)
         self._record = record
+        self._txn_ended = ended_call(f"this transaction of {self.url} has ended")
+        """What the put of each of its ended transactions is (made once)."""
         # single writes as one checked engine batch, where every hook names the key
         # each commit changes and the engine offers such a batch (LMDB's write_if)
         cas = [h.cas_key for h in hooks]
@@ -773,7 +775,7 @@ class HookedTransaction(DelegatedReads, WriteView):
         # (its dicts of old and new values) alive after the block
         split = self.__dict__.pop("put", None)
         if split is not None:
-            split.end(ended_call(self._ended_message()))
+            split.end(self.store._txn_ended)
         if exc_type is not None:
             return manager.__exit__(exc_type, exc, tb)
         store = self.store

@@ -77,6 +77,7 @@ from ...errors import InvalidName, KeyspaceError, KeyTooLarge, StoreClosed, Stor
 from .._base import Capabilities, Op, ReadView, Seeker, Store, byte_after, pages_by_range
 from .._checked import CheckFailed
 from .._key_sizes import bad_key
+from .._translated import ended_call
 from . import _env as _lmdb_env
 from ._checked import LMDBCheckedReads
 from ._cursor import SHORT_SCAN_MOST, cursor_delete_range, cursor_page, cursor_short_page
@@ -141,6 +142,8 @@ class LMDBStore(MapGrowth, Store):
     ) -> None:
         self._path = os.path.abspath(os.fspath(path))
         self.url = f"lmdb://{self._path}" + (f"?db={db}" if db else "")
+        self._txn_ended = ended_call(f"this transaction of {self.url} has ended")
+        """``get`` and ``put`` of its ended transactions (made once: no message per transaction)."""
         if lock is not True and (lock is not False or not readonly):
             raise StoreError(
                 f"option lock={lock!r} for {self.url}: lock=False is for read-only opens only "

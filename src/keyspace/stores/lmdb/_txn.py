@@ -23,7 +23,7 @@ import lmdb
 
 from ...errors import KeyspaceError, StoreClosed, StoreError, TransactionConflict
 from .._base import WriteView
-from .._translated import PointSlots, ended_call, translated
+from .._translated import PointSlots, translated
 from ._cursor import cursor_delete_range
 from ._growth import RETRIES
 from ._keys import TxnReads
@@ -332,7 +332,7 @@ class LMDBTransaction(PointSlots, TxnReads, WriteView):
         tb: TracebackType | None,
     ) -> None:
         joined = self._joined
-        ended = ended_call(f"this transaction of {self._store.url} has ended")
+        ended = self._store._txn_ended
         # get and put after the block: the ended transaction's error; calls that hold
         # the store, not a view (a view's own methods would keep it in a reference cycle)
         self.get = self.put = ended
