@@ -269,12 +269,8 @@ class ChangeLog(WriteHook):
         seq = (0 if last is None else int.from_bytes(last, "big")) + 1
         now = time.time_ns()
         number = seq.to_bytes(8, "big")
-        if new is None:  # one_entry_part, inline (this runs once per single write)
-            part = _HEAD.pack(now, 1, 0) + _SIZE.pack(len(key)) + key
-        else:
-            part = _HEAD.pack(now, 1, 1) + _SIZES.pack(len(key), len(new)) + key + new
         put = view.put
-        put(self.log_start + number + _PART0, part)
+        put(self.log_start + number + _PART0, one_entry_part(now, key, new))
         put(counter, number)
         if seq % TRIM_EVERY == 0:
             self._trim(view, latest, seq, now)
