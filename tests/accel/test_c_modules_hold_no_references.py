@@ -426,6 +426,13 @@ def test_take_until_holds_nothing() -> None:
     check(attempt(lambda: _pairs_accel.take_until(failing(), bound, 10, False)), bound)
 
 
+def test_page_bytes_holds_nothing() -> None:
+    pairs = [(b"p/a", b"1"), (b"p/b", b"2")]
+    check(lambda: _pairs_accel.page_bytes(pairs), *pairs)
+    check(attempt(lambda: _pairs_accel.page_bytes([(b"p/a", b"1", b"x")])))
+    check(attempt(lambda: _pairs_accel.page_bytes([(b"p/a", 5)])))
+
+
 def test_cut_keys_holds_nothing() -> None:
     pairs = [(b"p/a", b"1"), (b"p/b", b"2")]
     check(lambda: _pairs_accel.cut_keys(pairs, 2), *pairs)

@@ -15,15 +15,16 @@ is read key by key), so the keys of a scope cost no Python code each.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import chain, islice
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from .._metadata import reserved_ranges
 from ..errors import DecodeError, KeyspaceError
 from ..schemes import Scheme
 from ..stores import ReadView
+from ..stores._page_bytes import page_bytes
 
 if TYPE_CHECKING:
     from ..keyspace import Keyspace
@@ -225,7 +226,8 @@ def walk(view: ReadView, reader: KeyReader) -> Iterator[Entry | Skipped]:
 
 
 _CHUNK = 256
-"""Items read at a time: small enough to stay in the CPU caches."""
+"""Items read at a time from a streamed page: small enough to stay in the CPU
+caches (a page that is a list, at most 1,024 items, is taken whole)."""
 _MIN_RUN = 16
 """Fewest keys ahead in the chunk that make a run worth compiling a layout for."""
 
@@ -241,12 +243,28 @@ def tally(
     rest of that range: checked by one ``decode_chunk`` call per chunk, counted and
     sized with no Python code per key. Keys of smaller scopes are read one by one,
     at the cost of one :meth:`Scheme.own_ranges` per scope of two keys or more
-    and chunk. Reads the view's pages (``read_pages``) of the whole store."""
-    yield from _tally(chain.from_iterable(view.read_pages([(b"", None)])), reader, layout)
+    and chunk. Reads the view's pages (``read_pages``) of the whole store, each
+    page a chunk as it is (a streamed page in chunks of 256 items)."""
+    yield from _tally(_chunks(view.read_pages([(b"", None)])), reader, layout)
+
+
+def _chunks(pages: Iterable[Iterable[tuple[bytes, bytes]]]) -> Iterator[list[tuple[bytes, bytes]]]:
+    """The non-empty pages that are lists as they are (no item copied), the
+    others (streamed) read :data:`_CHUNK` items at a time."""
+    for page in pages:
+        if type(page) is list:
+            if page:
+                yield page
+            continue
+        items = iter(page)
+        while chunk := list(islice(items, _CHUNK)):
+            yield chunk
 
 
 def _tally(
-    items: Iterator[tuple[bytes, bytes]], reader: KeyReader, layout: Callable[[tuple[Any, ...]], Layout]
+    chunks: Iterable[list[tuple[bytes, bytes]]],
+    reader: KeyReader,
+    layout: Callable[[tuple[Any, ...]], Layout],
 ) -> Iterator[Run | Skipped]:
     read = reader.read
     scheme = reader.scheme
@@ -256,7 +274,7 @@ def _tally(
     stop: bytes | None = None
     known: tuple[bytes, bytes | None] | None = None  # the own range of the last scope decoded
     last: tuple[Any, ...] | None = None  # the path of the last key read on its own
-    while chunk := list(islice(items, _CHUNK)):
+    for chunk in chunks:
         at, end = 0, len(chunk)
         short = False  # the known range has fewer than _MIN_RUN keys left in this chunk
         while at < end:
@@ -269,7 +287,7 @@ def _tally(
                     except DecodeError:  # some key does not decode: read them one by one
                         yield from _singles(part, reader)
                     else:
-                        yield Run(path, len(part), sum(map(len, chain.from_iterable(part))))
+                        yield Run(path, len(part), page_bytes(part))
                     at = upto
                 if at < end:
                     decode = None
