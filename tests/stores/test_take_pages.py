@@ -198,6 +198,54 @@ def test_pages_of_hold_the_items_up_to_the_bound(
     assert len(got) <= len(checks) <= len(got) + 1
 
 
+@given(
+    content=st.lists(keys, unique=True, max_size=300),
+    limit=st.one_of(st.none(), st.integers(0, 400)),
+    dropped=st.sets(st.integers(0, 299)),
+)
+def test_pages_of_keep_what_keep_leaves_and_count_it_against_the_limit(
+    content: list[bytes], limit: int | None, dropped: set[int]
+) -> None:
+    """``keep`` (an engine's own entries left out of each page): the pages hold
+    the items it keeps, none empty, at most ``limit`` of them in all."""
+    content.sort()
+    items = [(k, b"v" + k) for k in content]
+    gone = {items[i][0] for i in dropped if i < len(items)}
+
+    def keep(page: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+        return [item for item in page if item[0] not in gone]
+
+    want = [item for item in items if item[0] not in gone][:limit]
+    got = list(pages_of(iter(items), None, False, limit, keep=keep))
+    assert all(got) and list(chain.from_iterable(got)) == want
+
+
+def test_pages_of_translate_the_engine_errors_of_their_reads() -> None:
+    """``translate``: an engine error of a read comes out as its answer, the
+    engine's chained; a KeyspaceError (a check's StoreClosed) as it is."""
+    from keyspace.errors import StoreClosed, StoreError
+
+    def failing() -> Iterator[tuple[bytes, bytes]]:
+        yield (b"a", b"1")
+        raise OSError("the engine broke")
+
+    def translate(exc: BaseException) -> StoreError:
+        return StoreError(f"translated: {exc}")
+
+    pages = pages_of(failing(), translate=translate)
+    with pytest.raises(StoreError, match="translated: the engine broke") as caught:
+        list(pages)
+    assert isinstance(caught.value.__cause__, OSError)
+    with pytest.raises(OSError, match="the engine broke"):  # no translate: the engine's own
+        list(pages_of(failing()))
+
+    def closed() -> None:
+        raise StoreClosed("ended")
+
+    with pytest.raises(StoreClosed, match="ended"):
+        list(pages_of(iter([(b"a", b"1")]), check=closed, translate=translate))
+
+
 def test_views_read_their_scans_in_pages(tmp_path: Path) -> None:
     """The store, its snapshots and its transactions scan through pages, and each
     gives what a scope reads."""

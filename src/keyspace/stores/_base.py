@@ -729,6 +729,8 @@ def pages_of(
     descending: bool = False,
     limit: int | None = None,
     check: Callable[[], object] | None = None,
+    keep: Callable[[list[_T]], list[_T]] | None = None,
+    translate: Callable[[BaseException], KeyspaceError] | None = None,
 ) -> Generator[list[_T], None, None]:
     """At most ``limit`` of ``items`` (an engine's iterator) as non-empty lists of
     :data:`PAGE_FIRST` items, then four times more each time up to
@@ -736,24 +738,39 @@ def pages_of(
     the end of ``items``; then they are ``(key, value)`` pairs, see
     :func:`~keyspace.stores._take.take_until`: ascending, a key ``>= bound``,
     ``descending``, a key ``< bound``), calling ``check()`` before each page is
-    read. Cost per item: the engine's step and, with a bound and the C module, one
-    ``memcmp``; per page, one call (and one of ``check``). It reads up to one page
-    ahead of its caller; ``chain.from_iterable`` of it gives the items again."""
+    read. ``keep``: what each page read becomes (an engine's own entries left
+    out; ``limit`` counts the items given). ``translate``: every error of the
+    reads that is not already a :class:`~keyspace.errors.KeyspaceError` is
+    raised as ``translate(exc)``, the engine's chained (as
+    :func:`translated_pages`, with no generator more). Cost per item: the
+    engine's step and, with a bound and the C module, one ``memcmp``; per page,
+    one call (and one of ``check`` and ``keep``). It reads up to one page ahead
+    of its caller; ``chain.from_iterable`` of it gives the items again."""
     take = _take_chain if bound is None or take_until is None else take_until
     left = limit
     size = PAGE_FIRST
-    while left is None or left > 0:
-        want = size if left is None else min(size, left)
-        if check is not None:
-            check()
-        page = take(items, bound, want, descending)
-        if page:
-            yield page
-        if len(page) < want:
-            return
-        if left is not None:
-            left -= want
-        size = min(size * 4, PAGE_MOST)
+    try:
+        while left is None or left > 0:
+            want = size if left is None else min(size, left)
+            if check is not None:
+                check()
+            page = take(items, bound, want, descending)
+            ended = len(page) < want
+            if keep is not None:
+                page = keep(page)
+            if page:
+                yield page
+            if ended:
+                return
+            if left is not None:
+                left -= len(page)
+            size = min(size * 4, PAGE_MOST)
+    except KeyspaceError:
+        raise
+    except Exception as exc:
+        if translate is None:
+            raise
+        raise translate(exc) from exc
 
 
 def checked_pages(items: Iterator[_T], check: Callable[[], object]) -> Iterator[list[_T]]:

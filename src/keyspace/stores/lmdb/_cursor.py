@@ -16,7 +16,7 @@ out LMDB's records of named databases and the range delete keeps them (see
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from itertools import islice, takewhile
 from operator import gt, itemgetter, le
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import KeyspaceError
 from .._base import PAGE_FIRST, PAGE_MOST, ReadView, limited, pages_of, translated_pages
 from .._take import take_until, take_until_py
-from ._records import RECORD_SIZE, drop_items, filtered, filtered_pages, name_candidates
+from ._records import RECORD_SIZE, drop_items, filtered, name_candidates
 
 if TYPE_CHECKING:
     from ._records import Records
@@ -137,17 +137,19 @@ def cursor_pages(
     limit: int | None,
     db: Any = None,
     records: Records | None = None,
+    translate: Callable[[BaseException], KeyspaceError] | None = None,
 ) -> Iterator[list[tuple[bytes, bytes]]]:
     """The items of :func:`cursor_scan` as the non-empty lists of one cursor that
     :func:`~keyspace.stores._base.pages_of` reads (the views' ``read_pages``):
     with the C module, no Python code per item and no item read past the range.
-    With ``records``: each page without the records (one C pass a page)."""
+    With ``records``: each page without the records (one C pass a page);
+    ``translate``: the reads' engine errors raised as its answer (one generator
+    does it all)."""
     items, bound = _positioned(txn.cursor(db), reverse, (start, stop), True)
     if items is None:
         return iter(())
-    if records is not None:
-        return filtered_pages(records, pages_of(items, bound, reverse), limit)
-    return pages_of(items, bound, reverse, limit)
+    keep = None if records is None else partial(drop_items, records)
+    return pages_of(items, bound, reverse, limit, keep=keep, translate=translate)
 
 
 def cursor_ranges_pages(
@@ -258,10 +260,8 @@ def cursor_read_pages(
             return [page] if page else ()
         if len(ranges) == 1:
             start, stop = ranges[0]
-            pages: Iterator[list[tuple[bytes, bytes]]]
-            pages = cursor_pages(txn, start, stop, reverse, limit, db, records)
-        else:
-            pages = cursor_ranges_pages(txn, ranges, reverse, limit, db, records)
+            return cursor_pages(txn, start, stop, reverse, limit, db, records, view.translate)
+        pages = cursor_ranges_pages(txn, ranges, reverse, limit, db, records)
     except KeyspaceError:
         raise
     except Exception as exc:

@@ -16,7 +16,7 @@ by the key's part before the NUL).
 
 :class:`Records` (one per environment and process, held by its shared
 environment) asks and remembers the answers; :func:`drop_items`,
-:func:`filtered`, :func:`filtered_pages` and :func:`getter` are the reads of the
+:func:`filtered` and :func:`getter` are the reads of the
 unnamed database with its records left out, which every read route of its store
 and views goes through.
 """
@@ -41,7 +41,6 @@ __all__ = [
     "delete_data",
     "drop_items",
     "filtered",
-    "filtered_pages",
     "getter",
     "getter_py",
     "name_candidates",
@@ -214,22 +213,6 @@ def filtered(records: Records, items: Iterator[Any], limit: int | None) -> Itera
         sizes = chain((first,), repeat(_CHUNK))
         chunks = iter(lambda: list(islice(items, next(sizes))), [])
     return limited(chain.from_iterable(map(partial(drop_items, records), chunks)), limit)
-
-
-def filtered_pages(records: Records, pages: Iterator[list[Any]], limit: int | None) -> Iterator[list[Any]]:
-    """``pages`` (of pairs, read with no limit) without the records, empty pages
-    dropped, at most ``limit`` items in all."""
-    left = limit
-    for page in pages:
-        page = drop_items(records, page)
-        if left is not None:
-            if left <= 0:
-                return
-            if len(page) > left:
-                page = page[:left]
-            left -= len(page)
-        if page:
-            yield page
 
 
 def getter_py(records: Records, get: Callable[[bytes], bytes | None]) -> Callable[[bytes], bytes | None]:
