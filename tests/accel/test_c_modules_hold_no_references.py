@@ -12,8 +12,10 @@ import sys
 import tracemalloc
 import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+import lmdb
 import pytest
 
 import keyspace
@@ -424,6 +426,18 @@ def test_take_until_holds_nothing() -> None:
         raise ValueError("the engine failed")
 
     check(attempt(lambda: _pairs_accel.take_until(failing(), bound, 10, False)), bound)
+
+
+def test_cursor_take_holds_nothing(tmp_path: Path) -> None:
+    env = lmdb.open(str(tmp_path / "db"), map_size=1 << 20)
+    start, stop = b"k-" + bytes(range(30)), b"z-" + bytes(range(30))
+    with env.begin(write=True) as txn:
+        txn.put(start + b"1", b"v")
+    with env.begin() as txn:
+        check(lambda: _pairs_accel.cursor_take(txn, None, start, stop, 10, False), start, stop)
+        check(lambda: _pairs_accel.cursor_take(txn, None, start, stop, 10, True), start, stop)
+        check(attempt(lambda: _pairs_accel.cursor_take(txn, None, "no", stop, 10, False)), stop)
+    env.close()
 
 
 def test_page_bytes_holds_nothing() -> None:

@@ -133,6 +133,57 @@ def test_lmdb_pages_hold_the_range(
         assert all(s == min(PAGE_FIRST * 4**i, PAGE_MOST) for i, s in enumerate(sizes[:-1]))
 
 
+CURSOR_TAKES = (
+    [_lmdb_cursor.cursor_take_py]
+    if _lmdb_cursor.cursor_take is _lmdb_cursor.cursor_take_py
+    else [_lmdb_cursor.cursor_take_py, _lmdb_cursor.cursor_take]
+)
+
+
+@pytest.mark.parametrize("cursor_take", CURSOR_TAKES, ids=["Python", "C"][: len(CURSOR_TAKES)])
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    content=st.lists(st.binary(min_size=1, max_size=2), unique=True, max_size=400),
+    start=keys,
+    stop=st.one_of(st.none(), keys),
+    reverse=st.booleans(),
+    limit=st.integers(0, 500),
+)
+def test_a_cursor_take_reads_the_range_as_its_reference(
+    env: Any,
+    cursor_take: Any,
+    content: list[bytes],
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    limit: int,
+) -> None:
+    """``cursor_take`` (C) and ``cursor_take_py``: at most ``limit`` pairs of
+    ``[start, stop)``, descending with ``reverse`` (an empty start: no lower
+    bound), each from one seek of one cursor."""
+    with env.begin(write=True) as txn:
+        txn.drop(env.open_db(), delete=False)
+        txn.cursor().putmulti([(k, k[::-1]) for k in content])
+    want = _range(content, start, stop, reverse)[:limit]
+    with env.begin() as txn:
+        assert cursor_take(txn, None, start, stop, limit, reverse) == [(k, k[::-1]) for k in want]
+
+
+def test_the_c_cursor_take_refuses_arguments_of_the_wrong_kind_and_passes_engine_errors(env: Any) -> None:
+    if _lmdb_cursor.cursor_take is _lmdb_cursor.cursor_take_py:
+        pytest.skip("keyspace.stores._pairs_accel was not built")
+    take = _lmdb_cursor.cursor_take
+    with env.begin() as txn:
+        with pytest.raises(TypeError, match="cursor_take"):
+            take(txn, None, "a", None, 1, False)
+        with pytest.raises(TypeError, match="cursor_take"):
+            take(txn, None, b"a", 5, 1, False)
+    txn = env.begin()
+    txn.abort()
+    with pytest.raises(lmdb.Error):  # the engine's own error: the caller translates it
+        take(txn, None, b"a", None, 1, False)
+
+
 @pytest.mark.parametrize("c_take", [False, True] if take_until is not None else [False])
 @settings(max_examples=120, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(

@@ -28,6 +28,14 @@
  * dropped. Bytes keys are compared with memcmp (no Python call per item), any
  * other key with its own comparison. Reference: keyspace.stores._take.take_until_py.
  *
+ * cursor_take(txn, db, start, stop, limit, reverse) -> list: at most limit
+ * (key, value) pairs of the range [start, stop) (stop None: to the end) read by
+ * one cursor of the py-lmdb transaction txn (txn.cursor(db)), in key order, or
+ * descending with reverse (then from the last key before stop down to start;
+ * an empty start: no lower bound): take_until over the cursor placed by one
+ * seek, every call C to C. Reference:
+ * keyspace.stores.lmdb._cursor.cursor_take_py.
+ *
  * name_candidates(items, size) -> list: the indices of the items (pairs or keys)
  * that may be LMDB database records: a pair whose value has size bytes and whose
  * key holds no NUL, a key holding no NUL. One memchr an item.
@@ -294,23 +302,10 @@ key_below(PyObject *key, PyObject *bound)
     return PyObject_RichCompareBool(key, bound, Py_LT);
 }
 
+/* take_until's loop: items an iterator, bound bytes or None */
 static PyObject *
-take_until(PyObject *module, PyObject *const *args, Py_ssize_t n)
+take_until_impl(PyObject *items, PyObject *bound, Py_ssize_t size, int descending)
 {
-    if (n != 4 || !PyIter_Check(args[0]) || (args[1] != Py_None && !PyBytes_CheckExact(args[1]))) {
-        PyErr_SetString(PyExc_TypeError,
-                        "take_until(items: iterator, bound: bytes | None, size: int, descending: bool)");
-        return NULL;
-    }
-    PyObject *items = args[0], *bound = args[1];
-    Py_ssize_t size = PyNumber_AsSsize_t(args[2], PyExc_OverflowError);
-    if (size == -1 && PyErr_Occurred()) {
-        return NULL;
-    }
-    int descending = PyObject_IsTrue(args[3]);
-    if (descending < 0) {
-        return NULL;
-    }
     PyObject *out = PyList_New(0);
     if (out == NULL) {
         return NULL;
@@ -352,6 +347,86 @@ error:
     Py_DECREF(bound);
     Py_DECREF(out);
     return NULL;
+}
+
+static PyObject *
+take_until(PyObject *module, PyObject *const *args, Py_ssize_t n)
+{
+    if (n != 4 || !PyIter_Check(args[0]) || (args[1] != Py_None && !PyBytes_CheckExact(args[1]))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "take_until(items: iterator, bound: bytes | None, size: int, descending: bool)");
+        return NULL;
+    }
+    Py_ssize_t size = PyNumber_AsSsize_t(args[2], PyExc_OverflowError);
+    if (size == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    int descending = PyObject_IsTrue(args[3]);
+    if (descending < 0) {
+        return NULL;
+    }
+    return take_until_impl(args[0], args[1], size, descending);
+}
+
+static PyObject *str_cursor, *str_set_range, *str_iternext, *str_iterprev, *str_last, *str_prev;
+
+/* a cursor method's answer as a truth value: -1 with an error set */
+static int
+called_true(PyObject *answer)
+{
+    if (answer == NULL) {
+        return -1;
+    }
+    int truth = PyObject_IsTrue(answer);
+    Py_DECREF(answer);
+    return truth;
+}
+
+static PyObject *
+cursor_take(PyObject *module, PyObject *const *args, Py_ssize_t n)
+{
+    if (n != 6 || !PyBytes_CheckExact(args[2]) || (args[3] != Py_None && !PyBytes_CheckExact(args[3]))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "cursor_take(txn, db, start: bytes, stop: bytes | None, limit: int, reverse: bool)");
+        return NULL;
+    }
+    PyObject *txn = args[0], *db = args[1], *start = args[2], *stop = args[3];
+    Py_ssize_t limit = PyNumber_AsSsize_t(args[4], PyExc_OverflowError);
+    if (limit == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    int reverse = PyObject_IsTrue(args[5]);
+    if (reverse < 0) {
+        return NULL;
+    }
+    PyObject *cursor = PyObject_CallMethodOneArg(txn, str_cursor, db);
+    if (cursor == NULL) {
+        return NULL;
+    }
+    PyObject *bound;
+    int found;
+    if (!reverse) {
+        found = called_true(PyObject_CallMethodOneArg(cursor, str_set_range, start));
+        bound = stop;
+    }
+    else {
+        /* the last key before stop: last() where stop is None or no key lies at or after it, else prev() */
+        int after = stop == Py_None ? 0 : called_true(PyObject_CallMethodOneArg(cursor, str_set_range, stop));
+        found = after < 0 ? -1 : called_true(PyObject_CallMethodNoArgs(cursor, after ? str_prev : str_last));
+        bound = PyBytes_GET_SIZE(start) ? start : Py_None;
+    }
+    if (found <= 0) {
+        Py_DECREF(cursor);
+        return found < 0 ? NULL : PyList_New(0);
+    }
+    PyObject *items = PyObject_CallMethodNoArgs(cursor, reverse ? str_iterprev : str_iternext);
+    Py_DECREF(cursor);
+    if (items == NULL) {
+        return NULL;
+    }
+    PyObject *page = take_until_impl(items, bound, limit, reverse);
+    Py_DECREF(items);
+    return page;
 }
 
 /* 1 when the bytes-like ``key`` holds no NUL byte (or is no bytes: the caller decides) */
@@ -611,6 +686,9 @@ static PyMethodDef module_methods[] = {
     {"cut_keys", (PyCFunction)(void (*)(void))cut_keys, METH_FASTCALL,
      "cut_keys(page, cut, /) -> list: the (key, value) pairs of page with the first cut bytes "
      "of each key dropped."},
+    {"cursor_take", (PyCFunction)(void (*)(void))cursor_take, METH_FASTCALL,
+     "cursor_take(txn, db, start, stop, limit, reverse, /) -> list: at most limit (key, value) "
+     "pairs of [start, stop) read by one py-lmdb cursor of txn, descending with reverse."},
     {"take_until", (PyCFunction)(void (*)(void))take_until, METH_FASTCALL,
      "take_until(items, bound, size, descending, /) -> list: at most size items, ending "
      "before the first whose key lies past bound."},
@@ -638,6 +716,16 @@ PyMODINIT_FUNC
 PyInit__pairs_accel(void)
 {
     if (PyType_Ready(&PairLogType) < 0 || PyType_Ready(&RecordGetterType) < 0) {
+        return NULL;
+    }
+    str_cursor = PyUnicode_InternFromString("cursor");
+    str_set_range = PyUnicode_InternFromString("set_range");
+    str_iternext = PyUnicode_InternFromString("iternext");
+    str_iterprev = PyUnicode_InternFromString("iterprev");
+    str_last = PyUnicode_InternFromString("last");
+    str_prev = PyUnicode_InternFromString("prev");
+    if (str_cursor == NULL || str_set_range == NULL || str_iternext == NULL || str_iterprev == NULL
+        || str_last == NULL || str_prev == NULL) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&pairs_accel_module);

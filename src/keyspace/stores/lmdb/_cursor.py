@@ -199,6 +199,28 @@ def cursor_ranges_pages(
         yield out
 
 
+def cursor_take_py(
+    txn: Any, db: Any, start: bytes, stop: bytes | None, limit: int, reverse: bool
+) -> list[tuple[bytes, bytes]]:
+    """At most ``limit`` items of ``[start, stop)`` read by one cursor of ``txn``
+    (database ``db``), in key order or descending with ``reverse``: one seek
+    (:func:`_positioned`) and :func:`take_until`. The reference of the C
+    ``cursor_take``, which makes the same calls from C."""
+    items, bound = _positioned(txn.cursor(db), reverse, (start, stop), True)
+    if items is None:
+        return []
+    return (take_until_py if take_until is None else take_until)(items, bound, limit, reverse)
+
+
+cursor_take: Callable[[Any, Any, bytes, bytes | None, int, bool], list[tuple[bytes, bytes]]]
+"""One short page of a cursor (:func:`cursor_take_py`), read by C calls alone where
+the optional module is built."""
+try:
+    from .._pairs_accel import cursor_take
+except ImportError:  # pragma: no cover - the optional C module is not built
+    cursor_take = cursor_take_py
+
+
 def cursor_short_page(
     txn: Any,
     db: Any,
@@ -210,19 +232,12 @@ def cursor_short_page(
 ) -> list[tuple[bytes, bytes]]:
     """The items of a scan of at most ``limit`` items (up to :data:`PAGE_MOST`,
     with the C module) as one list read by one cursor and cut in C
-    (:func:`take_until`), LMDB's records of named databases left out (one C
+    (:func:`cursor_take`), LMDB's records of named databases left out (one C
     pass), read on past them where they took places of the limit. Without the C
     module: :func:`cursor_scan`'s list."""
     if take_until is None:
         return list(cursor_scan(txn, db, records, start, stop, reverse, limit))
-    cursor = txn.cursor(db)
-    if not reverse:
-        page: list[tuple[bytes, bytes]] = (
-            take_until(cursor.iternext(), stop, limit, False) if cursor.set_range(start) else []
-        )
-    else:
-        items, bound = _positioned(cursor, True, (start, stop), True)
-        page = [] if items is None else take_until(items, bound, limit, True)
+    page = cursor_take(txn, db, start, stop, limit, reverse)
     if records is None or not name_candidates(page, RECORD_SIZE):  # no item that may be a record
         return page
     kept: list[tuple[bytes, bytes]] = drop_items(records, page)

@@ -196,6 +196,12 @@ class TxnReads:
         writes): its scans then read on from there. A snapshot never does."""
         return False
 
+    def _held_txn(self) -> tuple[Any, Any] | None:
+        """:meth:`_keys_txn` where the view reads that LMDB transaction for good (a
+        cursor of it may be read on later), ``None`` where it may go on in a new
+        one (:meth:`_replays`). Views override it with one frame."""
+        return None if self._replays() else self._keys_txn()
+
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError:
         raise NotImplementedError
 
@@ -213,24 +219,23 @@ class TxnReads:
         (which notes the read for a replay); keys only, the keys of one cursor
         per range (:meth:`_keys`: no value copied) in pages."""
         view: ReadView = self  # type: ignore[assignment]  # a ReadView in every class it serves
-        short = limit is not None and limit <= PAGE_MOST and len(ranges) == 1
-        if short and not keys_only and not cut and not self._replays():
+        if keys_only:
+            read = pages_in_turn(self._key_pairs, ranges, reverse, limit)
+            return cut_pages(read, cut) if cut else read
+        held = self._held_txn()
+        if held is None:
+            return ReadView.read_pages(view, ranges, reverse, limit, keys_only, cut)
+        txn, db = held
+        if limit is not None and limit <= PAGE_MOST and len(ranges) == 1 and not cut:
             # a short read of one range (a short scan's): its one page, no frame between
-            txn, db = self._keys_txn()
             start, stop = ranges[0]
             try:
-                page = cursor_short_page(txn, db, self._store._records, start, stop, reverse, limit)  # type: ignore[arg-type]
+                page = cursor_short_page(txn, db, self._store._records, start, stop, reverse, limit)
             except KeyspaceError:
                 raise
             except Exception as exc:
                 raise self.translate(exc) from exc
             return [page] if page else ()
-        if keys_only:
-            read = pages_in_turn(self._key_pairs, ranges, reverse, limit)
-            return cut_pages(read, cut) if cut else read
-        if self._replays():
-            return ReadView.read_pages(view, ranges, reverse, limit, keys_only, cut)
-        txn, db = self._keys_txn()
         pages = cursor_read_pages(txn, db, self._store._records, ranges, reverse, limit, view)
         return cut_pages(pages, cut) if cut else pages
 

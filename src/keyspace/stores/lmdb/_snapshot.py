@@ -52,6 +52,9 @@ class LMDBSnapshot(GetSlot, TxnReads, Releasable, ReadView):
     def _keys_txn(self) -> tuple[Any, Any]:
         return self._txn, self._db
 
+    def _held_txn(self) -> tuple[Any, Any] | None:
+        return self._txn, self._db
+
     def release(self) -> None:
         if self._open:
             self._open = False

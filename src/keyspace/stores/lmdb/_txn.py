@@ -110,6 +110,14 @@ class LMDBTransaction(PointSlots, TxnReads, WriteView):
     def _replays(self) -> bool:
         return self._log is not None
 
+    def _held_txn(self) -> tuple[Any, Any] | None:
+        if self._log is not None:  # it may go on in a new LMDB transaction
+            return None
+        if self._conflict is not None:
+            raise self._conflicted()
+        self._read = True
+        return self._txn, None
+
     def _begin(self) -> None:
         store = self._store
         env = store._env
