@@ -73,30 +73,32 @@ def count_keys(
     transaction (its state never changes); a range read that way and found
     holding no record is remembered for that state (see
     :meth:`Records.clear_in`), so counting it again in a read transaction of the
-    same state reads its keys alone. ``without=(byte, at)``: only the keys
+    same state reads its keys alone, with no C pass a chunk. ``without=(byte, at)``: only the keys
     holding no ``byte`` from their index ``at`` on are counted (see
     ``ReadView.count``), each chunk's tested by
     :func:`~keyspace.stores._base.count_lacking`."""
+    if records is not None and state is not None and records.clear_in(state, start, stop):
+        records = None  # read in this state before: no record lies in the range
     keys = cursor_keys(txn, start, None, False, None, db)
     counted: Callable[[list[bytes]], int] = len if without is None else partial(_lacking, without)
     total = 0
     size = _FIRST_CHUNK
     while chunk := list(islice(keys, size)):
         if records is not None and name_candidates(chunk, RECORD_SIZE):
-            if state is not None and records.clear_in(state, start, stop):
-                records = None  # read in this state before: no record lies in the range
-            else:
-                # a key holding no NUL may be a record: from here on, items tell them
-                told = _count_told(txn, chunk[0], stop, db, records, without)
-                if told[1] and state is not None:
-                    records.note_clear(state, start, stop)
-                return total + told[0]
+            # a key holding no NUL may be a record: from here on, items tell them
+            told = _count_told(txn, chunk[0], stop, db, records, without)
+            if told[1] and state is not None:
+                records.note_clear(state, start, stop)
+            return total + told[0]
         if stop is not None and chunk[-1] >= stop:
-            return total + counted(chunk[: bisect_left(chunk, stop)])
+            total += counted(chunk[: bisect_left(chunk, stop)])
+            break
         total += counted(chunk)
         if len(chunk) < size:
             break
         size = min(size * 4, _MAX_CHUNK)
+    if records is not None and state is not None:  # read whole: no key of it may be a record
+        records.note_clear(state, start, stop)
     return total
 
 
