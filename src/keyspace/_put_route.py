@@ -87,7 +87,9 @@ class PythonPutRoute:
         self.exact = True
         """Whether every change of the transaction so far went through this route."""
         self.low: bytes | None = None
+        """The lowest key put (``None`` before a put, and always without :attr:`knows_old`)."""
         self.high: bytes | None = None
+        """The highest key put (as :attr:`low`)."""
         self._keys = 0
         self._bytes = 0
         self.puts = 0
@@ -95,7 +97,11 @@ class PythonPutRoute:
 
     def __call__(self, key: bytes, value: bytes) -> None:
         answer = self.replace(key, value)
-        before = cast("bytes | None", answer) if self.knows_old else None
+        if not self.knows_old:  # no summary to keep: the puts alone
+            self._log += (key, value, None)
+            self.puts += 1
+            return
+        before = cast("bytes | None", answer)
         self._log += (key, value, before)
         self.puts += 1
         if before is None:

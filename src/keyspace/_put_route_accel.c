@@ -11,7 +11,8 @@
  *                          value, in the order made
  *   route.exact            whether every change went through the route
  *                          (writable: a caller clears it)
- *   route.low, route.high  the lowest and highest key put (None before a put)
+ *   route.low, route.high  the lowest and highest key put (None before a put,
+ *                          and always without knows_old)
  *   route.summary()        (low, high, keys, bytes) or None (always None
  *                          without knows_old)
  *   route.puts             the puts made
@@ -106,6 +107,10 @@ route_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
     slot[2] = before;
     self->used += 3;
     self->puts += 1;
+    if (!self->knows_old) { /* no summary to keep: the puts alone */
+        Py_DECREF(before);
+        Py_RETURN_NONE;
+    }
     Py_ssize_t key_size = size_of(key), value_size = size_of(value);
     if (key_size < 0 || value_size < 0) {
         Py_DECREF(before);

@@ -526,7 +526,7 @@ class HookedStore(DelegatedReads, Store):
         latest: ReadView = view if self._serialized else self.inner
         route = getattr(tx, "route", None)  # a _Batch has none
         if route is not None:
-            if route.exact and route.low is not None:  # puts alone, all through the route
+            if route.exact and route.puts:  # puts alone, all through the route
                 # settled if a hook reads the dicts; none settled yet: the columns hold every put
                 columns = route.columns if not tx.merged else None
                 changes = ChangeList(
@@ -697,7 +697,7 @@ class HookedTransaction(DelegatedReads, WriteView):
             or bool(self.pending)
             or bool(self.merged)
             or bool(self.deferred)
-            or (route is not None and route.low is not None)
+            or (route is not None and route.puts > 0)
         )
 
     def settle(self) -> None:
