@@ -50,9 +50,10 @@ fact about one write of a transaction (a put's deadline) with
 
 Cost with a feature on: every write outside a transaction becomes one
 transaction of the engine (on LMDB and SQLite a point put already is one); per
-changed key, one dict entry, and the point read ``old_values`` asks for; per
-range delete, the keys scan ``expand_ranges`` asks for; then what the hooks
-write. A keyspace with no feature on has the engine's store itself: nothing.
+changed key, one dict entry (on LMDB, for a transaction of puts alone, three
+list slots of the put route instead), and the point read ``old_values`` asks
+for; per range delete, the keys scan ``expand_ranges`` asks for; then what the
+hooks write. A keyspace with no feature on has the engine's store itself: nothing.
 """
 
 from __future__ import annotations
@@ -641,13 +642,16 @@ class ChangeList(Sequence[Change]):
 class HookedTransaction(DelegatedReads, WriteView):
     """A transaction of a :class:`HookedStore` over the engine's transaction.
 
-    Where a hook reads the value before every changed key, the engine's
-    transaction offers ``fast_replace`` (LMDB) and no feature hides keys, every
-    put goes to the engine at once through a
-    :class:`~keyspace._put_route.PutRoute` (in C), which
+    Where the engine's transaction offers ``fast_replace`` (LMDB: it writes at
+    once, one engine call a put) and no feature hides keys, every put goes to
+    the engine at once through a :class:`~keyspace._put_route.PutRoute` (in C),
+    which keeps the puts in order (:meth:`ChangeList.columns`); where a hook
+    reads the value before every changed key, it puts by ``fast_replace`` and
     keeps each key's value before the transaction (its replace's answer: no
     read more than the put's own) and, while every change goes through it, the
-    summary the hooks may read (:attr:`ChangeList.summary`). Elsewhere puts wait
+    summary the hooks may read (:attr:`ChangeList.summary`); else by the plain
+    put, and a delete later in the transaction of a key it wrote over reads the
+    value before from the committed store (:meth:`_before`). Elsewhere puts wait
     in :attr:`pending` (a dict store, in C) and reach the engine transaction in one ``put_many`` at the
     commit, or before a read that needs them (a scan, a count, a seek, a range
     delete: one flush); a point read looks in :attr:`pending` first. Deletes go
@@ -745,12 +749,11 @@ class HookedTransaction(DelegatedReads, WriteView):
             self._filtered = store_filter(self.view, self)
         else:
             replace = self.view.fast_replace
-            if replace is None:
-                pass
-            elif self.store._old == 2:  # a hook reads every value before: the put reads it (no read more)
+            if replace is not None and self.store._old == 2:
+                # a hook reads every value before: the put reads it (no read more)
                 self.route = PutRoute(replace, self.old, self.merged)
                 self._split(self.route)
-            elif self.store._serialized:
+            elif replace is not None and self.store._serialized:
                 # the view writes at once, one engine call a put: the route keeps the puts for
                 # the hooks, and a value before that a delete asks for is the committed store's
                 self.route = PutRoute(self.view.put, self.old, self.merged, knows_old=False)
