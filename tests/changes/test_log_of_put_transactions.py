@@ -8,6 +8,8 @@ in one transaction is logged as a delete only where it was there before."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,17 @@ import pytest
 import keyspace
 from keyspace._changes import ChangeLog
 from keyspace._write_hooks import ChangeList
+
+
+@contextmanager
+def _logged(tmp_path: Path, **options: Any) -> Iterator[tuple[keyspace.Keyspace, ChangeLog, int]]:
+    """A keyspace on LMDB with the change log on (and ``options``) whose scope
+    ``t`` holds ``b"there"``: it, its log and the log's last sequence number."""
+    with keyspace.open(f"lmdb://{tmp_path}/db", changes=True, **options) as ks:
+        ks.scope("t")[b"there"] = b"before"
+        log = ks.store.hook("changes")
+        assert isinstance(log, ChangeLog)
+        yield ks, log, log.last()
 
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> tuple[list[bool], list[bool]]:
@@ -41,12 +54,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> tuple[list[bool], list[bool]]:
 def test_the_log_holds_each_changed_key_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
-    options: dict[str, Any] = {"changes": True, "accounting": kind == "with accounting"}
-    with keyspace.open(f"lmdb://{tmp_path}/db", **options) as ks:
-        ks.scope("t")[b"there"] = b"before"
-        log = ks.store.hook("changes")
-        assert isinstance(log, ChangeLog)
-        start = log.last()
+    with _logged(tmp_path, accounting=kind == "with accounting") as (ks, log, start):
         fresh, deletes = _spy(monkeypatch)
         with ks.transaction() as tx:
             scope = tx.scope("t")
@@ -79,11 +87,7 @@ def test_puts_read_back_mid_transaction_are_all_logged(tmp_path: Path) -> None:
     """A scope's stats read inside the transaction (which puts the puts so far in
     the transaction's dicts) leaves every put of it in the log, not only those
     made after the read."""
-    with keyspace.open(f"lmdb://{tmp_path}/db", changes=True, accounting=True) as ks:
-        ks.scope("t")[b"there"] = b"before"
-        log = ks.store.hook("changes")
-        assert isinstance(log, ChangeLog)
-        start = log.last()
+    with _logged(tmp_path, accounting=True) as (ks, log, start):
         with ks.transaction() as tx:
             scope = tx.scope("t")
             for i in range(5):
@@ -105,11 +109,7 @@ def test_a_key_put_and_deleted_in_one_transaction_is_a_delete_only_where_it_was_
     """The put route writes over a key without reading it (the change log alone):
     a delete of it later in the transaction still finds whether it was there
     before the transaction, so a key new to it is not logged at all."""
-    with keyspace.open(f"lmdb://{tmp_path}/db", changes=True, accounting=accounting) as ks:
-        ks.scope("t")[b"there"] = b"before"
-        log = ks.store.hook("changes")
-        assert isinstance(log, ChangeLog)
-        start = log.last()
+    with _logged(tmp_path, accounting=accounting) as (ks, log, start):
         with ks.transaction() as tx:
             scope = tx.scope("t")
             scope[b"there"] = b"over"
@@ -129,11 +129,7 @@ def test_a_key_put_and_deleted_in_one_transaction_is_a_delete_only_where_it_was_
 def test_a_key_put_twice_is_stored_twice_and_read_once(tmp_path: Path) -> None:
     """The route's lists hold a key put twice twice: the part stores both puts,
     and every reader of the log sees the key once, with its last value."""
-    with keyspace.open(f"lmdb://{tmp_path}/db", changes=True) as ks:
-        ks.scope("t")[b"there"] = b"before"
-        log = ks.store.hook("changes")
-        assert isinstance(log, ChangeLog)
-        start = log.last()
+    with _logged(tmp_path) as (ks, log, start):
         with ks.transaction() as tx:
             scope = tx.scope("t")
             scope[b"a"] = b"1"

@@ -99,6 +99,23 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         made.close()
 
 
+CURSOR_TAKES = (
+    [_lmdb_cursor.cursor_take_py]
+    if _lmdb_cursor.cursor_take is _lmdb_cursor.cursor_take_py
+    else [_lmdb_cursor.cursor_take_py, _lmdb_cursor.cursor_take]
+)
+
+_CONTENTS = st.lists(st.binary(min_size=1, max_size=2), unique=True, max_size=400)
+_STOPS = st.one_of(st.none(), keys)
+
+
+def _fill(env: Any, content: list[bytes]) -> None:
+    """The environment's unnamed database holding ``content``, each key's value its reverse."""
+    with env.begin(write=True) as txn:
+        txn.drop(env.open_db(), delete=False)
+        txn.cursor().putmulti([(k, k[::-1]) for k in content])
+
+
 def _range(content: list[bytes], start: bytes, stop: bytes | None, reverse: bool) -> list[bytes]:
     inside = sorted(k for k in content if k >= start and (stop is None or k < stop))
     return inside[::-1] if reverse else inside
@@ -106,18 +123,16 @@ def _range(content: list[bytes], start: bytes, stop: bytes | None, reverse: bool
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
-    content=st.lists(st.binary(min_size=1, max_size=2), unique=True, max_size=400),
+    content=_CONTENTS,
     start=keys,
-    stop=st.one_of(st.none(), keys),
+    stop=_STOPS,
     reverse=st.booleans(),
     limit=st.one_of(st.none(), st.integers(-1, 500)),
 )
 def test_lmdb_pages_hold_the_range(
     env: Any, content: list[bytes], start: bytes, stop: bytes | None, reverse: bool, limit: int | None
 ) -> None:
-    with env.begin(write=True) as txn:
-        txn.drop(env.open_db(), delete=False)
-        txn.cursor().putmulti([(k, k[::-1]) for k in content])
+    _fill(env, content)
     want = _range(content, start, stop, reverse)[: None if limit is None else max(limit, 0)]
     with env.begin() as txn:
         size = 10**6 if limit is None else limit
@@ -126,47 +141,13 @@ def test_lmdb_pages_hold_the_range(
         assert list(_lmdb_cursor.cursor_scan(txn, None, None, start, stop, reverse, limit)) == [
             (k, k[::-1]) for k in want
         ]
+        for cursor_take in CURSOR_TAKES:  # the C one and its reference: one seek, at most size pairs
+            assert cursor_take(txn, None, start, stop, max(size, 0), reverse) == [(k, k[::-1]) for k in want]
         got = list(_lmdb_cursor.cursor_pages(txn, start, stop, reverse, limit))
         assert all(got), "a page is never empty"
         assert list(chain.from_iterable(got)) == [(k, k[::-1]) for k in want]
         sizes = [len(p) for p in got]
         assert all(s == min(PAGE_FIRST * 4**i, PAGE_MOST) for i, s in enumerate(sizes[:-1]))
-
-
-CURSOR_TAKES = (
-    [_lmdb_cursor.cursor_take_py]
-    if _lmdb_cursor.cursor_take is _lmdb_cursor.cursor_take_py
-    else [_lmdb_cursor.cursor_take_py, _lmdb_cursor.cursor_take]
-)
-
-
-@pytest.mark.parametrize("cursor_take", CURSOR_TAKES, ids=["Python", "C"][: len(CURSOR_TAKES)])
-@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(
-    content=st.lists(st.binary(min_size=1, max_size=2), unique=True, max_size=400),
-    start=keys,
-    stop=st.one_of(st.none(), keys),
-    reverse=st.booleans(),
-    limit=st.integers(0, 500),
-)
-def test_a_cursor_take_reads_the_range_as_its_reference(
-    env: Any,
-    cursor_take: Any,
-    content: list[bytes],
-    start: bytes,
-    stop: bytes | None,
-    reverse: bool,
-    limit: int,
-) -> None:
-    """``cursor_take`` (C) and ``cursor_take_py``: at most ``limit`` pairs of
-    ``[start, stop)``, descending with ``reverse`` (an empty start: no lower
-    bound), each from one seek of one cursor."""
-    with env.begin(write=True) as txn:
-        txn.drop(env.open_db(), delete=False)
-        txn.cursor().putmulti([(k, k[::-1]) for k in content])
-    want = _range(content, start, stop, reverse)[:limit]
-    with env.begin() as txn:
-        assert cursor_take(txn, None, start, stop, limit, reverse) == [(k, k[::-1]) for k in want]
 
 
 def test_the_c_cursor_take_refuses_arguments_of_the_wrong_kind_and_passes_engine_errors(env: Any) -> None:
@@ -207,9 +188,7 @@ def test_lmdb_ranges_read_in_turn_as_pages(
     and its Python reference."""
     if not c_take:
         monkeypatch.setattr(_lmdb_cursor, "take_until", None)
-    with env.begin(write=True) as txn:
-        txn.drop(env.open_db(), delete=False)
-        txn.cursor().putmulti([(k, k[::-1]) for k in content])
+    _fill(env, content)
     want = [(k, k[::-1]) for lo, hi in bounds for k in _range(content, lo, hi, reverse)]
     want = want[: None if limit is None else limit]
     with env.begin() as txn:
