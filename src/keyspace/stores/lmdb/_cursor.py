@@ -16,14 +16,14 @@ out LMDB's records of named databases and the range delete keeps them (see
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from itertools import islice, takewhile
 from operator import gt, itemgetter, le
 from typing import TYPE_CHECKING, Any
 
 from ...errors import KeyspaceError
-from .._base import PAGE_FIRST, PAGE_MOST, ReadView, limited, pages_of, translated_pages
+from .._base import PAGE_FIRST, PAGE_MOST, limited, pages_of
 from .._take import take_until, take_until_py
 from ._records import RECORD_SIZE, drop_items, filtered, name_candidates
 
@@ -38,7 +38,6 @@ __all__ = [
     "cursor_page",
     "cursor_pages",
     "cursor_ranges_pages",
-    "cursor_read_pages",
     "cursor_scan",
     "cursor_short_page",
 ]
@@ -244,44 +243,6 @@ def cursor_short_page(
     if kept is page or len(page) < limit:  # no record among them, or the range ends within them
         return kept
     return list(filtered(records, _range_items(txn.cursor(db), reverse, (start, stop)), limit))
-
-
-def cursor_read_pages(
-    txn: Any,
-    db: Any,
-    records: Records | None,
-    ranges: Sequence[tuple[bytes, bytes | None]],
-    reverse: bool,
-    limit: int | None,
-    view: ReadView,
-) -> Iterable[list[tuple[bytes, bytes]]]:
-    """``read_pages`` of a view that reads the transaction ``txn`` (a snapshot or
-    a write transaction): a read of at most :data:`PAGE_MOST` items is one page
-    read now (one chain, no Python code per item); a longer one gives the pages
-    of one cursor (:func:`cursor_pages`), or for several ranges of one cursor
-    that seeks each in turn, as they are read. Errors are translated by
-    ``view``, the view that reads ``txn``."""
-    try:
-        if limit is not None and limit <= PAGE_MOST:  # one page, read now, range by range
-            if len(ranges) == 1:
-                start, stop = ranges[0]
-                page = cursor_short_page(txn, db, records, start, stop, reverse, limit)
-            else:
-                page = []
-                for start, stop in ranges:
-                    page += cursor_short_page(txn, db, records, start, stop, reverse, limit - len(page))
-                    if len(page) >= limit:
-                        break
-            return [page] if page else ()
-        if len(ranges) == 1:
-            start, stop = ranges[0]
-            return cursor_pages(txn, start, stop, reverse, limit, db, records, view.translate)
-        pages = cursor_ranges_pages(txn, ranges, reverse, limit, db, records)
-    except KeyspaceError:
-        raise
-    except Exception as exc:
-        raise view.translate(exc) from exc
-    return translated_pages(pages, view.translate)
 
 
 def _positioned(

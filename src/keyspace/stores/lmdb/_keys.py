@@ -29,8 +29,9 @@ from .._base import (
     cut_pages,
     key_pages_of,
     pages_in_turn,
+    translated_pages,
 )
-from ._cursor import cursor_keys, cursor_pages, cursor_read_pages, cursor_scan, cursor_short_page
+from ._cursor import cursor_keys, cursor_pages, cursor_ranges_pages, cursor_scan, cursor_short_page
 from ._records import RECORD_SIZE, Records, drop_items, name_candidates
 
 if TYPE_CHECKING:
@@ -215,11 +216,15 @@ class TxnReads:
         keys_only: bool = False,
         cut: int = 0,
     ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
-        """The pages of cursors of the view's transaction (:func:`cursor_read_pages`),
-        where it reads one LMDB transaction for good; where it may go on in a new
-        one (:meth:`_replays`), the contract's default, through :meth:`scan`
-        (which notes the read for a replay); keys only, the keys of one cursor
-        per range (:meth:`_keys`: no value copied) in pages."""
+        """The pages of cursors of the view's transaction, where it reads one LMDB
+        transaction for good: a read of at most :data:`PAGE_MOST` items is one
+        page read now (:func:`cursor_short_page` range by range, no frame between
+        for one range); a longer one gives the pages of one cursor
+        (:func:`cursor_pages`), or for several ranges of one cursor that seeks
+        each in turn, as they are read; errors translated. Where the view may go
+        on in a new transaction (:meth:`_replays`), the contract's default,
+        through :meth:`scan` (which notes the read for a replay); keys only, the
+        keys of one cursor per range (:meth:`_keys`: no value copied) in pages."""
         view: ReadView = self  # type: ignore[assignment]  # a ReadView in every class it serves
         if keys_only:
             read = pages_in_turn(self._key_pairs, ranges, reverse, limit)
@@ -228,17 +233,31 @@ class TxnReads:
         if held is None:
             return ReadView.read_pages(view, ranges, reverse, limit, keys_only, cut)
         txn, db = held
-        if limit is not None and limit <= PAGE_MOST and len(ranges) == 1 and not cut:
-            # a short read of one range (a short scan's): its one page, no frame between
-            start, stop = ranges[0]
-            try:
-                page = cursor_short_page(txn, db, self._store._records, start, stop, reverse, limit)
-            except KeyspaceError:
-                raise
-            except Exception as exc:
-                raise self.translate(exc) from exc
-            return [page] if page else ()
-        pages = cursor_read_pages(txn, db, self._store._records, ranges, reverse, limit, view)
+        records = self._store._records
+        pages: Iterable[list[tuple[bytes, bytes]]]
+        try:
+            if limit is not None and limit <= PAGE_MOST:  # one page, read now, range by range
+                if len(ranges) == 1:
+                    start, stop = ranges[0]
+                    page = cursor_short_page(txn, db, records, start, stop, reverse, limit)
+                else:
+                    page = []
+                    for start, stop in ranges:
+                        page += cursor_short_page(txn, db, records, start, stop, reverse, limit - len(page))
+                        if len(page) >= limit:
+                            break
+                pages = [page] if page else []
+            elif len(ranges) == 1:
+                start, stop = ranges[0]
+                pages = cursor_pages(txn, start, stop, reverse, limit, db, records, self.translate)
+            else:
+                pages = translated_pages(
+                    cursor_ranges_pages(txn, ranges, reverse, limit, db, records), self.translate
+                )
+        except KeyspaceError:
+            raise
+        except Exception as exc:
+            raise self.translate(exc) from exc
         return cut_pages(pages, cut) if cut else pages
 
     def scan(

@@ -45,7 +45,7 @@ class LMDBTransaction(PointSlots, TxnReads, WriteView):
     with the default map size) it writes straight to LMDB: ``get``, ``put`` and
     ``fast_replace`` are py-lmdb's own callables, their errors translated
     (:func:`~keyspace.stores.translated`: no Python frame per call), and
-    ``read_pages`` reads its cursors' pages (``cursor_read_pages``); filling the
+    ``read_pages`` reads its cursors' pages (:meth:`TxnReads.read_pages`); filling the
     map then raises :class:`~keyspace.errors.StoreError`. With less free space it
     logs its writes instead (one list append per write; ``get`` and ``put`` are
     Python methods), so that a full map can be grown and the transaction
