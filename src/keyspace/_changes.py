@@ -265,8 +265,7 @@ class ChangeLog(WriteHook):
         was not there): its one-entry part, made by two struct packs, and the
         counter."""
         counter = self.counter_key
-        last = latest.get(counter)
-        seq = (0 if last is None else int.from_bytes(last, "big")) + 1
+        seq = _u64(latest.get(counter)) + 1
         now = time.time_ns()
         number = seq.to_bytes(8, "big")
         put = view.put

@@ -139,7 +139,7 @@ class PythonPutRoute:
         change of keys and stored bytes, or ``None`` when no put was made, a
         change went another way (:attr:`exact` cleared) or the values before are
         not known (:attr:`knows_old` false)."""
-        if not self.exact or not self.knows_old or self.low is None or self.high is None:
+        if not self.exact or self.low is None or self.high is None:  # low: never set without knows_old
             return None
         return (self.low, self.high, self._keys, self._bytes)
 

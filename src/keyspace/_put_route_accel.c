@@ -84,7 +84,7 @@ route_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
     if (before == NULL) {
         return NULL;
     }
-    if (!self->knows_old) {
+    if (!self->knows_old) { /* a plain put: its answer dropped, no value before */
         Py_SETREF(before, Py_NewRef(Py_None));
     }
     if (self->used + 3 > self->room) {
@@ -235,7 +235,7 @@ static PyObject *
 route_summary(PyObject *op, PyObject *Py_UNUSED(ignored))
 {
     PutRoute *self = (PutRoute *)op;
-    if (!self->exact || !self->knows_old || self->low == NULL) {
+    if (!self->exact || self->low == NULL) { /* low: never set without knows_old */
         Py_RETURN_NONE;
     }
     return Py_BuildValue("(OOLL)", self->low, self->high, self->keys, self->bytes);

@@ -821,7 +821,7 @@ class HookedTransaction(DelegatedReads, WriteView):
             route.exact = False
             route.settle()
         rank = self.store._old
-        if route is not None or rank == 2 or (rank == 1 and not committing):
+        if rank == 2 or (rank == 1 and not committing):
             # the values before, read by the puts themselves where the engine can
             got = dict(
                 zip(pending, self.view.replace_many(list(pending), list(pending.values())), strict=True)

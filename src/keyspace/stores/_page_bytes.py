@@ -1,7 +1,7 @@
 """The bytes a page of ``(key, value)`` pairs holds, :func:`page_bytes`: one C
 pass (``_pairs_accel``) where the optional module is built, else
-:func:`page_bytes_py`, its reference. ``keyspace inspect`` and the count that
-turns accounting on size every run of a scope's keys with it."""
+:func:`page_bytes_py`, its reference. ``keyspace inspect``'s count sizes every
+run of a scope's keys with it."""
 
 from __future__ import annotations
 
