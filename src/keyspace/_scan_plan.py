@@ -279,33 +279,34 @@ def short(
     holding enough items) and one chunk decode."""
     if limit is None:
         return None
-    if (
-        type(limit) is not int
+    if (  # `is` tests, no call: this runs before every short scan
+        limit.__class__ is not int
         or limit < 0
-        or type(include_start) is not bool
-        or type(include_stop) is not bool
-        or type(reverse) is not bool
+        or (include_start is not True and include_start is not False)
+        or (include_stop is not True and include_stop is not False)
+        or (reverse is not True and reverse is not False)
     ):
         check_range_arguments(include_start, include_stop, reverse, limit)
     if limit > 1024:
         return None
     if prefix is None and guard is None:
         # the common short scan, with no filter: the ranges without a frame more
-        lo = layout.prefix if start is None else bound(start)
-        if not include_start and start is not None:
-            lo += b"\x00"
-        hi = None
-        if stop is not None:
-            hi = bound(stop)
-            if include_stop:
-                hi += b"\x00"
-        if hi is None:  # from a start on: the own ranges that end after it
+        if start is None:
+            lo = layout.prefix
+        else:
+            lo = bound(start)
+            if not include_start:
+                lo += b"\x00"
+        if stop is None:  # from a start on: the own ranges that end after it
             ranges = []  # a loop, not a comprehension: no frame (Python 3.11)
             for r_lo, r_hi in own:
                 if r_hi is None or lo < r_hi:
                     ranges.append((lo if lo > r_lo else r_lo, r_hi))
         else:
-            ranges = intersect(own, lo, hi)
+            end = bound(stop)
+            if include_stop:
+                end += b"\x00"
+            ranges = intersect(own, lo, end)
     else:
         ranges = stored_ranges(
             layout,
@@ -330,7 +331,12 @@ def short(
     read = view.read_pages
     out: Chunk = []
     if layout.exact:  # every item read is one asked for: the store honours the limit
-        for page in read(ranges, reverse, limit):  # a limited read's pages are lists (the contract)
+        # a limited read's pages are lists (the contract)
+        if layout.plain and decoder is layout.decode_chunk:  # the keys without the prefix are the keys
+            for page in read(ranges, reverse, limit, False, len(layout.prefix)):
+                out += page
+            return out
+        for page in read(ranges, reverse, limit):
             out += decoder(page)  # type: ignore[arg-type]
         return out
     # the own keys are filtered out of the range: read the stored items in

@@ -427,6 +427,17 @@ def test_take_until_holds_nothing() -> None:
 
     check(attempt(lambda: _pairs_accel.take_until(failing(), bound, 10, False)), bound)
 
+    def is_record(key: bytes, value: bytes) -> bool:
+        return key == b"b"
+
+    def fresh() -> Iterator[tuple[bytes, bytes]]:  # pairs no one else holds: cut in place
+        for key, value in pairs:
+            yield (bytes(key), value)
+
+    check(lambda: _pairs_accel.take_until(iter(pairs), bound, 10, False, 0, is_record, 1), bound, *pairs)
+    check(lambda: _pairs_accel.take_until(fresh(), None, 10, False, 1, is_record, 1), *pairs)
+    check(attempt(lambda: _pairs_accel.take_until(iter(pairs), None, 10, False, 2)), *pairs)
+
 
 def test_cursor_take_holds_nothing(tmp_path: Path) -> None:
     env = lmdb.open(str(tmp_path / "db"), map_size=1 << 20)
@@ -437,6 +448,7 @@ def test_cursor_take_holds_nothing(tmp_path: Path) -> None:
         check(lambda: _pairs_accel.cursor_take(txn, None, start, stop, 10, False), start, stop)
         check(lambda: _pairs_accel.cursor_take(txn, None, start, stop, 10, True), start, stop)
         check(attempt(lambda: _pairs_accel.cursor_take(txn, None, "no", stop, 10, False)), stop)
+        check(lambda: _pairs_accel.cursor_take(txn, None, start, stop, 10, False, 2, lambda k, v: True, 1), start)
     env.close()
 
 

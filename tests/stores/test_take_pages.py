@@ -79,6 +79,60 @@ def test_an_error_of_the_items_passes_through(take: Any) -> None:
         take(failing(), b"z", 10, False)
 
 
+@pytest.mark.parametrize("take", TAKES)
+@given(
+    content=st.lists(st.binary(min_size=2, max_size=4), unique=True, max_size=30),
+    bound=st.one_of(st.none(), keys),
+    size=st.integers(-2, 40),
+    descending=st.booleans(),
+    cut=st.integers(0, 2),
+    dropped=st.sets(st.integers(0, 29)),
+)
+def test_a_take_with_cut_and_is_record_matches_the_model(
+    take: Any,
+    content: list[bytes],
+    bound: bytes | None,
+    size: int,
+    descending: bool,
+    cut: int,
+    dropped: set[int],
+) -> None:
+    """A record left out takes no place of ``size`` (the take reads on past it),
+    the item past the bound is still the only one read beyond the answer, and
+    the pairs the caller holds keep their whole keys."""
+    content.sort(reverse=descending)
+    items = [(k, b"rec" if i in dropped else b"val"[: 1 + i % 3]) for i, k in enumerate(content)]
+    gone = {items[i][0] for i in dropped if i < len(items)}
+    want: list[tuple[bytes, bytes]] = []
+    consumed = 0
+    for key, value in items:  # the model: the bound first, then the record test, then the cut
+        if len(want) >= size:
+            break
+        consumed += 1
+        if bound is not None and (key < bound if descending else key >= bound):
+            break
+        if not (len(value) == 3 and 0 not in key and key in gone):
+            want.append((key[cut:], value))
+    source = iter(items)
+    assert take(source, bound, size, descending, cut, lambda k, v: k in gone, 3) == want
+    assert list(source) == items[consumed:]
+    assert [k for k, _ in items] == content  # the pairs the caller holds keep their whole keys
+
+
+@pytest.mark.parametrize("take", TAKES)
+def test_a_take_passes_the_errors_of_is_record_and_refuses_a_short_key(take: Any) -> None:
+    def failing(key: bytes, value: bytes) -> bool:
+        raise OSError("the engine broke")
+
+    with pytest.raises(OSError, match="the engine broke"):
+        take(iter([(b"ab", b"12")]), None, 5, False, 0, failing, 2)
+    assert take(iter([(b"a\x00", b"12")]), None, 5, False, 0, failing, 2) == [(b"a\x00", b"12")]  # not asked
+    with pytest.raises(ValueError, match="bytes to cut"):
+        take(iter([(b"ab", b"1")]), None, 5, False, 3)
+    with pytest.raises(ValueError, match="cut=-1 is negative"):
+        take(iter([(b"ab", b"1")]), None, 5, False, -1)
+
+
 @pytest.mark.skipif(take_until is None, reason="the C module was not built")
 def test_the_c_take_refuses_arguments_of_the_wrong_kind() -> None:
     assert take_until is not None
@@ -88,6 +142,10 @@ def test_the_c_take_refuses_arguments_of_the_wrong_kind() -> None:
         take_until(iter([b"a"]), "b", 1, False)  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         take_until(iter([b"a"]), None, "1", False)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="is_record must be callable"):
+        take_until(iter([b"a"]), None, 1, False, 0, 5, 3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="take_until"):
+        take_until(iter([b"a"]), None, 1, False, 0, None, 3, 4)  # type: ignore[call-arg]
 
 
 @pytest.fixture(scope="module")
@@ -143,9 +201,18 @@ def test_lmdb_pages_hold_the_range(
         ]
         for cursor_take in CURSOR_TAKES:  # the C one and its reference: one seek, at most size pairs
             assert cursor_take(txn, None, start, stop, max(size, 0), reverse) == [(k, k[::-1]) for k in want]
+            # with cut and is_record: the keys of one byte and no NUL left out (as records), the rest
+            # cut, read on past them
+            inside = _range(content, start, stop, reverse)
+            kept = [k for k in inside if len(k) == 2 or 0 in k][: max(size, 0)]
+            assert cursor_take(txn, None, start, stop, max(size, 0), reverse, 1, lambda k, v: True, 1) == [
+                (k[1:], k[::-1]) for k in kept
+            ]
         got = list(_lmdb_cursor.cursor_pages(txn, start, stop, reverse, limit))
         assert all(got), "a page is never empty"
         assert list(chain.from_iterable(got)) == [(k, k[::-1]) for k in want]
+        cut = list(_lmdb_cursor.cursor_pages(txn, start, stop, reverse, limit, cut=1))
+        assert list(chain.from_iterable(cut)) == [(k[1:], k[::-1]) for k in want]
         sizes = [len(p) for p in got]
         assert all(s == min(PAGE_FIRST * 4**i, PAGE_MOST) for i, s in enumerate(sizes[:-1]))
 
@@ -228,26 +295,45 @@ def test_pages_of_hold_the_items_up_to_the_bound(
     assert len(got) <= len(checks) <= len(got) + 1
 
 
+@pytest.mark.parametrize("c_take", [False, True] if take_until is not None else [False])
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])  # the same patch for every example
 @given(
-    content=st.lists(keys, unique=True, max_size=300),
+    content=st.lists(st.binary(min_size=2, max_size=4), unique=True, max_size=300),
     limit=st.one_of(st.none(), st.integers(0, 400)),
     dropped=st.sets(st.integers(0, 299)),
+    cut=st.integers(0, 2),
 )
-def test_pages_of_keep_what_keep_leaves_and_count_it_against_the_limit(
-    content: list[bytes], limit: int | None, dropped: set[int]
+def test_pages_of_leave_out_what_is_record_answers_and_count_only_the_rest(
+    monkeypatch: pytest.MonkeyPatch,
+    c_take: bool,
+    content: list[bytes],
+    limit: int | None,
+    dropped: set[int],
+    cut: int,
 ) -> None:
-    """``keep`` (an engine's own entries left out of each page): the pages hold
-    the items it keeps, none empty, at most ``limit`` of them in all."""
+    """``is_record`` (an engine's own entries, asked only of pairs whose value
+    has ``record_size`` bytes and whose key holds no NUL) and ``cut``: the pages
+    hold the other items, each key without its first ``cut`` bytes, none empty,
+    at most ``limit`` of them in all; a pair with a NUL in its key or a value of
+    another size is never asked."""
+    if not c_take:
+        monkeypatch.setattr(_base, "take_until", None)
     content.sort()
-    items = [(k, b"v" + k) for k in content]
+    items = [(k, b"v" * 3 if i % 3 else b"vv") for i, k in enumerate(content)]
     gone = {items[i][0] for i in dropped if i < len(items)}
+    asked: list[bytes] = []
 
-    def keep(page: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-        return [item for item in page if item[0] not in gone]
+    def is_record(key: bytes, value: bytes) -> bool:
+        asked.append(key)
+        return key in gone
 
-    want = [item for item in items if item[0] not in gone][:limit]
-    got = list(pages_of(iter(items), None, False, limit, keep=keep))
+    def candidate(key: bytes, value: bytes) -> bool:
+        return len(value) == 3 and 0 not in key
+
+    want = [(k[cut:], v) for k, v in items if not (candidate(k, v) and k in gone)][:limit]
+    got = list(pages_of(iter(items), None, False, limit, cut=cut, is_record=is_record, record_size=3))
     assert all(got) and list(chain.from_iterable(got)) == want
+    assert all(candidate(k, dict(items)[k]) for k in asked)
 
 
 def test_pages_of_translate_the_engine_errors_of_their_reads() -> None:

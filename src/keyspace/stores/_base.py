@@ -91,7 +91,7 @@ from ..errors import (
 )
 from ._cut import cut_keys
 from ._events import StoreWatch
-from ._take import take_until
+from ._take import take_until, take_until_py
 
 __all__ = [
     "BatchedWrites",
@@ -729,8 +729,10 @@ def pages_of(
     descending: bool = False,
     limit: int | None = None,
     check: Callable[[], object] | None = None,
-    keep: Callable[[list[_T]], list[_T]] | None = None,
     translate: Callable[[BaseException], KeyspaceError] | None = None,
+    cut: int = 0,
+    is_record: Callable[[bytes, bytes], bool] | None = None,
+    record_size: int = -1,
 ) -> Generator[list[_T], None, None]:
     """At most ``limit`` of ``items`` (an engine's iterator) as non-empty lists of
     :data:`PAGE_FIRST` items, then four times more each time up to
@@ -738,15 +740,22 @@ def pages_of(
     the end of ``items``; then they are ``(key, value)`` pairs, see
     :func:`~keyspace.stores._take.take_until`: ascending, a key ``>= bound``,
     ``descending``, a key ``< bound``), calling ``check()`` before each page is
-    read. ``keep``: what each page read becomes (an engine's own entries left
-    out; ``limit`` counts the items given). ``translate``: every error of the
+    read. ``cut``, ``is_record`` and ``record_size`` as ``take_until`` takes
+    them: each key without its first ``cut`` bytes, an engine's own entries
+    left out as they are read. ``translate``: every error of the
     reads that is not already a :class:`~keyspace.errors.KeyspaceError` is
     raised as ``translate(exc)``, the engine's chained (as
     :func:`translated_pages`, with no generator more). Cost per item: the
     engine's step and, with a bound and the C module, one ``memcmp``; per page,
-    one call (and one of ``check`` and ``keep``). It reads up to one page ahead
+    one call (and one of ``check``). It reads up to one page ahead
     of its caller; ``chain.from_iterable`` of it gives the items again."""
-    take = _take_chain if bound is None or take_until is None else take_until
+    take: Callable[..., list[_T]]
+    options: tuple[Any, ...] = ()
+    if cut or is_record is not None:
+        options = (cut, is_record, record_size)
+        take = take_until_py if take_until is None else take_until
+    else:
+        take = _take_chain if bound is None or take_until is None else take_until
     left = limit
     size = PAGE_FIRST
     try:
@@ -754,13 +763,10 @@ def pages_of(
             want = size if left is None else min(size, left)
             if check is not None:
                 check()
-            page = take(items, bound, want, descending)
-            ended = len(page) < want
-            if keep is not None:
-                page = keep(page)
+            page = take(items, bound, want, descending, *options)
             if page:
                 yield page
-            if ended:
+            if len(page) < want:
                 return
             if left is not None:
                 left -= len(page)

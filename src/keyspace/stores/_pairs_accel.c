@@ -21,19 +21,25 @@
  * directly, of anything else as len() does): no Python call per key.
  * Reference: keyspace.stores._key_sizes.first_bad_key_py.
  *
- * take_until(items, bound, size, descending) -> list: at most size items of the
- * iterator items, ending before the first whose key lies past bound (None: no
- * bound): ascending, a key >= bound; descending, a key < bound. An item is a key
- * or a tuple whose first item is the key. The item past bound is consumed and
- * dropped. Bytes keys are compared with memcmp (no Python call per item), any
- * other key with its own comparison. Reference: keyspace.stores._take.take_until_py.
+ * take_until(items, bound, size, descending, cut=0, is_record=None,
+ * record_size=-1) -> list: at most size items of the iterator items, ending
+ * before the first whose key lies past bound (None: no bound): ascending, a key
+ * >= bound; descending, a key < bound. An item is a key or a tuple whose first
+ * item is the key. The item past bound is consumed and dropped. Bytes keys are
+ * compared with memcmp (no Python call per item), any other key with its own
+ * comparison. With cut, each (key, value) pair is given as (key[cut:], value)
+ * (cut_keys's error where it is no such pair); with is_record, a pair that may
+ * be an LMDB database record (as name_candidates finds them, of record_size
+ * bytes) is asked is_record(key, value) and left out where it answers true,
+ * taking no place of size. Reference: keyspace.stores._take.take_until_py.
  *
- * cursor_take(txn, db, start, stop, limit, reverse) -> list: at most limit
- * (key, value) pairs of the range [start, stop) (stop None: to the end) read by
- * one cursor of the py-lmdb transaction txn (txn.cursor(db)), in key order, or
- * descending with reverse (then from the last key before stop down to start;
- * an empty start: no lower bound): take_until over the cursor placed by one
- * seek, every call C to C. Reference:
+ * cursor_take(txn, db, start, stop, limit, reverse, cut=0, is_record=None,
+ * record_size=-1) -> list: at most limit (key, value) pairs of the range
+ * [start, stop) (stop None: to the end) read by one cursor of the py-lmdb
+ * transaction txn (txn.cursor(db)), in key order, or descending with reverse
+ * (then from the last key before stop down to start; an empty start: no lower
+ * bound): take_until over the cursor placed by one seek (with cut, is_record
+ * and record_size as take_until takes them), every call C to C. Reference:
  * keyspace.stores.lmdb._cursor.cursor_take_py.
  *
  * name_candidates(items, size) -> list: the indices of the items (pairs or keys)
@@ -302,15 +308,78 @@ key_below(PyObject *key, PyObject *bound)
     return PyObject_RichCompareBool(key, bound, Py_LT);
 }
 
-/* take_until's loop: items an iterator, bound bytes or None */
+/* a call's answer as a truth value: -1 with an error set */
+static int
+called_true(PyObject *answer)
+{
+    if (answer == NULL) {
+        return -1;
+    }
+    int truth = PyObject_IsTrue(answer);
+    Py_DECREF(answer);
+    return truth;
+}
+
+/* 1 when the bytes-like ``key`` holds no NUL byte (or is no bytes: the caller decides) */
+static int
+nul_free(PyObject *key)
+{
+    if (!PyBytes_CheckExact(key)) {
+        return 1;
+    }
+    return memchr(PyBytes_AS_STRING(key), 0, (size_t)PyBytes_GET_SIZE(key)) == NULL;
+}
+
+/* the pair (key[cut:], value) of the (key, value) pair item (a new reference;
+ * NULL with ValueError naming index where item is no such pair). A pair no one
+ * else holds (a cursor's fresh tuple, refcount 1) takes its new key in place. */
 static PyObject *
-take_until_impl(PyObject *items, PyObject *bound, Py_ssize_t size, int descending)
+cut_pair(PyObject *item, Py_ssize_t cut, Py_ssize_t index, int reuse)
+{
+    if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2 || !PyBytes_CheckExact(PyTuple_GET_ITEM(item, 0))
+        || PyBytes_GET_SIZE(PyTuple_GET_ITEM(item, 0)) < cut) {
+        PyErr_Format(PyExc_ValueError,
+                     "cut_keys: item %zd of the page is not a (key, value) pair whose key "
+                     "holds the %zd bytes to cut", index, cut);
+        return NULL;
+    }
+    PyObject *key = PyTuple_GET_ITEM(item, 0), *value = PyTuple_GET_ITEM(item, 1);
+    PyObject *rest = PyBytes_FromStringAndSize(PyBytes_AS_STRING(key) + cut, PyBytes_GET_SIZE(key) - cut);
+    if (rest == NULL) {
+        return NULL;
+    }
+    if (reuse && Py_REFCNT(item) == 1) {
+        PyTuple_SET_ITEM(item, 0, rest);
+        Py_DECREF(key);
+        Py_INCREF(item);
+        return item;
+    }
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL) {
+        Py_DECREF(rest);
+        return NULL;
+    }
+    Py_INCREF(value);
+    PyTuple_SET_ITEM(pair, 0, rest);
+    PyTuple_SET_ITEM(pair, 1, value);
+    return pair;
+}
+
+/* take_until's loop: items an iterator, bound bytes or None. With cut > 0 each
+ * item is a (key, value) pair given as (key[cut:], value). With is_record (not
+ * NULL), a pair whose value has record_size bytes (or is no bytes) and whose
+ * key holds no NUL is asked is_record(key, value) and left out where it answers
+ * true: it takes no place of size. */
+static PyObject *
+take_until_impl(PyObject *items, PyObject *bound, Py_ssize_t size, int descending, Py_ssize_t cut,
+                PyObject *is_record, Py_ssize_t record_size)
 {
     PyObject *out = PyList_New(0);
     if (out == NULL) {
         return NULL;
     }
     Py_INCREF(bound); /* the items' code may drop every other reference */
+    Py_XINCREF(is_record);
     while (PyList_GET_SIZE(out) < size) {
         PyObject *item = PyIter_Next(items);
         if (item == NULL) {
@@ -334,6 +403,28 @@ take_until_impl(PyObject *items, PyObject *bound, Py_ssize_t size, int descendin
                 break;
             }
         }
+        if (is_record != NULL && PyTuple_CheckExact(item) && PyTuple_GET_SIZE(item) == 2) {
+            PyObject *key = PyTuple_GET_ITEM(item, 0), *value = PyTuple_GET_ITEM(item, 1);
+            if ((!PyBytes_CheckExact(value) || PyBytes_GET_SIZE(value) == record_size) && nul_free(key)) {
+                PyObject *pair[2] = {key, value};
+                int record = called_true(PyObject_Vectorcall(is_record, pair, 2, NULL));
+                if (record != 0) {
+                    Py_DECREF(item);
+                    if (record < 0) {
+                        goto error;
+                    }
+                    continue;
+                }
+            }
+        }
+        if (cut > 0) {
+            PyObject *pair = cut_pair(item, cut, PyList_GET_SIZE(out), 1);
+            Py_DECREF(item);
+            if (pair == NULL) {
+                goto error;
+            }
+            item = pair;
+        }
         int failed = PyList_Append(out, item);
         Py_DECREF(item);
         if (failed) {
@@ -341,20 +432,58 @@ take_until_impl(PyObject *items, PyObject *bound, Py_ssize_t size, int descendin
         }
     }
     Py_DECREF(bound);
+    Py_XDECREF(is_record);
     return out;
 
 error:
     Py_DECREF(bound);
+    Py_XDECREF(is_record);
     Py_DECREF(out);
     return NULL;
+}
+
+/* the optional arguments cut, is_record and record_size of take_until and
+ * cursor_take, from args[first] on (n in all): 0 with them set, -1 with an error */
+static int
+take_options(PyObject *const *args, Py_ssize_t n, Py_ssize_t first, const char *name, Py_ssize_t *cut,
+             PyObject **is_record, Py_ssize_t *record_size)
+{
+    *cut = 0;
+    *is_record = NULL;
+    *record_size = -1;
+    if (n > first) {
+        *cut = PyNumber_AsSsize_t(args[first], PyExc_OverflowError);
+        if (*cut == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+        if (*cut < 0) {
+            PyErr_Format(PyExc_ValueError, "%s: cut=%zd is negative", name, *cut);
+            return -1;
+        }
+    }
+    if (n > first + 1 && args[first + 1] != Py_None) {
+        if (!PyCallable_Check(args[first + 1])) {
+            PyErr_Format(PyExc_TypeError, "%s: is_record must be callable or None", name);
+            return -1;
+        }
+        *is_record = args[first + 1];
+    }
+    if (n > first + 2) {
+        *record_size = PyNumber_AsSsize_t(args[first + 2], PyExc_OverflowError);
+        if (*record_size == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+    }
+    return 0;
 }
 
 static PyObject *
 take_until(PyObject *module, PyObject *const *args, Py_ssize_t n)
 {
-    if (n != 4 || !PyIter_Check(args[0]) || (args[1] != Py_None && !PyBytes_CheckExact(args[1]))) {
+    if (n < 4 || n > 7 || !PyIter_Check(args[0]) || (args[1] != Py_None && !PyBytes_CheckExact(args[1]))) {
         PyErr_SetString(PyExc_TypeError,
-                        "take_until(items: iterator, bound: bytes | None, size: int, descending: bool)");
+                        "take_until(items: iterator, bound: bytes | None, size: int, descending: bool, "
+                        "cut: int = 0, is_record=None, record_size: int = -1)");
         return NULL;
     }
     Py_ssize_t size = PyNumber_AsSsize_t(args[2], PyExc_OverflowError);
@@ -365,34 +494,33 @@ take_until(PyObject *module, PyObject *const *args, Py_ssize_t n)
     if (descending < 0) {
         return NULL;
     }
-    return take_until_impl(args[0], args[1], size, descending);
+    Py_ssize_t cut, record_size;
+    PyObject *is_record;
+    if (take_options(args, n, 4, "take_until", &cut, &is_record, &record_size) < 0) {
+        return NULL;
+    }
+    return take_until_impl(args[0], args[1], size, descending, cut, is_record, record_size);
 }
 
 static PyObject *str_cursor, *str_set_range, *str_iternext, *str_iterprev, *str_last, *str_prev;
 
-/* a cursor method's answer as a truth value: -1 with an error set */
-static int
-called_true(PyObject *answer)
-{
-    if (answer == NULL) {
-        return -1;
-    }
-    int truth = PyObject_IsTrue(answer);
-    Py_DECREF(answer);
-    return truth;
-}
-
 static PyObject *
 cursor_take(PyObject *module, PyObject *const *args, Py_ssize_t n)
 {
-    if (n != 6 || !PyBytes_CheckExact(args[2]) || (args[3] != Py_None && !PyBytes_CheckExact(args[3]))) {
+    if (n < 6 || n > 9 || !PyBytes_CheckExact(args[2]) || (args[3] != Py_None && !PyBytes_CheckExact(args[3]))) {
         PyErr_SetString(PyExc_TypeError,
-                        "cursor_take(txn, db, start: bytes, stop: bytes | None, limit: int, reverse: bool)");
+                        "cursor_take(txn, db, start: bytes, stop: bytes | None, limit: int, reverse: bool, "
+                        "cut: int = 0, is_record=None, record_size: int = -1)");
         return NULL;
     }
     PyObject *txn = args[0], *db = args[1], *start = args[2], *stop = args[3];
     Py_ssize_t limit = PyNumber_AsSsize_t(args[4], PyExc_OverflowError);
     if (limit == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t cut, record_size;
+    PyObject *is_record;
+    if (take_options(args, n, 6, "cursor_take", &cut, &is_record, &record_size) < 0) {
         return NULL;
     }
     int reverse = PyObject_IsTrue(args[5]);
@@ -424,20 +552,11 @@ cursor_take(PyObject *module, PyObject *const *args, Py_ssize_t n)
     if (items == NULL) {
         return NULL;
     }
-    PyObject *page = take_until_impl(items, bound, limit, reverse);
+    PyObject *page = take_until_impl(items, bound, limit, reverse, cut, is_record, record_size);
     Py_DECREF(items);
     return page;
 }
 
-/* 1 when the bytes-like ``key`` holds no NUL byte (or is no bytes: the caller decides) */
-static int
-nul_free(PyObject *key)
-{
-    if (!PyBytes_CheckExact(key)) {
-        return 1;
-    }
-    return memchr(PyBytes_AS_STRING(key), 0, (size_t)PyBytes_GET_SIZE(key)) == NULL;
-}
 
 static PyObject *
 name_candidates(PyObject *module, PyObject *const *args, Py_ssize_t n)
@@ -611,31 +730,11 @@ cut_keys(PyObject *module, PyObject *const *args, Py_ssize_t n)
         return NULL;
     }
     for (Py_ssize_t i = 0; i < size; i++) {
-        PyObject *item = PyList_GET_ITEM(page, i);
-        if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2
-            || !PyBytes_CheckExact(PyTuple_GET_ITEM(item, 0))
-            || PyBytes_GET_SIZE(PyTuple_GET_ITEM(item, 0)) < cut) {
-            Py_DECREF(out);
-            PyErr_Format(PyExc_ValueError,
-                         "cut_keys: item %zd of the page is not a (key, value) pair whose key "
-                         "holds the %zd bytes to cut", i, cut);
-            return NULL;
-        }
-        PyObject *key = PyTuple_GET_ITEM(item, 0), *value = PyTuple_GET_ITEM(item, 1);
-        PyObject *rest = PyBytes_FromStringAndSize(PyBytes_AS_STRING(key) + cut, PyBytes_GET_SIZE(key) - cut);
-        if (rest == NULL) {
-            Py_DECREF(out);
-            return NULL;
-        }
-        PyObject *pair = PyTuple_New(2);
+        PyObject *pair = cut_pair(PyList_GET_ITEM(page, i), cut, i, 0);
         if (pair == NULL) {
-            Py_DECREF(rest);
             Py_DECREF(out);
             return NULL;
         }
-        Py_INCREF(value);
-        PyTuple_SET_ITEM(pair, 0, rest);
-        PyTuple_SET_ITEM(pair, 1, value);
         PyList_SET_ITEM(out, i, pair);
     }
     return out;
@@ -687,11 +786,14 @@ static PyMethodDef module_methods[] = {
      "cut_keys(page, cut, /) -> list: the (key, value) pairs of page with the first cut bytes "
      "of each key dropped."},
     {"cursor_take", (PyCFunction)(void (*)(void))cursor_take, METH_FASTCALL,
-     "cursor_take(txn, db, start, stop, limit, reverse, /) -> list: at most limit (key, value) "
-     "pairs of [start, stop) read by one py-lmdb cursor of txn, descending with reverse."},
+     "cursor_take(txn, db, start, stop, limit, reverse, cut=0, is_record=None, record_size=-1, /) -> "
+     "list: at most limit (key, value) pairs of [start, stop) read by one py-lmdb cursor of txn, "
+     "descending with reverse, taken as take_until takes them."},
     {"take_until", (PyCFunction)(void (*)(void))take_until, METH_FASTCALL,
-     "take_until(items, bound, size, descending, /) -> list: at most size items, ending "
-     "before the first whose key lies past bound."},
+     "take_until(items, bound, size, descending, cut=0, is_record=None, record_size=-1, /) -> list: "
+     "at most size items, ending before the first whose key lies past bound; each key without its "
+     "first cut bytes; the pairs is_record answers true of (asked only of possible LMDB records) "
+     "left out."},
     {"first_bad_key", (PyCFunction)(void (*)(void))first_bad_key, METH_FASTCALL,
      "first_bad_key(keys, max_size, empty_ok, /) -> int: the index of the first key (or pair) "
      "that is not storable, or -1."},

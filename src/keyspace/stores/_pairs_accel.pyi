@@ -18,10 +18,28 @@ class RecordGetter:
     def __call__(self, key: bytes, /) -> bytes | None: ...
 
 def cursor_take(
-    txn: Any, db: Any, start: bytes, stop: bytes | None, limit: int, reverse: bool, /
+    txn: Any,
+    db: Any,
+    start: bytes,
+    stop: bytes | None,
+    limit: int,
+    reverse: bool,
+    cut: int = 0,
+    is_record: Callable[[bytes, bytes], bool] | None = None,
+    record_size: int = -1,
+    /,
 ) -> list[tuple[bytes, bytes]]: ...
 def cut_keys(page: list[tuple[bytes, Any]], cut: int, /) -> list[tuple[bytes, Any]]: ...
 def first_bad_key(keys: list[Any], max_size: int | None, empty_ok: bool, /) -> int: ...
 def name_candidates(items: list[Any], size: int, /) -> list[int]: ...
 def page_bytes(page: list[tuple[Any, Any]], /) -> int: ...
-def take_until(items: Iterator[_T], bound: bytes | None, size: int, descending: bool, /) -> list[_T]: ...
+def take_until(
+    items: Iterator[_T],
+    bound: bytes | None,
+    size: int,
+    descending: bool,
+    cut: int = 0,
+    is_record: Callable[[bytes, bytes], bool] | None = None,
+    record_size: int = -1,
+    /,
+) -> list[_T]: ...

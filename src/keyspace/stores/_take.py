@@ -10,19 +10,35 @@ An ``itertools.takewhile`` over a ``partial(operator.gt, (bound,))`` costs about
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from itertools import islice
 from typing import Any, TypeVar
+
+from ._cut import cut_keys_py
 
 __all__ = ["take_until", "take_until_py"]
 
 _T = TypeVar("_T")
 
 
-def take_until_py(items: Iterator[_T], bound: bytes | None, size: int, descending: bool) -> list[_T]:
+def take_until_py(
+    items: Iterator[_T],
+    bound: bytes | None,
+    size: int,
+    descending: bool,
+    cut: int = 0,
+    is_record: Callable[[bytes, bytes], bool] | None = None,
+    record_size: int = -1,
+) -> list[_T]:
     """At most ``size`` of ``items``, ending before the first whose key lies past
     ``bound`` (``None``: no bound): ascending, a key ``>= bound``; with
     ``descending``, a key ``< bound``. An item is a key, or a tuple whose first
-    item is the key. The item past the bound is consumed and dropped. Cost: a
+    item is the key. The item past the bound is consumed and dropped.
+
+    With ``cut``, each item is a ``(key, value)`` pair given as ``(key[cut:],
+    value)`` (:func:`~keyspace.stores._cut.cut_keys`'s :class:`ValueError`
+    where it is no such pair). With ``is_record``, a pair that may be an LMDB
+    record of a named database (its value of ``record_size`` bytes, its key
+    holding no NUL: see ``name_candidates``) is asked ``is_record(key, value)``
+    and left out where it answers true, taking no place of ``size``. Cost: a
     Python step per item.
 
     >>> take_until_py(iter([(b"a", b"1"), (b"b", b"2"), (b"c", b"3")]), b"c", 10, False)
@@ -31,18 +47,38 @@ def take_until_py(items: Iterator[_T], bound: bytes | None, size: int, descendin
     [b'c', b'b']
     >>> take_until_py(iter([b"a", b"b"]), None, 1, False)
     [b'a']
+    >>> take_until_py(iter([(b"p/a", b"1"), (b"p/b", b"22"), (b"p/c", b"3")]), None, 2, False, 2,
+    ...               lambda k, v: k == b"p/b", 2)
+    [(b'a', b'1'), (b'c', b'3')]
     """
-    out: list[_T] = []
-    for item in islice(items, max(size, 0)):
+    out: list[Any] = []
+    if cut < 0:
+        raise ValueError(f"take_until: cut={cut} is negative")
+    end = object()
+    while len(out) < size:
+        item = next(items, end)
+        if item is end:
+            break
         if bound is not None:
             key: Any = item[0] if isinstance(item, tuple) and item else item
             if key < bound if descending else not key < bound:
                 break
-        out.append(item)
+        if is_record is not None and isinstance(item, tuple) and len(item) == 2:
+            key, value = item
+            if (
+                (not isinstance(value, bytes) or len(value) == record_size)
+                and not (isinstance(key, bytes) and 0 in key)
+                and is_record(key, value)
+            ):
+                continue
+        if cut:
+            out += cut_keys_py([item], cut)  # type: ignore[list-item]
+        else:
+            out.append(item)
     return out
 
 
-take_until: Callable[[Iterator[Any], bytes | None, int, bool], list[Any]] | None
+take_until: Callable[..., list[Any]] | None
 try:
     from ._pairs_accel import take_until
 except ImportError:  # pragma: no cover - the optional C module is not built

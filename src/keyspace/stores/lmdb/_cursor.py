@@ -24,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import KeyspaceError
 from .._base import PAGE_FIRST, PAGE_MOST, limited, pages_of
+from .._cut import cut_keys
 from .._take import take_until, take_until_py
-from ._records import RECORD_SIZE, drop_items, filtered, name_candidates
+from ._records import RECORD_SIZE, filtered
 
 if TYPE_CHECKING:
     from ._records import Records
@@ -137,18 +138,20 @@ def cursor_pages(
     db: Any = None,
     records: Records | None = None,
     translate: Callable[[BaseException], KeyspaceError] | None = None,
+    cut: int = 0,
 ) -> Iterator[list[tuple[bytes, bytes]]]:
     """The items of :func:`cursor_scan` as the non-empty lists of one cursor that
     :func:`~keyspace.stores._base.pages_of` reads (the views' ``read_pages``):
     with the C module, no Python code per item and no item read past the range.
-    With ``records``: each page without the records (one C pass a page);
-    ``translate``: the reads' engine errors raised as its answer (one generator
-    does it all)."""
+    Each key without its first ``cut`` bytes; with ``records``, the records
+    left out (both in the same C pass); ``translate``: the reads' engine errors
+    raised as its answer (one generator does it all)."""
     items, bound = _positioned(txn.cursor(db), reverse, (start, stop), True)
     if items is None:
         return iter(())
-    keep = None if records is None else partial(drop_items, records)
-    return pages_of(items, bound, reverse, limit, keep=keep, translate=translate)
+    if records is None:
+        return pages_of(items, bound, reverse, limit, translate=translate, cut=cut)
+    return pages_of(items, bound, reverse, limit, None, translate, cut, records.is_record, RECORD_SIZE)
 
 
 def cursor_ranges_pages(
@@ -158,6 +161,7 @@ def cursor_ranges_pages(
     limit: int | None,
     db: Any = None,
     records: Records | None = None,
+    cut: int = 0,
 ) -> Iterator[list[tuple[bytes, bytes]]]:
     """The items of each ``[start, stop)`` of ``ranges`` in turn (in the order
     given; each read descending with ``reverse``), at most ``limit`` in all, as
@@ -165,11 +169,13 @@ def cursor_ranges_pages(
     :data:`PAGE_MOST` (as :func:`~keyspace.stores.pages_of`), read by one cursor that seeks each
     range in turn and reads it a page at a time, cut at the range's end in C
     (:func:`~keyspace.stores._take.take_until`; its reference without the C
-    module); the small ranges of one read share a page. LMDB's records of named
-    databases are left out of each page read (one C pass). Cost per range: one
-    seek and one C call a page; per item, one ``memcmp`` and no Python code."""
+    module); the small ranges of one read share a page. Each key without its
+    first ``cut`` bytes; LMDB's records of named databases left out as they
+    are read (both in the same C pass). Cost per range: one seek and one C
+    call a page; per item, one ``memcmp`` and no Python code."""
     cursor = txn.cursor(db)
     take = take_until_py if take_until is None else take_until
+    drop = (None, -1) if records is None else (records.is_record, RECORD_SIZE)
     out: list[tuple[bytes, bytes]] = []
     left = limit  # what is still wanted, out included
     size = PAGE_FIRST
@@ -181,10 +187,8 @@ def cursor_ranges_pages(
             continue
         while True:
             want = size - len(out) if left is None else min(size, left) - len(out)
-            page = take(items, bound, want, reverse)
+            page = take(items, bound, want, reverse, cut, *drop)
             ended = len(page) < want
-            if records is not None:
-                page = drop_items(records, page)
             out += page
             if len(out) >= size:
                 if left is not None:
@@ -199,19 +203,31 @@ def cursor_ranges_pages(
 
 
 def cursor_take_py(
-    txn: Any, db: Any, start: bytes, stop: bytes | None, limit: int, reverse: bool
+    txn: Any,
+    db: Any,
+    start: bytes,
+    stop: bytes | None,
+    limit: int,
+    reverse: bool,
+    cut: int = 0,
+    is_record: Callable[[bytes, bytes], bool] | None = None,
+    record_size: int = -1,
 ) -> list[tuple[bytes, bytes]]:
     """At most ``limit`` items of ``[start, stop)`` read by one cursor of ``txn``
     (database ``db``), in key order or descending with ``reverse``: one seek
-    (:func:`_positioned`) and :func:`take_until`. The reference of the C
-    ``cursor_take``, which makes the same calls from C."""
+    (:func:`_positioned`) and :func:`take_until_py` (each key without its first
+    ``cut`` bytes; ``is_record``'s records of ``record_size`` bytes left out,
+    read on past them). The reference of the C ``cursor_take``, which makes the
+    same calls from C."""
+    if cut < 0:
+        raise ValueError(f"cursor_take: cut={cut} is negative")
     items, bound = _positioned(txn.cursor(db), reverse, (start, stop), True)
     if items is None:
         return []
-    return (take_until_py if take_until is None else take_until)(items, bound, limit, reverse)
+    return take_until_py(items, bound, limit, reverse, cut, is_record, record_size)
 
 
-cursor_take: Callable[[Any, Any, bytes, bytes | None, int, bool], list[tuple[bytes, bytes]]]
+cursor_take: Callable[..., list[tuple[bytes, bytes]]]
 """One short page of a cursor (:func:`cursor_take_py`), read by C calls alone where
 the optional module is built."""
 try:
@@ -228,21 +244,20 @@ def cursor_short_page(
     stop: bytes | None,
     reverse: bool,
     limit: int,
+    cut: int = 0,
 ) -> list[tuple[bytes, bytes]]:
     """The items of a scan of at most ``limit`` items (up to :data:`PAGE_MOST`,
     with the C module) as one list read by one cursor and cut in C
-    (:func:`cursor_take`), LMDB's records of named databases left out (one C
-    pass), read on past them where they took places of the limit. Without the C
-    module: :func:`cursor_scan`'s list."""
+    (:func:`cursor_take`), each key without its first ``cut`` bytes, LMDB's
+    records of named databases left out (one test an item in the same C pass,
+    :meth:`Records.is_record` asked of an item that may be one), read on past
+    them. Without the C module: :func:`cursor_scan`'s list."""
     if take_until is None:
-        return list(cursor_scan(txn, db, records, start, stop, reverse, limit))
-    page = cursor_take(txn, db, start, stop, limit, reverse)
-    if records is None or not name_candidates(page, RECORD_SIZE):  # no item that may be a record
-        return page
-    kept: list[tuple[bytes, bytes]] = drop_items(records, page)
-    if kept is page or len(page) < limit:  # no record among them, or the range ends within them
-        return kept
-    return list(filtered(records, _range_items(txn.cursor(db), reverse, (start, stop)), limit))
+        page = list(cursor_scan(txn, db, records, start, stop, reverse, limit))
+        return cut_keys(page, cut) if cut else page
+    if records is None:
+        return cursor_take(txn, db, start, stop, limit, reverse, cut)
+    return cursor_take(txn, db, start, stop, limit, reverse, cut, records.is_record, RECORD_SIZE)
 
 
 def _positioned(

@@ -234,31 +234,30 @@ class TxnReads:
             return ReadView.read_pages(view, ranges, reverse, limit, keys_only, cut)
         txn, db = held
         records = self._store._records
-        pages: Iterable[list[tuple[bytes, bytes]]]
         try:
-            if limit is not None and limit <= PAGE_MOST:  # one page, read now, range by range
+            if limit is not None and limit <= PAGE_MOST:  # one page, read now and cut, range by range
                 if len(ranges) == 1:
                     start, stop = ranges[0]
-                    page = cursor_short_page(txn, db, records, start, stop, reverse, limit)
+                    page = cursor_short_page(txn, db, records, start, stop, reverse, limit, cut)
                 else:
                     page = []
                     for start, stop in ranges:
-                        page += cursor_short_page(txn, db, records, start, stop, reverse, limit - len(page))
+                        page += cursor_short_page(
+                            txn, db, records, start, stop, reverse, limit - len(page), cut
+                        )
                         if len(page) >= limit:
                             break
-                pages = [page] if page else []
-            elif len(ranges) == 1:
+                return [page] if page else []
+            if len(ranges) == 1:
                 start, stop = ranges[0]
-                pages = cursor_pages(txn, start, stop, reverse, limit, db, records, self.translate)
-            else:
-                pages = translated_pages(
-                    cursor_ranges_pages(txn, ranges, reverse, limit, db, records), self.translate
-                )
+                return cursor_pages(txn, start, stop, reverse, limit, db, records, self.translate, cut)
+            return translated_pages(
+                cursor_ranges_pages(txn, ranges, reverse, limit, db, records, cut), self.translate
+            )
         except KeyspaceError:
             raise
         except Exception as exc:
             raise self.translate(exc) from exc
-        return cut_pages(pages, cut) if cut else pages
 
     def scan(
         self,
