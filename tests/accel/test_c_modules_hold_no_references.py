@@ -448,7 +448,10 @@ def test_cursor_take_holds_nothing(tmp_path: Path) -> None:
         check(lambda: _pairs_accel.cursor_take(txn, None, start, stop, 10, False), start, stop)
         check(lambda: _pairs_accel.cursor_take(txn, None, start, stop, 10, True), start, stop)
         check(attempt(lambda: _pairs_accel.cursor_take(txn, None, "no", stop, 10, False)), stop)
-        check(lambda: _pairs_accel.cursor_take(txn, None, start, stop, 10, False, 2, lambda k, v: True, 1), start)
+        check(
+            lambda: _pairs_accel.cursor_take(txn, None, start, stop, 10, False, 2, lambda k, v: True, 1),
+            start,
+        )
     env.close()
 
 

@@ -320,3 +320,34 @@ def test_short_scans_leave_the_records_out_and_still_fill_their_limit(
             assert tx.fast_replace is not None  # the transaction's own cursors
             assert list(chain.from_iterable(tx.read_pages([(start, stop)], reverse, limit))) == want
             assert list(tx.scan(start, stop, reverse=reverse, limit=limit)) == want
+
+
+@pytest.mark.parametrize("limit", [None, 0, 3, 64, 65, 200, 5000])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cut_pages_leave_the_records_out_on_every_view_across_pages(
+    tmp_path_factory: pytest.TempPathFactory, reverse: bool, limit: int | None
+) -> None:
+    """``read_pages(..., cut=n)`` of a range whose data and database records
+    interleave (values of a record's size, keys with no NUL: each one asked),
+    read in several pages: the data alone, each key without the prefix, on the
+    store (a short read transaction a page, going on after the last key), a
+    snapshot and a transaction."""
+    path = tmp_path_factory.mktemp("env")
+    names = [f"p/k{i:03d}r" for i in range(0, 400, 7)]
+    for name in names:
+        LMDBStore(path, db=name, max_dbs=len(names) + 1).close()
+    data = {b"p/k%03d" % i: bytes([65 + i % 26]) * RECORD_SIZE for i in range(400)}
+    data[b"p0"] = b"after the range"
+    with LMDBStore(path) as store:
+        store.write(list(data.items()))
+        inside = sorted((k for k in data if k.startswith(b"p/")), reverse=reverse)
+        want = [(k[2:], data[k]) for k in inside][:limit]
+        assert list(chain.from_iterable(store.read_pages([(b"p/", b"p0")], reverse, limit, False, 2))) == want
+        with store.snapshot() as snap:
+            assert (
+                list(chain.from_iterable(snap.read_pages([(b"p/", b"p0")], reverse, limit, False, 2))) == want
+            )
+        with store.transaction() as tx:
+            assert (
+                list(chain.from_iterable(tx.read_pages([(b"p/", b"p0")], reverse, limit, False, 2))) == want
+            )

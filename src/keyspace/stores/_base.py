@@ -438,10 +438,17 @@ class PagedReads(ReadView):
 
     @abstractmethod
     def _pages(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+        self,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        keys: bool = False,
+        cut: int = 0,
     ) -> Iterator[list[Any]]:
         """The items (``keys``: the keys) of ``[start, stop)`` in order, at most
-        ``limit`` in all, as lists."""
+        ``limit`` in all, as lists; items: each key without its first ``cut``
+        bytes (the prefix every key of the range shares)."""
 
     def scan(
         self,
@@ -461,10 +468,22 @@ class PagedReads(ReadView):
         keys_only: bool = False,
         cut: int = 0,
     ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
-        """The pages of :meth:`_pages` themselves (:func:`pages_by_range`)."""
-        return pages_by_range(
-            self, self._pages, ranges, reverse, limit, keys_only, cut, partial(self._pages, keys=True)
-        )
+        """The pages of :meth:`_pages` themselves, their keys cut as they are read
+        (:func:`pages_by_range`); a short read of one range (up to
+        :data:`PAGE_MOST` items), its pages read now with no frame between."""
+        if keys_only:
+            return pages_by_range(
+                self, self._pages, ranges, reverse, limit, True, cut, partial(self._pages, keys=True)
+            )
+        if len(ranges) == 1 and limit is not None and limit <= PAGE_MOST:
+            start, stop = ranges[0]
+            try:
+                return list(self._pages(start, stop, reverse, limit, False, cut))
+            except KeyspaceError:
+                raise
+            except Exception as exc:
+                raise self.translate(exc) from exc
+        return pages_by_range(self, partial(self._pages, cut=cut), ranges, reverse, limit, False)
 
 
 class Releasable(Closing):

@@ -40,6 +40,7 @@ from typing import Any
 
 from ..errors import KeyspaceError
 from ._base import Op, PagedReads, ReadView, Store, WriteView, keys_in
+from ._cut import cut_keys
 from ._translated import PutSlot, translated
 
 __all__ = ["CheckFailed", "CheckedReads"]
@@ -50,7 +51,7 @@ _PAGE = 1024
 class CheckFailed(Exception):
     """Raised by the reads an engine offers through ``checked_reads(check,
     check_key, expected)`` (an object with ``get(key)``, ``pages(start, stop,
-    reverse, limit, keys)`` and ``count(start, stop, without)``, each read in one
+    reverse, limit, keys, cut)`` and ``count(start, stop, without)``, each read in one
     transaction that also reads ``check_key`` of ``check``) where the check does
     not hold, or where the engine cannot answer so: the caller then reads one
     snapshot and decides there."""
@@ -151,21 +152,29 @@ class CheckedReads(PutSlot, PagedReads, WriteView):
             return None if data is None else data.get(key)
 
     def _pages(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+        self,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        keys: bool = False,
+        cut: int = 0,
     ) -> Iterator[list[Any]]:
-        """The items (``keys``: the keys) of ``[start, stop)`` as lists: the
-        engine's checked pages, each read where the check holds; from the first
-        page where it does not on (or without them), the rest read in one
-        snapshot where ``recheck`` decides (this view's ``read_pages``)."""
+        """The items (``keys``: the keys) of ``[start, stop)`` as lists, each key
+        of an item without its first ``cut`` bytes: the engine's checked pages,
+        each read where the check holds; from the first page where it does not
+        on (or without them), the rest read in one snapshot where ``recheck``
+        decides (this view's ``read_pages``)."""
         fast = self._fast
         left = limit
+        head = start[:cut]
         if fast is not None:
             try:
-                for page in fast.pages(start, stop, reverse, left, keys):
+                for page in fast.pages(start, stop, reverse, left, keys, cut):
                     yield page
                     if left is not None:
                         left -= len(page)
-                    last = page[-1] if keys else page[-1][0]
+                    last = page[-1] if keys else head + page[-1][0]
                     if reverse:
                         stop = last
                     else:
@@ -184,7 +193,7 @@ class CheckedReads(PutSlot, PagedReads, WriteView):
             else:
                 items = data.scan(start, stop, reverse=reverse, limit=left)
             while page := list(islice(items, _PAGE)):
-                yield page
+                yield cut_keys(page, cut) if cut and not keys else page  # type: ignore[arg-type]
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None

@@ -8,10 +8,12 @@ import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
+from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
 from ._base import ReadView
+from ._cut import cut_keys
 from ._sqlite_statements import GET, KEY_SCANS, SCANS
 
 __all__ = ["SQLiteWatchedReads"]
@@ -172,16 +174,25 @@ class SQLiteWatchedReads:
         return value  # type: ignore[no-any-return]
 
     def pages(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+        self,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        keys: bool = False,
+        cut: int = 0,
     ) -> Iterator[list[Any]]:
-        """The store's scan (``keys``: keys only) in its statement pages, the check
-        run after each page where the database moved (a scan that finds nothing
-        has read a checked state too); a scan limited to :data:`_SHORT` items is
-        one statement (that reads its ``data_version`` too where the store
-        offers no header). Raises now on a closed store."""
+        """The store's scan (``keys``: keys only; items: each key without its
+        first ``cut`` bytes) in its statement pages, the check run after each
+        page where the database moved (a scan that finds nothing has read a
+        checked state too); a scan limited to :data:`_SHORT` items is one
+        statement (that reads its ``data_version`` too where the store offers no
+        header). Raises now on a closed store."""
         if limit is not None and 0 <= limit <= _SHORT:  # SQLite takes LIMIT -1 as none
-            return self._short(start, stop, reverse, limit, keys)
-        return self._checked(self._pages(start, stop, reverse, limit, keys), keys)
+            pages = self._short(start, stop, reverse, limit, keys)
+        else:
+            pages = self._checked(self._pages(start, stop, reverse, limit, keys), keys)
+        return map(cut_keys, pages, repeat(cut)) if cut and not keys else pages
 
     def _short(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int, keys: bool

@@ -37,8 +37,9 @@ def watched(store: Store, check: Callable[[ReadView], object]) -> WatchedReads |
 class WatchedReads(PointSlots, PagedReads, WriteView):
     """The reads of ``store`` through ``reads``, the engine's watched reads (an
     object with ``get(key)``, which raises keyspace errors only, ``pages(start,
-    stop, reverse, limit, keys)`` and ``count(start, stop, without)``, as
-    :meth:`ReadView.count`); writes go to ``store``.
+    stop, reverse, limit, keys, cut)``, as :meth:`PagedReads._pages`, and
+    ``count(start, stop, without)``, as :meth:`ReadView.count`); writes go to
+    ``store``.
 
     Cost: the engine's reads plus one comparison of the state's id per read or
     page, and the check once per commit of the store that a read comes after."""
@@ -60,9 +61,15 @@ class WatchedReads(PointSlots, PagedReads, WriteView):
         return self._store.translate(exc, key)
 
     def _pages(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+        self,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        keys: bool = False,
+        cut: int = 0,
     ) -> Iterator[list[Any]]:
-        return self._reads.pages(start, stop, reverse, limit, keys)  # type: ignore[no-any-return]
+        return self._reads.pages(start, stop, reverse, limit, keys, cut)  # type: ignore[no-any-return]
 
     def count(
         self, start: bytes = b"", stop: bytes | None = None, without: tuple[int, int] | None = None

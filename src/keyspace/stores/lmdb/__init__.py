@@ -341,22 +341,30 @@ class LMDBStore(MapGrowth, Store):
         limit: int | None,
         keys: bool = False,
         hold: Callable[[Any], None] | None = None,
+        cut: int = 0,
     ) -> Iterator[list[Any]]:
         """The items (``keys``: the keys) of a store scan, as pages read in short
         read transactions (64 items first, then up to 1024 items, so that a page
         decoded at once stays in the CPU cache, or 4096 keys), each continuing
-        after the last key."""
+        after the last key. Items: each key without its first ``cut`` bytes
+        (the prefix every key of ``[start, stop)`` shares), LMDB's records of
+        named databases left out, both as they are read."""
         left = limit
         size = 64
-        read: Callable[..., Any] = _key_page if keys else cursor_page
         records = self._records
-        if records is not None:  # the unnamed database: each page read without the records
-            read = partial(_kept_page, records, keys, [False])
+        read: Callable[..., Any]
+        if not keys:
+            read = partial(_pair_page, self._db, records, cut)
+        elif records is not None:  # the unnamed database: each page read without the records
+            read = partial(_kept_key_page, records, [False])
+        else:
+            read = _key_page
+        head = start[:cut]
         while left is None or left > 0:
             want = size if left is None else min(size, left)
             page = self._page(start, stop, reverse, want, read, hold)
             raw = page
-            if records is not None:
+            if keys and records is not None:
                 raw, page = page
             if page:
                 yield page
@@ -364,7 +372,7 @@ class LMDBStore(MapGrowth, Store):
                 return
             if left is not None:
                 left -= len(page)
-            last = raw[-1] if keys else raw[-1][0]
+            last = raw[-1] if keys else head + raw[-1][0]
             if reverse:
                 stop = last
             else:
@@ -372,13 +380,14 @@ class LMDBStore(MapGrowth, Store):
             size = min(size * 4, 4096 if keys else 1024)
 
     def _short_page(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, cut: int = 0
     ) -> list[tuple[bytes, bytes]] | None:
         """A scan of at most :data:`SHORT_SCAN_MOST` items as one page read in
         one frame (one read transaction, :func:`cursor_short_page`: the cursor's
-        page cut in C, LMDB's records of named databases left out); ``None`` for
-        a longer one, or where the map is being grown or LMDB raises (then the
-        paged route says what went wrong)."""
+        page cut in C, each key without its first ``cut`` bytes, LMDB's records
+        of named databases left out); ``None`` for a longer one, or where the
+        map is being grown or LMDB raises (then the paged route says what went
+        wrong)."""
         self._live()
         if limit is not None and 0 < limit <= SHORT_SCAN_MOST and not self._shared.resizing:
             try:
@@ -386,7 +395,7 @@ class LMDBStore(MapGrowth, Store):
             except lmdb.Error:
                 return None
             try:
-                return cursor_short_page(txn, self._db, self._records, start, stop, reverse, limit)
+                return cursor_short_page(txn, self._db, self._records, start, stop, reverse, limit, cut)
             except lmdb.Error:
                 pass
             finally:
@@ -403,20 +412,28 @@ class LMDBStore(MapGrowth, Store):
     ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
         """Pages read in short read transactions (a short read of one range: one
         page in one frame), so a scan never holds one open between pages
-        (growing the map never ends it), one range after the other; keys only:
-        no value copied, in the same pages."""
+        (growing the map never ends it), one range after the other, their keys
+        cut as they are read; keys only: no value copied, in the same pages."""
+        if len(ranges) == 1 and not keys_only:  # a short read: its page with no frame between
+            start, stop = ranges[0]
+            page = self._short_page(start, stop, reverse, limit, cut)
+            if page is not None:
+                return [page] if page else []
+        if cut and not keys_only:
+            return pages_by_range(self, partial(self._range_pages, cut=cut), ranges, reverse, limit, False)
         return pages_by_range(
             self, self._range_pages, ranges, reverse, limit, keys_only, cut, self._range_key_pages
         )
 
     def _range_pages(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
+        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, cut: int = 0
     ) -> Iterable[list[tuple[bytes, bytes]]]:
-        """The pages of one range: a short read's one page, else :meth:`_pages`."""
-        page = self._short_page(start, stop, reverse, limit)
+        """The pages of one range, each key without its first ``cut`` bytes: a
+        short read's one page, else :meth:`_pages`."""
+        page = self._short_page(start, stop, reverse, limit, cut)
         if page is not None:
             return [page] if page else ()
-        return self._pages(start, stop, reverse, limit)
+        return self._pages(start, stop, reverse, limit, cut=cut)
 
     def _range_key_pages(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None
@@ -719,32 +736,44 @@ def _count_keys(
     return [count_keys(txn, start, stop, None, records, without, None if records is None else txn.id())]
 
 
-def _kept_page(
+def _kept_key_page(
     records: Records,
-    keys: bool,
     met: list[bool],
     txn: Any,
     start: bytes,
     stop: bytes | None,
     reverse: bool,
     size: int,
-) -> tuple[list[Any], list[Any]]:
-    """``(page, kept)``: a page of the unnamed database (``keys``: of its keys), and
-    the same without LMDB's records of named databases, for
-    :meth:`LMDBStore._pages`, which goes on after the last key read. A keys page
-    holding no key that may be a record (one C pass) is kept as it is; else its
-    items are read to tell them, and so are the next pages of the scan
-    (``met[0]`` set: their keys are likely alike)."""
-    if keys:
-        if not met[0]:
-            page = _key_page(txn, start, stop, reverse, size)
-            if not name_candidates(page, RECORD_SIZE):
-                return page, page
-            met[0] = True
-        items = cursor_page(txn, start, stop, reverse, size)
-        return list(map(itemgetter(0), items)), list(map(itemgetter(0), drop_items(records, items)))
-    pairs = cursor_page(txn, start, stop, reverse, size)
-    return pairs, drop_items(records, pairs)
+) -> tuple[list[bytes], list[bytes]]:
+    """``(page, kept)``: a page of the keys of the unnamed database, and the same
+    without LMDB's records of named databases, for :meth:`LMDBStore._pages`,
+    which goes on after the last key read. A page holding no key that may be a
+    record (one C pass) is kept as it is; else its items are read to tell them,
+    and so are the next pages of the scan (``met[0]`` set: their keys are
+    likely alike)."""
+    if not met[0]:
+        page = _key_page(txn, start, stop, reverse, size)
+        if not name_candidates(page, RECORD_SIZE):
+            return page, page
+        met[0] = True
+    items = cursor_page(txn, start, stop, reverse, size)
+    return list(map(itemgetter(0), items)), list(map(itemgetter(0), drop_items(records, items)))
+
+
+def _pair_page(
+    db: Any,
+    records: Records | None,
+    cut: int,
+    txn: Any,
+    start: bytes,
+    stop: bytes | None,
+    reverse: bool,
+    size: int,
+) -> list[tuple[bytes, bytes]]:
+    """At most ``size`` items of ``[start, stop)`` in ``txn`` (for
+    :meth:`LMDBStore._page`), each key without its first ``cut`` bytes, the
+    records left out as they are read (:func:`cursor_short_page`)."""
+    return cursor_short_page(txn, db, records, start, stop, reverse, size, cut)
 
 
 def _key_page(txn: Any, start: bytes, stop: bytes | None, reverse: bool, size: int) -> list[bytes]:

@@ -92,15 +92,21 @@ class LMDBCheckedReads:
         return otherwise(key)
 
     def pages(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+        self,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        keys: bool = False,
+        cut: int = 0,
     ) -> Iterator[list[Any]]:
-        """The pages of the store's scan (``keys``: of its keys-only scan), each
-        read where the check holds; :class:`CheckFailed` before a page read
-        where it does not (the pages before it stand: each was read in a state
-        where it held)."""
+        """The pages of the store's scan (``keys``: of its keys-only scan; items:
+        each key without its first ``cut`` bytes), each read where the check
+        holds; :class:`CheckFailed` before a page read where it does not (the
+        pages before it stand: each was read in a state where it held)."""
         store = self._store
         store._live()
-        return store._pages(start, stop, reverse, limit, keys, self._hold)
+        return store._pages(start, stop, reverse, limit, keys, self._hold, cut)
 
     def count(self, start: bytes, stop: bytes | None, without: tuple[int, int] | None = None) -> int:
         """The store's :meth:`~LMDBStore.count`, in a transaction where the check holds."""

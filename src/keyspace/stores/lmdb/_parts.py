@@ -66,5 +66,6 @@ class LMDBStoreParts(Protocol):
         limit: int | None,
         keys: bool = False,
         hold: Callable[[Any], None] | None = None,
+        cut: int = 0,
     ) -> Iterator[list[Any]]: ...
     def snapshot(self) -> AbstractContextManager[ReadView]: ...

@@ -117,24 +117,30 @@ class LMDBWatchedReads:
             return snap.get(key)
 
     def pages(
-        self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, keys: bool = False
+        self,
+        start: bytes,
+        stop: bytes | None,
+        reverse: bool,
+        limit: int | None,
+        keys: bool = False,
+        cut: int = 0,
     ) -> Iterator[list[Any]]:
-        """The pages of the store's scan (``keys``: of its keys-only scan), each
-        read in a transaction the check has seen; a scan of at most
-        ``SHORT_SCAN_MOST`` items, one page read in one frame (as the store's
-        ``read_pages`` reads it)."""
+        """The pages of the store's scan (``keys``: of its keys-only scan; items:
+        each key without its first ``cut`` bytes), each read in a transaction the
+        check has seen; a scan of at most ``SHORT_SCAN_MOST`` items, one page
+        read in one frame (as the store's ``read_pages`` reads it)."""
         store = self._store
         store._live()
         txn = self._fresh() if not keys and limit is not None and 0 < limit <= SHORT_SCAN_MOST else None
         if txn is not None and limit is not None:  # a short scan: one page in one read transaction
             try:
-                page = cursor_short_page(txn, None, store._records, start, stop, reverse, limit)
+                page = cursor_short_page(txn, None, store._records, start, stop, reverse, limit, cut)
                 return iter((page,) if page else ())
             except (lmdb.Error, StoreClosed):
                 pass  # the map grew under the reads: the paged route reads again
             finally:
                 txn.abort()
-        return store._pages(start, stop, reverse, limit, keys, self._hold)
+        return store._pages(start, stop, reverse, limit, keys, self._hold, cut)
 
     def count(self, start: bytes, stop: bytes | None, without: tuple[int, int] | None = None) -> int:
         """The store's :meth:`~LMDBStore.count`, in a transaction the check has seen."""
