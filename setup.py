@@ -7,6 +7,7 @@ point operations),
 ``keyspace._put_route_accel`` (the put route of a transaction with a feature on),
 ``keyspace._counter_records_accel`` (accounting's counter records updated in place),
 ``keyspace._changes_accel`` (the change log's parts encoded in one pass),
+``keyspace._scan_plan_accel`` (the scan plan's short scan),
 ``keyspace.stores._pairs_accel`` (the put log of overlay transactions) and
 ``keyspace.stores._gate_accel`` (the count of calls in flight into an engine, and
 an engine call with a view's errors).
@@ -35,6 +36,7 @@ setup(
             optional=True,
         ),
         Extension("keyspace._changes_accel", sources=["src/keyspace/_changes_accel.c"], optional=True),
+        Extension("keyspace._scan_plan_accel", sources=["src/keyspace/_scan_plan_accel.c"], optional=True),
         Extension(
             "keyspace.stores._pairs_accel", sources=["src/keyspace/stores/_pairs_accel.c"], optional=True
         ),

@@ -24,7 +24,7 @@ from .schemes._base import Key, Scheme
 from .schemes._layouts import Layout
 from .stores._base import ReadView, page_list
 
-__all__ = ["check_range_arguments", "chunks", "pairs", "short", "stored_ranges"]
+__all__ = ["check_range_arguments", "chunks", "pairs", "short", "short_py", "stored_ranges"]
 
 Range = tuple[bytes, bytes | None]
 Chunk = list[tuple[Any, bytes]]
@@ -251,7 +251,7 @@ def _streamed(*args: Any) -> Generator[Iterable[tuple[Any, bytes]], None, None]:
         yield from _converted(pages, convert, is_own, limit)
 
 
-def short(
+def short_py(
     layout: Layout,
     own: tuple[Range, ...],
     bound: Callable[[Any], bytes],
@@ -276,7 +276,8 @@ def short(
     store scan that the store itself limits, and a range that gives ``limit``
     items is the last one opened; elsewhere reads go on until ``limit`` own
     keys are found or the range ends. Cost: one store scan (the first range
-    holding enough items) and one chunk decode."""
+    holding enough items) and one chunk decode. The reference of the C
+    :data:`short`."""
     if limit is None:
         return None
     if (  # `is` tests, no call: this runs before every short scan
@@ -360,6 +361,19 @@ def short(
         if len(out) >= limit:
             break
     return out[:limit]
+
+
+short: Callable[..., Chunk | None] = short_py
+"""The short scan of :func:`short_py` (its arguments), its common case (an int
+limit up to 1024, flags that are bools, no ``prefix=``, no read guard, exact
+own ranges) read in C with no Python frame where the optional module is built,
+every other call the reference's."""
+try:
+    from ._scan_plan_accel import Short
+
+    short = Short(short_py)
+except ImportError:  # pragma: no cover - the optional C module is not built
+    pass
 
 
 def pairs(

@@ -467,3 +467,31 @@ def test_cut_keys_holds_nothing() -> None:
     check(lambda: _pairs_accel.cut_keys(pairs, 2), *pairs)
     check(attempt(lambda: _pairs_accel.cut_keys(pairs, 4)), *pairs)
     check(attempt(lambda: _pairs_accel.cut_keys([(b"p/a", b"1", b"x")], 1)))
+
+
+def _short_scan_cases(c_short: Any, plan: tuple[Any, ...]) -> None:
+    held = [x for x in plan if x is not None]  # None's count moves with everything
+    start, stop = b"k05", b"k20"
+    check(lambda: c_short(*plan, start, stop, True, True, False, 10, None), start, stop, *held)
+    check(lambda: c_short(*plan, start, None, False, False, True, 10, None), start, *held)
+    check(lambda: c_short(*plan, b"zz", None, True, False, False, 10, None), *held)  # none: touched
+    check(attempt(lambda: c_short(*plan, 5, None, True, False, False, 10, None)), *held)  # a refused key
+    check(attempt(lambda: c_short(*plan, start, None, True, False, "no", 10, None)), start, *held)
+
+
+def test_the_short_scan_holds_nothing(tmp_path: Path) -> None:
+    from keyspace._scan_plan import short_py
+    from keyspace._scan_plan_accel import Short
+
+    c_short = Short(short_py)
+    ks = keyspace.open(f"lmdb://{tmp_path}", scheme="length-prefixed")
+    made = ks.scope(b"t", b"users")
+    for i in range(30):
+        made[b"k%02d" % i] = b"v"
+    made.get(b"k00")
+    _short_scan_cases(c_short, made._plan())
+    with ks.snapshot() as snap:
+        inner = snap.scope(b"t", b"users")
+        inner.get(b"k00")
+        _short_scan_cases(c_short, inner._plan())
+    ks.close()

@@ -1,0 +1,6 @@
+from collections.abc import Callable
+from typing import Any
+
+class Short:
+    def __init__(self, reference: Callable[..., list[tuple[Any, bytes]] | None], /) -> None: ...
+    def __call__(self, *args: Any) -> list[tuple[Any, bytes]] | None: ...
