@@ -99,6 +99,9 @@ class Keyspace(Closing):
         self.catalog = catalog
         self._space = Space(store, self.catalog, LayoutCache(scheme), self)
         self._default_scopes: dict[tuple[Any, ...], Scope] = {}  # made with the default codecs
+        # a scope made while the store's record was watched for reads the store
+        # through a check: made again once the record is known, it reads without
+        self.catalog.when_recorded(self._default_scopes.clear)
         # per path, the view type and catalog state of a scope that a view of that
         # type with that state rebinds by copying (see _scope_on), and the scope
         self._rebinds: dict[tuple[Any, ...], tuple[type, Catalog, Scope]] = {}

@@ -86,7 +86,7 @@ class ReadGuards(AtomicWrites):
         if self._check_records(view) is None:
             return True
         if view is self.store and self._features_kept(view):
-            self.recorded = True
+            self.mark_recorded()
         return SETTLED
 
     def data_view(self, path: Path, view: ReadView, data: ReadView, tag: bytes) -> ReadView:

@@ -135,7 +135,7 @@ class SchemeRecords(CatalogState):
                 "one opened the store; this keyspace does not count its writes, so they are refused and "
                 "nothing was written: open the store again (every opener then keeps the counts)"
             )
-        self.recorded = True
+        self.mark_recorded()
 
     def _features_kept(self, view: ReadView) -> bool:
         """Whether this keyspace runs accounting where ``view`` records it on (a
@@ -165,7 +165,7 @@ class SchemeRecords(CatalogState):
         """The records check of :class:`WatchedReads`: ``view`` is the committed
         store in one state; finding this keyspace's own record there settles it."""
         if self._check_records(view) is not None and self._features_kept(view):
-            self.recorded = True
+            self.mark_recorded()
 
 
 def _less_reserved(

@@ -87,6 +87,9 @@ class CatalogState:
         self.batch_limit = limit if limit is not None else 1 << 62
         self._parent = parent
         self.recorded = recorded
+        # called once when the committed store is first known to hold this
+        # keyspace's record (:meth:`mark_recorded`); a child shares the list
+        self._recorded_listeners: list[Callable[[], object]] = []
         self.registered: dict[bytes, str] = {}
         self.layout: dict[Path, str] = {}
         self._layout_sealed = False  # a snapshot's: no leaf/branch fact of the parent's later
@@ -173,11 +176,34 @@ class CatalogState:
         for. It stays so: a catalog's record, once known, is for good."""
         return self._plain and (self.recorded or not self.watch_records)
 
+    def mark_recorded(self) -> None:
+        """Note that this state's store holds this keyspace's record, for good
+        (records are never removed). On the keyspace's own catalog (no parent),
+        the first time, each listener of :meth:`when_recorded` is called: what
+        was made while the record was watched for (a scope reading the store
+        through :class:`~keyspace.stores._watched.WatchedReads`) may be made
+        again without the watch."""
+        if self.recorded:
+            return
+        self.recorded = True
+        if self._parent is None:
+            for listener in self._recorded_listeners:
+                listener()
+
+    def when_recorded(self, listener: Callable[[], object]) -> None:
+        """Call ``listener()`` once this keyspace's record is known to be in the
+        committed store (:meth:`mark_recorded`); at once where it is known now."""
+        if self.recorded and self._parent is None:
+            listener()
+            return
+        self._recorded_listeners.append(listener)
+
     def commit(self) -> None:
         parent = self._parent
         if parent is None:
             return
-        parent.recorded = parent.recorded or self.recorded
+        if self.recorded:
+            parent.mark_recorded()
         parent.owned = parent.owned or self.owned
         parent.registered.update(self.registered)
         parent.layout.update(self.layout)
