@@ -365,9 +365,9 @@ def short_py(
 
 short: Callable[..., Chunk | None] = short_py
 """The short scan of :func:`short_py` (its arguments), its common case (an int
-limit up to 1024, flags that are bools, no ``prefix=``, no read guard, exact
-own ranges) read in C with no Python frame where the optional module is built,
-every other call the reference's."""
+limit up to 1024, flags that are bools, no ``prefix=``, no read guard) read in
+C with no Python frame where the optional module is built, every other call
+the reference's."""
 try:
     from ._scan_plan_accel import Short
 

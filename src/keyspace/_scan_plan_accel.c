@@ -5,13 +5,15 @@
  * short_py (layout, own, bound, scheme, codec, guard, hidden, view, decoder,
  * touch, start, stop, include_start, include_stop, reverse, limit, prefix). It
  * reads the common short scan itself: a limit that is an int from 1 to 1024,
- * flags that are True or False, no prefix, no read guard, a layout whose own
- * ranges are exact (layout.exact) and own ranges that are a tuple of
- * (bytes, bytes | None) pairs. Then, as the reference does: lo = bound(start)
+ * flags that are True or False, no prefix, no read guard, and own ranges that
+ * are a tuple of (bytes, bytes | None) pairs. Then, as the reference does: lo = bound(start)
  * (layout.prefix without a start; a NUL byte added where include_start is
  * False), hi = bound(stop) (a NUL byte added where include_stop is True), the
  * own ranges clipped to [lo, hi), touch() and [] where none is left, reversed
- * with reverse; then one call of view.read_pages(ranges, reverse, limit), each
+ * with reverse. Where the layout's ranges hold others' keys (layout.exact
+ * false), each range is read in limited reads, each decoded (the decoder
+ * leaves others' keys out), as the reference does; else one call of
+ * view.read_pages(ranges, reverse, limit), each
  * page decoded by decoder, or where the layout is plain and decoder is
  * layout.decode_chunk, view.read_pages(ranges, reverse, limit, False,
  * len(layout.prefix)), whose pages are the items. Every other call (and one
@@ -135,6 +137,132 @@ extend(PyObject *items, PyObject *page)
     return failed;
 }
 
+/* the items of view.read_pages([(lo, hi)], reverse, want), its pages joined in one list */
+static PyObject *
+read_joined(PyObject *view, PyObject *lo, PyObject *hi, PyObject *reverse, Py_ssize_t want)
+{
+    PyObject *range = PyTuple_Pack(2, lo, hi);
+    PyObject *one = range == NULL ? NULL : PyList_New(1);
+    PyObject *limit = one == NULL ? NULL : PyLong_FromSsize_t(want);
+    if (limit == NULL) {
+        Py_XDECREF(one);
+        Py_XDECREF(range);
+        return NULL;
+    }
+    PyList_SET_ITEM(one, 0, range);
+    PyObject *call[5] = {NULL, view, one, reverse, limit}; /* call[0]: the offset's spare slot */
+    PyObject *pages = PyObject_VectorcallMethod(str_read_pages, call + 1, 4 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    Py_DECREF(one);
+    Py_DECREF(limit);
+    if (pages == NULL) {
+        return NULL;
+    }
+    PyObject *got = PyList_New(0);
+    PyObject *it = got == NULL ? NULL : PyObject_GetIter(pages);
+    Py_DECREF(pages);
+    if (it == NULL) {
+        Py_XDECREF(got);
+        return NULL;
+    }
+    PyObject *page;
+    while ((page = PyIter_Next(it)) != NULL) {
+        int failed = extend(got, page);
+        Py_DECREF(page);
+        if (failed < 0) {
+            Py_DECREF(it);
+            Py_DECREF(got);
+            return NULL;
+        }
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        Py_DECREF(got);
+        return NULL;
+    }
+    return got;
+}
+
+/* the short scan of a layout whose ranges hold others' keys, as the reference
+ * reads it: each range in limited reads (the first of as many items as are still
+ * wanted, each next, after the last key read, four times larger up to 1024),
+ * each read decoded (decoder leaves the others' keys out), until most own items
+ * are found or the range ends */
+static PyObject *
+filtered_read(PyObject *view, PyObject *decoder, PyObject *ranges, int reverse, Py_ssize_t most)
+{
+    PyObject *out = PyList_New(0);
+    if (out == NULL) {
+        return NULL;
+    }
+    PyObject *flag = reverse ? Py_True : Py_False;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(ranges) && PyList_GET_SIZE(out) < most; i++) {
+        PyObject *range = PyList_GET_ITEM(ranges, i);
+        PyObject *lo = Py_NewRef(PyTuple_GET_ITEM(range, 0)), *hi = Py_NewRef(PyTuple_GET_ITEM(range, 1));
+        Py_ssize_t want = most - PyList_GET_SIZE(out);
+        int failed = 0;
+        while (PyList_GET_SIZE(out) < most) {
+            if (want < most - PyList_GET_SIZE(out)) {
+                want = most - PyList_GET_SIZE(out);
+            }
+            PyObject *got = read_joined(view, lo, hi, flag, want);
+            if (got == NULL) {
+                failed = 1;
+                break;
+            }
+            Py_ssize_t n = PyList_GET_SIZE(got);
+            if (n > 0) {
+                PyObject *decoded = PyObject_CallOneArg(decoder, got);
+                if (decoded == NULL || extend(out, decoded) < 0) {
+                    Py_XDECREF(decoded);
+                    Py_DECREF(got);
+                    failed = 1;
+                    break;
+                }
+                Py_DECREF(decoded);
+            }
+            if (n < want) {
+                Py_DECREF(got);
+                break;
+            }
+            PyObject *last = PyList_GET_ITEM(got, n - 1);
+            PyObject *key = PyTuple_Check(last) && PyTuple_GET_SIZE(last) > 0 ? PyTuple_GET_ITEM(last, 0) : NULL;
+            if (key == NULL || !PyBytes_CheckExact(key)) {
+                Py_DECREF(got);
+                PyErr_SetString(PyExc_TypeError, "a short scan's read gave an item that is no (bytes, value) pair");
+                failed = 1;
+                break;
+            }
+            if (reverse) {
+                Py_SETREF(hi, Py_NewRef(key));
+            }
+            else {
+                PyObject *after = PyBytes_FromStringAndSize(NULL, PyBytes_GET_SIZE(key) + 1);
+                if (after == NULL) {
+                    Py_DECREF(got);
+                    failed = 1;
+                    break;
+                }
+                memcpy(PyBytes_AS_STRING(after), PyBytes_AS_STRING(key), (size_t)PyBytes_GET_SIZE(key));
+                PyBytes_AS_STRING(after)[PyBytes_GET_SIZE(key)] = 0;
+                Py_SETREF(lo, after);
+            }
+            Py_DECREF(got);
+            want = want * 4 < MOST ? want * 4 : MOST;
+        }
+        Py_DECREF(lo);
+        Py_DECREF(hi);
+        if (failed) {
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    if (PyList_GET_SIZE(out) > most && PyList_SetSlice(out, most, PY_SSIZE_T_MAX, NULL) < 0) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
 /* the short scan of the plan's common case (see the module comment), or Py_None
  * (a new reference) where the reference must answer */
 static PyObject *
@@ -154,10 +282,8 @@ short_read(PyObject *const *args)
         Py_RETURN_NONE;
     }
     int exact = attribute_true(layout, str_exact);
-    if (exact <= 0) {
-        if (exact < 0) {
-            PyErr_Clear();
-        }
+    if (exact < 0) {
+        PyErr_Clear();
         Py_RETURN_NONE;
     }
     PyObject *lo, *hi = NULL;
@@ -198,6 +324,11 @@ short_read(PyObject *const *args)
     if (reverse == Py_True && PyList_Reverse(ranges) < 0) {
         Py_DECREF(ranges);
         return NULL;
+    }
+    if (!exact) {
+        PyObject *out = filtered_read(view, decoder, ranges, reverse == Py_True, most);
+        Py_DECREF(ranges);
+        return out;
     }
     /* plain: the view's pages, cut, are the items */
     int plain = attribute_true(layout, str_plain);

@@ -495,3 +495,11 @@ def test_the_short_scan_holds_nothing(tmp_path: Path) -> None:
         inner.get(b"k00")
         _short_scan_cases(c_short, inner._plan())
     ks.close()
+    # a layout whose ranges hold a child's keys too: the reads that filter them
+    hexed = keyspace.open(f"lmdb://{tmp_path / 'hex'}", scheme="asciihex")
+    own = hexed.scope(b"t", b"users")
+    own.update({b"k%02d" % i: b"v" for i in range(30)})
+    hexed.scope(b"t", b"users", b"k").update({b"c%02d" % i: b"c" for i in range(30)})
+    own.get(b"k00")
+    _short_scan_cases(c_short, own._plan())
+    hexed.close()
