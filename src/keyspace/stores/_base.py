@@ -469,21 +469,9 @@ class PagedReads(ReadView):
         cut: int = 0,
     ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
         """The pages of :meth:`_pages` themselves, their keys cut as they are read
-        (:func:`pages_by_range`); a short read of one range (up to
-        :data:`PAGE_MOST` items), its pages read now with no frame between."""
-        if keys_only:
-            return pages_by_range(
-                self, self._pages, ranges, reverse, limit, True, cut, partial(self._pages, keys=True)
-            )
-        if len(ranges) == 1 and limit is not None and limit <= PAGE_MOST:
-            start, stop = ranges[0]
-            try:
-                return list(self._pages(start, stop, reverse, limit, False, cut))
-            except KeyspaceError:
-                raise
-            except Exception as exc:
-                raise self.translate(exc) from exc
-        return pages_by_range(self, partial(self._pages, cut=cut), ranges, reverse, limit, False)
+        (:func:`pages_by_range`)."""
+        key_pages = partial(self._pages, keys=True) if keys_only else None
+        return pages_by_range(self, self._pages, ranges, reverse, limit, keys_only, cut, key_pages, True)
 
 
 class Releasable(Closing):
@@ -903,13 +891,14 @@ def pages_in_turn(
 
 def pages_by_range(
     view: ReadView,
-    pages: Callable[[bytes, bytes | None, bool, int | None], Iterable[list[Any]]],
+    pages: Callable[..., Iterable[list[Any]]],
     ranges: Sequence[tuple[bytes, bytes | None]],
     reverse: bool,
     limit: int | None,
     keys_only: bool,
     cut: int = 0,
     key_pages: Callable[[bytes, bytes | None, bool, int | None], Iterable[list[bytes]]] | None = None,
+    cuts: bool = False,
 ) -> Iterable[list[tuple[bytes, bytes]]]:
     """:meth:`ReadView.read_pages` of ``view``, whose engine reads one range at a
     time: ``pages(start, stop, reverse, limit)`` gives the engine's pages of one
@@ -920,26 +909,34 @@ def pages_by_range(
     the engine and the caller of a short read); the others are translated as
     they are read. Keys only: ``key_pages(start, stop, reverse, limit)``, the
     engine's pages of the keys alone (values unread), each made a page of
-    ``(key, b"")`` in C; without it, the default (the values read, and dropped)."""
+    ``(key, b"")`` in C; without it, the default (the values read, and dropped).
+    ``cuts``: ``pages`` takes ``cut`` (a keyword) and gives the keys without
+    their first ``cut`` bytes itself, as it reads them (no page cut again)."""
     read: Iterable[list[tuple[bytes, bytes]]]
     if keys_only:
         if key_pages is None:
             read = _pages_of_scans(view, ranges, reverse, limit, True)
             return cut_pages(read, cut) if cut else read
         pages = partial(_paired_pages, key_pages)
+    by_pages = cuts and not keys_only and cut > 0  # ``pages`` cuts the keys as it reads them
     try:
         if len(ranges) != 1:
-            read = translated_pages(pages_in_turn(pages, ranges, reverse, limit), view.translate)
+            each = partial(pages, cut=cut) if by_pages else pages
+            read = translated_pages(pages_in_turn(each, ranges, reverse, limit), view.translate)
         else:
             start, stop = ranges[0]
-            made = pages(start, stop, reverse, limit)
+            made = (
+                pages(start, stop, reverse, limit, cut=cut)
+                if by_pages
+                else pages(start, stop, reverse, limit)
+            )
             short = limit is not None and limit <= PAGE_MOST
             read = list(made) if short else translated_pages(made, view.translate)
     except KeyspaceError:
         raise
     except Exception as exc:
         raise view.translate(exc) from exc
-    return cut_pages(read, cut) if cut else read
+    return cut_pages(read, cut) if cut and not by_pages else read
 
 
 def cut_pages(pages: Iterable[list[tuple[bytes, _V]]], cut: int) -> Iterable[list[tuple[bytes, _V]]]:

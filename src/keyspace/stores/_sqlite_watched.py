@@ -8,12 +8,10 @@ import contextlib
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
-from itertools import repeat
 from operator import itemgetter
 from typing import Any
 
-from ._base import ReadView
-from ._cut import cut_keys
+from ._base import ReadView, cut_pages
 from ._sqlite_statements import GET, KEY_SCANS, SCANS
 
 __all__ = ["SQLiteWatchedReads"]
@@ -192,7 +190,7 @@ class SQLiteWatchedReads:
             pages = self._short(start, stop, reverse, limit, keys)
         else:
             pages = self._checked(self._pages(start, stop, reverse, limit, keys), keys)
-        return map(cut_keys, pages, repeat(cut)) if cut and not keys else pages
+        return iter(cut_pages(pages, cut)) if cut and not keys else pages
 
     def _short(
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int, keys: bool

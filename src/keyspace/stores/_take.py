@@ -14,9 +14,29 @@ from typing import Any, TypeVar
 
 from ._cut import cut_keys_py
 
-__all__ = ["take_until", "take_until_py"]
+__all__ = ["may_be_record", "take_until", "take_until_py"]
 
 _T = TypeVar("_T")
+
+
+def may_be_record(item: Any, size: int) -> bool:
+    """Whether ``item``, a ``(key, value)`` pair or a key of an LMDB unnamed
+    database, may be LMDB's record of a named database: a pair whose value has
+    ``size`` bytes (or is no bytes) and whose key holds no NUL byte, a key
+    holding no NUL byte (a database's name holds none). The test the C
+    ``take_until`` and ``name_candidates`` make with one ``memchr`` an item.
+
+    >>> may_be_record((b"orders", b"x" * 48), 48), may_be_record((b"a\\x00", b"x" * 48), 48)
+    (True, False)
+    """
+    if isinstance(item, tuple) and len(item) == 2:
+        key, value = item
+        return (not isinstance(value, bytes) or len(value) == size) and not _holds_nul(key)
+    return not _holds_nul(item)
+
+
+def _holds_nul(key: Any) -> bool:
+    return isinstance(key, bytes) and 0 in key
 
 
 def take_until_py(
@@ -37,7 +57,7 @@ def take_until_py(
     value)`` (:func:`~keyspace.stores._cut.cut_keys`'s :class:`ValueError`
     where it is no such pair). With ``is_record``, a pair that may be an LMDB
     record of a named database (its value of ``record_size`` bytes, its key
-    holding no NUL: see ``name_candidates``) is asked ``is_record(key, value)``
+    holding no NUL: :func:`may_be_record`) is asked ``is_record(key, value)``
     and left out where it answers true, taking no place of ``size``. Cost: a
     Python step per item.
 
@@ -63,14 +83,14 @@ def take_until_py(
             key: Any = item[0] if isinstance(item, tuple) and item else item
             if key < bound if descending else not key < bound:
                 break
-        if is_record is not None and isinstance(item, tuple) and len(item) == 2:
-            key, value = item
-            if (
-                (not isinstance(value, bytes) or len(value) == record_size)
-                and not (isinstance(key, bytes) and 0 in key)
-                and is_record(key, value)
-            ):
-                continue
+        if (
+            is_record is not None
+            and isinstance(item, tuple)
+            and len(item) == 2
+            and may_be_record(item, record_size)
+            and is_record(*item)
+        ):
+            continue
         if cut:
             out += cut_keys_py([item], cut)  # type: ignore[list-item]
         else:

@@ -414,15 +414,8 @@ class LMDBStore(MapGrowth, Store):
         page in one frame), so a scan never holds one open between pages
         (growing the map never ends it), one range after the other, their keys
         cut as they are read; keys only: no value copied, in the same pages."""
-        if len(ranges) == 1 and not keys_only:  # a short read: its page with no frame between
-            start, stop = ranges[0]
-            page = self._short_page(start, stop, reverse, limit, cut)
-            if page is not None:
-                return [page] if page else []
-        if cut and not keys_only:
-            return pages_by_range(self, partial(self._range_pages, cut=cut), ranges, reverse, limit, False)
         return pages_by_range(
-            self, self._range_pages, ranges, reverse, limit, keys_only, cut, self._range_key_pages
+            self, self._range_pages, ranges, reverse, limit, keys_only, cut, self._range_key_pages, True
         )
 
     def _range_pages(

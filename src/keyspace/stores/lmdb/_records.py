@@ -33,7 +33,7 @@ from typing import Any
 import lmdb
 
 from .._base import limited
-from .._take import take_until
+from .._take import may_be_record, take_until
 
 __all__ = [
     "RECORD_SIZE",
@@ -71,19 +71,7 @@ def name_candidates_py(items: list[Any], size: int) -> list[int]:
     >>> name_candidates_py([(b"a", b"x" * 48), (b"a\\x00", b"x" * 48), (b"b", b"x"), b"c", b"c\\x00"], 48)
     [0, 3]
     """
-    out: list[int] = []
-    for index, item in enumerate(items):
-        if isinstance(item, tuple) and len(item) == 2:
-            key, value = item
-            if (not isinstance(value, bytes) or len(value) == size) and not _holds_nul(key):
-                out.append(index)
-        elif not _holds_nul(item):
-            out.append(index)
-    return out
-
-
-def _holds_nul(key: Any) -> bool:
-    return isinstance(key, bytes) and 0 in key
+    return [index for index, item in enumerate(items) if may_be_record(item, size)]
 
 
 name_candidates: Callable[[list[Any], int], list[int]]
