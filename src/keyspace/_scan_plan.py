@@ -22,7 +22,7 @@ from .codecs import Codec, native_type
 from .errors import InvalidArgument, show_bytes
 from .schemes._base import Key, Scheme
 from .schemes._layouts import Layout
-from .stores._base import ReadView, page_list
+from .stores._base import ReadView
 
 __all__ = ["check_range_arguments", "chunks", "pairs", "short", "short_py", "stored_ranges"]
 
@@ -148,23 +148,28 @@ def chunks(*args: Any, **kwargs: Any) -> Generator[Chunk, None, None]:
     the keys are read, and every value is ``b""``. Where the layout is
     ``plain`` and the keys are its own (bytes), the view gives the keys without
     the prefix (``cut``), which is their decoding: an engine that leaves the
-    prefix out itself (LevelDB) then makes no key twice."""
-    read = _read(*args, **kwargs)  # the arguments are _read's
-    if read is not None:
-        yield from _converted(*read)
+    prefix out itself (LevelDB) then makes no key twice. Nothing is read before
+    the first chunk is asked for."""
+    return _chunked(False, args, kwargs)
 
 
-def _converted(
-    pages: Iterable[Iterable[tuple[bytes, bytes]]],
-    convert: Callable[[Chunk], Chunk] | None,
-    is_own: Callable[[bytes], bool] | None,
-    left: int | None,
-) -> Generator[Chunk, None, None]:
-    """The chunks of :func:`chunks` from the pages :func:`_read` gives: each page a
-    list, decoded by ``convert`` or filtered by ``is_own``, at most ``left``
-    items in all, the empty ones left out."""
+def _chunked(stream: bool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Generator[Chunk, None, None]:
+    """The chunks of :func:`chunks` (its ``args`` and ``kwargs``) as one generator,
+    :func:`_read` at its first step, so that a chunk passes through no generator
+    but this one: each page a list, decoded by ``convert`` or filtered by
+    ``is_own``, at most ``left`` items in all, the empty ones left out. With
+    ``stream``, where the view's pages are the items asked for (no limit,
+    decoding or filter left), the view's own pages as they are, which a view may
+    stream from its engine (see :meth:`~keyspace.stores.ReadView.read_pages`)."""
+    read = _read(*args, **kwargs)
+    if read is None:
+        return
+    pages, convert, is_own, left = read
+    if stream and convert is None and is_own is None and left is None:
+        yield from pages  # type: ignore[misc]  # pages of items, given as they are
+        return
     for page in pages:
-        chunk = page_list(page)
+        chunk = page if page.__class__ is list else list(page)  # page_list's test, with no frame a page
         if convert is not None:
             chunk = convert(chunk)
         elif is_own is not None:
@@ -234,21 +239,6 @@ def _read(
     if convert is decoder and layout.plain and decoder is layout.decode_chunk:
         cut, convert = len(layout.prefix), None
     return view.read_pages(ranges, reverse, limit if exact else None, keys, cut), convert, is_own, limit
-
-
-def _streamed(*args: Any) -> Generator[Iterable[tuple[Any, bytes]], None, None]:
-    """The items of :func:`chunks` in pages that may be read as they are used:
-    where the view's pages are the items asked for (no limit, decoding or
-    filter left), the view's own pages, which a view may stream from its engine
-    (see :meth:`~keyspace.stores.ReadView.read_pages`); else the chunks."""
-    read = _read(*args)  # the arguments of chunks, up to prefix
-    if read is None:
-        return
-    pages, convert, is_own, limit = read
-    if convert is None and is_own is None and limit is None:
-        yield from pages
-    else:
-        yield from _converted(pages, convert, is_own, limit)
 
 
 def short_py(
@@ -390,7 +380,7 @@ def pairs(
     *args: Any,
 ) -> Iterator[tuple[Any, bytes]]:
     """The items of :func:`chunks` one by one, read as the caller reads them where
-    the view streams them (:func:`_streamed`)."""
+    the view streams them (:func:`_chunked` with ``stream``)."""
     return chain.from_iterable(
-        _streamed(layout, own, bound, scheme, codec, guard, hidden, view, decoder, touch, *args)
+        _chunked(True, (layout, own, bound, scheme, codec, guard, hidden, view, decoder, touch, *args), {})
     )

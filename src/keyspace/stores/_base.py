@@ -756,13 +756,10 @@ def pages_of(
     engine's step and, with a bound and the C module, one ``memcmp``; per page,
     one call (and one of ``check``). It reads up to one page ahead
     of its caller; ``chain.from_iterable`` of it gives the items again."""
-    take: Callable[..., list[_T]]
-    options: tuple[Any, ...] = ()
+    take: Callable[..., list[_T]] = _take_chain if bound is None or take_until is None else take_until
+    take_with: Callable[..., list[_T]] | None = None  # with the options, passed one by one (no tuple a page)
     if cut or is_record is not None:
-        options = (cut, is_record, record_size)
-        take = take_until_py if take_until is None else take_until
-    else:
-        take = _take_chain if bound is None or take_until is None else take_until
+        take_with = take_until_py if take_until is None else take_until
     left = limit
     size = PAGE_FIRST
     try:
@@ -770,7 +767,10 @@ def pages_of(
             want = size if left is None else min(size, left)
             if check is not None:
                 check()
-            page = take(items, bound, want, descending, *options)
+            if take_with is None:
+                page = take(items, bound, want, descending)
+            else:
+                page = take_with(items, bound, want, descending, cut, is_record, record_size)
             if page:
                 yield page
             if len(page) < want:

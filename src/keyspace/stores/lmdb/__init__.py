@@ -80,7 +80,7 @@ from .._key_sizes import bad_key
 from .._translated import ended_call
 from . import _env as _lmdb_env
 from ._checked import LMDBCheckedReads
-from ._cursor import SHORT_SCAN_MOST, cursor_delete_range, cursor_page, cursor_short_page
+from ._cursor import SHORT_SCAN_MOST, cursor_delete_range, cursor_page, cursor_take
 from ._files import check_environment, check_lock_file, check_map_size, nearly_full, os_cause
 from ._growth import FAST_HEADROOM as FAST_HEADROOM
 from ._growth import GROWTH_WAIT as GROWTH_WAIT
@@ -199,6 +199,9 @@ class LMDBStore(MapGrowth, Store):
         self._env = self._shared.env
         # the unnamed database holds LMDB's records of the named ones: its reads leave them out
         self._records: Records | None = None if db else self._shared.records
+        self._is_record: Callable[[bytes, bytes], bool] | None = (
+            None if self._records is None else self._records.is_record
+        )  # cursor_take's test of a record
         try:
             self._db = self._open_db(db, create=not readonly)
         except BaseException:
@@ -354,7 +357,7 @@ class LMDBStore(MapGrowth, Store):
         records = self._records
         read: Callable[..., Any]
         if not keys:
-            read = partial(_pair_page, self._db, records, cut)
+            read = partial(_pair_page, self._db, self._is_record, cut)
         elif records is not None:  # the unnamed database: each page read without the records
             read = partial(_kept_key_page, records, [False])
         else:
@@ -383,7 +386,7 @@ class LMDBStore(MapGrowth, Store):
         self, start: bytes, stop: bytes | None, reverse: bool, limit: int | None, cut: int = 0
     ) -> list[tuple[bytes, bytes]] | None:
         """A scan of at most :data:`SHORT_SCAN_MOST` items as one page read in
-        one frame (one read transaction, :func:`cursor_short_page`: the cursor's
+        one frame (one read transaction, :func:`cursor_take`: the cursor's
         page cut in C, each key without its first ``cut`` bytes, LMDB's records
         of named databases left out); ``None`` for a longer one, or where the
         map is being grown or LMDB raises (then the paged route says what went
@@ -395,7 +398,8 @@ class LMDBStore(MapGrowth, Store):
             except lmdb.Error:
                 return None
             try:
-                return cursor_short_page(txn, self._db, self._records, start, stop, reverse, limit, cut)
+                is_record = self._is_record
+                return cursor_take(txn, self._db, start, stop, limit, reverse, cut, is_record, RECORD_SIZE)
             except lmdb.Error:
                 pass
             finally:
@@ -755,7 +759,7 @@ def _kept_key_page(
 
 def _pair_page(
     db: Any,
-    records: Records | None,
+    is_record: Callable[[bytes, bytes], bool] | None,
     cut: int,
     txn: Any,
     start: bytes,
@@ -765,8 +769,8 @@ def _pair_page(
 ) -> list[tuple[bytes, bytes]]:
     """At most ``size`` items of ``[start, stop)`` in ``txn`` (for
     :meth:`LMDBStore._page`), each key without its first ``cut`` bytes, the
-    records left out as they are read (:func:`cursor_short_page`)."""
-    return cursor_short_page(txn, db, records, start, stop, reverse, size, cut)
+    records ``is_record`` tells left out as they are read (:func:`cursor_take`)."""
+    return cursor_take(txn, db, start, stop, size, reverse, cut, is_record, RECORD_SIZE)
 
 
 def _key_page(txn: Any, start: bytes, stop: bytes | None, reverse: bool, size: int) -> list[bytes]:

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import KeyspaceError
 from .._base import PAGE_FIRST, PAGE_MOST, limited, pages_of
-from .._cut import cut_keys
 from .._take import take_until, take_until_py
 from ._records import RECORD_SIZE, filtered
 
@@ -40,7 +39,7 @@ __all__ = [
     "cursor_pages",
     "cursor_ranges_pages",
     "cursor_scan",
-    "cursor_short_page",
+    "cursor_take",
 ]
 
 SHORT_SCAN = 16
@@ -67,14 +66,15 @@ def cursor_scan(
     """Items of ``[start, stop)`` read by one cursor (on database ``db``; ``None``:
     the transaction's), as an ``itertools`` chain over ``iternext``/``iterprev``,
     so no Python code runs per item. A scan limited to ``PAGE_MOST`` (1024) items
-    or fewer, with the C module: one :func:`cursor_short_page`, read at once (without
+    or fewer, with the C module: one :func:`cursor_take`, read at once (without
     it, a short forward scan: one list, see :data:`SHORT_SCAN`). The cursor keeps
     ``txn`` alive as long as the chain lives. With ``records``: read ahead in
     chunks of 256 items, each without the records (one C pass a chunk); a short
     scan reads its page as without them and drops the records it holds (one C
     pass), reading on only when records took places of its limit."""
     if limit is not None and take_until is not None and limit <= PAGE_MOST:
-        return iter(cursor_short_page(txn, db, records, start, stop, reverse, limit))
+        is_record = None if records is None else records.is_record
+        return iter(cursor_take(txn, db, start, stop, limit, reverse, 0, is_record, RECORD_SIZE))
     cursor = txn.cursor(db)
     if records is not None:
         return filtered(records, _range_items(cursor, reverse, (start, stop)), limit)
@@ -229,35 +229,15 @@ def cursor_take_py(
 
 cursor_take: Callable[..., list[tuple[bytes, bytes]]]
 """One short page of a cursor (:func:`cursor_take_py`), read by C calls alone where
-the optional module is built."""
+the optional module is built: the page of a scan of at most ``limit`` items (up to
+:data:`PAGE_MOST`), each key without its first ``cut`` bytes, LMDB's records of
+named databases left out (``is_record``, the store's :meth:`Records.is_record`,
+asked in the same pass of an item that may be one), read on past them. Callers
+call it directly, with no frame between: a short scan's whole cost is this call."""
 try:
     from .._pairs_accel import cursor_take
 except ImportError:  # pragma: no cover - the optional C module is not built
     cursor_take = cursor_take_py
-
-
-def cursor_short_page(
-    txn: Any,
-    db: Any,
-    records: Records | None,
-    start: bytes,
-    stop: bytes | None,
-    reverse: bool,
-    limit: int,
-    cut: int = 0,
-) -> list[tuple[bytes, bytes]]:
-    """The items of a scan of at most ``limit`` items (up to :data:`PAGE_MOST`,
-    with the C module) as one list read by one cursor and cut in C
-    (:func:`cursor_take`), each key without its first ``cut`` bytes, LMDB's
-    records of named databases left out (one test an item in the same C pass,
-    :meth:`Records.is_record` asked of an item that may be one), read on past
-    them. Without the C module: :func:`cursor_scan`'s list."""
-    if take_until is None:
-        page = list(cursor_scan(txn, db, records, start, stop, reverse, limit))
-        return cut_keys(page, cut) if cut else page
-    if records is None:
-        return cursor_take(txn, db, start, stop, limit, reverse, cut)
-    return cursor_take(txn, db, start, stop, limit, reverse, cut, records.is_record, RECORD_SIZE)
 
 
 def _positioned(

@@ -31,7 +31,7 @@ from .._base import (
     pages_in_turn,
     translated_pages,
 )
-from ._cursor import cursor_keys, cursor_pages, cursor_ranges_pages, cursor_scan, cursor_short_page
+from ._cursor import cursor_keys, cursor_pages, cursor_ranges_pages, cursor_scan, cursor_take
 from ._records import RECORD_SIZE, Records, drop_items, name_candidates
 
 if TYPE_CHECKING:
@@ -218,7 +218,7 @@ class TxnReads:
     ) -> Iterable[Iterable[tuple[bytes, bytes]]]:
         """The pages of cursors of the view's transaction, where it reads one LMDB
         transaction for good: a read of at most :data:`PAGE_MOST` items is one
-        page read now (:func:`cursor_short_page` range by range, no frame between
+        page read now (:func:`cursor_take` range by range, no frame between
         for one range); a longer one gives the pages of one cursor
         (:func:`cursor_pages`), or for several ranges of one cursor that seeks
         each in turn, as they are read; errors translated. Where the view may go
@@ -233,21 +233,23 @@ class TxnReads:
         if held is None:
             return ReadView.read_pages(view, ranges, reverse, limit, keys_only, cut)
         txn, db = held
-        records = self._store._records
+        store = self._store
         try:
             if limit is not None and limit <= PAGE_MOST:  # one page, read now and cut, range by range
+                is_record = store._is_record
                 if len(ranges) == 1:
                     start, stop = ranges[0]
-                    page = cursor_short_page(txn, db, records, start, stop, reverse, limit, cut)
+                    page = cursor_take(txn, db, start, stop, limit, reverse, cut, is_record, RECORD_SIZE)
                 else:
                     page = []
                     for start, stop in ranges:
-                        page += cursor_short_page(
-                            txn, db, records, start, stop, reverse, limit - len(page), cut
+                        page += cursor_take(
+                            txn, db, start, stop, limit - len(page), reverse, cut, is_record, RECORD_SIZE
                         )
                         if len(page) >= limit:
                             break
                 return [page] if page else []
+            records = store._records
             if len(ranges) == 1:
                 start, stop = ranges[0]
                 return cursor_pages(txn, start, stop, reverse, limit, db, records, self.translate, cut)

@@ -32,6 +32,7 @@ class LMDBStoreParts(Protocol):
     _db: Any
     _shared: SharedEnv
     _records: Records | None
+    _is_record: Callable[[bytes, bytes], bool] | None  # ``_records.is_record``, for cursor_take
     _txn_ended: Callable[..., Any]
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError: ...

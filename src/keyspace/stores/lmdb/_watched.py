@@ -10,7 +10,7 @@ import lmdb
 
 from ...errors import StoreClosed
 from .._base import ReadView, byte_after
-from ._cursor import SHORT_SCAN_MOST, cursor_short_page
+from ._cursor import SHORT_SCAN_MOST, cursor_take
 from ._records import RECORD_SIZE
 from ._snapshot import LMDBSnapshot
 
@@ -134,7 +134,7 @@ class LMDBWatchedReads:
         txn = self._fresh() if not keys and limit is not None and 0 < limit <= SHORT_SCAN_MOST else None
         if txn is not None and limit is not None:  # a short scan: one page in one read transaction
             try:
-                page = cursor_short_page(txn, None, store._records, start, stop, reverse, limit, cut)
+                page = cursor_take(txn, None, start, stop, limit, reverse, cut, store._is_record, RECORD_SIZE)
                 return iter((page,) if page else ())
             except (lmdb.Error, StoreClosed):
                 pass  # the map grew under the reads: the paged route reads again
