@@ -76,8 +76,8 @@ def test_a_range_of_keys_that_cannot_be_records_is_tested_once_per_state(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Keys holding a NUL byte (every tuple-scheme key) are never records: a count
-    finds none among them in one C pass a chunk, and counted again in the same
-    state it makes no such pass at all."""
+    of a range whose bounds do not say so finds none among them in one C pass a
+    chunk, and counted again in the same state it makes no such pass at all."""
     passes: list[int] = []
     candidates = lmdb_keys.name_candidates
 
@@ -88,16 +88,16 @@ def test_a_range_of_keys_that_cannot_be_records_is_tested_once_per_state(
     monkeypatch.setattr(lmdb_keys, "name_candidates", counted)
     with LMDBStore(tmp_path) as store:
         store.write([(b"t\x00k%04d" % i, b"v") for i in range(3000)])
-        assert store.count(b"t\x00", b"t\x01") == 3000
+        assert store.count(b"t", b"u") == 3000
         first = len(passes)
         assert first >= 2  # a pass a chunk: 64, 256, 1024, ... keys
         for _ in range(3):
-            assert store.count(b"t\x00", b"t\x01") == 3000
+            assert store.count(b"t", b"u") == 3000
             with store.snapshot() as snap:
-                assert snap.count(b"t\x00", b"t\x01") == 3000
+                assert snap.count(b"t", b"u") == 3000
         assert len(passes) == first
         store.put(b"t\x00new", b"v")  # a commit: tested again
-        assert store.count(b"t\x00", b"t\x01") == 3001
+        assert store.count(b"t", b"u") == 3001
         assert len(passes) > first
 
 

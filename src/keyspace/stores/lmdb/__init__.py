@@ -86,7 +86,7 @@ from ._growth import FAST_HEADROOM as FAST_HEADROOM
 from ._growth import GROWTH_WAIT as GROWTH_WAIT
 from ._growth import RETRIES, MapGrowth
 from ._keys import CursorSeeker, count_keys
-from ._records import RECORD_SIZE, Records, delete_data, drop_items, name_candidates
+from ._records import RECORD_SIZE, Records, delete_data, drop_items, name_candidates, records_in
 from ._snapshot import LMDBSnapshot
 from ._txn import JoinedTransaction, LMDBTransaction
 from ._watched import LMDBWatchedReads
@@ -354,10 +354,10 @@ class LMDBStore(MapGrowth, Store):
         named databases left out, both as they are read."""
         left = limit
         size = 64
-        records = self._records
+        records = records_in(self._records, start, stop)
         read: Callable[..., Any]
         if not keys:
-            read = partial(_pair_page, self._db, self._is_record, cut)
+            read = partial(_pair_page, self._db, None if records is None else self._is_record, cut)
         elif records is not None:  # the unnamed database: each page read without the records
             read = partial(_kept_key_page, records, [False])
         else:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import KeyspaceError
 from .._base import PAGE_FIRST, PAGE_MOST, limited, pages_of
 from .._take import take_until, take_until_py
-from ._records import RECORD_SIZE, filtered
+from ._records import RECORD_SIZE, filtered, records_in
 
 if TYPE_CHECKING:
     from ._records import Records
@@ -76,6 +76,7 @@ def cursor_scan(
         is_record = None if records is None else records.is_record
         return iter(cursor_take(txn, db, start, stop, limit, reverse, 0, is_record, RECORD_SIZE))
     cursor = txn.cursor(db)
+    records = records_in(records, start, stop)
     if records is not None:
         return filtered(records, _range_items(cursor, reverse, (start, stop)), limit)
     if not reverse and limit is not None and limit <= SHORT_SCAN:
@@ -103,7 +104,7 @@ def cursor_keys(
     Python code runs per key. The cursor keeps ``txn`` alive as long as it lives.
     With ``records``: the keys of :func:`cursor_scan` without the records (values
     are read to tell them: about a scan's cost)."""
-    if records is not None:
+    if records_in(records, start, stop) is not None:
         return map(itemgetter(0), cursor_scan(txn, db, records, start, stop, reverse, limit))
     keys, bound = _positioned(txn.cursor(db), reverse, (start, stop), False)
     if keys is None:
@@ -149,6 +150,7 @@ def cursor_pages(
     items, bound = _positioned(txn.cursor(db), reverse, (start, stop), True)
     if items is None:
         return iter(())
+    records = records_in(records, start, stop)
     if records is None:
         return pages_of(items, bound, reverse, limit, translate=translate, cut=cut)
     return pages_of(items, bound, reverse, limit, None, translate, cut, records.is_record, RECORD_SIZE)
@@ -175,6 +177,8 @@ def cursor_ranges_pages(
     call a page; per item, one ``memcmp`` and no Python code."""
     cursor = txn.cursor(db)
     take = take_until_py if take_until is None else take_until
+    if records is not None and all(records_in(records, *bounds) is None for bounds in ranges):
+        records = None
     drop = (None, -1) if records is None else (records.is_record, RECORD_SIZE)
     out: list[tuple[bytes, bytes]] = []
     left = limit  # what is still wanted, out included

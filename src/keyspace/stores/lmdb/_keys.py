@@ -32,7 +32,7 @@ from .._base import (
     translated_pages,
 )
 from ._cursor import cursor_keys, cursor_pages, cursor_ranges_pages, cursor_scan, cursor_take
-from ._records import RECORD_SIZE, Records, drop_items, name_candidates
+from ._records import RECORD_SIZE, Records, drop_items, name_candidates, records_in
 
 if TYPE_CHECKING:
     from ._parts import LMDBStoreParts
@@ -78,6 +78,7 @@ def count_keys(
     holding no ``byte`` from their index ``at`` on are counted (see
     ``ReadView.count``), each chunk's tested by
     :func:`~keyspace.stores._base.count_lacking`."""
+    records = records_in(records, start, stop)
     if records is not None and state is not None and records.clear_in(state, start, stop):
         records = None  # read in this state before: no record lies in the range
     keys = cursor_keys(txn, start, None, False, None, db)

@@ -1,0 +1,84 @@
+"""A read of a range whose bounds say every key of it holds a NUL byte tests no
+item for LMDB's records of named databases (a database's name holds no NUL):
+``records_in`` says so only where it is true, and every read route still leaves
+the records out of the ranges it does test."""
+
+from __future__ import annotations
+
+from itertools import product
+from pathlib import Path
+
+import lmdb
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from keyspace.stores import LMDBStore
+from keyspace.stores.lmdb import _keys as lmdb_keys
+from keyspace.stores.lmdb import _records
+from keyspace.stores.lmdb._records import RECORD_SIZE, records_in
+
+_ALPHABET = b"\x00\x01\x02"
+_KEYS = [bytes(k) for n in range(5) for k in product(_ALPHABET, repeat=n)]
+_bounds = st.binary(max_size=4).map(lambda b: bytes(_ALPHABET[c % 3] for c in b))
+
+
+@given(_bounds, st.none() | _bounds)
+def test_a_range_said_clear_holds_only_keys_with_a_nul(start: bytes, stop: bytes | None) -> None:
+    records = object()
+    said = records_in(records, start, stop)  # type: ignore[arg-type]
+    assert records_in(None, start, stop) is None
+    if said is None:
+        inside = [k for k in _KEYS if start <= k and (stop is None or k < stop)]
+        assert all(0 in k for k in inside), (start, stop)
+    else:
+        assert said is records
+
+
+def test_the_ranges_of_a_scope_under_a_prefix_with_a_nul_are_clear() -> None:
+    records = object()
+    assert records_in(records, b"t\x00a", b"t\x00\xff") is None  # type: ignore[arg-type]
+    assert records_in(records, b"t\x00", b"t\x01") is None  # type: ignore[arg-type]
+    assert records_in(records, b"t\x00", b"t\x01\x00") is records  # type: ignore[arg-type]
+    assert records_in(records, b"ta", b"tb") is records  # type: ignore[arg-type]
+    assert records_in(records, b"t\x00", None) is records  # type: ignore[arg-type]
+
+
+def test_reads_of_clear_ranges_ask_nothing_and_others_leave_records_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = lmdb.open(str(tmp_path / "db"), max_dbs=4)
+    env.open_db(b"orders")
+    with env.begin(write=True) as txn:
+        txn.put(b"t\x00a", b"x" * RECORD_SIZE)  # data of a record's size under a key with a NUL
+        txn.put(b"t\x00b", b"y")
+        txn.put(b"ordersX", b"data")
+    env.close()
+    asked: list[bytes] = []
+    passes: list[int] = []
+    is_record, candidates = _records.Records.is_record, lmdb_keys.name_candidates
+
+    def counted(self: _records.Records, key: bytes, value: bytes) -> bool:
+        asked.append(key)
+        return is_record(self, key, value)
+
+    def candidates_counted(*args: object) -> list[int]:
+        passes.append(1)
+        return candidates(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_records.Records, "is_record", counted)
+    monkeypatch.setattr(lmdb_keys, "name_candidates", candidates_counted)
+    store = LMDBStore(str(tmp_path / "db"))
+    try:
+        clear = (b"t\x00", b"t\x01")
+        assert list(store.scan(*clear)) == [(b"t\x00a", b"x" * RECORD_SIZE), (b"t\x00b", b"y")]
+        assert store.count(*clear) == 2
+        with store.snapshot() as snap:
+            assert [len(p) for p in snap.read_pages([clear])] == [2]
+            assert snap.count(*clear) == 2
+        assert asked == [] and passes == []  # no item tested, no pass over a chunk of keys
+        everything = list(store.scan())
+        assert [k for k, _ in everything] == [b"ordersX", b"t\x00a", b"t\x00b"]
+        assert store.count() == 3
+    finally:
+        store.close()
