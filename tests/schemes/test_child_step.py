@@ -62,3 +62,27 @@ def test_each_step_answers_what_decoding_and_encoding_the_range_answer(
 def test_schemes_that_do_not_say_keep_encoding_the_range() -> None:
     assert TupleScheme().component_width("a") is None
     assert Naive(True).component_width(b"a") is None
+
+
+TUPLE_NAMES = st.one_of(st.text(max_size=6), st.binary(max_size=6), st.integers(-300, 300))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    path=st.lists(TUPLE_NAMES, max_size=2).map(tuple),
+    child=TUPLE_NAMES,
+    below=st.lists(TUPLE_NAMES, max_size=2).map(tuple),
+    key=st.binary(max_size=6),
+    cut=st.integers(0, 8),
+)
+def test_tuple_steps_over_names_holding_nul_and_any_type_as_decoding_does(
+    path: tuple[Any, ...], child: Any, below: tuple[Any, ...], key: bytes, cut: int
+) -> None:
+    """The tuple scheme cuts a str or bytes child's element at its terminator
+    without packing it again: names holding NUL (escaped as ``00 ff``), empty
+    names, other types and truncated keys answer what decoding answers."""
+    scheme = TupleScheme()
+    step = scheme.child_step(path)
+    stored = scheme.encode((*path, child, *below), key)
+    for candidate in (stored, stored[: max(len(stored) - cut, 0)], stored[: len(scheme.prefix(path)) + 2]):
+        assert step(candidate) == _reference(scheme, path, candidate), candidate
