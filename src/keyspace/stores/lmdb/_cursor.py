@@ -177,8 +177,6 @@ def cursor_ranges_pages(
     call a page; per item, one ``memcmp`` and no Python code."""
     cursor = txn.cursor(db)
     take = take_until_py if take_until is None else take_until
-    if records is not None and all(records_in(records, *bounds) is None for bounds in ranges):
-        records = None
     drop = (None, -1) if records is None else (records.is_record, RECORD_SIZE)
     out: list[tuple[bytes, bytes]] = []
     left = limit  # what is still wanted, out included
