@@ -22,7 +22,7 @@ from .codecs import Codec, native_type
 from .errors import InvalidArgument, show_bytes
 from .schemes._base import Key, Scheme
 from .schemes._layouts import Layout
-from .stores._base import ReadView
+from .stores._base import ReadView, page_list
 
 __all__ = ["check_range_arguments", "chunks", "pairs", "short", "short_py", "stored_ranges"]
 
@@ -169,7 +169,7 @@ def _chunked(stream: bool, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Gen
         yield from pages  # type: ignore[misc]  # pages of items, given as they are
         return
     for page in pages:
-        chunk = page if page.__class__ is list else list(page)  # page_list's test, with no frame a page
+        chunk = page_list(page)
         if convert is not None:
             chunk = convert(chunk)
         elif is_own is not None:

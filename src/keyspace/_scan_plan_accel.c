@@ -137,6 +137,41 @@ extend(PyObject *items, PyObject *page)
     return failed;
 }
 
+/* the items of every page of pages (NULL: an error is set, returned as it is), each
+ * page decoded by decoder where it is not NULL, in one new list; steals pages */
+static PyObject *
+joined(PyObject *pages, PyObject *decoder)
+{
+    if (pages == NULL) {
+        return NULL;
+    }
+    PyObject *out = PyList_New(0);
+    PyObject *it = out == NULL ? NULL : PyObject_GetIter(pages);
+    Py_DECREF(pages);
+    if (it == NULL) {
+        Py_XDECREF(out);
+        return NULL;
+    }
+    PyObject *page;
+    while ((page = PyIter_Next(it)) != NULL) {
+        PyObject *items = decoder == NULL ? Py_NewRef(page) : PyObject_CallOneArg(decoder, page);
+        Py_DECREF(page);
+        int failed = items == NULL || extend(out, items) < 0;
+        Py_XDECREF(items);
+        if (failed) {
+            Py_DECREF(it);
+            Py_DECREF(out);
+            return NULL;
+        }
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        Py_DECREF(out);
+        return NULL;
+    }
+    return out;
+}
+
 /* the items of view.read_pages([(lo, hi)], reverse, want), its pages joined in one list */
 static PyObject *
 read_joined(PyObject *view, PyObject *lo, PyObject *hi, PyObject *reverse, Py_ssize_t want)
@@ -154,32 +189,7 @@ read_joined(PyObject *view, PyObject *lo, PyObject *hi, PyObject *reverse, Py_ss
     PyObject *pages = PyObject_VectorcallMethod(str_read_pages, call + 1, 4 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
     Py_DECREF(one);
     Py_DECREF(limit);
-    if (pages == NULL) {
-        return NULL;
-    }
-    PyObject *got = PyList_New(0);
-    PyObject *it = got == NULL ? NULL : PyObject_GetIter(pages);
-    Py_DECREF(pages);
-    if (it == NULL) {
-        Py_XDECREF(got);
-        return NULL;
-    }
-    PyObject *page;
-    while ((page = PyIter_Next(it)) != NULL) {
-        int failed = extend(got, page);
-        Py_DECREF(page);
-        if (failed < 0) {
-            Py_DECREF(it);
-            Py_DECREF(got);
-            return NULL;
-        }
-    }
-    Py_DECREF(it);
-    if (PyErr_Occurred()) {
-        Py_DECREF(got);
-        return NULL;
-    }
-    return got;
+    return joined(pages, NULL);
 }
 
 /* the short scan of a layout whose ranges hold others' keys, as the reference
@@ -358,36 +368,7 @@ short_read(PyObject *const *args)
     PyObject *pages = PyObject_VectorcallMethod(str_read_pages, call + 1, given, NULL);
     Py_DECREF(ranges);
     Py_XDECREF(cut);
-    if (pages == NULL) {
-        return NULL;
-    }
-    PyObject *out = PyList_New(0);
-    PyObject *pages_iter = out == NULL ? NULL : PyObject_GetIter(pages);
-    Py_DECREF(pages);
-    if (pages_iter == NULL) {
-        Py_XDECREF(out);
-        return NULL;
-    }
-    PyObject *page;
-    while ((page = PyIter_Next(pages_iter)) != NULL) {
-        PyObject *items = plain ? page : PyObject_CallOneArg(decoder, page);
-        int failed = items == NULL || extend(out, items) < 0;
-        if (!plain) {
-            Py_XDECREF(items);
-        }
-        Py_DECREF(page);
-        if (failed) {
-            Py_DECREF(pages_iter);
-            Py_DECREF(out);
-            return NULL;
-        }
-    }
-    Py_DECREF(pages_iter);
-    if (PyErr_Occurred()) {
-        Py_DECREF(out);
-        return NULL;
-    }
-    return out;
+    return joined(pages, plain ? NULL : decoder);
 }
 
 static PyObject *

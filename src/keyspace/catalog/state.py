@@ -88,8 +88,10 @@ class CatalogState:
         self._parent = parent
         self.recorded = recorded
         # called once when the committed store is first known to hold this
-        # keyspace's record (:meth:`mark_recorded`); a child shares the list
-        self._recorded_listeners: list[Callable[[], object]] = []
+        # keyspace's record (:meth:`mark_recorded`); a child shares its root's list
+        self._recorded_listeners: list[Callable[[], object]] = (
+            [] if parent is None else parent._recorded_listeners
+        )
         self.registered: dict[bytes, str] = {}
         self.layout: dict[Path, str] = {}
         self._layout_sealed = False  # a snapshot's: no leaf/branch fact of the parent's later
@@ -187,8 +189,10 @@ class CatalogState:
             return
         self.recorded = True
         if self._parent is None:
-            for listener in self._recorded_listeners:
+            listeners = self._recorded_listeners
+            for listener in listeners:
                 listener()
+            listeners.clear()  # each is called once; none is held longer
 
     def when_recorded(self, listener: Callable[[], object]) -> None:
         """Call ``listener()`` once this keyspace's record is known to be in the

@@ -158,18 +158,16 @@ class CursorSeeker(Seeker):
             if not cursor.set_range(start):
                 return None
             key: bytes = cursor.key()
-            if 0 not in key:  # a database's name holds no NUL (0: bytes' fast int test); keys of tuples do
-                records = self._records
-                while (
-                    records is not None
-                    and len(cursor.value()) == RECORD_SIZE
-                    and records.is_record(key, cursor.value())
-                ):
-                    if not cursor.next():
-                        return None
-                    key = cursor.key()
-                    if 0 in key:
-                        break
+            records = self._records
+            while (
+                0 not in key  # first: a database's name holds no NUL, a tuple scheme's key does
+                and records is not None
+                and len(cursor.value()) == RECORD_SIZE
+                and records.is_record(key, cursor.value())
+            ):
+                if not cursor.next():
+                    return None
+                key = cursor.key()
         except lmdb.Error as exc:
             raise self._translate(exc, None) from exc
         stop = self._stop
