@@ -21,10 +21,18 @@ dropped, ``old`` is left alone and there is no summary; the route then only
 keeps the keys and values, so that the puts reach the engine at once instead
 of waiting for the commit.
 
+The route is also the transaction's ``put`` itself: made with ``bound`` and
+``rest``, it hands every call but a put of a bytes key below ``bound`` (the
+keyspace's reserved records, which the transaction notes) to ``rest``, and
+:meth:`~PythonPutRoute.end` makes every later call ``ended(key, value)`` once
+the block is over. Made with ``keeps=False`` (a transaction whose puts wait for
+the commit in a dict), it only splits: ``replace`` is that dict's store and
+nothing is kept.
+
 ``PutRoute`` is the C type of ``keyspace._put_route_accel`` where it is built,
-else the Python class below, which gives the same results. Cost per put: the
-engine's replace, three list appends and a comparison or two; two dict stores
-per put at the settle.
+else the Python class below, which gives the same results. Cost per put: one
+bytes comparison with ``bound``, the engine's replace, three list appends and
+a comparison or two; two dict stores per put at the settle.
 
 >>> replaced = {}
 >>> def replace(key, value):
@@ -47,7 +55,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any, cast
 
-__all__ = ["PutRoute", "PythonPutRoute", "PythonSplitPut", "SplitPut"]
+__all__ = ["PutRoute", "PythonPutRoute"]
 
 
 class PythonPutRoute:
@@ -60,14 +68,17 @@ class PythonPutRoute:
         "_bytes",
         "_keys",
         "_log",
+        "bound",
         "exact",
         "high",
+        "keeps",
         "knows_old",
         "low",
         "merged",
         "old",
         "puts",
         "replace",
+        "rest",
     )
 
     def __init__(
@@ -76,8 +87,29 @@ class PythonPutRoute:
         old: dict[bytes, Any],
         merged: dict[bytes, Any],
         knows_old: bool = True,
+        *,
+        bound: bytes | None = None,
+        rest: Callable[[bytes, bytes], object] | None = None,
+        keeps: bool = True,
     ) -> None:
+        if (
+            not callable(replace)
+            or not isinstance(old, dict)
+            or not isinstance(merged, dict)
+            or (rest is None) != (bound is None)
+            or (rest is not None and (type(bound) is not bytes or not callable(rest)))
+        ):
+            raise TypeError(
+                "PutRoute takes a callable replace, two dicts, "
+                "and bytes bound with a callable rest, or neither"
+            )
         self.replace = replace
+        self.bound = bound
+        self.rest = rest
+        """With :attr:`bound`: what takes every call but a put of a bytes key below
+        the bound (a hooked transaction's reserved records)."""
+        self.keeps = bool(keeps)
+        """Whether the puts are kept (else the route only splits them)."""
         self.knows_old = bool(knows_old)
         """Whether ``replace`` answers the value before (else it is a plain put
         whose answer is dropped)."""
@@ -95,12 +127,17 @@ class PythonPutRoute:
         self.puts = 0
         """The puts made."""
 
-    def __call__(self, key: bytes, value: bytes) -> None:
+    def __call__(self, key: bytes, value: bytes) -> object:
+        rest = self.rest
+        if rest is not None and not (type(key) is bytes and key < self.bound):  # type: ignore[operator]
+            return rest(key, value)
         answer = self.replace(key, value)
+        if not self.keeps:
+            return None
         if not self.knows_old:  # no summary to keep: the puts alone
             self._log += (key, value, None)
             self.puts += 1
-            return
+            return None
         before = cast("bytes | None", answer)
         self._log += (key, value, before)
         self.puts += 1
@@ -116,6 +153,14 @@ class PythonPutRoute:
             self.low = key
         elif key > self.high:  # type: ignore[operator]
             self.high = key
+        return None
+
+    def end(self, ended: Callable[[bytes, bytes], object]) -> None:
+        """Every later call is ``ended(key, value)`` (the transaction's block is
+        over); the route holds its rest no more. What it kept stays."""
+        if not callable(ended):
+            raise TypeError("PutRoute.end takes a callable")
+        self.bound, self.rest = b"", ended
 
     def settle(self) -> None:
         """The puts made since the last settle into the dicts, in the order made:
@@ -144,43 +189,6 @@ class PythonPutRoute:
         return (self.low, self.high, self._keys, self._bytes)
 
 
-class PythonSplitPut:
-    """A put that hands ``(key, value)`` to ``below`` where ``key`` is bytes below
-    ``low`` and to ``rest`` otherwise: a hooked transaction's put, whose keys
-    under the reserved ranges take a C route and the others (records) the
-    Python method that notes them; :meth:`end` makes every later call
-    ``ended(key, value)`` (the transaction's block is over). The reference of
-    ``SplitPut``.
-
-    >>> seen = []
-    >>> fast, slow = (lambda k, v: seen.append(("fast", k))), (lambda k, v: seen.append(("slow", k)))
-    >>> put = PythonSplitPut(b"\\xff", fast, slow)
-    >>> put(b"a", b""); put(b"\\xff\\x01", b"")
-    >>> seen
-    [('fast', b'a'), ('slow', b'\\xff\\x01')]
-    """
-
-    __slots__ = ("below", "low", "rest")
-
-    def __init__(
-        self, low: bytes, below: Callable[[bytes, bytes], object], rest: Callable[[bytes, bytes], object]
-    ) -> None:
-        if type(low) is not bytes or not callable(below) or not callable(rest):
-            raise TypeError("SplitPut(low, below, rest) takes bytes and two callables")
-        self.low, self.below, self.rest = low, below, rest
-
-    def __call__(self, key: bytes, value: bytes) -> object:
-        return (self.below if type(key) is bytes and key < self.low else self.rest)(key, value)
-
-    def end(self, ended: Callable[[bytes, bytes], object]) -> None:
-        """Every later call is ``ended(key, value)``; ``below`` and ``rest`` are let go."""
-        if not callable(ended):
-            raise TypeError("SplitPut.end takes a callable")
-        self.below = self.rest = ended
-
-
 PutRoute: Any = PythonPutRoute
-SplitPut: Any = PythonSplitPut
 with contextlib.suppress(ImportError):  # no C compiler at install: the Python code, same results
     from ._put_route_accel import PutRoute
-    from ._put_route_accel import SplitPut as SplitPut

@@ -1,11 +1,17 @@
 /* Optional C put route of a hooked transaction (keyspace._put_route is the
  * reference and documents the behaviour).
  *
- *   route = PutRoute(replace, old, merged, knows_old=True)
- *   route(key, value)      before = replace(key, value); (key, value, before)
- *                          kept for settle(); the summary updated. With
- *                          knows_old false, replace is a plain put: its
- *                          answer is dropped and before is None
+ *   route = PutRoute(replace, old, merged, knows_old=True, *, bound=None,
+ *                    rest=None, keeps=True)
+ *   route(key, value)      with rest: rest(key, value) for anything but a
+ *                          bytes key < bound (the reserved records), its
+ *                          answer returned. Else before = replace(key,
+ *                          value); (key, value, before) kept for settle();
+ *                          the summary updated. With knows_old false,
+ *                          replace is a plain put: its answer is dropped and
+ *                          before is None; with keeps false nothing is kept
+ *   route.end(ended)       every later call is ended(key, value); the route
+ *                          holds rest no more (what it kept stays)
  *   route.settle()         the puts kept into the dicts: old.setdefault(key,
  *                          before) (only where knows_old), merged[key] =
  *                          value, in the order made
@@ -19,11 +25,6 @@
  *   route.columns()        ([key, ...], [value, ...]) of the puts not settled,
  *                          in the order made
  *
- *   put = SplitPut(low, below, rest)
- *   put(key, value)        below(key, value) for a bytes key < low, else
- *                          rest(key, value)
- *   put.end(ended)         every later call is ended(key, value), and the put
- *                          holds below and rest no more
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -36,6 +37,8 @@ typedef struct {
     PyObject *replace;
     PyObject *old;
     PyObject *merged;
+    PyObject *bound; /* with rest: keys from it on go to rest */
+    PyObject *rest;
     PyObject **log; /* key, value, before of each put not settled yet (owned) */
     Py_ssize_t used;
     Py_ssize_t room;
@@ -46,6 +49,7 @@ typedef struct {
     Py_ssize_t puts;
     int exact;
     char knows_old;
+    char keeps;
     vectorcallfunc vectorcall;
 } PutRoute;
 
@@ -75,6 +79,18 @@ route_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
 {
     PutRoute *self = (PutRoute *)op;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (self->rest != NULL) { /* the split: only a bytes key below the bound takes the route */
+        PyObject *bound = self->bound;
+        int below = 0;
+        if (kwnames == NULL && nargs == 2 && PyBytes_CheckExact(args[0])) {
+            Py_ssize_t n = PyBytes_GET_SIZE(args[0]), m = PyBytes_GET_SIZE(bound);
+            int c = memcmp(PyBytes_AS_STRING(args[0]), PyBytes_AS_STRING(bound), (size_t)(n < m ? n : m));
+            below = c < 0 || (c == 0 && n < m);
+        }
+        if (!below) {
+            return PyObject_Vectorcall(self->rest, args, nargsf, kwnames);
+        }
+    }
     if (nargs != 2 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
         PyErr_SetString(PyExc_TypeError, "a put route takes (key, value)");
         return NULL;
@@ -83,6 +99,10 @@ route_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
     PyObject *before = PyObject_Vectorcall(self->replace, args, 2, NULL);
     if (before == NULL) {
         return NULL;
+    }
+    if (!self->keeps) {
+        Py_DECREF(before);
+        Py_RETURN_NONE;
     }
     if (!self->knows_old) { /* a plain put: its answer dropped, no value before */
         Py_SETREF(before, Py_NewRef(Py_None));
@@ -161,11 +181,17 @@ route_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
 static PyObject *
 route_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    PyObject *replace, *old, *merged;
-    int knows_old = 1;
-    static char *names[] = {"replace", "old", "merged", "knows_old", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O!|p:PutRoute", names, &replace, &PyDict_Type, &old,
-                                     &PyDict_Type, &merged, &knows_old)) {
+    PyObject *replace, *old, *merged, *bound = Py_None, *rest = Py_None;
+    int knows_old = 1, keeps = 1;
+    static char *names[] = {"replace", "old", "merged", "knows_old", "bound", "rest", "keeps", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!O!|p$OOp:PutRoute", names, &replace, &PyDict_Type, &old,
+                                     &PyDict_Type, &merged, &knows_old, &bound, &rest, &keeps)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(replace) || (rest == Py_None) != (bound == Py_None) ||
+        (rest != Py_None && (!PyBytes_CheckExact(bound) || !PyCallable_Check(rest)))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "PutRoute takes a callable replace, and bytes bound with a callable rest, or neither");
         return NULL;
     }
     PutRoute *self = (PutRoute *)type->tp_alloc(type, 0);
@@ -178,8 +204,13 @@ route_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->old = old;
     Py_INCREF(merged);
     self->merged = merged;
+    if (rest != Py_None) {
+        self->bound = Py_NewRef(bound);
+        self->rest = Py_NewRef(rest);
+    }
     self->exact = 1;
     self->knows_old = (char)knows_old;
+    self->keeps = (char)keeps;
     self->vectorcall = route_vectorcall;
     return (PyObject *)self;
 }
@@ -201,6 +232,7 @@ route_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(self->replace);
     Py_VISIT(self->old);
     Py_VISIT(self->merged);
+    Py_VISIT(self->rest);
     for (Py_ssize_t i = 0; i < self->used; i++) {
         Py_VISIT(self->log[i]);
     }
@@ -216,6 +248,8 @@ route_clear(PyObject *op)
     Py_CLEAR(self->replace);
     Py_CLEAR(self->old);
     Py_CLEAR(self->merged);
+    Py_CLEAR(self->bound);
+    Py_CLEAR(self->rest);
     route_drop_log(self);
     Py_CLEAR(self->low);
     Py_CLEAR(self->high);
@@ -322,7 +356,25 @@ route_set_exact(PyObject *op, PyObject *value, void *Py_UNUSED(closure))
     return 0;
 }
 
+static PyObject *
+route_end(PyObject *op, PyObject *ended)
+{
+    PutRoute *self = (PutRoute *)op;
+    if (!PyCallable_Check(ended)) {
+        PyErr_SetString(PyExc_TypeError, "PutRoute.end takes a callable");
+        return NULL;
+    }
+    PyObject *nothing = PyBytes_FromStringAndSize(NULL, 0); /* no key is below it */
+    if (nothing == NULL) {
+        return NULL;
+    }
+    Py_XSETREF(self->bound, nothing);
+    Py_XSETREF(self->rest, Py_NewRef(ended));
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef route_methods[] = {
+    {"end", route_end, METH_O, "end(ended): every later call is ended(key, value)."},
     {"settle", route_settle, METH_NOARGS, "The puts made since the last settle into old and merged."},
     {"columns", route_columns, METH_NOARGS, "([key, ...], [value, ...]) of the puts not settled, in order."},
     {"summary", route_summary, METH_NOARGS,
@@ -337,6 +389,7 @@ static PyMemberDef route_members[] = {
     {"puts", T_PYSSIZET, offsetof(PutRoute, puts), READONLY, "The puts made."},
     {"knows_old", T_BOOL, offsetof(PutRoute, knows_old), READONLY,
      "Whether replace answers the value before (else a plain put)."},
+    {"keeps", T_BOOL, offsetof(PutRoute, keeps), READONLY, "Whether the puts are kept (else only split)."},
     {NULL, 0, 0, 0, NULL},
 };
 
@@ -350,7 +403,8 @@ static PyGetSetDef route_getset[] = {
 static PyTypeObject PutRouteType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "keyspace._put_route_accel.PutRoute",
-    .tp_doc = "PutRoute(replace, old, merged): a hooked transaction's put route (see keyspace._put_route).",
+    .tp_doc = "PutRoute(replace, old, merged, knows_old=True, *, bound=None, rest=None, keeps=True): "
+               "a hooked transaction's put (see keyspace._put_route).",
     .tp_basicsize = sizeof(PutRoute),
     .tp_vectorcall_offset = offsetof(PutRoute, vectorcall),
     .tp_call = PyVectorcall_Call,
@@ -364,114 +418,6 @@ static PyTypeObject PutRouteType = {
     .tp_getset = route_getset,
 };
 
-/* -- SplitPut: a put that hands keys at or past a bound to another put --------- */
-
-typedef struct {
-    PyObject_HEAD
-    PyObject *low;
-    PyObject *below;
-    PyObject *rest;
-    vectorcallfunc vectorcall;
-} SplitPut;
-
-static PyObject *
-split_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
-{
-    SplitPut *self = (SplitPut *)op;
-    PyObject *to = self->rest;
-    if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == 2 && PyBytes_CheckExact(args[0])) {
-        Py_ssize_t n = PyBytes_GET_SIZE(args[0]), m = PyBytes_GET_SIZE(self->low);
-        int c = memcmp(PyBytes_AS_STRING(args[0]), PyBytes_AS_STRING(self->low), (size_t)(n < m ? n : m));
-        if (c < 0 || (c == 0 && n < m)) {
-            to = self->below;
-        }
-    }
-    return PyObject_Vectorcall(to, args, nargsf, kwnames);
-}
-
-static PyObject *
-split_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
-{
-    PyObject *low, *below, *rest;
-    if (!_PyArg_NoKeywords("SplitPut", kwargs) || !PyArg_UnpackTuple(args, "SplitPut", 3, 3, &low, &below, &rest)) {
-        return NULL;
-    }
-    if (!PyBytes_CheckExact(low) || !PyCallable_Check(below) || !PyCallable_Check(rest)) {
-        PyErr_SetString(PyExc_TypeError, "SplitPut(low, below, rest) takes bytes and two callables");
-        return NULL;
-    }
-    SplitPut *self = PyObject_GC_New(SplitPut, type);
-    if (self == NULL) {
-        return NULL;
-    }
-    self->low = Py_NewRef(low);
-    self->below = Py_NewRef(below);
-    self->rest = Py_NewRef(rest);
-    self->vectorcall = split_vectorcall;
-    PyObject_GC_Track(self);
-    return (PyObject *)self;
-}
-
-static PyObject *
-split_end(PyObject *op, PyObject *ended)
-{
-    if (!PyCallable_Check(ended)) {
-        PyErr_SetString(PyExc_TypeError, "SplitPut.end takes a callable");
-        return NULL;
-    }
-    SplitPut *self = (SplitPut *)op;
-    Py_XSETREF(self->below, Py_NewRef(ended));
-    Py_XSETREF(self->rest, Py_NewRef(ended));
-    Py_RETURN_NONE;
-}
-
-static PyMethodDef split_methods[] = {
-    {"end", split_end, METH_O, "end(ended): every later call is ended(key, value)."},
-    {NULL, NULL, 0, NULL},
-};
-
-static int
-split_traverse(PyObject *op, visitproc visit, void *arg)
-{
-    SplitPut *self = (SplitPut *)op;
-    Py_VISIT(self->below);
-    Py_VISIT(self->rest);
-    return 0;
-}
-
-static int
-split_clear(PyObject *op)
-{
-    SplitPut *self = (SplitPut *)op;
-    Py_CLEAR(self->low);
-    Py_CLEAR(self->below);
-    Py_CLEAR(self->rest);
-    return 0;
-}
-
-static void
-split_dealloc(PyObject *op)
-{
-    PyObject_GC_UnTrack(op);
-    split_clear(op);
-    Py_TYPE(op)->tp_free(op);
-}
-
-static PyTypeObject SplitPutType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "keyspace._put_route_accel.SplitPut",
-    .tp_doc = "SplitPut(low, below, rest): below(key, value) for keys < low, else rest(key, value).",
-    .tp_basicsize = sizeof(SplitPut),
-    .tp_vectorcall_offset = offsetof(SplitPut, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_new = split_new,
-    .tp_methods = split_methods,
-    .tp_traverse = split_traverse,
-    .tp_clear = split_clear,
-    .tp_dealloc = split_dealloc,
-};
-
 static struct PyModuleDef put_route_accel_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "keyspace._put_route_accel",
@@ -482,7 +428,7 @@ static struct PyModuleDef put_route_accel_module = {
 PyMODINIT_FUNC
 PyInit__put_route_accel(void)
 {
-    if (PyType_Ready(&PutRouteType) < 0 || PyType_Ready(&SplitPutType) < 0) {
+    if (PyType_Ready(&PutRouteType) < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&put_route_accel_module);
@@ -492,12 +438,6 @@ PyInit__put_route_accel(void)
     Py_INCREF(&PutRouteType);
     if (PyModule_AddObject(module, "PutRoute", (PyObject *)&PutRouteType) < 0) {
         Py_DECREF(&PutRouteType);
-        Py_DECREF(module);
-        return NULL;
-    }
-    Py_INCREF(&SplitPutType);
-    if (PyModule_AddObject(module, "SplitPut", (PyObject *)&SplitPutType) < 0) {
-        Py_DECREF(&SplitPutType);
         Py_DECREF(module);
         return NULL;
     }

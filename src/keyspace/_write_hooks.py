@@ -71,7 +71,7 @@ from types import TracebackType
 from typing import Any, ClassVar, Final, Literal, cast
 
 from ._metadata import reserved_ranges
-from ._put_route import PutRoute, SplitPut
+from ._put_route import PutRoute
 from ._retry import run_again, run_atomically
 from .errors import (
     InvalidArgument,
@@ -660,9 +660,9 @@ class HookedTransaction(DelegatedReads, WriteView):
     by the puts themselves
     (:meth:`~keyspace.stores._base.WriteView.replace_many`: on LMDB no read more
     than the put's own), at a delete by a point read. Where no feature hides
-    keys, ``put`` is a C call (:class:`~keyspace._put_route.SplitPut`) that
-    takes a key below the reserved ranges that route, and a record the Python
-    method that notes it. The transaction's reads are each one Python call more
+    keys, ``put`` is a C call (a :class:`~keyspace._put_route.PutRoute`) that
+    takes a key below the reserved ranges that route (or into :attr:`pending`),
+    and a record to the Python method that notes it. The transaction's reads are each one Python call more
     than the engine's."""
 
     def __init__(self, store: HookedStore) -> None:
@@ -680,7 +680,7 @@ class HookedTransaction(DelegatedReads, WriteView):
         """Per key, what a writer told the hooks of its last write (:meth:`note`)."""
         self._filtered: ReadView | None = None
         if store._filter is None:  # else each put is put(), which drops the key's notes
-            self._split(self.pending.__setitem__)
+            self.put = self._split(self.pending.__setitem__, keeps=False)  # type: ignore[method-assign]
         self.reserved_keys: set[bytes] = set()
         """Keys written in the reserved ranges (records, the hooks' own keys): never
         reported. Only the Python method :meth:`_put` meets them."""
@@ -751,19 +751,21 @@ class HookedTransaction(DelegatedReads, WriteView):
             replace = self.view.fast_replace
             if replace is not None and self.store._old == 2:
                 # a hook reads every value before: the put reads it (no read more)
-                self.route = PutRoute(replace, self.old, self.merged)
-                self._split(self.route)
+                self.route = self.put = self._split(replace)  # type: ignore[method-assign]
             elif replace is not None and self.store._serialized:
                 # the view writes at once, one engine call a put: the route keeps the puts for
                 # the hooks, and a value before that a delete asks for is the committed store's
-                self.route = PutRoute(self.view.put, self.old, self.merged, knows_old=False)
-                self._split(self.route)
+                self.route = self.put = self._split(self.view.put, knows_old=False)  # type: ignore[method-assign]
         return self
 
-    def _split(self, below: Callable[[bytes, bytes], object]) -> None:
-        """Make ``put`` ``below`` for keys below the reserved ranges and
-        :meth:`_put` for the others (one C call where built)."""
-        self.put = SplitPut(self.store._reserved_low, below, self._put)  # type: ignore[method-assign]
+    def _split(
+        self, below: Callable[[bytes, bytes], object], knows_old: bool = True, keeps: bool = True
+    ) -> Any:
+        """A put (a :class:`~keyspace._put_route.PutRoute`, one C call where
+        built) that hands keys below the reserved ranges to ``below`` and the
+        others to :meth:`_put`."""
+        low = self.store._reserved_low
+        return PutRoute(below, self.old, self.merged, knows_old, bound=low, rest=self._put, keeps=keeps)
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -775,7 +777,8 @@ class HookedTransaction(DelegatedReads, WriteView):
         self._ended = True
         # the split put (which a scope bound in the block may still hold) refuses every
         # later put, and holds this transaction no more: no reference cycle keeps it
-        # (its dicts of old and new values) alive after the block
+        # (its dicts of old and new values) alive after the block; the route it may be
+        # keeps its puts for the hooks
         split = self.__dict__.pop("put", None)
         if split is not None:
             split.end(self.store._txn_ended)

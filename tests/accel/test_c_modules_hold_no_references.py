@@ -325,7 +325,7 @@ def test_gate_holds_nothing() -> None:
     check(attempt(lambda: next(gate.guard_iter(items, translate))), items, translate)
 
 
-# -- keyspace.stores._gate_accel.translated and keyspace._put_route_accel.SplitPut --
+# -- keyspace.stores._gate_accel.translated and keyspace._put_route_accel.PutRoute's split --
 
 
 def test_translated_calls_and_split_puts_hold_nothing() -> None:
@@ -359,7 +359,7 @@ def test_translated_calls_and_split_puts_hold_nothing() -> None:
     def rest(k: bytes, v: bytes) -> None:
         seen.add(2)
 
-    split = _put_route_accel.SplitPut(b"\xff", below, rest)
+    split = _put_route_accel.PutRoute(below, {}, {}, bound=b"\xff", rest=rest, keeps=False)
     check(lambda: (split(key, value), split(b"\xff\x01", value)), key, value, split)
     check(attempt(lambda: split("not bytes", value)), value, split)
     assert seen == {1, 2}
@@ -368,7 +368,8 @@ def test_translated_calls_and_split_puts_hold_nothing() -> None:
         raise StoreClosed("ended")
 
     def end_and_put() -> None:
-        made = _put_route_accel.SplitPut(b"\xff", below, rest)
+        made = _put_route_accel.PutRoute(below, {}, {}, False, bound=b"\xff", rest=rest)
+        made(key, value)
         made.end(ended)
         with contextlib.suppress(StoreClosed):
             made(key, value)

@@ -1,7 +1,8 @@
 """The C put route of a hooked transaction (``keyspace._put_route_accel.PutRoute``)
-and its C split put (``SplitPut``) against their pure-Python references
-(``PythonPutRoute``, ``PythonSplitPut``). The split put hands each key where the
-reference does, and once ended hands every put to its end. The route: for any sequence of puts,
+against its pure-Python reference (``PythonPutRoute``). Made with a bound and a
+rest (the transaction's put), it hands each key where the reference does, keeps
+only what it routes (nothing with ``keeps=False``), and once ended hands every
+put to its end. The route: for any sequence of puts,
 settles and cleared summaries both call
 the engine's replace alike and leave the same dicts (values before, values
 after, in the order first written), the same summary, count and columns; an
@@ -19,13 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keyspace import _put_route
-from keyspace._put_route import PythonPutRoute, PythonSplitPut
+from keyspace._put_route import PythonPutRoute
 
 ROUTES: list[Any] = (
     [PythonPutRoute] if _put_route.PutRoute is PythonPutRoute else [_put_route.PutRoute, PythonPutRoute]
-)
-SPLITS: list[Any] = (
-    [PythonSplitPut] if _put_route.SplitPut is PythonSplitPut else [_put_route.SplitPut, PythonSplitPut]
 )
 
 
@@ -208,30 +206,52 @@ def test_the_c_route_holds_nothing_after_its_calls() -> None:
     assert holds_nothing(one, key, value)
 
 
-@pytest.mark.parametrize("split", SPLITS, ids=lambda f: "Python" if f is PythonSplitPut else "C")
+@pytest.mark.parametrize("kind", ROUTES, ids=lambda f: "Python" if f is PythonPutRoute else "C")
+@pytest.mark.parametrize("keeps", [True, False])
 @given(
     low=st.binary(max_size=3),
     keys=st.lists(
         st.one_of(st.binary(max_size=4), st.sampled_from([b"\xff", b"\xff\x00", b""])), max_size=20
     ),
 )
-def test_a_split_put_hands_each_key_where_the_reference_does(
-    split: Any, low: bytes, keys: list[bytes]
+def test_a_split_route_hands_each_key_where_the_reference_does(
+    kind: Any, keeps: bool, low: bytes, keys: list[bytes]
 ) -> None:
     seen: list[tuple[str, bytes, bytes]] = []
-    put = split(low, lambda k, v: seen.append(("below", k, v)), lambda k, v: seen.append(("rest", k, v)))
-    for key in keys:
-        put(key, b"v" + key)
-    put("not bytes", b"v")  # type: ignore[arg-type]  # no key of the store: rest decides
-    assert seen == [("below" if key < low else "rest", key, b"v" + key) for key in keys] + [
-        ("rest", "not bytes", b"v")  # type: ignore[list-item]
-    ]
+    old: dict[bytes, Any] = {}
+    merged: dict[bytes, Any] = {}
+
+    def rest(k: bytes, v: bytes) -> str:
+        seen.append(("rest", k, v))
+        return "rest's answer"
+
+    put = kind(
+        lambda k, v: seen.append(("below", k, v)), old, merged, False, bound=low, rest=rest, keeps=keeps
+    )
+    answers = [put(key, b"v" + key) for key in keys]
+    answers.append(put("not bytes", b"v"))  # no key of the store: rest decides
+    expected = [("below" if key < low else "rest", key, b"v" + key) for key in keys]
+    assert seen == [*expected, ("rest", "not bytes", b"v")]
+    assert answers == [None if where == "below" else "rest's answer" for where, _, _ in seen]
+    routed = [(k, v) for where, k, v in expected if where == "below"]
+    put.settle()
+    assert (put.puts, merged, old) == ((len(routed), dict(routed), {}) if keeps else (0, {}, {}))
 
 
-@pytest.mark.parametrize("split", SPLITS, ids=lambda f: "Python" if f is PythonSplitPut else "C")
-def test_an_ended_split_put_hands_every_put_to_its_end(split: Any) -> None:
+@pytest.mark.parametrize("kind", ROUTES, ids=lambda f: "Python" if f is PythonPutRoute else "C")
+def test_an_ended_route_hands_every_put_to_its_end_and_keeps_its_puts(kind: Any) -> None:
     seen: list[str] = []
-    put = split(b"\xff", lambda k, v: seen.append("below"), lambda k, v: seen.append("rest"))
+    old: dict[bytes, Any] = {}
+    merged: dict[bytes, Any] = {}
+    put = kind(
+        lambda k, v: seen.append("below"),
+        old,
+        merged,
+        False,
+        bound=b"\xff",
+        rest=lambda k, v: seen.append("rest"),
+    )
+    put(b"a", b"1")
 
     def ended(key: bytes, value: bytes) -> None:
         raise KeyError(key)
@@ -240,8 +260,24 @@ def test_an_ended_split_put_hands_every_put_to_its_end(split: Any) -> None:
     for key in (b"a", b"\xff\x01"):
         with pytest.raises(KeyError):
             put(key, b"v")
-    assert seen == []
+    assert seen == ["below"]
+    assert put.columns() == ([b"a"], [b"1"])
     with pytest.raises(TypeError):
         put.end(b"not callable")
+
+
+@pytest.mark.parametrize("kind", ROUTES, ids=lambda f: "Python" if f is PythonPutRoute else "C")
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"bound": b"\xff"},  # a bound without a rest
+        {"rest": print},  # a rest without a bound
+        {"bound": "not bytes", "rest": print},
+        {"bound": b"\xff", "rest": b"not callable"},
+    ],
+)
+def test_a_route_refuses_a_split_given_by_half(kind: Any, arguments: dict[str, Any]) -> None:
     with pytest.raises(TypeError):
-        split("not bytes", ended, ended)
+        kind(lambda k, v: None, {}, {}, **arguments)
+    with pytest.raises(TypeError):
+        kind(b"not callable", {}, {})
