@@ -5,7 +5,9 @@ feature's records written by hand with py-lmdb (the floor of the design)."""
 
 from __future__ import annotations
 
+import marshal
 import struct
+import time
 from collections.abc import Callable
 
 from keyspace.keyspace import Keyspace
@@ -14,22 +16,29 @@ from ._data import VALUE
 from ._engines import Fresh
 from ._harness import Factory, Trial
 
-__all__ = ["hand_written_single_puts", "inserts", "put_all"]
+__all__ = ["hand_written_single_puts", "hand_written_transactions", "inserts", "put_all"]
 
 
-def put_all(ks: Keyspace, path: tuple[str, ...], keys: list[bytes], transaction: bool) -> Callable[[], None]:
+def put_all(
+    ks: Keyspace, path: tuple[str, ...], keys: list[bytes], transaction: bool, size: int | None = None
+) -> Callable[[], None]:
     """A function putting :data:`VALUE` at each of ``keys`` in the scope ``path``
-    of ``ks``: all in one transaction, or (not ``transaction``) each its own
+    of ``ks``: in one transaction, or in transactions of ``size`` keys each, one
+    after the other (a trial of several transactions: a median that one
+    transaction's brief stall moves less); or (not ``transaction``) each its own
     commit through a scope made once here."""
     if transaction:
+        step = size or len(keys) or 1
+        batches = [keys[at : at + step] for at in range(0, len(keys), step)]
 
-        def in_one() -> None:
-            with ks.transaction() as tx:
-                scope = tx.scope(*path)
-                for k in keys:
-                    scope[k] = VALUE
+        def in_transactions() -> None:
+            for batch in batches:
+                with ks.transaction() as tx:
+                    scope = tx.scope(*path)
+                    for k in batch:
+                        scope[k] = VALUE
 
-        return in_one
+        return in_transactions
     scope = ks.scope(*path)
 
     def each() -> None:
@@ -111,3 +120,38 @@ def hand_written_single_puts(keys: list[bytes], extra: str | None) -> Factory:
         return Trial(run, len(stored), close)
 
     return make
+
+
+def hand_written_transactions(
+    directory: str, keys: list[bytes], log: bool, sync: bool, times: int
+) -> tuple[Factory, Callable[[], None]]:
+    """The floor of a transaction of puts with a change log record, written by
+    hand with py-lmdb on one environment in ``directory`` shared by the rounds
+    (``sync``: an fsync per commit): a trial is ``times`` write transactions one
+    after the other, each putting :data:`VALUE` at every key of ``keys`` (the
+    tuple scheme's stored keys of the scope ``t``: after the first, keys the
+    store holds) and, with ``log``, reading and writing a counter and putting
+    one log record of the keys and values (``marshal``: one C call). Each
+    transaction is one operation. Returns the trial factory and the close of
+    the environment."""
+    import lmdb
+
+    stored = [b"\x02t\x00\x01" + k.replace(b"\x00", b"\x00\xff") + b"\x00" for k in keys]
+    values = [VALUE] * len(stored)
+    counter = b"\xffkeyspace-changes\x00\x01"
+    records = b"\xffkeyspace-changes\x00\x02"
+    env = lmdb.open(f"{directory}/db", map_size=1 << 32, sync=sync, max_dbs=0)
+
+    def run() -> None:
+        begin = env.begin
+        for _ in range(times):
+            with begin(write=True) as txn:
+                put = txn.put
+                for key in stored:
+                    put(key, VALUE)
+                if log:
+                    number = (int.from_bytes(txn.get(counter) or bytes(8), "big") + 1).to_bytes(8, "big")
+                    put(records + number, marshal.dumps((time.time_ns(), stored, values)))
+                    put(counter, number)
+
+    return (lambda: Trial(run, times)), env.close
