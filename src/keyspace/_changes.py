@@ -54,7 +54,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Final, cast
 
-from ._write_hooks import UNKNOWN, Change, ChangeList, Previous, WriteHook, native_changes, register_feature
+from ._write_hooks import Change, ChangeList, Previous, WriteHook, native_changes, register_feature
 from .errors import DecodeError, InvalidArgument, KeyspaceError, StoreClosed, WatchCompacted
 from .schemes._base import Scheme
 from .stores._base import ReadView, Store, WriteView, keys_in
@@ -77,7 +77,6 @@ _TRIMMED, _COUNTER, _LOG, _FEEDS = b"\x00", b"\x01", b"\x02", b"\x03"
 _HEAD = struct.Struct("<QII")
 _SIZE = struct.Struct("<I")
 _SIZES = struct.Struct("<II")
-_PART0 = (0).to_bytes(4, "big")
 
 
 def encode_part_py(now: int, keys: list[bytes], values: list[bytes]) -> bytes:
@@ -245,31 +244,34 @@ class ChangeLog(WriteHook):
             keys, values = [*puts, *deletes], cast(list[bytes], list(puts.values()))
         if not keys:
             return
-        if len(keys) == 1:  # a single write: its one-entry part
-            self.commit_one(view, keys[0], UNKNOWN, values[0] if values else None, latest)
-            return
-        seq = _u64(latest.get(self.counter_key)) + 1
-        now = time.time_ns()
         step = PART_ENTRIES
-        for part, at in enumerate(range(0, len(keys), step)):
-            raw = encode_part(now, keys[at : at + step], values[at : at + step])
-            view.put(self.part_key(seq, part), raw)
-        view.put(self.counter_key, seq.to_bytes(8, "big"))
-        if seq % TRIM_EVERY == 0:
-            self._trim(view, latest, seq, now)
+        self._append(
+            view,
+            latest,
+            lambda now: [
+                encode_part(now, keys[at : at + step], values[at : at + step])
+                for at in range(0, len(keys), step)
+            ],
+        )
 
     def commit_one(
         self, view: WriteView, key: bytes, old: Previous, new: bytes | None, latest: ReadView
     ) -> None:
         """:meth:`commit` of a single write (the seam drops a delete of a key that
-        was not there): its one-entry part, made by two struct packs, and the
-        counter."""
+        was not there): its one-entry part, made by two struct packs."""
+        self._append(view, latest, lambda now: (one_entry_part(now, key, new),))
+
+    def _append(self, view: WriteView, latest: ReadView, parts: Callable[[int], Sequence[bytes]]) -> None:
+        """Log one commit: its number (the counter, read from ``latest``, plus
+        one), its ``parts(time_ns)`` under it, the counter, and every
+        :data:`TRIM_EVERY` commits a trim."""
         counter = self.counter_key
         seq = _u64(latest.get(counter)) + 1
         now = time.time_ns()
         number = seq.to_bytes(8, "big")
-        put = view.put
-        put(self.log_start + number + _PART0, one_entry_part(now, key, new))
+        put, start = view.put, self.log_start + number
+        for part, raw in enumerate(parts(now)):
+            put(start + part.to_bytes(4, "big"), raw)
         put(counter, number)
         if seq % TRIM_EVERY == 0:
             self._trim(view, latest, seq, now)
