@@ -8,15 +8,22 @@ from __future__ import annotations
 import marshal
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
+import keyspace
 from keyspace.keyspace import Keyspace
 
 from ._data import VALUE
 from ._engines import Fresh
-from ._harness import Factory, Trial
+from ._harness import Comparison, Context, Factory, Ratio, Target, Trial
 
-__all__ = ["hand_written_single_puts", "hand_written_transactions", "inserts", "put_all"]
+__all__ = [
+    "hand_written_single_puts",
+    "hand_written_transactions",
+    "inserts",
+    "put_all",
+    "single_puts_into_others",
+]
 
 
 def put_all(
@@ -155,3 +162,37 @@ def hand_written_transactions(
                     put(counter, number)
 
     return (lambda: Trial(run, times)), env.close
+
+
+def single_puts_into_others(
+    ctx: Context,
+    group: str,
+    what: str,
+    opened: dict[str, Keyspace],
+    urls: dict[str, str],
+    path: tuple[str, ...],
+    keys: list[bytes],
+    target: float,
+) -> Iterator[Comparison]:
+    """Single puts of ``keys`` into the scope ``path`` of a store another program
+    wrote, each keyspace of ``opened`` (the feature on, then off: the ratio's
+    two sides) against the other (:func:`inserts`), with ``sync=False`` (no
+    target: without the fsync the feature's records cost more than the target
+    allows even written by hand), then 200 of them with each keyspace opened
+    again at ``urls[name]`` with LMDB's default fsync per commit (``target``).
+    ``opened`` then holds the keyspaces opened again."""
+    (on, off) = opened
+    for sync, puts in ((False, keys), (True, keys[: ctx.n(200, 50)])):
+        if sync:
+            for name, ks in opened.items():
+                ks.close()
+                opened[name] = keyspace.open(urls[name], scheme="tuple")
+                ctx.defer(opened[name].close)
+        tail = " (fsync)" if sync else " (sync=False)"
+        yield Comparison(
+            group,
+            f"single puts into a scope written by others{', fsync' if sync else ''}",
+            {name: inserts(ks, path, puts, False) for name, ks in opened.items()},
+            [Ratio(f"written by others: {what}{tail}", on, off, Target(target) if sync else None)],
+            rounds=ctx.fine,
+        )

@@ -52,7 +52,7 @@ from . import _data
 from ._engines import Fresh, load_raw, scope_written_by_others
 from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
 from ._process import RAW_SCAN, command, user_env, wall_ms
-from ._writes import hand_written_single_puts, inserts, put_all
+from ._writes import hand_written_single_puts, inserts, put_all, single_puts_into_others
 
 _V = _data.VALUE
 _PATH = ("tenant1", "users")
@@ -238,42 +238,18 @@ def _written_by_others(ctx: Context) -> Iterator[Comparison]:
         ],
         rounds=ctx.fine,
     )
-    yield Comparison(
+    opened = {"accounting": on, "plain": off}
+    yield from single_puts_into_others(
+        ctx,
         "account",
-        f"single puts into a scope of {many:,} keys written by others",
-        {"accounting": inserts(on, _PATH, new, False), "plain": inserts(off, _PATH, new, False)},
-        [
-            Ratio(
-                f"written by others: single put into a scope of {many:,} keys: accounting vs not "
-                "(sync=False)",
-                "accounting",
-                "plain",
-            )
-        ],
-        rounds=ctx.fine,
+        f"single put into a scope of {many:,} keys: accounting vs not",
+        opened,
+        {"accounting": on_url, "plain": off_url},
+        _PATH,
+        new,
+        1.3,
     )
-    # the single puts again with LMDB's default durability (an fsync per commit)
-    on.close()
-    off.close()
-    on = keyspace.open(on_url, scheme="tuple")
-    off = keyspace.open(off_url, scheme="tuple")
-    ctx.defer(on.close)
-    ctx.defer(off.close)
-    fewer = new[: ctx.n(200, 50)]
-    yield Comparison(
-        "account",
-        f"single puts into a scope of {many:,} keys written by others, fsync",
-        {"accounting": inserts(on, _PATH, fewer, False), "plain": inserts(off, _PATH, fewer, False)},
-        [
-            Ratio(
-                f"written by others: single put into a scope of {many:,} keys: accounting vs not (fsync)",
-                "accounting",
-                "plain",
-                Target(1.3),
-            )
-        ],
-        rounds=ctx.fine,
-    )
+    on = opened["accounting"]
     scope = on.scope(*_PATH)
     reps = 2_000
     per_len = _best(lambda: [len(scope) for _ in range(reps)], 5) / reps

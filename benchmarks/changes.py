@@ -44,7 +44,13 @@ from keyspace.keyspace import Keyspace
 from . import _data
 from ._engines import Fresh, scope_written_by_others
 from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
-from ._writes import hand_written_single_puts, hand_written_transactions, inserts, put_all
+from ._writes import (
+    hand_written_single_puts,
+    hand_written_transactions,
+    inserts,
+    put_all,
+    single_puts_into_others,
+)
 
 _V = _data.VALUE
 
@@ -215,39 +221,15 @@ def changes(ctx: Context) -> Iterator[Comparison]:
         ],
         rounds=ctx.fine,
     )
-    yield Comparison(
+    yield from single_puts_into_others(
+        ctx,
         "changes",
-        f"single puts into a scope of {many:,} keys written by others",
-        {name: inserts(ks, path, singles, False) for name, ks in opened.items()},
-        [
-            Ratio(
-                f"written by others: changes=True: a put with its own commit into a scope of {many:,} keys "
-                "vs off (sync=False)",
-                "on",
-                "off",
-            )
-        ],
-        rounds=ctx.fine,
-    )
-    # the single puts again with LMDB's default durability (an fsync per commit)
-    for name, ks in opened.items():
-        ks.close()
-        opened[name] = keyspace.open(urls[name], scheme="tuple")
-        ctx.defer(opened[name].close)
-    yield Comparison(
-        "changes",
-        f"single puts into a scope of {many:,} keys written by others, fsync",
-        {name: inserts(ks, path, singles[:200], False) for name, ks in opened.items()},
-        [
-            Ratio(
-                f"written by others: changes=True: a put with its own commit into a scope of {many:,} keys "
-                "vs off (fsync)",
-                "on",
-                "off",
-                Target(1.5),
-            )
-        ],
-        rounds=ctx.fine,
+        f"changes=True: a put with its own commit into a scope of {many:,} keys vs off",
+        opened,
+        urls,
+        path,
+        singles,
+        1.5,
     )
 
     n = ctx.n(200, 20)
