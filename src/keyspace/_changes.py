@@ -77,6 +77,7 @@ _TRIMMED, _COUNTER, _LOG, _FEEDS = b"\x00", b"\x01", b"\x02", b"\x03"
 _HEAD = struct.Struct("<QII")
 _SIZE = struct.Struct("<I")
 _SIZES = struct.Struct("<II")
+_PART0 = (0).to_bytes(4, "big")
 
 
 def encode_part_py(now: int, keys: list[bytes], values: list[bytes]) -> bytes:
@@ -244,34 +245,35 @@ class ChangeLog(WriteHook):
             keys, values = [*puts, *deletes], cast(list[bytes], list(puts.values()))
         if not keys:
             return
-        step = PART_ENTRIES
-        self._append(
-            view,
-            latest,
-            lambda now: [
-                encode_part(now, keys[at : at + step], values[at : at + step])
-                for at in range(0, len(keys), step)
-            ],
-        )
+        now, step = time.time_ns(), PART_ENTRIES
+        parts = [
+            encode_part(now, keys[at : at + step], values[at : at + step]) for at in range(0, len(keys), step)
+        ]
+        self._append(view, latest, now, parts[0], parts[1:])
 
     def commit_one(
         self, view: WriteView, key: bytes, old: Previous, new: bytes | None, latest: ReadView
     ) -> None:
         """:meth:`commit` of a single write (the seam drops a delete of a key that
         was not there): its one-entry part, made by two struct packs."""
-        self._append(view, latest, lambda now: (one_entry_part(now, key, new),))
+        now = time.time_ns()
+        self._append(view, latest, now, one_entry_part(now, key, new))
 
-    def _append(self, view: WriteView, latest: ReadView, parts: Callable[[int], Sequence[bytes]]) -> None:
-        """Log one commit: its number (the counter, read from ``latest``, plus
-        one), its ``parts(time_ns)`` under it, the counter, and every
+    def _append(
+        self, view: WriteView, latest: ReadView, now: int, first: bytes, more: Sequence[bytes] = ()
+    ) -> None:
+        """Log one commit made at ``now`` (ns): its number (the counter, read from
+        ``latest``, plus one), its parts (``first``, then ``more`` where it has
+        more than :data:`PART_ENTRIES` keys) under it, the counter, and every
         :data:`TRIM_EVERY` commits a trim."""
         counter = self.counter_key
         seq = _u64(latest.get(counter)) + 1
-        now = time.time_ns()
         number = seq.to_bytes(8, "big")
         put, start = view.put, self.log_start + number
-        for part, raw in enumerate(parts(now)):
-            put(start + part.to_bytes(4, "big"), raw)
+        put(start + _PART0, first)
+        if more:
+            for part, raw in enumerate(more, 1):
+                put(start + part.to_bytes(4, "big"), raw)
         put(counter, number)
         if seq % TRIM_EVERY == 0:
             self._trim(view, latest, seq, now)
