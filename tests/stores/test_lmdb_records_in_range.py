@@ -1,7 +1,8 @@
-"""A read of a range whose bounds say every key of it holds a NUL byte tests no
-item for LMDB's records of named databases (a database's name holds no NUL):
-``records_in`` says so only where it is true, and every read route still leaves
-the records out of the ranges it does test."""
+"""A read or a range delete of a range whose bounds say every key of it holds a
+NUL byte tests no item for LMDB's records of named databases (a database's name
+holds no NUL): ``records_in`` says so only where it is true, every read route
+still leaves the records out of the ranges it does test, and a range delete
+still keeps them."""
 
 from __future__ import annotations
 
@@ -83,3 +84,43 @@ def test_reads_of_clear_ranges_test_nothing_and_others_leave_records_out(
         assert b"orders" in asked and passes  # a range its bounds do not clear is still tested
     finally:
         store.close()
+
+
+def test_a_range_delete_of_a_clear_range_tests_nothing_and_others_keep_the_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = lmdb.open(str(tmp_path / "db"), max_dbs=4)
+    env.open_db(b"orders")
+    with env.begin(write=True) as txn:
+        txn.put(b"t\x00a", b"x" * RECORD_SIZE)  # data of a record's size under a key with a NUL
+        txn.put(b"t\x00b", b"y")
+        txn.put(b"ordersX", b"data")
+    env.close()
+    asked: list[bytes] = []
+    is_record = _records.Records.is_record
+
+    def counted(self: _records.Records, key: bytes, value: bytes) -> bool:
+        asked.append(key)
+        return is_record(self, key, value)
+
+    monkeypatch.setattr(_records.Records, "is_record", counted)
+    store = LMDBStore(str(tmp_path / "db"))
+    try:
+        store.delete_range(b"t\x00", b"t\x01")  # its own write transaction
+        assert asked == []
+        assert list(store.scan()) == [(b"ordersX", b"data")]
+        with store.transaction() as tx:
+            tx.put(b"t\x00c", b"z" * RECORD_SIZE)
+            asked.clear()
+            tx.delete_range(b"t\x00", b"t\x01")  # a transaction's
+            assert asked == []
+        assert list(store.scan()) == [(b"ordersX", b"data")]
+        store.delete_range(b"", None)  # a range its bounds do not clear: the record stays
+        assert b"orders" in asked and list(store.scan()) == []
+    finally:
+        store.close()
+    env = lmdb.open(str(tmp_path / "db"), max_dbs=4)
+    try:
+        env.open_db(b"orders", create=False)  # the named database is still there
+    finally:
+        env.close()

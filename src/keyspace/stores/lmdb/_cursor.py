@@ -283,7 +283,10 @@ def cursor_delete_range(
     one cursor, each delete moving it to the next key. With ``records`` (the
     unnamed database), LMDB's records of named databases stay: the cursor steps
     over them (deleting one as data is refused by LMDB and spoils the
-    transaction); a key is looked at only when its value has a record's size."""
+    transaction); a key is looked at only when its value has a record's size,
+    and no value is read where the range's bounds rule records out
+    (:func:`records_in`)."""
+    records = records_in(records, start, stop)
     cursor = txn.cursor(db)
     if not cursor.set_range(start):
         return

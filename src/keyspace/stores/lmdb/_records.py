@@ -60,8 +60,8 @@ def records_in(records: Records | None, start: bytes, stop: bytes | None) -> Rec
     most the successor of ``start``'s bytes before it (``A 01`` for ``start = A
     00 …``), so every key of the range starts with ``A 00``, and a database's
     name holds no NUL. Every scope of the tuple and AsciiHex schemes, and every
-    LengthPrefixed one of short names, reads such ranges: its reads then test no
-    item. Cost: one ``find``, one slice and one comparison.
+    LengthPrefixed one of short names, reads such ranges: its reads and range
+    deletes then test no item. Cost: one ``find``, one slice and one comparison.
 
     >>> records_in(None, b"a", b"b") is None
     True
