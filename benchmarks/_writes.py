@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterator
 
 import keyspace
 from keyspace.keyspace import Keyspace
+from keyspace.schemes import TupleScheme
 
-from ._data import VALUE
+from ._data import VALUE, hand_stored
 from ._engines import Fresh
 from ._harness import Comparison, Context, Factory, Ratio, Target, Trial
 
@@ -75,7 +76,14 @@ def inserts(ks: Keyspace, path: tuple[str, ...], keys: list[bytes], transaction:
 _COUNTS = struct.Struct("<6q")
 
 
-def hand_written_single_puts(keys: list[bytes], extra: str | None) -> Factory:
+def _stored_keys(path: tuple[str, ...], keys: list[bytes]) -> list[bytes]:
+    """The tuple scheme's stored keys of ``keys`` in the scope ``path``, written out
+    by hand (:func:`~benchmarks._data.hand_stored`)."""
+    stored = hand_stored("tuple", TupleScheme().layout(path).prefix)
+    return [stored(k) for k in keys]
+
+
+def hand_written_single_puts(path: tuple[str, ...], keys: list[bytes], extra: str | None) -> Factory:
     """The floor of a single put with a feature's records, written by hand with
     py-lmdb (``sync=False``, on a fresh environment each trial): each key its own
     write transaction holding the put and, with ``extra``, what the feature adds
@@ -83,10 +91,10 @@ def hand_written_single_puts(keys: list[bytes], extra: str | None) -> Factory:
     written (a scope, its parent, the root: accounting's records of a path of two
     names); ``"log"``, a counter read and written and one log record of the key
     and value (the change log's). ``None``: the plain put. The stored keys are
-    the tuple scheme's of the scope ``tenant1/users``."""
+    the tuple scheme's of the scope ``path``, the keyspace side's."""
     import lmdb
 
-    stored = [b"\x02tenant1\x00\x02users\x00\x01" + k + b"\x00" for k in keys]
+    stored = _stored_keys(path, keys)
     records = [b"\xffkeyspace-counts\x00" + bytes([i]) * 24 for i in range(3)]
     counter = b"\xffkeyspace-changes\x00\x01"
     log = b"\xffkeyspace-changes\x00\x02"
@@ -130,20 +138,20 @@ def hand_written_single_puts(keys: list[bytes], extra: str | None) -> Factory:
 
 
 def hand_written_transactions(
-    directory: str, keys: list[bytes], log: bool, sync: bool, times: int
+    directory: str, path: tuple[str, ...], keys: list[bytes], log: bool, sync: bool, times: int
 ) -> tuple[Factory, Callable[[], None]]:
     """The floor of a transaction of puts with a change log record, written by
     hand with py-lmdb on one environment in ``directory`` shared by the rounds
     (``sync``: an fsync per commit): a trial is ``times`` write transactions one
     after the other, each putting :data:`VALUE` at every key of ``keys`` (the
-    tuple scheme's stored keys of the scope ``t``: after the first, keys the
+    tuple scheme's stored keys of the scope ``path``: after the first, keys the
     store holds) and, with ``log``, reading and writing a counter and putting
     one log record of the keys and values (``marshal``: one C call). Each
     transaction is one operation. Returns the trial factory and the close of
     the environment."""
     import lmdb
 
-    stored = [b"\x02t\x00\x01" + k.replace(b"\x00", b"\x00\xff") + b"\x00" for k in keys]
+    stored = _stored_keys(path, keys)
     values = [VALUE] * len(stored)
     counter = b"\xffkeyspace-changes\x00\x01"
     records = b"\xffkeyspace-changes\x00\x02"

@@ -140,8 +140,8 @@ def accounting(ctx: Context) -> Iterator[Comparison]:
         "single puts with three counter records written by hand",
         {
             "accounting": _writes(True, keys, False),
-            "by hand": hand_written_single_puts(keys, "counters"),
-            "plain by hand": hand_written_single_puts(keys, None),
+            "by hand": hand_written_single_puts(_PATH, keys, "counters"),
+            "plain by hand": hand_written_single_puts(_PATH, keys, None),
         },
         [
             Ratio(

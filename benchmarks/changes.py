@@ -118,7 +118,7 @@ def _transactions(ctx: Context, keys: list[bytes], on: Keyspace, off: Keyspace, 
     for name, log in (("by hand", True), ("plain by hand", False)):
         d = Fresh()
         ctx.defer(d.remove)
-        factory, close = hand_written_transactions(d.path, keys, log, sync, _TIMES)
+        factory, close = hand_written_transactions(d.path, ("t",), keys, log, sync, _TIMES)
         ctx.defer(close)
         factories[name] = factory
     tail = " (fsync)" if sync else ""
@@ -169,8 +169,8 @@ def changes(ctx: Context) -> Iterator[Comparison]:
         "single puts with a log record written by hand",
         {
             "on": _writes(on, singles, False),
-            "by hand": hand_written_single_puts(singles, "log"),
-            "plain by hand": hand_written_single_puts(singles, None),
+            "by hand": hand_written_single_puts(("t",), singles, "log"),
+            "plain by hand": hand_written_single_puts(("t",), singles, None),
         },
         [
             Ratio(
