@@ -662,8 +662,8 @@ class HookedTransaction(DelegatedReads, WriteView):
     than the put's own), at a delete by a point read. Where no feature hides
     keys, ``put`` is a C call (a :class:`~keyspace._put_route.PutRoute`) that
     takes a key below the reserved ranges that route (or into :attr:`pending`),
-    and a record to the Python method that notes it. The transaction's reads are each one Python call more
-    than the engine's."""
+    and a record to the Python method that notes it. The transaction's reads
+    are each one Python call more than the engine's."""
 
     def __init__(self, store: HookedStore) -> None:
         self.store = store
