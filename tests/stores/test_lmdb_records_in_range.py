@@ -45,9 +45,11 @@ def test_the_ranges_of_a_scope_under_a_prefix_with_a_nul_are_clear() -> None:
     assert records_in(records, b"t\x00", None) is records  # type: ignore[arg-type]
 
 
-def test_reads_of_clear_ranges_test_nothing_and_others_leave_records_out(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _store_with_a_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[LMDBStore, list[bytes]]:
+    """An LMDB store of the unnamed database of an environment holding the named
+    database ``orders`` (its record), ``ordersX``, and under ``t 00`` a value of a
+    record's size and another; and the keys :meth:`Records.is_record` is asked
+    of from now on."""
     env = lmdb.open(str(tmp_path / "db"), max_dbs=4)
     env.open_db(b"orders")
     with env.begin(write=True) as txn:
@@ -56,20 +58,28 @@ def test_reads_of_clear_ranges_test_nothing_and_others_leave_records_out(
         txn.put(b"ordersX", b"data")
     env.close()
     asked: list[bytes] = []
-    passes: list[int] = []
-    is_record, candidates = _records.Records.is_record, lmdb_keys.name_candidates
+    is_record = _records.Records.is_record
 
     def counted(self: _records.Records, key: bytes, value: bytes) -> bool:
         asked.append(key)
         return is_record(self, key, value)
 
+    monkeypatch.setattr(_records.Records, "is_record", counted)
+    return LMDBStore(str(tmp_path / "db")), asked
+
+
+def test_reads_of_clear_ranges_test_nothing_and_others_leave_records_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, asked = _store_with_a_record(tmp_path, monkeypatch)
+    passes: list[int] = []
+    candidates = lmdb_keys.name_candidates
+
     def candidates_counted(*args: object) -> list[int]:
         passes.append(1)
         return candidates(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(_records.Records, "is_record", counted)
     monkeypatch.setattr(lmdb_keys, "name_candidates", candidates_counted)
-    store = LMDBStore(str(tmp_path / "db"))
     try:
         clear = (b"t\x00", b"t\x01")
         assert list(store.scan(*clear)) == [(b"t\x00a", b"x" * RECORD_SIZE), (b"t\x00b", b"y")]
@@ -89,22 +99,7 @@ def test_reads_of_clear_ranges_test_nothing_and_others_leave_records_out(
 def test_a_range_delete_of_a_clear_range_tests_nothing_and_others_keep_the_records(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    env = lmdb.open(str(tmp_path / "db"), max_dbs=4)
-    env.open_db(b"orders")
-    with env.begin(write=True) as txn:
-        txn.put(b"t\x00a", b"x" * RECORD_SIZE)  # data of a record's size under a key with a NUL
-        txn.put(b"t\x00b", b"y")
-        txn.put(b"ordersX", b"data")
-    env.close()
-    asked: list[bytes] = []
-    is_record = _records.Records.is_record
-
-    def counted(self: _records.Records, key: bytes, value: bytes) -> bool:
-        asked.append(key)
-        return is_record(self, key, value)
-
-    monkeypatch.setattr(_records.Records, "is_record", counted)
-    store = LMDBStore(str(tmp_path / "db"))
+    store, asked = _store_with_a_record(tmp_path, monkeypatch)
     try:
         store.delete_range(b"t\x00", b"t\x01")  # its own write transaction
         assert asked == []
