@@ -3,21 +3,64 @@ raw binding on a directory of its own, with the same settings the adapter uses."
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import subprocess
 import tempfile
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import keyspace
 from keyspace.keyspace import Keyspace
 
-__all__ = ["PATH", "Fresh", "load_raw", "open_keyspace", "open_raw", "scope_written_by_others"]
+if TYPE_CHECKING:
+    from ._harness import Context
+
+__all__ = [
+    "PATH",
+    "Fresh",
+    "etcd_endpoints",
+    "load_raw",
+    "open_keyspace",
+    "open_raw",
+    "scope_written_by_others",
+]
 
 PATH = ("tenant1", "users")
 """The scope every store workload writes to."""
 
 SQLITE_SCHEMA = "CREATE TABLE IF NOT EXISTS kv (k BLOB PRIMARY KEY, v BLOB NOT NULL) WITHOUT ROWID"
+
+
+def etcd_endpoints(ctx: Context) -> str | None:
+    """The ``host:port,…`` of an etcd cluster for an etcd workload, or ``None``
+    (with a note saying why it was not run).
+
+    ``KEYSPACE_ETCD_ENDPOINTS``, when set, names a running cluster. Otherwise a
+    3-member cluster is started on 127.0.0.1 for this workload alone and stopped
+    when it ends (ports ``KEYSPACE_ETCD_CLIENT_BASE``/``KEYSPACE_ETCD_PEER_BASE``
+    + 1…3 when set, else free ones): an idle cluster's heartbeats take about 5 %
+    of a core, which every other workload would otherwise share the machine
+    with."""
+    from keyspace.testing.etcd_cluster import ClusterUnavailable, start_cluster
+
+    endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS")
+    if endpoints:
+        return endpoints
+    reason = os.environ.get("KEYSPACE_ETCD_UNAVAILABLE")
+    if reason is None:
+        try:
+            cluster = start_cluster(port_env=("KEYSPACE_ETCD_CLIENT_BASE", "KEYSPACE_ETCD_PEER_BASE"))
+        except ClusterUnavailable as exc:
+            reason = str(exc)
+        except (OSError, TimeoutError, subprocess.SubprocessError) as exc:
+            reason = f"could not start a local etcd cluster: {exc}"
+        else:
+            ctx.defer(cluster.stop)
+            return ",".join(cluster.endpoints)
+    ctx.note(f"not run: {reason}")
+    return None
 
 
 class Fresh:

@@ -1,19 +1,21 @@
 """etcd: single puts against transactional batches (and ``EtcdStore.put_many``).
 
-Runs only when ``KEYSPACE_ETCD_ENDPOINTS`` names a cluster (``host:port,...``);
-otherwise the report says it was not run and why. Every round writes to a scope of
+Runs on the cluster ``KEYSPACE_ETCD_ENDPOINTS`` names (``host:port,...``), or on
+one started for the workload alone where etcd is installed
+(:func:`~benchmarks._engines.etcd_endpoints`); otherwise the report says it was
+not run and why. Every round writes to a scope of
 its own and drops it afterwards, so the cluster is left as it was.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Callable, Iterator
 
 import keyspace
 
 from . import _data
+from ._engines import etcd_endpoints
 from ._harness import Comparison, Context, Ratio, Target, Trial, workload
 
 _V = _data.VALUE
@@ -28,10 +30,8 @@ def etcd(ctx: Context) -> Iterator[Comparison]:
     """Single puts vs atomic batches (``scope.update`` of 128 items: one etcd Txn each),
     vs the same inside ``ks.transaction()`` (one more round trip to pin the snapshot
     revision), vs ``put_many`` (informational)."""
-    endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS")
-    if not endpoints:
-        reason = os.environ.get("KEYSPACE_ETCD_UNAVAILABLE") or "KEYSPACE_ETCD_ENDPOINTS is not set"
-        ctx.note(f"not run: {reason} (the test run starts a cluster and sets it)")
+    endpoints = etcd_endpoints(ctx)
+    if endpoints is None:
         return
     ks = keyspace.open(f"etcd://{endpoints}")
     ctx.defer(ks.close)

@@ -1,7 +1,9 @@
 """etcd: watch latency, and keyspace.aio throughput against the sync API.
 
-Runs only when ``KEYSPACE_ETCD_ENDPOINTS`` names a cluster (``host:port,...``);
-otherwise the report says it was not run and why. Every round writes to a scope of
+Runs on the cluster ``KEYSPACE_ETCD_ENDPOINTS`` names (``host:port,...``), or on
+one started for the workload alone where etcd is installed
+(:func:`~benchmarks._engines.etcd_endpoints`); otherwise the report says it was
+not run and why. Every round writes to a scope of
 its own and drops it afterwards.
 
 - ``watch``: a scope is watched while its keys are written one at a time; each
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
 import statistics
 import time
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ import keyspace
 import keyspace.aio
 
 from . import _data
+from ._engines import etcd_endpoints
 from ._harness import Comparison, Context, Factory, Ratio, Target, Trial, workload
 
 _V = _data.VALUE
@@ -41,10 +43,8 @@ def _percentile(values: list[float], q: float) -> float:
 @workload("etcd-watch-aio")
 def etcd_watch_aio(ctx: Context) -> Iterator[Comparison]:
     """Watch latency (write to event) and async vs sync throughput on one cluster."""
-    endpoints = os.environ.get("KEYSPACE_ETCD_ENDPOINTS")
-    if not endpoints:
-        reason = os.environ.get("KEYSPACE_ETCD_UNAVAILABLE") or "KEYSPACE_ETCD_ENDPOINTS is not set"
-        ctx.note(f"not run: {reason} (the test run starts a cluster and sets it)")
+    endpoints = etcd_endpoints(ctx)
+    if endpoints is None:
         return
     ks = keyspace.open(f"etcd://{endpoints}/bench-watch")
     aks = keyspace.aio.AsyncKeyspace(ks)

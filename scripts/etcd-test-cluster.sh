@@ -1,4 +1,5 @@
-# Sourced by run-tests.sh: etcd_cluster_start / etcd_cluster_stop.
+# Sourced by run-tests.sh: etcd_cluster_start / etcd_cluster_stop (and by run-bench.sh:
+# etcd_ensure_installed).
 #
 # etcd_cluster_start starts a 3-member etcd cluster on 127.0.0.1 for the test run:
 # clients on ports 23791-23793, peers on 23801-23803 (override with
@@ -73,19 +74,25 @@ _ks_etcd_healthy() {
   done
 }
 
+etcd_ensure_installed() {
+  # etcd on PATH, installed when missing (see _ks_etcd_install); if it cannot be had,
+  # exports KEYSPACE_ETCD_UNAVAILABLE with the reason and returns non-zero.
+  local reason
+  command -v etcd >/dev/null 2>&1 && return 0
+  if ! reason=$(_ks_etcd_install); then
+    export KEYSPACE_ETCD_UNAVAILABLE="$reason"
+    _ks_etcd_log "$reason; the etcd tests will be skipped"
+    return 1
+  fi
+}
+
 etcd_cluster_start() {
   unset KEYSPACE_ETCD_UNAVAILABLE KEYSPACE_ETCD_ERROR
   KS_ETCD_CB=${KEYSPACE_ETCD_CLIENT_BASE:-23790}
   KS_ETCD_PB=${KEYSPACE_ETCD_PEER_BASE:-23800}
   local wait_s=${KEYSPACE_ETCD_WAIT_S:-30} reason n port
 
-  if ! command -v etcd >/dev/null 2>&1; then
-    if ! reason=$(_ks_etcd_install); then
-      export KEYSPACE_ETCD_UNAVAILABLE="$reason"
-      _ks_etcd_log "$reason; the etcd tests will be skipped"
-      return 0
-    fi
-  fi
+  etcd_ensure_installed || return 0
 
   for port in $((KS_ETCD_CB + 1)) $((KS_ETCD_CB + 2)) $((KS_ETCD_CB + 3)) \
               $((KS_ETCD_PB + 1)) $((KS_ETCD_PB + 2)) $((KS_ETCD_PB + 3)); do
