@@ -246,6 +246,9 @@ class ChangeLog(WriteHook):
         if not keys:
             return
         now, step = time.time_ns(), PART_ENTRIES
+        if len(keys) <= step:  # one part: the lists as they are, no copy
+            self._append(view, latest, now, encode_part(now, keys, values))
+            return
         parts = [
             encode_part(now, keys[at : at + step], values[at : at + step]) for at in range(0, len(keys), step)
         ]

@@ -679,8 +679,6 @@ class HookedTransaction(DelegatedReads, WriteView):
         self.notes: dict[bytes, dict[str, Any]] = {}
         """Per key, what a writer told the hooks of its last write (:meth:`note`)."""
         self._filtered: ReadView | None = None
-        if store._filter is None:  # else each put is put(), which drops the key's notes
-            self.put = self._split(self.pending.__setitem__, keeps=False)  # type: ignore[method-assign]
         self.reserved_keys: set[bytes] = set()
         """Keys written in the reserved ranges (records, the hooks' own keys): never
         reported. Only the Python method :meth:`_put` meets them."""
@@ -756,6 +754,8 @@ class HookedTransaction(DelegatedReads, WriteView):
                 # the view writes at once, one engine call a put: the route keeps the puts for
                 # the hooks, and a value before that a delete asks for is the committed store's
                 self.route = self.put = self._split(self.view.put, knows_old=False)  # type: ignore[method-assign]
+            else:  # the puts wait in the dict (with a filter, each is put(), which drops its notes)
+                self.put = self._split(self.pending.__setitem__, keeps=False)  # type: ignore[method-assign]
         return self
 
     def _split(
