@@ -38,6 +38,20 @@
  *
  * A translated error is never a keyspace error: those, and BaseExceptions other
  * than Exception, go through as they are, here and in the gate's iterators.
+ *
+ * and a lock for the statements of a connection that a store's threads share
+ * (threading.Lock is its reference, with the same behaviour but for signals):
+ *
+ *   m = Mutex()
+ *   with m: ...            acquire, then release; a thread that waits for it
+ *                          lets the others run (the GIL released while it
+ *                          waits), and a signal is handled once it has it
+ *   m.acquire() / m.release() / m.locked()
+ *                          as threading.Lock's (release of an unlocked Mutex:
+ *                          RuntimeError); acquire takes no arguments
+ *
+ * Its acquire parses no arguments (threading.Lock's acquire, and its `with`
+ * entry, parse their keywords at every call: about 700 instructions).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -515,11 +529,108 @@ static PyTypeObject GateType = {
     .tp_getset = gate_getset,
 };
 
+typedef struct {
+    PyObject_HEAD
+    PyThread_type_lock lock;
+    char held;
+} Mutex;
+
+static PyObject *
+mutex_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    if (PyTuple_GET_SIZE(args) != 0 || (kwds != NULL && PyDict_GET_SIZE(kwds) != 0)) {
+        PyErr_SetString(PyExc_TypeError, "Mutex() takes no arguments");
+        return NULL;
+    }
+    Mutex *self = (Mutex *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->lock = PyThread_allocate_lock();
+    if (self->lock == NULL) {
+        Py_DECREF(self);
+        PyErr_SetString(PyExc_MemoryError, "cannot allocate a lock");
+        return NULL;
+    }
+    return (PyObject *)self;
+}
+
+static void
+mutex_dealloc(PyObject *op)
+{
+    Mutex *self = (Mutex *)op;
+    if (self->lock != NULL) {
+        if (self->held) {
+            PyThread_release_lock(self->lock);
+        }
+        PyThread_free_lock(self->lock);
+    }
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyObject *
+mutex_acquire(PyObject *op, PyObject *Py_UNUSED(ignored))
+{
+    Mutex *self = (Mutex *)op;
+    if (!PyThread_acquire_lock(self->lock, NOWAIT_LOCK)) {
+        Py_BEGIN_ALLOW_THREADS
+        PyThread_acquire_lock(self->lock, WAIT_LOCK);
+        Py_END_ALLOW_THREADS
+    }
+    self->held = 1;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *
+mutex_release(PyObject *op, PyObject *Py_UNUSED(ignored))
+{
+    Mutex *self = (Mutex *)op;
+    if (!self->held) {
+        PyErr_SetString(PyExc_RuntimeError, "release unlocked lock");
+        return NULL;
+    }
+    self->held = 0;
+    PyThread_release_lock(self->lock);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+mutex_exit(PyObject *op, PyObject *const *Py_UNUSED(args), Py_ssize_t Py_UNUSED(n))
+{
+    return mutex_release(op, NULL);
+}
+
+static PyObject *
+mutex_locked(PyObject *op, PyObject *Py_UNUSED(ignored))
+{
+    return PyBool_FromLong(((Mutex *)op)->held);
+}
+
+static PyMethodDef mutex_methods[] = {
+    {"acquire", mutex_acquire, METH_NOARGS, "acquire(): wait for the lock and take it; True."},
+    {"release", mutex_release, METH_NOARGS, "release(): give the lock back."},
+    {"locked", mutex_locked, METH_NOARGS, "locked(): whether the lock is taken."},
+    {"__enter__", mutex_acquire, METH_NOARGS, "Take the lock (acquire)."},
+    {"__exit__", (PyCFunction)(void (*)(void))mutex_exit, METH_FASTCALL, "Give the lock back (release)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject MutexType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace.stores._gate_accel.Mutex",
+    .tp_doc = "Mutex(): a lock as threading.Lock, whose with block parses no arguments (see the module).",
+    .tp_basicsize = sizeof(Mutex),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = mutex_new,
+    .tp_dealloc = mutex_dealloc,
+    .tp_methods = mutex_methods,
+};
+
 static struct PyModuleDef gate_accel_module = {
     PyModuleDef_HEAD_INIT,
     .m_name = "keyspace.stores._gate_accel",
-    .m_doc = "Optional C gate that counts the calls in flight into an engine handle, and a store view's "
-              "translated engine calls.",
+    .m_doc = "Optional C gate that counts the calls in flight into an engine handle, a store view's "
+              "translated engine calls, and a lock of a shared connection.",
     .m_size = -1,
     .m_methods = module_methods,
 };
@@ -534,7 +645,7 @@ PyInit__gate_accel(void)
     keyspace_error = PyObject_GetAttrString(errors, "KeyspaceError");
     Py_DECREF(errors);
     if (keyspace_error == NULL || PyType_Ready(&GateType) < 0 || PyType_Ready(&GuardedType) < 0
-        || PyType_Ready(&GuardedIterType) < 0) {
+        || PyType_Ready(&GuardedIterType) < 0 || PyType_Ready(&MutexType) < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&gate_accel_module);
@@ -544,6 +655,12 @@ PyInit__gate_accel(void)
     Py_INCREF(&GateType);
     if (PyModule_AddObject(module, "Gate", (PyObject *)&GateType) < 0) {
         Py_DECREF(&GateType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_INCREF(&MutexType);
+    if (PyModule_AddObject(module, "Mutex", (PyObject *)&MutexType) < 0) {
+        Py_DECREF(&MutexType);
         Py_DECREF(module);
         return NULL;
     }

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator
 from operator import itemgetter
 from typing import Any
 
 from ._base import ReadView, cut_pages
+from ._mutex import Lock
 from ._sqlite_statements import GET, KEY_SCANS, SCANS
 
 __all__ = ["SQLiteWatchedReads"]
@@ -82,7 +82,7 @@ class SQLiteWatchedReads:
         self,
         store: ReadView,
         reading: Callable[[], sqlite3.Connection],
-        lock: threading.Lock,
+        lock: Lock,
         pages: Pages,
         check: Callable[[ReadView], object],
         header: Callable[[], bytes] | None = None,

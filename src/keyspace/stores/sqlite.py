@@ -47,6 +47,7 @@ from ._base import (
     byte_after,
     pages_by_range,
 )
+from ._mutex import Lock, Mutex
 from ._paths import kind_of
 from ._sqlite_statements import GET as _GET
 from ._sqlite_statements import KEY_PAIR_SCANS as _KEY_PAIR_SCANS
@@ -95,7 +96,7 @@ class _Keys:
 
     __slots__ = ()
 
-    def _keys_conn(self) -> tuple[SQLiteStore, Connect, threading.Lock | None]:
+    def _keys_conn(self) -> tuple[SQLiteStore, Connect, Lock | None]:
         raise NotImplementedError
 
     def read_pages(
@@ -188,7 +189,7 @@ class _SQLiteSeeker(Seeker):
         self,
         store: SQLiteStore,
         connect: Connect,
-        lock: threading.Lock | None,
+        lock: Lock | None,
         stop: bytes | None,
         ended: Callable[[], None] | None = None,
     ) -> None:
@@ -220,7 +221,7 @@ class _SQLiteSeeker(Seeker):
 def _one(
     store: SQLiteStore,
     conn: sqlite3.Connection,
-    lock: threading.Lock | None,
+    lock: Lock | None,
     sql: str,
     args: tuple[bytes, ...],
 ) -> Any:
@@ -425,7 +426,7 @@ class SQLiteStore(_Keys, _Statements, Store):
         self._owner: int | None = None  # thread holding this store's transaction()
         self._held: _SQLiteTransaction | None = None  # that transaction
         self._snapshots: weakref.WeakSet[_SQLiteSnapshot] = weakref.WeakSet()  # ended by close()
-        self._read_lock = threading.Lock()
+        self._read_lock = Mutex()  # taken around each statement of the reading connection
         # connections of ended snapshots and seekers, kept for the next (at most _IDLE)
         self._idle: list[sqlite3.Connection] = []
         self._idle_lock = threading.Lock()
@@ -541,7 +542,7 @@ class SQLiteStore(_Keys, _Statements, Store):
             raise StoreClosed(f"the store {self.url} is closed")
         return self._reader
 
-    def _keys_conn(self) -> tuple[SQLiteStore, Connect, threading.Lock | None]:
+    def _keys_conn(self) -> tuple[SQLiteStore, Connect, Lock | None]:
         return self, self._reading, self._read_lock
 
     def get(self, key: bytes) -> bytes | None:
@@ -741,7 +742,7 @@ def _point_get(store: SQLiteStore, conn: sqlite3.Connection, key: bytes) -> byte
 def _statement_pages(
     store: SQLiteStore,
     connect: Connect,
-    lock: threading.Lock | None,
+    lock: Lock | None,
     start: bytes,
     stop: bytes | None,
     reverse: bool,
@@ -771,7 +772,7 @@ def _statement_pages(
 def _paged_scan(
     store: SQLiteStore,
     connect: Connect,
-    lock: threading.Lock | None,
+    lock: Lock | None,
     start: bytes,
     stop: bytes | None,
     reverse: bool,
@@ -785,7 +786,7 @@ def _paged_scan(
 def _row_pages(
     store: SQLiteStore,
     connect: Connect,
-    lock: threading.Lock | None,
+    lock: Lock | None,
     start: bytes,
     stop: bytes | None,
     reverse: bool,
@@ -847,7 +848,7 @@ class _SQLiteSnapshot(_Keys, Releasable, ReadView):
             raise StoreClosed(f"this snapshot of {self._store.url} has ended")
         return conn
 
-    def _keys_conn(self) -> tuple[SQLiteStore, Connect, threading.Lock | None]:
+    def _keys_conn(self) -> tuple[SQLiteStore, Connect, Lock | None]:
         return self._store, self._live, None
 
     def get(self, key: bytes) -> bytes | None:
@@ -914,7 +915,7 @@ class _SQLiteTransaction(_Keys, _Statements, WriteView):
         self._dead = error
         return error
 
-    def _keys_conn(self) -> tuple[SQLiteStore, Connect, threading.Lock | None]:
+    def _keys_conn(self) -> tuple[SQLiteStore, Connect, Lock | None]:
         return self._store, self._live, None
 
     def get(self, key: bytes) -> bytes | None:
