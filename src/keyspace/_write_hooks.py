@@ -754,7 +754,7 @@ class HookedTransaction(DelegatedReads, WriteView):
                 # the view writes at once, one engine call a put: the route keeps the puts for
                 # the hooks, and a value before that a delete asks for is the committed store's
                 self.route = self.put = self._split(self.view.put, knows_old=False)  # type: ignore[method-assign]
-            else:  # the puts wait in the dict (with a filter, each is put(), which drops its notes)
+            else:  # the puts wait in the dict (with a filter, above, each is put(): it drops notes)
                 self.put = self._split(self.pending.__setitem__, keeps=False)  # type: ignore[method-assign]
         return self
 

@@ -618,7 +618,7 @@ static PyMethodDef mutex_methods[] = {
 static PyTypeObject MutexType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "keyspace.stores._gate_accel.Mutex",
-    .tp_doc = "Mutex(): a lock as threading.Lock, whose with block parses no arguments (see the module).",
+    .tp_doc = "Mutex(): a lock as threading.Lock, whose acquire parses no arguments (see the module).",
     .tp_basicsize = sizeof(Mutex),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = mutex_new,
