@@ -247,11 +247,12 @@ class ChangeLog(WriteHook):
             return
         now, step = time.time_ns(), PART_ENTRIES
         if len(keys) <= step:  # one part: the lists as they are, no copy
-            self._append(view, latest, now, encode_part(now, keys, values))
-            return
-        parts = [
-            encode_part(now, keys[at : at + step], values[at : at + step]) for at in range(0, len(keys), step)
-        ]
+            parts = [encode_part(now, keys, values)]
+        else:
+            parts = [
+                encode_part(now, keys[at : at + step], values[at : at + step])
+                for at in range(0, len(keys), step)
+            ]
         self._append(view, latest, now, parts[0], parts[1:])
 
     def commit_one(
@@ -274,9 +275,8 @@ class ChangeLog(WriteHook):
         number = seq.to_bytes(8, "big")
         put, start = view.put, self.log_start + number
         put(start + _PART0, first)
-        if more:
-            for part, raw in enumerate(more, 1):
-                put(start + part.to_bytes(4, "big"), raw)
+        for part, raw in enumerate(more, 1):
+            put(start + part.to_bytes(4, "big"), raw)
         put(counter, number)
         if seq % TRIM_EVERY == 0:
             self._trim(view, latest, seq, now)

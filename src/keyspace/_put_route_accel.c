@@ -83,9 +83,7 @@ route_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
         PyObject *bound = self->bound;
         int below = 0;
         if (kwnames == NULL && nargs == 2 && PyBytes_CheckExact(args[0])) {
-            Py_ssize_t n = PyBytes_GET_SIZE(args[0]), m = PyBytes_GET_SIZE(bound);
-            int c = memcmp(PyBytes_AS_STRING(args[0]), PyBytes_AS_STRING(bound), (size_t)(n < m ? n : m));
-            below = c < 0 || (c == 0 && n < m);
+            below = less(args[0], bound); /* two bytes: a memcmp, never an error */
         }
         if (!below) {
             return PyObject_Vectorcall(self->rest, args, nargsf, kwnames);
