@@ -74,6 +74,10 @@ def inserts(ks: Keyspace, path: tuple[str, ...], keys: list[bytes], transaction:
 
 
 _COUNTS = struct.Struct("<6q")
+_CHANGES_COUNTER = b"\xffkeyspace-changes\x00\x01"
+"""The by-hand change log's commit counter (where the change log keeps its own)."""
+_CHANGES_LOG = b"\xffkeyspace-changes\x00\x02"
+"""The start of the by-hand change log's records (a commit's number after it)."""
 
 
 def _stored_keys(path: tuple[str, ...], keys: list[bytes]) -> list[bytes]:
@@ -96,8 +100,7 @@ def hand_written_single_puts(path: tuple[str, ...], keys: list[bytes], extra: st
 
     stored = _stored_keys(path, keys)
     records = [b"\xffkeyspace-counts\x00" + bytes([i]) * 24 for i in range(3)]
-    counter = b"\xffkeyspace-changes\x00\x01"
-    log = b"\xffkeyspace-changes\x00\x02"
+    counter, log = _CHANGES_COUNTER, _CHANGES_LOG
     pack, unpack = _COUNTS.pack, _COUNTS.unpack
 
     def make() -> Trial:
@@ -146,15 +149,17 @@ def hand_written_transactions(
     after the other, each putting :data:`VALUE` at every key of ``keys`` (the
     tuple scheme's stored keys of the scope ``path``: after the first, keys the
     store holds) and, with ``log``, reading and writing a counter and putting
-    one log record of the keys and values (``marshal``: one C call). Each
-    transaction is one operation. Returns the trial factory and the close of
-    the environment."""
+    one log record of the keys and values (``marshal``: one C call). The
+    record's values are objects of their own, as a log of different values has:
+    ``marshal`` writes an object it meets again as a reference, which would
+    make the record of ``VALUE`` repeated far shorter than any log of real
+    values. Each transaction is one operation. Returns the trial factory and
+    the close of the environment."""
     import lmdb
 
     stored = _stored_keys(path, keys)
-    values = [VALUE] * len(stored)
-    counter = b"\xffkeyspace-changes\x00\x01"
-    records = b"\xffkeyspace-changes\x00\x02"
+    values = [bytes(bytearray(VALUE)) for _ in stored]  # distinct objects: written in full
+    counter, records = _CHANGES_COUNTER, _CHANGES_LOG
     env = lmdb.open(f"{directory}/db", map_size=1 << 32, sync=sync, max_dbs=0)
 
     def run() -> None:
