@@ -81,7 +81,7 @@ etcd_ensure_installed() {
   command -v etcd >/dev/null 2>&1 && return 0
   if ! reason=$(_ks_etcd_install); then
     export KEYSPACE_ETCD_UNAVAILABLE="$reason"
-    _ks_etcd_log "$reason; the etcd tests will be skipped"
+    _ks_etcd_log "$reason; what needs etcd (its tests, its benchmarks) will be skipped"
     return 1
   fi
 }
@@ -90,7 +90,7 @@ etcd_cluster_start() {
   unset KEYSPACE_ETCD_UNAVAILABLE KEYSPACE_ETCD_ERROR
   KS_ETCD_CB=${KEYSPACE_ETCD_CLIENT_BASE:-23790}
   KS_ETCD_PB=${KEYSPACE_ETCD_PEER_BASE:-23800}
-  local wait_s=${KEYSPACE_ETCD_WAIT_S:-30} reason n port
+  local wait_s=${KEYSPACE_ETCD_WAIT_S:-30} n port
 
   etcd_ensure_installed || return 0
 
