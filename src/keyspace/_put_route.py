@@ -26,8 +26,8 @@ The route is also the transaction's ``put`` itself: made with ``bound`` and
 keyspace's reserved records, which the transaction notes) to ``rest``, and
 :meth:`~PythonPutRoute.end` makes every later call ``ended(key, value)`` once
 the block is over. Made with ``keeps=False`` (a transaction whose puts wait for
-the commit in a dict), it only splits: ``replace`` is that dict's store and
-nothing is kept.
+the commit in a dict), it only splits: ``replace`` is that dict, whose item a
+put sets (one C call in the C type), and nothing is kept.
 
 ``PutRoute`` is the C type of ``keyspace._put_route_accel`` where it is built,
 else the Python class below, which gives the same results. Cost per put: one
@@ -68,6 +68,7 @@ class PythonPutRoute:
         "_bytes",
         "_keys",
         "_log",
+        "_write",
         "bound",
         "exact",
         "high",
@@ -83,7 +84,7 @@ class PythonPutRoute:
 
     def __init__(
         self,
-        replace: Callable[[bytes, bytes], object],
+        replace: Callable[[bytes, bytes], object] | dict[bytes, bytes],
         old: dict[bytes, Any],
         merged: dict[bytes, Any],
         knows_old: bool = True,
@@ -92,18 +93,25 @@ class PythonPutRoute:
         rest: Callable[[bytes, bytes], object] | None = None,
         keeps: bool = True,
     ) -> None:
+        into_dict = type(replace) is dict
+        if into_dict and knows_old:
+            raise TypeError("PutRoute into a dict knows no values before: give knows_old=False")
         if (
-            not callable(replace)
+            not (into_dict or callable(replace))
             or not isinstance(old, dict)
             or not isinstance(merged, dict)
             or (rest is None) != (bound is None)
             or (rest is not None and (type(bound) is not bytes or not callable(rest)))
         ):
             raise TypeError(
-                "PutRoute takes a callable replace, two dicts, "
+                "PutRoute takes a callable or dict replace, two dicts, "
                 "and bytes bound with a callable rest, or neither"
             )
         self.replace = replace
+        """The engine's replace, or the dict the puts set."""
+        self._write: Callable[[bytes, bytes], object] = (
+            replace.__setitem__ if isinstance(replace, dict) else replace  # a dict: exactly one (above)
+        )
         self.bound = bound
         self.rest = rest
         """With :attr:`bound`: what takes every call but a put of a bytes key below
@@ -131,7 +139,7 @@ class PythonPutRoute:
         rest = self.rest
         if rest is not None and not (type(key) is bytes and key < self.bound):  # type: ignore[operator]
             return rest(key, value)
-        answer = self.replace(key, value)
+        answer = self._write(key, value)
         if not self.keeps:
             return None
         if not self.knows_old:  # no summary to keep: the puts alone

@@ -3,6 +3,8 @@
  *
  *   route = PutRoute(replace, old, merged, knows_old=True, *, bound=None,
  *                    rest=None, keeps=True)
+ *                          replace: a callable, or a dict (a put is its
+ *                          item set, one C call: knows_old must be false)
  *   route(key, value)      with rest: rest(key, value) for anything but a
  *                          bytes key < bound (the reserved records), its
  *                          answer returned. Else before = replace(key,
@@ -50,6 +52,7 @@ typedef struct {
     int exact;
     char knows_old;
     char keeps;
+    char into_dict; /* replace is a dict: a put sets its item */
     vectorcallfunc vectorcall;
 } PutRoute;
 
@@ -94,9 +97,18 @@ route_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *k
         return NULL;
     }
     PyObject *key = args[0], *value = args[1];
-    PyObject *before = PyObject_Vectorcall(self->replace, args, 2, NULL);
-    if (before == NULL) {
-        return NULL;
+    PyObject *before;
+    if (self->into_dict) {
+        if (PyDict_SetItem(self->replace, key, value) < 0) {
+            return NULL;
+        }
+        before = Py_NewRef(Py_None);
+    }
+    else {
+        before = PyObject_Vectorcall(self->replace, args, 2, NULL);
+        if (before == NULL) {
+            return NULL;
+        }
     }
     if (!self->keeps) {
         Py_DECREF(before);
@@ -186,10 +198,15 @@ route_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                                      &PyDict_Type, &merged, &knows_old, &bound, &rest, &keeps)) {
         return NULL;
     }
-    if (!PyCallable_Check(replace) || (rest == Py_None) != (bound == Py_None) ||
+    int into_dict = PyDict_CheckExact(replace);
+    if (into_dict && knows_old) {
+        PyErr_SetString(PyExc_TypeError, "PutRoute into a dict knows no values before: give knows_old=False");
+        return NULL;
+    }
+    if ((!into_dict && !PyCallable_Check(replace)) || (rest == Py_None) != (bound == Py_None) ||
         (rest != Py_None && (!PyBytes_CheckExact(bound) || !PyCallable_Check(rest)))) {
         PyErr_SetString(PyExc_TypeError,
-                        "PutRoute takes a callable replace, and bytes bound with a callable rest, or neither");
+                        "PutRoute takes a callable or dict replace, and bytes bound with a callable rest, or neither");
         return NULL;
     }
     PutRoute *self = (PutRoute *)type->tp_alloc(type, 0);
@@ -209,6 +226,7 @@ route_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->exact = 1;
     self->knows_old = (char)knows_old;
     self->keeps = (char)keeps;
+    self->into_dict = (char)into_dict;
     self->vectorcall = route_vectorcall;
     return (PyObject *)self;
 }
@@ -381,7 +399,7 @@ static PyMethodDef route_methods[] = {
 };
 
 static PyMemberDef route_members[] = {
-    {"replace", T_OBJECT, offsetof(PutRoute, replace), READONLY, "The engine's replace."},
+    {"replace", T_OBJECT, offsetof(PutRoute, replace), READONLY, "The engine's replace, or the dict the puts set."},
     {"old", T_OBJECT, offsetof(PutRoute, old), READONLY, "Key -> value before the transaction."},
     {"merged", T_OBJECT, offsetof(PutRoute, merged), READONLY, "Key -> value after, first written first."},
     {"puts", T_PYSSIZET, offsetof(PutRoute, puts), READONLY, "The puts made."},

@@ -2,7 +2,7 @@ from collections.abc import Callable
 from typing import Any
 
 class PutRoute:
-    replace: Callable[[bytes, bytes], object]
+    replace: Callable[[bytes, bytes], object] | dict[bytes, bytes]
     knows_old: bool
     old: dict[bytes, Any]
     merged: dict[bytes, Any]
@@ -13,7 +13,7 @@ class PutRoute:
     high: bytes | None
     def __init__(
         self,
-        replace: Callable[[bytes, bytes], object],
+        replace: Callable[[bytes, bytes], object] | dict[bytes, bytes],
         old: dict[bytes, Any],
         merged: dict[bytes, Any],
         knows_old: bool = True,

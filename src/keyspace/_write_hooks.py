@@ -755,11 +755,14 @@ class HookedTransaction(DelegatedReads, WriteView):
                 # the hooks, and a value before that a delete asks for is the committed store's
                 self.route = self.put = self._split(self.view.put, knows_old=False)  # type: ignore[method-assign]
             else:  # the puts wait in the dict (with a filter, above, each is put(): it drops notes)
-                self.put = self._split(self.pending.__setitem__, keeps=False)  # type: ignore[method-assign]
+                self.put = self._split(self.pending, knows_old=False, keeps=False)  # type: ignore[method-assign]
         return self
 
     def _split(
-        self, below: Callable[[bytes, bytes], object], knows_old: bool = True, keeps: bool = True
+        self,
+        below: Callable[[bytes, bytes], object] | dict[bytes, bytes],
+        knows_old: bool = True,
+        keeps: bool = True,
     ) -> Any:
         """A put (a :class:`~keyspace._put_route.PutRoute`, one C call where
         built) that hands keys below the reserved ranges to ``below`` and the

@@ -281,3 +281,33 @@ def test_a_route_refuses_a_split_given_by_half(kind: Any, arguments: dict[str, A
         kind(lambda k, v: None, {}, {}, **arguments)
     with pytest.raises(TypeError):
         kind(b"not callable", {}, {})
+
+
+@pytest.mark.parametrize("kind", ROUTES, ids=lambda f: "Python" if f is PythonPutRoute else "C")
+@pytest.mark.parametrize("keeps", [True, False])
+@given(
+    low=st.binary(max_size=3),
+    keys=st.lists(st.binary(max_size=4), max_size=20),
+)
+def test_a_route_into_a_dict_sets_the_keys_below_its_bound_in_it(
+    kind: Any, keeps: bool, low: bytes, keys: list[bytes]
+) -> None:
+    """A hooked transaction whose puts wait for the commit splits them into its
+    dict of pending puts: the dict itself, its items set by the route."""
+    pending: dict[bytes, bytes] = {b"there": b"before"}
+    rest: list[bytes] = []
+    put = kind(pending, {}, {}, False, bound=low, rest=lambda k, v: rest.append(k), keeps=keeps)
+    for key in keys:
+        assert put(key, b"v" + key) is None
+    below = [key for key in keys if key < low]
+    assert pending == {b"there": b"before", **{key: b"v" + key for key in below}}
+    assert rest == [key for key in keys if key >= low]
+    assert put.columns() == ((below, [b"v" + key for key in below]) if keeps else ([], []))
+
+
+@pytest.mark.parametrize("kind", ROUTES, ids=lambda f: "Python" if f is PythonPutRoute else "C")
+def test_a_route_into_a_dict_knows_no_values_before(kind: Any) -> None:
+    with pytest.raises(TypeError, match="knows_old=False"):
+        kind({}, {}, {})
+    with pytest.raises(TypeError):  # a dict of another type: its own item set may differ
+        kind(type("Pending", (dict,), {})(), {}, {}, False)
