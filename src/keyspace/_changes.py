@@ -422,9 +422,14 @@ class LogWatch(StoreWatch):
             try:
                 if log.last() > self.after:
                     upto, entries = log.read_since(self.after)
+                    commit: list[StoreEvent] = []  # the events of one commit, queued together
                     for seq, key, value in entries:
+                        if commit and commit[-1].revision != seq:
+                            self._push(commit)
+                            commit = []
                         if self._in(key):
-                            self._push(StoreEvent("delete" if value is None else "put", key, value, seq))
+                            commit.append(StoreEvent("delete" if value is None else "put", key, value, seq))
+                    self._push(commit)
                     self.after = max(self.after, upto)
             except KeyspaceError as exc:
                 if not stop.is_set():

@@ -78,7 +78,9 @@ class ScopeWatch(Closing):
         """The next event, or ``None`` when ``timeout`` seconds passed without one:
         one deadline for the call, however many changes of the watched range that
         are not this scope's (its children's, where the range holds them) arrive
-        meanwhile and are passed over."""
+        meanwhile and are passed over. Changes already here are always looked
+        through, past the deadline too (``get(0)`` finds an event behind a
+        child's): ``None`` means none of this scope's was waiting."""
         deadline = None if timeout is None else time.monotonic() + timeout
         left = timeout
         while True:
@@ -89,9 +91,7 @@ class ScopeWatch(Closing):
             if event is not None:
                 return event
             if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return None
+                left = max(0.0, deadline - time.monotonic())
 
     def __iter__(self) -> Iterator[WatchEvent]:
         for raw in self._source:

@@ -2,17 +2,24 @@
 
 A :class:`StoreWatch` delivers :class:`StoreEvent` objects (bytes only, like every
 store interface) in revision order, each exactly once. A producer (an engine's
-reader thread) calls :meth:`StoreWatch._push` / :meth:`StoreWatch._fail`; the
-consumer iterates, or calls :meth:`StoreWatch.get` with a timeout. Events wait in
-an unbounded in-memory queue between the two, so a consumer that stops reading
-makes the queue grow; :meth:`StoreWatch.close` ends the stream.
+reader thread) calls :meth:`StoreWatch._push` with the events of one commit
+(queued as one item) and :meth:`StoreWatch._fail`; the consumer iterates, or
+calls :meth:`StoreWatch.get` with a timeout. Events wait in an unbounded
+in-memory queue between the two, so a consumer that stops reading makes the
+queue grow; :meth:`StoreWatch.close` ends the stream.
+
+A commit's events reach the consumer together: once :meth:`StoreWatch.get`
+has handed out an event, the rest of its commit is already here, so a
+``get(0)`` that finds nothing is between two commits (what a durable feed's
+batches of whole commits rely on).
 """
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -52,6 +59,7 @@ class StoreWatch(Closing):
 
     def __init__(self) -> None:
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._batch: deque[StoreEvent] = deque()  # the rest of the commit being handed out
         self._closed = threading.Event()
         self._failed: BaseException | None = None
         self.revision = 0
@@ -62,9 +70,11 @@ class StoreWatch(Closing):
 
     # -- producer side ---------------------------------------------------------
 
-    def _push(self, event: StoreEvent) -> None:
-        self._queue.put(event)
-        self._notify()
+    def _push(self, events: Sequence[StoreEvent]) -> None:
+        """Queue the events of one commit, in order, as one item (nothing for none)."""
+        if events:
+            self._queue.put(list(events))
+            self._notify()
 
     def _fail(self, error: BaseException) -> None:
         """End the stream with ``error``: the consumer gets the events queued before
@@ -127,20 +137,24 @@ class StoreWatch(Closing):
             raise self._failed
         if self._closed.is_set():
             raise StoreClosed("this watch has been closed")
-        try:
-            item = self._queue.get(timeout=timeout)
-        except queue.Empty:
-            return None
-        if item is _END:
-            raise StoreClosed("this watch has been closed")
-        if isinstance(item, BaseException):
-            self._failed = item
-            self._closed.set()
-            self._cancel()
-            raise item
-        assert isinstance(item, StoreEvent)
-        self.revision = item.revision
-        return item
+        batch = self._batch
+        if not batch:
+            try:
+                item = self._queue.get(timeout=timeout)
+            except queue.Empty:
+                return None
+            if item is _END:
+                raise StoreClosed("this watch has been closed")
+            if isinstance(item, BaseException):
+                self._failed = item
+                self._closed.set()
+                self._cancel()
+                raise item
+            assert isinstance(item, list)
+            batch.extend(item)
+        event = batch.popleft()
+        self.revision = event.revision
+        return event
 
     def __iter__(self) -> Iterator[StoreEvent]:
         return self
@@ -176,9 +190,15 @@ class _LocalWatch(StoreWatch):
         self._feed = feed
         self._ranges = ranges
 
-    def _offer(self, kind: Literal["put", "delete"], key: bytes, value: bytes | None, revision: int) -> None:
-        if any(start <= key and (stop is None or key < stop) for start, stop in self._ranges):
-            self._push(StoreEvent(kind, key, value, revision))
+    def _offer(self, changes: list[tuple[bytes, bytes | None]], revision: int) -> None:
+        ranges = self._ranges
+        self._push(
+            [
+                StoreEvent("put" if value is not None else "delete", key, value, revision)
+                for key, value in changes
+                if any(start <= key and (stop is None or key < stop) for start, stop in ranges)
+            ]
+        )
 
     def _cancel(self) -> None:
         self._feed._drop(self)
@@ -212,8 +232,7 @@ class LocalFeed:
             self.revision += 1
             revision = self.revision
             for watch in list(self.watches):
-                for key, value in changes:
-                    watch._offer("delete" if value is None else "put", key, value, revision)
+                watch._offer(changes, revision)
 
     def watch(self, ranges: list[tuple[bytes, bytes | None]], start_revision: int | None) -> StoreWatch:
         from ..errors import WatchCompacted

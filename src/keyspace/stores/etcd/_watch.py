@@ -207,19 +207,24 @@ class EtcdWatch(StoreWatch):
             return False
         cut = self._cut
         last = self._next - 1
+        commit: list[StoreEvent] = []  # the events of one revision, queued together
         for event in events:
             kv = event.kv
             revision = int(kv.mod_revision)
             if revision < self._next:
                 continue  # already delivered before a reconnect
+            if commit and commit[-1].revision != revision:
+                self._push(commit)
+                commit = []
             last = max(last, revision)
             key = bytes(kv.key)[cut:]
             if not self._wanted(key):
                 continue
             if event.type == wa.Event.DELETE:
-                self._push(StoreEvent("delete", key, None, revision))
+                commit.append(StoreEvent("delete", key, None, revision))
             else:
-                self._push(StoreEvent("put", key, bytes(kv.value), revision))
+                commit.append(StoreEvent("put", key, bytes(kv.value), revision))
+        self._push(commit)
         self._next = last + 1
         return False
 
