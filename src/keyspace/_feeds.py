@@ -25,7 +25,7 @@ from ._changes import _FEEDS, ChangeLog, changes_base
 from ._closing import Closing
 from ._watch import ScopeWatch, WatchEvent
 from ._write_hooks import native_changes
-from .errors import FeedBehind, InvalidArgument, WatchCompacted, WatchUnsupported, show_bytes
+from .errors import FeedBehind, FeedRemoved, InvalidArgument, WatchCompacted, WatchUnsupported, show_bytes
 from .stores._base import WriteView
 from .tuples import pack, unpack
 
@@ -74,7 +74,12 @@ def _last(ks: Any, log: ChangeLog | None) -> int:
 def _feed_key(ks: Any, name: str) -> bytes:
     if type(name) is not str or not name:
         raise InvalidArgument(f"a feed name must be a non-empty str, not {show_bytes(name)}")
-    raw = name.encode()
+    if not name.isprintable():  # `keyspace feed ls` prints one feed a line, its fields apart by tabs
+        raise InvalidArgument(f"a feed name must be printable characters, not {name[:40]!r}")
+    try:
+        raw = name.encode()
+    except UnicodeEncodeError:
+        raise InvalidArgument(f"a feed name must be valid Unicode (UTF-8), not {name[:40]!r}") from None
     if len(raw) > _NAME_LIMIT:
         raise InvalidArgument(
             f"feed name {name[:40]!r}… is {len(raw)} UTF-8 bytes, over the limit of {_NAME_LIMIT}"
@@ -115,25 +120,29 @@ def open_feed(ks: Any, name: str, path: Any, subtree: bool) -> Feed:
         raise InvalidArgument(f"scope_path must be a tuple of path components, not {show_bytes(path)}")
     key = _feed_key(ks, name)
     raw = ks.store.get(key)
-    if raw is None:
-        cursor = _last(ks, log)
-        catalog = ks.catalog
-
-        def make(tx: WriteView) -> None:
-            if not catalog.recorded:  # the keyspace's scheme record comes with its first record
-                catalog._claim_record(tx)
-            tx.put(key, pack((cursor, subtree, path)))
-
-        catalog._atomically(make)
-    else:
+    if raw is not None:
         info = _info(name, raw)
-        if (info.path, info.subtree) != (path, subtree):
+        if (pack(info.path), info.subtree) != (pack(path), subtree):  # packed: (1,) is not (True,)
             raise InvalidArgument(
                 f"feed {name!r} of {ks.url} follows scope {show_bytes(info.path)} (subtree={info.subtree}), "
                 f"not {show_bytes(path)} (subtree={subtree}): give its own scope, or remove it first"
             )
-        cursor = info.cursor
-    return Feed(ks, name, key, path, subtree, cursor)
+        return Feed(ks, name, key, path, subtree, info.cursor)
+    cursor = _last(ks, log)
+    feed = Feed(ks, name, key, path, subtree, cursor)  # a path the scheme refuses raises here
+    catalog = ks.catalog
+
+    def make(tx: WriteView) -> None:
+        if not catalog.recorded:  # the keyspace's scheme record comes with its first record
+            catalog._claim_record(tx)
+        tx.put(key, pack((cursor, subtree, path)))
+
+    try:
+        catalog._atomically(make)
+    except BaseException:
+        feed.close()
+        raise
+    return feed
 
 
 def _behind(name: str, exc: WatchCompacted) -> FeedBehind:
@@ -209,8 +218,9 @@ class Feed(Closing):
         that transaction, so that what the consumer writes for the changes and
         their acknowledgement commit together (exactly-once processing); if that
         transaction does not commit, open the feed again. A cursor past what was
-        read, or before the one acknowledged, raises :class:`InvalidArgument`.
-        Cost: one put."""
+        read, or before the one acknowledged, raises :class:`InvalidArgument`;
+        a feed removed since it was opened, :class:`FeedRemoved` (nothing
+        written). Cost: one point read and one put, in one atomic write."""
         if cursor is None:
             cursor = self.position
         if type(cursor) is not int or not self.cursor <= cursor <= self.position:
@@ -220,9 +230,22 @@ class Feed(Closing):
             )
         if cursor == self.cursor:
             return
-        view = self.keyspace.store if tx is None else tx.view
-        view.put(self._key, pack((cursor, self.subtree, self.path)))
+        record = pack((cursor, self.subtree, self.path))
+        if tx is not None:
+            self._acknowledge(tx.view, record)
+        else:
+            self.keyspace.catalog._atomically(lambda view: self._acknowledge(view, record))
         self.cursor = cursor
+
+    def _acknowledge(self, view: WriteView, record: bytes) -> None:
+        """Inside the write: the feed's record replaced by ``record``, where the
+        feed is still recorded (else :class:`FeedRemoved`, nothing written)."""
+        if view.get(self._key) is None:
+            raise FeedRemoved(
+                f"feed {self.name!r} of {self.keyspace.url} was removed since it was opened, so this "
+                "acknowledgement was not recorded: open the feed again to make it anew from now"
+            )
+        view.put(self._key, record)
 
     def close(self) -> None:
         """Stop reading (the feed stays recorded; :func:`remove_feed` removes it)."""

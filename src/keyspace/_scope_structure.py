@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ._scan_plan import scheme_keys
 from .codecs import Codec, native_type
+from .errors import InvalidArgument
 from .schemes._base import Path, Scheme
 from .schemes._layouts import Layout
 
@@ -88,8 +89,13 @@ def watch(scope: StructureScope, subtree: bool, start_revision: int | None) -> S
     Cost: one stream of the store per watch."""
     from ._watch import watch_scope  # asyncio and threads: loaded by the first watch
 
+    if type(subtree) is not bool:
+        raise InvalidArgument(f"subtree must be True or False, not {subtree!r}")
     if scope._guard is not None:
         scope._hidden()
+    record_now = getattr(scope._state.store, "record_now", None)  # a store with features on
+    if record_now is not None:
+        record_now()  # every later opener writes the log this watch reads
     scheme, vdec, view, layout = scope.scheme, scope._vdec, scope._view, scope._layout
     kdec = decoded_key_codec(scheme, scope._key_spec)
     committed = scope._space.committed  # events come later: read the committed store then

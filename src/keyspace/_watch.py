@@ -22,7 +22,7 @@ from ._closing import Closing
 from .errors import StoreClosed
 from .schemes._base import Path
 from .stores._base import Store
-from .stores._events import StoreWatch
+from .stores._events import StoreWatch, check_timeout
 
 __all__ = ["ScopeWatch", "WatchEvent"]
 
@@ -81,6 +81,7 @@ class ScopeWatch(Closing):
         meanwhile and are passed over. Changes already here are always looked
         through, past the deadline too (``get(0)`` finds an event behind a
         child's): ``None`` means none of this scope's was waiting."""
+        check_timeout(timeout)
         deadline = None if timeout is None else time.monotonic() + timeout
         left = timeout
         while True:

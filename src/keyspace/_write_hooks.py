@@ -416,6 +416,20 @@ class HookedStore(DelegatedReads, Store):
         """The hook of the feature ``name``, or ``None``."""
         return next((h for h in self.hooks if h.name == name), None)
 
+    def record_now(self) -> None:
+        """Write the feature record now where it is still to be written (else it
+        comes with the next write): a watch of the change log made before this
+        keyspace's first write relies on every process that opens the store
+        from then on writing the log. Cost: nothing once written; else one
+        transaction (a commit no hook sees)."""
+        if self._record is None:
+            return
+
+        def touch(tx: HookedTransaction) -> None:
+            tx._wrote = True  # the record comes with this commit, and nothing else
+
+        run_atomically(self.transaction, touch, f"the feature record of {self.url}")
+
     # -- reads: the engine's (DelegatedReads: scan, read_pages, count, seeker) ----
 
     def _reads(self) -> ReadView:

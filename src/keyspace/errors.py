@@ -35,9 +35,11 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     │   ├── AccessDenied     the server refused an operation the credentials do
     │   │                    not permit (etcd roles); nothing was changed
     │   ├── AuthenticationFailed  wrong user, password or certificate at open
-    │   └── WatchCompacted   a watch asked to start at a revision compacted away
-    │       └── FeedBehind   a feed consumer whose next entries the change log
-    │                        trimmed away (its retention): never a silent gap
+    │   ├── WatchCompacted   a watch asked to start at a revision compacted away
+    │   │   └── FeedBehind   a feed consumer whose next entries the change log
+    │   │                    trimmed away (its retention): never a silent gap
+    │   └── FeedRemoved      an ack of a feed removed since it was opened
+    │                        (``keyspace feed rm``); nothing written
     ├── WatchUnsupported     ``watch`` on an engine that cannot see changes
     ├── DirectoryError       a directory operation the directory tree refuses
     │   ├── DirectoryNotFound    no directory at the path (or its parent)
@@ -72,6 +74,7 @@ __all__ = [
     "DirectoryVersion",
     "EtcdUnavailable",
     "FeedBehind",
+    "FeedRemoved",
     "HashCollision",
     "IncompleteVersionstamp",
     "InvalidArgument",
@@ -417,6 +420,13 @@ class FeedBehind(WatchCompacted):
     it. ``revision`` is the consumer's next one, ``compact_revision`` the oldest
     still kept. Remove the feed (``keyspace feed rm``) and make it again to go on
     from now."""
+
+
+class FeedRemoved(StoreError):
+    """An acknowledgement of a durable feed (``ks.feed``) that was removed
+    (``keyspace feed rm``, :func:`~keyspace._feeds.remove_feed`) since the
+    consumer opened it: nothing is written, so the removal stands. Open the
+    feed again to make it anew from now."""
 
 
 class WatchUnsupported(KeyspaceError):

@@ -26,7 +26,22 @@ from typing import Literal
 from .._closing import Closing
 from ..errors import InvalidArgument, StoreClosed
 
-__all__ = ["LocalFeed", "StoreEvent", "StoreWatch"]
+__all__ = ["LocalFeed", "StoreEvent", "StoreWatch", "check_start_revision", "check_timeout"]
+
+
+def check_timeout(timeout: object) -> None:
+    """Refuse a wait that is neither ``None`` (no limit) nor a finite number of
+    seconds of 0 or more (:class:`~keyspace.errors.InvalidArgument`)."""
+    if timeout is None:
+        return
+    if type(timeout) not in (int, float) or not 0 <= timeout < _LONGEST_WAIT:  # type: ignore[operator]
+        raise InvalidArgument(
+            f"timeout={timeout!r} must be None (no limit) or a number of seconds from 0 to "
+            f"{_LONGEST_WAIT:.0f} (a bool, NaN or infinity is none)"
+        )
+
+
+_LONGEST_WAIT = float(threading.TIMEOUT_MAX)
 
 
 def check_start_revision(start_revision: object) -> None:
@@ -133,6 +148,7 @@ class StoreWatch(Closing):
         comes); ``None`` when the time ran out. Raises the error that ended the
         stream (e.g. :class:`~keyspace.errors.WatchCompacted`), or
         :class:`~keyspace.errors.StoreClosed` after :meth:`close`."""
+        check_timeout(timeout)
         if self._failed is not None:
             raise self._failed
         if self._closed.is_set():
