@@ -188,9 +188,9 @@ def append(scope: Any, value: Any) -> Versionstamp:
     if _native_revisions(view) and not isinstance(view, HookedTransaction):
         return _append_own(scope, form, value)
     raise InvalidArgument(
-        f"append needs commit numbers that grow in commit order, which {view.url} does not keep: open it "
-        "with changes=True (a change log numbers the commits; on etcd the cluster's revisions do, "
-        "changes=True or not)"
+        f"append needs commit numbers that grow in commit order, which {scope._state.store.url} does not "
+        "keep: open it with changes=True (a change log numbers the commits; on etcd the cluster's "
+        "revisions do, changes=True or not)"
     )
 
 

@@ -572,30 +572,37 @@ def expire(ks: Any, limit: Any = 1000) -> int:
 class ExpiringScope(MutableMapping[Any, Any]):
     """A scope whose writes take a default ``ttl`` (:meth:`Scope.expiring`): ``[]=``,
     :meth:`put` (its own ``ttl`` wins) and :meth:`update` put with it; reads,
-    deletes and everything else are the scope's own (``scope``)."""
+    deletes and everything else are the scope's own. A child scope of it
+    (:meth:`scope`) takes the same default ``ttl``, so a collection built on it
+    puts with it too."""
 
     def __init__(self, scope: Any, ttl: Any) -> None:
-        self.scope = scope
+        self._scope = scope
         self.ttl = check_ttl(ttl)
 
+    def scope(self, *path: Any, **codecs: Any) -> ExpiringScope:
+        """The child scope ``path`` (the scope's :meth:`~keyspace.scope.Scope.scope`)
+        with this face's default ``ttl``."""
+        return ExpiringScope(self._scope.scope(*path, **codecs), self.ttl)
+
     def __repr__(self) -> str:
-        return f"ExpiringScope({self.scope!r}, ttl={self.ttl!r})"
+        return f"ExpiringScope({self._scope!r}, ttl={self.ttl!r})"
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.scope, name)
+        return getattr(self._scope, name)
 
     def put(self, key: Any, value: Any, *, ttl: Any = None) -> None:
         """``scope.put(key, value, ttl=ttl)``, this face's ``ttl`` where ``None``."""
-        put_expiring(self.scope, key, value, self.ttl if ttl is None else ttl)
+        put_expiring(self._scope, key, value, self.ttl if ttl is None else ttl)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        put_expiring(self.scope, key, value, self.ttl)
+        put_expiring(self._scope, key, value, self.ttl)
 
     def update(self, other: Any = (), /, **kwargs: Any) -> None:
         """Every pair put with this face's ``ttl``, in one commit (the scope's
         transaction's, or one of its own)."""
         pairs = list(update_pairs(other, kwargs))
-        scope = self.scope
+        scope = self._scope
         if isinstance(scope._writer(), HookedTransaction):
             for key, value in pairs:
                 put_expiring(scope, key, value, self.ttl)
@@ -609,34 +616,34 @@ class ExpiringScope(MutableMapping[Any, Any]):
         run_atomically(scope._space.transaction, step, "ExpiringScope.update")
 
     def items(self, *args: Any, **kwargs: Any) -> Any:
-        return self.scope.items(*args, **kwargs)
+        return self._scope.items(*args, **kwargs)
 
     def keys(self, *args: Any, **kwargs: Any) -> Any:
-        return self.scope.keys(*args, **kwargs)
+        return self._scope.keys(*args, **kwargs)
 
     def values(self, *args: Any, **kwargs: Any) -> Any:
-        return self.scope.values(*args, **kwargs)
+        return self._scope.values(*args, **kwargs)
 
     def get(self, key: Any, default: Any = None) -> Any:
-        return self.scope.get(key, default)
+        return self._scope.get(key, default)
 
     def clear(self) -> None:
-        self.scope.clear()
+        self._scope.clear()
 
     def __getitem__(self, key: Any) -> Any:
-        return self.scope[key]
+        return self._scope[key]
 
     def __delitem__(self, key: Any) -> None:
-        del self.scope[key]
+        del self._scope[key]
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(self.scope)
+        return iter(self._scope)
 
     def __len__(self) -> int:
-        return len(self.scope)
+        return len(self._scope)
 
     def __contains__(self, key: object) -> bool:
-        return key in self.scope
+        return key in self._scope
 
 
 def _rule_of(view: Any) -> ExpiringReads | None:

@@ -221,8 +221,14 @@ class Versionstamp:
     def from_bytes(cls, raw: bytes) -> Versionstamp:
         """The versionstamp of the 12 bytes ``raw`` (10 ``ff`` bytes first: an
         incomplete one); :class:`InvalidArgument` for another length."""
-        if not issubclass(type(raw), bytes) or len(raw) != 12:
-            raise InvalidArgument(f"Versionstamp.from_bytes() takes 12 bytes, not {show_bytes(raw)}")
+        if not issubclass(type(raw), bytes):
+            raise InvalidArgument(
+                f"Versionstamp.from_bytes() takes bytes, not {type(raw).__name__} {show_bytes(raw)}"
+            )
+        if len(raw) != 12:
+            raise InvalidArgument(
+                f"Versionstamp.from_bytes() takes 12 bytes, not {len(raw)}: {show_bytes(raw)}"
+            )
         return _versionstamp(bytes(raw))
 
     @property

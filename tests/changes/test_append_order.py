@@ -6,6 +6,7 @@ never for a transaction that does not commit."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _changes_engines import ENGINES, engine_keyspace, four_appenders
@@ -67,10 +68,15 @@ def test_byte_schemes_append_the_versionstamps_bytes(scheme: object, tmp_path: P
         assert list(log.keys()) == [s.to_bytes() for s in stamps]
 
 
-def test_append_needs_the_change_log(tmp_path: Path) -> None:
-    with keyspace.open(f"lmdb:///{tmp_path / 'db'}") as ks:
+@pytest.mark.parametrize("options", [{}, {"ttl": True}])
+@pytest.mark.parametrize("engine", ["memory", "lmdb", "sqlite"])
+def test_append_needs_the_change_log(tmp_path: Path, engine: str, options: dict[str, Any]) -> None:
+    url = "memory:" if engine == "memory" else f"{engine}:///{tmp_path / 'db'}"
+    with keyspace.open(url, **options) as ks:
         with pytest.raises(InvalidArgument, match="changes=True"):
             ks.scope("log").append(b"x")
+        with pytest.raises(InvalidArgument, match="changes=True"), ks.transaction() as tx:
+            tx.scope("log").append(b"x")
         assert list(ks.scope("log").items()) == []
 
 

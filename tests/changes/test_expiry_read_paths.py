@@ -277,6 +277,32 @@ def test_a_default_ttl_of_a_scope(clock: Clock) -> None:
     ks.close()
 
 
+def test_a_child_of_a_scope_with_a_default_ttl_takes_it_too(clock: Clock) -> None:
+    ks = keyspace.open("memory:", ttl=True)
+    short = ks.scope("a").expiring(1)
+    child = short.scope("b", key="str")
+    child["k"] = b"v"
+    child.put("n", b"x", ttl=3)
+    assert dict(ks.scope("a", "b", key="str").items()) == {"k": b"v", "n": b"x"}
+    clock.now += 1
+    assert dict(ks.scope("a", "b", key="str").items()) == {"n": b"x"}
+    ks.close()
+
+
+def test_a_scope_with_a_default_ttl_makes_its_children_on_the_asyncio_face(clock: Clock) -> None:
+    async def run() -> dict[Any, Any]:
+        aks = await keyspace.aio.open("memory:", ttl=True)
+        try:
+            child = aks.scope("a").expiring(1).scope("b")
+            await child.put(b"k", b"v")
+            clock.now += 1
+            return {k: v async for k, v in aks.scope("a", "b").items()}
+        finally:
+            await aks.close()
+
+    assert asyncio.run(run()) == {}
+
+
 def test_a_default_ttl_update_reads_its_argument_as_dict_update_does(clock: Clock) -> None:
     """A sqlite3.Row has keys() but iterates its values: update takes
     (key, row[key]) pairs, as Scope.update and dict.update do."""

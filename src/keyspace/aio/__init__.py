@@ -444,14 +444,18 @@ class AsyncExpiringScope:
     the scope's."""
 
     def __init__(self, scope: AsyncScope, ttl: float) -> None:
-        self.scope = scope
+        self._scope = scope
         self.ttl = ttl
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.scope, name)
+        return getattr(self._scope, name)
+
+    def scope(self, *path: Any, **codecs: Any) -> AsyncExpiringScope:
+        """The child scope ``path`` with this face's default ``ttl``."""
+        return AsyncExpiringScope(self._scope.scope(*path, **codecs), self.ttl)
 
     async def put(self, key: Any, value: Any, *, ttl: float | None = None) -> None:
-        await self.scope.put(key, value, ttl=self.ttl if ttl is None else ttl)
+        await self._scope.put(key, value, ttl=self.ttl if ttl is None else ttl)
 
     async def update(self, other: Any = (), /, **kwargs: Any) -> None:
         """Each pair put with the default ``ttl``, one commit each."""
