@@ -41,6 +41,8 @@ from ._metadata import reserved_ranges
 from ._write_hooks import (
     UNKNOWN,
     Change,
+    ChangeList,
+    HookedStore,
     HookedTransaction,
     Previous,
     WriteHook,
@@ -365,6 +367,8 @@ class Accounting(WriteHook):
         self._keys: dict[Path, bytes] = {}  # counter record keys of paths met
         self._chains: dict[Path, tuple[tuple[Path, bytes, int], ...]] = {}  # see _chain
         self._prefixes: dict[Path, bytes] = {}  # the scheme's prefix of paths asked
+        self._hooked: HookedStore | None = None
+        self._writing: Sequence[Change] | bytes = ()  # the commit under way: its changes, or its one key
         self.unconfirmed = False
         """Whether the store recorded no accounting when this keyspace opened it
         (set by the opener): another program that does not count may have
@@ -375,6 +379,9 @@ class Accounting(WriteHook):
     def params(self) -> dict[str, Any]:
         """The scheme the counts are kept for (the feature record names it)."""
         return scheme_params(self.scheme)
+
+    def attached(self, store: HookedStore) -> None:
+        self._hooked = store
 
     def counts_scope(self, path: Path, prefix: bytes) -> bool:
         """Whether the scope at ``path`` whose own keys start with ``prefix`` is one
@@ -413,12 +420,16 @@ class Accounting(WriteHook):
             self._confirm(view, reader, deltas)
         if not deltas:
             return
-        if len(deltas) == 1:  # one scope: its chain of records, made once per path
-            ((path, (dk, db)),) = deltas.items()
-            if dk or db:
-                self._bump(view, reader, path, dk, db)
-            return
-        self.apply(view, reader, spread(deltas))
+        self._writing = changes
+        try:
+            if len(deltas) == 1:  # one scope: its chain of records, made once per path
+                ((path, (dk, db)),) = deltas.items()
+                if dk or db:
+                    self._bump(view, reader, path, dk, db)
+                return
+            self.apply(view, reader, spread(deltas))
+        finally:
+            self._writing = ()
 
     def commit_one(
         self, view: WriteView, key: bytes, old: Previous, new: bytes | None, latest: ReadView
@@ -439,7 +450,11 @@ class Accounting(WriteHook):
             dk += 1
             db += len(key) + len(new)
         if dk or db:
-            self._bump(view, view if self._guarded else latest, path, dk, db)
+            self._writing = key
+            try:
+                self._bump(view, view if self._guarded else latest, path, dk, db)
+            finally:
+                self._writing = ()
 
     def _bump(self, view: WriteView, reader: ReadView, path: Path, dk: int, db: int) -> None:
         """Add ``dk`` keys and ``db`` bytes to the scope at ``path``: its own and
@@ -511,25 +526,71 @@ class Accounting(WriteHook):
             rows.append((path, key, a, b, c, d))
         self._update(view, reader, rows, check)
 
-    @staticmethod
     def _update(
-        view: WriteView, reader: ReadView, rows: Iterable[tuple[Path, bytes, int, int, int, int]], check: bool
+        self,
+        view: WriteView,
+        reader: ReadView,
+        rows: Iterable[tuple[Path, bytes, int, int, int, int]],
+        check: bool,
     ) -> None:
         """Add each row's ``(own_keys, own_bytes, subtree_keys, subtree_bytes)``
         deltas to the record at its key (see :meth:`apply`), by
         :func:`~keyspace._counter_records.bump` (in C where built): reads and
         puts through the views' own ``get`` and ``put``, :class:`QuotaExceeded`
-        or :class:`UnreadableRecord` from its answer."""
+        or :class:`UnreadableRecord` from its answer. The counts hold every
+        stored key, the quotas limit the keys reads see: a row that takes its
+        scope past a quota is added all the same where the keys reads hide in
+        that scope's subtree (:meth:`_hidden_sizes`) bring it back within."""
         rows = rows if isinstance(rows, list) else list(rows)
-        answer = bump(reader.get, view.put, view.delete, rows, check)
-        if answer is None:
-            return
-        index = answer[1]
-        path, key = rows[index][0], rows[index][1]
-        if answer[0] == "unreadable":
-            _parse(key, reader.get(key))  # raises UnreadableRecord
-            raise AssertionError("unreachable")
-        raise _exceeded(path, answer[0], answer[2], answer[3])
+        while rows:
+            answer = bump(reader.get, view.put, view.delete, rows, check)
+            if answer is None:
+                return
+            index = answer[1]
+            path, key = rows[index][0], rows[index][1]
+            if answer[0] == "unreadable":
+                _parse(key, reader.get(key))  # raises UnreadableRecord
+                raise AssertionError("unreachable")
+            hidden_keys, hidden_bytes = self._hidden_sizes(view, reader, path)
+            record, row = _parse(key, reader.get(key)), rows[index]
+            for what, quota, added, size in (
+                ("keys", record[4], row[4], record[2] + row[4] - hidden_keys),
+                ("bytes", record[5], row[5], record[3] + row[5] - hidden_bytes),
+            ):
+                if quota is not None and added > 0 and size > quota:
+                    raise _exceeded(path, what, quota, size)
+            bump(reader.get, view.put, view.delete, [row], False)
+            rows = rows[index + 1 :]
+
+    def _hidden_sizes(self, view: WriteView, reader: ReadView, path: Path) -> tuple[int, int]:
+        """The keys, and their bytes, that the subtree of ``path`` holds in ``view``
+        but every read hides (the expiry's keys past their deadline, not swept
+        yet), leaving out the keys the commit under way writes. Cost: the hooks'
+        :meth:`~keyspace._write_hooks.WriteHook.hidden` scans and a point read
+        per key found in the subtree; only for a write a quota would refuse."""
+        hooked = self._hooked
+        if hooked is None:
+            return 0, 0
+        writing = self._writing
+        written: set[bytes]
+        if isinstance(writing, bytes):
+            written = {writing}
+        elif isinstance(writing, ChangeList):
+            written = set(writing.merged)
+        else:
+            written = {c.key for c in writing}
+        keys = size = 0
+        depth = len(path)
+        for hook in hooked.hooks:
+            for stored in hook.hidden(view):
+                found = self.find(stored)
+                if found is None or found[:depth] != path or stored in written:
+                    continue
+                value = reader.get(stored)
+                if value is not None:
+                    keys += 1
+                    size += len(stored) + len(value)
+        return keys, size
 
     @staticmethod
     def _store_record(view: WriteView, key: bytes, record: Record) -> None:
@@ -577,7 +638,10 @@ class Accounting(WriteHook):
         """The scopes whose counter record in ``view`` differs from a full recount
         of ``view``: ``(path, recorded, counted)``, each ``(keys, bytes,
         subtree_keys, subtree_bytes)``, in path order; empty when the counts are
-        exact. Cost: one scan of the keyspace's keys and of its records."""
+        exact. ``view``: the engine's store (:attr:`store`) or a state of it,
+        whose reads hide no stored key (a ttl keyspace's reads hide its expired
+        keys, which the counts hold until a sweep). Cost: one scan of the
+        keyspace's keys and of its records."""
         counted, _ = recount(view, self.scheme, self.store)
         recorded = {path: tuple(rec[:4]) for path, rec in self.records(view)}
         zero = (0, 0, 0, 0)

@@ -148,6 +148,14 @@ class Expiry(WriteHook):
     def attached(self, store: HookedStore) -> None:
         self.hooked = store
 
+    def hidden(self, view: ReadView) -> Iterator[bytes]:
+        """The stored keys of ``view`` whose deadline has passed, not swept yet.
+        Cost: a scan of the deadline index up to now."""
+        cut = len(self.idx) + 8
+        stop = self.idx + (now_micros() + 1).to_bytes(8, "big")
+        for entry in keys_in(view, self.idx, stop):
+            yield entry[cut:]
+
     def deadline(self, view: ReadView, stored: bytes) -> int | None:
         """The deadline of the stored key ``stored`` in ``view`` (microseconds of
         :data:`clock`), or ``None`` where it has none. Cost: one point read."""

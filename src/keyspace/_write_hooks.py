@@ -214,6 +214,12 @@ class WriteHook(ABC):
         read skips the view."""
         return None
 
+    def hidden(self, view: ReadView) -> Iterable[bytes]:
+        """The stored keys of ``view`` that every read hides while they are still
+        stored (the expiry's keys past their deadline, not swept yet): what a
+        quota, which limits the keys reads see, leaves out. None by default."""
+        return ()
+
 
 def native_changes(caps: Capabilities) -> bool:
     """Whether a store of ``caps`` numbers its commits for every process and

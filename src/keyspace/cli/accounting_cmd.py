@@ -80,7 +80,8 @@ def check_cmd(url: str, scheme: str | None) -> None:
             raise AccountingUnavailable(
                 f"{url} keeps no counts: turn accounting on with 'keyspace accounting enable {url}'"
             )
-        with one_state(ks.store) as view:
+        # the engine's store: the counts hold every stored key, those reads hide (expired) too
+        with one_state(counts.store) as view:
             found = counts.differences(view)
             total = counts.stats(view, ())
         typed = ks.scheme.typed_keys
