@@ -118,3 +118,39 @@ def test_enable_reports_the_keys_it_counted_not_the_reserved_ones(tmp_path: Path
     assert (
         "counts match the recount: 541 keys" in run("accounting", "check", url, "--scheme", "sublevel").stdout
     )
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("9223372036854775807", 9223372036854775807),  # the largest quota: exact, no float between
+        ("9007199254740993", 9007199254740993),
+        ("1.5kB", 1500),
+        ("64MiB", 64 * 2**20),
+    ],
+)
+def test_quota_sizes_from_the_command_are_exact(tmp_path: Path, given: str, stored: int) -> None:
+    url = f"lmdb://{tmp_path}/db"
+    _fill(url, accounting=True)
+    run("quota", url, "t1", "--bytes", given)
+    with keyspace.open(url) as ks:
+        assert ks.quotas() == {("t1",): (None, stored)}
+
+
+@pytest.mark.parametrize(
+    ("option", "given", "words"),
+    [
+        ("--bytes", "0.0004kB", "no whole number of bytes"),
+        ("--bytes", "1e3", "is no size"),
+        ("--bytes", "١٢", "is no size"),  # digits of another script
+        ("--keys", "²", "is no count of keys"),
+        ("--keys", "1.5", "is no count of keys"),
+    ],
+)
+def test_quota_refuses_what_is_no_size_or_count(tmp_path: Path, option: str, given: str, words: str) -> None:
+    url = f"lmdb://{tmp_path}/db"
+    _fill(url, accounting=True)
+    refused = run("quota", url, "t1", option, given, ok=False)
+    assert refused.returncode != 0 and words in refused.stderr and "Traceback" not in refused.stderr
+    with keyspace.open(url) as ks:
+        assert ks.quotas() == {}

@@ -22,23 +22,36 @@ _UNITS |= {"kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 
 
 def parse_size(text: str) -> int | None:
-    """``SIZE`` as bytes: ``4096``, ``10kB``, ``64MiB``, ``2GB`` (powers of 1000, or
-    1024 with ``i``); ``none`` lifts the quota. :class:`InvalidArgument` otherwise."""
+    """``SIZE`` as bytes: ``4096``, ``10kB``, ``64MiB``, ``2GB``, ``1.5GiB`` (powers
+    of 1000, or 1024 with ``i``; worked out exactly, no float between); ``none``
+    lifts the quota. :class:`InvalidArgument` otherwise, and for a size that is
+    no whole number of bytes (``0.0004kB``).
+
+    >>> parse_size("64MiB"), parse_size("1.5kB"), parse_size("9223372036854775807")
+    (67108864, 1500, 9223372036854775807)
+    """
     if text.strip().lower() == "none":
         return None
-    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
-    unit = found.group(2).lower() if found else ""
+    found = re.fullmatch(r"\s*([0-9]+)(?:\.([0-9]+))?\s*([a-zA-Z]*)\s*", text, re.ASCII)
+    unit = found.group(3).lower() if found else ""
     if found is None or unit not in _UNITS:
         raise InvalidArgument(
             f"--bytes {text!r} is no size: give bytes (4096), or 10kB, 64MiB, 2GB; none lifts it"
         )
-    return int(float(found.group(1)) * _UNITS[unit])
+    whole, fraction = found.group(1), found.group(2) or ""
+    scaled = int(whole + fraction) * _UNITS[unit]
+    size, rest = divmod(scaled, 10 ** len(fraction))
+    if rest:
+        raise InvalidArgument(
+            f"--bytes {text!r} is no whole number of bytes ({scaled / 10 ** len(fraction)} B)"
+        )
+    return size
 
 
 def _count(text: str) -> int | None:
     if text.strip().lower() == "none":
         return None
-    if not text.strip().isdigit():
+    if re.fullmatch(r"\s*[0-9]+\s*", text, re.ASCII) is None:
         raise InvalidArgument(
             f"--keys {text!r} is no count of keys: give an integer of 0 or more; none lifts it"
         )
