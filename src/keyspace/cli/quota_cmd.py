@@ -40,7 +40,7 @@ def parse_size(text: str) -> int | None:
         )
     whole, fraction = found.group(1), found.group(2) or ""
     scaled = int(whole + fraction) * _UNITS[unit]
-    size, rest = divmod(scaled, 10 ** len(fraction))
+    size, rest = divmod(scaled, int(10 ** len(fraction)))
     if rest:
         raise InvalidArgument(
             f"--bytes {text!r} is no whole number of bytes ({scaled / 10 ** len(fraction)} B)"
