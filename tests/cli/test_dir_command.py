@@ -83,3 +83,31 @@ def test_inspect_shows_the_directory_tree_with_prefixes_keys_and_bytes(url: str)
     shown = run("inspect", url)
     assert "/acme/users" in shown.stdout and known[("acme", "users")].hex(" ") in shown.stdout
     assert "do not decode" not in shown.stderr  # directory keys are no undecodable keys
+
+
+def test_names_with_a_slash_or_empty_are_listed_moved_and_removed_in_json_form(url: str) -> None:
+    with keyspace.open(url) as ks:
+        ks.directory("")[b"k"] = b"v"
+        ks.directory("a/b")[b"k"] = b"v"
+        ks.directory("[x")[b"k"] = b"v"  # looks like the JSON form: shown in it
+    known = prefixes(url)
+    listed = run("dir", "ls", url).stdout.splitlines()
+    assert f'[""]\tprefix={known[("",)].hex(" ")}' in listed
+    assert f'["a/b"]\tprefix={known[("a/b",)].hex(" ")}' in listed
+    assert f'["[x"]\tprefix={known[("[x",)].hex(" ")}' in listed
+    assert (
+        run("dir", "mv", url, '["a/b"]', '["acme", "c/d"]').stdout.strip()
+        == 'moved ["a/b"] to ["acme", "c/d"]'
+    )
+    assert prefixes(url)[("acme", "c/d")] == known[("a/b",)]
+    assert run("dir", "rm", url, '[""]', '["[x"]').stdout.splitlines() == ['removed [""]', 'removed ["[x"]']
+    after = prefixes(url)
+    assert ("",) not in after and ("[x",) not in after and ("acme", "c/d") in after
+
+
+@pytest.mark.parametrize("given", ["[1]", '["a", 2]', "[not json", '[["a"]]'])
+def test_a_path_in_json_form_must_be_a_list_of_names(url: str, given: str) -> None:
+    before = prefixes(url)
+    refused = run("dir", "rm", url, given, ok=False)
+    assert refused.returncode != 0 and "directory path" in refused.stderr
+    assert prefixes(url) == before

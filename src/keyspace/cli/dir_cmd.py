@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from ..errors import DirectoryError
@@ -14,15 +16,34 @@ __all__ = ["dir_group"]
 
 _PATHS = """\b
 A PATH is a directory's names joined by '/' (`acme/users`); '/' alone, or no
-PATH, is the root."""
+PATH, is the root. A name that holds a '/', or is empty, is given in a JSON
+list of the names (`'["acme", "a/b"]'`), as `ls` shows it."""
 
 
 def _path(text: str) -> tuple[str, ...]:
-    """``a/b`` (or ``/a/b``) as the path ``("a", "b")``; an empty name is refused."""
+    """``a/b`` (or ``/a/b``) as the path ``("a", "b")``, or a JSON list of the
+    names (``["a", "b/c"]``: names holding a '/', or empty); an empty name
+    between '/' is refused."""
+    if text.lstrip().startswith("["):
+        try:
+            names = json.loads(text)
+        except ValueError as exc:
+            raise DirectoryError(f"directory path {text!r} is no JSON list of names: {exc}") from None
+        if not isinstance(names, list) or not all(type(name) is str for name in names):
+            raise DirectoryError(f"directory path {text!r} must be a JSON list of strings")
+        return tuple(names)
     names = tuple(text.strip("/").split("/")) if text.strip("/") else ()
     if any(not name for name in names):
         raise DirectoryError(f"directory path {text!r} has an empty name (two '/' in a row)")
     return names
+
+
+def _show(path: tuple[str, ...]) -> str:
+    """``path`` as a PATH the commands take back: ``/a/b``, or its JSON list where
+    a name holds a '/', is empty or starts with '['."""
+    if any(not name or "/" in name or name.startswith("[") for name in path):
+        return json.dumps(list(path), ensure_ascii=False)
+    return "/" + "/".join(path)
 
 
 @click.group("dir", epilog=_PATHS)
@@ -63,10 +84,11 @@ def ls(url: str, paths: tuple[str, ...], scheme: str | None, as_json: bool) -> N
                 click.echo(dumps({"path": list(path), "children": children}))
                 continue
             if len(paths) > 1:
-                click.echo(f"{'/' + '/'.join(path)}:")
+                click.echo(f"{_show(path)}:")
             for name, prefix, layer in rows:
                 shown = f"\tlayer={layer.decode('utf-8', 'backslashreplace')}" if layer else ""
-                click.echo(f"{name}\tprefix={prefix.hex(' ')}{shown}")  # tab-separated, as it is
+                named = _show((name,)).lstrip("/")  # a name the commands take back
+                click.echo(f"{named}\tprefix={prefix.hex(' ')}{shown}")  # tab-separated, as it is
 
 
 @dir_group.command(
@@ -89,7 +111,7 @@ def mv(url: str, old: str, new: str, scheme: str | None) -> None:
     written, one deleted, whatever it holds)."""
     with opened(url, scheme, writing=True) as op:
         moved = op.keyspace.directories.move(_path(old), _path(new))
-        out().print(f"moved {'/' + '/'.join(_path(old))} to {'/' + '/'.join(moved.path)}", markup=False)
+        out().print(f"moved {_show(_path(old))} to {_show(moved.path)}", markup=False)
 
 
 @dir_group.command(
@@ -121,4 +143,4 @@ def rm(url: str, paths: tuple[str, ...], scheme: str | None, if_exists: bool) ->
             else:
                 dirs.remove(path)
                 done = True
-            out().print(f"{'removed' if done else 'no directory at'} {'/' + '/'.join(path)}", markup=False)
+            out().print(f"{'removed' if done else 'no directory at'} {_show(path)}", markup=False)
