@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
-from typing import Any, Final, NamedTuple, cast
+from typing import Any, Final, NamedTuple, NoReturn, cast
 
 from ._bytes import prefix_end
 from ._counter_records import NONE as _NONE
@@ -774,6 +774,26 @@ def accounting_recorded_but_off(view: ReadView, store: Store, scheme: Scheme, ur
     return accounting_of(store) is None and enabled(view, scheme, url)
 
 
+def accounting_on_but_unrecorded(view: ReadView, store: Store, scheme: Scheme, url: str = "") -> bool:
+    """Whether the keyspace whose store is ``store`` runs accounting that ``view``
+    records no more than it did when the keyspace opened the store (it asked
+    for accounting on a store no keyspace had recorded it in): one point read."""
+    hook = accounting_of(store)
+    return hook is not None and hook.unconfirmed and not enabled(view, scheme, url)
+
+
+def refuse_written_without(store: Store, scheme: Scheme) -> NoReturn:
+    """:class:`AccountingUnavailable`: a keyspace of ``scheme`` without accounting
+    wrote the store (its record is there) before the first write of this one,
+    which asked for accounting."""
+    raise AccountingUnavailable(
+        f"{store.url} holds the record of a keyspace of {scheme!r} that keeps no counts: keys no counter "
+        "counts may be there, and that program may write more; nothing was written and accounting is not "
+        "recorded: accounting=True is for a new keyspace, so run 'keyspace accounting enable URL' to turn "
+        "it on, then open the store again in every program"
+    )
+
+
 def enable(
     store: Store,
     scheme: Scheme,
@@ -849,6 +869,9 @@ def _factory(store: Store, scheme: Scheme, params: dict[str, Any]) -> WriteHook 
             f"{store.url} holds keys that no counter counts yet; accounting=True is for a new keyspace: "
             "run 'keyspace accounting enable URL' to count them once and keep the counts from then on"
         )
+    record = scheme.metadata_key
+    if hook.unconfirmed and record is not None and store.get(record) is not None:
+        refuse_written_without(store, scheme)
     return hook
 
 

@@ -233,3 +233,43 @@ def test_accounting_recorded_by_a_commit_of_no_counted_key_is_checked_too() -> N
         counting.feed("f")
     assert list(store.scan(b"", None)) == before
     assert accounting_of(keyspace.attach(store, close_store=False).store) is None
+
+
+@pytest.mark.parametrize("first_write", ["a put and its delete", "a directory"])
+@pytest.mark.parametrize("engine", ["lmdb", "sqlite"])
+@pytest.mark.parametrize("counting_opened", ["before", "after"])
+def test_a_store_a_keyspace_without_accounting_wrote_and_emptied_is_no_new_store(
+    tmp_path: Path, engine: str, first_write: str, counting_opened: str
+) -> None:
+    """A program without accounting whose first write left no counted key (a put
+    and its delete, or a directory's keys) may write more: accounting asked by
+    another keyspace is refused (nothing written), whether that one opened the
+    store before the other program's write or after it, until ``enable``."""
+    url = f"{engine}:///{tmp_path}/db"
+    counting = keyspace.open(url, accounting=True) if counting_opened == "before" else None
+    plain = keyspace.open(url)
+    if first_write == "a directory":
+        plain.directory("d")[b"k"] = b"v"
+    else:
+        plain.scope("t")[b"tmp"] = b"x"
+        del plain.scope("t")[b"tmp"]
+    before = sorted(plain.store.scan(b"", None))
+    with pytest.raises(AccountingUnavailable, match="no counter counts"):
+        if counting is None:
+            counting = keyspace.open(url, accounting=True)
+        counting.scope("t")[b"k1"] = b"v1"
+    assert sorted(plain.store.scan(b"", None)) == before
+    plain.scope("t")[b"k2"] = b"v2"  # the store keeps no counts: its writes go on
+    if counting is not None:
+        counting.close()
+    plain.close()
+    ks = keyspace.open(url)
+    assert accounting_of(ks.store) is None
+    assert enable(ks.store, ks.scheme)
+    ks.close()
+    ks = keyspace.open(url)
+    try:
+        assert len(ks.scope("t")) == 1
+        _exact(ks)
+    finally:
+        ks.close()
