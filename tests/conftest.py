@@ -11,6 +11,7 @@ Two Hypothesis profiles, chosen with ``KEYSPACE_HYPOTHESIS``:
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -63,3 +64,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if _uses_etcd(Path(str(item.path))):
             item.add_marker(pytest.mark.shared_etcd)
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """The expiring keys' clock, a :class:`_expiry_clock.Clock` standing still
+    for the test (``keyspace._expiry.clock``), moved on by ``clock.now += s``."""
+    from _expiry_clock import Clock
+
+    from keyspace import _expiry
+
+    fake = Clock()
+    monkeypatch.setattr(_expiry, "clock", fake)
+    yield fake

@@ -88,6 +88,24 @@ def _exact(ks: keyspace.Keyspace) -> None:
         assert counts.differences(view) == []
 
 
+def _enable_and_check(url: str, path: tuple[str, ...], keys: int) -> None:
+    """``accounting enable`` on the store at ``url`` (which keeps no counts), then
+    the counts exact, ``path`` holding ``keys`` keys."""
+    from keyspace.stores import open_store
+
+    store = open_store(url)
+    try:
+        assert enable(store, keyspace.TupleScheme())
+    finally:
+        store.close()
+    ks = keyspace.open(url)
+    try:
+        assert len(ks.scope(*path)) == keys
+        _exact(ks)
+    finally:
+        ks.close()
+
+
 def test_an_accounting_write_after_an_uncounted_one_is_refused_and_writes_nothing(tmp_path: Path) -> None:
     url = f"lmdb://{tmp_path}/db"
     counting = _Worker(url, accounting=True)  # opened on an empty store: accounting asked
@@ -107,19 +125,7 @@ def test_an_accounting_write_after_an_uncounted_one_is_refused_and_writes_nothin
         ks.close()
     with pytest.raises(AccountingUnavailable, match="no counter counts"):
         keyspace.open(url, accounting=True)
-    from keyspace.stores import open_store
-
-    store = open_store(url)
-    try:
-        assert enable(store, keyspace.TupleScheme())
-    finally:
-        store.close()
-    ks = keyspace.open(url)
-    try:
-        assert len(ks.scope("a")) == 1
-        _exact(ks)
-    finally:
-        ks.close()
+    _enable_and_check(url, ("a",), 1)
 
 
 def test_an_uncounted_first_write_after_accounting_was_recorded_is_refused(tmp_path: Path) -> None:
@@ -263,13 +269,4 @@ def test_a_store_a_keyspace_without_accounting_wrote_and_emptied_is_no_new_store
     if counting is not None:
         counting.close()
     plain.close()
-    ks = keyspace.open(url)
-    assert accounting_of(ks.store) is None
-    assert enable(ks.store, ks.scheme)
-    ks.close()
-    ks = keyspace.open(url)
-    try:
-        assert len(ks.scope("t")) == 1
-        _exact(ks)
-    finally:
-        ks.close()
+    _enable_and_check(url, ("t",), 1)

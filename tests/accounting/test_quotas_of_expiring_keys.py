@@ -9,34 +9,29 @@ swept yet are no difference."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _cli import run
+from _expiry_clock import Clock
 
 import keyspace
-from keyspace import _expiry
 from keyspace.errors import QuotaExceeded
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
-    fake = Clock()
-    monkeypatch.setattr(_expiry, "clock", fake)
-    yield fake
 
 
 def _url(engine: str, tmp_path: Path) -> str:
     return "memory:" if engine == "memory" else f"{engine}:///{tmp_path}/db"
+
+
+def _two_expired_keys_at_a_quota_of_two(ks: keyspace.Keyspace, clock: Clock) -> keyspace.Scope:
+    """The scope ``q`` of ``ks`` with a quota of 2 keys, holding two keys whose
+    deadline has passed (not swept yet)."""
+    ks.set_quota(("q",), keys=2)
+    q = ks.scope("q")
+    q.put(b"a", b"1", ttl=5)
+    q.put(b"b", b"1", ttl=5)
+    clock.now += 10
+    return q
 
 
 @pytest.mark.parametrize("engine", ["memory", "lmdb", "sqlite"])
@@ -44,11 +39,7 @@ def test_expired_keys_not_swept_leave_room_under_a_key_quota(
     engine: str, tmp_path: Path, clock: Clock
 ) -> None:
     with keyspace.open(_url(engine, tmp_path), ttl=True, accounting=True) as ks:
-        ks.set_quota(("q",), keys=2)
-        q = ks.scope("q")
-        q.put(b"a", b"1", ttl=5)
-        q.put(b"b", b"1", ttl=5)
-        clock.now += 10
+        q = _two_expired_keys_at_a_quota_of_two(ks, clock)
         assert len(q) == 0 and list(q.keys()) == []
         q[b"c"] = b"1"
         assert list(q.keys()) == [b"c"]
@@ -63,11 +54,7 @@ def test_an_expired_key_written_again_counts_against_the_quota(
     engine: str, tmp_path: Path, clock: Clock
 ) -> None:
     with keyspace.open(_url(engine, tmp_path), ttl=True, accounting=True) as ks:
-        ks.set_quota(("q",), keys=2)
-        q = ks.scope("q")
-        q.put(b"a", b"1", ttl=5)
-        q.put(b"b", b"1", ttl=5)
-        clock.now += 10
+        q = _two_expired_keys_at_a_quota_of_two(ks, clock)
         before = dict(ks.store.inner.scan(b"", None))  # type: ignore[attr-defined]
         with pytest.raises(QuotaExceeded, match="would make it 3 keys"), ks.transaction() as tx:
             t = tx.scope("q")

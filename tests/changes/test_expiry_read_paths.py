@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _cli import run
+from _expiry_clock import Clock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,21 +27,6 @@ from keyspace import _expiry
 from keyspace.collections import Map
 from keyspace.errors import InvalidArgument, KeyTooLarge
 from keyspace.stores import ReadView, keys_in
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[Clock]:
-    fake = Clock()
-    monkeypatch.setattr(_expiry, "clock", fake)
-    yield fake
 
 
 def _records(ks: Any) -> list[bytes]:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 from _etcd import own_url
+from _expiry_clock import Clock
 
 import keyspace
 import keyspace.aio
@@ -22,14 +23,6 @@ from keyspace.stores import keys_in
 @pytest.fixture
 def etcd_url() -> Iterator[str]:
     yield from own_url("ttl")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_reads_hide_expired_keys_and_a_sweep_deletes_them(
