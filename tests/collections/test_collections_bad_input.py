@@ -123,3 +123,21 @@ def test_a_range_begun_in_a_block_ends_with_it(scheme: Scheme, block: str) -> No
             handed += 1
     assert handed < 1024  # at most what the page read before the end held
     ks.close()
+
+
+@pytest.mark.parametrize("scheme", [LengthPrefixed(), AsciiHex(), Sublevel(), ScopeHash()], ids=repr)
+@pytest.mark.parametrize(
+    "make",
+    [lambda scope, **kw: Map(scope, "m", key="str", **kw), lambda scope, **kw: Deque(scope, "d", **kw)],
+    ids=["Map", "Deque"],
+)
+def test_the_tuple_layout_on_a_scheme_of_bytes_keys_is_refused_when_made(scheme: Scheme, make: Any) -> None:
+    """Before, the collection was made, its writes blamed the key's type, and its
+    reads answered empty."""
+    ks = keyspace.open("memory:", scheme=scheme, leaf_depth=1 if isinstance(scheme, LengthPrefixed) else None)
+    try:
+        with pytest.raises(InvalidArgument, match="layout 'tuple' keeps typed tuple keys"):
+            make(ks.scope("app"), layout=TUPLE)
+        assert list(ks.store.scan(b"", None)) == []
+    finally:
+        ks.close()

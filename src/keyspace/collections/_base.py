@@ -45,6 +45,11 @@ class Collection:
                 f"layout={show_bytes(layout)} is not a collection layout; pass TUPLE or COSMWASM "
                 "(keyspace.collections), or nothing for the scheme's"
             )
+        elif layout.typed_keys and not scheme.typed_keys:
+            raise InvalidArgument(
+                f"layout {layout.name!r} keeps typed tuple keys, which the scheme {scheme!r} of this scope "
+                "does not store (its keys are bytes): pass COSMWASM, or nothing for the scheme's"
+            )
         self.layout: Layout = layout
         self._base = scope.scope(key="bytes", value="bytes")
         self._in_tx = False

@@ -203,6 +203,9 @@ class Layout(ABC):
     """How collections place their namespaces in a scope."""
 
     name: str
+    typed_keys: bool = False
+    """Whether its keys are tuples of typed elements, which only a scheme that
+    takes typed keys stores (:attr:`~keyspace.schemes.Scheme.typed_keys`)."""
 
     @abstractmethod
     def namespace(self, name: str | bytes, spec: KeySpec) -> Namespace:
@@ -389,6 +392,7 @@ class TupleLayout(Layout):
     notes). Needs a scope that takes typed keys (:class:`~keyspace.TupleScheme`)."""
 
     name = "tuple"
+    typed_keys = True
 
     def namespace(self, name: str | bytes, spec: KeySpec) -> Namespace:
         return _TupleNamespace(name, spec)
