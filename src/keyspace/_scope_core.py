@@ -31,7 +31,7 @@ from ._scan_plan import stored_ranges as _stored_ranges
 from ._scope_fields import NO_ROUTE, Route
 from .catalog import SETTLED
 from .codecs import Codec, native_type
-from .errors import KeyspaceError, show_bytes
+from .errors import KeyspaceError, StoreError, show_bytes
 from .schemes._base import Path, Scheme
 from .schemes._layouts import Layout
 from .stores._base import ReadView, WriteView
@@ -258,7 +258,10 @@ class ScopeCore(ScopeFields, Generic[_Owner]):
     def _writer(self) -> WriteView:
         view = self._view
         if not isinstance(view, WriteView) or not isinstance(self._data, WriteView):
-            raise KeyspaceError(f"scope {show_bytes(self.path)} is read-only here (a snapshot view)")
+            raise StoreError(
+                f"scope {show_bytes(self.path)} is read-only here (a snapshot view): write through the "
+                "keyspace or a transaction"
+            )
         return view
 
     def _part(self, view: WriteView) -> WriteView:

@@ -93,9 +93,7 @@ def watch(scope: StructureScope, subtree: bool, start_revision: int | None) -> S
         raise InvalidArgument(f"subtree must be True or False, not {subtree!r}")
     if scope._guard is not None:
         scope._hidden()
-    record_now = getattr(scope._state.store, "record_now", None)  # a store with features on
-    if record_now is not None:
-        record_now()  # every later opener writes the log this watch reads
+    scope._state.record_now()  # every process opening the store later writes the log this watch reads
     scheme, vdec, view, layout = scope.scheme, scope._vdec, scope._view, scope._layout
     kdec = decoded_key_codec(scheme, scope._key_spec)
     committed = scope._space.committed  # events come later: read the committed store then

@@ -422,19 +422,11 @@ class HookedStore(DelegatedReads, Store):
         """The hook of the feature ``name``, or ``None``."""
         return next((h for h in self.hooks if h.name == name), None)
 
-    def record_now(self) -> None:
-        """Write the feature record now where it is still to be written (else it
-        comes with the next write): a watch of the change log made before this
-        keyspace's first write relies on every process that opens the store
-        from then on writing the log. Cost: nothing once written; else one
-        transaction (a commit no hook sees)."""
-        if self._record is None:
-            return
-
-        def touch(tx: HookedTransaction) -> None:
-            tx._wrote = True  # the record comes with this commit, and nothing else
-
-        run_atomically(self.transaction, touch, f"the feature record of {self.url}")
+    @property
+    def unrecorded(self) -> bool:
+        """Whether the feature record is still to be written (it comes with the
+        next commit that writes anything, or :meth:`HookedTransaction.touch`)."""
+        return self._record is not None
 
     # -- reads: the engine's (DelegatedReads: scan, read_pages, count, seeker) ----
 
@@ -751,6 +743,12 @@ class HookedTransaction(DelegatedReads, WriteView):
         pending = self.pending
         for index, (make_key, value) in enumerate(self.deferred):
             pending[make_key(number, index)] = value
+
+    def touch(self) -> None:
+        """Count this transaction as one that writes, with nothing written yet: its
+        commit writes the feature record where it is still to be written."""
+        self._check_open()
+        self._wrote = True
 
     def note(self, name: str, key: bytes, value: Any) -> None:
         """Tell the hook ``name`` ``value`` about the write of ``key`` just made in

@@ -306,7 +306,7 @@ class Keyspace(Closing):
         after the block. The handle exists only inside ``with``: an attribute
         asked of ``ks.transaction()`` itself raises
         :class:`~keyspace.errors.NotEntered`, which says so."""
-        return Block(self._transaction(), "ks.transaction()")
+        return Block(self._transaction, "ks.transaction()")
 
     @contextmanager
     def _transaction(self) -> Iterator[Transaction]:

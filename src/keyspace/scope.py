@@ -622,6 +622,13 @@ class ScopeItems(ItemsView[Any, Any]):
     def __iter__(self) -> Iterator[tuple[Any, Any]]:
         return self._mapping._iter_items()
 
+    def __contains__(self, item: object) -> bool:
+        """Whether ``item`` is a ``(key, value)`` pair of the scope, as a dict's
+        items view answers: ``False`` for anything that is no pair."""
+        if not isinstance(item, tuple) or len(item) != 2:
+            return False
+        return super().__contains__(item)
+
 
 class ScopeValues(ValuesView[Any]):
     """``scope.values()``: a re-iterable view of the own values, read from the store

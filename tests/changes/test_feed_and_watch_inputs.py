@@ -124,3 +124,27 @@ def test_a_feed_name_must_be_printable_unicode(tmp_path: Path, name: str) -> Non
         with pytest.raises(InvalidArgument, match="a feed name must be"):
             ks.feed(name, ("a",))
         assert list_feeds(ks) == []
+
+
+@pytest.mark.parametrize(
+    "scheme",
+    [keyspace.LengthPrefixed(), keyspace.ScopeHash(), keyspace.TupleScheme(), keyspace.Sublevel()],
+    ids=repr,
+)
+@pytest.mark.parametrize("first", ["watch", "feed"])
+@pytest.mark.parametrize("engine", ["memory", "lmdb"])
+def test_a_watch_or_feed_made_before_the_first_write_leaves_the_store_writable(
+    engine: str, first: str, scheme: Any
+) -> None:
+    """The records they write first (the feature record, a feed's cursor) are no
+    scope's keys: a scheme that learns its layout from an empty store still
+    takes the store for its own (LengthPrefixed refused every read and write of
+    the scope after them)."""
+    path = ("a",) if isinstance(scheme, keyspace.ScopeHash) else ("a", "b")  # ScopeHash: one level
+    with engine_keyspace(engine, scheme=scheme) as ks:
+        source = ks.feed("f", path) if first == "feed" else ks.scope(*path).watch()
+        ks.scope(*path)[b"k"] = b"v"
+        assert dict(ks.scope(*path).items()) == {b"k": b"v"}
+        got = source.read(timeout=5.0) if first == "feed" else [source.get(5.0)]
+        assert [(e.key, e.value) for e in got if e is not None] == [(b"k", b"v")]
+        source.close()

@@ -150,3 +150,41 @@ def test_bad_scope_input_is_named_and_changes_nothing(
             assert word in str(info.value), (word, str(info.value))
     finally:
         store.close()
+
+
+class _AnswersNoBytes:
+    def __init__(self, answer: object) -> None:
+        self.answer = answer
+
+    def encode(self, key: object) -> object:
+        return self.answer
+
+    def decode(self, raw: bytes) -> object:
+        return raw
+
+
+@pytest.mark.parametrize("answer", ["text", 42, None])
+@pytest.mark.parametrize("scheme", [TupleScheme(), AsciiHex(), Sublevel()], ids=repr)
+def test_a_key_codec_whose_encode_gives_no_bytes_is_refused(scheme: object, answer: object) -> None:
+    """The tuple scheme stored a str or an int answer as it was."""
+    with keyspace.open("memory:", scheme=scheme) as ks:
+        s = ks.scope("users", key=_AnswersNoBytes(answer))
+        with pytest.raises(InvalidKey, match="must return bytes"):
+            s["alice"] = b"v"
+        assert list(ks.store.scan(b"", None)) == []
+
+
+def test_a_write_through_a_snapshot_is_a_store_error_and_changes_nothing(tmp_path: Path) -> None:
+    with keyspace.open(f"lmdb://{tmp_path}/db") as ks:
+        ks.scope("a")[b"k"] = b"v"
+        with ks.snapshot() as snap:
+            s = snap.scope("a")
+            for write in (
+                lambda: s.__setitem__(b"k", b"w"),
+                lambda: s.update({}),
+                s.clear,
+                lambda: s.pop(b"k"),
+            ):
+                with pytest.raises(StoreError, match="read-only here"):
+                    write()
+        assert dict(ks.scope("a").items()) == {b"k": b"v"}

@@ -65,3 +65,40 @@ def test_async_blocks_used_without_async_with_say_so(tmp_path: Path) -> None:
 
     messages = asyncio.run(asyncio.wait_for(main(), 60))
     assert all("_AsyncGeneratorContextManager" not in m for m in messages)
+
+
+@pytest.mark.parametrize("engine", ["memory", "lmdb", "sqlite"])
+def test_a_transaction_block_entered_again_is_a_new_transaction(tmp_path: Path, engine: str) -> None:
+    """Before, the second entry raised the AttributeError of a spent generator."""
+    url = "memory:" if engine == "memory" else f"{engine}:///{tmp_path / 'db'}"
+    with keyspace.open(url) as ks:
+        block = ks.transaction()
+        with block as tx:
+            tx.scope("a")[b"k"] = b"1"
+        with block as tx:
+            assert tx.scope("a")[b"k"] == b"1"
+            tx.scope("a")[b"k"] = b"2"
+        with pytest.raises(ValueError, match="raised in the block"), block as tx:
+            tx.scope("a")[b"k"] = b"3"
+            raise ValueError("raised in the block")
+        assert ks.scope("a")[b"k"] == b"2"
+
+
+def test_async_blocks_entered_again_are_new_ones(tmp_path: Path) -> None:
+    async def run() -> list[bytes]:
+        aks = await keyspace.aio.open(f"lmdb://{tmp_path / 'db'}")
+        try:
+            block, seen = aks.transaction(), []
+            for value in (b"1", b"2"):
+                async with block as tx:
+                    await tx.scope("a").put(b"k", value)
+                snap = aks.snapshot()
+                async with snap as s:
+                    seen.append(await s.scope("a").get(b"k"))
+                async with snap as s:  # the same snapshot block, entered again: a state of now
+                    seen.append(await s.scope("a").get(b"k"))
+            return seen
+        finally:
+            await aks.close()
+
+    assert asyncio.run(run()) == [b"1", b"1", b"2", b"2"]

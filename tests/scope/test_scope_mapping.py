@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace.errors import InvalidKey, KeyspaceError
+from keyspace.errors import InvalidArgument, InvalidKey, KeyspaceError
 from keyspace.schemes import (
     AsciiHex,
     Delimited,
@@ -232,3 +232,37 @@ def test_prefix_in_the_tuple_scheme_is_leading_elements() -> None:
         scope.update(rows)
         assert list(scope.keys(prefix="a")) == ["a", ("a", 1), ("a", 2)]
         assert list(scope.keys(prefix=("a", 2))) == [("a", 2)]
+
+
+@pytest.mark.parametrize(
+    ("other", "words"),
+    [
+        ([(b"ok", b"1"), b"abc"], "element #1 is no (key, value) pair"),
+        ([(b"k", b"v", b"x")], "element #0 is no (key, value) pair"),
+        ([5], "element #0 is no (key, value) pair"),
+        (5, "update takes a mapping or an iterable of (key, value) pairs, not 5"),
+    ],
+)
+@pytest.mark.parametrize("url", ["memory:", "lmdb"])
+def test_update_names_what_is_no_pair_and_writes_nothing(
+    tmp_path: Any, url: str, other: Any, words: str
+) -> None:
+    """``dict.update`` raises a bare ValueError or TypeError here."""
+    with keyspace.open(url if url == "memory:" else f"lmdb://{tmp_path}/db") as ks:
+        s = ks.scope("t")
+        s[b"a"] = b"1"
+        with pytest.raises(InvalidArgument) as refused:
+            s.update(other)
+        assert words in str(refused.value)
+        assert dict(s.items()) == {b"a": b"1"}
+        s.update([[b"b", b"2"]])  # a list of two is a pair, as for dict.update
+        assert dict(s.items()) == {b"a": b"1", b"b": b"2"}
+
+
+def test_an_items_view_holds_no_value_that_is_no_pair() -> None:
+    with keyspace.open("memory:") as ks:
+        s = ks.scope("t")
+        s[b"a"] = b"1"
+        d = {b"a": b"1"}
+        for item in ((1, 2, 3), 5, (b"a",), (b"a", b"1")):
+            assert (item in s.items()) == (item in d.items())

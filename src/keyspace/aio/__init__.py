@@ -536,7 +536,7 @@ class AsyncKeyspace:
         the block exits normally, discards when it raises (as the sync API). An
         attribute asked of ``ks.transaction()`` itself (no ``async with``) raises
         :class:`~keyspace.errors.NotEntered`, which says to use ``async with``."""
-        return AsyncBlock(self._transaction(), "ks.transaction()")
+        return AsyncBlock(self._transaction, "ks.transaction()")
 
     @contextlib.asynccontextmanager
     async def _transaction(self) -> AsyncIterator[AsyncTransaction]:
@@ -559,7 +559,7 @@ class AsyncKeyspace:
         """``async with ks.snapshot() as snap``: a read-only consistent view. An
         attribute asked of ``ks.snapshot()`` itself (no ``async with``) raises
         :class:`~keyspace.errors.NotEntered`, which says to use ``async with``."""
-        return AsyncBlock(self._snapshot(), "ks.snapshot()")
+        return AsyncBlock(self._snapshot, "ks.snapshot()")
 
     @contextlib.asynccontextmanager
     async def _snapshot(self) -> AsyncIterator[AsyncTransaction]:

@@ -264,6 +264,25 @@ class AtomicWrites(NameRegistry):
             return
         run_atomically(store.transaction, body, f"an atomic step of the keyspace at {self.url}")
 
+    def record_now(self) -> None:
+        """Write this keyspace's record and its feature record now where either is
+        still to be written (else they come with its first write): a watch of
+        the change log made before that relies on every process that opens the
+        store later writing the log. Cost: a flag read once both are written;
+        else one atomic write."""
+        unrecorded = getattr(self.store, "unrecorded", None)  # None: a store with no feature on
+        if unrecorded is None or (self.recorded and not unrecorded):
+            return
+
+        def claim(tx: WriteView) -> None:
+            if not self.recorded:
+                self._claim_record(tx)
+            touch = getattr(tx, "touch", None)  # a transaction of a store with features on
+            if touch is not None:
+                touch()
+
+        self._atomically(claim)
+
     def check_storable(self, keys: Iterable[Any]) -> None:
         """Refuse, before a scope's first write, a stored key (of ``keys``: keys, or
         pairs whose first item is the key) the engine cannot store: over its

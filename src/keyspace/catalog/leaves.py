@@ -159,20 +159,29 @@ class LeafRecords(SchemeRecords):
 
     def _owns(self, view: ReadView) -> bool:
         """Whether every key of the store was written under a layout this keyspace
-        knows: the store holds a recorded layout, or holds nothing at all. Only a
-        recorded layout is kept as known (records are never removed): an empty
-        store is asked again, as another process may since have written keys
-        without a layout. A keyspace that records no layout has nothing to read
-        again, and keeps what it found at its first look."""
+        knows: the store holds a recorded layout, or no key outside the
+        keyspaces' records (a feature record, a change log's: written by a
+        watch or a feed made before the first write, they hold no scope's key).
+        Only a recorded layout is kept as known (records are never removed): an
+        empty store is asked again, as another process may since have written
+        keys without a layout. A keyspace that records no layout has nothing to
+        read again, and keeps what it found at its first look."""
         if self.owned:
             return True
         if self._persist:
             if _first(view, LAYOUT_START, LAYOUT_STOP) is not None:
                 self.owned = True
                 return True
-            return _first(view, b"", None) is None
-        self.owned = _first(view, b"", None) is None
+            return self._holds_no_key(view)
+        self.owned = self._holds_no_key(view)
         return self.owned
+
+    def _holds_no_key(self, view: ReadView) -> bool:
+        """Whether ``view`` holds no key outside the reserved ranges. Cost: a seek
+        per range between them (a few)."""
+        return all(
+            _first(view, lo, hi) is None for lo, hi in _less_reserved(((b"", None),), self.reserved)[0]
+        )
 
     def _load(self, view: ReadView, same: Path) -> None:
         """Learn from the recorded layout whether ``same`` or an ancestor is a leaf,

@@ -426,16 +426,31 @@ def _compose(
         )
         return c, lambda raw: dec(key_of(raw)), c.decode_chunk
     if layout.accelerated:
-        # the C transform calls enc itself and builds the stored key from its bytes
+        # the C transform calls enc itself and builds the stored key from its bytes; an answer
+        # that is no bytes takes the fallback, which refuses it
         decoded = _decoded(chunk, dec)
-        kind, fallback = _KIND_CODES[layout.kind], (lambda key: stored(enc(key)))
+        kind, fallback = _KIND_CODES[layout.kind], (lambda key: stored(_encoded(enc, key)))
         # a codec that declares fixed-width little-endian ints has them packed in C
         size, signed = getattr(codec, "fixed_int", None) or (0, False)
         if size not in (1, 2, 4, 8):
             size, signed = 0, False
         c = _accel.Transform(kind, layout.prefix, layout.forbidden, 3, fallback, decoded, enc, size, signed)
         return c, lambda raw: dec(key_of(raw)), decoded
-    return (lambda key: stored(enc(key))), (lambda raw: dec(key_of(raw))), _decoded(chunk, dec)
+    return (lambda key: stored(_encoded(enc, key))), (lambda raw: dec(key_of(raw))), _decoded(chunk, dec)
+
+
+def _encoded(enc: Callable[[Any], Any], key: Any) -> bytes:
+    """``enc(key)``, a key codec's bytes: :class:`~keyspace.errors.InvalidKey` for
+    any other answer (the tuple layout would store a str or an int as it is)."""
+    raw = enc(key)
+    if not isinstance(raw, bytes):
+        from ..errors import InvalidKey, show_bytes
+
+        raise InvalidKey(
+            f"the key codec's encode gave {type(raw).__name__} {show_bytes(raw)} for the key "
+            f"{show_bytes(key)}; a codec's encode(obj) must return bytes"
+        )
+    return raw
 
 
 def _checked(enc: Callable[[Any], Any], stored: Stored) -> Stored:
