@@ -173,19 +173,32 @@ def test_typed_keys_printed_by_scan_are_accepted_by_get(
         assert got.rstrip("\n") == value, printed
 
 
+@pytest.mark.parametrize("scheme", ["sublevel", "asciihex", "length-prefixed"])
 def test_bytes_keys_with_prefix_text_round_trip_in_byte_schemes(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, scheme: str
 ) -> None:
+    """Every key ``scan`` prints reads back in ``get`` and ``delete``: text that
+    starts with a prefix (printed after ``bytes:``), and bytes that are no
+    UTF-8 text (printed as ``hex:``, which the byte schemes read literally
+    before)."""
     url = f"lmdb://{tmp_path / 's.lmdb'}"
-    with keyspace.open(url, scheme="sublevel") as ks:
-        ks.scope("s")[b"int:3"] = b"one"
-        ks.scope("s")[b"plain"] = b"two"
-    code, out, err = _run(capsys, "scan", url, "s")
+    keys = [b"int:3", b"plain", b"hex:41", b"\xff\x01", b"tab\there", b"bytes:x"]
+    with keyspace.open(url, scheme=scheme) as ks:
+        for i, key in enumerate(keys):
+            ks.scope("s")[key] = b"v%d" % i
+    code, out, err = _run(capsys, "scan", url, "s", "--scheme", scheme)
     assert code == 0, err
-    for line in out.splitlines():
+    lines = out.splitlines()
+    assert len(lines) == len(keys)
+    for line in lines:
         printed, value = line.split("\t")
-        code, got, _ = _run(capsys, "get", url, "s", "--key", printed)
-        assert code == 0 and got.rstrip("\n") == value
+        code, got, err = _run(capsys, "get", url, "s", "--key", printed, "--scheme", scheme)
+        assert code == 0 and got.rstrip("\n") == value, (printed, err)
+    for line in lines:
+        code, _, err = _run(capsys, "delete", url, "s", "--key", line.split("\t")[0], "--scheme", scheme)
+        assert code == 0, err
+    with keyspace.open(url, scheme=scheme) as ks:
+        assert list(ks.scope("s").keys()) == []
 
 
 def test_scan_help_examples_work_as_printed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -105,7 +105,9 @@ def test_names_with_a_slash_or_empty_are_listed_moved_and_removed_in_json_form(u
     assert ("",) not in after and ("[x",) not in after and ("acme", "c/d") in after
 
 
-@pytest.mark.parametrize("given", ["[1]", '["a", 2]', "[not json", '[["a"]]'])
+@pytest.mark.parametrize(
+    "given", ["[1]", '["a", 2]', "[not json", '[["a"]]', "[" * 5000 + "]" * 5000], ids=lambda g: g[:12]
+)
 def test_a_path_in_json_form_must_be_a_list_of_names(url: str, given: str) -> None:
     before = prefixes(url)
     refused = run("dir", "rm", url, given, ok=False)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _cli import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -249,6 +250,25 @@ def test_bad_dumps_are_refused() -> None:
         cw.parse_dump("models:\n- key 0001\n")
     assert cw.parse_dump("models: []\npagination:\n  total: '0'\n") == []
     assert cw.parse_dump("models:\n- value: 'eno='\n  key: \"0102\"\n") == [(b"\x01\x02", b"zz")]
+
+
+def test_a_dump_or_schema_nested_past_the_parser_is_a_named_error(tmp_path: Path) -> None:
+    """Python's JSON parser gives up on deep nesting with a RecursionError, which
+    reached the caller (and the command's "unexpected RecursionError")."""
+    deep = "[" * 100_000 + "]" * 100_000
+    (tmp_path / "deep.json").write_text(deep)
+    with pytest.raises(DecodeError, match="nested too deeply"):
+        cw.parse_dump(deep)
+    with pytest.raises(cw.SchemaError, match="nested too deeply"):
+        cw.load_schema(tmp_path / "deep.json")
+    (tmp_path / "ok.json").write_text('{"models": []}')
+    for args in (
+        [str(tmp_path / "deep.json"), "--schema", "cw20-base"],
+        [str(tmp_path / "ok.json"), "--schema", str(tmp_path / "deep.json")],
+    ):
+        proc = run("cosmwasm", "decode", *args, ok=False)
+        assert proc.returncode != 0 and "nested too deeply" in proc.stderr
+        assert "unexpected" not in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_decompose_names_the_collection_key() -> None:

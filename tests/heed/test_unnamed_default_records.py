@@ -147,3 +147,19 @@ def test_the_unnamed_default_scope_is_exactly_its_data(
     for name in others:
         with scoped_heed.open(env, name) as ks:
             assert ks.scope("t")[b"k"] == b"v"
+
+
+def test_inspect_counts_the_bytes_lmdb_stores(tmp_path: Path) -> None:
+    """The union of the database's default scope and its scoped database tells
+    their keys apart by a one-byte tag that LMDB does not store: ``inspect``
+    counted it, one byte a key too many."""
+    env = reference_env(tmp_path)
+    tree = json.loads(
+        run("inspect", str(env), "--scoped-heed", "legacy", "--unnamed-default", "--json").stdout
+    )
+    databases = _every_database(env)
+    default = {k: v for k, v in databases[None].items() if k in (b"\x00legacy", b"legacy-key1")}
+    scoped = databases[b"legacy_scoped"]
+    assert (tree["keys"], tree["bytes"]) == (len(default), sum(len(k) + len(v) for k, v in default.items()))
+    (tenant,) = tree["children"]
+    assert (tenant["keys"], tenant["bytes"]) == (len(scoped), sum(len(k) + len(v) for k, v in scoped.items()))

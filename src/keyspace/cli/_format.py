@@ -449,13 +449,18 @@ def _string_end(text: str, i: int) -> int:
 def key_from_text(text: str, fmt: str, *, typed: bool) -> Any:
     """A key from the command line: UTF-8 bytes (``text``), bytes from hex
     (``hex``), or a JSON value (``json``: a string, number, list for a composite
-    key, ``{"hex": ...}`` for bytes; strings are UTF-8 bytes in the byte schemes)."""
+    key, ``{"hex": ...}`` for bytes; strings are UTF-8 bytes in the byte schemes).
+    As text, every key :func:`render_key` prints reads back: ``bytes:…`` is the
+    text after it, ``hex:…`` bytes from hex, in every scheme (a key whose text
+    starts so is printed after ``bytes:``)."""
     if fmt == "hex":
         return _hex(text, "key")
     if fmt == "json":
         return _from_json(_load_json(text, "key"), typed=typed, what=f"key {_shown(text)}")
     if text.startswith("bytes:"):
         return text[6:].encode("utf-8", "surrogateescape")
+    if not typed and text.startswith("hex:"):
+        return _hex(text[4:], f"key {_shown(text)}: after hex:, the key")
     if typed and text.startswith(_TYPED_PREFIXES):
         return parse_component(text, "key")
     return text.encode("utf-8", "surrogateescape")

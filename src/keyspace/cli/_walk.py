@@ -75,7 +75,14 @@ def store_reader(ks: Keyspace, depth: int | None, view: ReadView) -> KeyReader:
     through the layout the store records where it records one (its leaves, of
     any depths; a ``depth`` they contradict raises
     :class:`~keyspace.errors.LayoutError`), else at ``depth``."""
-    return KeyReader(ks.scheme, depth, view, ks.catalog.store_decoder(view), ks.catalog.reserved)
+    return KeyReader(
+        ks.scheme,
+        depth,
+        view,
+        ks.catalog.store_decoder(view),
+        ks.catalog.reserved,
+        ks.store.capabilities.key_tag,
+    )
 
 
 class KeyReader:
@@ -100,7 +107,12 @@ class KeyReader:
         view: ReadView | None = None,
         decode: Callable[[bytes], tuple[tuple[Any, ...], Any]] | None = None,
         reserved: tuple[tuple[bytes, bytes], ...] | None = None,
+        key_tag: int = 0,
     ) -> None:
+        self.key_tag = key_tag
+        """Bytes in front of each key read that the engine does not store (the
+        store's :attr:`~keyspace.stores.Capabilities.key_tag`): left out of the
+        sizes :func:`tally` gives."""
         if scheme.decode_needs_depth and depth is None and decode is None:
             raise NeedsMore(
                 f"{scheme.name} keys do not record how many path components they hold; "
@@ -268,6 +280,7 @@ def _tally(
 ) -> Iterator[Run | Skipped]:
     read = reader.read
     scheme = reader.scheme
+    tag = reader.key_tag
     runs = reader.runs and scheme.own_range_is_exact()
     path: tuple[Any, ...] = ()
     decode: Callable[[list[tuple[bytes, bytes]]], object] | None = None  # set while a run lasts
@@ -287,7 +300,7 @@ def _tally(
                     except DecodeError:  # some key does not decode: read them one by one
                         yield from _singles(part, reader)
                     else:
-                        yield Run(path, len(part), page_bytes(part))
+                        yield Run(path, len(part), page_bytes(part) - tag * len(part))
                     at = upto
                 if at < end:
                     decode = None
@@ -352,7 +365,7 @@ def _single(
         return Skipped(stored, value, f"not a {reader.scheme.name} key: {exc}")
     if found is RESERVED:
         return Skipped(stored, value, None)
-    return Run(found[0], 1, len(stored) + len(value))
+    return Run(found[0], 1, len(stored) - reader.key_tag + len(value))
 
 
 def _singles(part: list[tuple[bytes, bytes]], reader: KeyReader) -> Iterator[Run | Skipped]:

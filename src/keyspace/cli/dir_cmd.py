@@ -27,7 +27,7 @@ def _path(text: str) -> tuple[str, ...]:
     if text.lstrip().startswith("["):
         try:
             names = json.loads(text)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested past Python's limit
             raise DirectoryError(f"directory path {text!r} is no JSON list of names: {exc}") from None
         if not isinstance(names, list) or not all(type(name) is str for name in names):
             raise DirectoryError(f"directory path {text!r} must be a JSON list of strings")

@@ -78,7 +78,7 @@ def counted_tree(
                 ticker.advance(item.keys)
                 continue
             if claim is None or item.reason is None or not claim(item.stored, item.value):
-                outside.count(item.stored, item.value, item.reason)
+                outside.count(item.stored[reader.key_tag :], item.value, item.reason)
             ticker.advance()
     return tree, outside, counts
 

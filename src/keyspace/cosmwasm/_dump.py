@@ -116,8 +116,10 @@ def models_from_dump(text: str) -> list[Mapping[str, Any]]:
     if body.startswith(("{", "[")):
         try:
             doc = json.loads(body)
-        except ValueError as exc:
-            raise DecodeError(f"contract-state dump is not valid JSON: {exc}") from None
+        except (ValueError, RecursionError) as exc:  # RecursionError: nested past Python's limit
+            raise DecodeError(
+                f"contract-state dump is not valid JSON (or nested too deeply): {exc}"
+            ) from None
         models = doc.get("models") if isinstance(doc, dict) else doc
         if not isinstance(models, list):
             what = f"a JSON object with keys {sorted(doc)}" if isinstance(doc, dict) else "a JSON array"

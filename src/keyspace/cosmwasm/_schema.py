@@ -249,6 +249,6 @@ def load_schema(source: str | os.PathLike[str] | Mapping[str, Any] | Schema) -> 
         where = f"schema file {text_source!r}"
     try:
         doc = json.loads(text)
-    except ValueError as exc:
-        raise SchemaError(f"{where} is not JSON: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested past Python's limit
+        raise SchemaError(f"{where} is not JSON (or nested too deeply): {exc}") from None
     return Schema.from_json(doc)

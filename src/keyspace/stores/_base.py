@@ -184,6 +184,10 @@ class Capabilities:
     """Key ranges ``[lo, hi)`` the store keeps for its own use, where no scope's key
     may be stored (etcd's revision probe key, which every user that access grants
     reaches may read: a key of one scope stored there would be read by all)."""
+    key_tag: int = 0
+    """Bytes in front of every key the store hands out that its engine does not
+    store (a union of databases tells their keys apart by a tag): a key takes
+    its length less these in the engine, as ``keyspace inspect`` counts it."""
 
 
 def check_scan_limit(limit: Any) -> None:

@@ -174,6 +174,7 @@ class PrefixUnion(_Routed, Store):
             empty_keys=False,
             native_delete_range=False,
             multi_process=all(s.capabilities.multi_process for _, s in parts),
+            key_tag=len(tags[0]) if len({len(t) for t in tags}) == 1 else 0,  # tags of one length
         )
         self._tags = {id(s): t for t, s in parts}
 

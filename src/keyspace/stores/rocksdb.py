@@ -160,7 +160,7 @@ def _check_raw_mode(kept: tuple[bytes, int, int] | None, url: str) -> None:
         return
     try:
         raw_mode = json.loads(kept[0]).get("raw_mode")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         raw_mode = None
     if raw_mode is not True:
         raise StoreError(
