@@ -15,7 +15,7 @@ from operator import itemgetter
 from typing import Any, Protocol
 
 from ._scan_plan import Range
-from ._update_pairs import update_pairs
+from ._update_pairs import pairs_checked, update_pairs
 from .codecs import BYTES
 from .errors import InvalidKey
 from .schemes._base import Key, Path
@@ -113,15 +113,16 @@ def update(scope: BulkScope, other: Any, kwargs: dict[str, Any]) -> None:
     view = scope._writer()
     pairs = update_pairs(other, kwargs)
     state = scope._state
-    if view is state.store and view.capabilities.max_batch_ops is None:
-        stream(scope, view, encoded(scope, pairs))
-        return
-    stored, venc = scope._stored, scope._venc
-    if venc is None:
-        ops = [(stored(k), v if type(v) is bytes else not_bytes(v)) for k, v in pairs]
-    else:
-        encode = partial(encode_value, venc)
-        ops = [(stored(k), encode(v)) for k, v in pairs]
+    with pairs_checked(other):  # a list or tuple's element that is no pair: named
+        if view is state.store and view.capabilities.max_batch_ops is None:
+            stream(scope, view, encoded(scope, pairs))
+            return
+        stored, venc = scope._stored, scope._venc
+        if venc is None:
+            ops = [(stored(k), v if type(v) is bytes else not_bytes(v)) for k, v in pairs]
+        else:
+            encode = partial(encode_value, venc)
+            ops = [(stored(k), encode(v)) for k, v in pairs]
     if not ops:
         return
     if scope._put is None and scope._first_write(ops, puts=True):

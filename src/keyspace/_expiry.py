@@ -46,7 +46,7 @@ from typing import Any, Final
 
 from ._bytes import prefix_end
 from ._retry import run_atomically
-from ._update_pairs import update_pairs
+from ._update_pairs import pair_list
 from ._write_hooks import HookedStore, HookedTransaction, WriteHook, register_feature
 from .errors import InvalidArgument, KeyspaceError, KeyTooLarge, show_bytes
 from .schemes._base import Scheme
@@ -609,7 +609,7 @@ class ExpiringScope(MutableMapping[Any, Any]):
     def update(self, other: Any = (), /, **kwargs: Any) -> None:
         """Every pair put with this face's ``ttl``, in one commit (the scope's
         transaction's, or one of its own)."""
-        pairs = list(update_pairs(other, kwargs))
+        pairs = pair_list(other, kwargs)
         scope = self._scope
         if isinstance(scope._writer(), HookedTransaction):
             for key, value in pairs:

@@ -266,3 +266,27 @@ def test_an_items_view_holds_no_value_that_is_no_pair() -> None:
         d = {b"a": b"1"}
         for item in ((1, 2, 3), 5, (b"a",), (b"a", b"1")):
             assert (item in s.items()) == (item in d.items())
+
+
+def test_every_update_names_what_is_no_pair() -> None:
+    """A scope with a default ttl and the asyncio face read their pairs in one
+    list first: the same refusal, nothing written."""
+    import asyncio
+
+    import keyspace.aio
+
+    with keyspace.open("memory:", ttl=True) as ks:
+        with pytest.raises(InvalidArgument, match="element #1 is no"):
+            ks.scope("t").expiring(5).update([(b"a", b"1"), (b"b",)])
+        assert list(ks.scope("t").keys()) == []
+
+    async def run() -> list[Any]:
+        aks = await keyspace.aio.open("memory:")
+        try:
+            with pytest.raises(InvalidArgument, match="element #0 is no"):
+                await aks.scope("t").update([b"abc"])
+            return [k async for k in aks.scope("t")]
+        finally:
+            await aks.close()
+
+    assert asyncio.run(run()) == []

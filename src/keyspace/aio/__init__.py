@@ -52,6 +52,7 @@ from typing import Any, Self, TypeVar
 from .. import keyspace as _sync
 from .._blocks import AsyncBlock
 from .._scope_structure import decoded_key_codec as _decoded_key_codec
+from .._update_pairs import pair_list
 from .._watch import ScopeWatch
 from ..catalog import Catalog
 from ..codecs import Codec, resolve_codec
@@ -59,7 +60,7 @@ from ..errors import InvalidArgument, StoreClosed
 from ..keyspace import Keyspace
 from ..schemes._base import Path, Scheme
 from ..schemes._layouts import Layout
-from ..scope import Scope, check_range_arguments, update_pairs
+from ..scope import Scope, check_range_arguments
 from ..stores._aio import DEFAULT_CHUNK, AsyncStore, async_store, to_the_end
 from ..stores._aio import AsyncTransaction as _StoreTransaction
 from ..stores._base import ReadView
@@ -267,7 +268,7 @@ class AsyncScope:
         (etcd: one Txn). The pairs are read once, here: the operation may run
         several times before it completes (each run one read further), and an
         iterator read by the first run would be empty for the next."""
-        pairs = list(update_pairs(other, kwargs))
+        pairs = pair_list(other, kwargs)
         await self._run(lambda s: s.update(pairs))
 
     async def clear(self) -> None:
@@ -459,7 +460,7 @@ class AsyncExpiringScope:
 
     async def update(self, other: Any = (), /, **kwargs: Any) -> None:
         """Each pair put with the default ``ttl``, one commit each."""
-        pairs = list(update_pairs(other, kwargs))
+        pairs = pair_list(other, kwargs)
         for key, value in pairs:
             await self.put(key, value)
 
