@@ -9,6 +9,7 @@ swept yet are no difference."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,53 +20,46 @@ import keyspace
 from keyspace.errors import QuotaExceeded
 
 
-def _url(engine: str, tmp_path: Path) -> str:
-    return "memory:" if engine == "memory" else f"{engine}:///{tmp_path}/db"
+@pytest.fixture(params=["memory", "lmdb", "sqlite"])
+def at_quota(request: pytest.FixtureRequest, tmp_path: Path, clock: Clock) -> Iterator[keyspace.Scope]:
+    """The scope ``q`` of a ttl and accounting keyspace on each engine, with a
+    quota of 2 keys, holding two keys whose deadline has passed (not swept yet)."""
+    engine = request.param
+    url = "memory:" if engine == "memory" else f"{engine}:///{tmp_path}/db"
+    with keyspace.open(url, ttl=True, accounting=True) as ks:
+        ks.set_quota(("q",), keys=2)
+        q = ks.scope("q")
+        q.put(b"a", b"1", ttl=5)
+        q.put(b"b", b"1", ttl=5)
+        clock.now += 10
+        yield q
 
 
-def _two_expired_keys_at_a_quota_of_two(ks: keyspace.Keyspace, clock: Clock) -> keyspace.Scope:
-    """The scope ``q`` of ``ks`` with a quota of 2 keys, holding two keys whose
-    deadline has passed (not swept yet)."""
-    ks.set_quota(("q",), keys=2)
-    q = ks.scope("q")
-    q.put(b"a", b"1", ttl=5)
-    q.put(b"b", b"1", ttl=5)
-    clock.now += 10
-    return q
+def test_expired_keys_not_swept_leave_room_under_a_key_quota(at_quota: keyspace.Scope) -> None:
+    q = at_quota
+    assert len(q) == 0 and list(q.keys()) == []
+    q[b"c"] = b"1"
+    assert list(q.keys()) == [b"c"]
+    q[b"d"] = b"1"
+    with pytest.raises(QuotaExceeded, match="would make it 3 keys"):
+        q[b"e"] = b"1"
+    assert list(q.keys()) == [b"c", b"d"]
 
 
-@pytest.mark.parametrize("engine", ["memory", "lmdb", "sqlite"])
-def test_expired_keys_not_swept_leave_room_under_a_key_quota(
-    engine: str, tmp_path: Path, clock: Clock
-) -> None:
-    with keyspace.open(_url(engine, tmp_path), ttl=True, accounting=True) as ks:
-        q = _two_expired_keys_at_a_quota_of_two(ks, clock)
-        assert len(q) == 0 and list(q.keys()) == []
-        q[b"c"] = b"1"
-        assert list(q.keys()) == [b"c"]
-        q[b"d"] = b"1"
-        with pytest.raises(QuotaExceeded, match="would make it 3 keys"):
-            q[b"e"] = b"1"
-        assert list(q.keys()) == [b"c", b"d"]
-
-
-@pytest.mark.parametrize("engine", ["memory", "lmdb", "sqlite"])
-def test_an_expired_key_written_again_counts_against_the_quota(
-    engine: str, tmp_path: Path, clock: Clock
-) -> None:
-    with keyspace.open(_url(engine, tmp_path), ttl=True, accounting=True) as ks:
-        q = _two_expired_keys_at_a_quota_of_two(ks, clock)
-        before = dict(ks.store.inner.scan(b"", None))  # type: ignore[attr-defined]
-        with pytest.raises(QuotaExceeded, match="would make it 3 keys"), ks.transaction() as tx:
-            t = tx.scope("q")
-            t[b"a"] = b"again"  # an expired key written without a ttl: seen by reads again
-            t[b"c"] = b"1"
-            t[b"d"] = b"1"
-        assert dict(ks.store.inner.scan(b"", None)) == before  # type: ignore[attr-defined]
-        with ks.transaction() as tx:
-            tx.scope("q")[b"a"] = b"again"
-            tx.scope("q")[b"c"] = b"1"
-        assert dict(q.items()) == {b"a": b"again", b"c": b"1"}
+def test_an_expired_key_written_again_counts_against_the_quota(at_quota: keyspace.Scope) -> None:
+    q = at_quota
+    ks = q.keyspace
+    before = dict(ks.store.inner.scan(b"", None))  # type: ignore[attr-defined]
+    with pytest.raises(QuotaExceeded, match="would make it 3 keys"), ks.transaction() as tx:
+        t = tx.scope("q")
+        t[b"a"] = b"again"  # an expired key written without a ttl: seen by reads again
+        t[b"c"] = b"1"
+        t[b"d"] = b"1"
+    assert dict(ks.store.inner.scan(b"", None)) == before  # type: ignore[attr-defined]
+    with ks.transaction() as tx:
+        tx.scope("q")[b"a"] = b"again"
+        tx.scope("q")[b"c"] = b"1"
+    assert dict(q.items()) == {b"a": b"again", b"c": b"1"}
 
 
 def test_a_bytes_quota_of_an_ancestor_leaves_out_the_expired_keys_below_it(clock: Clock) -> None:
