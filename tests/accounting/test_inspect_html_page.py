@@ -39,6 +39,16 @@ def test_the_page_is_self_contained(tmp_path: Path) -> None:
     assert "tenant2" in text and "users3" in text
 
 
+def test_a_page_and_json_together_are_refused(tmp_path: Path) -> None:
+    """Before, the page was written and no JSON printed."""
+    url = f"lmdb://{tmp_path}/db"
+    _store(url, accounting=False)
+    out = tmp_path / "tree.html"
+    proc = run("inspect", url, "--html", str(out), "--json", ok=False)
+    assert proc.returncode != 0 and "give one of them" in proc.stderr
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("accounting", [True, False])
 def test_the_treemap_opens_zooms_and_hovers_in_chromium(tmp_path: Path, accounting: bool) -> None:
     url = f"lmdb://{tmp_path}/db"

@@ -132,6 +132,8 @@ def test_separator_is_refused_for_other_schemes(tmp_path: Path) -> None:
     assert proc.returncode == 1 and "takes no --separator" in proc.stderr
     proc = run("inspect", "memory:", "--separator", "ab", ok=False)
     assert proc.returncode == 1 and "not one byte" in proc.stderr  # a usage error: one line, exit 1
+    proc = run("inspect", "memory:", "--separator", "é", ok=False)  # e9 here, c3 a9 in a path: refused
+    assert proc.returncode == 1 and "give the byte e9 as \\xe9" in proc.stderr
 
 
 def test_decode_command() -> None:

@@ -154,6 +154,8 @@ def test_a_dry_run_writes_nothing_and_reports_the_copy(
     assert code == 0, err
     assert "dry run, nothing written: 3 keys read: 1 would be copied, 1 already present, 1 conflict(s)" in out
     assert "conflicts (refused with --on-conflict fail): scope ('a',) key b'differs'" in out
+    with keyspace.open(dst) as ks:  # the destination named by its URL, as the copy names it
+        assert f"to   {ks.url}: " in err
     assert _raw(dst) == before and _raw(src) == source
     new = tmp_path / "new.lmdb"
     code, out, err = _cli(capsys, "migrate", src, str(new), "--dry-run", "--to-scheme", "delimited")

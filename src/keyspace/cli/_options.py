@@ -152,9 +152,10 @@ def check_depth_applies(scheme: Scheme, depth: int | None, option: str = "--dept
 
 
 def parse_separator(text: str) -> str:
-    """A one-byte separator from the command line: one character (code 0-255), or
-    ``\\xHH`` / ``\\0`` / ``\\t`` for bytes a shell cannot pass (``\\x00``).
-    Raises :class:`click.BadParameter` otherwise."""
+    """A one-byte separator from the command line: one ASCII character, or
+    ``\\xHH`` / ``\\0`` / ``\\t`` for bytes a shell cannot pass (``\\x00``) and for
+    the bytes 80-ff (a character there would mean its UTF-8 bytes in a path or
+    key, but one byte here). Raises :class:`click.BadParameter` otherwise."""
     escapes = {"\\0": "\x00", "\\t": "\t", "\\n": "\n", "\\\\": "\\"}
     if text in escapes:
         return escapes[text]
@@ -163,8 +164,13 @@ def parse_separator(text: str) -> str:
             return chr(int(text[2:], 16))
         except ValueError:
             pass
-    if len(text) == 1 and ord(text) <= 0xFF:
+    if len(text) == 1 and ord(text) < 0x80:
         return text
+    if len(text) == 1 and ord(text) <= 0xFF:
+        raise click.BadParameter(
+            f"{text!r} is no ASCII character: paths and keys are UTF-8 text, where it is "
+            f"{text.encode().hex(' ')}; give the byte {ord(text):02x} as \\x{ord(text):02x}"
+        )
     raise click.BadParameter(f"{text!r} is not one byte: give one character, or \\xHH (e.g. \\x00)")
 
 

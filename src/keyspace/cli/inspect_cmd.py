@@ -210,6 +210,8 @@ def inspect(
     that open them): LMDB keeps their records among the keys of its unnamed
     database, so that listing reads those keys once, with accounting on too.
     """
+    if html is not None and as_json:
+        raise click.UsageError("--html writes the tree as a page and --json prints it: give one of them")
     databases, only_records = ([], False) if url.startswith(HEED_URL) else named_databases(url)
     if databases:
         if as_json:

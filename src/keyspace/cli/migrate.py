@@ -576,7 +576,10 @@ def _dry_run(
         names=("--to-depth", "--to-separator"),
     ) as target:
         dst_ks = target.keyspace
-        err().print(f"to   {dst}: {target.how}" + (" (does not exist yet)" if missing else ""), markup=False)
+        shown = dst if missing else dst_ks.url  # the URL the copy would open, as the copy prints it
+        err().print(
+            f"to   {shown}: {target.how}" + (" (does not exist yet)" if missing else ""), markup=False
+        )
         convert = _path_converter(source, dst_ks, keep_bytes)
         stand_in = _Rehearsal(dst_ks.store)
         with attach(stand_in, scheme=dst_ks.scheme, close_store=False, leaf_depth=to_depth) as rehearsal:
