@@ -256,3 +256,21 @@ def test_a_path_the_command_cannot_use_is_one_line_naming_it(
     code, _, err = _run(capsys, "demo", str(blocked / "demo"))
     line = _one_error_line(code, err)
     assert line.startswith(f"error: cannot use {blocked}") and "unexpected" not in line, line
+
+
+def test_a_store_of_unknown_layout_names_the_commands_depth_option(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The refusal named only the Python parameter (leaf_depth=N)."""
+    import lmdb
+
+    env = lmdb.open(str(tmp_path / "db"))
+    with env.begin(write=True) as txn:
+        txn.put(b"\x00\x01ak", b"v")  # a LengthPrefixed key written with no layout record
+    env.close()
+    code, _, err = _run(capsys, "scan", str(tmp_path / "db"), "a", "--scheme", "length-prefixed")
+    assert code == 1 and "the command's --depth N" in err
+    code, out, err = _run(
+        capsys, "scan", str(tmp_path / "db"), "a", "--scheme", "length-prefixed", "--depth", "1"
+    )
+    assert code == 0 and out.endswith("\tv\n"), err

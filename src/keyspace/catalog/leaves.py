@@ -115,8 +115,8 @@ class LeafRecords(SchemeRecords):
         raise LayoutError(
             f"which scopes of {self.url} hold keys is not known: {self.scheme.name} keys do not record where "
             f"a scope's name ends, and the store holds keys written without a recorded layout; open it with "
-            "leaf_depth=N (the depth of the scopes that hold keys) to read or change scope "
-            f"{show_bytes(path)}"
+            "leaf_depth=N (the depth of the scopes that hold keys; the command's --depth N) to read or "
+            f"change scope {show_bytes(path)}"
         )
 
     def _unrecorded(self, view: ReadView) -> bool:
