@@ -422,14 +422,11 @@ class LogWatch(StoreWatch):
             try:
                 if log.last() > self.after:
                     upto, entries = log.read_since(self.after)
-                    commit: list[StoreEvent] = []  # the events of one commit, queued together
-                    for seq, key, value in entries:
-                        if commit and commit[-1].revision != seq:
-                            self._push(commit)
-                            commit = []
-                        if self._in(key):
-                            commit.append(StoreEvent("delete" if value is None else "put", key, value, seq))
-                    self._push(commit)
+                    self._push_commits(
+                        StoreEvent("delete" if value is None else "put", key, value, seq)
+                        for seq, key, value in entries
+                        if self._in(key)
+                    )
                     self.after = max(self.after, upto)
             except KeyspaceError as exc:
                 if not stop.is_set():

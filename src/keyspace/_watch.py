@@ -84,8 +84,9 @@ class ScopeWatch(Closing):
         check_timeout(timeout)
         deadline = None if timeout is None else time.monotonic() + timeout
         left = timeout
+        take = self._source._take  # the timeout checked above, once
         while True:
-            raw = self._source.get(left)
+            raw = take(left)
             if raw is None:
                 return None
             event = self._event(raw)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -85,11 +85,23 @@ class StoreWatch(Closing):
 
     # -- producer side ---------------------------------------------------------
 
-    def _push(self, events: Sequence[StoreEvent]) -> None:
-        """Queue the events of one commit, in order, as one item (nothing for none)."""
+    def _push(self, events: list[StoreEvent]) -> None:
+        """Queue the events of one commit, in order, as one item (nothing for none;
+        the list is queued as it is)."""
         if events:
-            self._queue.put(list(events))
+            self._queue.put(events)
             self._notify()
+
+    def _push_commits(self, events: Iterable[StoreEvent]) -> None:
+        """Queue ``events`` (ascending revisions) one commit at a time: each run of
+        one revision as one item (:meth:`_push`)."""
+        commit: list[StoreEvent] = []
+        for event in events:
+            if commit and commit[-1].revision != event.revision:
+                self._push(commit)
+                commit = []
+            commit.append(event)
+        self._push(commit)
 
     def _fail(self, error: BaseException) -> None:
         """End the stream with ``error``: the consumer gets the events queued before
@@ -149,6 +161,11 @@ class StoreWatch(Closing):
         stream (e.g. :class:`~keyspace.errors.WatchCompacted`), or
         :class:`~keyspace.errors.StoreClosed` after :meth:`close`."""
         check_timeout(timeout)
+        return self._take(timeout)
+
+    def _take(self, timeout: float | None) -> StoreEvent | None:
+        """:meth:`get` of a ``timeout`` known to be good (a scope watch's, which
+        checked its own once)."""
         if self._failed is not None:
             raise self._failed
         if self._closed.is_set():

@@ -207,24 +207,21 @@ class EtcdWatch(StoreWatch):
             return False
         cut = self._cut
         last = self._next - 1
-        commit: list[StoreEvent] = []  # the events of one revision, queued together
+        wanted: list[StoreEvent] = []
         for event in events:
             kv = event.kv
             revision = int(kv.mod_revision)
             if revision < self._next:
                 continue  # already delivered before a reconnect
-            if commit and commit[-1].revision != revision:
-                self._push(commit)
-                commit = []
             last = max(last, revision)
             key = bytes(kv.key)[cut:]
             if not self._wanted(key):
                 continue
             if event.type == wa.Event.DELETE:
-                commit.append(StoreEvent("delete", key, None, revision))
+                wanted.append(StoreEvent("delete", key, None, revision))
             else:
-                commit.append(StoreEvent("put", key, bytes(kv.value), revision))
-        self._push(commit)
+                wanted.append(StoreEvent("put", key, bytes(kv.value), revision))
+        self._push_commits(wanted)  # a response's events of one revision, queued together
         self._next = last + 1
         return False
 
