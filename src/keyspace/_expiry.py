@@ -148,13 +148,18 @@ class Expiry(WriteHook):
     def attached(self, store: HookedStore) -> None:
         self.hooked = store
 
+    def _passed(self, view: ReadView, limit: int | None = None) -> Iterator[tuple[bytes, bytes]]:
+        """``(index entry, stored key)`` of the keys of ``view`` whose deadline has
+        passed, oldest deadline first, at most ``limit``. Cost: a scan of the
+        deadline index up to now."""
+        idx = self.idx
+        cut, stop = len(idx) + 8, idx + (now_micros() + 1).to_bytes(8, "big")
+        for entry in keys_in(view, idx, stop, limit=limit):
+            yield entry, entry[cut:]
+
     def hidden(self, view: ReadView) -> Iterator[bytes]:
-        """The stored keys of ``view`` whose deadline has passed, not swept yet.
-        Cost: a scan of the deadline index up to now."""
-        cut = len(self.idx) + 8
-        stop = self.idx + (now_micros() + 1).to_bytes(8, "big")
-        for entry in keys_in(view, self.idx, stop):
-            yield entry[cut:]
+        """The stored keys of ``view`` whose deadline has passed, not swept yet."""
+        return (key for _, key in self._passed(view))
 
     def deadline(self, view: ReadView, stored: bytes) -> int | None:
         """The deadline of the stored key ``stored`` in ``view`` (microseconds of
@@ -281,13 +286,10 @@ class Expiry(WriteHook):
         and per key a delete and its records'."""
         hooked = self.hooked
         assert hooked is not None
-        idx, cut = self.idx, len(self.idx) + 8
 
         def step(tx: HookedTransaction) -> int:
-            stop = idx + (now_micros() + 1).to_bytes(8, "big")
-            found = list(keys_in(tx.view, idx, stop, limit=limit))
-            for entry in found:
-                key = entry[cut:]
+            found = list(self._passed(tx.view, limit))
+            for entry, key in found:
                 tx.delete(key)
                 tx.view.delete(entry)  # its records, here too: a key found absent is not reported
                 tx.view.delete(self.rec + key)
