@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
-from typing import Any, Final, NamedTuple, NoReturn, cast
+from typing import Any, Final, NamedTuple, cast
 
 from ._bytes import prefix_end
 from ._counter_records import NONE as _NONE
@@ -774,20 +774,20 @@ def accounting_recorded_but_off(view: ReadView, store: Store, scheme: Scheme, ur
     return accounting_of(store) is None and enabled(view, scheme, url)
 
 
-def accounting_on_but_unrecorded(view: ReadView, store: Store, scheme: Scheme, url: str = "") -> bool:
-    """Whether the keyspace whose store is ``store`` runs accounting that ``view``
-    records no more than it did when the keyspace opened the store (it asked
-    for accounting on a store no keyspace had recorded it in): one point read."""
-    hook = accounting_of(store)
-    return hook is not None and hook.unconfirmed and not enabled(view, scheme, url)
-
-
-def refuse_written_without(store: Store, scheme: Scheme) -> NoReturn:
-    """:class:`AccountingUnavailable`: a keyspace of ``scheme`` without accounting
-    wrote the store (its record is there) before the first write of this one,
-    which asked for accounting."""
+def refuse_written_without(view: ReadView, hook: Accounting | None, scheme: Scheme, url: str = "") -> None:
+    """:class:`AccountingUnavailable` where ``hook`` (a keyspace's accounting, which
+    found none recorded when it opened the store) would record accounting on a
+    store that ``view`` shows a keyspace of ``scheme`` wrote without it: its
+    record is there and accounting is not. That program may write uncounted
+    keys still, even where its writes left none. Asked at open and inside the
+    first write. Cost: a point read or two, while unconfirmed."""
+    record = scheme.metadata_key
+    if hook is None or not hook.unconfirmed or record is None or view.get(record) is None:
+        return
+    if enabled(view, scheme, url):
+        return
     raise AccountingUnavailable(
-        f"{store.url} holds the record of a keyspace of {scheme!r} that keeps no counts: keys no counter "
+        f"{url} holds the record of a keyspace of {scheme!r} that keeps no counts: keys no counter "
         "counts may be there, and that program may write more; nothing was written and accounting is not "
         "recorded: accounting=True is for a new keyspace, so run 'keyspace accounting enable URL' to turn "
         "it on, then open the store again in every program"
@@ -869,9 +869,7 @@ def _factory(store: Store, scheme: Scheme, params: dict[str, Any]) -> WriteHook 
             f"{store.url} holds keys that no counter counts yet; accounting=True is for a new keyspace: "
             "run 'keyspace accounting enable URL' to count them once and keep the counts from then on"
         )
-    record = scheme.metadata_key
-    if hook.unconfirmed and record is not None and store.get(record) is not None:
-        refuse_written_without(store, scheme)
+    refuse_written_without(store, hook, scheme, store.url)
     return hook
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from .. import _metadata
-from .._accounting import accounting_on_but_unrecorded, accounting_recorded_but_off, refuse_written_without
+from .._accounting import accounting_of, accounting_recorded_but_off, refuse_written_without
 from ..errors import ReservedKey, SchemeMismatch, show_bytes
 from ..schemes._base import Key, Path, Scheme, exact_path, remember
 from ..stores._base import ReadView, WriteView
@@ -129,8 +129,8 @@ class SchemeRecords(CatalogState):
             if self.found_empty and self.scheme.metadata_key is not None:
                 self._refuse_unrecorded_keys(view)
             _metadata.write(view, self.scheme)
-        elif accounting_on_but_unrecorded(view, self.store, self.scheme, self.url):
-            refuse_written_without(self.store, self.scheme)  # a keyspace without it wrote the record
+        else:  # a keyspace wrote the record: one without accounting, where none is recorded
+            refuse_written_without(view, accounting_of(self.store), self.scheme, self.url)
         if not self._features_kept(view):
             raise SchemeMismatch(
                 f"the store at {self.url!r} keeps accounting since another keyspace turned it on after this "
