@@ -63,15 +63,20 @@ def pairs_checked(other: Any) -> Iterator[None]:
         if isinstance(exc, KeyspaceError) or not (type(other) is list or type(other) is tuple):
             raise
         for index, element in enumerate(other):
-            try:
-                _key, _value = element
-            except (TypeError, ValueError):
-                raise _no_pair(index, element) from None
+            _pair(index, element)
         raise
 
 
-def _no_pair(index: int, element: Any) -> InvalidArgument:
-    return InvalidArgument(f"update's element #{index} is no (key, value) pair: {show_bytes(element)}")
+def _pair(index: int, element: Any) -> tuple[Any, Any]:
+    """``element`` (the ``index``-th) as a ``(key, value)`` tuple, as ``dict.update``
+    unpacks it; :class:`InvalidArgument` naming it where it is no pair."""
+    try:
+        key, value = element
+    except (TypeError, ValueError):
+        raise InvalidArgument(
+            f"update's element #{index} is no (key, value) pair: {show_bytes(element)}"
+        ) from None
+    return key, value
 
 
 def _pairs(other: Any) -> Iterator[tuple[Any, Any]]:
@@ -82,10 +87,4 @@ def _pairs(other: Any) -> Iterator[tuple[Any, Any]]:
             f"update takes a mapping or an iterable of (key, value) pairs, not {show_bytes(other)}"
         ) from None
     for index, element in enumerate(elements):
-        if type(element) is not tuple or len(element) != 2:
-            try:
-                key, value = element
-            except (TypeError, ValueError):
-                raise _no_pair(index, element) from None
-            element = (key, value)
-        yield element
+        yield element if type(element) is tuple and len(element) == 2 else _pair(index, element)
