@@ -456,6 +456,26 @@ def test_cursor_take_holds_nothing(tmp_path: Path) -> None:
     env.close()
 
 
+def test_point_read_holds_nothing(tmp_path: Path) -> None:
+    from keyspace.stores import LMDBStore
+
+    store = LMDBStore(tmp_path / "db", max_dbs=1)
+    store.put(b"k", b"v")
+    with LMDBStore(tmp_path / "db", db="named") as named:
+        named.put(b"x", b"y")
+    try:
+        read, key, missing, record = store.get, b"k", b"missing", b"named"
+        assert read(record) is None  # the answer about the record is remembered once, with its key
+        check(lambda: read(key), read, key)
+        check(lambda: read(missing), read, missing)
+        check(lambda: read(record), read, record)
+        failing = _pairs_accel.PointRead(store._env.begin, store._shared, None, 48, store.get, KeyError)
+        check(attempt(lambda: failing(1)), failing)  # py-lmdb's TypeError: no slow route
+    finally:
+        store.close()
+    check(attempt(lambda: read(key)), read, key)  # closed: the slow route raises StoreClosed
+
+
 def test_page_bytes_holds_nothing() -> None:
     pairs = [(b"p/a", b"1"), (b"p/b", b"2")]
     check(lambda: _pairs_accel.page_bytes(pairs), *pairs)

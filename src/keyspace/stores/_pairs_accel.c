@@ -56,6 +56,15 @@
  * that finds no database record: getter(key) calls get(key) and, when it gives
  * bytes of size bytes under a key holding no NUL, is_record(key, value), giving
  * None where that is true. Reference: keyspace.stores.lmdb._records.getter_py.
+ *
+ * PointRead(begin, shared, is_record, size, slow, error): a point read of an LMDB
+ * unnamed database, each in a read transaction of its own. read(key) reads
+ * shared.resizing; where it is false, calls begin(), txn.get(key) and
+ * txn.abort(), and gives None where the value is a database record (as
+ * RecordGetter tells it; is_record None: never). Where the read is closed
+ * (read.close()), the map is being resized, or begin or get raises error
+ * (py-lmdb's base error), it gives slow(key) instead: the route that waits,
+ * retries and names what went wrong. Reference: keyspace.stores.lmdb.LMDBStore.get.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -598,6 +607,28 @@ name_candidates(PyObject *module, PyObject *const *args, Py_ssize_t n)
     return out;
 }
 
+/* the answer of is_record(key, value) for a value of size bytes under a key
+ * holding no NUL: 1 a record, 0 data, -1 with an error set */
+static int
+is_record_answer(PyObject *is_record, Py_ssize_t size, PyObject *key, PyObject *value)
+{
+    if (!PyBytes_CheckExact(value) || PyBytes_GET_SIZE(value) != size) {
+        return 0;
+    }
+    if (PyBytes_CheckExact(key)
+        && memchr(PyBytes_AS_STRING(key), 0, (size_t)PyBytes_GET_SIZE(key)) != NULL) {
+        return 0;
+    }
+    PyObject *stack[2] = {key, value};
+    PyObject *answer = PyObject_Vectorcall(is_record, stack, 2, NULL);
+    if (answer == NULL) {
+        return -1;
+    }
+    int record = PyObject_IsTrue(answer);
+    Py_DECREF(answer);
+    return record;
+}
+
 typedef struct {
     PyObject_HEAD
     PyObject *get;
@@ -615,29 +646,16 @@ getter_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *
         PyErr_Format(PyExc_TypeError, "a record getter takes one key, not %zd arguments", n);
         return NULL;
     }
-    PyObject *key = args[0];
     PyObject *value = PyObject_Vectorcall(self->get, args, 1, NULL);
-    if (value == NULL || !PyBytes_CheckExact(value) || PyBytes_GET_SIZE(value) != self->size) {
-        return value;
-    }
-    if (PyBytes_CheckExact(key)
-        && memchr(PyBytes_AS_STRING(key), 0, (size_t)PyBytes_GET_SIZE(key)) != NULL) {
-        return value;
-    }
-    PyObject *stack[2] = {key, value};
-    PyObject *answer = PyObject_Vectorcall(self->is_record, stack, 2, NULL);
-    if (answer == NULL) {
-        Py_DECREF(value);
+    if (value == NULL) {
         return NULL;
     }
-    int record = PyObject_IsTrue(answer);
-    Py_DECREF(answer);
-    if (record < 0) {
+    int record = is_record_answer(self->is_record, self->size, args[0], value);
+    if (record != 0) {
         Py_DECREF(value);
-        return NULL;
-    }
-    if (record) {
-        Py_DECREF(value);
+        if (record < 0) {
+            return NULL;
+        }
         Py_RETURN_NONE;
     }
     return value;
@@ -706,6 +724,180 @@ static PyTypeObject RecordGetterType = {
     .tp_traverse = getter_traverse,
     .tp_clear = getter_clear,
     .tp_dealloc = getter_dealloc,
+};
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *begin;
+    PyObject *shared;
+    PyObject *is_record; /* None: no record test */
+    Py_ssize_t size;
+    PyObject *slow;
+    PyObject *error;
+    int open;
+    vectorcallfunc vectorcall;
+} PointRead;
+
+static PyObject *str_resizing, *str_get, *str_abort;
+
+static PyObject *
+point_read_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    PointRead *self = (PointRead *)op;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (n != 1 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
+        PyErr_Format(PyExc_TypeError, "a point read takes one key, not %zd arguments", n);
+        return NULL;
+    }
+    PyObject *key = args[0];
+    if (!self->open) {
+        return PyObject_Vectorcall(self->slow, args, 1, NULL);
+    }
+    PyObject *resizing = PyObject_GetAttr(self->shared, str_resizing);
+    if (resizing == NULL) {
+        return NULL;
+    }
+    int waits = PyObject_IsTrue(resizing);
+    Py_DECREF(resizing);
+    if (waits) {
+        return waits < 0 ? NULL : PyObject_Vectorcall(self->slow, args, 1, NULL);
+    }
+    PyObject *txn = PyObject_CallNoArgs(self->begin);
+    if (txn == NULL) {
+        if (!PyErr_ExceptionMatches(self->error)) {
+            return NULL;
+        }
+        PyErr_Clear();
+        return PyObject_Vectorcall(self->slow, args, 1, NULL);
+    }
+    PyObject *get_args[2] = {txn, key};
+    PyObject *value = PyObject_VectorcallMethod(str_get, get_args, 2, NULL);
+    int failed = value == NULL;
+    if (failed) {
+        if (!PyErr_ExceptionMatches(self->error)) {
+            PyObject *type, *exc, *tb; /* abort as the Python route's finally does, the error kept */
+            PyErr_Fetch(&type, &exc, &tb);
+            PyObject *done = PyObject_VectorcallMethod(str_abort, get_args, 1, NULL);
+            Py_XDECREF(done);
+            Py_DECREF(txn);
+            PyErr_Restore(type, exc, tb);
+            return NULL;
+        }
+        PyErr_Clear();
+    }
+    PyObject *done = PyObject_VectorcallMethod(str_abort, get_args, 1, NULL);
+    Py_DECREF(txn);
+    if (done == NULL) {
+        Py_XDECREF(value);
+        return NULL;
+    }
+    Py_DECREF(done);
+    if (failed) {
+        return PyObject_Vectorcall(self->slow, args, 1, NULL);
+    }
+    if (self->is_record != Py_None) {
+        int record = is_record_answer(self->is_record, self->size, key, value);
+        if (record != 0) {
+            Py_DECREF(value);
+            if (record < 0) {
+                return NULL;
+            }
+            Py_RETURN_NONE;
+        }
+    }
+    return value;
+}
+
+static PyObject *
+point_read_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *begin, *shared, *is_record, *slow, *error;
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "OOOnOO:PointRead", &begin, &shared, &is_record, &size, &slow, &error)) {
+        return NULL;
+    }
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
+        PyErr_SetString(PyExc_TypeError, "PointRead(begin, shared, is_record, size, slow, error) takes no keywords");
+        return NULL;
+    }
+    PointRead *self = (PointRead *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    Py_INCREF(begin);
+    Py_INCREF(shared);
+    Py_INCREF(is_record);
+    Py_INCREF(slow);
+    Py_INCREF(error);
+    self->begin = begin;
+    self->shared = shared;
+    self->is_record = is_record;
+    self->size = size;
+    self->slow = slow;
+    self->error = error;
+    self->open = 1;
+    self->vectorcall = point_read_vectorcall;
+    return (PyObject *)self;
+}
+
+static PyObject *
+point_read_close(PyObject *op, PyObject *Py_UNUSED(ignored))
+{
+    ((PointRead *)op)->open = 0;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef point_read_methods[] = {
+    {"close", point_read_close, METH_NOARGS, "close(): every later read takes the slow route."},
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+point_read_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    PointRead *self = (PointRead *)op;
+    Py_VISIT(self->begin);
+    Py_VISIT(self->shared);
+    Py_VISIT(self->is_record);
+    Py_VISIT(self->slow);
+    Py_VISIT(self->error);
+    return 0;
+}
+
+static int
+point_read_clear(PyObject *op)
+{
+    PointRead *self = (PointRead *)op;
+    Py_CLEAR(self->begin);
+    Py_CLEAR(self->shared);
+    Py_CLEAR(self->is_record);
+    Py_CLEAR(self->slow);
+    Py_CLEAR(self->error);
+    return 0;
+}
+
+static void
+point_read_dealloc(PyObject *op)
+{
+    PyObject_GC_UnTrack(op);
+    point_read_clear(op);
+    Py_TYPE(op)->tp_free(op);
+}
+
+static PyTypeObject PointReadType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace.stores._pairs_accel.PointRead",
+    .tp_doc = "PointRead(begin, shared, is_record, size, slow, error): an LMDB point read in a read "
+              "transaction of its own that finds no database record.",
+    .tp_basicsize = sizeof(PointRead),
+    .tp_vectorcall_offset = offsetof(PointRead, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_new = point_read_new,
+    .tp_methods = point_read_methods,
+    .tp_traverse = point_read_traverse,
+    .tp_clear = point_read_clear,
+    .tp_dealloc = point_read_dealloc,
 };
 
 static PyObject *
@@ -817,7 +1009,8 @@ static struct PyModuleDef pairs_accel_module = {
 PyMODINIT_FUNC
 PyInit__pairs_accel(void)
 {
-    if (PyType_Ready(&PairLogType) < 0 || PyType_Ready(&RecordGetterType) < 0) {
+    if (PyType_Ready(&PairLogType) < 0 || PyType_Ready(&RecordGetterType) < 0
+        || PyType_Ready(&PointReadType) < 0) {
         return NULL;
     }
     str_cursor = PyUnicode_InternFromString("cursor");
@@ -826,8 +1019,12 @@ PyInit__pairs_accel(void)
     str_iterprev = PyUnicode_InternFromString("iterprev");
     str_last = PyUnicode_InternFromString("last");
     str_prev = PyUnicode_InternFromString("prev");
+    str_resizing = PyUnicode_InternFromString("resizing");
+    str_get = PyUnicode_InternFromString("get");
+    str_abort = PyUnicode_InternFromString("abort");
     if (str_cursor == NULL || str_set_range == NULL || str_iternext == NULL || str_iterprev == NULL
-        || str_last == NULL || str_prev == NULL) {
+        || str_last == NULL || str_prev == NULL || str_resizing == NULL || str_get == NULL
+        || str_abort == NULL) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&pairs_accel_module);
@@ -843,6 +1040,12 @@ PyInit__pairs_accel(void)
     Py_INCREF(&RecordGetterType);
     if (PyModule_AddObject(module, "RecordGetter", (PyObject *)&RecordGetterType) < 0) {
         Py_DECREF(&RecordGetterType);
+        Py_DECREF(module);
+        return NULL;
+    }
+    Py_INCREF(&PointReadType);
+    if (PyModule_AddObject(module, "PointRead", (PyObject *)&PointReadType) < 0) {
+        Py_DECREF(&PointReadType);
         Py_DECREF(module);
         return NULL;
     }

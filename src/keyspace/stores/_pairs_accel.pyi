@@ -17,6 +17,20 @@ class RecordGetter:
     ) -> None: ...
     def __call__(self, key: bytes, /) -> bytes | None: ...
 
+class PointRead:
+    def __init__(
+        self,
+        begin: Callable[[], Any],
+        shared: Any,
+        is_record: Callable[[bytes, bytes], bool] | None,
+        size: int,
+        slow: Callable[[bytes], bytes | None],
+        error: type[BaseException],
+        /,
+    ) -> None: ...
+    def __call__(self, key: bytes, /) -> bytes | None: ...
+    def close(self) -> None: ...
+
 def cursor_take(
     txn: Any,
     db: Any,

@@ -86,7 +86,7 @@ from ._growth import FAST_HEADROOM as FAST_HEADROOM
 from ._growth import GROWTH_WAIT as GROWTH_WAIT
 from ._growth import RETRIES, MapGrowth
 from ._keys import CursorSeeker, count_keys
-from ._records import RECORD_SIZE, Records, delete_data, drop_items, name_candidates, records_in
+from ._records import RECORD_SIZE, Records, delete_data, drop_items, name_candidates, point_read, records_in
 from ._snapshot import LMDBSnapshot
 from ._txn import JoinedTransaction, LMDBTransaction
 from ._watched import LMDBWatchedReads
@@ -119,7 +119,9 @@ class LMDBStore(MapGrowth, Store):
     without the lock file: unsafe while any process writes the store, whose
     writer may then reuse pages a read still holds (wrong or torn reads).
 
-    Costs: ``get`` is one read transaction and one B-tree lookup; a write outside a
+    Costs: ``get`` is one read transaction and one B-tree lookup (on the unnamed
+    database, one C call where the optional module is built: see
+    ``_records.point_read``); a write outside a
     transaction is one commit (an fsync with ``sync=True``); beginning a
     ``transaction()`` reads the map's size and use (one LMDB call) only when its
     last reading may be out of date (a large map: every few seconds; see
@@ -151,6 +153,7 @@ class LMDBStore(MapGrowth, Store):
             )
         self.db_name = db
         self._env: Any = None
+        self._point_read: Any = None  # the C point read, once open (see below)
         self._opened = False
         self._grown = 0
         # Growth (set_mapsize) needs no write transaction in this process, and it
@@ -221,6 +224,11 @@ class LMDBStore(MapGrowth, Store):
             serialized_transactions=True,
             shared_in_process=True,
         )
+        # the unnamed database's point read in C, where built: the method get is its reference
+        if self._records is not None:
+            self._point_read = point_read(self._env.begin, self._shared, self._records, self._get_retrying)
+            if self._point_read is not None:
+                self.get = self._point_read  # type: ignore[method-assign]
 
     # -- error translation: the one place ------------------------------------
 
@@ -691,6 +699,8 @@ class LMDBStore(MapGrowth, Store):
             self._release()
 
     def _release(self) -> None:
+        if self._point_read is not None:
+            self._point_read.close()  # its reads take the route that raises StoreClosed
         env, self._env = self._env, None
         if env is not None:
             _lmdb_env.release(self._shared)
