@@ -471,6 +471,10 @@ def test_point_read_holds_nothing(tmp_path: Path) -> None:
         check(lambda: read(record), read, record)
         failing = _pairs_accel.PointRead(store._env.begin, store._shared, None, 48, store.get, KeyError)
         check(attempt(lambda: failing(1)), failing)  # py-lmdb's TypeError: no slow route
+        holds = read.checked(store._db, b"k", b"v", store.get)
+        fails = read.checked(store._db, b"k", b"other", store.get)  # the check fails: the slow route
+        check(lambda: holds(key), holds, key)
+        check(lambda: fails(key), fails, key)
     finally:
         store.close()
     check(attempt(lambda: read(key)), read, key)  # closed: the slow route raises StoreClosed

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace.errors import StoreClosed
+from keyspace.errors import StaleDirectory, StoreClosed
 from keyspace.keyspace import Keyspace
 from keyspace.schemes import LengthPrefixed, Sublevel
 from keyspace.stores import LMDBStore
@@ -173,5 +173,73 @@ def test_a_scope_reads_others_data_through_it(tmp_path: Path, scheme: Any) -> No
         users = ks.scope("t", "users")
         assert users.get(b"k") == b"v" and users.get(b"j") is None
         assert isinstance(ks.store.get, accel.PointRead)
+    finally:
+        ks.close()
+
+
+class _CheckedTxn:
+    """A transaction of state ``state`` whose check key reads ``check`` (its
+    reads of it counted in ``asked``)."""
+
+    def __init__(self, state: int, check: bytes | None, data: dict[bytes, bytes], asked: list[int]) -> None:
+        self._state, self._check, self._data, self._asked = state, check, data, asked
+
+    def id(self) -> int:
+        return self._state
+
+    def get(self, key: bytes, db: Any = None) -> bytes | None:
+        if db == "check-db":
+            self._asked.append(self._state)
+            return self._check if key == b"node" else None
+        return self._data.get(key)
+
+    def abort(self) -> None:
+        pass
+
+
+def test_a_checked_read_in_c_reads_where_the_check_holds_once_per_state() -> None:
+    world: dict[str, Any] = {"state": 1, "check": b"expected"}
+    asked: list[int] = []
+    data = {b"k": b"v"}
+
+    def begin() -> _CheckedTxn:
+        return _CheckedTxn(world["state"], world["check"], data, asked)
+
+    store_read = accel.PointRead(begin, _Shared(), None, RECORD_SIZE, lambda key: b"store-slow", lmdb.Error)
+    slow_keys: list[bytes] = []
+
+    def slow(key: bytes) -> bytes:
+        slow_keys.append(key)
+        return b"slow"
+
+    checked = store_read.checked("check-db", b"node", b"expected", slow)
+    assert [checked(b"k"), checked(b"k"), checked(b"j")] == [b"v", b"v", None]
+    assert asked == [1]  # the check read once in state 1
+    world["state"] = 2
+    assert checked(b"k") == b"v" and asked == [1, 2]
+    world["state"], world["check"] = 3, b"another"
+    assert checked(b"k") == b"slow" and slow_keys == [b"k"]
+    world["state"], world["check"] = 4, None
+    assert checked(b"k") == b"slow" and slow_keys == [b"k", b"k"]
+    world["check"] = b"expected"
+    assert checked(b"k") == b"v"
+    store_read.close()  # the store's read closed: its checked reads take their slow route
+    assert checked(b"k") == b"slow"
+    with pytest.raises(TypeError):
+        store_read.checked("check-db", "node", b"expected", print)
+
+
+def test_a_directory_reads_through_the_checked_read_in_c(tmp_path: Path) -> None:
+    ks = keyspace.open(f"lmdb://{tmp_path}")
+    try:
+        users = ks.directory("app", "users")
+        users[b"k"] = b"v"
+        assert isinstance(users._get, accel.PointRead)
+        assert users.get(b"k") == b"v"
+        ks.directories.move(("app", "users"), ("app", "people"))
+        assert users.get(b"k") == b"v"  # moved: the same node, the check holds
+        ks.directories.remove(("app", "people"))
+        with pytest.raises(StaleDirectory):  # removed: the check fails, the snapshot route says so
+            users.get(b"k")
     finally:
         ks.close()

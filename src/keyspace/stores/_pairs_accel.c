@@ -65,6 +65,10 @@
  * (read.close()), the map is being resized, or begin or get raises error
  * (py-lmdb's base error), it gives slow(key) instead: the route that waits,
  * retries and names what went wrong. Reference: keyspace.stores.lmdb.LMDBStore.get.
+ * read.checked(check_db, check_key, expected, slow): the same read made only in a
+ * transaction where check_key of check_db holds expected (remembered per state,
+ * txn.id()), else slow(key); closed with read. Reference:
+ * keyspace.stores.lmdb._checked.LMDBCheckedReads.get_py.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -726,7 +730,7 @@ static PyTypeObject RecordGetterType = {
     .tp_dealloc = getter_dealloc,
 };
 
-typedef struct {
+typedef struct PointRead {
     PyObject_HEAD
     PyObject *begin;
     PyObject *shared;
@@ -734,11 +738,46 @@ typedef struct {
     Py_ssize_t size;
     PyObject *slow;
     PyObject *error;
+    struct PointRead *owner; /* the read whose open flag counts (a checked read's store read), or NULL */
+    PyObject *check_db;      /* the check, or NULL: check_key of check_db must hold expected */
+    PyObject *check_key;
+    PyObject *expected;
+    long long state; /* the id of the last state the check held in, -1: none */
     int open;
     vectorcallfunc vectorcall;
 } PointRead;
 
-static PyObject *str_resizing, *str_get, *str_abort;
+static PyObject *str_resizing, *str_get, *str_abort, *str_id, *db_kwnames;
+
+/* whether the check of self holds in txn (remembered for its state where it does):
+ * 1 holds, 0 not, -1 with an error set */
+static int
+check_holds(PointRead *self, PyObject *txn)
+{
+    PyObject *id = PyObject_VectorcallMethod(str_id, &txn, 1, NULL);
+    if (id == NULL) {
+        return -1;
+    }
+    long long state = PyLong_AsLongLong(id);
+    Py_DECREF(id);
+    if (state == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (state == self->state) {
+        return 1;
+    }
+    PyObject *get_args[3] = {txn, self->check_key, self->check_db};
+    PyObject *found = PyObject_VectorcallMethod(str_get, get_args, 2, db_kwnames);
+    if (found == NULL) {
+        return -1;
+    }
+    int holds = found != Py_None ? PyObject_RichCompareBool(found, self->expected, Py_EQ) : 0;
+    Py_DECREF(found);
+    if (holds == 1) {
+        self->state = state;
+    }
+    return holds;
+}
 
 static PyObject *
 point_read_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObject *kwnames)
@@ -750,7 +789,7 @@ point_read_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObje
         return NULL;
     }
     PyObject *key = args[0];
-    if (!self->open) {
+    if (!(self->owner != NULL ? self->owner->open : self->open)) {
         return PyObject_Vectorcall(self->slow, args, 1, NULL);
     }
     PyObject *resizing = PyObject_GetAttr(self->shared, str_resizing);
@@ -770,29 +809,34 @@ point_read_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObje
         PyErr_Clear();
         return PyObject_Vectorcall(self->slow, args, 1, NULL);
     }
-    PyObject *get_args[2] = {txn, key};
-    PyObject *value = PyObject_VectorcallMethod(str_get, get_args, 2, NULL);
-    int failed = value == NULL;
-    if (failed) {
+    PyObject *value = NULL;
+    int holds = self->check_key == NULL ? 1 : check_holds(self, txn);
+    if (holds == 1) {
+        PyObject *get_args[2] = {txn, key};
+        value = PyObject_VectorcallMethod(str_get, get_args, 2, NULL);
+    }
+    int slow = holds == 0; /* the check failed, or py-lmdb raised: the slow route decides */
+    if (holds < 0 || (holds == 1 && value == NULL)) {
         if (!PyErr_ExceptionMatches(self->error)) {
             PyObject *type, *exc, *tb; /* abort as the Python route's finally does, the error kept */
             PyErr_Fetch(&type, &exc, &tb);
-            PyObject *done = PyObject_VectorcallMethod(str_abort, get_args, 1, NULL);
+            PyObject *done = PyObject_VectorcallMethod(str_abort, &txn, 1, NULL);
             Py_XDECREF(done);
             Py_DECREF(txn);
             PyErr_Restore(type, exc, tb);
             return NULL;
         }
         PyErr_Clear();
+        slow = 1;
     }
-    PyObject *done = PyObject_VectorcallMethod(str_abort, get_args, 1, NULL);
+    PyObject *done = PyObject_VectorcallMethod(str_abort, &txn, 1, NULL);
     Py_DECREF(txn);
     if (done == NULL) {
         Py_XDECREF(value);
         return NULL;
     }
     Py_DECREF(done);
-    if (failed) {
+    if (slow) {
         return PyObject_Vectorcall(self->slow, args, 1, NULL);
     }
     if (self->is_record != Py_None) {
@@ -809,17 +853,9 @@ point_read_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObje
 }
 
 static PyObject *
-point_read_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+point_read_made(PyTypeObject *type, PyObject *begin, PyObject *shared, PyObject *is_record, Py_ssize_t size,
+                PyObject *slow, PyObject *error)
 {
-    PyObject *begin, *shared, *is_record, *slow, *error;
-    Py_ssize_t size;
-    if (!PyArg_ParseTuple(args, "OOOnOO:PointRead", &begin, &shared, &is_record, &size, &slow, &error)) {
-        return NULL;
-    }
-    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
-        PyErr_SetString(PyExc_TypeError, "PointRead(begin, shared, is_record, size, slow, error) takes no keywords");
-        return NULL;
-    }
     PointRead *self = (PointRead *)type->tp_alloc(type, 0);
     if (self == NULL) {
         return NULL;
@@ -835,9 +871,53 @@ point_read_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     self->size = size;
     self->slow = slow;
     self->error = error;
+    self->state = -1;
     self->open = 1;
     self->vectorcall = point_read_vectorcall;
     return (PyObject *)self;
+}
+
+static PyObject *
+point_read_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *begin, *shared, *is_record, *slow, *error;
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "OOOnOO:PointRead", &begin, &shared, &is_record, &size, &slow, &error)) {
+        return NULL;
+    }
+    if (kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) {
+        PyErr_SetString(PyExc_TypeError, "PointRead(begin, shared, is_record, size, slow, error) takes no keywords");
+        return NULL;
+    }
+    return point_read_made(type, begin, shared, is_record, size, slow, error);
+}
+
+static PyObject *
+point_read_checked(PyObject *op, PyObject *const *args, Py_ssize_t n)
+{
+    PointRead *self = (PointRead *)op;
+    if (n != 4 || !PyBytes_CheckExact(args[1]) || !PyBytes_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "checked(check_db, check_key: bytes, expected: bytes, slow)");
+        return NULL;
+    }
+    PointRead *made = (PointRead *)point_read_made(
+        Py_TYPE(op), self->begin, self->shared, self->is_record, self->size, args[3], self->error);
+    if (made == NULL) {
+        return NULL;
+    }
+    Py_INCREF(self);
+    made->owner = self->owner != NULL ? self->owner : self;
+    if (made->owner != self) {
+        Py_INCREF(made->owner);
+        Py_DECREF(self);
+    }
+    Py_INCREF(args[0]);
+    Py_INCREF(args[1]);
+    Py_INCREF(args[2]);
+    made->check_db = args[0];
+    made->check_key = args[1];
+    made->expected = args[2];
+    return (PyObject *)made;
 }
 
 static PyObject *
@@ -848,7 +928,12 @@ point_read_close(PyObject *op, PyObject *Py_UNUSED(ignored))
 }
 
 static PyMethodDef point_read_methods[] = {
-    {"close", point_read_close, METH_NOARGS, "close(): every later read takes the slow route."},
+    {"close", point_read_close, METH_NOARGS,
+     "close(): every later read of it, and of the checked reads made from it, takes the slow route."},
+    {"checked", (PyCFunction)(void (*)(void))point_read_checked, METH_FASTCALL,
+     "checked(check_db, check_key, expected, slow) -> PointRead: the same read made only in a "
+     "transaction where check_key of the database check_db holds expected (a check that held is "
+     "remembered for the state it was read in, as txn.id() tells it); where it does not, slow(key)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -861,6 +946,10 @@ point_read_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(self->is_record);
     Py_VISIT(self->slow);
     Py_VISIT(self->error);
+    Py_VISIT(self->owner);
+    Py_VISIT(self->check_db);
+    Py_VISIT(self->check_key);
+    Py_VISIT(self->expected);
     return 0;
 }
 
@@ -873,6 +962,10 @@ point_read_clear(PyObject *op)
     Py_CLEAR(self->is_record);
     Py_CLEAR(self->slow);
     Py_CLEAR(self->error);
+    Py_CLEAR(self->owner);
+    Py_CLEAR(self->check_db);
+    Py_CLEAR(self->check_key);
+    Py_CLEAR(self->expected);
     return 0;
 }
 
@@ -1022,9 +1115,11 @@ PyInit__pairs_accel(void)
     str_resizing = PyUnicode_InternFromString("resizing");
     str_get = PyUnicode_InternFromString("get");
     str_abort = PyUnicode_InternFromString("abort");
+    str_id = PyUnicode_InternFromString("id");
+    db_kwnames = Py_BuildValue("(s)", "db");
     if (str_cursor == NULL || str_set_range == NULL || str_iternext == NULL || str_iterprev == NULL
         || str_last == NULL || str_prev == NULL || str_resizing == NULL || str_get == NULL
-        || str_abort == NULL) {
+        || str_abort == NULL || str_id == NULL || db_kwnames == NULL) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&pairs_accel_module);

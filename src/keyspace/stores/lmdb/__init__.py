@@ -119,8 +119,7 @@ class LMDBStore(MapGrowth, Store):
     without the lock file: unsafe while any process writes the store, whose
     writer may then reuse pages a read still holds (wrong or torn reads).
 
-    Costs: ``get`` is one read transaction and one B-tree lookup (on the unnamed
-    database, one C call where the optional module is built: see
+    Costs: ``get`` is one read transaction and one B-tree lookup (one C call:
     ``_records.point_read``); a write outside a
     transaction is one commit (an fsync with ``sync=True``); beginning a
     ``transaction()`` reads the map's size and use (one LMDB call) only when its
@@ -225,10 +224,8 @@ class LMDBStore(MapGrowth, Store):
             shared_in_process=True,
         )
         # the unnamed database's point read in C, where built: the method get is its reference
-        if self._records is not None:
-            self._point_read = point_read(self._env.begin, self._shared, self._records, self._get_retrying)
-            if self._point_read is not None:
-                self.get = self._point_read  # type: ignore[method-assign]
+        self._point_read = point_read(self._env.begin, self._shared, self._records, self._get_retrying)
+        self.get = self._point_read or self.get  # type: ignore[method-assign]
 
     # -- error translation: the one place ------------------------------------
 

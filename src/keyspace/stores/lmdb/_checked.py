@@ -34,7 +34,7 @@ class LMDBCheckedReads:
     transactions as the store's scans do, with one id comparison a page; the
     check's own lookup once per state of the environment."""
 
-    __slots__ = ("_check_db", "_check_key", "_expected", "_state", "_store", "otherwise")
+    __slots__ = ("_check_db", "_check_key", "_expected", "_state", "_store", "get", "otherwise")
 
     def __init__(self, store: LMDBStoreParts, check_db: Any, check_key: bytes, expected: bytes) -> None:
         self._store = store
@@ -45,6 +45,11 @@ class LMDBCheckedReads:
         # set by the caller: where the check fails, get answers otherwise(key) (the
         # caller's snapshot route) instead of raising, so it can be the view's get
         self.otherwise: Callable[[bytes], bytes | None] | None = None
+        point = store._point_read  # the store's point read in C, where built: get_py is its reference
+        self.get: Callable[[bytes], bytes | None] = (
+            self.get_py if point is None else point.checked(check_db, check_key, expected, self.get_py)
+        )
+        """:meth:`get_py`, in one C call where the store has its point read in C."""
 
     def _holds(self, txn: Any) -> bool:
         """Whether the check holds in ``txn`` (remembered for its state where it does)."""
@@ -58,10 +63,11 @@ class LMDBCheckedReads:
         if txn.id() != self._state and not self._holds(txn):
             raise CheckFailed
 
-    def get(self, key: bytes) -> bytes | None:
+    def get_py(self, key: bytes) -> bytes | None:
         """The value of ``key`` read in a transaction where the check holds;
         where it does not, or the engine cannot answer, ``otherwise(key)`` where
-        it is set, else :class:`CheckFailed`."""
+        it is set, else :class:`CheckFailed`. The reference of the C read
+        (:attr:`get`), and its route where the check fails or py-lmdb raises."""
         store = self._store
         env = store._env
         if env is not None and not store._shared.resizing:
