@@ -174,6 +174,29 @@ def test_a_key_codec_whose_encode_gives_no_bytes_is_refused(scheme: object, answ
         assert list(ks.store.scan(b"", None)) == []
 
 
+class _TextOrNoBytes(_AnswersNoBytes):
+    """A codec declaring str keys, whose encode of any other key gives no bytes."""
+
+    native_type = str
+
+    def encode(self, key: object) -> object:
+        return key.encode() if isinstance(key, str) else self.answer
+
+
+@pytest.mark.parametrize("scheme", [AsciiHex(), Sublevel()], ids=repr)
+def test_a_str_key_codec_whose_encode_of_another_key_gives_no_bytes_is_refused(scheme: object) -> None:
+    """The C transform of str keys hands other keys to the codec, whose answer is
+    checked as on every other route (a byte scheme's own refusal named the key
+    only)."""
+    with keyspace.open("memory:", scheme=scheme) as ks:
+        s = ks.scope("users", key=_TextOrNoBytes(42))
+        s["alice"] = b"v"
+        before = list(ks.store.scan(b"", None))
+        with pytest.raises(InvalidKey, match="must return bytes"):
+            s[7] = b"v"
+        assert list(ks.store.scan(b"", None)) == before
+
+
 def test_a_write_through_a_snapshot_is_a_store_error_and_changes_nothing(tmp_path: Path) -> None:
     with keyspace.open(f"lmdb://{tmp_path}/db") as ks:
         ks.scope("a")[b"k"] = b"v"

@@ -41,6 +41,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from .._bytes import prefix_end
+from ..errors import InvalidKey, show_bytes
 from ._paths import Key, Path, checked_path, exact_path, remember
 
 __all__ = [
@@ -410,18 +411,14 @@ def _compose(
             )
             return c, key_of, chunk
 
-        def checked(key: Any) -> bytes:
-            enc(key)  # raises InvalidKey for a key of the codec's wrong type
-            return stored(key)
-
-        return checked, key_of, chunk
+        return _checked(enc, stored), key_of, chunk  # enc raises InvalidKey for a key of the wrong type
     if layout.accelerated and text:
         c = _accel.Transform(
             _KIND_CODES[layout.kind],
             layout.prefix,
             layout.forbidden,
             1,
-            lambda key: stored(enc(key)),
+            _encoding(enc, stored),
             _decoded(chunk, dec),
         )
         return c, lambda raw: dec(key_of(raw)), c.decode_chunk
@@ -429,23 +426,32 @@ def _compose(
         # the C transform calls enc itself and builds the stored key from its bytes; an answer
         # that is no bytes takes the fallback, which refuses it
         decoded = _decoded(chunk, dec)
-        kind, fallback = _KIND_CODES[layout.kind], (lambda key: stored(_encoded(enc, key)))
+        kind, fallback = _KIND_CODES[layout.kind], _encoding(enc, stored)
         # a codec that declares fixed-width little-endian ints has them packed in C
         size, signed = getattr(codec, "fixed_int", None) or (0, False)
         if size not in (1, 2, 4, 8):
             size, signed = 0, False
         c = _accel.Transform(kind, layout.prefix, layout.forbidden, 3, fallback, decoded, enc, size, signed)
         return c, lambda raw: dec(key_of(raw)), decoded
-    return (lambda key: stored(_encoded(enc, key))), (lambda raw: dec(key_of(raw))), _decoded(chunk, dec)
+    return _encoding(enc, stored), (lambda raw: dec(key_of(raw))), _decoded(chunk, dec)
+
+
+def _encoding(enc: Callable[[Any], Any], stored: Stored) -> Stored:
+    """The stored key of a key of a codec (``enc``, its encode): ``stored(enc(key))``,
+    with :class:`~keyspace.errors.InvalidKey` where ``enc`` answers anything but
+    bytes (the tuple layout would store a str or an int as it is)."""
+
+    def encoding(key: Any) -> bytes:
+        return stored(_encoded(enc, key))
+
+    return encoding
 
 
 def _encoded(enc: Callable[[Any], Any], key: Any) -> bytes:
     """``enc(key)``, a key codec's bytes: :class:`~keyspace.errors.InvalidKey` for
-    any other answer (the tuple layout would store a str or an int as it is)."""
+    any other answer."""
     raw = enc(key)
     if not isinstance(raw, bytes):
-        from ..errors import InvalidKey, show_bytes
-
         raise InvalidKey(
             f"the key codec's encode gave {type(raw).__name__} {show_bytes(raw)} for the key "
             f"{show_bytes(key)}; a codec's encode(obj) must return bytes"
