@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import keyspace
-from keyspace.errors import StaleDirectory, StoreClosed
+from keyspace.errors import SchemeMismatch, StaleDirectory, StoreClosed
 from keyspace.keyspace import Keyspace
-from keyspace.schemes import LengthPrefixed, Sublevel
+from keyspace.schemes import AsciiHex, LengthPrefixed, Sublevel, TupleScheme
 from keyspace.stores import LMDBStore
 from keyspace.stores.lmdb._records import RECORD_SIZE
 
@@ -212,7 +212,10 @@ def test_a_checked_read_in_c_reads_where_the_check_holds_once_per_state() -> Non
         slow_keys.append(key)
         return b"slow"
 
-    checked = store_read.checked("check-db", b"node", b"expected", slow)
+    def check(txn: _CheckedTxn) -> bool:
+        return txn.get(b"node", db="check-db") == b"expected"
+
+    checked = store_read.checked(check, slow)
     assert [checked(b"k"), checked(b"k"), checked(b"j")] == [b"v", b"v", None]
     assert asked == [1]  # the check read once in state 1
     world["state"] = 2
@@ -226,7 +229,14 @@ def test_a_checked_read_in_c_reads_where_the_check_holds_once_per_state() -> Non
     store_read.close()  # the store's read closed: its checked reads take their slow route
     assert checked(b"k") == b"slow"
     with pytest.raises(TypeError):
-        store_read.checked("check-db", "node", b"expected", print)
+        store_read.checked(b"no callable", slow)
+
+    def refusing(txn: _CheckedTxn) -> bool:
+        raise lmdb.MapResizedError("grown")  # the engine's error: the slow route decides
+
+    assert (
+        accel.PointRead(begin, _Shared(), None, 48, slow, lmdb.Error).checked(refusing, slow)(b"k") == b"slow"
+    )
 
 
 def test_a_directory_reads_through_the_checked_read_in_c(tmp_path: Path) -> None:
@@ -242,4 +252,24 @@ def test_a_directory_reads_through_the_checked_read_in_c(tmp_path: Path) -> None
         with pytest.raises(StaleDirectory):  # removed: the check fails, the snapshot route says so
             users.get(b"k")
     finally:
+        ks.close()
+
+
+def test_a_scope_on_others_data_reads_through_the_watched_read_in_c(tmp_path: Path) -> None:
+    layout = TupleScheme().layout(("t",))
+    env = lmdb.open(str(tmp_path))
+    with env.begin(write=True) as txn:
+        txn.put(layout.stored(b"k"), b"v")
+    env.close()
+    ks = keyspace.open(f"lmdb://{tmp_path}", scheme=TupleScheme())
+    other = keyspace.open(f"lmdb://{tmp_path}", scheme=AsciiHex())
+    try:
+        scope = ks.scope("t")
+        assert scope.get(b"k") == b"v"
+        assert isinstance(scope._get, accel.PointRead)  # the record watch's read, in C
+        other.scope("x")[b"k"] = b"w"  # another scheme's keyspace records itself: the watch refuses
+        with pytest.raises(SchemeMismatch):
+            scope.get(b"k")
+    finally:
+        other.close()
         ks.close()

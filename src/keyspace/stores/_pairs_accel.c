@@ -65,10 +65,11 @@
  * (read.close()), the map is being resized, or begin or get raises error
  * (py-lmdb's base error), it gives slow(key) instead: the route that waits,
  * retries and names what went wrong. Reference: keyspace.stores.lmdb.LMDBStore.get.
- * read.checked(check_db, check_key, expected, slow): the same read made only in a
- * transaction where check_key of check_db holds expected (remembered per state,
- * txn.id()), else slow(key); closed with read. Reference:
- * keyspace.stores.lmdb._checked.LMDBCheckedReads.get_py.
+ * read.checked(check, slow): the same read made only in a transaction where
+ * check(txn) answers true, asked once per state of the environment (txn.id());
+ * else slow(key), as where check raises error; closed with read. References:
+ * keyspace.stores.lmdb._checked.LMDBCheckedReads.get_py and
+ * keyspace.stores.lmdb._watched.LMDBWatchedReads.get_py.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -739,15 +740,13 @@ typedef struct PointRead {
     PyObject *slow;
     PyObject *error;
     struct PointRead *owner; /* the read whose open flag counts (a checked read's store read), or NULL */
-    PyObject *check_db;      /* the check, or NULL: check_key of check_db must hold expected */
-    PyObject *check_key;
-    PyObject *expected;
+    PyObject *check;         /* check(txn) -> bool, asked once per state, or NULL: no check */
     long long state; /* the id of the last state the check held in, -1: none */
     int open;
     vectorcallfunc vectorcall;
 } PointRead;
 
-static PyObject *str_resizing, *str_get, *str_abort, *str_id, *db_kwnames;
+static PyObject *str_resizing, *str_get, *str_abort, *str_id;
 
 /* whether the check of self holds in txn (remembered for its state where it does):
  * 1 holds, 0 not, -1 with an error set */
@@ -766,13 +765,12 @@ check_holds(PointRead *self, PyObject *txn)
     if (state == self->state) {
         return 1;
     }
-    PyObject *get_args[3] = {txn, self->check_key, self->check_db};
-    PyObject *found = PyObject_VectorcallMethod(str_get, get_args, 2, db_kwnames);
-    if (found == NULL) {
+    PyObject *answer = PyObject_CallOneArg(self->check, txn);
+    if (answer == NULL) {
         return -1;
     }
-    int holds = found != Py_None ? PyObject_RichCompareBool(found, self->expected, Py_EQ) : 0;
-    Py_DECREF(found);
+    int holds = PyObject_IsTrue(answer);
+    Py_DECREF(answer);
     if (holds == 1) {
         self->state = state;
     }
@@ -810,7 +808,7 @@ point_read_vectorcall(PyObject *op, PyObject *const *args, size_t nargsf, PyObje
         return PyObject_Vectorcall(self->slow, args, 1, NULL);
     }
     PyObject *value = NULL;
-    int holds = self->check_key == NULL ? 1 : check_holds(self, txn);
+    int holds = self->check == NULL ? 1 : check_holds(self, txn);
     if (holds == 1) {
         PyObject *get_args[2] = {txn, key};
         value = PyObject_VectorcallMethod(str_get, get_args, 2, NULL);
@@ -896,27 +894,20 @@ static PyObject *
 point_read_checked(PyObject *op, PyObject *const *args, Py_ssize_t n)
 {
     PointRead *self = (PointRead *)op;
-    if (n != 4 || !PyBytes_CheckExact(args[1]) || !PyBytes_CheckExact(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "checked(check_db, check_key: bytes, expected: bytes, slow)");
+    if (n != 2 || !PyCallable_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "checked(check, slow): check is a callable of the transaction");
         return NULL;
     }
     PointRead *made = (PointRead *)point_read_made(
-        Py_TYPE(op), self->begin, self->shared, self->is_record, self->size, args[3], self->error);
+        Py_TYPE(op), self->begin, self->shared, self->is_record, self->size, args[1], self->error);
     if (made == NULL) {
         return NULL;
     }
-    Py_INCREF(self);
-    made->owner = self->owner != NULL ? self->owner : self;
-    if (made->owner != self) {
-        Py_INCREF(made->owner);
-        Py_DECREF(self);
-    }
+    PointRead *owner = self->owner != NULL ? self->owner : self; /* whose close() ends it */
+    Py_INCREF(owner);
+    made->owner = owner;
     Py_INCREF(args[0]);
-    Py_INCREF(args[1]);
-    Py_INCREF(args[2]);
-    made->check_db = args[0];
-    made->check_key = args[1];
-    made->expected = args[2];
+    made->check = args[0];
     return (PyObject *)made;
 }
 
@@ -931,8 +922,8 @@ static PyMethodDef point_read_methods[] = {
     {"close", point_read_close, METH_NOARGS,
      "close(): every later read of it, and of the checked reads made from it, takes the slow route."},
     {"checked", (PyCFunction)(void (*)(void))point_read_checked, METH_FASTCALL,
-     "checked(check_db, check_key, expected, slow) -> PointRead: the same read made only in a "
-     "transaction where check_key of the database check_db holds expected (a check that held is "
+     "checked(check, slow) -> PointRead: the same read made only in a transaction where check(txn) "
+     "answers true (a check that held is "
      "remembered for the state it was read in, as txn.id() tells it); where it does not, slow(key)."},
     {NULL, NULL, 0, NULL},
 };
@@ -947,9 +938,7 @@ point_read_traverse(PyObject *op, visitproc visit, void *arg)
     Py_VISIT(self->slow);
     Py_VISIT(self->error);
     Py_VISIT(self->owner);
-    Py_VISIT(self->check_db);
-    Py_VISIT(self->check_key);
-    Py_VISIT(self->expected);
+    Py_VISIT(self->check);
     return 0;
 }
 
@@ -963,9 +952,7 @@ point_read_clear(PyObject *op)
     Py_CLEAR(self->slow);
     Py_CLEAR(self->error);
     Py_CLEAR(self->owner);
-    Py_CLEAR(self->check_db);
-    Py_CLEAR(self->check_key);
-    Py_CLEAR(self->expected);
+    Py_CLEAR(self->check);
     return 0;
 }
 
@@ -1116,10 +1103,9 @@ PyInit__pairs_accel(void)
     str_get = PyUnicode_InternFromString("get");
     str_abort = PyUnicode_InternFromString("abort");
     str_id = PyUnicode_InternFromString("id");
-    db_kwnames = Py_BuildValue("(s)", "db");
     if (str_cursor == NULL || str_set_range == NULL || str_iternext == NULL || str_iterprev == NULL
         || str_last == NULL || str_prev == NULL || str_resizing == NULL || str_get == NULL
-        || str_abort == NULL || str_id == NULL || db_kwnames == NULL) {
+        || str_abort == NULL || str_id == NULL) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&pairs_accel_module);

@@ -25,11 +25,14 @@ class PointRead:
         is_record: Callable[[bytes, bytes], bool] | None,
         size: int,
         slow: Callable[[bytes], bytes | None],
-        error: type[BaseException],
+        error: type[BaseException] | tuple[type[BaseException], ...],
         /,
     ) -> None: ...
     def __call__(self, key: bytes, /) -> bytes | None: ...
     def close(self) -> None: ...
+    def checked(
+        self, check: Callable[[Any], bool], slow: Callable[[bytes], bytes | None], /
+    ) -> PointRead: ...
 
 def cursor_take(
     txn: Any,

@@ -318,7 +318,7 @@ class LMDBStore(MapGrowth, Store):
         reverse: bool,
         size: int,
         read: Callable[..., Any] = cursor_page,
-        hold: Callable[[Any], None] | None = None,
+        hold: Callable[[Any], object] | None = None,
     ) -> list[Any]:
         """At most ``size`` items (``read=_key_page``: keys) of ``[start, stop)``
         read in one short read transaction, read again after the map grew
@@ -348,7 +348,7 @@ class LMDBStore(MapGrowth, Store):
         reverse: bool,
         limit: int | None,
         keys: bool = False,
-        hold: Callable[[Any], None] | None = None,
+        hold: Callable[[Any], object] | None = None,
         cut: int = 0,
     ) -> Iterator[list[Any]]:
         """The items (``keys``: the keys) of a store scan, as pages read in short
@@ -531,7 +531,7 @@ class LMDBStore(MapGrowth, Store):
         self,
         start: bytes,
         stop: bytes | None,
-        hold: Callable[[Any], None] | None = None,
+        hold: Callable[[Any], object] | None = None,
         without: tuple[int, int] | None = None,
     ) -> int:
         """:meth:`count` (``without``: its ``(byte, at)``),

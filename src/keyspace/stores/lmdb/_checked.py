@@ -47,7 +47,7 @@ class LMDBCheckedReads:
         self.otherwise: Callable[[bytes], bytes | None] | None = None
         point = store._point_read  # the store's point read in C, where built: get_py is its reference
         self.get: Callable[[bytes], bytes | None] = (
-            self.get_py if point is None else point.checked(check_db, check_key, expected, self.get_py)
+            self.get_py if point is None else point.checked(self._holds, self.get_py)
         )
         """:meth:`get_py`, in one C call where the store has its point read in C."""
 

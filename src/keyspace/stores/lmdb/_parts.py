@@ -57,7 +57,7 @@ class LMDBStoreParts(Protocol):
         self,
         start: bytes,
         stop: bytes | None,
-        hold: Callable[[Any], None] | None = None,
+        hold: Callable[[Any], object] | None = None,
         without: tuple[int, int] | None = None,
     ) -> int: ...
     def _pages(
@@ -67,7 +67,7 @@ class LMDBStoreParts(Protocol):
         reverse: bool,
         limit: int | None,
         keys: bool = False,
-        hold: Callable[[Any], None] | None = None,
+        hold: Callable[[Any], object] | None = None,
         cut: int = 0,
     ) -> Iterator[list[Any]]: ...
     def snapshot(self) -> AbstractContextManager[ReadView]: ...

@@ -32,6 +32,7 @@ from typing import Any
 
 import lmdb
 
+from ...errors import StoreClosed
 from .._base import limited
 from .._take import may_be_record, take_until
 
@@ -260,10 +261,11 @@ def point_read(
     optional module is built, else ``None``: one C call that reads ``shared.resizing``, begins a
     read transaction with ``begin``, gets the key, aborts, and leaves a
     database's record out (:meth:`Records.is_record`); ``slow(key)`` where the
-    map is being resized, the read is closed (its ``close()``) or py-lmdb
-    raises. Its reference is :meth:`keyspace.stores.lmdb.LMDBStore.get`, which
-    a store uses where this is ``None``. Cost: no Python frame (about 100 ns
+    map is being resized, the read is closed (its ``close()``), or py-lmdb
+    raises (or a check, :class:`~keyspace.errors.StoreClosed`). Its reference
+    is :meth:`keyspace.stores.lmdb.LMDBStore.get`, which a store uses where
+    this is ``None``. Cost: no Python frame (about 100 ns
     less than the method's)."""
     if PointRead is None or records is None:
         return None
-    return PointRead(begin, shared, records.is_record, RECORD_SIZE, slow, lmdb.Error)
+    return PointRead(begin, shared, records.is_record, RECORD_SIZE, slow, (lmdb.Error, StoreClosed))

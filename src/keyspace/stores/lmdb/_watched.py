@@ -31,19 +31,26 @@ class LMDBWatchedReads:
     lookup) plus one id comparison; ``check`` once per commit of the
     environment that a read comes after."""
 
-    __slots__ = ("_check", "_state", "_store")
+    __slots__ = ("_check", "_state", "_store", "get")
 
     def __init__(self, store: LMDBStoreParts, check: Callable[[ReadView], object]) -> None:
         self._store = store
         self._check = check
         self._state: int | None = None  # the id of the last state the check ran in
+        point = store._point_read  # the store's point read in C, where built: get_py is its reference
+        self.get: Callable[[bytes], bytes | None] = (
+            self.get_py if point is None else point.checked(self._hold, self.get_py)
+        )
+        """:meth:`get_py`, in one C call where the store has its point read in C."""
 
-    def _hold(self, txn: Any) -> None:
-        """Run the check in ``txn`` unless it ran in that state already."""
+    def _hold(self, txn: Any) -> bool:
+        """Run the check in ``txn`` unless it ran in that state already (``True``:
+        the check raises to refuse the read)."""
         state = txn.id()
         if state != self._state:
             self._check(LMDBSnapshot(self._store, txn, True, 0))  # a view only: ``txn`` is ended by its owner
             self._state = state
+        return True
 
     def hold(self) -> None:
         """Run the check in the store's current state unless it ran there already
@@ -82,7 +89,10 @@ class LMDBWatchedReads:
             raise
         return txn
 
-    def get(self, key: bytes) -> bytes | None:
+    def get_py(self, key: bytes) -> bytes | None:
+        """The value of ``key`` read in a transaction the check has seen; the
+        reference of the C read (:attr:`get`), and its route where the check
+        refuses or py-lmdb raises."""
         store = self._store
         env = store._env
         txn: Any = None
