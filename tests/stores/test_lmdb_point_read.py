@@ -1,4 +1,4 @@
-"""The LMDB store's point read of its unnamed database in C (``PointRead``)
+"""The LMDB store's point read in C (``PointRead``)
 against its reference, the method ``LMDBStore.get``: the same answers on data,
 missing keys and LMDB's records of named databases; the slow route where the
 store is closed (while another store of the path keeps the environment open),
@@ -36,13 +36,16 @@ def _store(path: Path) -> LMDBStore:
     return store
 
 
-def test_the_unnamed_database_reads_in_c(tmp_path: Path) -> None:
+def test_every_database_reads_in_c(tmp_path: Path) -> None:
     store = _store(tmp_path)
     try:
         assert isinstance(store.get, accel.PointRead)
-        with LMDBStore(tmp_path, db="a") as named:  # a named database keeps the method
-            assert not isinstance(named.get, accel.PointRead)
-            assert named.get(b"inside") == b"a"
+        with LMDBStore(tmp_path, db="a") as named:  # a named database: its own, no record test
+            assert isinstance(named.get, accel.PointRead)
+            assert named.get(b"inside") == b"a" == LMDBStore.get(named, b"inside")
+            assert named.get(b"missing") is None
+        with pytest.raises(StoreClosed):
+            named.get(b"inside")
     finally:
         store.close()
 

@@ -223,8 +223,9 @@ class LMDBStore(MapGrowth, Store):
             serialized_transactions=True,
             shared_in_process=True,
         )
-        # the unnamed database's point read in C, where built: the method get is its reference
-        self._point_read = point_read(self._env.begin, self._shared, self._records, self._get_retrying)
+        # the point read in C, where built: the method get is its reference
+        begin = partial(self._env.begin, db=self._db) if db else self._env.begin
+        self._point_read = point_read(begin, self._shared, self._records, self._get_retrying)
         self.get = self._point_read or self.get  # type: ignore[method-assign]
 
     # -- error translation: the one place ------------------------------------

@@ -33,7 +33,7 @@ class LMDBStoreParts(Protocol):
     _shared: SharedEnv
     _records: Records | None
     _is_record: Callable[[bytes, bytes], bool] | None  # ``_records.is_record``, for cursor_take
-    _point_read: Any  # the C point read of the unnamed database, or None
+    _point_read: Any  # the C point read of its database, or None
     _txn_ended: Callable[..., Any]
 
     def translate(self, exc: BaseException, key: bytes | None = None) -> KeyspaceError: ...

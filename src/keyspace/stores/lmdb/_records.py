@@ -257,15 +257,16 @@ def getter(records: Records, get: Callable[[bytes], bytes | None]) -> Callable[[
 def point_read(
     begin: Callable[[], Any], shared: Any, records: Records | None, slow: Callable[[bytes], bytes | None]
 ) -> Any:
-    """The C ``PointRead`` of an unnamed database (``records`` given) where the
-    optional module is built, else ``None``: one C call that reads ``shared.resizing``, begins a
-    read transaction with ``begin``, gets the key, aborts, and leaves a
-    database's record out (:meth:`Records.is_record`); ``slow(key)`` where the
-    map is being resized, the read is closed (its ``close()``), or py-lmdb
-    raises (or a check, :class:`~keyspace.errors.StoreClosed`). Its reference
-    is :meth:`keyspace.stores.lmdb.LMDBStore.get`, which a store uses where
-    this is ``None``. Cost: no Python frame (about 100 ns
-    less than the method's)."""
-    if PointRead is None or records is None:
+    """The C ``PointRead`` of a database where the optional module is built, else
+    ``None``: one C call that reads ``shared.resizing``, begins a read
+    transaction with ``begin`` (of the database), gets the key, aborts, and
+    leaves a database's record out where ``records`` is given (the unnamed
+    database: :meth:`Records.is_record`); ``slow(key)`` where the map is being
+    resized, the read is closed (its ``close()``), or py-lmdb raises (or a
+    check, :class:`~keyspace.errors.StoreClosed`). Its reference is
+    :meth:`keyspace.stores.lmdb.LMDBStore.get`, which a store uses where this
+    is ``None``. Cost: no Python frame (about 100 ns less than the method's)."""
+    if PointRead is None:
         return None
-    return PointRead(begin, shared, records.is_record, RECORD_SIZE, slow, (lmdb.Error, StoreClosed))
+    is_record = None if records is None else records.is_record
+    return PointRead(begin, shared, is_record, RECORD_SIZE, slow, (lmdb.Error, StoreClosed))
