@@ -141,7 +141,13 @@ def hand_written_single_puts(path: tuple[str, ...], keys: list[bytes], extra: st
 
 
 def hand_written_transactions(
-    directory: str, path: tuple[str, ...], keys: list[bytes], log: bool, sync: bool, times: int
+    directory: str,
+    path: tuple[str, ...],
+    keys: list[bytes],
+    log: bool,
+    sync: bool,
+    times: int,
+    kept: int | None = None,
 ) -> tuple[Factory, Callable[[], None]]:
     """The floor of a transaction of puts with a change log record, written by
     hand with py-lmdb on one environment in ``directory`` shared by the rounds
@@ -153,8 +159,11 @@ def hand_written_transactions(
     record's values are objects of their own, as a log of different values has:
     ``marshal`` writes an object it meets again as a reference, which would
     make the record of ``VALUE`` repeated far shorter than any log of real
-    values. Each transaction is one operation. Returns the trial factory and
-    the close of the environment."""
+    values. ``kept``: the log held at that many records, each commit deleting
+    the record ``kept`` commits before its own (the log filled to it before the
+    timing), so that records reuse the pages of those deleted rather than
+    growing the file. Each transaction is one operation. Returns the trial
+    factory and the close of the environment."""
     import lmdb
 
     stored = _stored_keys(path, keys)
@@ -162,7 +171,7 @@ def hand_written_transactions(
     counter, records = _CHANGES_COUNTER, _CHANGES_LOG
     env = lmdb.open(f"{directory}/db", map_size=1 << 32, sync=sync, max_dbs=0)
 
-    def run() -> None:
+    def run(times: int = times) -> None:
         begin = env.begin
         for _ in range(times):
             with begin(write=True) as txn:
@@ -170,10 +179,15 @@ def hand_written_transactions(
                 for key in stored:
                     put(key, VALUE)
                 if log:
-                    number = (int.from_bytes(txn.get(counter) or bytes(8), "big") + 1).to_bytes(8, "big")
+                    seq = int.from_bytes(txn.get(counter) or bytes(8), "big") + 1
+                    number = seq.to_bytes(8, "big")
                     put(records + number, marshal.dumps((time.time_ns(), stored, values)))
                     put(counter, number)
+                    if kept is not None and seq > kept:
+                        txn.delete(records + (seq - kept).to_bytes(8, "big"))
 
+    if kept is not None:
+        run(kept)
     return (lambda: Trial(run, times)), env.close
 
 

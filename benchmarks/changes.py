@@ -10,6 +10,13 @@ a watcher in another process sees one.
   with a counter and one log record of the keys and values in each commit,
   against the puts alone by hand (no target: what any program keeping such a
   log pays; at fsync it grows with the bytes the log adds to each commit);
+- the same transaction with the log at its retention (``changes={"retention":
+  256}``, filled to it before the timing; the by-hand log deletes the record
+  256 commits back in each commit), a trial of 32 transactions holding one
+  trim: a log still growing to its retention grows the file by its bytes in
+  every commit, which with an fsync costs more than writing those bytes into
+  pages trimmed records left (ext4 journals each extension), while a log at
+  its retention reuses those pages and pays for the trim;
 - ``put``: single puts, each its own commit, on against off, and the floor of
   it: a log record and the counter written by hand with py-lmdb in each
   commit, against a plain put by hand (no target); the single put's target
@@ -39,6 +46,7 @@ import time
 from collections.abc import Iterator
 
 import keyspace
+from keyspace._changes import TRIM_EVERY
 from keyspace.keyspace import Keyspace
 
 from . import _data
@@ -69,7 +77,7 @@ ks.close()
 """
 
 
-def _open(ctx: Context, changes: bool, sync: bool = False) -> Keyspace:
+def _open(ctx: Context, changes: bool | dict[str, int], sync: bool = False) -> Keyspace:
     d = Fresh()
     ks = keyspace.open(f"lmdb://{d.path}/db", sync=sync, changes=changes)
     ks.scope("t")[b"\x01first"] = _V
@@ -81,13 +89,13 @@ def _open(ctx: Context, changes: bool, sync: bool = False) -> Keyspace:
 _TIMES = 8
 
 
-def _writes(ks: Keyspace, keys: list[bytes], transaction: bool) -> Factory:
+def _writes(ks: Keyspace, keys: list[bytes], transaction: bool, times: int = _TIMES) -> Factory:
     """``keys`` put into the scope ``t`` of ``ks`` (:func:`put_all`): a trial of
-    :data:`_TIMES` transactions of them (each one operation), or of single puts
+    ``times`` transactions of them (each one operation), or of single puts
     (each one operation)."""
     if transaction:
-        run = put_all(ks, ("t",), keys * _TIMES, True, len(keys))
-        return lambda: Trial(run, _TIMES)
+        run = put_all(ks, ("t",), keys * times, True, len(keys))
+        return lambda: Trial(run, times)
     run = put_all(ks, ("t",), keys, False)
     return lambda: Trial(run, len(keys))
 
@@ -110,31 +118,45 @@ def _fresh_writes(changes: bool, keys: list[bytes]) -> Factory:
     return make
 
 
-def _transactions(ctx: Context, keys: list[bytes], on: Keyspace, off: Keyspace, sync: bool) -> Comparison:
+def _transactions(ctx: Context, keys: list[bytes], sync: bool, kept: int | None = None) -> Comparison:
     """The transaction of 1,000 puts, changes on against off, and its floor
     (:func:`hand_written_transactions`, on environments of their own) measured
-    in the same rounds."""
-    factories: dict[str, Factory] = {"on": _writes(on, keys, True), "off": _writes(off, keys, True)}
+    in the same rounds, on stores of their own. ``kept``: the log at its
+    retention, ``changes={"retention": kept}``, filled to it before the timing
+    (the by-hand log too): every commit's record reuses the pages of records
+    trimmed, where a log still growing to its retention grows the file by its
+    bytes each commit. A trial is then :data:`~keyspace._changes.TRIM_EVERY`
+    transactions, so each holds one trim."""
+    times = _TIMES if kept is None else TRIM_EVERY
+    on = _open(ctx, True if kept is None else {"retention": kept}, sync)
+    off = _open(ctx, False, sync)
+    factories = {name: _writes(ks, keys, True, times) for name, ks in (("on", on), ("off", off))}
+    if kept is not None:
+        for ks in (on, off):
+            put_all(ks, ("t",), keys * (kept + 1), True, len(keys))()
     for name, log in (("by hand", True), ("plain by hand", False)):
         d = Fresh()
         ctx.defer(d.remove)
-        factory, close = hand_written_transactions(d.path, ("t",), keys, log, sync, _TIMES)
+        factory, close = hand_written_transactions(d.path, ("t",), keys, log, sync, times, kept)
         ctx.defer(close)
         factories[name] = factory
     tail = " (fsync)" if sync else ""
+    at = "" if kept is None else " at its retention"
+    what = "transaction of 1,000 puts" + (f", log at its retention ({kept:,} commits)" if kept else "")
     return Comparison(
         "changes",
-        "transaction of 1,000 puts" + (", fsync" if sync else ""),
+        what + (", fsync" if sync else ""),
         factories,
         [
-            Ratio("changes=True: transaction of 1,000 puts vs off" + tail, "on", "off", Target(1.3)),
+            Ratio(f"changes=True{at}: transaction of 1,000 puts vs off" + tail, "on", "off", Target(1.3)),
             Ratio(
-                "transaction of 1,000 puts: a log record by hand (py-lmdb) vs the puts alone by hand" + tail,
+                f"transaction of 1,000 puts: a log record by hand (py-lmdb){at} "
+                f"vs the puts alone by hand{tail}",
                 "by hand",
                 "plain by hand",
             ),
             Ratio(
-                "changes=True: transaction of 1,000 puts vs the log record by hand (py-lmdb)" + tail,
+                f"changes=True{at}: transaction of 1,000 puts vs the log record by hand (py-lmdb)" + tail,
                 "on",
                 "by hand",
             ),
@@ -146,9 +168,11 @@ def _transactions(ctx: Context, keys: list[bytes], on: Keyspace, off: Keyspace, 
 @workload("changes")
 def changes(ctx: Context) -> Iterator[Comparison]:
     """The change log's cost per write and its watch latency across processes."""
-    on, off = _open(ctx, True), _open(ctx, False)
     keys = _data.keys(ctx.n(1_000, 100))
-    yield _transactions(ctx, keys, on, off, sync=False)
+    kept = ctx.n(256, 40)
+    yield _transactions(ctx, keys, sync=False)
+    yield _transactions(ctx, keys, sync=False, kept=kept)
+    on, off = _open(ctx, True), _open(ctx, False)
     yield Comparison(
         "changes",
         "transaction of 1,000 new keys",
@@ -184,8 +208,9 @@ def changes(ctx: Context) -> Iterator[Comparison]:
         ],
         rounds=ctx.fine,
     )
+    yield _transactions(ctx, keys, sync=True)
+    yield _transactions(ctx, keys, sync=True, kept=kept)
     on, off = _open(ctx, True, sync=True), _open(ctx, False, sync=True)
-    yield _transactions(ctx, keys, on, off, sync=True)
     yield Comparison(
         "changes",
         "single puts, fsync",

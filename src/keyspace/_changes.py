@@ -29,8 +29,8 @@ replays from the log, :class:`~keyspace.errors.WatchCompacted` when it was
 trimmed.
 
 Trimming: every :data:`TRIM_EVERY` commits, inside the commit, at most
-:data:`TRIM_BATCH` of the oldest parts are removed (their keys read, a part's
-value only for its time where ``max_age`` is set): those outside the retention
+:data:`TRIM_BATCH` of the oldest commits are removed, each whole (a key of each
+read, its part 0 only for its time where ``max_age`` is set): those outside the retention
 (``retention`` commits kept, default 100,000; ``max_age`` seconds, default none)
 and those every feed has acknowledged. A feed whose next entry was trimmed gets
 :class:`~keyspace.errors.FeedBehind`, never a gap.
@@ -285,7 +285,12 @@ class ChangeLog(WriteHook):
         return _u64(latest.get(self.counter_key)) + 1
 
     def _trim(self, view: WriteView, latest: ReadView, seq: int, now: int) -> None:
-        """Remove at most :data:`TRIM_BATCH` of the oldest parts no one needs."""
+        """Remove at most :data:`TRIM_BATCH` of the oldest commits no one needs,
+        each whole (all its parts, one range delete): as many commits as are
+        made between two trims and more, whatever their size, so a log at its
+        retention stays there. Cost: a keys-only read of one key per commit
+        removed (and its part 0 where ``max_age`` may trim a commit kept
+        otherwise), and a range delete each."""
         keep_from = 1
         if self.retention is not None:
             keep_from = max(keep_from, seq - self.retention + 1)
@@ -297,26 +302,26 @@ class ChangeLog(WriteHook):
         old_before = now - int(self.max_age * 1e9) if self.max_age is not None else None
         trimmed = _u64(latest.get(self.trimmed_key))
         if old_before is None and keep_from <= trimmed + 1:
-            return  # every part before keep_from is trimmed already: no scan of the log
-        last = 0
-        off = len(self.log_start)
-        # keys only: a part's value (a large commit's runs to megabytes) is read
-        # just for its time, and only where an age limit may trim a part kept otherwise
-        for key in list(keys_in(latest, self.log_start, self.log_stop, limit=TRIM_BATCH)):
-            found = int.from_bytes(key[off : off + 8], "big")
+            return  # every commit before keep_from is trimmed already: no read of the log
+        last, start, off = 0, self.log_start, len(self.log_start)
+        for _ in range(TRIM_BATCH):
+            first = next(keys_in(latest, start, self.log_stop, limit=1), None)
+            if first is None:
+                break
+            found = int.from_bytes(first[off : off + 8], "big")
             if found >= keep_from:
                 if old_before is None:
                     break
-                raw = latest.get(key)
+                # a part's value (a large commit's runs to megabytes) is read just for
+                # its time, and only where an age limit may trim a commit kept otherwise
+                raw = latest.get(self.part_key(found))
                 if raw is None or part_time(raw) >= old_before:
                     break
-            view.delete(key)
+            start = self.part_key(found + 1)
+            view.delete_range(self.part_key(found), start)
             last = found
-        if last:
-            # a commit of several parts is trimmed whole: the rest of its parts go too
-            view.delete_range(self.part_key(last), self.part_key(last + 1))
-            if last > trimmed:
-                view.put(self.trimmed_key, last.to_bytes(8, "big"))
+        if last > trimmed:
+            view.put(self.trimmed_key, last.to_bytes(8, "big"))
 
     def committed(self) -> None:
         """After a commit through this process's store object: every watch of it
