@@ -32,12 +32,14 @@ Expired keys are deleted by :func:`expire` (``ks.expire(limit)``), a bounded
 sweep through the normal write path (the change log records delete events,
 accounting's counts drop), and after each commit of a ttl keyspace that finds
 the oldest deadline passed (one seek), by a sweep of at most
-:data:`WRITER_SWEEP` keys made by that writer.
+:data:`WRITER_SWEEP` keys, and as many more as that commit set deadlines, made
+by that writer.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, MutableMapping, Sequence
 from contextlib import suppress
@@ -126,6 +128,9 @@ class Expiry(WriteHook):
         self.max_key = store.capabilities.max_key_size
         self.hooked: HookedStore | None = None
         self._sweeping = False
+        self._set = threading.local()
+        """``deadlines``: how many deadlines this thread's last commit set, for the
+        size of the sweep after it (:meth:`committed`)."""
         self.grant: Callable[[int], int] | None = getattr(store, "grant_lease", None)
         """The engine's leases (etcd's ``grant_lease``), or ``None``."""
         self._granted: dict[int, tuple[int, float]] = {}
@@ -224,6 +229,7 @@ class Expiry(WriteHook):
         else:
             cut = len(rec)
             olds = {k[cut:]: v for k, v in reader.scan(lo, hi) if k[cut:] in merged}
+        self._set.deadlines = len(news)
         idx = self.idx
         for key, old in olds.items():
             if news.get(key) != old:
@@ -268,16 +274,20 @@ class Expiry(WriteHook):
 
     def committed(self) -> None:
         """After a commit: where the oldest deadline has passed (one seek), a sweep
-        of at most :data:`WRITER_SWEEP` keys, made by this writer. A sweep that
-        fails (a conflict with another writer, a closed store) is left to the
-        next writer: the commit it follows has committed."""
+        of at most :data:`WRITER_SWEEP` keys and as many more as the commit set
+        deadlines, made by this writer: a steady stream of commits of expiring
+        keys leaves no growing heap of expired ones (reads pass over each). A
+        sweep that fails (a conflict with another writer, a closed store) is
+        left to the next writer: the commit it follows has committed."""
+        deadlines = getattr(self._set, "deadlines", 0)
+        self._set.deadlines = 0
         if self._sweeping or self.hooked is None:
             return
         first = next(keys_in(self.store, self.idx, self.idx_end, limit=1), None)
         if first is None or _deadline(first[len(self.idx) : len(self.idx) + 8]) > now_micros():
             return
         with suppress(KeyspaceError):
-            self.sweep(WRITER_SWEEP)
+            self.sweep(WRITER_SWEEP + deadlines)
 
     def sweep(self, limit: int) -> int:
         """Delete at most ``limit`` keys whose deadline has passed, oldest deadline

@@ -142,6 +142,27 @@ def test_later_writes_drop_the_deadline_records(clock: Clock) -> None:
     ks.close()
 
 
+@pytest.mark.parametrize("url", ["memory:", "lmdb"])
+def test_a_steady_stream_of_expiring_keys_leaves_no_growing_heap(
+    clock: Clock, tmp_path: Path, url: str
+) -> None:
+    """Commits of 100 keys with a ttl of one second, a second apart: each
+    writer's sweep takes as many keys as its commit gave deadlines (and 16
+    more), so the keys expired and not swept stay under two commits' worth.
+    A sweep of 16 left 84 more each commit."""
+    ks = keyspace.open(url if url == "memory:" else f"lmdb:///{tmp_path / 'db'}", ttl=True)
+    s = ks.scope("a")
+    for n in range(30):
+        with ks.transaction() as tx:
+            for i in range(100):
+                tx.scope("a").put(b"%02d-%03d" % (n, i), b"v", ttl=1)
+        clock.now += 1
+        held = ks.store.inner.count(*s.layout.ranges[0])
+        assert held <= 200 + _expiry.WRITER_SWEEP, (n, held)
+        assert len(s) == 0
+    ks.close()
+
+
 def test_a_writer_sweeps_at_most_sixteen_keys_after_its_commit(clock: Clock) -> None:
     ks = keyspace.open("memory:", ttl=True)
     s = ks.scope("a")
