@@ -20,6 +20,9 @@ reach, so every read of user data leaves them out), with ``B = ff
 ``B 02 u64be(seq) u32be(n)`` part ``n`` of commit ``seq`` (:func:`encode_part`: the commit time,
                              the puts and the deletes), at most :data:`PART_ENTRIES` entries a part
 ``B 03 name``                a durable feed: ``pack((cursor, subtree, path))`` (:mod:`keyspace._feeds`)
+``B 04``                     u64be: the entries logged in all (kept where ``max_entries`` is set)
+``B 05 u64be(seq)``          u64be: that total after commit ``seq``, a mark every :data:`TRIM_EVERY`
+                             commits (where ``max_entries`` is set), until the trim passes it
 
 Watches (:meth:`ChangeLog.watch`) read the log: a thread per watch reads the
 counter (one point read) every :data:`POLL_SECONDS` (10 ms), or at once when a
@@ -30,9 +33,14 @@ trimmed.
 
 Trimming: every :data:`TRIM_EVERY` commits, inside the commit, at most
 :data:`TRIM_BATCH` of the oldest commits are removed, each whole (a key of each
-read, its part 0 only for its time where ``max_age`` is set): those outside the retention
-(``retention`` commits kept, default 100,000; ``max_age`` seconds, default none)
-and those every feed has acknowledged. A feed whose next entry was trimmed gets
+read, its part 0 only for its time where ``max_age`` is set): those outside the
+retention (``retention`` commits kept, default 100,000; ``max_entries`` entries
+kept, default no limit; ``max_age`` seconds, default none) and those every feed
+has acknowledged. ``max_entries`` keeps whole commits: at least the latest that
+many entries, and those of fewer than ``2 * TRIM_EVERY`` commits more (as
+``retention`` keeps fewer than ``TRIM_EVERY`` more). Each commit adds its number
+of entries to a total inside it, and the trim reads marks of that total, not
+the log. A feed whose next entry was trimmed gets
 :class:`~keyspace.errors.FeedBehind`, never a gap.
 
 Cost of a commit with changes on: one point read and one put of the counter,
@@ -71,7 +79,7 @@ TRIM_EVERY: Final = 32
 TRIM_BATCH: Final = 64
 DEFAULT_RETENTION: Final = 100_000
 
-_TRIMMED, _COUNTER, _LOG, _FEEDS = b"\x00", b"\x01", b"\x02", b"\x03"
+_TRIMMED, _COUNTER, _LOG, _FEEDS, _ENTRIES, _MARKS = b"\x00", b"\x01", b"\x02", b"\x03", b"\x04", b"\x05"
 
 
 _HEAD = struct.Struct("<QII")
@@ -174,21 +182,23 @@ def _u64(raw: bytes | None) -> int:
     return 0 if raw is None else int.from_bytes(raw, "big")
 
 
-def _params(params: dict[str, Any]) -> tuple[int | None, float | None]:
-    unknown = set(params) - {"retention", "max_age"}
+def _params(params: dict[str, Any]) -> tuple[int | None, float | None, int | None]:
+    unknown = set(params) - {"retention", "max_age", "max_entries"}
     if unknown:
         raise InvalidArgument(
-            f"changes takes the parameters 'retention' and 'max_age', not {sorted(unknown)!r}"
+            f"changes takes the parameters 'retention', 'max_entries' and 'max_age', not {sorted(unknown)!r}"
         )
     retention = params.get("retention", DEFAULT_RETENTION)
     max_age = params.get("max_age")
-    if retention is not None and (type(retention) is not int or retention < 1):
-        raise InvalidArgument(
-            f"changes retention must be an int of 1 or more (commits kept) or None, not {retention!r}"
-        )
+    max_entries = params.get("max_entries")
+    for name, value, what in (("retention", retention, "commits"), ("max_entries", max_entries, "entries")):
+        if value is not None and (type(value) is not int or value < 1):
+            raise InvalidArgument(
+                f"changes {name} must be an int of 1 or more ({what} kept) or None, not {value!r}"
+            )
     if max_age is not None and (type(max_age) not in (int, float) or not max_age > 0):
         raise InvalidArgument(f"changes max_age must be a number of seconds over 0 or None, not {max_age!r}")
-    return retention, max_age
+    return retention, max_age, max_entries
 
 
 class ChangeLog(WriteHook):
@@ -202,20 +212,26 @@ class ChangeLog(WriteHook):
     def __init__(self, store: Store, scheme: Scheme, params: dict[str, Any]) -> None:
         self.store = store
         self.url = store.url
-        self.retention, self.max_age = _params(params)
+        self.retention, self.max_age, self.max_entries = _params(params)
         base = self.base = changes_base(scheme)
         self.counter_key = self.cas_key = base + _COUNTER
         self.trimmed_key = base + _TRIMMED
         self.log_start = base + _LOG
         self.log_stop = base + b"\x03"
         self.feeds_start = base + _FEEDS
-        self.feeds_stop = base + b"\x04"
+        self.feeds_stop = base + _ENTRIES
+        self.entries_key = base + _ENTRIES
+        self.marks_start = base + _MARKS
+        self.marks_stop = base + b"\x06"
         self._watches: weakref.WeakSet[LogWatch] = weakref.WeakSet()
         self._watches_lock = threading.Lock()
         self._watched = False  # whether _watches may hold a watch (set with the first one)
 
     def params(self) -> dict[str, Any]:
-        return {"retention": self.retention, "max_age": self.max_age}
+        params: dict[str, Any] = {"retention": self.retention, "max_age": self.max_age}
+        if self.max_entries is not None:  # a record without it reads as none: as before it was made
+            params["max_entries"] = self.max_entries
+        return params
 
     def part_key(self, seq: int, part: int = 0) -> bytes:
         return self.log_start + seq.to_bytes(8, "big") + part.to_bytes(4, "big")
@@ -253,7 +269,7 @@ class ChangeLog(WriteHook):
                 encode_part(now, keys[at : at + step], values[at : at + step])
                 for at in range(0, len(keys), step)
             ]
-        self._append(view, latest, now, parts[0], parts[1:])
+        self._append(view, latest, now, len(keys), parts[0], parts[1:])
 
     def commit_one(
         self, view: WriteView, key: bytes, old: Previous, new: bytes | None, latest: ReadView
@@ -261,15 +277,22 @@ class ChangeLog(WriteHook):
         """:meth:`commit` of a single write (the seam drops a delete of a key that
         was not there): its one-entry part, made by two struct packs."""
         now = time.time_ns()
-        self._append(view, latest, now, one_entry_part(now, key, new))
+        self._append(view, latest, now, 1, one_entry_part(now, key, new))
 
     def _append(
-        self, view: WriteView, latest: ReadView, now: int, first: bytes, more: Sequence[bytes] = ()
+        self,
+        view: WriteView,
+        latest: ReadView,
+        now: int,
+        entries: int,
+        first: bytes,
+        more: Sequence[bytes] = (),
     ) -> None:
-        """Log one commit made at ``now`` (ns): its number (the counter, read from
-        ``latest``, plus one), its parts (``first``, then ``more`` where it has
-        more than :data:`PART_ENTRIES` keys) under it, the counter, and every
-        :data:`TRIM_EVERY` commits a trim."""
+        """Log one commit of ``entries`` entries made at ``now`` (ns): its number
+        (the counter, read from ``latest``, plus one), its parts (``first``, then
+        ``more`` where it has more than :data:`PART_ENTRIES` keys) under it, the
+        counter, where ``max_entries`` is set the total of entries (a point read
+        and a put), and every :data:`TRIM_EVERY` commits a trim."""
         counter = self.counter_key
         seq = _u64(latest.get(counter)) + 1
         number = seq.to_bytes(8, "big")
@@ -278,13 +301,19 @@ class ChangeLog(WriteHook):
         for part, raw in enumerate(more, 1):
             put(start + part.to_bytes(4, "big"), raw)
         put(counter, number)
+        total = 0
+        if self.max_entries is not None:
+            total = _u64(latest.get(self.entries_key)) + entries
+            put(self.entries_key, total.to_bytes(8, "big"))
         if seq % TRIM_EVERY == 0:
-            self._trim(view, latest, seq, now)
+            if self.max_entries is not None:
+                put(self.marks_start + number, total.to_bytes(8, "big"))
+            self._trim(view, latest, seq, now, total)
 
     def next_commit(self, latest: ReadView) -> int | None:
         return _u64(latest.get(self.counter_key)) + 1
 
-    def _trim(self, view: WriteView, latest: ReadView, seq: int, now: int) -> None:
+    def _trim(self, view: WriteView, latest: ReadView, seq: int, now: int, total: int) -> None:
         """Remove at most :data:`TRIM_BATCH` of the oldest commits no one needs,
         each whole (all its parts, one range delete): as many commits as are
         made between two trims and more, whatever their size, so a log at its
@@ -294,10 +323,12 @@ class ChangeLog(WriteHook):
         keep_from = 1
         if self.retention is not None:
             keep_from = max(keep_from, seq - self.retention + 1)
+        if self.max_entries is not None:
+            keep_from = max(keep_from, self._entries_cut(latest, total) + 1)
         cursors = [unpack(raw)[0] for _, raw in latest.scan(self.feeds_start, self.feeds_stop)]
         if cursors:
             keep_from = max(keep_from, min(cursors) + 1)
-        elif self.retention is None and self.max_age is None:
+        elif self.retention is None and self.max_age is None and self.max_entries is None:
             return
         old_before = now - int(self.max_age * 1e9) if self.max_age is not None else None
         trimmed = _u64(latest.get(self.trimmed_key))
@@ -322,6 +353,21 @@ class ChangeLog(WriteHook):
             last = found
         if last > trimmed:
             view.put(self.trimmed_key, last.to_bytes(8, "big"))
+            if self.max_entries is not None:  # the marks of commits trimmed: no cut needs them
+                view.delete_range(self.marks_start, self.marks_start + (last + 1).to_bytes(8, "big"))
+
+    def _entries_cut(self, latest: ReadView, total: int) -> int:
+        """The last commit with at least ``max_entries`` entries after it, as the
+        marks tell (0: none): the newest of the first :data:`TRIM_BATCH` marks
+        whose total is ``max_entries`` or more below ``total``, the entries logged
+        so far. Cost: a read of those marks and one more."""
+        assert self.max_entries is not None
+        cut, off, below = 0, len(self.marks_start), total - self.max_entries
+        for key, raw in latest.scan(self.marks_start, self.marks_stop, limit=TRIM_BATCH):
+            if _u64(raw) > below:
+                break
+            cut = int.from_bytes(key[off : off + 8], "big")
+        return cut
 
     def committed(self) -> None:
         """After a commit through this process's store object: every watch of it

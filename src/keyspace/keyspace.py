@@ -501,8 +501,8 @@ def open(
     ``changes=True`` keeps a change log inside every write (:mod:`keyspace._changes`):
     :meth:`Scope.watch` then works on every engine, other processes' writes
     included, and :meth:`Keyspace.feed` gives durable consumers;
-    ``changes={"retention": N, "max_age": S}`` sets how much of it is kept
-    (commits, seconds). It is recorded with the next write, so every later
+    ``changes={"retention": N, "max_entries": E, "max_age": S}`` sets how much
+    of it is kept (commits, changed keys, seconds). It is recorded with the next write, so every later
     opener keeps it. On etcd the store's own revisions serve.
 
     ``directory_manual_prefixes=True`` lets ``ks.directories.create`` take a
