@@ -10,6 +10,8 @@ a watcher in another process sees one.
   with a counter and one log record of the keys and values in each commit,
   against the puts alone by hand (no target: what any program keeping such a
   log pays; at fsync it grows with the bytes the log adds to each commit);
+- the transaction of 1,000 new keys with fsync too: there the store grows
+  with or without the log;
 - the same transaction with the log at its retention (``changes={"retention":
   256}``, filled to it before the timing; the by-hand log deletes the record
   256 commits back in each commit), a trial of 32 transactions holding one
@@ -100,13 +102,14 @@ def _writes(ks: Keyspace, keys: list[bytes], transaction: bool, times: int = _TI
     return lambda: Trial(run, len(keys))
 
 
-def _fresh_writes(changes: bool, keys: list[bytes]) -> Factory:
+def _fresh_writes(changes: bool, keys: list[bytes], sync: bool = False) -> Factory:
     """``keys`` put in one transaction into the scope ``t`` of a new store each
-    trial: every put a key the store did not hold."""
+    trial: every put a key the store did not hold (the store grows with or
+    without the log)."""
 
     def make() -> Trial:
         d = Fresh()
-        ks = keyspace.open(f"lmdb://{d.path}/db", sync=False, changes=changes)
+        ks = keyspace.open(f"lmdb://{d.path}/db", sync=sync, changes=changes)
         ks.scope("t")[b"\x01first"] = _V  # the feature recorded before the timing
 
         def close() -> None:
@@ -210,6 +213,13 @@ def changes(ctx: Context) -> Iterator[Comparison]:
     )
     yield _transactions(ctx, keys, sync=True)
     yield _transactions(ctx, keys, sync=True, kept=kept)
+    yield Comparison(
+        "changes",
+        "transaction of 1,000 new keys, fsync",
+        {"on": _fresh_writes(True, keys, sync=True), "off": _fresh_writes(False, keys, sync=True)},
+        [Ratio("changes=True: transaction of 1,000 new keys vs off (fsync)", "on", "off", Target(1.3))],
+        rounds=ctx.fine,
+    )
     on, off = _open(ctx, True, sync=True), _open(ctx, False, sync=True)
     yield Comparison(
         "changes",
