@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 import click
 
-from .._accounting import accounting_of
+from .._accounting import COUNTS, PROGRESS, accounting_of
+from .._append import SEQUENCING_KEY
+from .._changes import CHANGES_PREFIX
+from .._expiry import BASE as DEADLINES
 from .._metadata import DIRECTORY_RECORD
 from ..errors import KeyspaceError, show_bytes
 from ..keyspace import Keyspace
@@ -28,22 +32,58 @@ _LIST_DBS = 256
 """Named-database slots used to list an LMDB environment's databases."""
 
 
+RECORDS: Final = "scheme record, name registry"
+"""The area of the reserved keys no feature keeps (:data:`AREAS`)."""
+AREAS: Final = (
+    (CHANGES_PREFIX, "change log, feeds"),
+    (COUNTS, "accounting counters"),
+    (PROGRESS, "accounting counters"),
+    (DEADLINES, "deadlines of expiring keys"),
+    (SEQUENCING_KEY, "sequencing keys of appends"),
+)
+"""The reserved keys each feature keeps, by their prefix, and what ``inspect``
+calls them: a store whose change log or counters grow shows it."""
+
+
+def reserved_area(stored: bytes) -> str:
+    """What the reserved key ``stored`` belongs to (:data:`AREAS`, else :data:`RECORDS`).
+
+    >>> reserved_area(b"\\xffkeyspace-changes\\x00\\x01\\x00\\x02")
+    'change log, feeds'
+    """
+    for prefix, area in AREAS:
+        if stored.startswith(prefix):
+            return area
+    return RECORDS
+
+
 @dataclass
 class Outside:
-    """Keys outside every scope: reserved ones (scheme record, name registry) and
-    ones that do not decode (the first few kept for the message)."""
+    """Keys outside every scope: reserved ones, counted by area
+    (:func:`reserved_area`: the scheme record and name registry, a feature's
+    records), and ones that do not decode (the first few kept for the message)."""
 
-    reserved: int = 0
-    reserved_bytes: int = 0
+    areas: dict[str, list[int]] = field(default_factory=dict)
+    """Per area, its reserved keys and their bytes (keys and values)."""
     undecodable: int = 0
     examples: list[str] = field(default_factory=list)
+
+    @property
+    def reserved(self) -> int:
+        """The reserved keys, of every area."""
+        return sum(keys for keys, _ in self.areas.values())
+
+    @property
+    def reserved_bytes(self) -> int:
+        return sum(size for _, size in self.areas.values())
 
     def count(self, stored: bytes, value: bytes, reason: str | None) -> None:
         """Count the key ``stored`` (holding ``value``): reserved when ``reason`` is
         ``None``, else undecodable for that reason."""
         if reason is None:
-            self.reserved += 1
-            self.reserved_bytes += len(stored) + len(value)
+            counted = self.areas.setdefault(reserved_area(stored), [0, 0])
+            counted[0] += 1
+            counted[1] += len(stored) + len(value)
         else:
             self.undecodable += 1
             if len(self.examples) < 3:
@@ -267,6 +307,8 @@ def _show(
                 doc["databases"] = databases
             if counts is not None:
                 doc.update(counts.to_json())
+            if outside.areas:
+                doc["reserved"] = {area: {"keys": k, "bytes": b} for area, (k, b) in outside.areas.items()}
             click.echo(dumps(doc))
         else:
             title = f"{ks.url}  ({ks.scheme!r})"
@@ -293,11 +335,10 @@ def _show(
                     f"directory nodes: {counts.node_keys:,} keys, {human_bytes(counts.node_bytes)}",
                     markup=False,
                 )
-            if outside.reserved:
-                out().print(
-                    f"reserved (scheme record, name registry): {outside.reserved:,} keys, "
-                    f"{human_bytes(outside.reserved_bytes)}"
-                )
+            for area in (RECORDS, *dict.fromkeys(area for _, area in AREAS)):
+                if area in outside.areas:
+                    keys, size = outside.areas[area]
+                    out().print(f"reserved ({area}): {keys:,} keys, {human_bytes(size)}", markup=False)
     if outside.undecodable:
         err().print(
             f"warning: {outside.undecodable:,} keys do not decode as {ks.scheme.name} and are not counted; "
