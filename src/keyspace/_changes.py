@@ -27,9 +27,11 @@ reach, so every read of user data leaves them out), with ``B = ff
 Watches (:meth:`ChangeLog.watch`) read the log: a thread per watch reads the
 counter (one point read) every :data:`POLL_SECONDS` (10 ms), or at once when a
 commit through this process's store object wakes it, and hands out the entries
-past the last one it gave, in sequence order, each once; ``start_revision``
+past the last one it gave, in sequence order, each once, reading at most
+:data:`CATCH_UP_COMMITS` commits in one snapshot and decoding one part at a
+time (a watch far behind holds no more of the log at once); ``start_revision``
 replays from the log, :class:`~keyspace.errors.WatchCompacted` when it was
-trimmed.
+trimmed (one point read tells, before the watch is made).
 
 Trimming: every :data:`TRIM_EVERY` commits, inside the commit, at most
 :data:`TRIM_BATCH` of the oldest commits are removed, each whole (a key of each
@@ -59,7 +61,8 @@ import threading
 import time
 import weakref
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, ClassVar, Final, cast
 
 from ._write_hooks import Change, ChangeList, Previous, WriteHook, native_changes, register_feature
@@ -78,6 +81,11 @@ PART_ENTRIES: Final = 4096
 TRIM_EVERY: Final = 32
 TRIM_BATCH: Final = 64
 DEFAULT_RETENTION: Final = 100_000
+LogEntry = tuple[int, bytes, bytes | None]
+"""An entry of the log: its commit's sequence number, the key, the value (``None``: a delete)."""
+CATCH_UP_COMMITS: Final = 64
+"""The most commits a watch reads from the log in one snapshot (decoded one
+part at a time, and only its ranges' events kept)."""
 
 _TRIMMED, _COUNTER, _LOG, _FEEDS, _ENTRIES, _MARKS = b"\x00", b"\x01", b"\x02", b"\x03", b"\x04", b"\x05"
 
@@ -402,38 +410,55 @@ class ChangeLog(WriteHook):
         """The last sequence number trimmed away (0: none)."""
         return _u64((self.store if view is None else view).get(self.trimmed_key))
 
-    def entries(self, after: int, upto: int, view: ReadView) -> list[tuple[int, bytes, bytes | None]]:
-        """``(seq, key, value)`` of the commits ``after < seq <= upto``, in order."""
-        out: list[tuple[int, bytes, bytes | None]] = []
+    def entries(self, after: int, upto: int, view: ReadView) -> Iterator[LogEntry]:
+        """``(seq, key, value)`` of the commits ``after < seq <= upto``, in order,
+        read from ``view`` as they are iterated: one part decoded at a time."""
         off = len(self.log_start)
         for key, raw in view.scan(self.part_key(after + 1), self.part_key(upto + 1)):
             seq = int.from_bytes(key[off : off + 8], "big")
-            out.extend((seq, key, value) for key, value in decode_part(raw))
-        return out
+            for changed, value in decode_part(raw):
+                yield seq, changed, value
 
-    def read_since(self, after: int) -> tuple[int, list[tuple[int, bytes, bytes | None]]]:
-        """The last sequence number and the entries after ``after`` up to it, read
-        in one snapshot; :class:`WatchCompacted` when entries after ``after`` were trimmed."""
-        store = self.store
-        with store.snapshot() as view:
+    @contextmanager
+    def reading(self, after: int, most: int | None = None) -> Iterator[tuple[int, Iterator[LogEntry]]]:
+        """In one snapshot: the last sequence number read, and the entries after
+        ``after`` up to it (:meth:`entries`, to be iterated inside the block):
+        every commit up to the last, or the first ``most`` of them.
+        :class:`WatchCompacted` when entries after ``after`` were trimmed."""
+        with self.store.snapshot() as view:
             upto = self.last(view)
             if upto <= after:
-                return upto, []
-            trimmed = self.trimmed(view)
-            if after < trimmed:
-                raise WatchCompacted(
-                    f"the change log of {self.url} no longer holds the changes after revision {after} "
-                    f"(trimmed up to {trimmed} by its retention): watch from revision {trimmed + 1} or later",
-                    after + 1,
-                    trimmed + 1,
-                )
-            return upto, self.entries(after, upto, view)
+                yield upto, iter(())
+                return
+            self.check_kept(after, view)
+            if most is not None:
+                upto = min(upto, after + most)
+            yield upto, self.entries(after, upto, view)
+
+    def read_since(
+        self, after: int, most: int | None = None
+    ) -> tuple[int, list[tuple[int, bytes, bytes | None]]]:
+        """:meth:`reading`'s last sequence number and entries, as a list."""
+        with self.reading(after, most) as (upto, entries):
+            return upto, list(entries)
+
+    def check_kept(self, after: int, view: ReadView | None = None) -> None:
+        """:class:`WatchCompacted` when the log no longer holds the commits after
+        ``after`` (its retention trimmed some): one point read."""
+        trimmed = self.trimmed(view)
+        if after < trimmed:
+            raise WatchCompacted(
+                f"the change log of {self.url} no longer holds the changes after revision {after} "
+                f"(trimmed up to {trimmed} by its retention): watch from revision {trimmed + 1} or later",
+                after + 1,
+                trimmed + 1,
+            )
 
     def watch(self, ranges: Sequence[tuple[bytes, bytes | None]], start_revision: int | None) -> StoreWatch:
         check_start_revision(start_revision)
         after = self.last() if start_revision is None else start_revision - 1
         if start_revision is not None:
-            self.read_since(after)  # WatchCompacted now, not later
+            self.check_kept(after)  # WatchCompacted now, not later
         watch = LogWatch(self, list(ranges), after)
         with self._watches_lock:
             self._watches.add(watch)
@@ -465,20 +490,25 @@ class LogWatch(StoreWatch):
     def catch_up(self) -> bool:
         """Queue the entries committed since the last read, each once, in order
         (the watch's thread and committing threads of this process call it, one
-        at a time). False once the stream ended (an error is queued)."""
+        at a time), reading :data:`CATCH_UP_COMMITS` commits at a time: a watch
+        far behind (a feed's consumer after a long stop) decodes one such run of
+        the log at once, not all of it, and keeps only its ranges' events. False
+        once the stream ended (an error is queued)."""
         log, stop = self._log, self._stop
         with self._reading:
             if stop.is_set():
                 return False
             try:
-                if log.last() > self.after:
-                    upto, entries = log.read_since(self.after)
-                    self._push_commits(
-                        StoreEvent("delete" if value is None else "put", key, value, seq)
-                        for seq, key, value in entries
-                        if self._in(key)
-                    )
-                    self.after = max(self.after, upto)
+                while log.last() > self.after and not stop.is_set():
+                    with log.reading(self.after, CATCH_UP_COMMITS) as (upto, entries):
+                        self._push_commits(
+                            StoreEvent("delete" if value is None else "put", key, value, seq)
+                            for seq, key, value in entries
+                            if self._in(key)
+                        )
+                    if upto <= self.after:
+                        break
+                    self.after = upto
             except KeyspaceError as exc:
                 if not stop.is_set():
                     stop.set()
