@@ -29,7 +29,8 @@ counter (one point read) every :data:`POLL_SECONDS` (10 ms), or at once when a
 commit through this process's store object wakes it, and hands out the entries
 past the last one it gave, in sequence order, each once, reading at most
 :data:`CATCH_UP_COMMITS` commits in one snapshot and decoding one part at a
-time (a watch far behind holds no more of the log at once); ``start_revision``
+time, and no further while :data:`QUEUED_COMMITS` commits' events wait for its
+consumer (a watch far behind holds no more of the log at once); ``start_revision``
 replays from the log, :class:`~keyspace.errors.WatchCompacted` when it was
 trimmed (one point read tells, before the watch is made).
 
@@ -86,6 +87,9 @@ LogEntry = tuple[int, bytes, bytes | None]
 CATCH_UP_COMMITS: Final = 64
 """The most commits a watch reads from the log in one snapshot (decoded one
 part at a time, and only its ranges' events kept)."""
+QUEUED_COMMITS: Final = 256
+"""A watch reads no further while this many commits' events wait for its
+consumer (it goes on once half of them are taken)."""
 
 _TRIMMED, _COUNTER, _LOG, _FEEDS, _ENTRIES, _MARKS = b"\x00", b"\x01", b"\x02", b"\x03", b"\x04", b"\x05"
 
@@ -479,6 +483,7 @@ class LogWatch(StoreWatch):
         self.wake = threading.Event()
         self._stop = threading.Event()
         self._reading = threading.Lock()
+        self._paused = False  # the last read stopped at QUEUED_COMMITS waiting
         self._thread = threading.Thread(target=self._run, name="keyspace-change-log-watch", daemon=True)
 
     def start(self) -> None:
@@ -490,16 +495,21 @@ class LogWatch(StoreWatch):
     def catch_up(self) -> bool:
         """Queue the entries committed since the last read, each once, in order
         (the watch's thread and committing threads of this process call it, one
-        at a time), reading :data:`CATCH_UP_COMMITS` commits at a time: a watch
-        far behind (a feed's consumer after a long stop) decodes one such run of
-        the log at once, not all of it, and keeps only its ranges' events. False
-        once the stream ended (an error is queued)."""
-        log, stop = self._log, self._stop
+        at a time), reading :data:`CATCH_UP_COMMITS` commits at a time, and no
+        further while :data:`QUEUED_COMMITS` commits' events wait: a watch far
+        behind (a feed's consumer after a long stop) decodes one such run of the
+        log at once, not all of it, keeps only its ranges' events, and holds no
+        more of them than its consumer is about to take. False once the stream
+        ended (an error is queued)."""
+        log, stop, waiting = self._log, self._stop, self._queue.qsize
         with self._reading:
             if stop.is_set():
                 return False
             try:
                 while log.last() > self.after and not stop.is_set():
+                    if waiting() >= QUEUED_COMMITS:
+                        self._paused = True  # taking half of them wakes the thread (_taken)
+                        break
                     with log.reading(self.after, CATCH_UP_COMMITS) as (upto, entries):
                         self._push_commits(
                             StoreEvent("delete" if value is None else "put", key, value, seq)
@@ -523,6 +533,11 @@ class LogWatch(StoreWatch):
             if not self.catch_up():
                 return
             wake.wait(POLL_SECONDS)
+
+    def _taken(self) -> None:
+        if self._paused and self._queue.qsize() < QUEUED_COMMITS // 2:
+            self._paused = False
+            self.wake.set()
 
     def _cancel(self) -> None:
         self._stop.set()

@@ -77,3 +77,33 @@ def test_a_watch_from_a_trimmed_revision_is_refused_before_any_part_is_read(
         with pytest.raises(WatchCompacted):
             ks.scope("a").watch(start_revision=1)
         assert decoded == []
+
+
+@pytest.mark.parametrize("engine", ["lmdb", "sqlite"])
+def test_a_watch_far_behind_holds_no_more_than_its_consumer_is_about_to_take(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine: str
+) -> None:
+    """A watch of a scope with a backlog of 200 commits reads no further while
+    8 commits' events wait (made small here), and goes on as they are taken:
+    every event comes, in order, once; it queued the whole backlog at once."""
+    monkeypatch.setattr(_changes, "CATCH_UP_COMMITS", 4)
+    monkeypatch.setattr(_changes, "QUEUED_COMMITS", 8)
+    with keyspace.open(f"{engine}:///{tmp_path}/db", changes=True) as ks:
+        for n in range(200):
+            ks.scope("a")[b"%03d" % n] = b"v"
+        watch = ks.scope("a").watch(start_revision=1)
+        source = watch.store_watch
+        assert source._queue.qsize() <= 8 + 4  # one run read past the bound at most
+        got = []
+        most = 0
+        while len(got) < 200:
+            most = max(most, source._queue.qsize())
+            event = watch.get(5)
+            assert event is not None, len(got)
+            got.append(event.key)
+        assert got == [b"%03d" % n for n in range(200)]
+        assert most <= 8 + 4
+        ks.scope("a")[b"after"] = b"v"  # caught up: a new commit comes as before
+        event = watch.get(5)
+        assert event is not None and event.key == b"after"
+        watch.close()

@@ -4,9 +4,12 @@ A :class:`StoreWatch` delivers :class:`StoreEvent` objects (bytes only, like eve
 store interface) in revision order, each exactly once. A producer (an engine's
 reader thread) calls :meth:`StoreWatch._push` with the events of one commit
 (queued as one item) and :meth:`StoreWatch._fail`; the consumer iterates, or
-calls :meth:`StoreWatch.get` with a timeout. Events wait in an unbounded
-in-memory queue between the two, so a consumer that stops reading makes the
-queue grow; :meth:`StoreWatch.close` ends the stream.
+calls :meth:`StoreWatch.get` with a timeout. Events wait in an in-memory
+queue between the two, unbounded where the engine pushes them (a consumer that
+stops reading makes it grow); a producer that reads a log kept in the store
+(the change log's) reads no further while many wait, and is told through
+:meth:`StoreWatch._taken` when the consumer takes them. :meth:`StoreWatch.close`
+ends the stream.
 
 A commit's events reach the consumer together: once :meth:`StoreWatch.get`
 has handed out an event, the rest of its commit is already here, so a
@@ -136,6 +139,11 @@ class StoreWatch(Closing):
     def _cancel(self) -> None:
         """Stop the producer (engines override)."""
 
+    def _taken(self) -> None:
+        """After the consumer took a commit's events from the queue: a producer
+        that reads no further while many wait (the change log's) is told here,
+        without blocking (engines override)."""
+
     # -- consumer side ---------------------------------------------------------
 
     def wait_started(self, timeout: float) -> bool:
@@ -185,6 +193,7 @@ class StoreWatch(Closing):
                 raise item
             assert isinstance(item, list)
             batch.extend(item)
+            self._taken()
         event = batch.popleft()
         self.revision = event.revision
         return event
