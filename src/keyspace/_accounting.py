@@ -767,13 +767,6 @@ def enabled(store: ReadView, scheme: Scheme, url: str = "") -> bool:
     return NAME in read_features(store, scheme, url)
 
 
-def accounting_recorded_but_off(view: ReadView, store: Store, scheme: Scheme, url: str = "") -> bool:
-    """Whether ``view`` records accounting as on for the keyspace of ``scheme``
-    while the keyspace whose store is ``store`` does not run it (it opened the
-    store before another keyspace turned accounting on): one point read."""
-    return accounting_of(store) is None and enabled(view, scheme, url)
-
-
 def refuse_written_without(view: ReadView, hook: Accounting | None, scheme: Scheme, url: str = "") -> None:
     """:class:`AccountingUnavailable` where ``hook`` (a keyspace's accounting, which
     found none recorded when it opened the store) would record accounting on a

@@ -237,6 +237,19 @@ def register_feature(name: str, factory: Factory) -> None:
     _FEATURES[name] = factory
 
 
+def features_recorded_but_off(view: ReadView, store: Store, scheme: Scheme, url: str = "") -> list[str]:
+    """The features ``view`` records for the keyspace of ``scheme`` that the
+    keyspace whose store is ``store`` does not run (it opened the store before
+    another keyspace turned them on): one point read. Only features that run
+    hooks are recorded (``changes`` on etcd, whose revisions serve every
+    writer, is not)."""
+    recorded = read_features(view, scheme, url)
+    if not recorded:
+        return []
+    hook = getattr(store, "hook", None)  # None: an engine's store, no feature on
+    return [name for name in sorted(recorded) if hook is None or hook(name) is None]
+
+
 def known_features() -> tuple[str, ...]:
     """The names :func:`register_feature` took (the open options they add)."""
     return tuple(_FEATURES)

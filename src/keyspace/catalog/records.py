@@ -17,7 +17,8 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from .. import _metadata
-from .._accounting import accounting_of, accounting_recorded_but_off, refuse_written_without
+from .._accounting import accounting_of, refuse_written_without
+from .._write_hooks import features_recorded_but_off
 from ..errors import ReservedKey, SchemeMismatch, show_bytes
 from ..schemes._base import Key, Path, Scheme, exact_path, remember
 from ..stores._base import ReadView, WriteView
@@ -131,19 +132,23 @@ class SchemeRecords(CatalogState):
             _metadata.write(view, self.scheme)
         else:  # a keyspace wrote the record: one without accounting, where none is recorded
             refuse_written_without(view, accounting_of(self.store), self.scheme, self.url)
-        if not self._features_kept(view):
+        off = features_recorded_but_off(view, self.store, self.scheme, self.url)
+        if off:
+            names = " and ".join(off)
             raise SchemeMismatch(
-                f"the store at {self.url!r} keeps accounting since another keyspace turned it on after this "
-                "one opened the store; this keyspace does not count its writes, so they are refused and "
-                "nothing was written: open the store again (every opener then keeps the counts)"
+                f"the store at {self.url!r} keeps {names} since another keyspace turned "
+                f"{'them' if len(off) > 1 else 'it'} on after this one opened the store; this keyspace does "
+                f"not run {names} on its writes (a change log would miss them, counts or deadlines would be "
+                "left wrong), so they are refused and nothing was written: open the store again (every "
+                "opener then runs what the store records)"
             )
         self.mark_recorded()
 
     def _features_kept(self, view: ReadView) -> bool:
-        """Whether this keyspace runs accounting where ``view`` records it on (a
-        keyspace opened before another turned it on does not). Cost: a point
-        read, made only until the keyspace has seen its record."""
-        return not accounting_recorded_but_off(view, self.store, self.scheme, self.url)
+        """Whether this keyspace runs every feature ``view`` records (a keyspace
+        opened before another turned one on does not). Cost: a point read, made
+        only until the keyspace has seen its record."""
+        return not features_recorded_but_off(view, self.store, self.scheme, self.url)
 
     def _refuse_unrecorded_keys(self, view: ReadView) -> None:
         """Inside the first write of a keyspace that found the store empty and
