@@ -37,7 +37,7 @@ from ._bytes import prefix_end
 from ._counter_records import NONE as _NONE
 from ._counter_records import RECORD as _RECORD
 from ._counter_records import bump
-from ._metadata import reserved_ranges
+from ._metadata import read_features, reserved_ranges
 from ._write_hooks import (
     UNKNOWN,
     Change,
@@ -46,7 +46,6 @@ from ._write_hooks import (
     HookedTransaction,
     Previous,
     WriteHook,
-    read_features,
     record_features,
     register_feature,
 )

@@ -24,17 +24,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Final
 
 from ._bytes import prefix_end
 from .errors import KeyspaceError, SchemeMismatch, UnreadableRecord, show_bytes
 from .schemes import SCHEMES, AsciiHex, Scheme, ScopeHash, TupleScheme, scheme_from_name
-from .stores._base import ReadView, WriteView, keys_in
+from .stores._base import ReadView, Store, WriteView, keys_in
 from .tuples import pack
 
 __all__ = [
     "DIRECTORY_FOOTPRINT",
     "DIRECTORY_RECORD",
+    "FEATURE_RECORD",
     "LAYOUT_START",
     "LAYOUT_STOP",
     "REGISTRY_START",
@@ -42,10 +43,13 @@ __all__ = [
     "directories_overlap",
     "directory_node_ranges",
     "directory_record",
+    "feature_record_key",
+    "features_recorded_but_off",
     "first_meeting",
     "overlapping",
     "parse",
     "read",
+    "read_features",
     "record",
     "registry_key",
     "reserved_prefix",
@@ -369,3 +373,45 @@ def write(view: WriteView, scheme: Scheme) -> None:
     entry = registry_key(scheme)
     if entry is not None:
         view.put(entry, record(scheme))
+
+
+FEATURE_RECORD: Final = b"\xffkeyspace-features\x00"
+"""Where a keyspace records its features (JSON ``{name: params}``), followed by
+``pack((raw_prefix,))``: inside the reserved ``ff "keyspace"`` range."""
+
+
+def feature_record_key(scheme: Scheme) -> bytes:
+    """The key of the feature record of a keyspace of ``scheme`` (one per raw prefix)."""
+    return FEATURE_RECORD + pack((scheme.raw_prefix,))
+
+
+def read_features(view: ReadView, scheme: Scheme, url: str = "") -> dict[str, dict[str, Any]]:
+    """The features recorded for the keyspace of ``scheme`` in ``view``: one point
+    read. :class:`UnreadableRecord` for a record that is not a JSON object of objects."""
+    key = feature_record_key(scheme)
+    raw = view.get(key)
+    if raw is None:
+        return {}
+    try:
+        doc = json.loads(raw)
+    except (ValueError, RecursionError):
+        doc = None
+    if not isinstance(doc, dict) or not all(isinstance(v, dict) for v in doc.values()):
+        raise UnreadableRecord(
+            f"the feature record at key {show_bytes(key)} of {url} is unreadable: {show_bytes(raw)}; "
+            "it was left as it is"
+        )
+    return doc
+
+
+def features_recorded_but_off(view: ReadView, store: Store, scheme: Scheme, url: str = "") -> list[str]:
+    """The features ``view`` records for the keyspace of ``scheme`` that the
+    keyspace whose store is ``store`` does not run (it opened the store before
+    another keyspace turned them on): one point read. Only features that run
+    hooks are recorded (``changes`` on etcd, whose revisions serve every
+    writer, is not)."""
+    recorded = read_features(view, scheme, url)
+    if not recorded:
+        return []
+    hook = getattr(store, "hook", None)  # None: an engine's store, no feature on
+    return [name for name in sorted(recorded) if hook is None or hook(name) is None]

@@ -70,7 +70,7 @@ from functools import partial
 from types import TracebackType
 from typing import Any, ClassVar, Final, Literal, cast
 
-from ._metadata import reserved_ranges
+from ._metadata import feature_record_key, read_features, reserved_ranges
 from ._put_route import PutRoute
 from ._retry import run_again, run_atomically
 from .errors import (
@@ -79,13 +79,11 @@ from .errors import (
     StoreClosed,
     TransactionConflict,
     UnreadableRecord,
-    show_bytes,
 )
 from .schemes._base import Scheme
 from .stores._base import Capabilities, DelegatedReads, Op, ReadView, Store, WriteView, keys_in
 from .stores._events import StoreWatch
 from .stores._translated import ended_call
-from .tuples import pack
 
 __all__ = [
     "UNKNOWN",
@@ -94,17 +92,11 @@ __all__ = [
     "HookedStore",
     "Previous",
     "WriteHook",
-    "feature_record_key",
     "hook_store",
     "native_changes",
-    "read_features",
     "record_features",
     "register_feature",
 ]
-
-FEATURE_RECORD: Final = b"\xffkeyspace-features\x00"
-"""Where a keyspace records its features (JSON ``{name: params}``), followed by
-``pack((raw_prefix,))``: inside the reserved ``ff "keyspace"`` range."""
 
 
 class _Unknown:
@@ -237,46 +229,9 @@ def register_feature(name: str, factory: Factory) -> None:
     _FEATURES[name] = factory
 
 
-def features_recorded_but_off(view: ReadView, store: Store, scheme: Scheme, url: str = "") -> list[str]:
-    """The features ``view`` records for the keyspace of ``scheme`` that the
-    keyspace whose store is ``store`` does not run (it opened the store before
-    another keyspace turned them on): one point read. Only features that run
-    hooks are recorded (``changes`` on etcd, whose revisions serve every
-    writer, is not)."""
-    recorded = read_features(view, scheme, url)
-    if not recorded:
-        return []
-    hook = getattr(store, "hook", None)  # None: an engine's store, no feature on
-    return [name for name in sorted(recorded) if hook is None or hook(name) is None]
-
-
 def known_features() -> tuple[str, ...]:
     """The names :func:`register_feature` took (the open options they add)."""
     return tuple(_FEATURES)
-
-
-def feature_record_key(scheme: Scheme) -> bytes:
-    """The key of the feature record of a keyspace of ``scheme`` (one per raw prefix)."""
-    return FEATURE_RECORD + pack((scheme.raw_prefix,))
-
-
-def read_features(view: ReadView, scheme: Scheme, url: str = "") -> dict[str, dict[str, Any]]:
-    """The features recorded for the keyspace of ``scheme`` in ``view``: one point
-    read. :class:`UnreadableRecord` for a record that is not a JSON object of objects."""
-    key = feature_record_key(scheme)
-    raw = view.get(key)
-    if raw is None:
-        return {}
-    try:
-        doc = json.loads(raw)
-    except (ValueError, RecursionError):
-        doc = None
-    if not isinstance(doc, dict) or not all(isinstance(v, dict) for v in doc.values()):
-        raise UnreadableRecord(
-            f"the feature record at key {show_bytes(key)} of {url} is unreadable: {show_bytes(raw)}; "
-            "it was left as it is"
-        )
-    return doc
 
 
 def record_features(

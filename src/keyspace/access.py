@@ -44,7 +44,6 @@ from typing import Any
 from . import _metadata
 from ._append import sequencing_key_at, sequencing_range
 from ._bytes import prefix_end
-from ._write_hooks import feature_record_key
 from .errors import InvalidArgument, StoreError
 from .keyspace import Keyspace
 from .schemes._base import Path
@@ -101,7 +100,7 @@ def scope_permissions(ks: Keyspace, path: Path, *, read_only: bool = False) -> l
     out.extend(make(store.etcd_key(key), b"", write=False) for key in _metadata._candidate_keys(scheme))
     # open looks whether directories are in use and which features are recorded
     out.append(make(store.etcd_key(_metadata.DIRECTORY_RECORD), b"", write=False))
-    out.append(make(store.etcd_key(feature_record_key(scheme)), b"", write=False))
+    out.append(make(store.etcd_key(_metadata.feature_record_key(scheme)), b"", write=False))
     for start, stop in _metadata.directory_node_ranges(scheme):
         nodes = store.etcd_range(start, stop)
         if nodes is not None:

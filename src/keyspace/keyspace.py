@@ -23,7 +23,7 @@ from ._blocks import Block, not_entered
 from ._closing import Closing
 from ._retry import run_atomically
 from ._space import Space, SpaceSnapshot
-from ._write_hooks import feature_options, hook_store, read_features
+from ._write_hooks import feature_options, hook_store
 from .catalog import Catalog, check_leaf_depth
 from .codecs import Codec, resolve_codec
 from .directory import Directories, Directory
@@ -522,7 +522,7 @@ def open(
                 f"directory_manual_prefixes must be True or False, not {directory_manual_prefixes!r}"
             )
         scheme, recorded = _scheme_of(store, scheme, url)
-        store = hook_store(store, scheme, features, read_features(store, scheme, url))
+        store = hook_store(store, scheme, features, _metadata.read_features(store, scheme, url))
         ks = Keyspace(store, scheme, recorded=recorded, leaf_depth=leaf_depth)
         ks.directory_manual_prefixes = directory_manual_prefixes
         return ks
@@ -548,7 +548,7 @@ def attach(
     if features:
         raise InvalidArgument(f"attach() takes no option {sorted(features)!r}")
     chosen, recorded = _scheme_of(store, _scheme_argument(scheme, leaf_depth), store.url)
-    hooked = hook_store(store, chosen, asked, read_features(store, chosen, store.url))
+    hooked = hook_store(store, chosen, asked, _metadata.read_features(store, chosen, store.url))
     ks = Keyspace(hooked, chosen, recorded=recorded, leaf_depth=leaf_depth)
     ks._close_store = close_store
     return ks

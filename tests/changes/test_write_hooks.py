@@ -13,13 +13,12 @@ from typing import Any, ClassVar
 import pytest
 
 import keyspace
+from keyspace._metadata import FEATURE_RECORD, feature_record_key
 from keyspace._write_hooks import (
-    FEATURE_RECORD,
     UNKNOWN,
     Change,
     HookedStore,
     WriteHook,
-    feature_record_key,
     register_feature,
 )
 from keyspace.schemes import Scheme, Sublevel, TupleScheme

@@ -18,7 +18,6 @@ from typing import Any, NoReturn
 
 from .. import _metadata
 from .._accounting import accounting_of, refuse_written_without
-from .._write_hooks import features_recorded_but_off
 from ..errors import ReservedKey, SchemeMismatch, show_bytes
 from ..schemes._base import Key, Path, Scheme, exact_path, remember
 from ..stores._base import ReadView, WriteView
@@ -132,7 +131,7 @@ class SchemeRecords(CatalogState):
             _metadata.write(view, self.scheme)
         else:  # a keyspace wrote the record: one without accounting, where none is recorded
             refuse_written_without(view, accounting_of(self.store), self.scheme, self.url)
-        off = features_recorded_but_off(view, self.store, self.scheme, self.url)
+        off = _metadata.features_recorded_but_off(view, self.store, self.scheme, self.url)
         if off:
             names = " and ".join(off)
             raise SchemeMismatch(
@@ -148,7 +147,7 @@ class SchemeRecords(CatalogState):
         """Whether this keyspace runs every feature ``view`` records (a keyspace
         opened before another turned one on does not). Cost: a point read, made
         only until the keyspace has seen its record."""
-        return not features_recorded_but_off(view, self.store, self.scheme, self.url)
+        return not _metadata.features_recorded_but_off(view, self.store, self.scheme, self.url)
 
     def _refuse_unrecorded_keys(self, view: ReadView) -> None:
         """Inside the first write of a keyspace that found the store empty and

@@ -19,7 +19,7 @@ import click
 
 from .. import _metadata
 from .. import open as open_keyspace
-from .._write_hooks import feature_options, hook_store, read_features
+from .._write_hooks import feature_options, hook_store
 from ..errors import DecodeError, KeyspaceError, StoreError
 from ..keyspace import Keyspace, open_existing_or_new
 from ..keyspace import _scheme_of as scheme_of
@@ -294,7 +294,7 @@ def _opened(
                 chosen, recorded = scheme_of(store, scheme, url)
                 # the features the store records (changes, accounting) run on the command's writes too
                 asked = feature_options(dict(features or {}))
-                store = hook_store(store, chosen, asked, read_features(store, chosen, url))
+                store = hook_store(store, chosen, asked, _metadata.read_features(store, chosen, url))
             except BaseException:
                 store.close()
                 raise
