@@ -439,10 +439,9 @@ class ChangeLog(WriteHook):
                 upto = min(upto, after + most)
             yield upto, self.entries(after, upto, view)
 
-    def read_since(
-        self, after: int, most: int | None = None
-    ) -> tuple[int, list[tuple[int, bytes, bytes | None]]]:
-        """:meth:`reading`'s last sequence number and entries, as a list."""
+    def read_since(self, after: int, most: int | None = None) -> tuple[int, list[LogEntry]]:
+        """:meth:`reading`'s last sequence number and entries, as a list (what a
+        look at the log wants whole; a watch iterates :meth:`reading`)."""
         with self.reading(after, most) as (upto, entries):
             return upto, list(entries)
 

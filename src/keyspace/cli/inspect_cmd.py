@@ -68,15 +68,6 @@ class Outside:
     undecodable: int = 0
     examples: list[str] = field(default_factory=list)
 
-    @property
-    def reserved(self) -> int:
-        """The reserved keys, of every area."""
-        return sum(keys for keys, _ in self.areas.values())
-
-    @property
-    def reserved_bytes(self) -> int:
-        return sum(size for _, size in self.areas.values())
-
     def count(self, stored: bytes, value: bytes, reason: str | None) -> None:
         """Count the key ``stored`` (holding ``value``): reserved when ``reason`` is
         ``None``, else undecodable for that reason."""
