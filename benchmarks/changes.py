@@ -28,8 +28,8 @@ a watcher in another process sees one.
 - the transaction and the single puts on a store another program wrote (keys
   loaded with py-lmdb alone, opened with ``scheme="tuple"``), into a scope
   already holding 50,000 keys (the transaction ≤ 1.3×, with ``sync=False`` and
-  with LMDB's default fsync per commit; the single puts with ``sync=False``,
-  and with the fsync ≤ 1.5×);
+  with LMDB's default fsync per commit, its log growing and at its retention;
+  the single puts with ``sync=False``, and with the fsync ≤ 1.5×);
 - ``latency``: a watcher in another process (its watch polls the commit counter
   every 10 ms); each write's latency is from the end of its commit to the moment
   the watcher hands out its event (one machine, one clock). Median and p99 in
@@ -80,27 +80,66 @@ ks.close()
 """
 
 
-def _open(ctx: Context, changes: bool | dict[str, int], sync: bool = False) -> Keyspace:
+_OWN: tuple[str, ...] = ("t",)
+"""The scope the rows on a store keyspace made write into."""
+
+
+def _open(
+    ctx: Context,
+    changes: bool | dict[str, int],
+    sync: bool = False,
+    others: tuple[tuple[str, ...], int] | None = None,
+) -> Keyspace:
+    """A keyspace with ``changes`` on a new LMDB store, the feature recorded
+    before the timing by a put into its scope: ``t`` of a store it makes, or,
+    with ``others`` (a scope path and a number of keys), that scope of a store
+    whose keys py-lmdb loaded (:func:`scope_written_by_others`), opened with
+    ``scheme="tuple"``."""
     d = Fresh()
-    ks = keyspace.open(f"lmdb://{d.path}/db", sync=sync, changes=changes)
-    ks.scope("t")[b"\x01first"] = _V
     ctx.defer(d.remove)
+    if others is None:
+        path, url = _OWN, f"lmdb://{d.path}/db"
+        ks = keyspace.open(url, sync=sync, changes=changes)
+    else:
+        path, url = others[0], scope_written_by_others(d.path, *others)
+        ks = keyspace.open(url, scheme="tuple", sync=sync, changes=changes)
     ctx.defer(ks.close)
+    ks.scope(*path)[b"\x01first"] = _V
     return ks
 
 
 _TIMES = 8
 
 
-def _writes(ks: Keyspace, keys: list[bytes], transaction: bool, times: int = _TIMES) -> Factory:
-    """``keys`` put into the scope ``t`` of ``ks`` (:func:`put_all`): a trial of
+def _writes(
+    ks: Keyspace, keys: list[bytes], transaction: bool, times: int = _TIMES, path: tuple[str, ...] = _OWN
+) -> Factory:
+    """``keys`` put into the scope ``path`` of ``ks`` (:func:`put_all`): a trial of
     ``times`` transactions of them (each one operation), or of single puts
     (each one operation)."""
     if transaction:
-        run = put_all(ks, ("t",), keys * times, True, len(keys))
+        run = put_all(ks, path, keys * times, True, len(keys))
         return lambda: Trial(run, times)
-    run = put_all(ks, ("t",), keys, False)
+    run = put_all(ks, path, keys, False)
     return lambda: Trial(run, len(keys))
+
+
+def _at_retention(
+    ctx: Context, keys: list[bytes], sync: bool, kept: int, others: tuple[tuple[str, ...], int] | None = None
+) -> dict[str, Factory]:
+    """The trials of a transaction of ``keys`` (:func:`_writes`), changes on with
+    ``changes={"retention": kept}`` (``"on"``) and off (``"off"``), on stores
+    (:func:`_open`: with ``others``, of others' keys) whose log is filled to its
+    retention before the timing: ``kept + 1`` such transactions first. A trial
+    is :data:`~keyspace._changes.TRIM_EVERY` transactions, so each holds one
+    trim."""
+    path = _OWN if others is None else others[0]
+    factories: dict[str, Factory] = {}
+    for name, changes in (("on", {"retention": kept}), ("off", False)):
+        ks = _open(ctx, changes, sync, others)
+        put_all(ks, path, keys * (kept + 1), True, len(keys))()
+        factories[name] = _writes(ks, keys, True, TRIM_EVERY, path)
+    return factories
 
 
 def _fresh_writes(changes: bool, keys: list[bytes], sync: bool = False) -> Factory:
@@ -132,16 +171,14 @@ def _transactions(ctx: Context, keys: list[bytes], sync: bool, kept: int | None 
     bytes each commit. A trial is then :data:`~keyspace._changes.TRIM_EVERY`
     transactions, so each holds one trim."""
     times = _TIMES if kept is None else TRIM_EVERY
-    on = _open(ctx, True if kept is None else {"retention": kept}, sync)
-    off = _open(ctx, False, sync)
-    factories = {name: _writes(ks, keys, True, times) for name, ks in (("on", on), ("off", off))}
-    if kept is not None:
-        for ks in (on, off):
-            put_all(ks, ("t",), keys * (kept + 1), True, len(keys))()
+    if kept is None:
+        factories = {name: _writes(_open(ctx, name == "on", sync), keys, True) for name in ("on", "off")}
+    else:
+        factories = _at_retention(ctx, keys, sync, kept)
     for name, log in (("by hand", True), ("plain by hand", False)):
         d = Fresh()
         ctx.defer(d.remove)
-        factory, close = hand_written_transactions(d.path, ("t",), keys, log, sync, times, kept)
+        factory, close = hand_written_transactions(d.path, _OWN, keys, log, sync, times, kept)
         ctx.defer(close)
         factories[name] = factory
     tail = " (fsync)" if sync else ""
@@ -232,16 +269,8 @@ def changes(ctx: Context) -> Iterator[Comparison]:
     many = ctx.n(50_000, 500)
     path = ("tenant1", "users")
     new = _data.keys(ctx.n(1_000, 100), seed=7)
-    opened: dict[str, Keyspace] = {}
-    urls: dict[str, str] = {}
-    for name, feature in (("on", True), ("off", False)):
-        d = Fresh()
-        ctx.defer(d.remove)
-        loaded = urls[name] = scope_written_by_others(d.path, path, many)
-        ks = keyspace.open(loaded, scheme="tuple", sync=False, changes=feature)
-        ctx.defer(ks.close)
-        ks.scope(*path)[b"\x01first"] = _V  # the feature recorded before the timing
-        opened[name] = ks
+    opened = {name: _open(ctx, name == "on", others=(path, many)) for name in ("on", "off")}
+    urls = {name: ks.url for name, ks in opened.items()}
     yield Comparison(
         "changes",
         f"transaction of 1,000 puts into a scope of {many:,} keys written by others",
@@ -282,6 +311,24 @@ def changes(ctx: Context) -> Iterator[Comparison]:
         ],
         rounds=ctx.fine,
     )
+    for sync in (False, True):
+        tail = " (fsync)" if sync else ""
+        yield Comparison(
+            "changes",
+            f"transaction of 1,000 puts into a scope of {many:,} keys written by others, log at its "
+            f"retention ({kept:,} commits)" + (", fsync" if sync else ""),
+            _at_retention(ctx, new, sync, kept, (path, many)),
+            [
+                Ratio(
+                    f"written by others: changes=True at its retention: transaction of 1,000 puts into a "
+                    f"scope of {many:,} keys vs off{tail}",
+                    "on",
+                    "off",
+                    Target(1.3),
+                )
+            ],
+            rounds=ctx.fine,
+        )
 
     n = ctx.n(200, 20)
     latency_dir = Fresh()
