@@ -11,7 +11,7 @@ import lmdb
 
 from .._base import byte_after
 from .._checked import CheckFailed
-from ._records import RECORD_SIZE
+from ._records import RECORD_SIZE, checked_read
 
 if TYPE_CHECKING:
     from ._parts import LMDBStoreParts
@@ -45,10 +45,7 @@ class LMDBCheckedReads:
         # set by the caller: where the check fails, get answers otherwise(key) (the
         # caller's snapshot route) instead of raising, so it can be the view's get
         self.otherwise: Callable[[bytes], bytes | None] | None = None
-        point = store._point_read  # the store's point read in C, where built: get_py is its reference
-        self.get: Callable[[bytes], bytes | None] = (
-            self.get_py if point is None else point.checked(self._holds, self.get_py)
-        )
+        self.get: Callable[[bytes], bytes | None] = checked_read(store._point_read, self._holds, self.get_py)
         """:meth:`get_py`, in one C call where the store has its point read in C."""
 
     def _holds(self, txn: Any) -> bool:

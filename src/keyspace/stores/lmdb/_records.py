@@ -39,6 +39,7 @@ from .._take import may_be_record, take_until
 __all__ = [
     "RECORD_SIZE",
     "Records",
+    "checked_read",
     "delete_data",
     "drop_items",
     "filtered",
@@ -270,3 +271,14 @@ def point_read(
         return None
     is_record = None if records is None else records.is_record
     return PointRead(begin, shared, is_record, RECORD_SIZE, slow, (lmdb.Error, StoreClosed))
+
+
+def checked_read(
+    point: Any, check: Callable[[Any], bool], reference: Callable[[bytes], bytes | None]
+) -> Callable[[bytes], bytes | None]:
+    """A store's point read made only where ``check(txn)`` holds: ``point``'s
+    :meth:`PointRead.checked` (one C call, the check asked once per state of
+    the environment) where the store has its point read in C, else
+    ``reference``, the Python method that is its reference and its route where
+    the check fails or py-lmdb raises."""
+    return reference if point is None else point.checked(check, reference)

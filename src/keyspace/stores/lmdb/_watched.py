@@ -11,7 +11,7 @@ import lmdb
 from ...errors import StoreClosed
 from .._base import ReadView, byte_after
 from ._cursor import SHORT_SCAN_MOST, cursor_take
-from ._records import RECORD_SIZE
+from ._records import RECORD_SIZE, checked_read
 from ._snapshot import LMDBSnapshot
 
 if TYPE_CHECKING:
@@ -37,10 +37,7 @@ class LMDBWatchedReads:
         self._store = store
         self._check = check
         self._state: int | None = None  # the id of the last state the check ran in
-        point = store._point_read  # the store's point read in C, where built: get_py is its reference
-        self.get: Callable[[bytes], bytes | None] = (
-            self.get_py if point is None else point.checked(self._hold, self.get_py)
-        )
+        self.get: Callable[[bytes], bytes | None] = checked_read(store._point_read, self._hold, self.get_py)
         """:meth:`get_py`, in one C call where the store has its point read in C."""
 
     def _hold(self, txn: Any) -> bool:
