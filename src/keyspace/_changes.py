@@ -35,8 +35,9 @@ replays from the log, :class:`~keyspace.errors.WatchCompacted` when it was
 trimmed (one point read tells, before the watch is made).
 
 Trimming: every :data:`TRIM_EVERY` commits, inside the commit, at most
-:data:`TRIM_BATCH` of the oldest commits are removed, each whole (a key of each
-read, its part 0 only for its time where ``max_age`` is set): those outside the
+:data:`TRIM_BATCH` of the oldest commits are removed, each whole, in one range
+delete (the oldest key read, and the part 0 of each commit only for its time
+where ``max_age`` is set): those outside the
 retention (``retention`` commits kept, default 100,000; ``max_entries`` entries
 kept, default no limit; ``max_age`` seconds, default none) and those every feed
 has acknowledged. ``max_entries`` keeps whole commits: at least the latest that
@@ -327,11 +328,12 @@ class ChangeLog(WriteHook):
 
     def _trim(self, view: WriteView, latest: ReadView, seq: int, now: int, total: int) -> None:
         """Remove at most :data:`TRIM_BATCH` of the oldest commits no one needs,
-        each whole (all its parts, one range delete): as many commits as are
-        made between two trims and more, whatever their size, so a log at its
-        retention stays there. Cost: a keys-only read of one key per commit
-        removed (and its part 0 where ``max_age`` may trim a commit kept
-        otherwise), and a range delete each."""
+        each whole (all its parts): as many commits as are made between two trims
+        and more, whatever their size, so a log at its retention stays there.
+        Commit numbers follow each other, so the commits to remove are those from
+        the oldest logged up to a cut. Cost: a keys-only read of the oldest key
+        and one range delete; where ``max_age`` may trim commits kept otherwise, a
+        point read of the part 0 of each (its time) and of the first one kept."""
         keep_from = 1
         if self.retention is not None:
             keep_from = max(keep_from, seq - self.retention + 1)
@@ -346,23 +348,25 @@ class ChangeLog(WriteHook):
         trimmed = _u64(latest.get(self.trimmed_key))
         if old_before is None and keep_from <= trimmed + 1:
             return  # every commit before keep_from is trimmed already: no read of the log
-        last, start, off = 0, self.log_start, len(self.log_start)
-        for _ in range(TRIM_BATCH):
-            first = next(keys_in(latest, start, self.log_stop, limit=1), None)
-            if first is None:
-                break
-            found = int.from_bytes(first[off : off + 8], "big")
-            if found >= keep_from:
-                if old_before is None:
-                    break
-                # a part's value (a large commit's runs to megabytes) is read just for
-                # its time, and only where an age limit may trim a commit kept otherwise
-                raw = latest.get(self.part_key(found))
+        first = next(keys_in(latest, self.log_start, self.log_stop, limit=1), None)
+        if first is None:
+            return
+        off = len(self.log_start)
+        oldest = int.from_bytes(first[off : off + 8], "big")
+        bound = oldest + TRIM_BATCH
+        cut = max(oldest, min(keep_from, bound))  # the first commit kept
+        if old_before is not None:
+            # a part's value (a large commit's runs to megabytes) is read just for its
+            # time, and only where an age limit may trim a commit kept otherwise
+            while cut < bound:
+                raw = latest.get(self.part_key(cut))
                 if raw is None or part_time(raw) >= old_before:
                     break
-            start = self.part_key(found + 1)
-            view.delete_range(self.part_key(found), start)
-            last = found
+                cut += 1
+        if cut == oldest:
+            return
+        view.delete_range(self.part_key(oldest), self.part_key(cut))
+        last = cut - 1
         if last > trimmed:
             view.put(self.trimmed_key, last.to_bytes(8, "big"))
             if self.max_entries is not None:  # the marks of commits trimmed: no cut needs them
