@@ -20,7 +20,7 @@ import pytest
 
 import keyspace
 from keyspace import bincode, tuples
-from keyspace.schemes import AsciiHex, ScopeHash, TupleScheme
+from keyspace.schemes import AsciiHex, LengthPrefixed, ScopeHash, TupleScheme
 
 try:
     from keyspace import _bincode_accel, _put_route_accel, _scope_accel, _tuples_accel
@@ -236,6 +236,18 @@ def test_scheme_encode_holds_nothing() -> None:
     check(attempt(lambda: scheme.encode(path, bytearray(b"k"))), path)  # the layout's error
     check(attempt(lambda: refusing.encode(path, key)), path, key)  # refused, no memo
     check(lambda: scheme.encode(path=path, key=key), path, key)  # the Python method
+
+
+def test_length_prefixed_decode_holds_nothing() -> None:
+    scheme = LengthPrefixed()
+    assert type(LengthPrefixed.__dict__["decode"]).__name__ == "LPDecode"
+    stored = scheme.encode((b"tenant", b"users"), b"k")
+    short, negative = stored[:5], -1
+    check(lambda: scheme.decode(stored, 2), stored)  # in C
+    check(lambda: scheme.decode(stored, depth=2), stored)  # the Python method
+    check(attempt(lambda: scheme.decode(short, 2)), short)  # the reference names the fault
+    check(attempt(lambda: scheme.decode(stored, negative)), stored)
+    check(attempt(lambda: scheme.decode(stored, 10**30)), stored)
 
 
 def test_path_memo_holds_nothing() -> None:

@@ -58,6 +58,15 @@
  * attribute lookup, one dict lookup and the call of stored, with no Python
  * frame in between.
  *
+ * lp_decode(fallback) makes the method LengthPrefixed.decode (its reference,
+ * fallback). Called as s.decode(stored, depth) with stored exactly bytes and
+ * depth an exact int from 0 to half its length, it returns what the reference
+ * does, (components, key), for a stored key that holds depth length-prefixed
+ * components; every other call (keyword arguments, other types, a depth out of
+ * that range, a key that ends inside a length field or a component) is handed
+ * to fallback, which returns or raises as the reference. Cost: one pass over
+ * the length fields and depth + 1 allocations of bytes.
+ *
  * hex_child_step(at, depth, fallback) is the C form of AsciiHex.child_step(path)
  * (depth: len(path), at: the length of its prefix; fallback: the Python step,
  * the reference): a key of lower-case digits and 00 separators whose parts are
@@ -716,11 +725,13 @@ exact_path(PyObject *Py_UNUSED(module), PyObject *path)
 
 /* -- Scheme.encode -------------------------------------------------------------------- */
 
+/* A scheme's method in C (Scheme.encode's memo, LengthPrefixed.decode): its
+   vectorcall serves the calls it knows and hands every other to fallback. */
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *fallback; /* the pure-Python encode, the reference */
-} MemoEncode;
+    PyObject *fallback; /* the pure-Python method, the reference */
+} SchemeMethod;
 
 static PyObject *str_memo;       /* "_memo", interned */
 static PyObject *str_encode_new; /* "_encode_new", interned */
@@ -736,7 +747,7 @@ encode_new(PyObject *self, PyObject *path, PyObject *key)
 static PyObject *
 memo_encode_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
-    MemoEncode *e = (MemoEncode *)callable;
+    SchemeMethod *e = (SchemeMethod *)callable;
     if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 3) {
         return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
     }
@@ -796,33 +807,33 @@ memo_encode_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
 }
 
 static int
-memo_encode_traverse(PyObject *self, visitproc visit, void *arg)
+scheme_method_traverse(PyObject *self, visitproc visit, void *arg)
 {
-    MemoEncode *e = (MemoEncode *)self;
+    SchemeMethod *e = (SchemeMethod *)self;
     Py_VISIT(e->fallback);
     return 0;
 }
 
 static int
-memo_encode_clear(PyObject *self)
+scheme_method_clear(PyObject *self)
 {
-    MemoEncode *e = (MemoEncode *)self;
+    SchemeMethod *e = (SchemeMethod *)self;
     Py_CLEAR(e->fallback);
     return 0;
 }
 
 static void
-memo_encode_dealloc(PyObject *self)
+scheme_method_dealloc(PyObject *self)
 {
     PyObject_GC_UnTrack(self);
-    memo_encode_clear(self);
+    scheme_method_clear(self);
     Py_TYPE(self)->tp_free(self);
 }
 
 static PyObject *
-memo_encode_get_attr(PyObject *self, void *name)
+scheme_method_get_attr(PyObject *self, void *name)
 {
-    PyObject *fallback = ((MemoEncode *)self)->fallback;
+    PyObject *fallback = ((SchemeMethod *)self)->fallback;
     if (fallback == NULL) {
         PyErr_SetString(PyExc_AttributeError, (const char *)name);
         return NULL;
@@ -830,55 +841,153 @@ memo_encode_get_attr(PyObject *self, void *name)
     return PyObject_GetAttrString(fallback, (const char *)name);
 }
 
-static PyGetSetDef memo_encode_getset[] = {
-    {"__doc__", memo_encode_get_attr, NULL, NULL, "__doc__"},
-    {"__name__", memo_encode_get_attr, NULL, NULL, "__name__"},
-    {"__qualname__", memo_encode_get_attr, NULL, NULL, "__qualname__"},
+static PyGetSetDef scheme_method_getset[] = {
+    {"__doc__", scheme_method_get_attr, NULL, NULL, "__doc__"},
+    {"__name__", scheme_method_get_attr, NULL, NULL, "__name__"},
+    {"__qualname__", scheme_method_get_attr, NULL, NULL, "__qualname__"},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyMemberDef memo_encode_members[] = {
-    {"__wrapped__", T_OBJECT, offsetof(MemoEncode, fallback), READONLY, "the pure-Python method"},
+static PyMemberDef scheme_method_members[] = {
+    {"__wrapped__", T_OBJECT, offsetof(SchemeMethod, fallback), READONLY, "the pure-Python method"},
     {NULL, 0, 0, 0, NULL},
 };
 
 static PyTypeObject MemoEncodeType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "keyspace.schemes._layouts_accel.MemoEncode",
-    .tp_basicsize = sizeof(MemoEncode),
-    .tp_dealloc = memo_encode_dealloc,
-    .tp_vectorcall_offset = offsetof(MemoEncode, vectorcall),
+    .tp_basicsize = sizeof(SchemeMethod),
+    .tp_dealloc = scheme_method_dealloc,
+    .tp_vectorcall_offset = offsetof(SchemeMethod, vectorcall),
     .tp_call = PyVectorcall_Call,
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
     .tp_doc = "The C encode of schemes (see keyspace.schemes._layouts_accel.memo_encode).",
-    .tp_traverse = memo_encode_traverse,
-    .tp_clear = memo_encode_clear,
-    .tp_getset = memo_encode_getset,
-    .tp_members = memo_encode_members,
+    .tp_traverse = scheme_method_traverse,
+    .tp_clear = scheme_method_clear,
+    .tp_getset = scheme_method_getset,
+    .tp_members = scheme_method_members,
     .tp_descr_get = method_descr_get,
 };
 
+/* A SchemeMethod of `type` calling `vectorcall`, whose reference is the one
+   argument in args (`name` the factory's, for its errors). */
 static PyObject *
-memo_encode(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+scheme_method_new(PyTypeObject *type, vectorcallfunc vectorcall, PyObject *const *args, Py_ssize_t nargs,
+                  const char *name)
 {
     if (nargs != 1) {
-        PyErr_Format(PyExc_TypeError, "memo_encode() takes 1 argument (%zd given)", nargs);
+        PyErr_Format(PyExc_TypeError, "%s() takes 1 argument (%zd given)", name, nargs);
         return NULL;
     }
     if (!PyCallable_Check(args[0])) {
         PyErr_SetString(PyExc_TypeError, "fallback must be callable");
         return NULL;
     }
-    MemoEncode *e = PyObject_GC_New(MemoEncode, &MemoEncodeType);
+    SchemeMethod *e = PyObject_GC_New(SchemeMethod, type);
     if (e == NULL) {
         return NULL;
     }
-    e->vectorcall = memo_encode_vectorcall;
+    e->vectorcall = vectorcall;
     e->fallback = Py_NewRef(args[0]);
     PyObject_GC_Track(e);
     return (PyObject *)e;
 }
 
+static PyObject *
+memo_encode(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    return scheme_method_new(&MemoEncodeType, memo_encode_vectorcall, args, nargs, "memo_encode");
+}
+
+/* -- LengthPrefixed.decode ------------------------------------------------------------ */
+
+/* The components and key of raw, `depth` u16be-length-prefixed components then the
+   key, or NULL without an error set where raw ends inside a length field or a
+   component (the reference names the fault). */
+static PyObject *
+lp_split(const char *raw, Py_ssize_t n, Py_ssize_t depth)
+{
+    Py_ssize_t offset = 0;
+    for (Py_ssize_t i = 0; i < depth; i++) {
+        if (offset + 2 > n) {
+            return NULL;
+        }
+        offset += 2 + (((unsigned char)raw[offset] << 8) | (unsigned char)raw[offset + 1]);
+        if (offset > n) {
+            return NULL;
+        }
+    }
+    PyObject *components = PyTuple_New(depth);
+    if (components == NULL) {
+        return NULL;
+    }
+    offset = 0;
+    for (Py_ssize_t i = 0; i < depth; i++) {
+        Py_ssize_t size = ((unsigned char)raw[offset] << 8) | (unsigned char)raw[offset + 1];
+        PyObject *component = PyBytes_FromStringAndSize(raw + offset + 2, size);
+        if (component == NULL) {
+            Py_DECREF(components);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(components, i, component);
+        offset += 2 + size;
+    }
+    PyObject *key = PyBytes_FromStringAndSize(raw + offset, n - offset);
+    if (key == NULL) {
+        Py_DECREF(components);
+        return NULL;
+    }
+    PyObject *res = PyTuple_Pack(2, components, key);
+    Py_DECREF(components);
+    Py_DECREF(key);
+    return res;
+}
+
+static PyObject *
+lp_decode_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    SchemeMethod *e = (SchemeMethod *)callable;
+    if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == 3 && PyBytes_CheckExact(args[1])
+        && PyLong_CheckExact(args[2])) {
+        int overflow;
+        long long depth = PyLong_AsLongLongAndOverflow(args[2], &overflow);
+        Py_ssize_t n = PyBytes_GET_SIZE(args[1]);
+        /* each component takes two bytes at least: a larger depth fails, in the reference */
+        if (!overflow && depth >= 0 && depth <= n / 2) {
+            PyObject *res = lp_split(PyBytes_AS_STRING(args[1]), n, (Py_ssize_t)depth);
+            if (res != NULL || PyErr_Occurred()) {
+                return res;
+            }
+        }
+        else if (depth == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+    }
+    return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
+}
+
+
+static PyTypeObject LPDecodeType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "keyspace.schemes._layouts_accel.LPDecode",
+    .tp_basicsize = sizeof(SchemeMethod),
+    .tp_dealloc = scheme_method_dealloc,
+    .tp_vectorcall_offset = offsetof(SchemeMethod, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "The C decode of the length-prefixed scheme (see keyspace.schemes._layouts_accel.lp_decode).",
+    .tp_traverse = scheme_method_traverse,
+    .tp_clear = scheme_method_clear,
+    .tp_getset = scheme_method_getset,
+    .tp_members = scheme_method_members,
+    .tp_descr_get = method_descr_get,
+};
+
+static PyObject *
+lp_decode(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
+{
+    return scheme_method_new(&LPDecodeType, lp_decode_vectorcall, args, nargs, "lp_decode");
+}
 
 /* hex_child_step(at, depth, fallback): the C form of AsciiHex.child_step(path)
  * for a path of `depth` components whose prefix is `at` bytes long (the
@@ -1217,6 +1326,9 @@ static PyMethodDef layouts_accel_methods[] = {
     {"memo_encode", (PyCFunction)(void (*)(void))memo_encode, METH_FASTCALL,
      "memo_encode(fallback)\n\n"
      "The C form of Scheme.encode(path, key), whose reference is fallback (see the module)."},
+    {"lp_decode", (PyCFunction)(void (*)(void))lp_decode, METH_FASTCALL,
+     "lp_decode(fallback)\n\n"
+     "The C form of LengthPrefixed.decode(stored, depth), whose reference is fallback (see the module)."},
     {"hex_child_step", (PyCFunction)(void (*)(void))hex_child_step, METH_FASTCALL,
      "hex_child_step(at, depth, fallback)\n\n"
      "The C child step of the asciihex scheme, whose reference is fallback (see the module)."},
@@ -1241,7 +1353,7 @@ static struct PyModuleDef layouts_accel_module = {
 PyMODINIT_FUNC
 PyInit__layouts_accel(void)
 {
-    if (PyType_Ready(&TransformType) < 0 || PyType_Ready(&MemoEncodeType) < 0 || PyType_Ready(&HexChildType) < 0
+    if (PyType_Ready(&TransformType) < 0 || PyType_Ready(&MemoEncodeType) < 0 || PyType_Ready(&LPDecodeType) < 0 || PyType_Ready(&HexChildType) < 0
         || PyType_Ready(&SepChildType) < 0) {
         return NULL;
     }
