@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from itertools import chain, islice
 from operator import itemgetter
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ._scan_plan import Range
 from ._update_pairs import pairs_checked, update_pairs
@@ -119,7 +119,7 @@ def update(scope: BulkScope, other: Any, kwargs: dict[str, Any]) -> None:
             return
         stored, venc = scope._stored, scope._venc
         if venc is None:
-            ops = [(stored(k), v if type(v) is bytes else not_bytes(v)) for k, v in pairs]
+            ops = stored_pairs(stored, pairs, other if type(other) is dict and not kwargs else pairs)
         else:
             encode = partial(encode_value, venc)
             ops = [(stored(k), encode(v)) for k, v in pairs]
@@ -128,6 +128,23 @@ def update(scope: BulkScope, other: Any, kwargs: dict[str, Any]) -> None:
     if scope._put is None and scope._first_write(ops, puts=True):
         return
     write_all(scope._part(view), ops, puts=True)
+
+
+def stored_pairs(
+    stored: Callable[[Any], bytes], pairs: Iterable[tuple[Any, Any]], source: Any
+) -> list[tuple[bytes, bytes]]:
+    """``(stored(key), value)`` of each pair, a value that is not ``bytes`` as the
+    bytes codec takes it (:func:`not_bytes`). Made by one C call where ``stored``
+    is a layout's transform (its ``stored_pairs``) and ``source``, what ``pairs``
+    reads (``pairs`` itself, or the dict whose items they are), is a list or tuple
+    of pairs or a dict whose values are all ``bytes``; else by the comprehension
+    below, its reference. Cost: ``stored(key)`` and a tuple a pair."""
+    in_c = getattr(stored, "stored_pairs", None)
+    if in_c is not None:
+        made: list[tuple[bytes, bytes]] | Any = in_c(source)
+        if made is not NotImplemented:
+            return cast(list[tuple[bytes, bytes]], made)
+    return [(stored(k), v if type(v) is bytes else not_bytes(v)) for k, v in pairs]
 
 
 def encoded(scope: BulkScope, pairs: Iterable[tuple[Any, Any]]) -> Iterator[tuple[bytes, bytes]]:

@@ -250,6 +250,17 @@ def test_length_prefixed_decode_holds_nothing() -> None:
     check(attempt(lambda: scheme.decode(stored, 10**30)), stored)
 
 
+def test_stored_pairs_holds_nothing() -> None:
+    stored = keyspace.open("memory:").scope("t")._stored  # type: ignore[attr-defined]
+    key, value = b"k\x00", b"v"
+    pairs, as_dict = [(key, value)] * 3, {key: value}
+    other, refused = [(key, bytearray(b"v"))], [(key, value), ("text", value)]
+    check(lambda: stored.stored_pairs(pairs), key, value)
+    check(lambda: stored.stored_pairs(as_dict), key, value)
+    check(lambda: stored.stored_pairs(other), key)  # NotImplemented
+    check(attempt(lambda: stored.stored_pairs(refused)), key, value)  # the key's error
+
+
 def test_path_memo_holds_nothing() -> None:
     kept, made = ("a", b"b"), object()
 

@@ -31,6 +31,12 @@
  * of them calls refuse(key, stored, lo, hi), which raises (the keyspace's
  * records live there). Cost: a memcmp or two per range.
  *
+ * t.stored_pairs(pairs), for a list or tuple of exact (key, value) tuples or a
+ * dict, all of whose values are exactly bytes, returns [(t(key), value), ...] in
+ * their order; for any other input (or one that changes meanwhile) it returns
+ * NotImplemented, and the caller's reference reads it. t(key)'s errors propagate.
+ * Cost: t(key) and one tuple a pair.
+ *
  * t.decode_chunk(items), for a list of (stored key, value) pairs read from the
  * layout's own ranges, returns [(key, value), ...], dropping pairs whose key is a
  * child's (hex: a 00 after the prefix). When any pair is not one it handles
@@ -523,6 +529,87 @@ error:
     return NULL;
 }
 
+/* One (t(key), value) pair of an element of t.stored_pairs' input; NULL with no error
+   set where the element is no exact 2-tuple of a value exactly bytes. */
+static PyObject *
+stored_pair(Transform *t, PyObject *key, PyObject *value)
+{
+    if (!PyBytes_CheckExact(value)) {
+        return NULL;
+    }
+    Py_INCREF(key); /* t(key) may run Python code (its fallback) that drops the element */
+    Py_INCREF(value);
+    PyObject *stored = transform_key(t, key);
+    Py_DECREF(key);
+    if (stored == NULL) {
+        Py_DECREF(value);
+        return NULL;
+    }
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL) {
+        Py_DECREF(stored);
+        Py_DECREF(value);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(pair, 0, stored); /* steals */
+    PyTuple_SET_ITEM(pair, 1, value);  /* steals */
+    return pair;
+}
+
+/* t.stored_pairs(pairs): [(t(key), value) for key, value in pairs] for a list or tuple
+   of exact 2-tuples, or a dict, whose values are all exactly bytes; NotImplemented
+   (nothing kept) for anything else, or where the input changes meanwhile, so that
+   the caller's reference reads it all. The errors of t(key) propagate (a key met
+   before them had its pair made, as the reference makes it). */
+static PyObject *
+transform_stored_pairs(PyObject *self, PyObject *pairs)
+{
+    Transform *t = (Transform *)self;
+    int is_dict = PyDict_CheckExact(pairs);
+    if (!is_dict && !PyList_CheckExact(pairs) && !PyTuple_CheckExact(pairs)) {
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    Py_ssize_t n = is_dict ? PyDict_GET_SIZE(pairs) : Py_SIZE(pairs);
+    PyObject *result = PyList_New(n);
+    if (result == NULL) {
+        return NULL;
+    }
+    Py_ssize_t at = 0; /* PyDict_Next's position */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *key, *value, *pair;
+        if (is_dict) {
+            if (PyDict_GET_SIZE(pairs) != n || !PyDict_Next(pairs, &at, &key, &value)) {
+                goto not_handled;
+            }
+        }
+        else {
+            if (Py_SIZE(pairs) != n) {
+                goto not_handled;
+            }
+            PyObject *item = PyList_CheckExact(pairs) ? PyList_GET_ITEM(pairs, i) : PyTuple_GET_ITEM(pairs, i);
+            if (!PyTuple_CheckExact(item) || PyTuple_GET_SIZE(item) != 2) {
+                goto not_handled;
+            }
+            key = PyTuple_GET_ITEM(item, 0);
+            value = PyTuple_GET_ITEM(item, 1);
+        }
+        pair = stored_pair(t, key, value);
+        if (pair == NULL) {
+            if (PyErr_Occurred()) {
+                Py_DECREF(result);
+                return NULL;
+            }
+            goto not_handled;
+        }
+        PyList_SET_ITEM(result, i, pair); /* steals */
+    }
+    return result;
+
+not_handled:
+    Py_DECREF(result); /* the unset slots are NULL: list_dealloc skips them */
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
 static PyObject *
 transform_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
@@ -656,6 +743,9 @@ static PyMethodDef transform_methods[] = {
      "with_reserved(reserved, refuse, /)\n--\n\n"
      "This transform, refusing every stored key in one of the reserved (lo, hi)\n"
      "ranges: refuse(key, stored, lo, hi) is called instead, and must raise."},
+    {"stored_pairs", transform_stored_pairs, METH_O,
+     "stored_pairs(pairs): [(t(key), value) ...] for a list or tuple of pairs, or a dict, whose values\n"
+     "are all exactly bytes; else NotImplemented (see the module)."},
     {"decode_chunk", transform_decode_chunk, METH_O,
      "decode_chunk(items, /)\n--\n\n"
      "[(key, value), ...] of the own keys among a list of (stored key, value)\n"
