@@ -943,21 +943,21 @@ static PyMemberDef scheme_method_members[] = {
     {NULL, 0, 0, 0, NULL},
 };
 
-static PyTypeObject MemoEncodeType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "keyspace.schemes._layouts_accel.MemoEncode",
-    .tp_basicsize = sizeof(SchemeMethod),
-    .tp_dealloc = scheme_method_dealloc,
-    .tp_vectorcall_offset = offsetof(SchemeMethod, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "The C encode of schemes (see keyspace.schemes._layouts_accel.memo_encode).",
-    .tp_traverse = scheme_method_traverse,
-    .tp_clear = scheme_method_clear,
-    .tp_getset = scheme_method_getset,
-    .tp_members = scheme_method_members,
-    .tp_descr_get = method_descr_get,
-};
+/* The type of one scheme method in C: `name` its type's name, `doc` its doc. */
+#define SCHEME_METHOD_TYPE(name, doc)                                                                           \
+    {                                                                                                           \
+        PyVarObject_HEAD_INIT(NULL, 0).tp_name = "keyspace.schemes._layouts_accel." name,                     \
+        .tp_basicsize = sizeof(SchemeMethod), .tp_dealloc = scheme_method_dealloc,                             \
+        .tp_vectorcall_offset = offsetof(SchemeMethod, vectorcall), .tp_call = PyVectorcall_Call,               \
+        .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL                        \
+                    | Py_TPFLAGS_METHOD_DESCRIPTOR,                                                             \
+        .tp_doc = doc, .tp_traverse = scheme_method_traverse, .tp_clear = scheme_method_clear,                  \
+        .tp_getset = scheme_method_getset, .tp_members = scheme_method_members,                                 \
+        .tp_descr_get = method_descr_get,                                                                       \
+    }
+
+static PyTypeObject MemoEncodeType =
+    SCHEME_METHOD_TYPE("MemoEncode", "The C encode of schemes (see keyspace.schemes._layouts_accel.memo_encode).");
 
 /* A SchemeMethod of `type` calling `vectorcall`, whose reference is the one
    argument in args (`name` the factory's, for its errors). */
@@ -1057,21 +1057,8 @@ lp_decode_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, P
 }
 
 
-static PyTypeObject LPDecodeType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "keyspace.schemes._layouts_accel.LPDecode",
-    .tp_basicsize = sizeof(SchemeMethod),
-    .tp_dealloc = scheme_method_dealloc,
-    .tp_vectorcall_offset = offsetof(SchemeMethod, vectorcall),
-    .tp_call = PyVectorcall_Call,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "The C decode of the length-prefixed scheme (see keyspace.schemes._layouts_accel.lp_decode).",
-    .tp_traverse = scheme_method_traverse,
-    .tp_clear = scheme_method_clear,
-    .tp_getset = scheme_method_getset,
-    .tp_members = scheme_method_members,
-    .tp_descr_get = method_descr_get,
-};
+static PyTypeObject LPDecodeType = SCHEME_METHOD_TYPE(
+    "LPDecode", "The C decode of the length-prefixed scheme (see keyspace.schemes._layouts_accel.lp_decode).");
 
 static PyObject *
 lp_decode(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)
