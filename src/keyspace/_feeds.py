@@ -193,10 +193,15 @@ class Feed(Closing):
         (``None``: until one comes) for the first, then takes those already
         there, up to ``limit`` and always whole commits (a commit of more than
         ``limit`` changes comes whole). An empty list when none came in time.
-        Acknowledge them with :meth:`ack` once handled."""
+        Acknowledge them with :meth:`ack` once handled. A feed removed since it
+        was opened (``keyspace feed rm``) raises :class:`FeedRemoved`: it hands
+        out no change it could not acknowledge. Cost: the watch's queue and one
+        point read (the feed's record)."""
         if type(limit) is not int or limit < 1:
             raise InvalidArgument(f"limit must be an int of 1 or more, not {show_bytes(limit)}")
         first = self._next(timeout)
+        if self.keyspace.store.get(self._key) is None:
+            raise self._removed("its changes can no longer be acknowledged")
         if first is None:
             return []
         out = [first]
@@ -241,11 +246,14 @@ class Feed(Closing):
         """Inside the write: the feed's record replaced by ``record``, where the
         feed is still recorded (else :class:`FeedRemoved`, nothing written)."""
         if view.get(self._key) is None:
-            raise FeedRemoved(
-                f"feed {self.name!r} of {self.keyspace.url} was removed since it was opened, so this "
-                "acknowledgement was not recorded: open the feed again to make it anew from now"
-            )
+            raise self._removed("this acknowledgement was not recorded")
         view.put(self._key, record)
+
+    def _removed(self, so: str) -> FeedRemoved:
+        return FeedRemoved(
+            f"feed {self.name!r} of {self.keyspace.url} was removed since it was opened, so {so}: open "
+            "the feed again to make it anew from now"
+        )
 
     def close(self) -> None:
         """Stop reading (the feed stays recorded; :func:`remove_feed` removes it)."""
