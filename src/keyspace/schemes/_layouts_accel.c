@@ -469,6 +469,21 @@ decode_key(Transform *t, PyObject *stored, int *skip)
     return key;
 }
 
+/* A new (key, value) pair: it takes over `key` (a new reference, released where
+   the pair cannot be made) and takes a reference of its own to `value`. */
+static PyObject *
+pair_of(PyObject *key, PyObject *value)
+{
+    PyObject *pair = PyTuple_New(2);
+    if (pair == NULL) {
+        Py_DECREF(key);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(pair, 0, key); /* steals */
+    PyTuple_SET_ITEM(pair, 1, Py_NewRef(value));
+    return pair;
+}
+
 static PyObject *
 transform_decode_chunk(PyObject *self, PyObject *items)
 {
@@ -504,15 +519,11 @@ transform_decode_chunk(PyObject *self, PyObject *items)
             }
             goto fallback;
         }
-        PyObject *pair = PyTuple_New(2);
+        PyObject *pair = pair_of(key, PyTuple_GET_ITEM(item, 1));
+        Py_DECREF(item);
         if (pair == NULL) {
-            Py_DECREF(key);
-            Py_DECREF(item);
             goto error;
         }
-        PyTuple_SET_ITEM(pair, 0, key); /* steals */
-        PyTuple_SET_ITEM(pair, 1, Py_NewRef(PyTuple_GET_ITEM(item, 1)));
-        Py_DECREF(item);
         PyList_SET_ITEM(result, j++, pair); /* steals */
     }
     if (j < n && PyList_SetSlice(result, j, n, NULL) < 0) {
@@ -545,14 +556,8 @@ stored_pair(Transform *t, PyObject *key, PyObject *value)
         Py_DECREF(value);
         return NULL;
     }
-    PyObject *pair = PyTuple_New(2);
-    if (pair == NULL) {
-        Py_DECREF(stored);
-        Py_DECREF(value);
-        return NULL;
-    }
-    PyTuple_SET_ITEM(pair, 0, stored); /* steals */
-    PyTuple_SET_ITEM(pair, 1, value);  /* steals */
+    PyObject *pair = pair_of(stored, value);
+    Py_DECREF(value);
     return pair;
 }
 
