@@ -25,7 +25,15 @@ from ._changes import _FEEDS, ChangeLog, changes_base
 from ._closing import Closing
 from ._watch import ScopeWatch, WatchEvent
 from ._write_hooks import native_changes
-from .errors import FeedBehind, FeedRemoved, InvalidArgument, WatchCompacted, WatchUnsupported, show_bytes
+from .errors import (
+    FeedBehind,
+    FeedMoved,
+    FeedRemoved,
+    InvalidArgument,
+    WatchCompacted,
+    WatchUnsupported,
+    show_bytes,
+)
 from .stores._base import WriteView
 from .tuples import pack, unpack
 
@@ -224,8 +232,10 @@ class Feed(Closing):
         their acknowledgement commit together (exactly-once processing); if that
         transaction does not commit, open the feed again. A cursor past what was
         read, or before the one acknowledged, raises :class:`InvalidArgument`;
-        a feed removed since it was opened, :class:`FeedRemoved` (nothing
-        written). Cost: one point read and one put, in one atomic write."""
+        a feed removed since it was opened, :class:`FeedRemoved`, and one whose
+        recorded cursor another consumer moved since this one read it (or an
+        ``ack(tx=...)`` of this one that did not commit), :class:`FeedMoved`
+        (nothing written). Cost: one point read and one put, in one atomic write."""
         if cursor is None:
             cursor = self.position
         if type(cursor) is not int or not self.cursor <= cursor <= self.position:
@@ -245,8 +255,17 @@ class Feed(Closing):
     def _acknowledge(self, view: WriteView, record: bytes) -> None:
         """Inside the write: the feed's record replaced by ``record``, where the
         feed is still recorded (else :class:`FeedRemoved`, nothing written)."""
-        if view.get(self._key) is None:
+        raw = view.get(self._key)
+        if raw is None:
             raise self._removed("this acknowledgement was not recorded")
+        recorded = _info(self.name, raw).cursor
+        if recorded != self.cursor:
+            raise FeedMoved(
+                f"feed {self.name!r} of {self.keyspace.url} is at revision {recorded} in the store, not "
+                f"at {self.cursor}, where this consumer left it: another consumer acknowledged meanwhile "
+                "(a feed is one consumer's), or an acknowledgement in a transaction did not commit; "
+                "nothing was written: open the feed again to go on after its recorded cursor"
+            )
         view.put(self._key, record)
 
     def _removed(self, so: str) -> FeedRemoved:

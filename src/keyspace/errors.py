@@ -38,8 +38,10 @@ Every error the library raises on purpose is a :class:`KeyspaceError`::
     │   ├── WatchCompacted   a watch asked to start at a revision compacted away
     │   │   └── FeedBehind   a feed consumer whose next entries the change log
     │   │                    trimmed away (its retention): never a silent gap
-    │   └── FeedRemoved      an ack of a feed removed since it was opened
-    │                        (``keyspace feed rm``); nothing written
+    │   ├── FeedRemoved      a read or ack of a feed removed since it was opened
+    │   │                    (``keyspace feed rm``); nothing written
+    │   └── FeedMoved        an ack of a feed another consumer acknowledged since
+    │                        this one read its cursor; nothing written
     ├── WatchUnsupported     ``watch`` on an engine that cannot see changes
     ├── DirectoryError       a directory operation the directory tree refuses
     │   ├── DirectoryNotFound    no directory at the path (or its parent)
@@ -74,6 +76,7 @@ __all__ = [
     "DirectoryVersion",
     "EtcdUnavailable",
     "FeedBehind",
+    "FeedMoved",
     "FeedRemoved",
     "HashCollision",
     "IncompleteVersionstamp",
@@ -423,10 +426,19 @@ class FeedBehind(WatchCompacted):
 
 
 class FeedRemoved(StoreError):
-    """An acknowledgement of a durable feed (``ks.feed``) that was removed
-    (``keyspace feed rm``, :func:`~keyspace._feeds.remove_feed`) since the
+    """A read or an acknowledgement of a durable feed (``ks.feed``) that was
+    removed (``keyspace feed rm``, :func:`~keyspace._feeds.remove_feed`) since the
     consumer opened it: nothing is written, so the removal stands. Open the
     feed again to make it anew from now."""
+
+
+class FeedMoved(StoreError):
+    """An acknowledgement of a durable feed (``ks.feed``) whose cursor in the store
+    is no longer the one this consumer read or acknowledged last: another
+    consumer of the same feed acknowledged meanwhile (a feed is one consumer's:
+    two reading it each get every change and would move each other's cursor), or
+    an ``ack(tx=...)`` of this one did not commit. Nothing is written. Open the
+    feed again to go on after its recorded cursor."""
 
 
 class WatchUnsupported(KeyspaceError):
