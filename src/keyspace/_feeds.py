@@ -120,7 +120,8 @@ def remove_feed(ks: Any, name: str) -> bool:
 def open_feed(ks: Any, name: str, path: Any, subtree: bool) -> Feed:
     """:meth:`Keyspace.feed`: the feed ``name``, made at the current revision when
     the store has none (recorded at once), else resumed after its cursor; a
-    recorded feed of another scope or ``subtree`` raises :class:`InvalidArgument`."""
+    recorded feed of another scope or ``subtree`` raises :class:`InvalidArgument`,
+    one another consumer made meanwhile :class:`FeedMoved` (nothing written)."""
     log = _check(ks)
     if type(subtree) is not bool:
         raise InvalidArgument(f"subtree must be True or False, not {show_bytes(subtree)}")
@@ -143,6 +144,11 @@ def open_feed(ks: Any, name: str, path: Any, subtree: bool) -> Feed:
     def make(tx: WriteView) -> None:
         if not catalog.recorded:  # the keyspace's scheme record comes with its first record
             catalog._claim_record(tx)
+        if tx.get(key) is not None:
+            raise FeedMoved(
+                f"feed {name!r} of {ks.url} was made by another consumer since this one looked for it (a "
+                "feed is one consumer's); nothing was written: open it again to go on after its cursor"
+            )
         tx.put(key, pack((cursor, subtree, path)))
 
     try:

@@ -7,11 +7,15 @@ them twice). Opened again, the feed goes on after its recorded cursor."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 from _changes_engines import ENGINES, engine_keyspace
 from _etcd import own_url
 
 import keyspace
+from keyspace import _feeds
 from keyspace._feeds import list_feeds
 from keyspace.errors import FeedMoved
 
@@ -80,3 +84,33 @@ def test_on_etcd_an_ack_after_another_consumers_ack_raises() -> None:
                 second.ack()
             first.close()
             second.close()
+
+
+def test_a_feed_made_by_two_consumers_at_once_is_made_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both looked for the feed and found none; the second to write its record
+    raises FeedMoved and leaves the first's (it used to put its own over it,
+    moving the cursor the first may have acknowledged already)."""
+    url = f"lmdb:///{tmp_path}/db"
+    with keyspace.open(url, changes=True) as ks, keyspace.open(url, changes=True) as other:
+        ks.scope("s")[b"a"] = b"1"
+        last = _feeds._last
+        made: list[Any] = []
+        calls: list[None] = []
+
+        def meanwhile(*args: Any) -> int:
+            calls.append(None)
+            if len(calls) == 1:  # the other consumer makes the feed between this one's look and write
+                made.append(other.feed("mailer", ("s",)))
+                other.scope("s")[b"b"] = b"2"
+                made[0].read(timeout=5.0)
+                made[0].ack()
+            got: int = last(*args)
+            return got
+
+        monkeypatch.setattr(_feeds, "_last", meanwhile)
+        with pytest.raises(FeedMoved, match="made by another consumer"):
+            ks.feed("mailer", ("s",))
+        assert _cursor(other, "mailer") == made[0].cursor  # the first's acknowledgement stands
+        made[0].close()
