@@ -260,7 +260,8 @@ class Feed(Closing):
 
     def _acknowledge(self, view: WriteView, record: bytes) -> None:
         """Inside the write: the feed's record replaced by ``record``, where the
-        feed is still recorded (else :class:`FeedRemoved`, nothing written)."""
+        feed is still recorded (else :class:`FeedRemoved`) at the cursor this
+        consumer left it at (else :class:`FeedMoved`); else nothing written."""
         raw = view.get(self._key)
         if raw is None:
             raise self._removed("this acknowledgement was not recorded")
