@@ -51,6 +51,7 @@ __all__ = [
     "read",
     "read_features",
     "record",
+    "refuse_features_off",
     "registry_key",
     "reserved_prefix",
     "reserved_ranges",
@@ -415,3 +416,22 @@ def features_recorded_but_off(view: ReadView, store: Store, scheme: Scheme, url:
         return []
     hook = getattr(store, "hook", None)  # None: an engine's store, no feature on
     return [name for name in sorted(recorded) if hook is None or hook(name) is None]
+
+
+def refuse_features_off(view: ReadView, store: Store, scheme: Scheme, url: str = "") -> None:
+    """Inside a write of the keyspace of ``scheme`` whose store is ``store``:
+    :class:`SchemeMismatch` where ``view`` records a feature that keyspace does
+    not run (:func:`features_recorded_but_off`): another keyspace turned it on
+    after this one opened the store, and this one's write would go without it
+    (a change log would miss it, counts or deadlines would be left wrong), so
+    it writes nothing. Cost: one point read."""
+    off = features_recorded_but_off(view, store, scheme, url)
+    if off:
+        names = " and ".join(off)
+        raise SchemeMismatch(
+            f"the store at {url!r} keeps {names} since another keyspace turned "
+            f"{'them' if len(off) > 1 else 'it'} on after this one opened the store; this keyspace does "
+            f"not run {names} on its writes (a change log would miss them, counts or deadlines would be "
+            "left wrong), so they are refused and nothing was written: open the store again (every "
+            "opener then runs what the store records)"
+        )

@@ -70,7 +70,7 @@ from functools import partial
 from types import TracebackType
 from typing import Any, ClassVar, Final, Literal, cast
 
-from ._metadata import feature_record_key, read_features, reserved_ranges
+from ._metadata import feature_record_key, read_features, refuse_features_off, reserved_ranges
 from ._put_route import PutRoute
 from ._retry import run_again, run_atomically
 from .errors import (
@@ -345,6 +345,9 @@ class HookedStore(DelegatedReads, Store):
         self._reserved_low = min((lo for lo, _ in self._reserved), default=b"\xff" * 64)
         self._record_key = feature_record_key(scheme)
         self._record = record
+        self._features_held: bytes | None = None
+        """The feature record as it was when this keyspace last found that it
+        runs every feature recorded (:meth:`_features_hold`)."""
         self._txn_ended = ended_call(f"this transaction of {self.url} has ended")
         """What the put of each of its ended transactions is (made once)."""
         # single writes as one checked engine batch, where every hook names the key
@@ -352,7 +355,7 @@ class HookedStore(DelegatedReads, Store):
         cas = [h.cas_key for h in hooks]
         self._cas_key = cas[0] if cas and all(k is not None for k in cas) else None
         checked = getattr(type(store), "write_if", None)
-        self._checked_write: Callable[[bytes, Any, list[Op]], bool] | None = (
+        self._checked_write: Callable[..., bool] | None = (
             store.write_if if self._cas_key is not None and callable(checked) else None  # type: ignore[attr-defined]
         )
         self._single = _Single(self) if self._serialized else None
@@ -473,18 +476,21 @@ class HookedStore(DelegatedReads, Store):
         holds what it held before those reads, so no commit came between. Run
         again when another commit came; False (nothing written) when that keeps
         happening, or while the feature record is still to be written: the
-        caller then takes a transaction. Cost: the engine's batch (on LMDB, its
-        own write path rather than a transaction object) and one point read."""
+        caller then takes a transaction. The feature record the hooks' check
+        read (:meth:`_features_hold`) is checked in the batch too. Cost: the
+        engine's batch (on LMDB, its own write path rather than a transaction
+        object) and two point reads."""
         if self._record is not None:
             return False
-        write_if, key, inner = self._checked_write, self._cas_key, self.inner
+        write_if, key, inner, record_key = self._checked_write, self._cas_key, self.inner, self._record_key
         assert write_if is not None and key is not None
         for _ in range(_CHECKED_ATTEMPTS):
-            expected = inner.get(key)
+            expected, features = inner.get(key), inner.get(record_key)
             batch = _Batch(self, ops)
             batch.view.known[key] = expected  # what the hooks read of it: the value checked
+            batch.view.known[record_key] = features  # and of the feature record, checked too
             ran = self._run_hooks(batch, True)  # type: ignore[arg-type]  # a transaction's fields
-            if write_if(key, expected, list(batch.view.ops.items())):
+            if write_if(key, expected, list(batch.view.ops.items()), ((record_key, features),)):
                 if ran:
                     for hook in self.hooks:
                         hook.committed()
@@ -504,6 +510,8 @@ class HookedStore(DelegatedReads, Store):
         record = self._record
         if record is not None and wrote:  # any write, records too (a feed's cursor made first)
             self._write_record(view, record)
+        if wrote:
+            self._features_hold(view)
         latest: ReadView = view if self._serialized else self.inner
         route = getattr(tx, "route", None)  # a _Batch has none
         if route is not None:
@@ -535,6 +543,17 @@ class HookedStore(DelegatedReads, Store):
         for hook in self.hooks:
             hook.commit(view, changes, ranges, latest)
         return True
+
+    def _features_hold(self, view: ReadView) -> None:
+        """Inside a commit that writes: :func:`~keyspace._metadata.refuse_features_off`
+        (a feature another keyspace turned on after this one opened the store,
+        which this one does not run, refuses the commit). Cost: one point read;
+        the record is parsed only when it changed since it last held."""
+        raw = view.get(self._record_key)
+        if raw is None or raw == self._features_held:
+            return
+        refuse_features_off(view, self, self.scheme, self.url)
+        self._features_held = raw
 
     def _write_record(self, view: WriteView, record: dict[str, Any]) -> None:
         """The feature record, where it does not say ``record`` yet."""
@@ -1018,6 +1037,7 @@ class _Single:
         old: Previous = UNKNOWN
         hooks = self.hooks
         with self.inner.transaction() as view:
+            self.store._features_hold(view)
             rank = self.rank
             if value is None:
                 if rank:

@@ -131,16 +131,7 @@ class SchemeRecords(CatalogState):
             _metadata.write(view, self.scheme)
         else:  # a keyspace wrote the record: one without accounting, where none is recorded
             refuse_written_without(view, accounting_of(self.store), self.scheme, self.url)
-        off = _metadata.features_recorded_but_off(view, self.store, self.scheme, self.url)
-        if off:
-            names = " and ".join(off)
-            raise SchemeMismatch(
-                f"the store at {self.url!r} keeps {names} since another keyspace turned "
-                f"{'them' if len(off) > 1 else 'it'} on after this one opened the store; this keyspace does "
-                f"not run {names} on its writes (a change log would miss them, counts or deadlines would be "
-                "left wrong), so they are refused and nothing was written: open the store again (every "
-                "opener then runs what the store records)"
-            )
+        _metadata.refuse_features_off(view, self.store, self.scheme, self.url)
         self.mark_recorded()
 
     def _features_kept(self, view: ReadView) -> bool:

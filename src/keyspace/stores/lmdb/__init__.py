@@ -91,6 +91,9 @@ from ._snapshot import LMDBSnapshot
 from ._txn import JoinedTransaction, LMDBTransaction
 from ._watched import LMDBWatchedReads
 
+_Also = Sequence[tuple[bytes, bytes | None]]
+"""Keys and the values a checked write (:meth:`LMDBStore.write_if`) finds them holding."""
+
 __all__ = ["LMDBStore"]
 
 DEFAULT_MAP_SIZE = 1 << 40 if sys.maxsize > 1 << 32 and sys.platform != "win32" else 256 << 20
@@ -575,19 +578,19 @@ class LMDBStore(MapGrowth, Store):
         self._check_all(batch)
         self._write(partial(_apply_batch, self._records, batch), partial(_batch_bytes, batch))
 
-    def write_if(self, check_key: bytes, expected: bytes, ops: Iterable[Op]) -> bool:
+    def write_if(self, check_key: bytes, expected: bytes | None, ops: Iterable[Op], also: _Also = ()) -> bool:
         """Write ``ops`` in one write transaction if ``check_key`` holds ``expected``
-        in it; ``False``, with nothing written, where it does not. The check is
-        read anew each time the body runs (a full map grows and runs it again),
-        so the outcome is the committed run's. Cost: :meth:`write`'s and one
-        point read (a directory handle's write: its node checked with it)."""
+        (``None``: no value) and each key of ``also`` its value in it, else ``False``,
+        nothing written. The checks are read anew each time the body runs (a full
+        map grows and runs it again). Cost: :meth:`write`'s and a point read a check."""
         batch = list(ops)
         self._check_all(batch)
         held = [False]
         records = self._records
 
         def body(txn: Any) -> None:
-            held[0] = txn.get(check_key) == expected
+            get = txn.get
+            held[0] = get(check_key) == expected and all(get(key) == value for key, value in also)
             if held[0]:
                 _apply_batch(records, batch, txn)
 
