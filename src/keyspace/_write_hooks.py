@@ -324,6 +324,11 @@ class HookedStore(DelegatedReads, Store):
     # directory's writes then check its node in a transaction of this store)
     write_if = None
     put_if = None
+    # nor its own asyncio client (etcd's) or views of it inside another store's
+    # transactions (LMDB's join), which write without them: keyspace.aio then
+    # runs this store's calls in worker threads
+    asynchronous = None
+    join = None
 
     def __init__(
         self, store: Store, scheme: Scheme, hooks: list[WriteHook], record: dict[str, Any] | None
@@ -375,7 +380,6 @@ class HookedStore(DelegatedReads, Store):
             # the engine's own read faces would answer without the rule
             self.watched_reads = None
             self.checked_reads = None
-            self.asynchronous = None
         else:
             self.get = store.get  # type: ignore[method-assign]  # the engine's read itself
         for hook in hooks:
