@@ -40,6 +40,7 @@ __all__ = [
     "component_bytes",
     "decode_arguments",
     "exact_path",
+    "in_c",
     "key_bytes",
     "remember",
 ]
@@ -79,20 +80,28 @@ _TITLES = {
 }
 
 
-_memo_encode: Callable[[Callable[..., bytes]], Callable[..., bytes]] | None
-try:  # the C form of Scheme.encode (see _in_c)
-    from ._layouts_accel import memo_encode as _memo_encode
+_accel: Any
+try:  # the C forms of scheme methods (see in_c)
+    from . import _layouts_accel as _accel
 except ImportError:  # pragma: no cover - the optional C module is not built
-    _memo_encode = None
+    _accel = None
 
-_F = TypeVar("_F", bound=Callable[..., bytes])
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
-def _in_c(encode: _F) -> _F:
-    """``encode`` served by its C form (:func:`keyspace.schemes._layouts_accel.memo_encode`,
-    whose reference it is: its ``__wrapped__``) where the optional C module is
-    built, else ``encode`` itself: the decorator of :meth:`Scheme.encode`."""
-    return encode if _memo_encode is None else cast(_F, _memo_encode(encode))
+def in_c(form: str) -> Callable[[_F], _F]:
+    """The decorator of a scheme method served by its C form, made from the
+    method by ``keyspace.schemes._layouts_accel.<form>`` (the method is its
+    reference: its ``__wrapped__``) where the optional C module is built, else
+    the method itself: :meth:`Scheme.encode` (``memo_encode``),
+    :meth:`LengthPrefixed.decode <keyspace.schemes.LengthPrefixed.decode>`
+    (``lp_decode``)."""
+    make = None if _accel is None else getattr(_accel, form)
+
+    def served(method: _F) -> _F:
+        return method if make is None else cast(_F, make(method))
+
+    return served
 
 
 def decode_arguments(scheme: Scheme, stored: Any, depth: Any) -> tuple[bytes, int | None]:
@@ -265,7 +274,7 @@ class Scheme(ABC):
 
     # -- the public interface of DESIGN.md ---------------------------------------
 
-    @_in_c
+    @in_c("memo_encode")
     def encode(self, path: Path, key: Key) -> bytes:
         """Return the stored key of ``key`` in scope ``path``.
 
@@ -283,7 +292,7 @@ class Scheme(ABC):
         by name.
 
         Where the optional C module is built this method is its C form (made by
-        the decorator :func:`_in_c`; this one is its ``__wrapped__``), which does the
+        the decorator :func:`in_c`; this one is its ``__wrapped__``), which does the
         same with no Python frame: 15-20 ns less per call, about a quarter of the
         cost on a memoised path. A subclass that defines ``encode`` overrides
         either."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar
 
 from .._bytes import _BYTE, prefix_end
 from ..errors import DecodeError, InvalidArgument, KeyTooLarge, show_bytes
@@ -36,6 +36,7 @@ from ._base import (
     checked_path,
     component_bytes,
     decode_arguments,
+    in_c,
     key_bytes,
 )
 from ._layouts import RAW, Layout
@@ -204,21 +205,6 @@ def _decompose_checked(raw: bytes, depth: int) -> tuple[tuple[bytes, ...], bytes
     return tuple(components), raw[offset:]
 
 
-_lp_decode: Callable[[Callable[..., Any]], Callable[..., Any]] | None
-try:  # the C form of LengthPrefixed.decode
-    from ._layouts_accel import lp_decode as _lp_decode
-except ImportError:  # pragma: no cover - the optional C module is not built
-    _lp_decode = None
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _decode_in_c(decode: _F) -> _F:
-    """``decode`` served by its C form where the optional module is built, else
-    ``decode`` itself."""
-    return decode if _lp_decode is None else cast(_F, _lp_decode(decode))
-
-
 class LengthPrefixed(Scheme):
     """cosmwasm-std's length-prefixed namespaces: ``u16be(len c1) c1 … key``.
 
@@ -249,7 +235,7 @@ class LengthPrefixed(Scheme):
     records_layout: ClassVar[bool] = True
     _prefixes: dict[Path, bytes]  # made by prefix() when first asked
 
-    @_decode_in_c
+    @in_c("lp_decode")
     def decode(self, stored: bytes, depth: int | None = None) -> tuple[Path, Key]:
         """Return ``decompose(stored, depth)``; ``depth`` is required because the
         format does not record it (:class:`DecodeError` without it). Served in C
