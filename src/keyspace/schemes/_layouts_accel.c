@@ -1061,7 +1061,6 @@ lp_decode_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf, P
     return PyObject_Vectorcall(e->fallback, args, nargsf, kwnames);
 }
 
-
 static PyTypeObject LPDecodeType = SCHEME_METHOD_TYPE(
     "LPDecode", "The C decode of the length-prefixed scheme (see keyspace.schemes._layouts_accel.lp_decode).");
 
@@ -1435,8 +1434,8 @@ static struct PyModuleDef layouts_accel_module = {
 PyMODINIT_FUNC
 PyInit__layouts_accel(void)
 {
-    if (PyType_Ready(&TransformType) < 0 || PyType_Ready(&MemoEncodeType) < 0 || PyType_Ready(&LPDecodeType) < 0 || PyType_Ready(&HexChildType) < 0
-        || PyType_Ready(&SepChildType) < 0) {
+    if (PyType_Ready(&TransformType) < 0 || PyType_Ready(&MemoEncodeType) < 0 || PyType_Ready(&LPDecodeType) < 0
+        || PyType_Ready(&HexChildType) < 0 || PyType_Ready(&SepChildType) < 0) {
         return NULL;
     }
     if (str_memo == NULL && (str_memo = PyUnicode_InternFromString("_memo")) == NULL) {
